@@ -1,0 +1,200 @@
+// The one place that reads the environment. `main` calls `loadConfig(process.env)` once and
+// passes the frozen result down; nothing below main touches process.env.
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+export const LLM_PROVIDERS = ['openai', 'anthropic', 'rules'] as const;
+export type LlmProviderName = (typeof LLM_PROVIDERS)[number];
+
+export const DEFAULT_MODELS = {
+  openai: 'gpt-4.1-mini',
+  anthropic: 'claude-haiku-4-5',
+  rules: 'rules-v1',
+} as const satisfies Record<LlmProviderName, string>;
+
+export interface DatabaseConfig {
+  /** `sqlite:<path>`, `sqlite::memory:`, `postgres://…` or `postgresql://…`. */
+  url: string;
+  poolSize: number;
+  statementTimeoutMs: number;
+}
+
+export interface LlmConfig {
+  provider: LlmProviderName;
+  model: string;
+  /** null means the provider's public endpoint. */
+  baseUrl: string | null;
+  apiKey: string | null;
+  temperature: number;
+  timeoutMs: number;
+  maxRetries: number;
+  /** Hosts a caller's `base_url` may point at even when they resolve to private addresses. */
+  allowedHosts: readonly string[];
+}
+
+export interface Config {
+  host: string;
+  workPort: number;
+  classifyPort: number;
+  logLevel: LogLevel;
+  database: DatabaseConfig;
+  llm: LlmConfig;
+  classify: {
+    allowOverrides: boolean;
+    maxChars: number;
+    dedupeRetentionDays: number;
+  };
+  /** Where the work service (and its UI) reaches the classification service. */
+  classifyUrl: string;
+}
+
+export class ConfigError extends Error {
+  constructor(
+    readonly variable: string,
+    message: string,
+  ) {
+    super(`${variable}: ${message}`);
+    this.name = 'ConfigError';
+  }
+}
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+function read(env: Env, name: string): string | undefined {
+  const value = env[name];
+  return value === undefined || value.trim() === '' ? undefined : value.trim();
+}
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = read(env, name);
+  if (raw === undefined) return fallback;
+  if (!/^\d+$/.test(raw)) throw new ConfigError(name, `expected an integer, got "${raw}"`);
+  const value = Number(raw);
+  if (value < min || value > max) throw new ConfigError(name, `expected ${min}–${max}, got ${value}`);
+  return value;
+}
+
+function decimal(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = read(env, name);
+  if (raw === undefined) return fallback;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || !/^-?\d+(\.\d+)?$/.test(raw)) {
+    throw new ConfigError(name, `expected a number, got "${raw}"`);
+  }
+  if (value < min || value > max) throw new ConfigError(name, `expected ${min}–${max}, got ${value}`);
+  return value;
+}
+
+function boolean(env: Env, name: string, fallback: boolean): boolean {
+  const raw = read(env, name)?.toLowerCase();
+  if (raw === undefined) return fallback;
+  if (['true', '1', 'yes', 'on'].includes(raw)) return true;
+  if (['false', '0', 'no', 'off'].includes(raw)) return false;
+  throw new ConfigError(name, `expected true or false, got "${raw}"`);
+}
+
+function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[]): T | undefined {
+  const raw = read(env, name);
+  if (raw === undefined) return undefined;
+  const value = raw.toLowerCase();
+  if (!(allowed as readonly string[]).includes(value)) {
+    throw new ConfigError(name, `expected one of ${allowed.join(', ')}, got "${raw}"`);
+  }
+  return value as T;
+}
+
+function httpUrl(env: Env, name: string): string | undefined {
+  const raw = read(env, name);
+  if (raw === undefined) return undefined;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(name, `expected an http(s) URL, got "${raw}"`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new ConfigError(name, `expected an http(s) URL, got "${raw}"`);
+  }
+  return raw.replace(/\/+$/, '');
+}
+
+function databaseUrl(env: Env): string {
+  const raw = read(env, 'DATABASE_URL') ?? 'sqlite:./data/agentdesk.db';
+  if (/^sqlite:.+/.test(raw)) return raw;
+  if (/^postgres(ql)?:\/\/.+/.test(raw)) {
+    try {
+      new URL(raw);
+    } catch {
+      throw new ConfigError('DATABASE_URL', 'is not a valid postgres:// URL');
+    }
+    return raw;
+  }
+  // Never echo the value: a postgres URL may carry a password.
+  throw new ConfigError('DATABASE_URL', 'expected sqlite:<path>, sqlite::memory: or postgres://…');
+}
+
+function chooseProvider(env: Env, openAiKey?: string, anthropicKey?: string): LlmProviderName {
+  const explicit = oneOf(env, 'LLM_PROVIDER', LLM_PROVIDERS);
+  if (explicit) return explicit;
+  if (openAiKey) return 'openai';
+  if (anthropicKey) return 'anthropic';
+  // A bare LLM_API_KEY most often belongs to an OpenAI-compatible server.
+  return read(env, 'LLM_API_KEY') !== undefined ? 'openai' : 'rules';
+}
+
+function llmConfig(env: Env): LlmConfig {
+  const openAiKey = read(env, 'OPENAI_API_KEY');
+  const anthropicKey = read(env, 'ANTHROPIC_API_KEY');
+  const provider = chooseProvider(env, openAiKey, anthropicKey);
+  const fallbackKey = provider === 'openai' ? openAiKey : provider === 'anthropic' ? anthropicKey : undefined;
+  return {
+    provider,
+    model: read(env, 'LLM_MODEL') ?? DEFAULT_MODELS[provider],
+    baseUrl: httpUrl(env, 'LLM_BASE_URL') ?? null,
+    apiKey: read(env, 'LLM_API_KEY') ?? fallbackKey ?? null,
+    temperature: decimal(env, 'LLM_TEMPERATURE', 0, 0, 1),
+    timeoutMs: integer(env, 'LLM_TIMEOUT_MS', 30_000, 100, 600_000),
+    maxRetries: integer(env, 'LLM_MAX_RETRIES', 2, 0, 10),
+    allowedHosts: Object.freeze(
+      (read(env, 'LLM_ALLOWED_HOSTS') ?? '')
+        .split(',')
+        .map((host) => host.trim().toLowerCase())
+        .filter(Boolean),
+    ),
+  };
+}
+
+export function loadConfig(env: Env): Readonly<Config> {
+  const host = read(env, 'HOST') ?? '127.0.0.1';
+  const classifyPort = integer(env, 'CLASSIFY_PORT', 8081, 0, 65_535);
+  const config: Config = {
+    host,
+    workPort: integer(env, 'WORK_PORT', 8080, 0, 65_535),
+    classifyPort,
+    logLevel: oneOf(env, 'LOG_LEVEL', LOG_LEVELS) ?? 'info',
+    database: {
+      url: databaseUrl(env),
+      poolSize: integer(env, 'DATABASE_POOL_SIZE', 10, 1, 1_000),
+      statementTimeoutMs: integer(env, 'DATABASE_STATEMENT_TIMEOUT_MS', 5_000, 1, 3_600_000),
+    },
+    llm: llmConfig(env),
+    classify: {
+      allowOverrides: boolean(env, 'CLASSIFY_ALLOW_OVERRIDES', true),
+      maxChars: integer(env, 'CLASSIFY_MAX_CHARS', 6_000, 200, 1_000_000),
+      dedupeRetentionDays: integer(env, 'DEDUPE_RETENTION_DAYS', 30, 1, 36_500),
+    },
+    classifyUrl:
+      httpUrl(env, 'CLASSIFY_URL') ??
+      `http://${host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host}:${classifyPort}`,
+  };
+  return deepFreeze(config);
+}
+
+function deepFreeze<T>(value: T): Readonly<T> {
+  if (value && typeof value === 'object') {
+    for (const inner of Object.values(value)) deepFreeze(inner);
+    Object.freeze(value);
+  }
+  return value;
+}

@@ -1,0 +1,161 @@
+import { mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import pg from 'pg';
+import type { Logger } from 'pino';
+import type { DatabaseConfig } from './config.js';
+import { migratePostgres, migrateSqlite } from './migrate.js';
+
+export const DIALECTS = { sqlite: 'sqlite', postgres: 'postgres' } as const;
+export type Dialect = (typeof DIALECTS)[keyof typeof DIALECTS];
+
+/**
+ * A connection to the one database both services share. Features type it with their own
+ * tables (`database.kysely as Kysely<WorkTables>`): the handle itself knows no feature.
+ */
+export interface Database {
+  readonly dialect: Dialect;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  readonly kysely: Kysely<any>;
+  /** PostgreSQL only: the pool, for LISTEN/NOTIFY; null on SQLite. */
+  readonly pool: pg.Pool | null;
+  ping(): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+export interface OpenDatabaseOptions {
+  logger: Logger;
+  /** Skip migrations (for tools that only read). */
+  migrate?: boolean;
+}
+
+export async function openDatabase(config: DatabaseConfig, options: OpenDatabaseOptions): Promise<Database> {
+  return config.url.startsWith('sqlite:') ? openSqlite(config, options) : openPostgres(config, options);
+}
+
+export function sqlitePath(url: string): string {
+  const rest = url.slice('sqlite:'.length);
+  if (rest === ':memory:') return ':memory:';
+  return rest.startsWith('//') ? rest.slice(2) : rest;
+}
+
+function openSqlite(config: DatabaseConfig, { logger, migrate = true }: OpenDatabaseOptions): Database {
+  const path = sqlitePath(config.url);
+  if (path !== ':memory:') mkdirSync(dirname(resolve(path)), { recursive: true });
+  const raw = new BetterSqlite3(path, { timeout: config.statementTimeoutMs });
+  raw.pragma('journal_mode = WAL');
+  // FULL makes every commit fsync the WAL: a 2xx answer means the row is on disk.
+  raw.pragma('synchronous = FULL');
+  raw.pragma('foreign_keys = ON');
+  if (migrate) migrateSqlite(raw, logger);
+  const kysely = new Kysely<unknown>({ dialect: new SqliteDialect({ database: raw }) });
+  return {
+    dialect: DIALECTS.sqlite,
+    kysely,
+    pool: null,
+    ping: () => pingWith(kysely),
+    close: () => kysely.destroy(),
+  };
+}
+
+const PG_TYPES = {
+  INT8: 20,
+  TIMESTAMPTZ: 1184,
+  TIMESTAMP: 1114,
+} as const;
+
+// One parser table per pool instead of pg's global one, so nothing else in the process changes.
+function postgresTypeParser(oid: number, format?: string): (value: string) => unknown {
+  if (oid === PG_TYPES.TIMESTAMPTZ || oid === PG_TYPES.TIMESTAMP) {
+    return (value) => new Date(value).toISOString();
+  }
+  if (oid === PG_TYPES.INT8) return (value) => Number(value);
+  return pg.types.getTypeParser(oid, format as 'text');
+}
+
+async function openPostgres(config: DatabaseConfig, { logger, migrate = true }: OpenDatabaseOptions): Promise<Database> {
+  const pool = new pg.Pool({
+    connectionString: config.url,
+    max: config.poolSize,
+    statement_timeout: config.statementTimeoutMs,
+    connectionTimeoutMillis: Math.max(1_000, Math.min(config.statementTimeoutMs, 10_000)),
+    idleTimeoutMillis: 30_000,
+    types: { getTypeParser: postgresTypeParser } as pg.CustomTypesConfig,
+  });
+  // A backend killed while a client sits idle emits here; without a listener the process dies.
+  pool.on('error', (error) => logger.warn({ err: { message: error.message } }, 'idle database connection lost'));
+  if (migrate) {
+    try {
+      await migratePostgres(pool, logger);
+    } catch (error) {
+      await pool.end();
+      throw error;
+    }
+  }
+  const kysely = new Kysely<unknown>({ dialect: new PostgresDialect({ pool }) });
+  return {
+    dialect: DIALECTS.postgres,
+    kysely,
+    pool,
+    ping: () => pingWith(kysely),
+    close: () => kysely.destroy(),
+  };
+}
+
+async function pingWith(kysely: Kysely<unknown>): Promise<boolean> {
+  try {
+    await sql`select 1`.execute(kysely);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+interface CodedError {
+  code?: unknown;
+  message?: unknown;
+}
+
+export function isUniqueViolation(error: unknown): boolean {
+  const code = (error as CodedError | null)?.code;
+  return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
+}
+
+const UNAVAILABLE_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENOTFOUND',
+  '57P01', // admin_shutdown: pg_terminate_backend
+  '57P02',
+  '57P03',
+  '57014', // query_canceled: the statement timeout fired
+  '53300', // too_many_connections
+  '08000',
+  '08001',
+  '08003',
+  '08004',
+  '08006',
+  'SQLITE_BUSY',
+  'SQLITE_LOCKED',
+]);
+
+const UNAVAILABLE_MESSAGES = [
+  'Connection terminated',
+  'timeout exceeded when trying to connect',
+  'Client has encountered a connection error',
+  'Cannot use a pool after calling end',
+  'driver has already been destroyed',
+];
+
+/** True when the database could not serve the query, as opposed to refusing it. */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  const coded = error as CodedError | null;
+  if (!coded) return false;
+  if (typeof coded.code === 'string' && UNAVAILABLE_CODES.has(coded.code)) return true;
+  const message = typeof coded.message === 'string' ? coded.message : '';
+  return UNAVAILABLE_MESSAGES.some((fragment) => message.includes(fragment));
+}

@@ -1,0 +1,99 @@
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type BetterSqlite3 from 'better-sqlite3';
+import type pg from 'pg';
+import type { Logger } from 'pino';
+
+// Migrations are plain SQL files per dialect (`migrations/<dialect>/NNN_name.sql`), applied in
+// order, each in its own transaction, and recorded in `schema_migrations`. They run on the raw
+// driver because both drivers accept a whole multi-statement file there.
+
+interface Migration {
+  version: string;
+  sql: string;
+}
+
+function migrationsRoot(): string {
+  // Works from src/shared (vitest) and from dist/src/shared (the built service).
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (let depth = 0; depth < 5; depth += 1) {
+    const candidate = join(dir, 'migrations');
+    if (existsSync(join(candidate, 'sqlite'))) return candidate;
+    dir = dirname(dir);
+  }
+  throw new Error('migrations folder not found');
+}
+
+export function loadMigrations(dialect: 'sqlite' | 'postgres'): Migration[] {
+  const folder = join(migrationsRoot(), dialect);
+  return readdirSync(folder)
+    .filter((file) => /^\d{3}_[a-z0-9_]+\.sql$/.test(file))
+    .sort()
+    .map((file) => ({ version: file.replace(/\.sql$/, ''), sql: readFileSync(join(folder, file), 'utf8') }));
+}
+
+const CREATE_LEDGER = `CREATE TABLE IF NOT EXISTS schema_migrations (
+  version TEXT PRIMARY KEY,
+  applied_at TEXT NOT NULL
+)`;
+
+export function migrateSqlite(db: BetterSqlite3.Database, logger: Logger): void {
+  const migrations = loadMigrations('sqlite');
+  db.exec(CREATE_LEDGER);
+  // IMMEDIATE takes the write lock first, so two processes opening one file cannot both migrate.
+  const applyPending = db.transaction(() => {
+    const applied = new Set(
+      db
+        .prepare('SELECT version FROM schema_migrations')
+        .all()
+        .map((row) => (row as { version: string }).version),
+    );
+    for (const migration of migrations) {
+      if (applied.has(migration.version)) continue;
+      db.exec(migration.sql);
+      db.prepare('INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)').run(
+        migration.version,
+        new Date().toISOString(),
+      );
+      logger.info({ migration: migration.version }, 'migration applied');
+    }
+  });
+  applyPending.immediate();
+}
+
+// Any constant works; it only has to be the same in every instance of agentdesk.
+const MIGRATION_LOCK_KEY = 7_310_042_001;
+
+export async function migratePostgres(pool: pg.Pool, logger: Logger): Promise<void> {
+  const migrations = loadMigrations('postgres');
+  const client = await pool.connect();
+  try {
+    await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
+    try {
+      await client.query(CREATE_LEDGER);
+      const { rows } = await client.query<{ version: string }>('SELECT version FROM schema_migrations');
+      const applied = new Set(rows.map((row) => row.version));
+      for (const migration of migrations) {
+        if (applied.has(migration.version)) continue;
+        await client.query('BEGIN');
+        try {
+          await client.query(migration.sql);
+          await client.query('INSERT INTO schema_migrations (version, applied_at) VALUES ($1, $2)', [
+            migration.version,
+            new Date().toISOString(),
+          ]);
+          await client.query('COMMIT');
+        } catch (error) {
+          await client.query('ROLLBACK');
+          throw error;
+        }
+        logger.info({ migration: migration.version }, 'migration applied');
+      }
+    } finally {
+      await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]);
+    }
+  } finally {
+    client.release();
+  }
+}

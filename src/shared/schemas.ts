@@ -1,0 +1,37 @@
+import { type TSchema, Type } from 'typebox';
+
+export const ProblemSchema = Type.Object(
+  {
+    type: Type.String(),
+    title: Type.String(),
+    status: Type.Integer(),
+    detail: Type.String(),
+    errors: Type.Optional(
+      Type.Array(Type.Object({ field: Type.String(), message: Type.String() }, { additionalProperties: false })),
+    ),
+  },
+  { additionalProperties: true, description: 'RFC 9457 problem document' },
+);
+
+export function Nullable<T extends TSchema>(schema: T) {
+  return Type.Union([schema, Type.Null()]);
+}
+
+export const UuidSchema = Type.String({ format: 'uuid' });
+
+export const TimestampSchema = Type.String({
+  format: 'date-time',
+  description: 'ISO 8601 UTC with milliseconds',
+});
+
+export const HealthSchema = Type.Object(
+  { status: Type.Union([Type.Literal('ok'), Type.Literal('unavailable')]) },
+  { additionalProperties: false },
+);
+
+/** Response schemas for the problem documents a route can answer with. */
+export function problemResponses<const Codes extends readonly number[]>(...codes: Codes) {
+  return Object.fromEntries(codes.map((code) => [code, ProblemSchema])) as {
+    [K in Codes[number]]: typeof ProblemSchema;
+  };
+}

@@ -1,0 +1,89 @@
+import { randomUUID } from 'node:crypto';
+import { isUniqueViolation } from '../shared/db.js';
+import { DuplicateProjectName, ProjectNotFound } from './errors.js';
+import type { CreateProject, Project, UpdateProject } from './schemas.js';
+import type { WorkStore } from './store.js';
+import type { ProjectRow } from './tables.js';
+
+export const PROJECT_EVENTS = {
+  created: 'project.created',
+  updated: 'project.updated',
+} as const;
+
+export interface ProjectServiceDeps {
+  store: WorkStore;
+  now?: () => Date;
+  onEventsCommitted?: () => void;
+}
+
+export type ProjectService = ReturnType<typeof createProjectService>;
+
+/** Names are unique ignoring case; the key is computed here so every store compares alike. */
+function nameKey(name: string): string {
+  return name.toLowerCase();
+}
+
+export function createProjectService({ store, now = () => new Date(), onEventsCommitted }: ProjectServiceDeps) {
+  async function create(input: CreateProject): Promise<Project> {
+    const row: ProjectRow = {
+      id: randomUUID(),
+      name: input.name,
+      name_key: nameKey(input.name),
+      external_ref: input.external_ref ?? null,
+      created_at: now().toISOString(),
+    };
+    try {
+      await store.transaction(async (tx) => {
+        await tx.insertProject(row);
+        await tx.appendEvent(PROJECT_EVENTS.created, JSON.stringify(toProject(row)), row.created_at);
+      });
+    } catch (error) {
+      if (isUniqueViolation(error)) throw new DuplicateProjectName(input.name);
+      throw error;
+    }
+    onEventsCommitted?.();
+    return toProject(row);
+  }
+
+  async function get(id: string): Promise<Project> {
+    const row = await store.findProject(id);
+    if (!row) throw new ProjectNotFound(id);
+    return toProject(row);
+  }
+
+  async function list(): Promise<Project[]> {
+    return (await store.listProjects()).map(toProject);
+  }
+
+  async function update(id: string, patch: UpdateProject): Promise<Project> {
+    try {
+      const project = await store.transaction(async (tx) => {
+        const row = await tx.findProject(id);
+        if (!row) throw new ProjectNotFound(id);
+        const changes: Partial<ProjectRow> = {};
+        if (patch.name !== undefined && patch.name !== row.name) {
+          Object.assign(changes, { name: patch.name, name_key: nameKey(patch.name) });
+        }
+        if (patch.external_ref !== undefined && patch.external_ref !== row.external_ref) {
+          changes.external_ref = patch.external_ref;
+        }
+        if (Object.keys(changes).length === 0) return toProject(row);
+        await tx.updateProject(id, changes);
+        const updated = toProject({ ...row, ...changes });
+        await tx.appendEvent(PROJECT_EVENTS.updated, JSON.stringify(updated), now().toISOString());
+        return updated;
+      });
+      onEventsCommitted?.();
+      return project;
+    } catch (error) {
+      if (isUniqueViolation(error)) throw new DuplicateProjectName(patch.name ?? '');
+      throw error;
+    }
+  }
+
+  return { create, get, list, update };
+}
+
+function toProject(row: ProjectRow): Project {
+  return { id: row.id, name: row.name, external_ref: row.external_ref, created_at: row.created_at };
+}

@@ -1,0 +1,200 @@
+import { Type } from 'typebox';
+import type { HttpApp } from '../shared/http.js';
+import { problemResponses } from '../shared/schemas.js';
+import type { ProjectService } from './project-service.js';
+import {
+  AgentParamsSchema,
+  AgentWorkQuerySchema,
+  CountsQuerySchema,
+  CreateProjectSchema,
+  CreateWorkItemSchema,
+  ListWorkQuerySchema,
+  ProjectIdParamsSchema,
+  ProjectSchema,
+  StatusCountsSchema,
+  UpdateProjectSchema,
+  UpdateWorkItemSchema,
+  UserHeadersSchema,
+  WorkIdParamsSchema,
+  WorkItemSchema,
+  WorkItemSummarySchema,
+} from './schemas.js';
+import type { WorkPage, WorkService } from './service.js';
+
+const ANONYMOUS = 'anonymous';
+
+/** The next page's address: the same request with the cursor moved on. */
+function nextLink(url: string, query: Record<string, unknown>, cursor: string): string {
+  const params = new URLSearchParams();
+  for (const [key, value] of Object.entries(query)) {
+    if (key !== 'cursor' && value !== undefined) params.set(key, String(value));
+  }
+  params.set('cursor', cursor);
+  return `<${url.split('?')[0]}?${params.toString()}>; rel="next"`;
+}
+
+export function registerWorkRoutes(app: HttpApp, work: WorkService): void {
+  const tags = ['work items'];
+
+  function sendPage(reply: { header: (name: string, value: string) => unknown }, request: { url: string; query: unknown }, page: WorkPage) {
+    if (page.next_cursor) {
+      reply.header('link', nextLink(request.url, request.query as Record<string, unknown>, page.next_cursor));
+    }
+    return page.items;
+  }
+
+  app.post(
+    '/work',
+    {
+      schema: {
+        tags,
+        summary: 'Submit a work item; with `agent` it is dispatched in the same transaction',
+        headers: UserHeadersSchema,
+        body: CreateWorkItemSchema,
+        response: { 201: WorkItemSchema, ...problemResponses(400, 413, 415, 422) },
+      },
+    },
+    async (request, reply) => {
+      const item = await work.submit(request.body, request.headers['x-user'] ?? ANONYMOUS);
+      return reply.code(201).header('location', `/work/${item.id}`).send(item);
+    },
+  );
+
+  app.get(
+    '/work',
+    {
+      schema: {
+        tags,
+        summary: 'List work items, newest first or in queue order; next page in the Link header',
+        querystring: ListWorkQuerySchema,
+        response: { 200: Type.Array(WorkItemSummarySchema), ...problemResponses(422) },
+      },
+    },
+    async (request, reply) => sendPage(reply, request, await work.list(request.query)),
+  );
+
+  app.get(
+    '/work/counts',
+    {
+      schema: {
+        tags,
+        summary: 'Number of work items in each status, with the same filters as the list',
+        querystring: CountsQuerySchema,
+        response: { 200: StatusCountsSchema, ...problemResponses(422) },
+      },
+    },
+    async (request) => work.counts(request.query),
+  );
+
+  app.get(
+    '/work/agent/:agent',
+    {
+      schema: {
+        tags,
+        summary: "An agent's work items",
+        params: AgentParamsSchema,
+        querystring: AgentWorkQuerySchema,
+        response: { 200: Type.Array(WorkItemSummarySchema), ...problemResponses(404, 422) },
+      },
+    },
+    async (request, reply) => sendPage(reply, request, await work.list(request.query, request.params.agent)),
+  );
+
+  app.get(
+    '/work/:id',
+    {
+      schema: {
+        tags,
+        summary: 'One work item with its dispatch log',
+        params: WorkIdParamsSchema,
+        response: { 200: WorkItemSchema, ...problemResponses(404) },
+      },
+    },
+    async (request) => work.get(request.params.id),
+  );
+
+  app.patch(
+    '/work/:id',
+    {
+      schema: {
+        tags,
+        summary: 'Move a work item through its lifecycle, reassign it, or edit its notes',
+        params: WorkIdParamsSchema,
+        body: UpdateWorkItemSchema,
+        response: { 200: WorkItemSchema, ...problemResponses(400, 404, 409, 413, 415, 422) },
+      },
+    },
+    async (request) => work.update(request.params.id, request.body),
+  );
+
+  app.delete(
+    '/work/:id',
+    {
+      schema: {
+        tags,
+        summary: 'Delete a work item and its dispatch log',
+        params: WorkIdParamsSchema,
+        response: { 204: Type.Null(), ...problemResponses(404) },
+      },
+    },
+    async (request, reply) => {
+      await work.remove(request.params.id);
+      return reply.code(204).send(null);
+    },
+  );
+}
+
+export function registerProjectRoutes(app: HttpApp, projects: ProjectService): void {
+  const tags = ['projects'];
+
+  app.post(
+    '/projects',
+    {
+      schema: {
+        tags,
+        summary: 'Create a project (names are unique ignoring case)',
+        body: CreateProjectSchema,
+        response: { 201: ProjectSchema, ...problemResponses(400, 409, 413, 415, 422) },
+      },
+    },
+    async (request, reply) => {
+      const project = await projects.create(request.body);
+      return reply.code(201).header('location', `/projects/${project.id}`).send(project);
+    },
+  );
+
+  app.get(
+    '/projects',
+    {
+      schema: { tags, summary: 'All projects, by name', response: { 200: Type.Array(ProjectSchema) } },
+    },
+    async () => projects.list(),
+  );
+
+  app.get(
+    '/projects/:id',
+    {
+      schema: {
+        tags,
+        summary: 'One project',
+        params: ProjectIdParamsSchema,
+        response: { 200: ProjectSchema, ...problemResponses(404) },
+      },
+    },
+    async (request) => projects.get(request.params.id),
+  );
+
+  app.patch(
+    '/projects/:id',
+    {
+      schema: {
+        tags,
+        summary: 'Rename a project or change its external reference (null clears it)',
+        params: ProjectIdParamsSchema,
+        body: UpdateProjectSchema,
+        response: { 200: ProjectSchema, ...problemResponses(400, 404, 409, 413, 415, 422) },
+      },
+    },
+    async (request) => projects.update(request.params.id, request.body),
+  );
+}

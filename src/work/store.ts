@@ -1,0 +1,219 @@
+import { type Kysely, type Transaction, sql } from 'kysely';
+import type { Database, Dialect } from '../shared/db.js';
+import type { Outcome, SortOrder, WorkStatus } from './schemas.js';
+import type { DispatchRow, ProjectRow, WorkItemRow, WorkTables } from './tables.js';
+
+export interface WorkFilter {
+  status?: WorkStatus;
+  agent?: string;
+  project_id?: string;
+  /** Normalized ISO 8601 UTC; items created strictly after it. */
+  since?: string;
+  type?: string;
+}
+
+/** Where the previous page ended, in the sort order of the listing. */
+export interface PagePosition {
+  created_at: string;
+  id: string;
+  priority: number;
+}
+
+export interface StoredEvent {
+  id: number;
+  type: string;
+  data: string;
+  created_at: string;
+}
+
+/**
+ * The SQL of the work-item service, the same on SQLite and PostgreSQL. Methods called inside
+ * `transaction` run on that transaction; nothing here knows about the lifecycle rules.
+ */
+export interface WorkStore {
+  transaction<T>(work: (store: WorkStore) => Promise<T>): Promise<T>;
+
+  insertWorkItem(row: WorkItemRow): Promise<void>;
+  findWorkItem(id: string): Promise<WorkItemRow | undefined>;
+  /** Reads an item and holds it against concurrent writers until the transaction ends. */
+  lockWorkItem(id: string): Promise<WorkItemRow | undefined>;
+  updateWorkItem(id: string, changes: Partial<Omit<WorkItemRow, 'id'>>): Promise<void>;
+  deleteWorkItem(id: string): Promise<boolean>;
+  listWorkItems(filter: WorkFilter, order: SortOrder, after: PagePosition | null, limit: number): Promise<WorkItemRow[]>;
+  countByStatus(filter: Omit<WorkFilter, 'status'>): Promise<Partial<Record<WorkStatus, number>>>;
+
+  insertDispatch(row: DispatchRow): Promise<void>;
+  closeOpenDispatch(workItemId: string, outcome: Outcome, at: string): Promise<void>;
+  listDispatches(workItemId: string): Promise<DispatchRow[]>;
+
+  insertProject(row: ProjectRow): Promise<void>;
+  findProject(id: string): Promise<ProjectRow | undefined>;
+  listProjects(): Promise<ProjectRow[]>;
+  updateProject(id: string, changes: Partial<Omit<ProjectRow, 'id' | 'created_at'>>): Promise<void>;
+
+  /** Appends to the event log inside the current transaction; ids follow commit order. */
+  appendEvent(type: string, data: string, at: string): Promise<number>;
+  eventsAfter(id: number, limit: number): Promise<StoredEvent[]>;
+  latestEventId(): Promise<number>;
+  purgeEventsBefore(at: string): Promise<number>;
+}
+
+export const EVENTS_CHANNEL = 'agentdesk_events';
+// Serializes the tail of writing transactions on PostgreSQL so event ids become visible in order.
+const EVENT_ORDER_LOCK_KEY = 7_310_042_002;
+
+type Executor = Kysely<WorkTables> | Transaction<WorkTables>;
+
+export function createWorkStore(database: Database): WorkStore {
+  return buildStore(database.kysely as Kysely<WorkTables>, database.dialect, false);
+}
+
+function buildStore(db: Executor, dialect: Dialect, inTransaction: boolean): WorkStore {
+  const store: WorkStore = {
+    async transaction(work) {
+      if (inTransaction) return work(store);
+      return (db as Kysely<WorkTables>).transaction().execute((trx) => work(buildStore(trx, dialect, true)));
+    },
+
+    async insertWorkItem(row) {
+      await db.insertInto('work_items').values(row).execute();
+    },
+
+    findWorkItem(id) {
+      return db.selectFrom('work_items').selectAll().where('id', '=', id).executeTakeFirst();
+    },
+
+    lockWorkItem(id) {
+      const query = db.selectFrom('work_items').selectAll().where('id', '=', id);
+      // SQLite has one writer at a time, and our single connection already serializes transactions.
+      return (dialect === 'postgres' ? query.forUpdate() : query).executeTakeFirst();
+    },
+
+    async updateWorkItem(id, changes) {
+      await db.updateTable('work_items').set(changes).where('id', '=', id).execute();
+    },
+
+    async deleteWorkItem(id) {
+      const result = await db.deleteFrom('work_items').where('id', '=', id).executeTakeFirst();
+      return Number(result.numDeletedRows) > 0;
+    },
+
+    listWorkItems(filter, order, after, limit) {
+      let query = applyFilter(db.selectFrom('work_items').selectAll(), filter);
+      if (order === 'priority') {
+        if (after) {
+          query = query.where((eb) =>
+            eb(eb.refTuple('priority', 'created_at', 'id'), '>', eb.tuple(after.priority, after.created_at, after.id)),
+          );
+        }
+        query = query.orderBy('priority', 'asc').orderBy('created_at', 'asc').orderBy('id', 'asc');
+      } else {
+        if (after) {
+          query = query.where((eb) => eb(eb.refTuple('created_at', 'id'), '<', eb.tuple(after.created_at, after.id)));
+        }
+        query = query.orderBy('created_at', 'desc').orderBy('id', 'desc');
+      }
+      return query.limit(limit).execute();
+    },
+
+    async countByStatus(filter) {
+      const rows = await applyFilter(db.selectFrom('work_items'), filter)
+        .select(['status', (eb) => eb.fn.countAll<number | string>().as('count')])
+        .groupBy('status')
+        .execute();
+      return Object.fromEntries(rows.map((row) => [row.status, Number(row.count)]));
+    },
+
+    async insertDispatch(row) {
+      await db.insertInto('dispatch_log').values(row).execute();
+    },
+
+    async closeOpenDispatch(workItemId, outcome, at) {
+      await db
+        .updateTable('dispatch_log')
+        .set({ completed_at: at, outcome })
+        .where('work_item_id', '=', workItemId)
+        .where('completed_at', 'is', null)
+        .execute();
+    },
+
+    listDispatches(workItemId) {
+      return db
+        .selectFrom('dispatch_log')
+        .selectAll()
+        .where('work_item_id', '=', workItemId)
+        .orderBy('dispatched_at', 'asc')
+        .orderBy('id', 'asc')
+        .execute();
+    },
+
+    async insertProject(row) {
+      await db.insertInto('projects').values(row).execute();
+    },
+
+    findProject(id) {
+      return db.selectFrom('projects').selectAll().where('id', '=', id).executeTakeFirst();
+    },
+
+    listProjects() {
+      return db.selectFrom('projects').selectAll().orderBy('name_key').orderBy('name').orderBy('id').execute();
+    },
+
+    async updateProject(id, changes) {
+      await db.updateTable('projects').set(changes).where('id', '=', id).execute();
+    },
+
+    async appendEvent(type, data, at) {
+      if (dialect === 'postgres') {
+        await sql`select pg_advisory_xact_lock(${EVENT_ORDER_LOCK_KEY})`.execute(db);
+      }
+      const { id } = await db
+        .insertInto('events')
+        .values({ type, data, created_at: at })
+        .returning('id')
+        .executeTakeFirstOrThrow();
+      if (dialect === 'postgres') {
+        // Delivered to every listening instance when (and only if) the transaction commits.
+        await sql`select pg_notify(${EVENTS_CHANNEL}, ${String(id)})`.execute(db);
+      }
+      return Number(id);
+    },
+
+    async eventsAfter(id, limit) {
+      const rows = await db
+        .selectFrom('events')
+        .selectAll()
+        .where('id', '>', id)
+        .orderBy('id', 'asc')
+        .limit(limit)
+        .execute();
+      return rows.map((row) => ({ ...row, id: Number(row.id) }));
+    },
+
+    async latestEventId() {
+      const row = await db
+        .selectFrom('events')
+        .select((eb) => eb.fn.max('id').as('id'))
+        .executeTakeFirst();
+      return Number(row?.id ?? 0);
+    },
+
+    async purgeEventsBefore(at) {
+      const result = await db.deleteFrom('events').where('created_at', '<', at).executeTakeFirst();
+      return Number(result.numDeletedRows);
+    },
+  };
+  return store;
+}
+
+// Kysely's builder types are too deep to name here; the filter only adds WHERE clauses.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+function applyFilter<Q extends { where: (...args: any[]) => any }>(query: Q, filter: WorkFilter): Q {
+  let filtered = query;
+  if (filter.status !== undefined) filtered = filtered.where('status', '=', filter.status);
+  if (filter.agent !== undefined) filtered = filtered.where('assigned_agent', '=', filter.agent);
+  if (filter.project_id !== undefined) filtered = filtered.where('project_id', '=', filter.project_id);
+  if (filter.type !== undefined) filtered = filtered.where('type', '=', filter.type);
+  if (filter.since !== undefined) filtered = filtered.where('created_at', '>', filter.since);
+  return filtered;
+}

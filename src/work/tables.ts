@@ -1,0 +1,52 @@
+import type { Generated } from 'kysely';
+import type { Outcome, WorkStatus } from './schemas.js';
+
+// Columns mirror the API's snake_case names; only `payload` differs (JSON text in the row).
+
+export interface WorkItemRow {
+  id: string;
+  type: string;
+  description: string;
+  priority: number;
+  status: WorkStatus;
+  assigned_agent: string | null;
+  created_by: string;
+  created_at: string;
+  updated_at: string;
+  completed_at: string | null;
+  outcome: Outcome | null;
+  notes: string | null;
+  payload: string | null;
+  project_id: string | null;
+}
+
+export interface DispatchRow {
+  id: string;
+  work_item_id: string;
+  agent: string;
+  dispatched_at: string;
+  completed_at: string | null;
+  outcome: Outcome | null;
+}
+
+export interface ProjectRow {
+  id: string;
+  name: string;
+  name_key: string;
+  external_ref: string | null;
+  created_at: string;
+}
+
+export interface EventRow {
+  id: Generated<number>;
+  type: string;
+  data: string;
+  created_at: string;
+}
+
+export interface WorkTables {
+  work_items: WorkItemRow;
+  dispatch_log: DispatchRow;
+  projects: ProjectRow;
+  events: EventRow;
+}

@@ -1,0 +1,58 @@
+import { Writable } from 'node:stream';
+import type { Logger } from 'pino';
+import { type Config, loadConfig } from '../../src/shared/config.js';
+import type { Database } from '../../src/shared/db.js';
+import type { HttpApp } from '../../src/shared/http.js';
+import { createLogger } from '../../src/shared/logger.js';
+import { buildWorkApp } from '../../src/work/app.js';
+import { type StoreKind, type TestDatabase, createTestDatabase, openTestDatabase } from './databases.js';
+
+/** Log lines captured in memory, so tests can read what the service wrote. */
+export interface CapturedLogs {
+  logger: Logger;
+  lines: string[];
+  text(): string;
+}
+
+export function captureLogs(level: Config['logLevel'] = 'debug'): CapturedLogs {
+  const lines: string[] = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      lines.push(...chunk.toString('utf8').split('\n').filter(Boolean));
+      done();
+    },
+  });
+  return { logger: createLogger(level, sink), lines, text: () => lines.join('\n') };
+}
+
+/** Configuration as `main` would load it from an environment, plus the test database. */
+export function testConfig(database: TestDatabase, env: Record<string, string> = {}): Readonly<Config> {
+  return loadConfig({ LOG_LEVEL: 'silent', ...env, DATABASE_URL: database.config.url });
+}
+
+export interface TestApp {
+  app: HttpApp;
+  database: Database;
+  testDatabase: TestDatabase;
+  logs: CapturedLogs;
+  close(): Promise<void>;
+}
+
+export async function startWorkApp(kind: StoreKind, env: Record<string, string> = {}): Promise<TestApp> {
+  const testDatabase = await createTestDatabase(kind);
+  const database = await openTestDatabase(testDatabase);
+  const logs = captureLogs('info');
+  const app = await buildWorkApp({ config: testConfig(testDatabase, env), database, logger: logs.logger });
+  await app.ready();
+  return {
+    app,
+    database,
+    testDatabase,
+    logs,
+    async close() {
+      await app.close();
+      await database.close();
+      await testDatabase.destroy();
+    },
+  };
+}

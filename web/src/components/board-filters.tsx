@@ -1,0 +1,135 @@
+import { useEffect, useState } from 'preact/hooks';
+import { type BoardFilters, PAGE_SIZES } from '../lib/filters.ts';
+import { fromLocalInput, statusLabel, toLocalInput } from '../lib/format.ts';
+import { useProjects } from '../lib/projects.ts';
+import type { WorkStatus } from '../../../src/work/schemas.ts';
+import { STATUSES } from '../lib/statuses.ts';
+
+/** The board's filter form. Lists apply at once; typed fields apply on Enter or "Apply". */
+export function BoardFiltersForm(props: { filters: BoardFilters; onApply: (f: BoardFilters) => void }) {
+  const [draft, setDraft] = useState(props.filters);
+  const projects = useProjects();
+  useEffect(() => setDraft(props.filters), [props.filters]);
+
+  const apply = (next: BoardFilters) => props.onApply({ ...next, cursor: '' });
+  const set = <K extends keyof BoardFilters>(key: K, value: BoardFilters[K], now = false) => {
+    const next = { ...draft, [key]: value };
+    setDraft(next);
+    if (now) apply(next);
+  };
+
+  return (
+    <form
+      class="filters"
+      role="search"
+      aria-label="Filter work items"
+      onSubmit={(e) => {
+        e.preventDefault();
+        apply({ ...draft, agent: draft.agent.trim(), type: draft.type.trim() });
+      }}
+    >
+      <label>
+        WorkStatus
+        <select
+          name="status"
+          value={draft.status ?? ''}
+          onChange={(e) => set('status', (e.currentTarget.value || null) as WorkStatus | null, true)}
+        >
+          <option value="">any</option>
+          {STATUSES.map((s) => (
+            <option key={s} value={s}>
+              {statusLabel(s)}
+            </option>
+          ))}
+        </select>
+      </label>
+      <label>
+        Agent
+        <input
+          name="agent"
+          value={draft.agent}
+          placeholder="any"
+          autoComplete="off"
+          onInput={(e) => set('agent', e.currentTarget.value)}
+        />
+      </label>
+      <label>
+        Project
+        <select
+          name="project_id"
+          value={draft.project_id}
+          onChange={(e) => set('project_id', e.currentTarget.value, true)}
+        >
+          <option value="">any</option>
+          {projects?.map((p) => (
+            <option key={p.id} value={p.id}>
+              {p.name}
+            </option>
+          ))}
+          {draft.project_id && !projects?.some((p) => p.id === draft.project_id) && (
+            <option value={draft.project_id}>{draft.project_id}</option>
+          )}
+        </select>
+      </label>
+      <label>
+        Type
+        <input
+          name="type"
+          value={draft.type}
+          placeholder="any"
+          autoComplete="off"
+          onInput={(e) => set('type', e.currentTarget.value)}
+        />
+      </label>
+      <label>
+        Created after
+        <input
+          name="since"
+          type="datetime-local"
+          value={draft.since ? toLocalInput(draft.since) : ''}
+          onChange={(e) => set('since', fromLocalInput(e.currentTarget.value), true)}
+        />
+      </label>
+      <label>
+        Order
+        <select
+          name="sort"
+          value={draft.sort}
+          onChange={(e) => set('sort', e.currentTarget.value === 'priority' ? 'priority' : 'newest', true)}
+        >
+          <option value="newest">newest first</option>
+          <option value="priority">queue order</option>
+        </select>
+      </label>
+      <label>
+        Per page
+        <select
+          name="limit"
+          value={String(draft.limit)}
+          onChange={(e) => set('limit', Number(e.currentTarget.value), true)}
+        >
+          {(PAGE_SIZES as readonly number[]).concat(
+            (PAGE_SIZES as readonly number[]).includes(draft.limit) ? [] : [draft.limit],
+          ).map((n) => (
+            <option key={n} value={String(n)}>
+              {n}
+            </option>
+          ))}
+        </select>
+      </label>
+      <div class="filter-buttons">
+        <button type="submit" class="primary">
+          Apply
+        </button>
+        <button
+          type="button"
+          onClick={() =>
+            apply({ ...draft, status: null, agent: '', project_id: '', type: '', since: '', cursor: '' })
+          }
+        >
+          Clear
+        </button>
+      </div>
+    </form>
+  );
+}

@@ -1,0 +1,47 @@
+const dateTime = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'medium' });
+const relative = new Intl.RelativeTimeFormat(undefined, { numeric: 'auto' });
+
+export function formatDateTime(iso: string | null): string {
+  if (!iso) return '—';
+  const t = Date.parse(iso);
+  return Number.isNaN(t) ? iso : dateTime.format(t);
+}
+
+const steps: [Intl.RelativeTimeFormatUnit, number][] = [
+  ['second', 60],
+  ['minute', 60],
+  ['hour', 24],
+  ['day', 30],
+  ['month', 12],
+  ['year', Infinity],
+];
+
+export function formatAgo(iso: string | null, now = Date.now()): string {
+  if (!iso) return '—';
+  const t = Date.parse(iso);
+  if (Number.isNaN(t)) return iso;
+  let value = (t - now) / 1000;
+  for (const [unit, size] of steps) {
+    if (Math.abs(value) < size) return relative.format(Math.round(value), unit);
+    value /= size;
+  }
+  return dateTime.format(t);
+}
+
+/** `datetime-local` value (local wall time) from an ISO instant, and back. */
+export function toLocalInput(iso: string): string {
+  const t = Date.parse(iso);
+  if (Number.isNaN(t)) return '';
+  const d = new Date(t - new Date(t).getTimezoneOffset() * 60_000);
+  return d.toISOString().slice(0, 16);
+}
+
+export function fromLocalInput(value: string): string {
+  if (value === '') return '';
+  const t = new Date(value).getTime();
+  return Number.isNaN(t) ? '' : new Date(t).toISOString();
+}
+
+export function statusLabel(status: string): string {
+  return status.replace('_', ' ');
+}

@@ -1,0 +1,55 @@
+import { useEffect, useState } from 'preact/hooks';
+import { api } from './api.ts';
+import { useLive } from './live.ts';
+import type { Project } from '../../../src/work/schemas.ts';
+
+// Projects are few and named on many screens, so the page keeps one list, loaded once and kept
+// current by the live stream.
+
+let cache: Project[] | null = null;
+let inflight: Promise<Project[]> | null = null;
+const subscribers = new Set<(p: Project[]) => void>();
+
+function publish(list: Project[]) {
+  cache = [...list].sort((a, b) => a.name.localeCompare(b.name));
+  for (const s of subscribers) s(cache);
+}
+
+export function loadProjects(force = false): Promise<Project[]> {
+  if (cache && !force) return Promise.resolve(cache);
+  inflight ??= api<Project[]>('GET', '/projects')
+    .then((r) => {
+      publish(r.data);
+      return r.data;
+    })
+    .finally(() => {
+      inflight = null;
+    });
+  return inflight;
+}
+
+export function upsertProject(p: Project): void {
+  const list = cache ?? [];
+  publish([...list.filter((x) => x.id !== p.id), p]);
+}
+
+export function useProjects(): Project[] | null {
+  const [list, setList] = useState(cache);
+  useEffect(() => {
+    subscribers.add(setList);
+    loadProjects().catch(() => undefined);
+    return () => {
+      subscribers.delete(setList);
+    };
+  }, []);
+  useLive((e) => {
+    if (e.type === 'project.created' || e.type === 'project.updated') upsertProject(e.data);
+    if (e.type === 'resync') loadProjects(true).catch(() => undefined);
+  });
+  return list;
+}
+
+export function projectName(list: Project[] | null, id: string | null): string | null {
+  if (id === null) return null;
+  return list?.find((p) => p.id === id)?.name ?? null;
+}

@@ -1,0 +1,171 @@
+import { useState } from 'preact/hooks';
+import { ProblemMessage } from '../components/problem-message.tsx';
+import { api, type ApiProblem, toProblem } from '../lib/api.ts';
+import { checkPayload } from '../lib/payload.ts';
+import { useProjects } from '../lib/projects.ts';
+import { href, navigate } from '../lib/router.ts';
+import { USER_PATTERN } from '../lib/user.ts';
+import type { WorkItemSummary } from '../../../src/work/schemas.ts';
+
+const TYPE_PATTERN = '[A-Za-z0-9][A-Za-z0-9_.:\\-]{0,63}';
+const COMMON_TYPES = ['code_review', 'bug_fix', 'infra_setup', 'email_task'] as const;
+
+export function SubmitPage({ params }: { params: URLSearchParams }) {
+  const projects = useProjects();
+  const [type, setType] = useState('');
+  const [description, setDescription] = useState('');
+  const [priority, setPriority] = useState('3');
+  const [agent, setAgent] = useState('');
+  const [projectId, setProjectId] = useState(params.get('project_id') ?? '');
+  const [payload, setPayload] = useState('');
+  const [payloadError, setPayloadError] = useState<string | null>(null);
+  const [problem, setProblem] = useState<ApiProblem | null>(null);
+  const [busy, setBusy] = useState(false);
+
+  const fieldError = (field: string) => problem?.errors.find((e) => e.field === field || e.field === `/${field}`)?.message;
+
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    const checked = checkPayload(payload);
+    if (!checked.ok) {
+      setPayloadError(checked.message);
+      document.getElementById('payload')?.focus();
+      return;
+    }
+    setPayloadError(null);
+    setProblem(null);
+    setBusy(true);
+    try {
+      const body: Record<string, unknown> = {
+        type: type.trim(),
+        description,
+        priority: Number(priority),
+      };
+      if (agent.trim()) body.agent = agent.trim();
+      if (projectId) body.project_id = projectId;
+      if (checked.value !== null) body.payload = checked.value;
+      const r = await api<WorkItemSummary>('POST', '/work', body);
+      navigate(href(`/items/${r.data.id}`));
+    } catch (err) {
+      setProblem(toProblem(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <section aria-labelledby="submit-title" class="narrow">
+      <h1 id="submit-title">Submit work</h1>
+      <form class="stack card" onSubmit={submit} noValidate={false}>
+        <label>
+          Type
+          <input
+            name="type"
+            required
+            list="known-types"
+            pattern={TYPE_PATTERN}
+            maxLength={64}
+            title="Letters, digits and _ . : -, starting with a letter or digit"
+            value={type}
+            autoComplete="off"
+            onInput={(e) => setType(e.currentTarget.value)}
+            aria-invalid={fieldError('type') ? true : undefined}
+          />
+          <FieldHint message={fieldError('type')} />
+        </label>
+        <datalist id="known-types">
+          {COMMON_TYPES.map((t) => (
+            <option key={t} value={t} />
+          ))}
+        </datalist>
+        <label>
+          Description
+          <textarea
+            name="description"
+            required
+            rows={4}
+            maxLength={10000}
+            value={description}
+            onInput={(e) => setDescription(e.currentTarget.value)}
+            aria-invalid={fieldError('description') ? true : undefined}
+          />
+          <FieldHint message={fieldError('description')} />
+        </label>
+        <div class="row wrap">
+          <label>
+            Priority
+            <select name="priority" value={priority} onChange={(e) => setPriority(e.currentTarget.value)}>
+              <option value="1">1 · highest</option>
+              <option value="2">2</option>
+              <option value="3">3 · normal</option>
+              <option value="4">4</option>
+              <option value="5">5 · lowest</option>
+            </select>
+          </label>
+          <label>
+            Agent (dispatches at once)
+            <input
+              name="agent"
+              pattern={USER_PATTERN}
+              maxLength={64}
+              title="Letters, digits and _ . @ -"
+              value={agent}
+              placeholder="leave queued"
+              autoComplete="off"
+              onInput={(e) => setAgent(e.currentTarget.value)}
+              aria-invalid={fieldError('agent') ? true : undefined}
+            />
+            <FieldHint message={fieldError('agent')} />
+          </label>
+          <label>
+            Project
+            <select name="project_id" value={projectId} onChange={(e) => setProjectId(e.currentTarget.value)}>
+              <option value="">none</option>
+              {projects?.map((p) => (
+                <option key={p.id} value={p.id}>
+                  {p.name}
+                </option>
+              ))}
+            </select>
+            <FieldHint message={fieldError('project_id')} />
+          </label>
+        </div>
+        <label>
+          Payload (JSON object, optional)
+          <textarea
+            id="payload"
+            name="payload"
+            rows={6}
+            class="mono"
+            spellcheck={false}
+            placeholder={'{\n  "repo": "org/service",\n  "pr": 42\n}'}
+            value={payload}
+            onInput={(e) => {
+              setPayload(e.currentTarget.value);
+              if (payloadError) setPayloadError(null);
+            }}
+            onBlur={() => {
+              const c = checkPayload(payload);
+              setPayloadError(c.ok ? null : c.message);
+            }}
+            aria-invalid={payloadError || fieldError('payload') ? true : undefined}
+            aria-describedby="payload-error"
+          />
+          <span id="payload-error" class="field-error" role={payloadError ? 'alert' : undefined}>
+            {payloadError ?? fieldError('payload') ?? ''}
+          </span>
+        </label>
+        <ProblemMessage problem={problem} />
+        <div class="row end">
+          <button type="submit" class="primary" disabled={busy}>
+            {busy ? 'Submitting…' : 'Submit'}
+          </button>
+        </div>
+      </form>
+    </section>
+  );
+}
+
+function FieldHint({ message }: { message: string | undefined }) {
+  return message ? <span class="field-error">{message}</span> : null;
+}
