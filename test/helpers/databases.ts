@@ -47,6 +47,8 @@ export async function storesUnderTest(): Promise<StoreKind[]> {
 
 export interface TestDatabase {
   kind: StoreKind;
+  /** PostgreSQL: the schema, also the connections' application_name. */
+  schema?: string;
   config: DatabaseConfig;
   /** Drops the schema or deletes the file. */
   destroy(): Promise<void>;
@@ -69,8 +71,11 @@ export async function createTestDatabase(kind: StoreKind, overrides: Partial<Dat
   await admin.end();
   const url = new URL(postgresBaseUrl());
   url.searchParams.set('options', `-c search_path=${schema}`);
+  // Lets a test find (and terminate) exactly this database's connections.
+  url.searchParams.set('application_name', schema);
   return {
     kind,
+    schema,
     config: { url: url.toString(), poolSize: 5, statementTimeoutMs: 5_000, ...overrides },
     destroy: async () => {
       const cleaner = new pg.Client({ connectionString: postgresBaseUrl() });

@@ -1,0 +1,179 @@
+// A real HTTP server on 127.0.0.1 that speaks the OpenAI Chat Completions and Anthropic
+// Messages wire formats, so the official SDKs are exercised end to end. Each test scripts the
+// replies in order; every request is recorded with its headers and parsed body.
+
+import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export type FakeReply =
+  /** A valid answer in the API's format; `answer` replaces the default model answer. */
+  | { kind: 'answer'; answer?: unknown }
+  /** An error status with an API-shaped error body, e.g. 429 with Retry-After, 500, 401. */
+  | { kind: 'status'; status: number; headers?: Record<string, string>; message?: string }
+  /** Never answers; the client has to time out. */
+  | { kind: 'hang' }
+  /** 200 with a body that is not JSON. */
+  | { kind: 'malformed_body' }
+  /** A well-formed envelope whose answer is not JSON (OpenAI) or not a tool call (Anthropic). */
+  | { kind: 'malformed_answer' }
+  /** Answers after a pause. */
+  | { kind: 'delay'; ms: number; then: FakeReply };
+
+export type FakeApi = 'openai' | 'anthropic';
+
+export interface RecordedRequest {
+  api: FakeApi;
+  method: string;
+  path: string;
+  headers: IncomingHttpHeaders;
+  body: Record<string, unknown>;
+}
+
+export interface FakeLlm {
+  /** http://127.0.0.1:<port>, the Anthropic base URL. */
+  url: string;
+  /** `url` + /v1, the OpenAI base URL. */
+  openaiBaseUrl: string;
+  requests: RecordedRequest[];
+  /** Queues replies for the next requests; when the queue is empty the default answer is sent. */
+  script(...replies: FakeReply[]): void;
+  setDefaultAnswer(answer: unknown): void;
+  close(): Promise<void>;
+}
+
+export const FAKE_ANSWER = {
+  needs_action: true,
+  category: 'action_required',
+  priority: 'high',
+  task_description: 'Approve the Q3 budget by Friday',
+  reasoning: 'The sender asks the reader to approve the budget before a deadline.',
+  confidence: 0.92,
+  details: {
+    summary: 'Dana asks for approval of the Q3 budget by Friday.',
+    suggested_title: 'Approve Q3 budget',
+    suggested_notes: 'Budget spreadsheet attached.',
+    deadline: 'Friday',
+    people: ['Dana Swope'],
+    organizations: ['Contoso'],
+    attachments_referenced: ['q3-budget.xlsx'],
+    next_steps: ['Review the spreadsheet', 'Reply with approval'],
+    key_points: ['Budget needs approval by Friday'],
+    source_signals: ['direct_request', 'deadline'],
+  },
+} as const;
+
+export async function startFakeLlm(): Promise<FakeLlm> {
+  const queue: FakeReply[] = [];
+  const requests: RecordedRequest[] = [];
+  let defaultAnswer: unknown = FAKE_ANSWER;
+
+  const server = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      const path = (request.url ?? '/').split('?')[0]!;
+      const api: FakeApi | null =
+        path === '/v1/chat/completions' || path === '/chat/completions' ? 'openai' : path === '/v1/messages' ? 'anthropic' : null;
+      if (request.method !== 'POST' || api === null) {
+        response.writeHead(404, { 'content-type': 'application/json' }).end('{"error":{"message":"not found"}}');
+        return;
+      }
+      let body: Record<string, unknown> = {};
+      try {
+        body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>;
+      } catch {
+        // recorded as empty; the test will see it
+      }
+      requests.push({ api, method: request.method, path, headers: request.headers, body });
+      reply(api, body, queue.shift() ?? { kind: 'answer' }, response, defaultAnswer);
+    });
+  });
+
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  const url = `http://127.0.0.1:${port}`;
+  return {
+    url,
+    openaiBaseUrl: `${url}/v1`,
+    requests,
+    script: (...replies) => queue.push(...replies),
+    setDefaultAnswer: (answer) => {
+      defaultAnswer = answer;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+function reply(api: FakeApi, body: Record<string, unknown>, step: FakeReply, response: ServerResponse, answer: unknown): void {
+  switch (step.kind) {
+    case 'hang':
+      return;
+    case 'delay':
+      setTimeout(() => reply(api, body, step.then, response, answer), step.ms);
+      return;
+    case 'malformed_body':
+      response.writeHead(200, { 'content-type': 'application/json' }).end('{"id": "broken", "choices": [');
+      return;
+    case 'status':
+      response
+        .writeHead(step.status, { 'content-type': 'application/json', ...step.headers })
+        .end(JSON.stringify(errorBody(api, step.status, step.message ?? `fake error ${step.status}`)));
+      return;
+    case 'malformed_answer':
+      send(response, api === 'openai' ? openAiCompletion(body, 'Sure! Here is the classification: {category: action') : anthropicText(body));
+      return;
+    case 'answer':
+      send(response, api === 'openai' ? openAiCompletion(body, JSON.stringify(step.answer ?? answer)) : anthropicToolCall(body, step.answer ?? answer));
+      return;
+    default: {
+      const unreachable: never = step;
+      throw new Error(`unknown fake reply ${JSON.stringify(unreachable)}`);
+    }
+  }
+}
+
+function send(response: ServerResponse, payload: unknown): void {
+  response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(payload));
+}
+
+function errorBody(api: FakeApi, status: number, message: string): unknown {
+  const type = status === 401 ? 'authentication_error' : status === 429 ? 'rate_limit_error' : status >= 500 ? 'api_error' : 'invalid_request_error';
+  return api === 'openai' ? { error: { message, type, code: null, param: null } } : { type: 'error', error: { type, message } };
+}
+
+function openAiCompletion(body: Record<string, unknown>, content: string): unknown {
+  return {
+    id: 'chatcmpl-fake',
+    object: 'chat.completion',
+    created: Math.floor(Date.now() / 1000),
+    model: body.model,
+    choices: [{ index: 0, message: { role: 'assistant', content, refusal: null }, finish_reason: 'stop', logprobs: null }],
+    usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
+  };
+}
+
+function anthropicToolCall(body: Record<string, unknown>, input: unknown): unknown {
+  const tools = (body.tools as Array<{ name: string }> | undefined) ?? [];
+  return anthropicMessage(body, [{ type: 'tool_use', id: 'toolu_fake', name: tools[0]?.name ?? 'unknown', input }], 'tool_use');
+}
+
+function anthropicText(body: Record<string, unknown>): unknown {
+  return anthropicMessage(body, [{ type: 'text', text: 'I think this is probably an action item.' }], 'end_turn');
+}
+
+function anthropicMessage(body: Record<string, unknown>, content: unknown[], stopReason: string): unknown {
+  return {
+    id: 'msg_fake',
+    type: 'message',
+    role: 'assistant',
+    model: body.model,
+    content,
+    stop_reason: stopReason,
+    stop_sequence: null,
+    usage: { input_tokens: 1, output_tokens: 1 },
+  };
+}

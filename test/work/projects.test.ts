@@ -1,0 +1,83 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type TestApp, startWorkApp } from '../helpers/apps.js';
+import { storesUnderTest } from '../helpers/databases.js';
+import { ISO_MS, UUID_RE, call } from '../helpers/http.js';
+
+describe.each(await storesUnderTest())('projects on %s', (kind) => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startWorkApp(kind);
+  });
+  afterAll(() => t.close());
+
+  it('creates a project with a Location header; external_ref is null when absent', async () => {
+    const response = await call(t.app, 'POST', '/projects', { name: 'Apollo' });
+    expect(response.status).toBe(201);
+    expect(response.body).toEqual({
+      id: expect.stringMatching(UUID_RE),
+      name: 'Apollo',
+      external_ref: null,
+      created_at: expect.stringMatching(ISO_MS),
+    });
+    expect(response.headers.location).toBe(`/projects/${response.body.id}`);
+    expect((await call(t.app, 'GET', `/projects/${response.body.id}`)).body).toEqual(response.body);
+  });
+
+  it('names are unique ignoring case: 409', async () => {
+    await call(t.app, 'POST', '/projects', { name: 'Gemini', external_ref: 'https://git.example/gemini' });
+    const clash = await call(t.app, 'POST', '/projects', { name: 'GEMINI' });
+    expect(clash.status).toBe(409);
+    expect(clash.headers['content-type']).toContain('application/problem+json');
+    expect(clash.body.detail).toContain('GEMINI');
+  });
+
+  it('lists projects by name', async () => {
+    await call(t.app, 'POST', '/projects', { name: 'zephyr' });
+    await call(t.app, 'POST', '/projects', { name: 'Borealis' });
+    const names = (await call(t.app, 'GET', '/projects')).body.map((p: { name: string }) => p.name);
+    expect(names).toEqual(['Apollo', 'Borealis', 'Gemini', 'zephyr']);
+  });
+
+  it('PATCH renames, sets and clears external_ref', async () => {
+    const { body: project } = await call(t.app, 'POST', '/projects', { name: 'Mercury', external_ref: 'JIRA-1' });
+    const renamed = await call(t.app, 'PATCH', `/projects/${project.id}`, { name: 'Mercury II' });
+    expect(renamed.status).toBe(200);
+    expect(renamed.body).toMatchObject({ name: 'Mercury II', external_ref: 'JIRA-1', created_at: project.created_at });
+    const recased = await call(t.app, 'PATCH', `/projects/${project.id}`, { name: 'MERCURY II' });
+    expect(recased.status).toBe(200);
+    const cleared = await call(t.app, 'PATCH', `/projects/${project.id}`, { external_ref: null });
+    expect(cleared.body.external_ref).toBeNull();
+    const set = await call(t.app, 'PATCH', `/projects/${project.id}`, { external_ref: 'https://tracker/42' });
+    expect(set.body.external_ref).toBe('https://tracker/42');
+    expect((await call(t.app, 'GET', `/projects/${project.id}`)).body).toEqual(set.body);
+  });
+
+  it('PATCH to a name another project has is 409; unknown project is 404', async () => {
+    const { body: project } = await call(t.app, 'POST', '/projects', { name: 'Vostok' });
+    const clash = await call(t.app, 'PATCH', `/projects/${project.id}`, { name: 'apollo' });
+    expect(clash.status).toBe(409);
+    expect((await call(t.app, 'GET', `/projects/${project.id}`)).body.name).toBe('Vostok');
+    const missing = await call(t.app, 'PATCH', '/projects/0b9f8a52-2f0a-4e7e-9a39-3c8d1f1f2e10', { name: 'x' });
+    expect(missing.status).toBe(404);
+  });
+
+  it.each([
+    ['POST', { }, 'name'],
+    ['POST', { name: '' }, 'name'],
+    ['POST', { name: '   ' }, 'name'],
+    ['POST', { name: 'n'.repeat(201) }, 'name'],
+    ['POST', { name: 42 }, 'name'],
+    ['POST', { name: 'ok', external_ref: 'r'.repeat(2001) }, 'external_ref'],
+    ['POST', { name: 'ok', owner: 'me' }, 'owner'],
+    ['PATCH', {}, 'body'],
+    ['PATCH', { name: '' }, 'name'],
+    ['PATCH', { external_ref: 5 }, 'external_ref'],
+    ['PATCH', { id: 'x' }, 'id'],
+  ] as const)('%s %j is a 422 naming %s', async (method, body, field) => {
+    const { body: project } = await call(t.app, 'POST', '/projects', { name: `Target ${Math.random()}` });
+    const url = method === 'POST' ? '/projects' : `/projects/${project.id}`;
+    const response = await call(t.app, method, url, body);
+    expect(response.status).toBe(422);
+    expect(response.body.errors.map((e: { field: string }) => e.field)).toContain(field);
+  });
+});
