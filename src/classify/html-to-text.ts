@@ -170,10 +170,9 @@ function openElement(node: HtmlElement, name: string, out: string[], rows: boole
 
 function closeElement(node: HtmlElement, out: string[], rows: boolean[]): void {
   const name = node.name.toLowerCase();
-  if (name === 'tr') {
-    rows.pop();
-    out.push('\n');
-  } else if (name === 'td' || name === 'th') out.push(CELL);
+  // A row ends where the next one (or the table) starts a line; no blank line between rows.
+  if (name === 'tr') rows.pop();
+  else if (name === 'td' || name === 'th') out.push(CELL);
   else if (BLOCK_TAGS.has(name)) out.push(rows.at(-1) === true && name !== 'table' ? ' ' : '\n');
 }
 

@@ -18,8 +18,13 @@ export interface Database {
   readonly dialect: Dialect;
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   readonly kysely: Kysely<any>;
-  /** PostgreSQL only: the pool, for LISTEN/NOTIFY; null on SQLite. */
+  /** PostgreSQL only: the pool; null on SQLite. */
   readonly pool: pg.Pool | null;
+  /**
+   * Calls `onNotify` for each NOTIFY on `channel`, from any instance, on a connection of its
+   * own that reconnects by itself. On SQLite (one process) there is nothing to listen to.
+   */
+  listen(channel: string, onNotify: () => void): Promise<() => Promise<void>>;
   ping(): Promise<boolean>;
   close(): Promise<void>;
 }
@@ -54,6 +59,7 @@ function openSqlite(config: DatabaseConfig, { logger, migrate = true }: OpenData
     dialect: DIALECTS.sqlite,
     kysely,
     pool: null,
+    listen: async () => async () => {},
     ping: () => pingWith(kysely),
     close: () => kysely.destroy(),
   };
@@ -98,8 +104,62 @@ async function openPostgres(config: DatabaseConfig, { logger, migrate = true }: 
     dialect: DIALECTS.postgres,
     kysely,
     pool,
+    listen: (channel, onNotify) => listenPostgres(config, logger, channel, onNotify),
     ping: () => pingWith(kysely),
     close: () => kysely.destroy(),
+  };
+}
+
+const LISTEN_RETRY_MS = 1_000;
+
+async function listenPostgres(
+  config: DatabaseConfig,
+  logger: Logger,
+  channel: string,
+  onNotify: () => void,
+): Promise<() => Promise<void>> {
+  let client: pg.Client | null = null;
+  let stopped = false;
+  let retry: NodeJS.Timeout | undefined;
+
+  const connect = async (): Promise<void> => {
+    const next = new pg.Client({ connectionString: config.url, connectionTimeoutMillis: 5_000 });
+    next.on('notification', () => onNotify());
+    next.on('error', (error) => {
+      logger.warn({ err: { message: error.message } }, 'event listener connection lost; reconnecting');
+      scheduleReconnect(next);
+    });
+    try {
+      await next.connect();
+      await next.query(`LISTEN ${pg.escapeIdentifier(channel)}`);
+      if (stopped) {
+        await next.end();
+        return;
+      }
+      client = next;
+      // Anything committed while we were away is picked up by the listener's catch-up.
+      onNotify();
+    } catch (error) {
+      logger.warn({ err: { message: (error as Error).message } }, 'event listener cannot connect; retrying');
+      scheduleReconnect(next);
+    }
+  };
+
+  const scheduleReconnect = (failed: pg.Client) => {
+    void failed.end().catch(() => undefined);
+    if (client === failed) client = null;
+    if (stopped || retry) return;
+    retry = setTimeout(() => {
+      retry = undefined;
+      void connect();
+    }, LISTEN_RETRY_MS);
+  };
+
+  await connect();
+  return async () => {
+    stopped = true;
+    if (retry) clearTimeout(retry);
+    await client?.end().catch(() => undefined);
   };
 }
 

@@ -3,21 +3,26 @@ import type { Config } from '../shared/config.js';
 import type { Database } from '../shared/db.js';
 import { registerHealthRoute } from '../shared/health.js';
 import { type HttpApp, createHttpApp } from '../shared/http.js';
+import { registerClassifyProxy } from './classify-proxy.js';
+import { createEventHub, registerEventRoutes } from './events.js';
 import { createProjectService } from './project-service.js';
 import { registerProjectRoutes, registerWorkRoutes } from './routes.js';
 import { createWorkService } from './service.js';
 import { createWorkStore } from './store.js';
+import { registerWebUi } from './web.js';
 
 export interface WorkAppDeps {
   config: Readonly<Config>;
   database: Database;
   logger: Logger;
+  /** Where the built web UI lives; found next to the code when absent. */
+  webRoot?: string | null;
 }
 
 export const WORK_BODY_LIMIT = 1024 * 1024;
 
 /** The work-item service as a Fastify app that never listens: `main` or a test decides that. */
-export async function buildWorkApp({ database, logger }: WorkAppDeps): Promise<HttpApp> {
+export async function buildWorkApp({ config, database, logger, webRoot }: WorkAppDeps): Promise<HttpApp> {
   const app = await createHttpApp({
     logger,
     bodyLimit: WORK_BODY_LIMIT,
@@ -26,8 +31,14 @@ export async function buildWorkApp({ database, logger }: WorkAppDeps): Promise<H
     version: '0.1.0',
   });
   const store = createWorkStore(database);
-  registerWorkRoutes(app, createWorkService({ store }));
-  registerProjectRoutes(app, createProjectService({ store }));
+  const hub = await createEventHub(store, database, logger);
+  const onEventsCommitted = hub.wake;
+  registerWorkRoutes(app, createWorkService({ store, onEventsCommitted }));
+  registerProjectRoutes(app, createProjectService({ store, onEventsCommitted }));
+  registerEventRoutes(app, hub);
   registerHealthRoute(app, database);
+  const proxyTimeoutMs = config.llm.timeoutMs * (config.llm.maxRetries + 1) + 5_000;
+  registerClassifyProxy(app, config.classifyUrl, proxyTimeoutMs);
+  await registerWebUi(app, webRoot);
   return app;
 }

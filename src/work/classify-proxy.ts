@@ -1,0 +1,48 @@
+import { Type } from 'typebox';
+import type { HttpApp } from '../shared/http.js';
+import { PROBLEM_CONTENT_TYPE, problem } from '../shared/errors.js';
+import { problemResponses } from '../shared/schemas.js';
+
+// The UI's Classify page posts here; the work service forwards the email to the
+// classification service named in its config, so the browser talks to one origin only.
+
+export const CLASSIFY_PROXY_BODY_LIMIT = 5 * 1024 * 1024;
+
+export function registerClassifyProxy(app: HttpApp, classifyUrl: string, timeoutMs: number): void {
+  app.post(
+    '/ui-api/classify',
+    {
+      bodyLimit: CLASSIFY_PROXY_BODY_LIMIT,
+      schema: {
+        tags: ['ui'],
+        summary: "Forwards an email to the classification service (the web UI's Classify page)",
+        body: Type.Object({}, { additionalProperties: true }),
+        response: { 200: Type.Object({}, { additionalProperties: true }), ...problemResponses(400, 413, 415, 422, 502) },
+      },
+    },
+    async (request, reply) => {
+      let upstream: Response;
+      try {
+        upstream = await fetch(`${classifyUrl}/classify`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify(request.body),
+          signal: AbortSignal.timeout(timeoutMs),
+        });
+      } catch (error) {
+        request.log.warn({ err: { message: (error as Error).message } }, 'classification service unreachable');
+        return reply
+          .code(502)
+          .type(PROBLEM_CONTENT_TYPE)
+          .send(problem(502, `The classification service at ${classifyUrl} cannot be reached`));
+      }
+      const text = await upstream.text();
+      // Relay the answer as it is: the classification service already speaks problem+json.
+      return reply
+        .code(upstream.status)
+        .type(upstream.headers.get('content-type') ?? 'application/json')
+        .serializer((payload: unknown) => payload as string)
+        .send(text);
+    },
+  );
+}

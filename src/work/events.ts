@@ -1,0 +1,154 @@
+import type { ServerResponse } from 'node:http';
+import type { Logger } from 'pino';
+import { Type } from 'typebox';
+import type { Database } from '../shared/db.js';
+import { ValidationError } from '../shared/errors.js';
+import type { HttpApp } from '../shared/http.js';
+import { problemResponses } from '../shared/schemas.js';
+import { EVENTS_CHANNEL, type StoredEvent, type WorkStore } from './store.js';
+
+// Server-Sent Events from the event log. Every write appends its event in its own
+// transaction, so the log is the single source: a client resuming with Last-Event-ID reads
+// what it missed from the table, and instances learn of each other's writes through
+// LISTEN/NOTIFY (PostgreSQL) or a wake-up after commit (this process), with a slow poll as
+// the safety net for a notification lost while reconnecting.
+
+const BATCH = 500;
+const POLL_MS = 2_000;
+const HEARTBEAT_MS = 15_000;
+const RETENTION_MS = 24 * 60 * 60 * 1000;
+const PURGE_EVERY_MS = 10 * 60 * 1000;
+
+interface Subscriber {
+  response: ServerResponse;
+  lastSent: number;
+}
+
+export interface EventHub {
+  /** Something committed: deliver what is new. Cheap to call often; calls coalesce. */
+  wake(): void;
+  subscribe(response: ServerResponse, lastEventId: number | null): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function createEventHub(store: WorkStore, database: Database, logger: Logger): Promise<EventHub> {
+  const subscribers = new Set<Subscriber>();
+  let pumping: Promise<void> | null = null;
+  let again = false;
+  let closed = false;
+
+  async function deliver(): Promise<void> {
+    const groups = new Map<number, Subscriber[]>();
+    for (const subscriber of subscribers) {
+      const group = groups.get(subscriber.lastSent) ?? [];
+      group.push(subscriber);
+      groups.set(subscriber.lastSent, group);
+    }
+    for (const [after, group] of groups) {
+      let cursor = after;
+      for (;;) {
+        const events = await store.eventsAfter(cursor, BATCH);
+        if (events.length === 0) break;
+        const frames = events.map(frame).join('');
+        cursor = events.at(-1)!.id;
+        for (const subscriber of group) {
+          if (!subscribers.has(subscriber)) continue;
+          subscriber.response.write(frames);
+          subscriber.lastSent = cursor;
+        }
+        if (events.length < BATCH) break;
+      }
+    }
+  }
+
+  function wake(): void {
+    if (closed || subscribers.size === 0) return;
+    if (pumping) {
+      again = true;
+      return;
+    }
+    pumping = (async () => {
+      do {
+        again = false;
+        try {
+          await deliver();
+        } catch (error) {
+          // The database may be briefly away; the next wake or poll catches up.
+          logger.warn({ err: { message: (error as Error).message } }, 'event delivery failed');
+        }
+      } while (again && !closed);
+      pumping = null;
+    })();
+  }
+
+  const unlisten = await database.listen(EVENTS_CHANNEL, wake);
+  const poll = setInterval(wake, POLL_MS);
+  const heartbeat = setInterval(() => {
+    for (const subscriber of subscribers) subscriber.response.write(': keep-alive\n\n');
+  }, HEARTBEAT_MS);
+  const purge = setInterval(() => {
+    store.purgeEventsBefore(new Date(Date.now() - RETENTION_MS).toISOString()).catch(() => undefined);
+  }, PURGE_EVERY_MS);
+  for (const timer of [poll, heartbeat, purge]) timer.unref();
+
+  return {
+    wake,
+    async subscribe(response, lastEventId) {
+      const start = lastEventId ?? (await store.latestEventId());
+      const subscriber: Subscriber = { response, lastSent: start };
+      subscribers.add(subscriber);
+      response.on('close', () => subscribers.delete(subscriber));
+      wake();
+    },
+    async close() {
+      closed = true;
+      for (const timer of [poll, heartbeat, purge]) clearInterval(timer);
+      for (const subscriber of subscribers) subscriber.response.end();
+      subscribers.clear();
+      await pumping;
+      await unlisten();
+    },
+  };
+}
+
+function frame(event: StoredEvent): string {
+  // The data is one line of JSON, so it needs no splitting across data: lines.
+  return `id: ${event.id}\nevent: ${event.type}\ndata: ${event.data}\n\n`;
+}
+
+export function registerEventRoutes(app: HttpApp, hub: EventHub): void {
+  app.get(
+    '/events',
+    {
+      schema: {
+        tags: ['events'],
+        summary:
+          'Server-Sent Events: work.created, work.updated, work.deleted, project.created, project.updated; resume with Last-Event-ID',
+        headers: Type.Object({ 'last-event-id': Type.Optional(Type.String()) }),
+        querystring: Type.Object(
+          { last_event_id: Type.Optional(Type.String({ description: 'For clients that cannot set headers' })) },
+          { additionalProperties: false },
+        ),
+        response: { 200: Type.String({ description: 'text/event-stream' }), ...problemResponses(422) },
+      },
+    },
+    async (request, reply) => {
+      const raw = request.headers['last-event-id'] ?? request.query.last_event_id;
+      if (raw !== undefined && !/^\d{1,15}$/.test(raw)) {
+        throw ValidationError.of('last-event-id', 'must be the id of an event this stream sent');
+      }
+      reply.hijack();
+      reply.raw.writeHead(200, {
+        'content-type': 'text/event-stream; charset=utf-8',
+        'cache-control': 'no-cache, no-transform',
+        connection: 'keep-alive',
+        'x-accel-buffering': 'no',
+      });
+      reply.raw.write('retry: 2000\n\n');
+      await hub.subscribe(reply.raw, raw === undefined ? null : Number(raw));
+    },
+  );
+  app.addHook('preClose', async () => {
+    await hub.close();
+  });
+}

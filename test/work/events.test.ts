@@ -1,0 +1,113 @@
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildWorkApp } from '../../src/work/app.js';
+import type { HttpApp } from '../../src/shared/http.js';
+import { type TestApp, captureLogs, startWorkApp, testConfig } from '../helpers/apps.js';
+import { openTestDatabase, storesUnderTest } from '../helpers/databases.js';
+import { call } from '../helpers/http.js';
+import { type SseClient, connectSse } from '../helpers/sse.js';
+
+async function listen(app: HttpApp): Promise<string> {
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  return `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+}
+
+describe.each(await storesUnderTest())('GET /events on %s', (kind) => {
+  let t: TestApp;
+  let base: string;
+  const clients: SseClient[] = [];
+  const open = async (headers: Record<string, string> = {}) => {
+    const client = await connectSse(`${base}/events`, headers);
+    clients.push(client);
+    return client;
+  };
+
+  beforeAll(async () => {
+    t = await startWorkApp(kind);
+    base = await listen(t.app);
+  });
+  afterAll(async () => {
+    for (const client of clients) client.close();
+    await t.close();
+  });
+
+  it('streams every kind of change with increasing ids and the resource as data', async () => {
+    const stream = await open();
+    expect(stream.status).toBe(200);
+    const { body: project } = await call(t.app, 'POST', '/projects', { name: 'Events' });
+    await call(t.app, 'PATCH', `/projects/${project.id}`, { external_ref: 'EV-1' });
+    const { body: item } = await call(t.app, 'POST', '/work', { type: 't', description: 'watch me', project_id: project.id });
+    await call(t.app, 'PATCH', `/work/${item.id}`, { agent: 'ann' });
+    await call(t.app, 'DELETE', `/work/${item.id}`);
+
+    const events = await stream.waitFor((all) => all.length >= 5);
+    expect(events.map((e) => e.event)).toEqual([
+      'project.created',
+      'project.updated',
+      'work.created',
+      'work.updated',
+      'work.deleted',
+    ]);
+    const ids = events.map((e) => Number(e.id));
+    expect(ids).toEqual([...ids].sort((a, b) => a - b));
+    expect(new Set(ids).size).toBe(5);
+    expect(JSON.parse(events[1]!.data)).toMatchObject({ id: project.id, external_ref: 'EV-1' });
+    expect(JSON.parse(events[2]!.data)).toMatchObject({ id: item.id, description: 'watch me', status: 'queued' });
+    expect(JSON.parse(events[3]!.data)).toMatchObject({ id: item.id, status: 'dispatched', assigned_agent: 'ann' });
+    expect(JSON.parse(events[3]!.data)).not.toHaveProperty('dispatch_log');
+    expect(JSON.parse(events[4]!.data)).toEqual({ id: item.id });
+  });
+
+  it('a refused or empty write emits nothing', async () => {
+    const stream = await open();
+    const { body: item } = await call(t.app, 'POST', '/work', { type: 't', description: 'quiet' });
+    await stream.waitFor((all) => all.length === 1);
+    expect((await call(t.app, 'PATCH', `/work/${item.id}`, { status: 'completed', outcome: 'success' })).status).toBe(409);
+    expect((await call(t.app, 'PATCH', `/work/${item.id}`, { status: 'queued' })).status).toBe(200);
+    await call(t.app, 'PATCH', `/work/${item.id}`, { notes: 'marker' });
+    const events = await stream.waitFor((all) => all.length === 2);
+    expect(JSON.parse(events[1]!.data).notes).toBe('marker');
+  });
+
+  it('a client resuming with Last-Event-ID gets exactly what it missed, in order', async () => {
+    const first = await open();
+    const { body: item } = await call(t.app, 'POST', '/work', { type: 't', description: 'resume' });
+    const [seen] = await first.waitFor((all) => all.length >= 1);
+    first.close();
+
+    await call(t.app, 'PATCH', `/work/${item.id}`, { agent: 'bob' });
+    await call(t.app, 'PATCH', `/work/${item.id}`, { status: 'in_progress' });
+    await call(t.app, 'PATCH', `/work/${item.id}`, { status: 'blocked' });
+
+    const resumed = await open({ 'last-event-id': seen!.id! });
+    const missed = await resumed.waitFor((all) => all.length >= 3);
+    expect(missed.map((e) => JSON.parse(e.data).status)).toEqual(['dispatched', 'in_progress', 'blocked']);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(resumed.events).toHaveLength(3);
+  });
+
+  it('a Last-Event-ID that is not an event id is a 422', async () => {
+    const response = await call(t.app, 'GET', '/events', undefined, { 'last-event-id': 'yesterday' });
+    expect(response.status).toBe(422);
+    expect(response.body.errors[0].field).toBe('last-event-id');
+  });
+});
+
+describe.each((await storesUnderTest()).filter((kind) => kind === 'postgres'))('events across instances on %s', (kind) => {
+  it('an event made on one instance reaches the clients of another', async () => {
+    const a = await startWorkApp(kind);
+    const database = await openTestDatabase(a.testDatabase);
+    const b = await buildWorkApp({ config: testConfig(a.testDatabase), database, logger: captureLogs('warn').logger });
+    try {
+      const stream = await connectSse(`${await listen(a.app)}/events`);
+      const { body: item } = await call(b, 'POST', '/work', { type: 't', description: 'made on b' });
+      const events = await stream.waitFor((all) => all.length >= 1, 1_500);
+      expect(JSON.parse(events[0]!.data).id).toBe(item.id);
+      stream.close();
+    } finally {
+      await b.close();
+      await database.close();
+      await a.close();
+    }
+  });
+});
