@@ -36,13 +36,20 @@ export function registerClassifyProxy(app: HttpApp, classifyUrl: string, timeout
           .type(PROBLEM_CONTENT_TYPE)
           .send(problem(502, `The classification service at ${classifyUrl} cannot be reached`));
       }
-      const text = await upstream.text();
-      // Relay the answer as it is: the classification service already speaks problem+json.
+      let answer: unknown;
+      try {
+        answer = await upstream.json();
+      } catch {
+        return reply
+          .code(502)
+          .type(PROBLEM_CONTENT_TYPE)
+          .send(problem(502, `The classification service at ${classifyUrl} did not answer with JSON`));
+      }
+      // Relay the answer and its status: the classification service already speaks problem+json.
       return reply
-        .code(upstream.status)
+        .code(upstream.status as 200)
         .type(upstream.headers.get('content-type') ?? 'application/json')
-        .serializer((payload: unknown) => payload as string)
-        .send(text);
+        .send(answer as Record<string, unknown>);
     },
   );
 }

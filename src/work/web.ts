@@ -45,15 +45,15 @@ export async function registerWebUi(app: HttpApp, root: string | null = findWebD
     wildcard: false,
     index: ['index.html'],
     schemaHide: true,
-    setHeaders(response, path) {
-      response.setHeader('x-content-type-options', 'nosniff');
+    setHeaders(reply, path) {
+      reply.header('x-content-type-options', 'nosniff');
       if (path.endsWith('.html')) {
-        response.setHeader('cache-control', 'no-cache');
-        response.setHeader('content-security-policy', CONTENT_SECURITY_POLICY);
-        response.setHeader('referrer-policy', 'no-referrer');
+        reply.header('cache-control', 'no-cache');
+        reply.header('content-security-policy', CONTENT_SECURITY_POLICY);
+        reply.header('referrer-policy', 'no-referrer');
       } else if (path.includes(`${join('/', 'assets', '/')}`)) {
         // Vite puts a content hash in every asset name: it can be cached for good.
-        response.setHeader('cache-control', 'public, max-age=31536000, immutable');
+        reply.header('cache-control', 'public, max-age=31536000, immutable');
       }
     },
   });
