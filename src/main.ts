@@ -2,11 +2,14 @@ import { ConfigError, loadConfig } from './shared/config.js';
 import { openDatabase } from './shared/db.js';
 import { createLogger } from './shared/logger.js';
 import { type RunningService, serve } from './shared/server.js';
+import { buildClassifyApp } from './classify/app.js';
 import { buildWorkApp } from './work/app.js';
 
 // Usage: node dist/src/main.js [all|work|classify]
 const SERVICES = ['all', 'work', 'classify'] as const;
 type Selection = (typeof SERVICES)[number];
+
+const SDK_ENVIRONMENT_INPUTS = ['OPENAI_CUSTOM_HEADERS', 'ANTHROPIC_CUSTOM_HEADERS'] as const;
 
 async function main(): Promise<void> {
   const selection = (process.argv[2] ?? 'all') as Selection;
@@ -25,10 +28,25 @@ async function main(): Promise<void> {
     throw error;
   }
   const logger = createLogger(config.logLevel);
+  // The provider SDKs read these at every request and no constructor option turns them off;
+  // headers we did not choose must not reach a provider, so they are dropped here, once.
+  for (const name of SDK_ENVIRONMENT_INPUTS) {
+    if (process.env[name] !== undefined) {
+      logger.warn({ variable: name }, 'ignored: provider settings come only from LLM_* variables');
+      delete process.env[name];
+    }
+  }
   const database = await openDatabase(config.database, { logger });
   const services: RunningService[] = [];
   if (selection === 'all' || selection === 'work') {
     services.push({ name: 'work', app: await buildWorkApp({ config, database, logger }), port: config.workPort });
+  }
+  if (selection === 'all' || selection === 'classify') {
+    services.push({
+      name: 'classify',
+      app: await buildClassifyApp({ config, database, logger }),
+      port: config.classifyPort,
+    });
   }
   await serve(services, config.host, logger, () => database.close());
 }

@@ -91,6 +91,11 @@ async function openPostgres(config: DatabaseConfig, { logger, migrate = true }: 
   });
   // A backend killed while a client sits idle emits here; without a listener the process dies.
   pool.on('error', (error) => logger.warn({ err: { message: error.message } }, 'idle database connection lost'));
+  // The pool listens only while a client is idle. A backend killed while its client is checked
+  // out but between two queries (mid-transaction) makes pg emit 'error' on the client, which
+  // would crash the process; swallowing it is safe because the next query on that client fails
+  // (a 503), and the pool discards the client on release as no longer queryable.
+  pool.on('connect', (client) => client.on('error', () => undefined));
   if (migrate) {
     try {
       await migratePostgres(pool, logger);

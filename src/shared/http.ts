@@ -178,6 +178,10 @@ export function toProblem(error: FastifyError): Problem {
       errors,
     });
   }
+  // JSON.parse quotes the text around the fault, which may be a secret: never echo it.
+  if (error.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || (error instanceof SyntaxError && error.statusCode === 400)) {
+    return problem(400, 'The body is not valid JSON');
+  }
   if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
     return problem(415, 'The body must be JSON, sent with Content-Type: application/json');
   }

@@ -16,7 +16,9 @@ export interface RetryPolicy {
   retry_after_cap_ms: number;
 }
 
-export const DEFAULT_BACKOFF = { base_delay_ms: 250, max_delay_ms: 8_000, retry_after_cap_ms: 20_000 } as const;
+export type Backoff = Pick<RetryPolicy, 'base_delay_ms' | 'max_delay_ms' | 'retry_after_cap_ms'>;
+
+export const DEFAULT_BACKOFF: Readonly<Backoff> = { base_delay_ms: 250, max_delay_ms: 8_000, retry_after_cap_ms: 20_000 };
 
 /** Room for the waits between attempts, on top of the attempts themselves. */
 const BACKOFF_ALLOWANCE_MS = 5_000;
@@ -62,7 +64,8 @@ export async function withRetry<T>(
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), policy.deadline_ms);
   timer.unref?.();
-  let failure: LlmFailure = new LlmTimeout('the overall deadline passed');
+  // Created only when needed: an Error captures a stack trace, which the happy path can skip.
+  let failure: LlmFailure | null = null;
   let attempts = 0;
   try {
     for (let attempt = 0; attempt <= policy.max_retries; attempt += 1) {
@@ -88,7 +91,7 @@ export async function withRetry<T>(
   } finally {
     clearTimeout(timer);
   }
-  return { ok: false, failure, attempts };
+  return { ok: false, failure: failure ?? new LlmTimeout('the overall deadline passed'), attempts };
 }
 
 /** Retry-After when the provider sent one (capped); else exponential backoff with jitter. */

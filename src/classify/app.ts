@@ -1,0 +1,59 @@
+import type { Logger } from 'pino';
+import type { Config } from '../shared/config.js';
+import type { Database } from '../shared/db.js';
+import { registerHealthRoute } from '../shared/health.js';
+import { type HttpApp, createHttpApp } from '../shared/http.js';
+import { createDedupeStore } from './dedupe-store.js';
+import type { Backoff } from './llm/retry.js';
+import { registerClassifyRoutes } from './routes.js';
+import { CLASSIFY_BODY_LIMIT } from './schemas.js';
+import { createClassifyService } from './service.js';
+import type { HostResolver } from './ssrf.js';
+
+export interface ClassifyAppDeps {
+  config: Readonly<Config>;
+  database: Database;
+  logger: Logger;
+  /** DNS for the base_url check; tests give a fixed table. */
+  resolveHost?: HostResolver;
+  /** Shorter retry waits for tests. */
+  backoff?: Partial<Backoff>;
+}
+
+const PURGE_EVERY_MS = 60 * 60 * 1000;
+
+/** The classification service as a Fastify app that never listens: `main` or a test decides that. */
+export async function buildClassifyApp({ config, database, logger, resolveHost, backoff }: ClassifyAppDeps): Promise<HttpApp> {
+  const app = await createHttpApp({
+    logger,
+    bodyLimit: CLASSIFY_BODY_LIMIT,
+    title: 'agentdesk email classification service',
+    description: 'Classifies one email: action needed, category, priority, task, details and a persistent dedupe verdict.',
+    version: '0.1.0',
+  });
+  const service = createClassifyService({
+    store: createDedupeStore(database),
+    llm: config.llm,
+    allowOverrides: config.classify.allowOverrides,
+    maxChars: config.classify.maxChars,
+    retentionDays: config.classify.dedupeRetentionDays,
+    logger,
+    resolveHost,
+    backoff,
+  });
+  registerClassifyRoutes(app, service);
+  registerHealthRoute(app, database);
+
+  const purge = (): void => {
+    service.purgeExpired().then(
+      (removed) => removed > 0 && logger.info({ removed }, 'expired dedupe records purged'),
+      (error: unknown) => logger.warn({ err: { message: (error as Error).message } }, 'dedupe purge failed'),
+    );
+  };
+  app.addHook('onReady', async () => purge());
+  const timer = setInterval(purge, PURGE_EVERY_MS);
+  timer.unref();
+  app.addHook('onClose', async () => clearInterval(timer));
+  return app;
+}
+

@@ -1,0 +1,196 @@
+// The SQL of dedupe, the same on SQLite and PostgreSQL. Each claim is a single
+// INSERT … ON CONFLICT statement: whoever inserts the row owns it, and a concurrent request
+// learns so from the conflict, never from a read that could already be stale.
+
+import { type Kysely, sql } from 'kysely';
+import type { Database } from '../shared/db.js';
+import type { Classification } from './categories.js';
+
+export const MESSAGE_STATES = ['pending', 'done', 'failed'] as const;
+export type MessageState = (typeof MESSAGE_STATES)[number];
+
+export interface MessageRow {
+  record_key: string;
+  fingerprint: string;
+  conversation_id: string | null;
+  state: MessageState;
+  result: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+interface FingerprintRow {
+  fingerprint: string;
+  record_key: string;
+  created_at: string;
+  updated_at: string;
+}
+
+interface ThreadRow {
+  thread_key: string;
+  seen_count: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface DedupeTables {
+  classify_messages: MessageRow;
+  classify_fingerprints: FingerprintRow;
+  classify_threads: ThreadRow;
+}
+
+export interface StoredMessage {
+  record_key: string;
+  fingerprint: string;
+  state: MessageState;
+  classification: Classification | null;
+  updated_at: string;
+}
+
+export interface DedupeStore {
+  /** Runs `work` in one transaction: one commit (one fsync on SQLite) for a whole decision. */
+  transaction<T>(work: (store: DedupeStore) => Promise<T>): Promise<T>;
+  /** Counts one more request for the thread and returns the count, this one included. */
+  bumpThread(threadKey: string, now: string): Promise<number>;
+  /** Inserts a pending record; returns undefined when inserted, else the record already there. */
+  claimMessage(recordKey: string, fingerprint: string, conversationId: string | null, now: string): Promise<StoredMessage | undefined>;
+  /** Gives a record new content; false when another request changed it first. */
+  replaceFingerprint(recordKey: string, previous: string, next: string, now: string): Promise<boolean>;
+  /** Makes the record the owner of a fingerprint; returns undefined when it became the owner, else the owner. */
+  claimFingerprint(fingerprint: string, recordKey: string, now: string): Promise<string | undefined>;
+  findMessage(recordKey: string): Promise<StoredMessage | undefined>;
+  /**
+   * Takes over a record whose classification failed, or stayed pending since before
+   * `staleBefore` (its classifier died); false when another request took it first.
+   */
+  reclaim(recordKey: string, staleBefore: string, now: string): Promise<boolean>;
+  /** Stores the classification, or marks the record failed when there is none. */
+  saveResult(recordKey: string, classification: Classification | null, now: string): Promise<void>;
+  /** Forgets everything not touched since `before`; returns the number of rows removed. */
+  purgeBefore(before: string): Promise<number>;
+}
+
+export function createDedupeStore(database: Pick<Database, 'kysely'>): DedupeStore {
+  return buildStore(database.kysely as Kysely<DedupeTables>, false);
+}
+
+function buildStore(db: Kysely<DedupeTables>, inTransaction: boolean): DedupeStore {
+
+  const toStored = (row: Pick<MessageRow, 'record_key' | 'fingerprint' | 'state' | 'result' | 'updated_at'>): StoredMessage => ({
+    record_key: row.record_key,
+    fingerprint: row.fingerprint,
+    state: row.state,
+    classification: row.state === 'done' && row.result !== null ? (JSON.parse(row.result) as Classification) : null,
+    updated_at: row.updated_at,
+  });
+
+  const findMessage = async (recordKey: string): Promise<StoredMessage | undefined> => {
+    const row = await db
+      .selectFrom('classify_messages')
+      .select(['record_key', 'fingerprint', 'state', 'result', 'updated_at'])
+      .where('record_key', '=', recordKey)
+      .executeTakeFirst();
+    return row && toStored(row);
+  };
+
+  return {
+    async transaction(work) {
+      if (inTransaction) return work(this);
+      return db.transaction().execute((trx) => work(buildStore(trx, true)));
+    },
+
+    async bumpThread(threadKey, now) {
+      const row = await db
+        .insertInto('classify_threads')
+        .values({ thread_key: threadKey, seen_count: 1, created_at: now, updated_at: now })
+        .onConflict((conflict) =>
+          conflict.column('thread_key').doUpdateSet({ seen_count: sql<number>`classify_threads.seen_count + 1`, updated_at: now }),
+        )
+        .returning('seen_count')
+        .executeTakeFirstOrThrow();
+      return Number(row.seen_count);
+    },
+
+    async claimMessage(recordKey, fingerprint, conversationId, now) {
+      const inserted = await db
+        .insertInto('classify_messages')
+        .values({ record_key: recordKey, fingerprint, conversation_id: conversationId, state: 'pending', result: null, created_at: now, updated_at: now })
+        .onConflict((conflict) => conflict.column('record_key').doNothing())
+        .returning('record_key')
+        .executeTakeFirst();
+      if (inserted) return undefined;
+      // Seen again, so kept longer; a pending row keeps its time, which tells a stuck one apart.
+      await db
+        .updateTable('classify_messages')
+        .set({ updated_at: now })
+        .where('record_key', '=', recordKey)
+        .where('state', '!=', 'pending')
+        .execute();
+      // The row exists: the conflict proves it, so a missing row here means it was purged in between.
+      return (await findMessage(recordKey)) ?? { record_key: recordKey, fingerprint: '', state: 'failed', classification: null, updated_at: now };
+    },
+
+    async replaceFingerprint(recordKey, previous, next, now) {
+      const result = await db
+        .updateTable('classify_messages')
+        .set({ fingerprint: next, state: 'pending', result: null, updated_at: now })
+        .where('record_key', '=', recordKey)
+        .where('fingerprint', '=', previous)
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows) === 1;
+    },
+
+    async claimFingerprint(fingerprint, recordKey, now) {
+      const inserted = await db
+        .insertInto('classify_fingerprints')
+        .values({ fingerprint, record_key: recordKey, created_at: now, updated_at: now })
+        .onConflict((conflict) => conflict.column('fingerprint').doNothing())
+        .returning('record_key')
+        .executeTakeFirst();
+      if (inserted) return undefined;
+      const owner = await db
+        .updateTable('classify_fingerprints')
+        .set({ updated_at: now })
+        .where('fingerprint', '=', fingerprint)
+        .returning('record_key')
+        .executeTakeFirst();
+      // An owner that is the record itself (a retried request) is no match.
+      return owner && owner.record_key !== recordKey ? owner.record_key : undefined;
+    },
+
+    findMessage,
+
+    async reclaim(recordKey, staleBefore, now) {
+      const result = await db
+        .updateTable('classify_messages')
+        .set({ state: 'pending', updated_at: now })
+        .where('record_key', '=', recordKey)
+        .where((where) =>
+          where.or([where('state', '=', 'failed'), where.and([where('state', '=', 'pending'), where('updated_at', '<', staleBefore)])]),
+        )
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows) === 1;
+    },
+
+    async saveResult(recordKey, classification, now) {
+      await db
+        .updateTable('classify_messages')
+        .set({
+          state: classification ? 'done' : 'failed',
+          result: classification ? JSON.stringify(classification) : null,
+          updated_at: now,
+        })
+        .where('record_key', '=', recordKey)
+        .execute();
+    },
+
+    async purgeBefore(before) {
+      let removed = 0;
+      for (const table of ['classify_messages', 'classify_fingerprints', 'classify_threads'] as const) {
+        const result = await db.deleteFrom(table).where('updated_at', '<', before).executeTakeFirst();
+        removed += Number(result.numDeletedRows);
+      }
+      return removed;
+    },
+  };
+}

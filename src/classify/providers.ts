@@ -1,0 +1,93 @@
+// Which provider, model, key and host answer a request: the global settings, changed by the
+// request's overrides under two rules. The server's key never goes to a host the caller chose,
+// and a key is never sent to a provider it was not configured for.
+
+import { DEFAULT_MODELS, type LlmConfig, type LlmProviderName } from '../shared/config.js';
+import { ForbiddenError, ValidationError } from '../shared/errors.js';
+import { createAnthropicClient, ANTHROPIC_DEFAULT_BASE_URL } from './llm/anthropic.js';
+import type { LlmClient } from './llm/client.js';
+import { createOpenAiClient, OPENAI_DEFAULT_BASE_URL } from './llm/openai.js';
+import type { ClassifyRequest } from './schemas.js';
+import { checkBaseUrl, UnsafeBaseUrl, type HostResolver } from './ssrf.js';
+
+export interface ProviderSettings {
+  provider: LlmProviderName;
+  model: string;
+  temperature: number;
+  /** Empty for the rules provider. */
+  base_url: string;
+  api_key: string | null;
+  /** The caller brought its own key or host, so the shared client cannot serve it. */
+  caller_credentials: boolean;
+}
+
+const DEFAULT_BASE_URLS = { openai: OPENAI_DEFAULT_BASE_URL, anthropic: ANTHROPIC_DEFAULT_BASE_URL } as const;
+
+export function hasOverrides(request: ClassifyRequest): boolean {
+  return [request.provider, request.model, request.base_url, request.api_key, request.temperature].some((value) => value !== undefined);
+}
+
+export interface ResolveOptions {
+  llm: LlmConfig;
+  allowOverrides: boolean;
+  resolveHost?: HostResolver;
+}
+
+export async function resolveSettings(request: ClassifyRequest, options: ResolveOptions): Promise<ProviderSettings> {
+  const { llm } = options;
+  if (hasOverrides(request) && !options.allowOverrides) {
+    throw new ForbiddenError('Per-request provider settings are turned off on this server (CLASSIFY_ALLOW_OVERRIDES=false)');
+  }
+  if (request.base_url !== undefined && request.api_key === undefined) {
+    throw new ValidationError([{ field: 'api_key', message: 'is required with base_url: the server key is never sent to a host the caller chooses' }]);
+  }
+  // Bringing a key or a host with no provider named means an OpenAI-compatible server when
+  // the server itself runs offline.
+  const callerNamesEndpoint = request.base_url !== undefined || request.api_key !== undefined;
+  const provider: LlmProviderName = request.provider ?? (llm.provider === 'rules' && callerNamesEndpoint ? 'openai' : llm.provider);
+  const sameProvider = provider === llm.provider;
+  const temperature = request.temperature ?? llm.temperature;
+  if (provider === 'rules') {
+    return { provider, model: DEFAULT_MODELS.rules, temperature, base_url: '', api_key: null, caller_credentials: false };
+  }
+
+  const apiKey = request.api_key ?? (sameProvider ? llm.apiKey : null);
+  if (apiKey === null) {
+    throw new ValidationError([{ field: 'api_key', message: `is required: this server has no key for ${provider}` }]);
+  }
+  let baseUrl = (sameProvider ? llm.baseUrl : null) ?? DEFAULT_BASE_URLS[provider];
+  if (request.base_url !== undefined) {
+    try {
+      baseUrl = (await checkBaseUrl(request.base_url, llm.allowedHosts, options.resolveHost)).toString().replace(/\/+$/, '');
+    } catch (error) {
+      if (error instanceof UnsafeBaseUrl) throw new ValidationError([{ field: 'base_url', message: error.message }]);
+      throw error;
+    }
+  }
+  return {
+    provider,
+    model: request.model ?? (sameProvider ? llm.model : DEFAULT_MODELS[provider]),
+    temperature,
+    base_url: baseUrl,
+    api_key: apiKey,
+    caller_credentials: request.api_key !== undefined || request.base_url !== undefined,
+  };
+}
+
+export function createLlmClient(settings: ProviderSettings): LlmClient {
+  if (settings.provider === 'rules' || settings.api_key === null) {
+    throw new Error('the rules provider has no client');
+  }
+  const options = { api_key: settings.api_key, base_url: settings.base_url };
+  return settings.provider === 'openai' ? createOpenAiClient(options) : createAnthropicClient(options);
+}
+
+/** The host a request goes to, for logs: never the path or query, which could carry secrets. */
+export function hostOf(settings: ProviderSettings): string | null {
+  if (settings.base_url === '') return null;
+  try {
+    return new URL(settings.base_url).host;
+  } catch {
+    return null;
+  }
+}

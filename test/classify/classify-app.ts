@@ -1,0 +1,50 @@
+// Builds the classification app on a fresh test database, with captured logs and fast retries.
+
+import { type TestApp, captureLogs, testConfig } from '../helpers/apps.js';
+import { type StoreKind, createTestDatabase, openTestDatabase } from '../helpers/databases.js';
+import { buildClassifyApp } from '../../src/classify/app.js';
+import type { HostResolver } from '../../src/classify/ssrf.js';
+
+export const SERVER_KEY = 'sk-server-key-4f1c9a7e2b';
+export const CALLER_KEY = 'sk-caller-key-8d2e6b0a13';
+
+/** Public-looking names the tests use, resolved without DNS. */
+export const TEST_HOSTS: Record<string, string[]> = {
+  'llm.public.example': ['93.184.216.34'],
+  'metadata.internal.example': ['169.254.169.254'],
+  'intranet.example': ['10.1.2.3'],
+  'mixed.example': ['93.184.216.34', '192.168.1.10'],
+  'v6-loopback.example': ['::1'],
+  'mapped.example': ['::ffff:127.0.0.1'],
+};
+
+export const testResolver: HostResolver = async (hostname) => {
+  const addresses = TEST_HOSTS[hostname];
+  if (!addresses) throw new Error(`ENOTFOUND ${hostname}`);
+  return addresses;
+};
+
+export async function startClassifyApp(kind: StoreKind, env: Record<string, string> = {}): Promise<TestApp> {
+  const testDatabase = await createTestDatabase(kind);
+  const database = await openTestDatabase(testDatabase);
+  const logs = captureLogs('debug');
+  const app = await buildClassifyApp({
+    config: testConfig(testDatabase, { LOG_LEVEL: 'debug', ...env }),
+    database,
+    logger: logs.logger,
+    resolveHost: testResolver,
+    backoff: { base_delay_ms: 5, max_delay_ms: 20, retry_after_cap_ms: 50 },
+  });
+  await app.ready();
+  return {
+    app,
+    database,
+    testDatabase,
+    logs,
+    async close() {
+      await app.close();
+      await database.close();
+      await testDatabase.destroy();
+    },
+  };
+}
