@@ -3,7 +3,7 @@ import type { TestApp } from '../helpers/apps.js';
 import { storesUnderTest } from '../helpers/databases.js';
 import { type FakeLlm, type FakeReply, startFakeLlm } from '../helpers/fake-llm.js';
 import { call } from '../helpers/http.js';
-import { CALLER_KEY, SERVER_KEY, startClassifyApp } from './classify-app.js';
+import { CALLER_KEY, SERVER_KEY, startClassifyApp } from '../helpers/classify-app.js';
 
 let counter = 0;
 function freshEmail(patch: Record<string, unknown> = {}): Record<string, unknown> {

@@ -3,7 +3,7 @@ import type { TestApp } from '../helpers/apps.js';
 import { storesUnderTest } from '../helpers/databases.js';
 import { FAKE_ANSWER, type FakeLlm, startFakeLlm } from '../helpers/fake-llm.js';
 import { call } from '../helpers/http.js';
-import { SERVER_KEY, startClassifyApp } from './classify-app.js';
+import { SERVER_KEY, startClassifyApp } from '../helpers/classify-app.js';
 import { fixtureJson } from './fixtures.js';
 
 const RESULT_FIELDS = ['category', 'confidence', 'dedupe', 'details', 'needs_action', 'priority', 'reasoning', 'task_description'];

@@ -6,7 +6,7 @@ import { captureLogs, testConfig } from '../helpers/apps.js';
 import { type TestDatabase, createTestDatabase, openTestDatabase, storesUnderTest } from '../helpers/databases.js';
 import { type FakeLlm, startFakeLlm } from '../helpers/fake-llm.js';
 import { call } from '../helpers/http.js';
-import { SERVER_KEY } from './classify-app.js';
+import { SERVER_KEY } from '../helpers/classify-app.js';
 
 // Two instances of the service on one database, each with its own connection: the claim on a
 // new email is decided by the database, not by memory shared inside one process.

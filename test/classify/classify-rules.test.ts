@@ -5,7 +5,7 @@ import { isBlockedAddress } from '../../src/classify/ssrf.js';
 import { type TestApp, captureLogs } from '../helpers/apps.js';
 import { storesUnderTest } from '../helpers/databases.js';
 import { call } from '../helpers/http.js';
-import { startClassifyApp } from './classify-app.js';
+import { startClassifyApp } from '../helpers/classify-app.js';
 import { fixtureJson, fixtureText, hugeHtml } from './fixtures.js';
 import { loadConfig } from '../../src/shared/config.js';
 import { fingerprintOf } from '../../src/classify/fingerprint.js';

@@ -1,7 +1,7 @@
 // Builds the classification app on a fresh test database, with captured logs and fast retries.
 
-import { type TestApp, captureLogs, testConfig } from '../helpers/apps.js';
-import { type StoreKind, createTestDatabase, openTestDatabase } from '../helpers/databases.js';
+import { type TestApp, captureLogs, testConfig } from './apps.js';
+import { type StoreKind, createTestDatabase, openTestDatabase } from './databases.js';
 import { buildClassifyApp } from '../../src/classify/app.js';
 import type { HostResolver } from '../../src/classify/ssrf.js';
 

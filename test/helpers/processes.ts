@@ -1,0 +1,163 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { createServer } from 'node:net';
+import { fileURLToPath } from 'node:url';
+
+// Real servers as `npm start` runs them: `node dist/src/main.js work` in its own process, so a
+// test can SIGKILL or SIGTERM it. `npm test` builds dist/ first; run `npm run build:server`
+// before `npx vitest run test/process` on its own.
+
+export const MAIN_JS = fileURLToPath(new URL('../../dist/src/main.js', import.meta.url));
+
+export interface Exit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+export interface ServerProcess {
+  /** http://127.0.0.1:<port> */
+  readonly url: string;
+  readonly port: number;
+  readonly pid: number;
+  stdout(): string;
+  stderr(): string;
+  /** Settles when the process has exited, however it ended. */
+  readonly exited: Promise<Exit>;
+  running(): boolean;
+  signal(signal: NodeJS.Signals): void;
+  /** SIGKILL and wait for the exit. */
+  kill(): Promise<Exit>;
+  /** SIGTERM, wait up to `graceMs` for the exit, then SIGKILL. */
+  stop(graceMs?: number): Promise<Exit>;
+}
+
+export interface StartOptions {
+  /** Added to a clean environment (PATH only), so the developer's own variables never leak in. */
+  env: Record<string, string>;
+  /** A fixed port; otherwise a free one. */
+  port?: number;
+  startTimeoutMs?: number;
+}
+
+const live = new Set<ChildProcess>();
+
+// The last line of defence: a worker that dies with servers still up must not leave them behind.
+process.once('exit', () => {
+  for (const child of live) child.kill('SIGKILL');
+});
+
+/** A port nothing listens on right now (the OS picks it). */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const address = server.address();
+  server.close();
+  await once(server, 'close');
+  if (address === null || typeof address === 'string') throw new Error('no TCP address');
+  return address.port;
+}
+
+function baseEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
+  return { PATH: process.env.PATH ?? '/usr/bin:/bin', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...extra };
+}
+
+function spawnMain(env: Record<string, string>): { child: ChildProcess; out: string[]; err: string[]; exited: Promise<Exit> } {
+  const child = spawn(process.execPath, [MAIN_JS, 'work'], { env: baseEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+  live.add(child);
+  const out: string[] = [];
+  const err: string[] = [];
+  child.stdout?.on('data', (chunk: Buffer) => out.push(chunk.toString('utf8')));
+  child.stderr?.on('data', (chunk: Buffer) => err.push(chunk.toString('utf8')));
+  const exited = new Promise<Exit>((resolve) => {
+    child.once('exit', (code, signal) => {
+      live.delete(child);
+      resolve({ code, signal });
+    });
+  });
+  return { child, out, err, exited };
+}
+
+/** Starts the work service and resolves once `GET /health` answers 200. */
+export async function startWorkServer(options: StartOptions): Promise<ServerProcess> {
+  const port = options.port ?? (await freePort());
+  const { child, out, err, exited } = spawnMain({ ...options.env, WORK_PORT: String(port) });
+  let hasExited = false;
+  void exited.then(() => (hasExited = true));
+  const url = `http://127.0.0.1:${port}`;
+
+  const server: ServerProcess = {
+    url,
+    port,
+    pid: child.pid ?? -1,
+    stdout: () => out.join(''),
+    stderr: () => err.join(''),
+    exited,
+    running: () => !hasExited,
+    signal: (signal) => void child.kill(signal),
+    async kill() {
+      if (!hasExited) child.kill('SIGKILL');
+      return exited;
+    },
+    async stop(graceMs = 10_000) {
+      if (hasExited) return exited;
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+      try {
+        return await exited;
+      } finally {
+        clearTimeout(timer);
+      }
+    },
+  };
+
+  const deadline = Date.now() + (options.startTimeoutMs ?? 20_000);
+  while (Date.now() < deadline) {
+    if (hasExited) {
+      const exit = await exited;
+      throw new Error(`work service exited during start-up (${JSON.stringify(exit)}):\n${server.stderr()}${server.stdout()}`);
+    }
+    try {
+      const response = await fetch(`${url}/health`, { signal: AbortSignal.timeout(2_000) });
+      await response.arrayBuffer();
+      if (response.status === 200) return server;
+    } catch {
+      // not listening yet
+    }
+    await sleep(50);
+  }
+  await server.kill();
+  throw new Error(`work service did not become healthy on ${url}:\n${server.stderr()}${server.stdout()}`);
+}
+
+export interface Finished {
+  exit: Exit;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the work service expecting it to stop by itself (a start-up failure); kills it after `timeoutMs`. */
+export async function runUntilExit(env: Record<string, string>, timeoutMs = 10_000): Promise<Finished> {
+  const { child, out, err, exited } = spawnMain(env);
+  const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+  try {
+    const exit = await exited;
+    return { exit, stdout: out.join(''), stderr: err.join('') };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** For afterAll: every server this worker started and did not stop is killed. */
+export async function killAllServers(): Promise<void> {
+  const exits = [...live].map((child) => {
+    const done = once(child, 'exit');
+    child.kill('SIGKILL');
+    return done;
+  });
+  await Promise.all(exits);
+}
+
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

@@ -1,0 +1,81 @@
+import { mkdir } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import { expect } from 'vitest';
+
+const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+export const ARTIFACTS_DIR = join(repoRoot, 'test-artifacts');
+
+// Debian's Chromium; `.ci/run` installs the package when it is missing.
+export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+export function launchBrowser(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM_PATH,
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+    ],
+  });
+}
+
+export const VIEWPORTS = {
+  laptop: { width: 1366, height: 860 },
+  phone: { width: 390, height: 844 },
+} as const;
+
+export interface DeskPage {
+  context: BrowserContext;
+  page: Page;
+  /** Every dialog (alert, confirm, prompt) the page opened: the XSS test wants none. */
+  dialogs: string[];
+  /** Uncaught errors in the page. */
+  errors: string[];
+}
+
+/** A fresh browser context on the desk, already past "who am I" unless `user` is null. */
+export async function openDesk(
+  browser: Browser,
+  baseUrl: string,
+  options: { user?: string | null; viewport?: keyof typeof VIEWPORTS; path?: string } = {},
+): Promise<DeskPage> {
+  const context = await browser.newContext({
+    baseURL: baseUrl,
+    viewport: VIEWPORTS[options.viewport ?? 'laptop'],
+    colorScheme: 'light',
+    locale: 'en-GB',
+    timezoneId: 'UTC',
+  });
+  // Fail a missing element with its own message well before the test's timeout.
+  context.setDefaultTimeout(10_000);
+  const user = options.user === undefined ? 'alice' : options.user;
+  if (user !== null) {
+    await context.addInitScript({ content: `localStorage.setItem('agentdesk.user', ${JSON.stringify(user)});` });
+  }
+  const page = await context.newPage();
+  const dialogs: string[] = [];
+  const errors: string[] = [];
+  page.on('dialog', (d) => {
+    dialogs.push(`${d.type()}: ${d.message()}`);
+    void d.dismiss();
+  });
+  page.on('pageerror', (e) => errors.push(e.message));
+  await page.goto(options.path ?? '/');
+  return { context, page, dialogs, errors };
+}
+
+export async function screenshot(page: Page, name: string): Promise<void> {
+  await mkdir(ARTIFACTS_DIR, { recursive: true });
+  await page.screenshot({ path: join(ARTIFACTS_DIR, `${name}.png`), fullPage: true });
+}
+
+/** expect.poll with room for a real server and a real browser (the default gives up after 1 s). */
+export function eventually<T>(read: () => T | Promise<T>) {
+  return expect.poll(read, { timeout: 10_000, interval: 50 });
+}

@@ -1,0 +1,91 @@
+import { randomUUID } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { WorkTables } from '../../src/work/tables.js';
+import { launchBrowser, openDesk } from './browser.js';
+import { type Desk, startDesk } from './desk-server.js';
+
+// Issue 5: the first screen of a 100,000-item database renders in well under a second. The
+// rows go straight into the table (an API burst would measure the POST path, not the page).
+
+const ITEMS = 100_000;
+const BUDGET_MS = 1_000;
+const STATUSES = ['queued', 'dispatched', 'in_progress', 'blocked', 'completed', 'failed', 'cancelled'] as const;
+
+let desk: Desk;
+let browser: Browser;
+
+async function seed(db: Kysely<WorkTables>, count: number): Promise<void> {
+  const start = Date.parse('2026-01-01T00:00:00.000Z');
+  const batch = 1_000;
+  await db.transaction().execute(async (trx) => {
+    for (let offset = 0; offset < count; offset += batch) {
+      const rows = Array.from({ length: Math.min(batch, count - offset) }, (_, j) => {
+        const n = offset + j;
+        const status = STATUSES[n % STATUSES.length]!;
+        const at = new Date(start + n * 1_000).toISOString();
+        const final = status === 'completed' || status === 'failed' || status === 'cancelled';
+        return {
+          id: randomUUID(),
+          type: n % 3 === 0 ? 'code_review' : 'bug_fix',
+          description: `Seeded task ${n}`,
+          priority: (n % 5) + 1,
+          status,
+          assigned_agent: status === 'queued' ? null : `agent-${n % 50}`,
+          created_by: 'seed',
+          created_at: at,
+          updated_at: at,
+          completed_at: final ? at : null,
+          outcome: status === 'completed' ? ('success' as const) : status === 'failed' ? ('failed' as const) : status === 'cancelled' ? ('cancelled' as const) : null,
+          notes: null,
+          payload: null,
+          project_id: null,
+        };
+      });
+      await trx.insertInto('work_items').values(rows).execute();
+    }
+  });
+}
+
+beforeAll(async () => {
+  [desk, browser] = await Promise.all([startDesk(), launchBrowser()]);
+  await seed(desk.work.database.kysely as Kysely<WorkTables>, ITEMS);
+}, 120_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await desk?.close();
+});
+
+/** Milliseconds from navigation start until the rows and the counts are on screen. */
+async function firstScreen(path: string): Promise<number> {
+  const { page, context } = await openDesk(browser, desk.url, { path: '/#/agents' });
+  await page.goto('about:blank');
+  await page.goto(desk.url + path);
+  await page.locator('table.items tbody tr').first().waitFor();
+  await page.waitForFunction(`(() => {
+    const all = document.querySelector('.count-n[data-status="all"]');
+    return all !== null && all.textContent !== '…';
+  })()`);
+  const ms = (await page.evaluate('performance.now()')) as number;
+  const rows = await page.locator('table.items tbody tr').count();
+  expect(rows).toBe(50);
+  await context.close();
+  return ms;
+}
+
+describe(`the first screen of ${ITEMS.toLocaleString('en')} items`, () => {
+  it('renders the board, a filtered board and the queue order within the budget', async () => {
+    const views = { board: '/#/', 'status=blocked': '/#/?status=blocked', 'agent+queue': '/#/?agent=agent-7&sort=priority' };
+    const timings: Record<string, number> = {};
+    for (const [name, path] of Object.entries(views)) {
+      await firstScreen(path); // warm the browser's cache of the assets, as a returning user has it
+      // Best of three: the other test worker shares the CPU, and the budget is for the page.
+      const runs = [await firstScreen(path), await firstScreen(path), await firstScreen(path)];
+      timings[name] = Math.round(Math.min(...runs));
+    }
+    console.log(JSON.stringify({ bench: 'web first screen', items: ITEMS, ms: timings }));
+    for (const ms of Object.values(timings)) expect(ms).toBeLessThan(BUDGET_MS);
+  });
+});
