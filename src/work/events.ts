@@ -95,6 +95,9 @@ export async function createEventHub(store: WorkStore, database: Database, logge
     wake,
     async subscribe(response, lastEventId) {
       const start = lastEventId ?? (await store.latestEventId());
+      // An id with no data moves the client's Last-Event-ID without firing an event, so a page
+      // that drops before its first event still resumes from here instead of reloading.
+      response.write(`id: ${start}\n\n`);
       const subscriber: Subscriber = { response, lastSent: start };
       subscribers.add(subscriber);
       response.on('close', () => subscribers.delete(subscriber));

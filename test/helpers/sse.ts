@@ -9,6 +9,8 @@ export interface SseEvent {
 export interface SseClient {
   status: number;
   events: SseEvent[];
+  /** As EventSource keeps it: the last id the stream set, with or without an event. */
+  lastEventId(): string | null;
   waitFor(predicate: (events: SseEvent[]) => boolean, timeoutMs?: number): Promise<SseEvent[]>;
   close(): void;
 }
@@ -17,6 +19,7 @@ export interface SseClient {
 export function connectSse(url: string, headers: Record<string, string> = {}): Promise<SseClient> {
   return new Promise((resolve, reject) => {
     const events: SseEvent[] = [];
+    let lastEventId: string | null = null;
     const waiters = new Set<() => void>();
     const req = request(url, { headers: { accept: 'text/event-stream', ...headers } }, (response: IncomingMessage) => {
       let buffer = '';
@@ -33,7 +36,10 @@ export function connectSse(url: string, headers: Record<string, string> = {}): P
             if (line.startsWith(':')) continue;
             const [field, ...rest] = line.split(':');
             const value = rest.join(':').replace(/^ /, '');
-            if (field === 'id') event.id = value;
+            if (field === 'id') {
+              event.id = value;
+              lastEventId = value;
+            }
             if (field === 'event') event.event = value;
             if (field === 'data') {
               event.data += (hasData ? '\n' : '') + value;
@@ -48,6 +54,7 @@ export function connectSse(url: string, headers: Record<string, string> = {}): P
       resolve({
         status: response.statusCode ?? 0,
         events,
+        lastEventId: () => lastEventId,
         waitFor(predicate, timeoutMs = 5_000) {
           return new Promise((done, fail) => {
             if (predicate(events)) return done(events);

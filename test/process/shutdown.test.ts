@@ -1,3 +1,4 @@
+import { once } from 'node:events';
 import { request } from 'node:http';
 import { connect } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -13,8 +14,9 @@ interface Reply {
 }
 
 /**
- * A request whose headers and first half of the body are sent now and the rest on `finish()`:
- * the server has begun it, so a shutdown must wait for it, however long the client takes.
+ * A request the server has begun but cannot finish until `finish()` sends the rest of its body,
+ * so a shutdown must wait for it, however long the client takes. `Expect: 100-continue` makes
+ * the server say when it has taken the request in: no guessing with sleeps.
  */
 async function beginRequest(url: string, method: 'POST' | 'PATCH', path: string, body: unknown) {
   const bytes = Buffer.from(JSON.stringify(body));
@@ -22,8 +24,10 @@ async function beginRequest(url: string, method: 'POST' | 'PATCH', path: string,
   const req = request(`${url}${path}`, {
     method,
     agent: false,
-    headers: { 'content-type': 'application/json', 'content-length': String(bytes.length) },
+    headers: { 'content-type': 'application/json', 'content-length': String(bytes.length), expect: '100-continue' },
   });
+  const accepted = once(req, 'continue');
+  req.flushHeaders();
   const reply = new Promise<Reply>((resolve, reject) => {
     req.once('error', reject);
     req.once('response', (res) => {
@@ -33,6 +37,7 @@ async function beginRequest(url: string, method: 'POST' | 'PATCH', path: string,
       res.once('error', reject);
     });
   });
+  await accepted;
   await new Promise<void>((resolve, reject) => req.write(bytes.subarray(0, half), (error) => (error ? reject(error) : resolve())));
   return {
     finish(): Promise<Reply> {
@@ -75,8 +80,6 @@ describe.each(stores)('SIGTERM on %s', (kind) => {
       beginRequest(server.url, 'PATCH', `/work/${existing.body.id}`, { status: 'in_progress', notes: 'late' }),
     ];
     const pending = await Promise.all(inFlight);
-    // Loopback delivers at once; this only lets the server's event loop parse the headers.
-    await sleep(200);
 
     server.signal('SIGTERM');
     let refused = false;
@@ -106,7 +109,8 @@ describe.each(stores)('SIGTERM on %s', (kind) => {
   });
 });
 
-describe('start-up with a bad environment', () => {
+// Each case is its own short-lived process; they run side by side.
+describe.concurrent('start-up with a bad environment', () => {
   afterAll(killAllServers);
 
   const sqliteUrl = 'sqlite::memory:';
@@ -119,7 +123,7 @@ describe('start-up with a bad environment', () => {
     { variable: 'DATABASE_STATEMENT_TIMEOUT_MS', value: 'soon' },
   ] as const;
 
-  it.each(cases)('$variable=$value stops start-up naming the variable', async ({ variable, value }) => {
+  it.for(cases)('$variable=$value stops start-up naming the variable', async ({ variable, value }, { expect }) => {
     const env = { WORK_PORT: String(await freePort()), DATABASE_URL: sqliteUrl, [variable]: value };
     const { exit, stdout, stderr } = await runUntilExit(env);
     expect(exit.code).not.toBe(0);
@@ -129,7 +133,7 @@ describe('start-up with a bad environment', () => {
     expect(stdout).not.toContain('listening');
   });
 
-  it('a PostgreSQL that does not answer stops start-up without echoing the password', async () => {
+  it('a PostgreSQL that does not answer stops start-up without echoing the password', async ({ expect }) => {
     const port = await freePort();
     const { exit, stdout, stderr } = await runUntilExit({
       WORK_PORT: String(await freePort()),

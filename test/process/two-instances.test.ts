@@ -35,7 +35,8 @@ describe.skipIf(!hasPostgres)(title, () => {
 
   beforeAll(async () => {
     database = await createTestDatabase('postgres');
-    const env = { DATABASE_URL: database.config.url, DATABASE_POOL_SIZE: '5', LOG_LEVEL: 'warn' };
+    // info: each instance logs the migrations it applied.
+    const env = { DATABASE_URL: database.config.url, DATABASE_POOL_SIZE: '5', LOG_LEVEL: 'info' };
     // Spawned in the same tick: both reach the migrations together.
     const [a, b] = await Promise.all([startWorkServer({ env }), startWorkServer({ env })]);
     instances = [a, b];
@@ -73,6 +74,12 @@ describe.skipIf(!hasPostgres)(title, () => {
       expect(rows.map((row) => `${row.version}.sql`)).toEqual(files.sort());
     } finally {
       await client.end();
+    }
+    // The advisory lock let one instance apply each migration; the other found it done.
+    const logs = instances.map((server) => server.stdout()).join('\n');
+    for (const file of files) {
+      const applied = logs.split('\n').filter((line) => line.includes(`"migration":"${file.replace(/\.sql$/, '')}"`));
+      expect(applied, file).toHaveLength(1);
     }
     for (const server of instances) {
       expect((await fetchJson(server.url, 'GET', '/health')).body).toEqual({ status: 'ok' });

@@ -95,8 +95,8 @@ describe('the board', () => {
     const dispatched = created.filter((_, i) => (i + 1) % 3 === 0).length;
     await eventually(() => rows(page).count()).toBe(dispatched);
     expect(new Set(await page.locator('table.items tbody .badge').allInnerTexts())).toEqual(new Set(['dispatched']));
-    expect(await page.locator('.count-n[data-status="dispatched"]').innerText()).toBe(String(dispatched));
-    expect(await page.locator('.count-n[data-status="queued"]').innerText()).toBe(String(TOTAL - dispatched));
+    await eventually(() => page.locator('.count-n[data-status="dispatched"]').innerText()).toBe(String(dispatched));
+    await eventually(() => page.locator('.count-n[data-status="queued"]').innerText()).toBe(String(TOTAL - dispatched));
 
     await page.getByLabel('Agent', { exact: true }).fill('agent-1');
     await page.getByLabel('Type', { exact: true }).fill('bug_fix');
@@ -120,7 +120,9 @@ describe('the board', () => {
     await eventually(() => hashParams(page).get('project_id')).toBe(alpha);
     await settled(page);
     await eventually(() => rows(page).count()).toBe(created.filter((_, i) => (i + 1) % 4 === 0).length);
-    expect(new Set(await page.locator('table.items tbody td:nth-child(6)').allInnerTexts())).toEqual(new Set(['Alpha']));
+    await eventually(async () => new Set(await page.locator('table.items tbody td:nth-child(6)').allInnerTexts())).toEqual(
+      new Set(['Alpha']),
+    );
 
     // Counts are buttons that set the status filter.
     await page.getByRole('button', { name: /^queued/ }).click();

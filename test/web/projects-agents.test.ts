@@ -51,12 +51,12 @@ describe('projects', () => {
 
     // "Add work" opens the submit form with the project chosen.
     await renamed.getByRole('link', { name: 'Add work' }).click();
-    expect(await page.getByLabel('Project', { exact: true }).inputValue()).toBe(stored.id);
+    await eventually(() => page.getByLabel('Project', { exact: true }).inputValue()).toBe(stored.id);
     await page.getByLabel('Type').fill('bug_fix');
     await page.getByLabel('Description').fill('Invoice totals are off by a cent');
     await page.getByRole('button', { name: 'Submit', exact: true }).click();
     await page.waitForURL(/#\/items\//);
-    expect(await page.getByRole('link', { name: 'Billing platform' }).count()).toBe(1);
+    await eventually(() => page.getByRole('link', { name: 'Billing platform' }).count()).toBe(1);
 
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Projects' }).click();
     const again = page.getByRole('article', { name: 'Project Billing platform' });

@@ -86,6 +86,19 @@ describe.each(await storesUnderTest())('GET /events on %s', (kind) => {
     expect(resumed.events).toHaveLength(3);
   });
 
+  it('a client that drops before its first event still resumes from where it connected', async () => {
+    const first = await open();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const startedAt = first.lastEventId();
+    expect(startedAt).toMatch(/^\d+$/);
+    expect(first.events).toEqual([]);
+    first.close();
+    const { body: item } = await call(t.app, 'POST', '/work', { type: 't', description: 'while away' });
+    const resumed = await open({ 'last-event-id': startedAt! });
+    const [missed] = await resumed.waitFor((all) => all.length >= 1);
+    expect(JSON.parse(missed!.data).id).toBe(item.id);
+  });
+
   it('a Last-Event-ID that is not an event id is a 422', async () => {
     const response = await call(t.app, 'GET', '/events', undefined, { 'last-event-id': 'yesterday' });
     expect(response.status).toBe(422);

@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { WhoAmI } from './components/who-am-i.tsx';
 import { useLiveState } from './lib/live.ts';
 import { href, useRoute } from './lib/router.ts';
@@ -30,6 +30,18 @@ export function App() {
   const [askUser, setAskUser] = useState(user === null);
   const live = useLiveState();
   const active = section(route.path);
+
+  // A new page moves focus to its content, as a page load would, so a screen reader starts
+  // there; filter changes on the same page keep focus where it is.
+  const firstPath = useRef(true);
+  useEffect(() => {
+    if (firstPath.current) {
+      firstPath.current = false;
+      return;
+    }
+    window.scrollTo(0, 0);
+    document.getElementById('main')?.focus({ preventScroll: true });
+  }, [route.path]);
 
   useEffect(() => {
     const title = NAV.find((n) => n.path === active)?.label ?? 'agentdesk';

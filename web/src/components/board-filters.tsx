@@ -9,6 +9,7 @@ import { STATUSES } from '../lib/statuses.ts';
 export function BoardFiltersForm(props: { filters: BoardFilters; onApply: (f: BoardFilters) => void }) {
   const [draft, setDraft] = useState(props.filters);
   const projects = useProjects();
+  const [wide] = useState(() => !window.matchMedia('(max-width: 640px)').matches);
   useEffect(() => setDraft(props.filters), [props.filters]);
 
   const apply = (next: BoardFilters) => props.onApply({ ...next, cursor: '' });
@@ -18,7 +19,12 @@ export function BoardFiltersForm(props: { filters: BoardFilters; onApply: (f: Bo
     if (now) apply(next);
   };
 
+  const active = [props.filters.status, props.filters.agent, props.filters.project_id, props.filters.type, props.filters.since].filter(Boolean).length;
   return (
+    // On a phone the form folds away behind its summary; on wider screens the summary is hidden
+    // and the box stays open.
+    <details class="filters-box" open={wide}>
+      <summary>Filters{active > 0 ? ` (${active} active)` : ''}</summary>
     <form
       class="filters"
       role="search"
@@ -28,9 +34,10 @@ export function BoardFiltersForm(props: { filters: BoardFilters; onApply: (f: Bo
         apply({ ...draft, agent: draft.agent.trim(), type: draft.type.trim() });
       }}
     >
-      <label>
-        WorkStatus
+      <div class="field">
+        <label for="filter-status">Status</label>
         <select
+          id="filter-status"
           name="status"
           value={draft.status ?? ''}
           onChange={(e) => set('status', (e.currentTarget.value || null) as WorkStatus | null, true)}
@@ -42,7 +49,7 @@ export function BoardFiltersForm(props: { filters: BoardFilters; onApply: (f: Bo
             </option>
           ))}
         </select>
-      </label>
+      </div>
       <label>
         Agent
         <input
@@ -53,9 +60,10 @@ export function BoardFiltersForm(props: { filters: BoardFilters; onApply: (f: Bo
           onInput={(e) => set('agent', e.currentTarget.value)}
         />
       </label>
-      <label>
-        Project
+      <div class="field">
+        <label for="filter-project">Project</label>
         <select
+          id="filter-project"
           name="project_id"
           value={draft.project_id}
           onChange={(e) => set('project_id', e.currentTarget.value, true)}
@@ -70,7 +78,7 @@ export function BoardFiltersForm(props: { filters: BoardFilters; onApply: (f: Bo
             <option value={draft.project_id}>{draft.project_id}</option>
           )}
         </select>
-      </label>
+      </div>
       <label>
         Type
         <input
@@ -90,9 +98,10 @@ export function BoardFiltersForm(props: { filters: BoardFilters; onApply: (f: Bo
           onChange={(e) => set('since', fromLocalInput(e.currentTarget.value), true)}
         />
       </label>
-      <label>
-        Order
+      <div class="field">
+        <label for="filter-sort">Order</label>
         <select
+          id="filter-sort"
           name="sort"
           value={draft.sort}
           onChange={(e) => set('sort', e.currentTarget.value === 'priority' ? 'priority' : 'newest', true)}
@@ -100,10 +109,11 @@ export function BoardFiltersForm(props: { filters: BoardFilters; onApply: (f: Bo
           <option value="newest">newest first</option>
           <option value="priority">queue order</option>
         </select>
-      </label>
-      <label>
-        Per page
+      </div>
+      <div class="field">
+        <label for="filter-limit">Per page</label>
         <select
+          id="filter-limit"
           name="limit"
           value={String(draft.limit)}
           onChange={(e) => set('limit', Number(e.currentTarget.value), true)}
@@ -116,7 +126,7 @@ export function BoardFiltersForm(props: { filters: BoardFilters; onApply: (f: Bo
             </option>
           ))}
         </select>
-      </label>
+      </div>
       <div class="filter-buttons">
         <button type="submit" class="primary">
           Apply
@@ -131,5 +141,6 @@ export function BoardFiltersForm(props: { filters: BoardFilters; onApply: (f: Bo
         </button>
       </div>
     </form>
+    </details>
   );
 }

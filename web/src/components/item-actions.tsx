@@ -1,9 +1,13 @@
 import { useState } from 'preact/hooks';
-import { ACTIONS, type ActionName, allowedActions, patchFor, type PatchBody } from '../lib/lifecycle.ts';
-import { USER_PATTERN } from '../lib/user.ts';
 import type { WorkItemSummary } from '../../../src/work/schemas.ts';
+import { MOVES } from '../../../src/work/lifecycle.ts';
+import { ACTION_LABELS, type Action, allowedActions, needsAgent, patchFor, type PatchBody } from '../lib/lifecycle.ts';
+import { USER_PATTERN } from '../lib/user.ts';
 
 const AGENT_HINT = 'Letters, digits and _ . @ -, up to 64 characters';
+
+const PRIMARY = new Set<string>([MOVES.pick_up, MOVES.complete, MOVES.unblock]);
+const DANGER = new Set<string>([MOVES.cancel]);
 
 /** The lifecycle moves the item's current state allows, and only those. */
 export function ItemActions(props: {
@@ -16,12 +20,13 @@ export function ItemActions(props: {
   const [agent, setAgent] = useState('');
   const [failing, setFailing] = useState(false);
   const [failNotes, setFailNotes] = useState(item.notes ?? '');
-  const run = (a: ActionName, input = '') => props.onPatch(patchFor(a, input), ACTIONS[a].label);
+  const run = (a: Action, input = '') => props.onPatch(patchFor(a, input), ACTION_LABELS[a.move]);
 
-  if (actions.length === 0) return <p class="muted">This item is {item.status}; only its notes can change.</p>;
+  if (actions.length === 0) return <p class="muted">This item is {item.status.replace('_', ' ')}; only its notes can change.</p>;
 
-  const agentAction = actions.find((a) => a === 'dispatch' || a === 'reassign');
-  const simple = actions.filter((a) => ACTIONS[a].needs === null);
+  const agentAction = actions.find((a) => needsAgent(a.move));
+  const failAction = actions.find((a) => a.move === MOVES.fail);
+  const simple = actions.filter((a) => !needsAgent(a.move) && a.move !== MOVES.fail);
 
   return (
     <div class="actions stack">
@@ -33,8 +38,8 @@ export function ItemActions(props: {
             if (agent.trim() !== '') run(agentAction, agent.trim());
           }}
         >
-          <label>
-            {agentAction === 'dispatch' ? 'Dispatch to agent' : 'Reassign to agent'}
+          <label class="grow">
+            {agentAction.move === MOVES.dispatch ? 'Dispatch to agent' : 'Reassign to agent'}
             <input
               name="agent"
               value={agent}
@@ -46,42 +51,48 @@ export function ItemActions(props: {
               onInput={(e) => setAgent(e.currentTarget.value)}
             />
           </label>
-          <button type="submit" class="primary" disabled={busy}>
-            {ACTIONS[agentAction].label}
+          <button type="submit" class={agentAction.move === MOVES.dispatch ? 'primary' : undefined} disabled={busy}>
+            {ACTION_LABELS[agentAction.move]}
           </button>
         </form>
       )}
-      {simple.length > 0 && (
+      {(simple.length > 0 || failAction) && (
         <div class="row wrap">
           {simple.map((a) => (
             <button
-              key={a}
+              key={a.move}
               type="button"
-              class={a === 'cancel' ? 'danger' : a === 'complete' || a === 'pick_up' ? 'primary' : undefined}
+              class={PRIMARY.has(a.move) ? 'primary' : DANGER.has(a.move) ? 'danger' : undefined}
               disabled={busy}
               onClick={() => run(a)}
             >
-              {a === 'cancel' ? 'Cancel item' : ACTIONS[a].label}
+              {ACTION_LABELS[a.move]}
             </button>
           ))}
-          {actions.includes('fail') && !failing && (
+          {failAction && !failing && (
             <button type="button" class="danger" disabled={busy} onClick={() => setFailing(true)}>
               Fail…
             </button>
           )}
         </div>
       )}
-      {actions.includes('fail') && failing && (
+      {failAction && failing && (
         <form
           class="stack fail-form"
           onSubmit={(e) => {
             e.preventDefault();
-            run('fail', failNotes);
+            run(failAction, failNotes);
           }}
         >
           <label>
             Why did it fail? (saved as the item's notes)
-            <textarea name="fail-notes" rows={3} value={failNotes} onInput={(e) => setFailNotes(e.currentTarget.value)} />
+            <textarea
+              name="fail-notes"
+              rows={3}
+              value={failNotes}
+              autoFocus
+              onInput={(e) => setFailNotes(e.currentTarget.value)}
+            />
           </label>
           <div class="row">
             <button type="submit" class="danger" disabled={busy}>

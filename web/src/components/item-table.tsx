@@ -21,7 +21,7 @@ export function ItemTable(props: {
         <thead>
           <tr>
             <th scope="col">Description</th>
-            <th scope="col">WorkStatus</th>
+            <th scope="col">Status</th>
             <th scope="col" class="num">
               <abbr title="Priority (1 highest)">P</abbr>
             </th>
@@ -41,7 +41,7 @@ export function ItemTable(props: {
                 <StatusBadge status={item.status} />
               </td>
               <td class="num">{item.priority}</td>
-              <td>{item.assigned_agent ?? <span class="muted">—</span>}</td>
+              <td class="nowrap">{item.assigned_agent ?? <span class="muted">—</span>}</td>
               <td class="opt">
                 <code>{item.type}</code>
               </td>

@@ -1,6 +1,10 @@
-import type { Classification, ClassificationPriority } from './types.ts';
+import type { Static } from 'typebox';
+import type { ClassifyResultSchema } from '../../../src/classify/schemas.ts';
 
-export const PRIORITY_OF = { high: 1, medium: 3, low: 5 } as const satisfies Record<ClassificationPriority, number>;
+/** The classification service's answer, as its own schema defines it. */
+export type Classification = Static<typeof ClassifyResultSchema>;
+
+export const PRIORITY_OF = { high: 1, medium: 3, low: 5 } as const satisfies Record<Classification['priority'], number>;
 
 export interface EmailSource {
   subject: string | null;
@@ -13,7 +17,7 @@ export function emailTaskBody(c: Classification, email: EmailSource) {
   return {
     type: 'email_task',
     description: c.task_description ?? c.details.suggested_title ?? email.subject ?? 'Email needs action',
-    priority: PRIORITY_OF[c.priority] ?? 3,
+    priority: PRIORITY_OF[c.priority],
     payload: { classification: c, email },
   };
 }

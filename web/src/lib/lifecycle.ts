@@ -1,35 +1,31 @@
 import type { WorkStatus } from '../../../src/work/schemas.ts';
+import { type Move, MOVES, needsAgent, OUTCOME_OF_STATUS, TRANSITIONS } from '../../../src/work/lifecycle.ts';
 
-// The UI's copy of the service's transition table (issue 2), used only to decide which buttons
-// to offer; the service stays the judge and its refusal is shown as it words it.
+// The buttons come from the service's own transition table (a few hundred bytes of plain data in
+// the bundle), so the page never offers a move the service would not allow from that state.
 
-export const ACTIONS = {
-  dispatch: { label: 'Dispatch', needs: 'agent' },
-  reassign: { label: 'Reassign', needs: 'agent' },
-  release: { label: 'Release', needs: null },
-  pick_up: { label: 'Pick up', needs: null },
-  block: { label: 'Block', needs: null },
-  unblock: { label: 'Unblock', needs: null },
-  complete: { label: 'Complete', needs: null },
-  fail: { label: 'Fail', needs: 'notes' },
-  cancel: { label: 'Cancel', needs: null },
-} as const;
+export const ACTION_LABELS = {
+  [MOVES.dispatch]: 'Dispatch',
+  [MOVES.reassign]: 'Reassign',
+  [MOVES.release]: 'Release',
+  [MOVES.pick_up]: 'Pick up',
+  [MOVES.block]: 'Block',
+  [MOVES.unblock]: 'Unblock',
+  [MOVES.complete]: 'Complete',
+  [MOVES.fail]: 'Fail',
+  [MOVES.cancel]: 'Cancel item',
+} as const satisfies Record<Move, string>;
 
-export type ActionName = keyof typeof ACTIONS;
-
-const allowed: Record<WorkStatus, readonly ActionName[]> = {
-  queued: ['dispatch', 'cancel'],
-  dispatched: ['pick_up', 'release', 'reassign', 'cancel'],
-  in_progress: ['complete', 'block', 'fail', 'reassign'],
-  blocked: ['unblock', 'fail', 'reassign'],
-  completed: [],
-  failed: [],
-  cancelled: [],
-};
-
-export function allowedActions(status: WorkStatus): readonly ActionName[] {
-  return allowed[status];
+export interface Action {
+  move: Move;
+  to: WorkStatus;
 }
+
+export function allowedActions(status: WorkStatus): Action[] {
+  return (Object.entries(TRANSITIONS[status]) as [WorkStatus, Move][]).map(([to, move]) => ({ move, to }));
+}
+
+export { needsAgent };
 
 export interface PatchBody {
   status?: WorkStatus;
@@ -38,34 +34,13 @@ export interface PatchBody {
   notes?: string;
 }
 
-/** The PATCH body for an action; `input` is the agent or the notes the action asked for. */
-export function patchFor(action: ActionName, input: string): PatchBody {
-  switch (action) {
-    case 'dispatch':
-      return { status: 'dispatched', agent: input };
-    case 'reassign':
-      return { agent: input };
-    case 'release':
-      return { status: 'queued' };
-    case 'pick_up':
-      return { status: 'in_progress' };
-    case 'block':
-      return { status: 'blocked' };
-    case 'unblock':
-      return { status: 'in_progress' };
-    case 'complete':
-      return { status: 'completed', outcome: 'success' };
-    case 'fail':
-      return input.trim() === ''
-        ? { status: 'failed', outcome: 'failed' }
-        : { status: 'failed', outcome: 'failed', notes: input };
-    case 'cancel':
-      return { status: 'cancelled', outcome: 'cancelled' };
-    default: {
-      const never: never = action;
-      throw new Error(`unknown action ${String(never)}`);
-    }
-  }
+/** The PATCH body for an action; `input` is the agent, or the notes a failure comes with. */
+export function patchFor(action: Action, input = ''): PatchBody {
+  // `agent` alone reassigns; a status equal to the current one would be an idempotent no-op.
+  if (action.move === MOVES.reassign) return { agent: input };
+  const body: PatchBody = { status: action.to };
+  if (action.to in OUTCOME_OF_STATUS) body.outcome = OUTCOME_OF_STATUS[action.to as keyof typeof OUTCOME_OF_STATUS];
+  if (needsAgent(action.move)) body.agent = input;
+  if (action.move === MOVES.fail && input.trim() !== '') body.notes = input;
+  return body;
 }
-
-export const TERMINAL: readonly WorkStatus[] = ['completed', 'failed', 'cancelled'];

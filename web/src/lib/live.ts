@@ -1,9 +1,12 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { Project, WorkItemSummary } from '../../../src/work/schemas.ts';
 
-// One EventSource for the whole page. EventSource resumes with Last-Event-ID by itself after a
-// dropped connection; when the browser gives up (the server answered with an error) we open a
-// new one after a pause and tell the views to reload, since that stream starts from now.
+// One EventSource for the whole page. After a dropped connection EventSource reconnects by
+// itself and sends Last-Event-ID, so the server replays what was missed. Two cases it cannot
+// cover make the views reload instead ("resync"): no event had arrived yet (there is no id to
+// resume from), and the browser gave up (the server answered with an error), after which we open
+// a new EventSource ourselves, passing the last id in the query string since a new EventSource
+// cannot be given the header, and the gap may be longer than the server keeps events.
 
 export type LiveEvent =
   | { type: 'work.created'; data: WorkItemSummary }
@@ -29,7 +32,9 @@ const stateListeners = new Set<(s: LiveState) => void>();
 let state: LiveState = 'connecting';
 let source: EventSource | null = null;
 let retryTimer: ReturnType<typeof setTimeout> | undefined;
-let hadError = false;
+let lastEventId: string | null = null;
+let interrupted = false;
+let reopened = false;
 
 function setState(next: LiveState) {
   state = next;
@@ -43,20 +48,23 @@ function emit(e: LiveEvent) {
 function connect(delayMs: number) {
   clearTimeout(retryTimer);
   retryTimer = setTimeout(() => {
-    const es = new EventSource('events');
+    const es = new EventSource(
+      lastEventId === null ? 'events' : `events?last_event_id=${encodeURIComponent(lastEventId)}`,
+    );
     source = es;
     setState('connecting');
     es.onopen = () => {
       setState('live');
-      // After a gap the server replays what it still has; a reload covers what it no longer has.
-      if (hadError) emit({ type: 'resync' });
-      hadError = false;
+      if (interrupted && (reopened || lastEventId === null)) emit({ type: 'resync' });
+      interrupted = false;
+      reopened = false;
     };
     es.onerror = () => {
-      hadError = true;
+      interrupted = true;
       if (es.readyState === EventSource.CLOSED) {
         setState('offline');
         es.close();
+        reopened = true;
         connect(Math.min(30_000, Math.max(1000, delayMs * 2)));
       } else {
         setState('connecting');
@@ -64,6 +72,7 @@ function connect(delayMs: number) {
     };
     for (const type of EVENT_TYPES) {
       es.addEventListener(type, (msg: MessageEvent<string>) => {
+        if (msg.lastEventId !== '') lastEventId = msg.lastEventId;
         try {
           emit({ type, data: JSON.parse(msg.data) } as LiveEvent);
         } catch {
@@ -76,6 +85,14 @@ function connect(delayMs: number) {
 
 export function startLive(): void {
   if (source === null && retryTimer === undefined) connect(0);
+}
+
+/** Calls `listener` for every live event until the returned function is called. */
+export function onLive(listener: Listener): () => void {
+  listeners.add(listener);
+  return () => {
+    listeners.delete(listener);
+  };
 }
 
 /** Calls `onEvent` for every live event while the component is mounted. */

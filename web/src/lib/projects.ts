@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api } from './api.ts';
-import { useLive } from './live.ts';
+import { onLive } from './live.ts';
 import type { Project } from '../../../src/work/schemas.ts';
 
 // Projects are few and named on many screens, so the page keeps one list, loaded once and kept
@@ -14,6 +14,11 @@ function publish(list: Project[]) {
   cache = [...list].sort((a, b) => a.name.localeCompare(b.name));
   for (const s of subscribers) s(cache);
 }
+
+onLive((e) => {
+  if (e.type === 'project.created' || e.type === 'project.updated') upsertProject(e.data);
+  if (e.type === 'resync' && cache) loadProjects(true).catch(() => undefined);
+});
 
 export function loadProjects(force = false): Promise<Project[]> {
   if (cache && !force) return Promise.resolve(cache);
@@ -29,8 +34,9 @@ export function loadProjects(force = false): Promise<Project[]> {
 }
 
 export function upsertProject(p: Project): void {
-  const list = cache ?? [];
-  publish([...list.filter((x) => x.id !== p.id), p]);
+  // Before the first load a lone project would pass for the whole list.
+  if (cache === null) return;
+  publish([...cache.filter((x) => x.id !== p.id), p]);
 }
 
 export function useProjects(): Project[] | null {
@@ -42,10 +48,6 @@ export function useProjects(): Project[] | null {
       subscribers.delete(setList);
     };
   }, []);
-  useLive((e) => {
-    if (e.type === 'project.created' || e.type === 'project.updated') upsertProject(e.data);
-    if (e.type === 'resync') loadProjects(true).catch(() => undefined);
-  });
   return list;
 }
 

@@ -2,15 +2,16 @@ import { useEffect, useRef } from 'preact/hooks';
 import { ProblemMessage } from '../components/problem-message.tsx';
 import { StatusBadge } from '../components/status-badge.tsx';
 import { api, withQuery } from '../lib/api.ts';
-import { formatAgo } from '../lib/format.ts';
+import { formatAgo, statusLabel } from '../lib/format.ts';
 import { useLive } from '../lib/live.ts';
 import { href } from '../lib/router.ts';
 import { useLoad } from '../lib/use-load.ts';
 import type { WorkStatus, WorkItemSummary } from '../../../src/work/schemas.ts';
 
 const ACTIVE = ['in_progress', 'blocked', 'dispatched'] as const satisfies readonly WorkStatus[];
-const PER_STATUS = 1000;
+const PER_STATUS = 500;
 const RELOAD_MS = 1000;
+const SHOWN_PER_AGENT = 8;
 
 interface AgentWork {
   agent: string;
@@ -83,6 +84,7 @@ export function AgentsPage() {
 
 function AgentCard({ work }: { work: AgentWork }) {
   const count = (s: WorkStatus) => work.items.filter((i) => i.status === s).length;
+  const ordered = ACTIVE.flatMap((s) => work.items.filter((i) => i.status === s));
   return (
     <article aria-label={`Agent ${work.agent}`}>
       <header class="row between">
@@ -90,26 +92,31 @@ function AgentCard({ work }: { work: AgentWork }) {
           <a href={href('/', { agent: work.agent })}>{work.agent}</a>
         </h2>
         <span class="muted small">
-          {ACTIVE.map((s) => `${count(s)} ${s.replace('_', ' ')}`).join(' · ')}
+          {ACTIVE.map((s) => `${count(s)} ${statusLabel(s)}`).join(' · ')}
         </span>
       </header>
       <ul class="agent-items">
-        {ACTIVE.flatMap((s) =>
-          work.items
-            .filter((i) => i.status === s)
-            .map((i) => (
-              <li key={i.id}>
-                <StatusBadge status={i.status} />
-                <a href={href(`/items/${i.id}`)} class="clip">
-                  {i.description}
-                </a>
-                <span class="muted small nowrap" title="priority, last change">
-                  P{i.priority} · {formatAgo(i.updated_at)}
-                </span>
-              </li>
-            )),
-        )}
+        {ordered.slice(0, SHOWN_PER_AGENT).map((i) => (
+          <li key={i.id}>
+            <a href={href(`/items/${i.id}`)} class="agent-item-link">
+              {i.description}
+            </a>
+            <span class="agent-item-meta">
+              <StatusBadge status={i.status} />
+              <span class="muted small">
+                P{i.priority} · <code>{i.type}</code> · {formatAgo(i.updated_at)}
+              </span>
+            </span>
+          </li>
+        ))}
       </ul>
+      {ordered.length > SHOWN_PER_AGENT && (
+        <p class="small">
+          <a href={href('/', { agent: work.agent })}>
+            {ordered.length - SHOWN_PER_AGENT} more on the board →
+          </a>
+        </p>
+      )}
     </article>
   );
 }

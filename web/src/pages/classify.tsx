@@ -1,9 +1,8 @@
 import { useState } from 'preact/hooks';
 import { ProblemMessage } from '../components/problem-message.tsx';
 import { api, type ApiProblem, toProblem } from '../lib/api.ts';
-import { emailSourceOf, emailTaskBody, PRIORITY_OF } from '../lib/email-task.ts';
+import { type Classification, emailSourceOf, emailTaskBody, PRIORITY_OF } from '../lib/email-task.ts';
 import { href } from '../lib/router.ts';
-import type { Classification } from '../lib/types.ts';
 import type { WorkItemSummary } from '../../../src/work/schemas.ts';
 
 type Mode = 'simple' | 'graph';
@@ -182,7 +181,7 @@ function ClassificationResult({ request, c }: { request: Record<string, unknown>
             </p>
           ) : (
             <button type="button" class="primary" disabled={busy} onClick={createItem}>
-              Create work item (email_task, priority {PRIORITY_OF[c.priority] ?? 3})
+              Create work item (email_task, priority {PRIORITY_OF[c.priority]})
             </button>
           )}
           <ProblemMessage problem={problem} />

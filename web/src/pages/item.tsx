@@ -19,7 +19,7 @@ export function ItemPage({ id }: { id: string }) {
   const projects = useProjects();
   const [busy, setBusy] = useState(false);
   const [problem, setProblem] = useState<{ at: 'actions' | 'notes'; problem: ApiProblem } | null>(null);
-  const [done, setDone] = useState<string | null>(null);
+  const [done, setDone] = useState<{ at: 'actions' | 'notes'; message: string } | null>(null);
   const [deleted, setDeleted] = useState(false);
   const [confirmDelete, setConfirmDelete] = useState(false);
 
@@ -38,14 +38,14 @@ export function ItemPage({ id }: { id: string }) {
     }
   });
 
-  const patch = async (body: PatchBody, done: string, at: 'actions' | 'notes' = 'actions') => {
+  const patch = async (body: PatchBody, message: string, at: 'actions' | 'notes' = 'actions') => {
     setBusy(true);
     setProblem(null);
     setDone(null);
     try {
       const r = await api<WorkItem>('PATCH', path, body);
       item.setData(() => r.data);
-      setDone(done);
+      setDone({ at, message });
       return true;
     } catch (err) {
       setProblem({ at, problem: toProblem(err) });
@@ -117,7 +117,7 @@ export function ItemPage({ id }: { id: string }) {
               </dd>
               <dt>Priority</dt>
               <dd>{w.priority}</dd>
-              <dt>WorkStatus</dt>
+              <dt>Status</dt>
               <dd>
                 <StatusBadge status={w.status} />
               </dd>
@@ -152,6 +152,7 @@ export function ItemPage({ id }: { id: string }) {
             notes={w.notes}
             busy={busy}
             problem={problem?.at === 'notes' ? problem.problem : null}
+            done={done?.at === 'notes' ? done.message : null}
             onSave={(notes) => patch({ notes }, 'Notes saved.', 'notes')}
           />
           <section aria-labelledby="payload-title" class="card">
@@ -160,7 +161,7 @@ export function ItemPage({ id }: { id: string }) {
           </section>
         </div>
         <div class="stack">
-          <section aria-labelledby="actions-title" class="card">
+          <section aria-labelledby="actions-title" class="card card-actions">
             <h2 id="actions-title">Actions</h2>
             {!deleted && (
               <ItemActions
@@ -171,9 +172,9 @@ export function ItemPage({ id }: { id: string }) {
               />
             )}
             <ProblemMessage problem={problem?.at === 'actions' ? problem.problem : null} />
-            {done && (
+            {done?.at === 'actions' && (
               <p class="ok" role="status">
-                {done}
+                {done.message}
               </p>
             )}
             {!deleted && (
@@ -200,7 +201,7 @@ export function ItemPage({ id }: { id: string }) {
             <button type="button" autoFocus onClick={() => setConfirmDelete(false)}>
               Keep it
             </button>
-            <button type="button" class="danger" disabled={busy} onClick={remove}>
+            <button type="button" class="danger solid" disabled={busy} onClick={remove}>
               Delete
             </button>
           </div>
@@ -214,6 +215,7 @@ function NotesEditor(props: {
   notes: string | null;
   busy: boolean;
   problem: ApiProblem | null;
+  done: string | null;
   onSave: (notes: string) => Promise<boolean>;
 }) {
   const [editing, setEditing] = useState(false);
@@ -232,6 +234,11 @@ function NotesEditor(props: {
         )}
       </div>
       <ProblemMessage problem={props.problem} />
+      {props.done && !editing && (
+        <p class="ok" role="status">
+          {props.done}
+        </p>
+      )}
       {editing ? (
         <form
           class="stack"

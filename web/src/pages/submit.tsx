@@ -92,16 +92,16 @@ export function SubmitPage({ params }: { params: URLSearchParams }) {
           <FieldHint message={fieldError('description')} />
         </label>
         <div class="row wrap">
-          <label>
-            Priority
-            <select name="priority" value={priority} onChange={(e) => setPriority(e.currentTarget.value)}>
+          <div class="field">
+            <label for="submit-priority">Priority</label>
+            <select id="submit-priority" name="priority" value={priority} onChange={(e) => setPriority(e.currentTarget.value)}>
               <option value="1">1 · highest</option>
               <option value="2">2</option>
               <option value="3">3 · normal</option>
               <option value="4">4</option>
               <option value="5">5 · lowest</option>
             </select>
-          </label>
+          </div>
           <label>
             Agent (dispatches at once)
             <input
@@ -117,9 +117,9 @@ export function SubmitPage({ params }: { params: URLSearchParams }) {
             />
             <FieldHint message={fieldError('agent')} />
           </label>
-          <label>
-            Project
-            <select name="project_id" value={projectId} onChange={(e) => setProjectId(e.currentTarget.value)}>
+          <div class="field">
+            <label for="submit-project">Project</label>
+            <select id="submit-project" name="project_id" value={projectId} onChange={(e) => setProjectId(e.currentTarget.value)}>
               <option value="">none</option>
               {projects?.map((p) => (
                 <option key={p.id} value={p.id}>
@@ -128,7 +128,7 @@ export function SubmitPage({ params }: { params: URLSearchParams }) {
               ))}
             </select>
             <FieldHint message={fieldError('project_id')} />
-          </label>
+          </div>
         </div>
         <label>
           Payload (JSON object, optional)
