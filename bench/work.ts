@@ -1,0 +1,305 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs, promisify } from 'node:util';
+import { type BenchDatabase, type BenchDbKind, BENCH_DB_KINDS, dropAll, freshDatabase, postgresAdminUrl } from './databases.js';
+import type { LoadKind, LoadResult, LoadSpec } from './load.js';
+import { type WaitSampler, sampleWaits } from './pg-waits.js';
+import { seedPlan, seedPostgres, seedSqlite, type SeedPlan } from './seed.js';
+import { type BenchServer, LOAD_MAIN, startCeiling, startWork } from './servers.js';
+
+// `npm run bench:work [-- --db postgres]`: the work service under load, as issues 2 and 4 ask.
+// Prints JSON lines on stdout (progress goes to stderr): POST /work per second and its ratio to
+// a bare-Fastify ceiling, PATCH transitions per second, the status-filtered list at 10,000 and
+// at 1,000,000 items, and the server's peak RSS. On PostgreSQL every write phase, and the list
+// at 1,000,000 items, runs again with two instances, one load generator each, summed.
+
+const { values: args } = parseArgs({
+  options: {
+    db: { type: 'string', default: 'sqlite' },
+    duration: { type: 'string', default: '10' },
+    warmup: { type: 'string', default: '2' },
+    connections: { type: 'string', default: '50' },
+    'list-connections': { type: 'string', default: '8' },
+    items: { type: 'string', default: '1000000' },
+    pool: { type: 'string', default: '10' },
+    rounds: { type: 'string', default: '2' },
+    /** A folder: the work servers of the write phases run with --cpu-prof and leave their profiles there. */
+    'cpu-prof': { type: 'string' },
+  },
+});
+
+if (!(BENCH_DB_KINDS as readonly string[]).includes(args.db)) {
+  process.stderr.write(`--db must be one of ${BENCH_DB_KINDS.join(', ')}\n`);
+  process.exit(2);
+}
+const kind = args.db as BenchDbKind;
+const DURATION_S = Number(args.duration);
+const WARMUP_S = Number(args.warmup);
+const CONNECTIONS = Number(args.connections);
+const LIST_CONNECTIONS = Number(args['list-connections']);
+const LARGE = Number(args.items);
+const SMALL = 10_000;
+const POOL_SIZE = Number(args.pool);
+/** The ceiling and POST /work alternate in this many slices of the phase, so drift on a shared machine hits both alike. */
+const ROUNDS = Math.max(1, Number(args.rounds));
+/** Items each PATCH load generator cycles through: far more than its connections. */
+const PATCH_ITEMS_PER_INSTANCE = 2_000;
+
+const TARGETS = { postRatio: 0.6, listGrowth: 2 } as const;
+
+const scratch = mkdtempSync(join(tmpdir(), 'agentdesk-bench-load-'));
+const peakRss: Record<string, number> = {};
+
+function emit(line: Record<string, unknown>): void {
+  process.stdout.write(`${JSON.stringify({ bench: 'work', db: kind, ...line })}\n`);
+}
+
+function progress(message: string): void {
+  process.stderr.write(`[bench:work ${kind}] ${message}\n`);
+}
+
+const execFileAsync = promisify(execFile);
+
+async function runLoad(spec: LoadSpec): Promise<LoadResult> {
+  const { stdout } = await execFileAsync(process.execPath, [LOAD_MAIN, JSON.stringify(spec)], {
+    maxBuffer: 16 * 1024 * 1024,
+  });
+  return JSON.parse(stdout.trim().split('\n').pop() ?? '{}') as LoadResult;
+}
+
+/** Load results added up over generators run side by side and over successive rounds. */
+class Tally {
+  private ok = 0;
+  private seconds = 0;
+  private non2xx = 0;
+  private errors = 0;
+  private times: number[] = [];
+
+  /** Results of generators that ran at the same time, one per server. */
+  add(results: LoadResult[]): void {
+    this.ok += results.reduce((sum, result) => sum + result.ok, 0);
+    this.seconds += Math.max(...results.map((result) => result.durationS));
+    this.non2xx += results.reduce((sum, result) => sum + result.non2xx, 0);
+    this.errors += results.reduce((sum, result) => sum + result.errors, 0);
+    for (const result of results) for (const ms of result.timesMs) this.times.push(ms);
+  }
+
+  get perSecond(): number {
+    return Math.round(this.ok / this.seconds);
+  }
+
+  summary() {
+    const sorted = Float64Array.from(this.times).sort();
+    const at = (fraction: number) => sorted[Math.max(0, Math.ceil(fraction * sorted.length) - 1)] ?? Number.NaN;
+    return { value: this.perSecond, p50_ms: at(0.5), p99_ms: at(0.99), non_2xx: this.non2xx, errors: this.errors };
+  }
+}
+
+/** One load generator per server, all at once, the connections split evenly between them. */
+function loadAll(
+  servers: BenchServer[],
+  load: LoadKind,
+  connections: number,
+  timing: { warmupS: number; durationS: number },
+  itemFiles: string[] = [],
+): Promise<LoadResult[]> {
+  return Promise.all(
+    servers.map((server, index) =>
+      runLoad({
+        kind: load,
+        url: server.url,
+        connections: Math.max(1, Math.round(connections / servers.length)),
+        ...timing,
+        ...(itemFiles[index] && { itemsFile: itemFiles[index] }),
+      }),
+    ),
+  );
+}
+
+const PHASE = { warmupS: WARMUP_S, durationS: DURATION_S };
+
+async function startMany(start: () => Promise<BenchServer>, count: number): Promise<BenchServer[]> {
+  return Promise.all(Array.from({ length: count }, start));
+}
+
+async function stopAll(servers: BenchServer[], label: string): Promise<void> {
+  const peaks = await Promise.all(servers.map((server) => server.stop()));
+  peaks.forEach((peak, index) => (peakRss[`${label}${servers.length > 1 ? `#${index + 1}` : ''}`] = peak));
+}
+
+async function send(server: BenchServer, method: 'POST' | 'PATCH', path: string, body: unknown): Promise<{ id: string }> {
+  const response = await fetch(server.url + path, {
+    method,
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${await response.text()}`);
+  return (await response.json()) as { id: string };
+}
+
+/** Items in progress for the PATCH phase, made through the API, one disjoint set per server. */
+async function itemsInProgress(servers: BenchServer[]): Promise<string[]> {
+  const files: string[] = [];
+  for (const [index, server] of servers.entries()) {
+    const ids: string[] = [];
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: 16 }, async () => {
+        while (next < PATCH_ITEMS_PER_INSTANCE) {
+          next += 1;
+          const item = await send(server, 'POST', '/work', { type: 'bench', description: 'patch target', agent: 'bench-agent' });
+          await send(server, 'PATCH', `/work/${item.id}`, { status: 'in_progress' });
+          ids.push(item.id);
+        }
+      }),
+    );
+    const file = join(scratch, `patch-items-${index}.json`);
+    writeFileSync(file, JSON.stringify(ids));
+    files.push(file);
+  }
+  return files;
+}
+
+const round = (value: number, digits = 2) => Math.round(value * 10 ** digits) / 10 ** digits;
+
+async function writePhases(instances: number): Promise<void> {
+  const shape = { instances, connections_total: CONNECTIONS, duration_s: DURATION_S };
+
+  progress(`ceiling and POST /work alternating in ${ROUNDS} round(s), ${instances} instance(s) each`);
+  const [ceilingDb, workDb] = [await freshDatabase(kind), await freshDatabase(kind)];
+  const ceilings = await startMany(() => startCeiling(ceilingDb.url, POOL_SIZE), instances);
+  const servers = await startMany(() => startWork(workDb.url, POOL_SIZE, args['cpu-prof']), instances);
+  const [ceiling, post] = [new Tally(), new Tally()];
+  const waits: WaitSampler | null = workDb.schema ? await sampleWaits(postgresAdminUrl(), workDb.schema) : null;
+  for (let slice = 0; slice < ROUNDS; slice += 1) {
+    const timing = { warmupS: slice === 0 ? WARMUP_S : 0, durationS: DURATION_S / ROUNDS };
+    ceiling.add(await loadAll(ceilings, 'post', CONNECTIONS, timing));
+    const posting = loadAll(servers, 'post', CONNECTIONS, timing);
+    post.add(await (waits ? waits.during(posting) : posting));
+  }
+  await stopAll(ceilings, `ceiling x${instances}`);
+  emit({ metric: 'ceiling_post_per_s', ...shape, rounds: ROUNDS, ...ceiling.summary() });
+  const ratio = round(post.perSecond / ceiling.perSecond);
+  emit({
+    metric: 'post_work_per_s',
+    ...shape,
+    rounds: ROUNDS,
+    ...post.summary(),
+    ceiling_per_s: ceiling.perSecond,
+    ratio_to_ceiling: ratio,
+    target: `>= ${TARGETS.postRatio} of the ceiling`,
+    met: ratio >= TARGETS.postRatio,
+  });
+  if (waits) {
+    emit({
+      metric: 'post_work_pg_connection_states',
+      ...shape,
+      pool_size_per_instance: POOL_SIZE,
+      note: 'pg_stat_activity every 20 ms during POST /work (warm-up included): average connections per state',
+      states: await waits.stop(),
+    });
+  }
+
+  progress(`PATCH transitions, ${instances} instance(s)`);
+  const files = await itemsInProgress(servers);
+  const patch = new Tally();
+  patch.add(await loadAll(servers, 'patch', CONNECTIONS, PHASE, files));
+  emit({
+    metric: 'patch_transitions_per_s',
+    ...shape,
+    ...patch.summary(),
+    moves: `in_progress -> blocked -> in_progress ... over ${PATCH_ITEMS_PER_INSTANCE} items per instance`,
+  });
+  await stopAll(servers, `work x${instances} (writes)`);
+}
+
+async function seed(database: BenchDatabase, from: number, to: number, plan: SeedPlan): Promise<void> {
+  progress(`seeding rows ${from}..${to - 1}`);
+  const started = performance.now();
+  if (database.kind === 'sqlite') seedSqlite(database.path ?? '', from, to, plan);
+  else await seedPostgres(database.url, from, to, plan);
+  emit({ metric: 'seed', rows: to - from, total_items: to, seconds: round((performance.now() - started) / 1_000, 1) });
+}
+
+async function measureList(servers: BenchServer[]) {
+  const tally = new Tally();
+  tally.add(await loadAll(servers, 'list', LIST_CONNECTIONS, PHASE));
+  const { value, ...rest } = tally.summary();
+  return { per_s: value, ...rest };
+}
+
+async function listPhases(): Promise<void> {
+  const database = await freshDatabase(kind);
+  // Started first so its migrations create the tables the seed fills.
+  const server = await startWork(database.url, POOL_SIZE);
+  const plan = seedPlan(LARGE);
+  const shape = { query: 'GET /work?status=<each status in turn>&limit=100', connections: LIST_CONNECTIONS, duration_s: DURATION_S };
+
+  await seed(database, 0, SMALL, plan);
+  progress(`list at ${SMALL} items`);
+  const small = await measureList([server]);
+  emit({ metric: 'list_by_status', items: SMALL, instances: 1, ...shape, ...small });
+
+  await seed(database, SMALL, LARGE, plan);
+  progress(`list at ${LARGE} items`);
+  const large = await measureList([server]);
+  const growth = round(large.p50_ms / small.p50_ms);
+  emit({
+    metric: 'list_by_status',
+    items: LARGE,
+    instances: 1,
+    ...shape,
+    ...large,
+    p50_ratio_to_10k: growth,
+    target: `p50 <= ${TARGETS.listGrowth}x the p50 at ${SMALL} items`,
+    met: growth <= TARGETS.listGrowth,
+  });
+
+  if (kind === 'postgres') {
+    progress(`list at ${LARGE} items, two instances`);
+    const second = await startWork(database.url, POOL_SIZE);
+    emit({ metric: 'list_by_status', items: LARGE, instances: 2, ...shape, ...(await measureList([server, second])) });
+    await stopAll([second], 'work #2 (lists)');
+  }
+  await stopAll([server], 'work (lists)');
+}
+
+async function main(): Promise<void> {
+  emit({
+    metric: 'setup',
+    server: 'node dist/src/main.js work',
+    server_log_level: 'warn',
+    load_generator: 'autocannon, one child process per server instance',
+    ceiling: 'bench/ceiling-server.ts: bare Fastify, one prepared INSERT into the same work_items table, same durability',
+    pool_size: kind === 'postgres' ? POOL_SIZE : null,
+    warmup_s: WARMUP_S,
+    ceiling_and_post_rounds: ROUNDS,
+    cpus: cpus().length,
+    node: process.version,
+  });
+  await writePhases(1);
+  if (kind === 'postgres') await writePhases(2);
+  await listPhases();
+  const work = Object.entries(peakRss).filter(([label]) => label.startsWith('work'));
+  emit({ metric: 'peak_rss_mb', value: Math.max(...work.map(([, mb]) => mb)), per_process: peakRss });
+}
+
+const interrupted = () => {
+  void dropAll().finally(() => process.exit(130));
+};
+process.once('SIGINT', interrupted);
+process.once('SIGTERM', interrupted);
+
+main()
+  .catch((error: unknown) => {
+    process.stderr.write(`bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.exitCode = 1;
+  })
+  .finally(async () => {
+    await dropAll();
+    rmSync(scratch, { recursive: true, force: true });
+    // A failed phase may leave a sampler or a child behind; they must not keep the run alive.
+    process.exit();
+  });
