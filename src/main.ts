@@ -36,7 +36,14 @@ async function main(): Promise<void> {
       delete process.env[name];
     }
   }
-  const database = await openDatabase(config.database, { logger });
+  let database;
+  try {
+    database = await openDatabase(config.database, { logger });
+  } catch (error) {
+    // Name the setting, never its value: a PostgreSQL URL may carry a password.
+    process.stderr.write(`cannot open the database named by DATABASE_URL: ${(error as Error).message}\n`);
+    process.exit(1);
+  }
   const services: RunningService[] = [];
   if (selection === 'all' || selection === 'work') {
     services.push({ name: 'work', app: await buildWorkApp({ config, database, logger }), port: config.workPort });

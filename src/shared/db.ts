@@ -25,6 +25,8 @@ export interface Database {
    * own that reconnects by itself. On SQLite (one process) there is nothing to listen to.
    */
   listen(channel: string, onNotify: () => void): Promise<() => Promise<void>>;
+  /** Wakes every listener on `channel`, this instance's included; a no-op on SQLite. */
+  notify(channel: string): Promise<void>;
   ping(): Promise<boolean>;
   close(): Promise<void>;
 }
@@ -60,6 +62,7 @@ function openSqlite(config: DatabaseConfig, { logger, migrate = true }: OpenData
     kysely,
     pool: null,
     listen: async () => async () => {},
+    notify: async () => {},
     ping: () => pingWith(kysely),
     close: () => kysely.destroy(),
   };
@@ -85,6 +88,10 @@ async function openPostgres(config: DatabaseConfig, { logger, migrate = true }: 
     connectionString: config.url,
     max: config.poolSize,
     statement_timeout: config.statementTimeoutMs,
+    // The server enforces statement_timeout; if the network goes silent, only a client-side
+    // timeout and TCP keep-alive notice, so a query can never hang forever.
+    query_timeout: config.statementTimeoutMs + 1_000,
+    keepAlive: true,
     connectionTimeoutMillis: Math.max(1_000, Math.min(config.statementTimeoutMs, 10_000)),
     idleTimeoutMillis: 30_000,
     types: { getTypeParser: postgresTypeParser } as pg.CustomTypesConfig,
@@ -110,6 +117,9 @@ async function openPostgres(config: DatabaseConfig, { logger, migrate = true }: 
     kysely,
     pool,
     listen: (channel, onNotify) => listenPostgres(config, logger, channel, onNotify),
+    notify: async (channel) => {
+      await pool.query('SELECT pg_notify($1, $2)', [channel, '']);
+    },
     ping: () => pingWith(kysely),
     close: () => kysely.destroy(),
   };
@@ -211,6 +221,7 @@ const UNAVAILABLE_CODES = new Set([
 const UNAVAILABLE_MESSAGES = [
   'Connection terminated',
   'timeout exceeded when trying to connect',
+  'Query read timeout',
   'Client has encountered a connection error',
   'Cannot use a pool after calling end',
   'driver has already been destroyed',

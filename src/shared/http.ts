@@ -100,7 +100,10 @@ export async function createHttpApp(options: HttpAppOptions): Promise<HttpApp> {
 
   app.setErrorHandler((error, request, reply) => {
     const mapped = toProblem(error as FastifyError);
-    if (mapped.status >= 500) {
+    if (mapped.status === 503) {
+      // Expected while the database is away; the message is enough, a stack adds nothing.
+      request.log.warn({ err: { message: (error as Error).message } }, 'database unavailable');
+    } else if (mapped.status >= 500) {
       request.log.error({ err: error }, 'request failed');
     }
     return reply.code(mapped.status).type(PROBLEM_CONTENT_TYPE).send(mapped);

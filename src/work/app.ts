@@ -32,7 +32,7 @@ export async function buildWorkApp({ config, database, logger, webRoot }: WorkAp
   });
   const store = createWorkStore(database);
   const hub = await createEventHub(store, database, logger);
-  const onEventsCommitted = hub.wake;
+  const onEventsCommitted = hub.committed;
   registerWorkRoutes(app, createWorkService({ store, onEventsCommitted }));
   registerProjectRoutes(app, createProjectService({ store, onEventsCommitted }));
   registerEventRoutes(app, hub);

@@ -12,9 +12,18 @@ import { EVENTS_CHANNEL, type StoredEvent, type WorkStore } from './store.js';
 // what it missed from the table, and instances learn of each other's writes through
 // LISTEN/NOTIFY (PostgreSQL) or a wake-up after commit (this process), with a slow poll as
 // the safety net for a notification lost while reconnecting.
+//
+// On PostgreSQL, event ids come from a sequence when the event is inserted, but transactions
+// commit in their own order: id 8 may become visible after id 9. Writers are not serialized
+// for that; instead delivery stops at a gap in the ids until the missing event appears or the
+// gap is older than GAP_WAIT_MS (its transaction rolled back). Events are appended last, just
+// before COMMIT, so a real gap closes within milliseconds.
 
 const BATCH = 500;
 const POLL_MS = 2_000;
+const GAP_WAIT_MS = 5_000;
+const GAP_RECHECK_MS = 25;
+const ANNOUNCE_EVERY_MS = 10;
 const HEARTBEAT_MS = 15_000;
 const RETENTION_MS = 24 * 60 * 60 * 1000;
 const PURGE_EVERY_MS = 10 * 60 * 1000;
@@ -25,8 +34,8 @@ interface Subscriber {
 }
 
 export interface EventHub {
-  /** Something committed: deliver what is new. Cheap to call often; calls coalesce. */
-  wake(): void;
+  /** This process committed events: deliver them and tell the other instances. Calls coalesce. */
+  committed(): void;
   subscribe(response: ServerResponse, lastEventId: number | null): Promise<void>;
   close(): Promise<void>;
 }
@@ -37,28 +46,36 @@ export async function createEventHub(store: WorkStore, database: Database, logge
   let again = false;
   let closed = false;
 
-  async function deliver(): Promise<void> {
+  let gapRecheck: NodeJS.Timeout | undefined;
+  let announce: NodeJS.Timeout | undefined;
+
+  /** Delivers to every subscriber what follows its last event; true when held at a gap. */
+  async function deliver(): Promise<boolean> {
     const groups = new Map<number, Subscriber[]>();
     for (const subscriber of subscribers) {
       const group = groups.get(subscriber.lastSent) ?? [];
       group.push(subscriber);
       groups.set(subscriber.lastSent, group);
     }
+    let heldAtGap = false;
     for (const [after, group] of groups) {
       let cursor = after;
       for (;;) {
         const events = await store.eventsAfter(cursor, BATCH);
-        if (events.length === 0) break;
-        const frames = events.map(frame).join('');
-        cursor = events.at(-1)!.id;
+        const ready = contiguousPrefix(cursor, events, Date.now());
+        if (ready.length < events.length) heldAtGap = true;
+        if (ready.length === 0) break;
+        const frames = ready.map(frame).join('');
+        cursor = ready.at(-1)!.id;
         for (const subscriber of group) {
           if (!subscribers.has(subscriber)) continue;
           subscriber.response.write(frames);
           subscriber.lastSent = cursor;
         }
-        if (events.length < BATCH) break;
+        if (events.length < BATCH || ready.length < events.length) break;
       }
     }
+    return heldAtGap;
   }
 
   function wake(): void {
@@ -71,7 +88,12 @@ export async function createEventHub(store: WorkStore, database: Database, logge
       do {
         again = false;
         try {
-          await deliver();
+          if ((await deliver()) && !gapRecheck && !closed) {
+            gapRecheck = setTimeout(() => {
+              gapRecheck = undefined;
+              wake();
+            }, GAP_RECHECK_MS);
+          }
         } catch (error) {
           // The database may be briefly away; the next wake or poll catches up.
           logger.warn({ err: { message: (error as Error).message } }, 'event delivery failed');
@@ -79,6 +101,18 @@ export async function createEventHub(store: WorkStore, database: Database, logge
       } while (again && !closed);
       pumping = null;
     })();
+  }
+
+  /** One NOTIFY per short window, however many commits it covers. */
+  function announceToOtherInstances(): void {
+    if (closed || announce) return;
+    announce = setTimeout(() => {
+      announce = undefined;
+      database.notify(EVENTS_CHANNEL).catch((error: unknown) => {
+        // The others' poll picks the events up; nothing is lost.
+        logger.warn({ err: { message: (error as Error).message } }, 'event notification failed');
+      });
+    }, ANNOUNCE_EVERY_MS);
   }
 
   const unlisten = await database.listen(EVENTS_CHANNEL, wake);
@@ -92,7 +126,10 @@ export async function createEventHub(store: WorkStore, database: Database, logge
   for (const timer of [poll, heartbeat, purge]) timer.unref();
 
   return {
-    wake,
+    committed() {
+      wake();
+      announceToOtherInstances();
+    },
     async subscribe(response, lastEventId) {
       const start = lastEventId ?? (await store.latestEventId());
       // An id with no data moves the client's Last-Event-ID without firing an event, so a page
@@ -106,12 +143,29 @@ export async function createEventHub(store: WorkStore, database: Database, logge
     async close() {
       closed = true;
       for (const timer of [poll, heartbeat, purge]) clearInterval(timer);
+      clearTimeout(gapRecheck);
+      clearTimeout(announce);
       for (const subscriber of subscribers) subscriber.response.end();
       subscribers.clear();
       await pumping;
       await unlisten();
     },
   };
+}
+
+/**
+ * The events that can go out now: those that follow `cursor` without a hole, plus anything
+ * after a hole that has stayed open longer than a transaction can take to commit.
+ */
+export function contiguousPrefix(cursor: number, events: StoredEvent[], now: number): StoredEvent[] {
+  let expected = cursor + 1;
+  let count = 0;
+  for (const event of events) {
+    if (event.id !== expected && now - Date.parse(event.created_at) < GAP_WAIT_MS) break;
+    expected = event.id + 1;
+    count += 1;
+  }
+  return events.slice(0, count);
 }
 
 function frame(event: StoredEvent): string {

@@ -1,4 +1,4 @@
-import { type Kysely, type Transaction, sql } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import type { Database, Dialect } from '../shared/db.js';
 import type { Outcome, SortOrder, WorkStatus } from './schemas.js';
 import type { DispatchRow, ProjectRow, WorkItemRow, WorkTables } from './tables.js';
@@ -51,7 +51,10 @@ export interface WorkStore {
   listProjects(): Promise<ProjectRow[]>;
   updateProject(id: string, changes: Partial<Omit<ProjectRow, 'id' | 'created_at'>>): Promise<void>;
 
-  /** Appends to the event log inside the current transaction; ids follow commit order. */
+  /**
+   * Appends to the event log inside the current transaction. Ids are increasing but, on
+   * PostgreSQL, may become visible out of order: the event hub waits briefly at a gap.
+   */
   appendEvent(type: string, data: string, at: string): Promise<number>;
   eventsAfter(id: number, limit: number): Promise<StoredEvent[]>;
   latestEventId(): Promise<number>;
@@ -59,8 +62,6 @@ export interface WorkStore {
 }
 
 export const EVENTS_CHANNEL = 'agentdesk_events';
-// Serializes the tail of writing transactions on PostgreSQL so event ids become visible in order.
-const EVENT_ORDER_LOCK_KEY = 7_310_042_002;
 
 type Executor = Kysely<WorkTables> | Transaction<WorkTables>;
 
@@ -143,6 +144,10 @@ function buildStore(db: Executor, dialect: Dialect, inTransaction: boolean): Wor
         .selectAll()
         .where('work_item_id', '=', workItemId)
         .orderBy('dispatched_at', 'asc')
+        // A reassignment closes one entry and opens the next in the same millisecond: the
+        // closed one came first, and at most one entry is ever open.
+        .orderBy((eb) => eb.case().when('completed_at', 'is', null).then(1).else(0).end(), 'asc')
+        .orderBy('completed_at', 'asc')
         .orderBy('id', 'asc')
         .execute();
     },
@@ -164,18 +169,11 @@ function buildStore(db: Executor, dialect: Dialect, inTransaction: boolean): Wor
     },
 
     async appendEvent(type, data, at) {
-      if (dialect === 'postgres') {
-        await sql`select pg_advisory_xact_lock(${EVENT_ORDER_LOCK_KEY})`.execute(db);
-      }
       const { id } = await db
         .insertInto('events')
         .values({ type, data, created_at: at })
         .returning('id')
         .executeTakeFirstOrThrow();
-      if (dialect === 'postgres') {
-        // Delivered to every listening instance when (and only if) the transaction commits.
-        await sql`select pg_notify(${EVENTS_CHANNEL}, ${String(id)})`.execute(db);
-      }
       return Number(id);
     },
 

@@ -1,5 +1,7 @@
 import type { AddressInfo } from 'node:net';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { contiguousPrefix } from '../../src/work/events.js';
 import { buildWorkApp } from '../../src/work/app.js';
 import type { HttpApp } from '../../src/shared/http.js';
 import { type TestApp, captureLogs, startWorkApp, testConfig } from '../helpers/apps.js';
@@ -103,6 +105,54 @@ describe.each(await storesUnderTest())('GET /events on %s', (kind) => {
     const response = await call(t.app, 'GET', '/events', undefined, { 'last-event-id': 'yesterday' });
     expect(response.status).toBe(422);
     expect(response.body.errors[0].field).toBe('last-event-id');
+  });
+});
+
+describe('contiguousPrefix', () => {
+  const at = (msAgo: number) => new Date(Date.now() - msAgo).toISOString();
+  const event = (id: number, msAgo = 0) => ({ id, type: 'work.updated', data: '{}', created_at: at(msAgo) });
+
+  it('lets through ids that follow the cursor without a hole', () => {
+    expect(contiguousPrefix(4, [event(5), event(6), event(7)], Date.now()).map((e) => e.id)).toEqual([5, 6, 7]);
+  });
+
+  it('stops at a fresh hole: an earlier transaction may still commit into it', () => {
+    expect(contiguousPrefix(4, [event(5), event(7), event(8)], Date.now()).map((e) => e.id)).toEqual([5]);
+    expect(contiguousPrefix(4, [event(6)], Date.now())).toEqual([]);
+  });
+
+  it('steps over a hole that stayed open too long to be anything but a rollback or a purge', () => {
+    expect(contiguousPrefix(4, [event(5), event(9, 60_000), event(10)], Date.now()).map((e) => e.id)).toEqual([5, 9, 10]);
+  });
+});
+
+describe.each((await storesUnderTest()).filter((kind) => kind === 'postgres'))('events on %s when commits overtake each other', (kind) => {
+  it('an event that commits after a later id is still delivered, and in id order', async () => {
+    const t = await startWorkApp(kind);
+    const slow = new pg.Client({ connectionString: t.testDatabase.config.url });
+    await slow.connect();
+    try {
+      const stream = await connectSse(`${await listen(t.app)}/events`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const now = new Date().toISOString();
+      // A transaction takes an event id and holds it, uncommitted, while a later one commits.
+      await slow.query('BEGIN');
+      const held = await slow.query(
+        "INSERT INTO events (type, data, created_at) VALUES ('work.deleted', '{\"id\":\"held\"}', $1) RETURNING id",
+        [now],
+      );
+      const { body: item } = await call(t.app, 'POST', '/work', { type: 't', description: 'overtaking' });
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(stream.events).toEqual([]);
+      await slow.query('COMMIT');
+      const events = await stream.waitFor((all) => all.length >= 2, 3_000);
+      expect(events.map((e) => Number(e.id))).toEqual([Number(held.rows[0].id), Number(held.rows[0].id) + 1]);
+      expect(JSON.parse(events[1]!.data).id).toBe(item.id);
+      stream.close();
+    } finally {
+      await slow.end();
+      await t.close();
+    }
   });
 });
 

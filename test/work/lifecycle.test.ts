@@ -119,6 +119,16 @@ describe.each(await storesUnderTest())('work item lifecycle on %s', (kind) => {
     expect(again.body.updated_at).toBe(reassigned.body.updated_at);
   });
 
+  it('the dispatch log keeps the order of rapid reassignments, even within one millisecond', async () => {
+    const id = await itemIn('dispatched');
+    const agents = Array.from({ length: 12 }, (_, i) => `agent-${i}`);
+    for (const agent of agents) await patch(id, { agent });
+    const { body } = await call(t.app, 'GET', `/work/${id}`);
+    expect(body.dispatch_log.map((entry: { agent: string }) => entry.agent)).toEqual(['agent-a', ...agents]);
+    expect(body.dispatch_log.filter((entry: { completed_at: string | null }) => entry.completed_at === null)).toHaveLength(1);
+    expect(body.dispatch_log.at(-1)).toMatchObject({ agent: 'agent-11', completed_at: null });
+  });
+
   it('completing closes the open dispatch entry with the outcome and sets completed_at', async () => {
     const id = await itemIn('in_progress');
     const done = await patch(id, { status: 'completed', outcome: 'success', notes: 'merged' });
