@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { isForeignKeyViolation } from '../shared/db.js';
 import { ValidationError } from '../shared/errors.js';
 import { IllegalTransition, UnknownProjectReference, WorkItemNotFound } from './errors.js';
 import {
@@ -82,18 +83,17 @@ export function createWorkService({ store, now = () => new Date(), onEventsCommi
       payload,
       project_id: input.project_id ?? null,
     };
-    return withEvents(async (tx) => {
-      if (row.project_id && !(await tx.findProject(row.project_id))) throw new UnknownProjectReference();
-      await tx.insertWorkItem(row);
-      const dispatches: DispatchRow[] = [];
-      if (input.agent) {
-        const entry = newDispatch(row.id, input.agent, at);
-        await tx.insertDispatch(entry);
-        dispatches.push(entry);
-      }
-      await tx.appendEvent(WORK_EVENTS.created, JSON.stringify(toSummary(row)), at);
-      return toWorkItem(row, dispatches);
-    });
+    const dispatch = input.agent ? newDispatch(row.id, input.agent, at) : null;
+    const summary = toSummary(row);
+    try {
+      await store.createWorkItem(row, dispatch, { type: WORK_EVENTS.created, data: JSON.stringify(summary), at });
+    } catch (error) {
+      // The foreign key is the existence check: one statement instead of a read and a write.
+      if (isForeignKeyViolation(error)) throw new UnknownProjectReference();
+      throw error;
+    }
+    onEventsCommitted?.();
+    return { ...summary, dispatch_log: dispatch ? [{ ...dispatch }] : [] };
   }
 
   async function get(id: string): Promise<WorkItem> {

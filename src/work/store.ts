@@ -19,6 +19,12 @@ export interface PagePosition {
   priority: number;
 }
 
+export interface NewEvent {
+  type: string;
+  data: string;
+  at: string;
+}
+
 export interface StoredEvent {
   id: number;
   type: string;
@@ -33,6 +39,8 @@ export interface StoredEvent {
 export interface WorkStore {
   transaction<T>(work: (store: WorkStore) => Promise<T>): Promise<T>;
 
+  /** A new item, its first dispatch (if any) and its event, atomically and as cheaply as the store allows. */
+  createWorkItem(row: WorkItemRow, dispatch: DispatchRow | null, event: NewEvent): Promise<void>;
   insertWorkItem(row: WorkItemRow): Promise<void>;
   findWorkItem(id: string): Promise<WorkItemRow | undefined>;
   /** Reads an item and holds it against concurrent writers until the transaction ends. */
@@ -74,6 +82,30 @@ function buildStore(db: Executor, dialect: Dialect, inTransaction: boolean): Wor
     async transaction(work) {
       if (inTransaction) return work(store);
       return (db as Kysely<WorkTables>).transaction().execute((trx) => work(buildStore(trx, dialect, true)));
+    },
+
+    async createWorkItem(row, dispatch, event) {
+      if (dialect === 'postgres') {
+        // One statement, so one round trip and no BEGIN/COMMIT: data-modifying CTEs all commit
+        // together, and the dispatch's foreign key sees the item inserted beside it.
+        const eventRow = { type: event.type, data: event.data, created_at: event.at };
+        const withItem = db.with('item', (q) => q.insertInto('work_items').values(row).returning('id'));
+        if (dispatch) {
+          await withItem
+            .with('dispatch', (q) => q.insertInto('dispatch_log').values(dispatch).returning('id'))
+            .insertInto('events')
+            .values(eventRow)
+            .execute();
+        } else {
+          await withItem.insertInto('events').values(eventRow).execute();
+        }
+        return;
+      }
+      await store.transaction(async (tx) => {
+        await tx.insertWorkItem(row);
+        if (dispatch) await tx.insertDispatch(dispatch);
+        await tx.appendEvent(event.type, event.data, event.at);
+      });
     },
 
     async insertWorkItem(row) {
