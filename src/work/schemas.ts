@@ -1,19 +1,9 @@
 import { type Static, Type } from 'typebox';
 import { Nullable, TimestampSchema, UuidSchema } from '../shared/schemas.js';
 
-export const WORK_STATUSES = [
-  'queued',
-  'dispatched',
-  'in_progress',
-  'blocked',
-  'completed',
-  'failed',
-  'cancelled',
-] as const;
-export type WorkStatus = (typeof WORK_STATUSES)[number];
+import { OUTCOMES, type Outcome, WORK_STATUSES, type WorkStatus } from './statuses.js';
 
-export const OUTCOMES = ['success', 'failed', 'cancelled'] as const;
-export type Outcome = (typeof OUTCOMES)[number];
+export { OUTCOMES, WORK_STATUSES, type Outcome, type WorkStatus };
 
 export const SORT_ORDERS = ['newest', 'priority'] as const;
 export type SortOrder = (typeof SORT_ORDERS)[number];

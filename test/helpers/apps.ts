@@ -38,11 +38,22 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-export async function startWorkApp(kind: StoreKind, env: Record<string, string> = {}): Promise<TestApp> {
+export interface AppParts {
+  config: Readonly<Config>;
+  database: Database;
+  logger: Logger;
+}
+
+/** Builds an app on a fresh database of the given kind; `close` drops the database too. */
+export async function startTestApp(
+  kind: StoreKind,
+  env: Record<string, string>,
+  logs: CapturedLogs,
+  build: (parts: AppParts) => Promise<HttpApp>,
+): Promise<TestApp> {
   const testDatabase = await createTestDatabase(kind);
   const database = await openTestDatabase(testDatabase);
-  const logs = captureLogs('info');
-  const app = await buildWorkApp({ config: testConfig(testDatabase, env), database, logger: logs.logger });
+  const app = await build({ config: testConfig(testDatabase, env), database, logger: logs.logger });
   await app.ready();
   return {
     app,
@@ -55,4 +66,8 @@ export async function startWorkApp(kind: StoreKind, env: Record<string, string> 
       await testDatabase.destroy();
     },
   };
+}
+
+export function startWorkApp(kind: StoreKind, env: Record<string, string> = {}): Promise<TestApp> {
+  return startTestApp(kind, env, captureLogs('info'), buildWorkApp);
 }

@@ -1,7 +1,7 @@
 // Builds the classification app on a fresh test database, with captured logs and fast retries.
 
-import { type TestApp, captureLogs, testConfig } from './apps.js';
-import { type StoreKind, createTestDatabase, openTestDatabase } from './databases.js';
+import { type TestApp, captureLogs, startTestApp } from './apps.js';
+import type { StoreKind } from './databases.js';
 import { buildClassifyApp } from '../../src/classify/app.js';
 import type { HostResolver } from '../../src/classify/ssrf.js';
 
@@ -24,27 +24,12 @@ export const testResolver: HostResolver = async (hostname) => {
   return addresses;
 };
 
-export async function startClassifyApp(kind: StoreKind, env: Record<string, string> = {}): Promise<TestApp> {
-  const testDatabase = await createTestDatabase(kind);
-  const database = await openTestDatabase(testDatabase);
-  const logs = captureLogs('debug');
-  const app = await buildClassifyApp({
-    config: testConfig(testDatabase, { LOG_LEVEL: 'debug', ...env }),
-    database,
-    logger: logs.logger,
-    resolveHost: testResolver,
-    backoff: { base_delay_ms: 5, max_delay_ms: 20, retry_after_cap_ms: 50 },
-  });
-  await app.ready();
-  return {
-    app,
-    database,
-    testDatabase,
-    logs,
-    async close() {
-      await app.close();
-      await database.close();
-      await testDatabase.destroy();
-    },
-  };
+export function startClassifyApp(kind: StoreKind, env: Record<string, string> = {}): Promise<TestApp> {
+  return startTestApp(kind, { LOG_LEVEL: 'debug', ...env }, captureLogs('debug'), (parts) =>
+    buildClassifyApp({
+      ...parts,
+      resolveHost: testResolver,
+      backoff: { base_delay_ms: 5, max_delay_ms: 20, retry_after_cap_ms: 50 },
+    }),
+  );
 }
