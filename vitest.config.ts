@@ -8,5 +8,6 @@ export default defineConfig({
     hookTimeout: 60_000,
     // Process-level and browser tests start real servers; two cores do not gain from more.
     maxWorkers: 2,
+    reporters: ['default', './test/summary-reporter.ts'],
   },
 });
