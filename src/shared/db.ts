@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import { Kysely, PostgresDialect, SqliteDialect, type SqliteDatabase, sql } from 'kysely';
 import pg from 'pg';
 import type { Logger } from 'pino';
 import type { DatabaseConfig } from './config.js';
@@ -56,7 +56,7 @@ function openSqlite(config: DatabaseConfig, { logger, migrate = true }: OpenData
   raw.pragma('synchronous = FULL');
   raw.pragma('foreign_keys = ON');
   if (migrate) migrateSqlite(raw, logger);
-  const kysely = new Kysely<unknown>({ dialect: new SqliteDialect({ database: raw }) });
+  const kysely = new Kysely<unknown>({ dialect: new SqliteDialect({ database: withStatementCache(raw) }) });
   return {
     dialect: DIALECTS.sqlite,
     kysely,
@@ -65,6 +65,28 @@ function openSqlite(config: DatabaseConfig, { logger, migrate = true }: OpenData
     notify: async () => {},
     ping: () => pingWith(kysely),
     close: () => kysely.destroy(),
+  };
+}
+
+const STATEMENT_CACHE_SIZE = 256;
+
+/**
+ * Kysely prepares every query anew; the service sends the same few dozen SQL texts over and
+ * over, so each is prepared once. Safe because the one connection runs one query at a time.
+ */
+function withStatementCache(raw: BetterSqlite3.Database): SqliteDatabase {
+  const statements = new Map<string, BetterSqlite3.Statement>();
+  return {
+    close: () => raw.close(),
+    prepare(text) {
+      let statement = statements.get(text);
+      if (!statement) {
+        if (statements.size >= STATEMENT_CACHE_SIZE) statements.clear();
+        statement = raw.prepare(text);
+        statements.set(text, statement);
+      }
+      return statement;
+    },
   };
 }
 
