@@ -5,6 +5,7 @@ import { Kysely, PostgresDialect, SqliteDialect, type SqliteDatabase, sql } from
 import pg from 'pg';
 import type { Logger } from 'pino';
 import type { DatabaseConfig } from './config.js';
+import { type TransactionRunner, createGroupCommit } from './group-commit.js';
 import { migratePostgres, migrateSqlite } from './migrate.js';
 
 export const DIALECTS = { sqlite: 'sqlite', postgres: 'postgres' } as const;
@@ -18,6 +19,11 @@ export interface Database {
   readonly dialect: Dialect;
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   readonly kysely: Kysely<any>;
+  /**
+   * Runs `work` in a transaction and resolves once it has committed. On SQLite concurrent
+   * transactions share one commit (see group-commit.ts); on PostgreSQL each is its own.
+   */
+  transaction: TransactionRunner;
   /** PostgreSQL only: the pool; null on SQLite. */
   readonly pool: pg.Pool | null;
   /**
@@ -60,6 +66,7 @@ function openSqlite(config: DatabaseConfig, { logger, migrate = true }: OpenData
   return {
     dialect: DIALECTS.sqlite,
     kysely,
+    transaction: createGroupCommit(kysely),
     pool: null,
     listen: async () => async () => {},
     notify: async () => {},
@@ -137,6 +144,7 @@ async function openPostgres(config: DatabaseConfig, { logger, migrate = true }: 
   return {
     dialect: DIALECTS.postgres,
     kysely,
+    transaction: (work) => kysely.transaction().execute(work),
     pool,
     listen: (channel, onNotify) => listenPostgres(config, logger, channel, onNotify),
     notify: async (channel) => {

@@ -1,5 +1,6 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { Database, Dialect } from '../shared/db.js';
+import type { TransactionRunner } from '../shared/group-commit.js';
 import type { Outcome, SortOrder, WorkStatus } from './schemas.js';
 import type { DispatchRow, ProjectRow, WorkItemRow, WorkTables } from './tables.js';
 
@@ -74,14 +75,15 @@ export const EVENTS_CHANNEL = 'agentdesk_events';
 type Executor = Kysely<WorkTables> | Transaction<WorkTables>;
 
 export function createWorkStore(database: Database): WorkStore {
-  return buildStore(database.kysely as Kysely<WorkTables>, database.dialect, false);
+  return buildStore(database.kysely as Kysely<WorkTables>, database.dialect, database.transaction);
 }
 
-function buildStore(db: Executor, dialect: Dialect, inTransaction: boolean): WorkStore {
+/** `runTransaction` is null inside a transaction: nested calls join the one already open. */
+function buildStore(db: Executor, dialect: Dialect, runTransaction: TransactionRunner | null): WorkStore {
   const store: WorkStore = {
     async transaction(work) {
-      if (inTransaction) return work(store);
-      return (db as Kysely<WorkTables>).transaction().execute((trx) => work(buildStore(trx, dialect, true)));
+      if (!runTransaction) return work(store);
+      return runTransaction((trx) => work(buildStore(trx as Transaction<WorkTables>, dialect, null)));
     },
 
     async createWorkItem(row, dispatch, event) {
