@@ -4,6 +4,7 @@
 
 import { type Kysely, sql } from 'kysely';
 import type { Database } from '../shared/db.js';
+import type { TransactionRunner } from '../shared/group-commit.js';
 import type { Classification } from './categories.js';
 
 export const MESSAGE_STATES = ['pending', 'done', 'failed'] as const;
@@ -70,11 +71,12 @@ export interface DedupeStore {
   purgeBefore(before: string): Promise<number>;
 }
 
-export function createDedupeStore(database: Pick<Database, 'kysely'>): DedupeStore {
-  return buildStore(database.kysely as Kysely<DedupeTables>, false);
+export function createDedupeStore(database: Pick<Database, 'kysely' | 'transaction'>): DedupeStore {
+  return buildStore(database.kysely as Kysely<DedupeTables>, database.transaction);
 }
 
-function buildStore(db: Kysely<DedupeTables>, inTransaction: boolean): DedupeStore {
+/** `runTransaction` is null inside a transaction: nested calls join the one already open. */
+function buildStore(db: Kysely<DedupeTables>, runTransaction: TransactionRunner | null): DedupeStore {
 
   const toStored = (row: Pick<MessageRow, 'record_key' | 'fingerprint' | 'state' | 'result' | 'updated_at'>): StoredMessage => ({
     record_key: row.record_key,
@@ -95,8 +97,8 @@ function buildStore(db: Kysely<DedupeTables>, inTransaction: boolean): DedupeSto
 
   return {
     async transaction(work) {
-      if (inTransaction) return work(this);
-      return db.transaction().execute((trx) => work(buildStore(trx, true)));
+      if (!runTransaction) return work(this);
+      return runTransaction((trx) => work(buildStore(trx as Kysely<DedupeTables>, null)));
     },
 
     async bumpThread(threadKey, now) {
@@ -173,6 +175,11 @@ function buildStore(db: Kysely<DedupeTables>, inTransaction: boolean): DedupeSto
     },
 
     async saveResult(recordKey, classification, now) {
+      // Through the transaction runner, so on SQLite it shares a commit with its neighbours.
+      if (runTransaction) {
+        await runTransaction((trx) => buildStore(trx as Kysely<DedupeTables>, null).saveResult(recordKey, classification, now));
+        return;
+      }
       await db
         .updateTable('classify_messages')
         .set({
