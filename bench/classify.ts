@@ -1,146 +1,210 @@
-// `npm run bench:classify`: POST /classify throughput and latency against a ceiling (a bare
-// Fastify route that parses the same JSON and returns a fixed result), with the fake provider
-// in its own process answering at once and with the offline rules provider; then the time to
-// prepare a 5 MB HTML email and the prompt size of every fixture. One JSON line per figure.
-//
-// BENCH_SECONDS (default 10) sets each load run; DATABASE_URL picks the store (a temporary
-// SQLite file by default).
+import { cpus, loadavg } from 'node:os';
+import { parseArgs } from 'node:util';
+import { type BenchDbKind, BENCH_DB_KINDS, dropAll, freshDatabase } from './databases.js';
+import { measurePrepareHugeHtml, promptSizes } from './email-preparation.js';
+import type { LoadResult } from './load.js';
+import { type BenchServer, runLoad, startClassify, startClassifyCeiling, startFakeProvider } from './servers.js';
+import { Tally } from './tally.js';
 
-import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import autocannon from 'autocannon';
-import Fastify from 'fastify';
-import { buildClassifyApp } from '../src/classify/app.js';
-import { normalizeEmail, type EmailInput } from '../src/classify/normalize.js';
-import { buildPrompt } from '../src/classify/prompt.js';
-import { prepareBody } from '../src/classify/text.js';
-import { loadConfig } from '../src/shared/config.js';
-import { openDatabase } from '../src/shared/db.js';
-import type { HttpApp } from '../src/shared/http.js';
-import { createLogger } from '../src/shared/logger.js';
-import { startFakeLlm } from '../test/helpers/fake-llm.js';
+// `npm run bench:classify [-- --db postgres]`: the classification service under load, as issue
+// 3 asks. Every party is its own process, so none steals another's event loop: the service as
+// `npm start` runs it, the tests' fake provider answering at once, the ceiling (bare Fastify
+// parsing the same JSON and answering a fixed result) and one autocannon per run. Every request
+// is a new email, so each one passes dedupe and reaches the provider. The ceiling and the service
+// alternate in rounds, so drift on a shared machine hits both alike. Then, in process, the time
+// to prepare a 5 MB HTML email and the prompt size of every fixture. JSON lines on stdout,
+// progress on stderr.
 
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
-const CONNECTIONS = 10;
-const FIXTURES = join(process.cwd(), 'test', 'fixtures', 'email');
-
-// Every request is a new email ([<id>] is replaced per request), so each one reaches the provider.
-const BODY = JSON.stringify({
-  email_data: {
-    subject: 'Q3 budget approval [<id>]',
-    body: '<p>Hi Alex,</p><p>Could you please review and approve the attached Q3 budget (q3-budget.xlsx) by Friday? Request [<id>].</p><p>Thanks,<br>Dana</p>',
+const { values: args } = parseArgs({
+  options: {
+    db: { type: 'string', default: 'sqlite' },
+    duration: { type: 'string', default: '10' },
+    warmup: { type: 'string', default: '2' },
+    connections: { type: 'string', default: '10' },
+    rounds: { type: 'string', default: '2' },
+    /** A folder: the classify servers run with --cpu-prof and leave their profiles there. */
+    'cpu-prof': { type: 'string' },
+    /** Only this case (fake_openai_provider or rules_provider), e.g. to profile one alone. */
+    case: { type: 'string' },
   },
-  id: 'bench-[<id>]',
-  conversationId: 'bench-conv-[<id>]',
 });
 
+if (!(BENCH_DB_KINDS as readonly string[]).includes(args.db)) {
+  process.stderr.write(`--db must be one of ${BENCH_DB_KINDS.join(', ')}\n`);
+  process.exit(2);
+}
+const kind = args.db as BenchDbKind;
+const DURATION_S = Number(args.duration);
+const WARMUP_S = Number(args.warmup);
+const CONNECTIONS = Number(args.connections);
+const ROUNDS = Math.max(1, Number(args.rounds));
+
+/** With the fake provider answering at once, the service must reach this share of the ceiling. */
+const TARGET_RATIO = 0.5;
+
+interface Case {
+  name: 'fake_openai_provider' | 'rules_provider';
+  provider: string;
+  env(fake: BenchServer): Record<string, string>;
+  /** What a correct answer looks like, checked once before the load. */
+  expect(result: ClassifyAnswer): boolean;
+}
+
+interface ClassifyAnswer {
+  category?: string;
+  confidence?: number;
+  dedupe?: { status?: string };
+}
+
+const CASES: readonly Case[] = [
+  {
+    name: 'fake_openai_provider',
+    provider: 'openai SDK -> test/helpers/fake-llm.ts in its own process, answering at once',
+    env: (fake) => ({ LLM_PROVIDER: 'openai', LLM_BASE_URL: `${fake.url}/v1`, LLM_API_KEY: 'bench-key' }),
+    // The fake's default answer, so not the fallback a failed call would give.
+    expect: (result) => result.category === 'action_required' && result.confidence === 0.92,
+  },
+  {
+    name: 'rules_provider',
+    provider: 'rules (offline)',
+    env: () => ({ LLM_PROVIDER: 'rules' }),
+    expect: (result) => result.category !== undefined && result.category !== 'uncategorized',
+  },
+];
+
 function emit(line: Record<string, unknown>): void {
-  process.stdout.write(`${JSON.stringify({ bench: 'classify', ...line })}\n`);
+  process.stdout.write(`${JSON.stringify({ bench: 'classify', db: kind, ...line })}\n`);
 }
 
-async function load(url: string, body: string): Promise<{ rps: number; p50: number; p99: number; non2xx: number; errors: number }> {
-  const options = { url, method: 'POST', headers: { 'content-type': 'application/json' }, body, connections: CONNECTIONS, idReplacement: true };
-  await autocannon({ ...options, duration: 2 }); // warm-up
-  const result = await autocannon({ ...options, duration: SECONDS });
-  return { rps: Math.round(result.requests.average), p50: result.latency.p50, p99: result.latency.p99, non2xx: result.non2xx, errors: result.errors + result.timeouts };
+function progress(message: string): void {
+  process.stderr.write(`[bench:classify ${kind}] ${message}\n`);
 }
 
-async function listen(app: { listen(options: { host: string; port: number }): Promise<string> }): Promise<string> {
-  return app.listen({ host: '127.0.0.1', port: 0 });
-}
+const round = (value: number, digits = 2) => Math.round(value * 10 ** digits) / 10 ** digits;
+const loadAverage = () => loadavg().map((value) => round(value));
 
-/** The fake provider in a child process, so its work does not share the service's event loop. */
-async function startFakeProviderProcess(): Promise<{ url: string; stop(): void }> {
-  const child = spawn(process.execPath, [process.argv[1]!, 'fake-provider'], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stdout.once('data', (chunk: Buffer) => resolve(chunk.toString('utf8').trim()));
-    child.once('exit', (code) => reject(new Error(`fake provider exited with ${code}`)));
+/** One request before the load: a service answering with the fallback would measure nothing. */
+async function checkAnswers(service: BenchServer, benchCase: Case): Promise<void> {
+  const response = await fetch(`${service.url}/classify`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email_data: { subject: 'Please approve the Q3 budget by Friday', body: 'Could you approve it?' }, id: 'bench-check' }),
   });
-  return { url, stop: () => child.kill() };
+  const result = (await response.json()) as ClassifyAnswer;
+  if (!response.ok || !benchCase.expect(result) || result.dedupe?.status !== 'new') {
+    throw new Error(`${benchCase.name}: unexpected answer ${response.status} ${JSON.stringify(result).slice(0, 500)}`);
+  }
 }
 
-async function buildService(env: Record<string, string>, databaseUrl: string): Promise<{ app: HttpApp; close(): Promise<void> }> {
-  const config = loadConfig({ LOG_LEVEL: 'silent', DATABASE_URL: databaseUrl, ...env });
-  const logger = createLogger('silent');
-  const database = await openDatabase(config.database, { logger });
-  const app = await buildClassifyApp({ config, database, logger });
-  return {
-    app,
-    async close() {
-      await app.close();
-      await database.close();
-    },
-  };
+/** CPU the given processes used while one load run went on, beside its result. */
+async function loadWithCpu(target: BenchServer, watched: BenchServer[]): Promise<{ result: LoadResult; cpuMs: number[] }> {
+  const before = watched.map((server) => server.cpuMs());
+  const result = await runLoad({ kind: 'classify', url: target.url, connections: CONNECTIONS, warmupS: 0, durationS: DURATION_S / ROUNDS });
+  return { result, cpuMs: watched.map((server, index) => server.cpuMs() - before[index]!) };
+}
+
+/**
+ * Microseconds of CPU per answered request. Other load on the machine moves it less than it
+ * moves requests/s (a process waiting for a core uses none), though caches and clock speed still do.
+ */
+const cpuPerRequest = (cpuMs: number, requests: number) => Math.round((cpuMs * 1_000) / requests);
+
+async function measure(benchCase: Case, ceiling: BenchServer, fake: BenchServer): Promise<void> {
+  const database = await freshDatabase(kind);
+  const service = await startClassify(database.url, benchCase.env(fake), args['cpu-prof']);
+  const loadBefore = loadAverage();
+  await checkAnswers(service, benchCase);
+  progress(`${benchCase.name}: warm-up, then ceiling and service alternating in ${ROUNDS} round(s)`);
+  // Apart from the measured runs, so the CPU counted below is for measured requests only.
+  for (const server of [ceiling, service]) {
+    await runLoad({ kind: 'classify', url: server.url, connections: CONNECTIONS, warmupS: 0, durationS: WARMUP_S });
+  }
+  const [bare, real] = [new Tally(), new Tally()];
+  let [ceilingCpu, ceilingAnswered, serviceCpu, fakeCpu, answered] = [0, 0, 0, 0, 0];
+  for (let slice = 0; slice < ROUNDS; slice += 1) {
+    const bareRun = await loadWithCpu(ceiling, [ceiling]);
+    bare.add([bareRun.result]);
+    ceilingCpu += bareRun.cpuMs[0]!;
+    ceilingAnswered += bareRun.result.ok;
+    const realRun = await loadWithCpu(service, [service, fake]);
+    real.add([realRun.result]);
+    serviceCpu += realRun.cpuMs[0]!;
+    fakeCpu += realRun.cpuMs[1]!;
+    answered += realRun.result.ok;
+  }
+  // A service that died mid-run leaves only connection errors behind: say so instead.
+  for (const [role, server] of [['service', service], ['fake provider', fake], ['ceiling', ceiling]] as const) {
+    const ended = server.ended();
+    if (ended) throw new Error(`${benchCase.name}: the ${role} stopped during the load, ${ended}`);
+  }
+  const warnings = service.outputLines();
+  const peakRss = await service.stop();
+  const shape = { connections: CONNECTIONS, duration_s: DURATION_S, rounds: ROUNDS, load_avg_1_5_15: loadBefore };
+
+  const { value: ceilingRps, ...ceilingStats } = bare.summary();
+  emit({
+    case: 'ceiling_bare_fastify',
+    paired_with: benchCase.name,
+    ...shape,
+    requests_per_sec: ceilingRps,
+    ...ceilingStats,
+    server_cpu_us_per_request: cpuPerRequest(ceilingCpu, ceilingAnswered),
+  });
+  const { value: rps, ...stats } = real.summary();
+  const ratio = round(rps / ceilingRps);
+  emit({
+    case: benchCase.name,
+    provider: benchCase.provider,
+    ...shape,
+    requests_per_sec: rps,
+    ...stats,
+    ratio_to_ceiling: ratio,
+    ...(benchCase.name === 'fake_openai_provider' && { target: TARGET_RATIO, met: ratio >= TARGET_RATIO }),
+    server_cpu_us_per_request: cpuPerRequest(serviceCpu, answered),
+    ...(benchCase.name === 'fake_openai_provider' && { fake_provider_cpu_us_per_request: cpuPerRequest(fakeCpu, answered) }),
+    warnings_logged: warnings,
+    peak_rss_mb: peakRss,
+  });
 }
 
 async function main(): Promise<void> {
-  if (process.argv[2] === 'fake-provider') {
-    const fake = await startFakeLlm();
-    process.stdout.write(`${fake.openaiBaseUrl}\n`);
-    return;
-  }
-  const folder = mkdtempSync(join(tmpdir(), 'agentdesk-bench-'));
-  const databaseUrl = process.env.DATABASE_URL ?? `sqlite:${join(folder, 'bench.db')}`;
-  const fake = await startFakeProviderProcess();
+  emit({
+    case: 'setup',
+    server: 'node dist/src/main.js classify, LOG_LEVEL=warn',
+    load_generator: 'autocannon in a child process per run; every request a new email',
+    ceiling: 'bench/classify-ceiling-server.ts: bare Fastify, parses the same JSON body, answers a fixed result of the same shape',
+    cpus: cpus().length,
+    node: process.version,
+    load_avg_1_5_15: loadAverage(),
+  });
+  const cases = CASES.filter((candidate) => args.case === undefined || candidate.name === args.case);
+  if (cases.length === 0) throw new Error(`--case must be one of ${CASES.map((candidate) => candidate.name).join(', ')}`);
+  const [fake, ceiling] = await Promise.all([startFakeProvider(), startClassifyCeiling()]);
   try {
-    const ceiling = Fastify();
-    const fixed = { needs_action: false, category: 'fyi', priority: 'low', task_description: null, reasoning: 'fixed', confidence: 1 };
-    ceiling.post('/classify', async (request) => (request.body ? fixed : fixed));
-    const ceilingUrl = await listen(ceiling);
-    const bare = await load(`${ceilingUrl}/classify`, BODY);
-    emit({ case: 'ceiling_bare_fastify', requests_per_sec: bare.rps, p50_ms: bare.p50, p99_ms: bare.p99 });
-    await ceiling.close();
-
-    const cases: Array<[string, Record<string, string>]> = [
-      ['fake_openai_provider', { LLM_PROVIDER: 'openai', LLM_API_KEY: 'bench-key', LLM_BASE_URL: fake.url }],
-      ['rules_provider', { LLM_PROVIDER: 'rules' }],
-    ];
-    for (const [name, env] of cases) {
-      const service = await buildService(env, databaseUrl);
-      const url = await listen(service.app);
-      const result = await load(`${url}/classify`, BODY);
-      emit({
-        case: name,
-        store: databaseUrl.split(':')[0],
-        requests_per_sec: result.rps,
-        p50_ms: result.p50,
-        p99_ms: result.p99,
-        ratio_to_ceiling: Math.round((result.rps / bare.rps) * 100) / 100,
-        non_2xx: result.non2xx,
-        errors: result.errors,
-      });
-      await service.close();
-    }
+    for (const benchCase of cases) await measure(benchCase, ceiling, fake);
   } finally {
-    fake.stop();
-    rmSync(folder, { recursive: true, force: true });
+    await Promise.all([fake.stop(), ceiling.stop()]);
   }
 
-  const template = readFileSync(join(FIXTURES, 'html_04_postmark_trial_expiring.html'), 'utf8');
-  const section = template.slice(template.indexOf('<table'), template.lastIndexOf('</body>'));
-  let huge = '<html><body>';
-  for (let index = 0; huge.length < 5 * 1024 * 1024; index += 1) huge += `<p>Section ${index}</p>${section}`;
-  const timings: number[] = [];
-  for (let run = 0; run < 7; run += 1) {
-    const started = performance.now();
-    prepareBody(huge, 'html', 6_000);
-    timings.push(performance.now() - started);
-  }
-  timings.sort((a, b) => a - b);
-  emit({ case: 'prepare_5mb_html', bytes: huge.length, median_ms: Math.round(timings[3]!), max_ms: Math.round(timings[6]!) });
-
-  const files = [...readdirSync(FIXTURES).map((name) => name), ...readdirSync(join(FIXTURES, 'written')).map((name) => `written/${name}`)];
-  for (const file of files.filter((name) => /\.(json|html)$/.test(name)).sort()) {
-    const text = readFileSync(join(FIXTURES, file), 'utf8');
-    const input = (file.endsWith('.json') ? JSON.parse(text) : { email_data: { subject: file, body: text } }) as EmailInput;
-    const prompt = buildPrompt(normalizeEmail(input, 6_000));
-    emit({ case: 'prompt_size', fixture: file, system_chars: prompt.system.length, user_chars: prompt.user.length });
-  }
+  progress('preparing a 5 MB HTML email');
+  emit({ case: 'prepare_5mb_html', ...measurePrepareHugeHtml() });
+  for (const size of promptSizes()) emit({ case: 'prompt_size', ...size });
+  emit({ case: 'done', load_avg_1_5_15: loadAverage() });
 }
 
-main().catch((error: unknown) => {
-  process.stderr.write(`bench failed: ${error instanceof Error ? error.stack : String(error)}\n`);
-  process.exit(1);
-});
+const interrupted = () => {
+  void dropAll().finally(() => process.exit(130));
+};
+process.once('SIGINT', interrupted);
+process.once('SIGTERM', interrupted);
+
+main()
+  .catch((error: unknown) => {
+    process.stderr.write(`bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.exitCode = 1;
+  })
+  .finally(async () => {
+    await dropAll();
+    // A failed phase may leave a child behind; it must not keep the run alive.
+    process.exit();
+  });

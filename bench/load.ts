@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -7,7 +8,7 @@ import autocannonModule from 'autocannon';
 // never shares a CPU queue with the server or the orchestrator. It warms up, measures, and
 // prints one JSON line: the totals and every 2xx response time.
 
-export const LOAD_KINDS = ['post', 'patch', 'list'] as const;
+export const LOAD_KINDS = ['post', 'patch', 'list', 'classify'] as const;
 export type LoadKind = (typeof LOAD_KINDS)[number];
 
 export interface LoadSpec {
@@ -34,7 +35,7 @@ export interface LoadResult {
 const STATUSES = ['queued', 'dispatched', 'in_progress', 'blocked', 'completed', 'failed', 'cancelled'] as const;
 const JSON_HEADERS = { 'content-type': 'application/json' };
 
-// Typed here for what this file uses, beside bench/autocannon.d.ts's slice for the other bench.
+// The slice of autocannon's API this file uses (bench/autocannon.d.ts leaves it untyped).
 interface CannonRequest {
   method?: string;
   path?: string;
@@ -101,11 +102,37 @@ function requestsFor(spec: LoadSpec): Requests {
         },
       ];
     }
+    case 'classify': {
+      // Every request is a new email, so each one passes dedupe and reaches the provider. The
+      // run's own prefix keeps ids apart across warm-up, rounds and generators.
+      const run = randomUUID();
+      let sent = 0;
+      return [
+        {
+          method: 'POST',
+          path: '/classify',
+          headers: JSON_HEADERS,
+          setupRequest: (request) => ({ ...request, body: classifyBody(`${run}-${sent++}`) }),
+        },
+      ];
+    }
     default: {
       const unreachable: never = spec.kind;
       throw new Error(`unknown load ${String(unreachable)}`);
     }
   }
+}
+
+/** A short HTML request with a deadline and an attachment, in the simplified shape. */
+function classifyBody(id: string): string {
+  return JSON.stringify({
+    email_data: {
+      subject: `Q3 budget approval ${id}`,
+      body: `<p>Hi Alex,</p><p>Could you please review and approve the attached Q3 budget (q3-budget.xlsx) by Friday? Request ${id}.</p><p>Thanks,<br>Dana</p>`,
+    },
+    id: `bench-${id}`,
+    conversationId: `bench-conv-${id}`,
+  });
 }
 
 function fire(spec: LoadSpec, requests: Requests, durationS: number, times: number[] | null): CannonInstance {

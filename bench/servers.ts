@@ -1,21 +1,32 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import type { LoadResult, LoadSpec } from './load.js';
 
-// The processes a benchmark run starts: the real work service as `npm start` runs it, and the
-// ceiling server. Each is its own node process; its peak RSS is read from /proc before it stops.
+// The processes a benchmark run starts: the real services as `npm start` runs them, their
+// ceiling servers, the fake LLM provider and the load generators. Each is its own node process;
+// a server's peak RSS is read from /proc before it stops.
 
-export const WORK_MAIN = fileURLToPath(new URL('../src/main.js', import.meta.url));
+export const SERVICES_MAIN = fileURLToPath(new URL('../src/main.js', import.meta.url));
 export const CEILING_MAIN = fileURLToPath(new URL('./ceiling-server.js', import.meta.url));
 export const LOAD_MAIN = fileURLToPath(new URL('./load.js', import.meta.url));
+export const CLASSIFY_CEILING_MAIN = fileURLToPath(new URL('./classify-ceiling-server.js', import.meta.url));
+export const FAKE_PROVIDER_MAIN = fileURLToPath(new URL('./fake-provider-server.js', import.meta.url));
 
 export interface BenchServer {
   readonly url: string;
   readonly pid: number;
   /** VmHWM: the most resident memory the process has had, in MiB. */
   peakRssMb(): number;
+  /** CPU time the process has used so far (all threads, user and system), in ms. */
+  cpuMs(): number;
+  /** Null while it runs; else how it ended and the last of its output, to tell why. */
+  ended(): string | null;
+  /** Lines the process has written to stdout and stderr: at LOG_LEVEL=warn, every one is a warning or worse. */
+  outputLines(): number;
   /** SIGTERM, then the peak RSS it reached. */
   stop(): Promise<number>;
 }
@@ -35,10 +46,38 @@ export async function freePort(): Promise<number> {
   return address.port;
 }
 
+const execFileAsync = promisify(execFile);
+
+/** One load generator run in a process of its own (bench/load.ts), so it takes no CPU from the orchestrator. */
+export async function runLoad(spec: LoadSpec): Promise<LoadResult> {
+  const { stdout } = await execFileAsync(process.execPath, [LOAD_MAIN, JSON.stringify(spec)], {
+    maxBuffer: 16 * 1024 * 1024,
+  });
+  return JSON.parse(stdout.trim().split('\n').pop() ?? '{}') as LoadResult;
+}
+
 function peakRssMb(pid: number): number {
   try {
     const match = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
     return match ? Math.round(Number(match[1]) / 1024) : Number.NaN;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+/** Up when GET /health is a 2xx, or (for a server without one) when anything answers at all. */
+type Readiness = 'healthy' | 'answering';
+
+/** USER_HZ, the unit of /proc/<pid>/stat times: 100 on every Linux architecture Node runs on. */
+const CLOCK_TICKS_PER_S = 100;
+
+function cpuMs(pid: number): number {
+  try {
+    // The command name (field 2) may hold spaces; the fields after its closing parenthesis do not.
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // utime and stime are fields 14 and 15 of the whole line, 12 and 13 after the name.
+    return ((Number(fields[11]) + Number(fields[12])) * 1_000) / CLOCK_TICKS_PER_S;
   } catch {
     return Number.NaN;
   }
@@ -50,6 +89,7 @@ async function startNode(
   env: Record<string, string>,
   port: number,
   nodeOptions: string[] = [],
+  readiness: Readiness = 'healthy',
 ): Promise<BenchServer> {
   const child = spawn(process.execPath, [...nodeOptions, script, ...args], {
     env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...env },
@@ -57,14 +97,19 @@ async function startNode(
   });
   children.add(child);
   let output = '';
+  let lines = 0;
   const keep = (chunk: Buffer) => {
-    output = (output + chunk.toString('utf8')).slice(-8_000);
+    const text = chunk.toString('utf8');
+    for (let at = text.indexOf('\n'); at !== -1; at = text.indexOf('\n', at + 1)) lines += 1;
+    output = (output + text).slice(-8_000);
   };
   child.stdout?.on('data', keep);
   child.stderr?.on('data', keep);
   let exited = false;
-  const exit = once(child, 'exit').then(() => {
+  let ending = '';
+  const exit = once(child, 'exit').then(([code, signal]) => {
     exited = true;
+    ending = `exited with ${signal ?? `code ${code}`}`;
     children.delete(child);
   });
   const url = `http://127.0.0.1:${port}`;
@@ -75,11 +120,14 @@ async function startNode(
     try {
       const response = await fetch(`${url}/health`);
       await response.arrayBuffer();
-      if (response.ok) {
+      if (response.ok || readiness === 'answering') {
         return {
           url,
           pid,
           peakRssMb: () => peakRssMb(pid),
+          cpuMs: () => cpuMs(pid),
+          ended: () => (exited ? `${ending}:\n${output}` : null),
+          outputLines: () => lines,
           async stop() {
             const peak = peakRssMb(pid);
             child.kill('SIGTERM');
@@ -106,7 +154,32 @@ async function startNode(
 export async function startWork(databaseUrl: string, poolSize: number, cpuProfileDir?: string): Promise<BenchServer> {
   const port = await freePort();
   const env = { WORK_PORT: String(port), DATABASE_URL: databaseUrl, DATABASE_POOL_SIZE: String(poolSize), LOG_LEVEL: 'warn' };
-  return startNode(WORK_MAIN, ['work'], env, port, cpuProfileDir ? ['--cpu-prof', '--cpu-prof-dir', cpuProfileDir] : []);
+  return startNode(SERVICES_MAIN, ['work'], env, port, cpuProfileDir ? ['--cpu-prof', '--cpu-prof-dir', cpuProfileDir] : []);
+}
+
+/**
+ * `node dist/src/main.js classify` with warn-level logs; `llmEnv` picks the provider
+ * (LLM_PROVIDER, LLM_BASE_URL, LLM_API_KEY). With `cpuProfileDir`, as for `startWork`.
+ */
+export async function startClassify(
+  databaseUrl: string,
+  llmEnv: Record<string, string>,
+  cpuProfileDir?: string,
+): Promise<BenchServer> {
+  const port = await freePort();
+  const env = { CLASSIFY_PORT: String(port), DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn', ...llmEnv };
+  return startNode(SERVICES_MAIN, ['classify'], env, port, cpuProfileDir ? ['--cpu-prof', '--cpu-prof-dir', cpuProfileDir] : []);
+}
+
+export async function startClassifyCeiling(): Promise<BenchServer> {
+  const port = await freePort();
+  return startNode(CLASSIFY_CEILING_MAIN, [], { CEILING_PORT: String(port) }, port);
+}
+
+/** The tests' fake provider; its OpenAI base URL is `url` + /v1. */
+export async function startFakeProvider(): Promise<BenchServer> {
+  const port = await freePort();
+  return startNode(FAKE_PROVIDER_MAIN, [], { FAKE_LLM_PORT: String(port) }, port, [], 'answering');
 }
 
 export async function startCeiling(databaseUrl: string, poolSize: number): Promise<BenchServer> {

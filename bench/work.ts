@@ -1,13 +1,13 @@
-import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs, promisify } from 'node:util';
+import { parseArgs } from 'node:util';
 import { type BenchDatabase, type BenchDbKind, BENCH_DB_KINDS, dropAll, freshDatabase, postgresAdminUrl } from './databases.js';
-import type { LoadKind, LoadResult, LoadSpec } from './load.js';
+import type { LoadKind, LoadResult } from './load.js';
 import { type WaitSampler, sampleWaits } from './pg-waits.js';
 import { seedPlan, seedPostgres, seedSqlite, type SeedPlan } from './seed.js';
-import { type BenchServer, LOAD_MAIN, startCeiling, startWork } from './servers.js';
+import { type BenchServer, runLoad, startCeiling, startWork } from './servers.js';
+import { Tally } from './tally.js';
 
 // `npm run bench:work [-- --db postgres]`: the work service under load, as issues 2 and 4 ask.
 // Prints JSON lines on stdout (progress goes to stderr): POST /work per second and its ratio to
@@ -58,43 +58,6 @@ function emit(line: Record<string, unknown>): void {
 
 function progress(message: string): void {
   process.stderr.write(`[bench:work ${kind}] ${message}\n`);
-}
-
-const execFileAsync = promisify(execFile);
-
-async function runLoad(spec: LoadSpec): Promise<LoadResult> {
-  const { stdout } = await execFileAsync(process.execPath, [LOAD_MAIN, JSON.stringify(spec)], {
-    maxBuffer: 16 * 1024 * 1024,
-  });
-  return JSON.parse(stdout.trim().split('\n').pop() ?? '{}') as LoadResult;
-}
-
-/** Load results added up over generators run side by side and over successive rounds. */
-class Tally {
-  private ok = 0;
-  private seconds = 0;
-  private non2xx = 0;
-  private errors = 0;
-  private times: number[] = [];
-
-  /** Results of generators that ran at the same time, one per server. */
-  add(results: LoadResult[]): void {
-    this.ok += results.reduce((sum, result) => sum + result.ok, 0);
-    this.seconds += Math.max(...results.map((result) => result.durationS));
-    this.non2xx += results.reduce((sum, result) => sum + result.non2xx, 0);
-    this.errors += results.reduce((sum, result) => sum + result.errors, 0);
-    for (const result of results) for (const ms of result.timesMs) this.times.push(ms);
-  }
-
-  get perSecond(): number {
-    return Math.round(this.ok / this.seconds);
-  }
-
-  summary() {
-    const sorted = Float64Array.from(this.times).sort();
-    const at = (fraction: number) => sorted[Math.max(0, Math.ceil(fraction * sorted.length) - 1)] ?? Number.NaN;
-    return { value: this.perSecond, p50_ms: at(0.5), p99_ms: at(0.99), non_2xx: this.non2xx, errors: this.errors };
-  }
 }
 
 /** One load generator per server, all at once, the connections split evenly between them. */

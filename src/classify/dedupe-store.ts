@@ -3,7 +3,7 @@
 // learns so from the conflict, never from a read that could already be stale.
 
 import { type Kysely, sql } from 'kysely';
-import type { Database } from '../shared/db.js';
+import { type Database, DIALECTS } from '../shared/db.js';
 import type { TransactionRunner } from '../shared/group-commit.js';
 import type { Classification } from './categories.js';
 
@@ -71,12 +71,16 @@ export interface DedupeStore {
   purgeBefore(before: string): Promise<number>;
 }
 
-export function createDedupeStore(database: Pick<Database, 'kysely' | 'transaction'>): DedupeStore {
-  return buildStore(database.kysely as Kysely<DedupeTables>, database.transaction);
+export function createDedupeStore(database: Pick<Database, 'kysely' | 'transaction' | 'dialect'>): DedupeStore {
+  return buildStore(database.kysely as Kysely<DedupeTables>, database.transaction, database.dialect === DIALECTS.sqlite);
 }
 
-/** `runTransaction` is null inside a transaction: nested calls join the one already open. */
-function buildStore(db: Kysely<DedupeTables>, runTransaction: TransactionRunner | null): DedupeStore {
+/**
+ * `runTransaction` is null inside a transaction: nested calls join the one already open.
+ * `sharesCommits`: the runner gives concurrent transactions one commit (SQLite), so a lone write
+ * is cheaper through it; on PostgreSQL it would only add a BEGIN and a COMMIT round trip.
+ */
+function buildStore(db: Kysely<DedupeTables>, runTransaction: TransactionRunner | null, sharesCommits: boolean): DedupeStore {
 
   const toStored = (row: Pick<MessageRow, 'record_key' | 'fingerprint' | 'state' | 'result' | 'updated_at'>): StoredMessage => ({
     record_key: row.record_key,
@@ -98,7 +102,7 @@ function buildStore(db: Kysely<DedupeTables>, runTransaction: TransactionRunner 
   return {
     async transaction(work) {
       if (!runTransaction) return work(this);
-      return runTransaction((trx) => work(buildStore(trx as Kysely<DedupeTables>, null)));
+      return runTransaction((trx) => work(buildStore(trx as Kysely<DedupeTables>, null, sharesCommits)));
     },
 
     async bumpThread(threadKey, now) {
@@ -176,8 +180,8 @@ function buildStore(db: Kysely<DedupeTables>, runTransaction: TransactionRunner 
 
     async saveResult(recordKey, classification, now) {
       // Through the transaction runner, so on SQLite it shares a commit with its neighbours.
-      if (runTransaction) {
-        await runTransaction((trx) => buildStore(trx as Kysely<DedupeTables>, null).saveResult(recordKey, classification, now));
+      if (runTransaction && sharesCommits) {
+        await runTransaction((trx) => buildStore(trx as Kysely<DedupeTables>, null, sharesCommits).saveResult(recordKey, classification, now));
         return;
       }
       await db

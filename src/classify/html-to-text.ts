@@ -8,7 +8,7 @@
 // kept here always mirrors its own.
 
 import { Parser } from 'htmlparser2';
-import { collectHiddenClasses, isHiddenStyle, maxNestingDepth } from './html-visibility.js';
+import { collectHiddenClasses, isHiddenStyle, nestsDeeperThan } from './html-visibility.js';
 
 export { isHiddenStyle, maxNestingDepth } from './html-visibility.js';
 
@@ -59,7 +59,7 @@ export function renderHtml(html: string, options: { cutQuotes: boolean } = { cut
   const source = html.replace(SENTINELS, '');
   // htmlparser2 keeps its open-element stack in an array it unshifts, so parse time grows
   // with the square of the nesting depth: 200k nested <div>s take many seconds.
-  if (maxNestingDepth(source) > MAX_NESTING) return renderFlat(source);
+  if (nestsDeeperThan(source, MAX_NESTING)) return renderFlat(source);
   const rendered = render(source, options.cutQuotes);
   // A pure forward has nothing above the quote; then the quoted part is the message.
   if (rendered.quote_cut && !/\p{L}/u.test(rendered.text)) return render(source, false);

@@ -67,6 +67,18 @@ const NON_NESTING = new Set([
   'wbr', 'p', 'li', 'td', 'th', 'tr', 'option', 'dt', 'dd',
 ]);
 
+/**
+ * Whether elements nest deeper than `limit`. No deeper than there are tags, so a message with
+ * few '<' (nearly every real one) is cleared by counting them, without the tag scan.
+ */
+export function nestsDeeperThan(html: string, limit: number): boolean {
+  let tags = 0;
+  for (let at = html.indexOf('<'); at !== -1; at = html.indexOf('<', at + 1)) {
+    if (++tags > limit) return maxNestingDepth(html) > limit;
+  }
+  return false;
+}
+
 /** How deep elements nest, by a linear scan: `[^<>]*` cannot backtrack past the next tag. */
 export function maxNestingDepth(html: string): number {
   const tag = /<(\/?)([a-zA-Z][\w:-]*)[^<>]*>/g;

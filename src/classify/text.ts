@@ -85,8 +85,8 @@ export function cutQuotedReply(text: string): string {
   const lines = text.split('\n');
   const cutAt = findQuoteStart(lines);
   const kept = cutAt === -1 ? lines : lines.slice(0, cutAt);
-  const unquoted = kept.filter((line) => !/^\s*>/.test(line));
-  if (/\p{L}/u.test(unquoted.join('\n'))) return unquoted.join('\n');
+  const unquoted = kept.filter((line) => !/^\s*>/.test(line)).join('\n');
+  if (/\p{L}/u.test(unquoted)) return unquoted;
   // Nothing of our own above the quote: the history is the message.
   return lines.filter((line) => !/^\s*>\s*$/.test(line)).map((line) => line.replace(/^\s*(>\s?)+/, '')).join('\n');
 }

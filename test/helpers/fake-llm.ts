@@ -62,7 +62,14 @@ export const FAKE_ANSWER = {
   },
 } as const;
 
-export async function startFakeLlm(): Promise<FakeLlm> {
+export interface FakeLlmOptions {
+  /** 0 (the default) picks a free port. */
+  port?: number;
+  /** False for long load runs: every recorded request would stay in memory. */
+  record?: boolean;
+}
+
+export async function startFakeLlm({ port: listenPort = 0, record = true }: FakeLlmOptions = {}): Promise<FakeLlm> {
   const queue: FakeReply[] = [];
   const requests: RecordedRequest[] = [];
   let defaultAnswer: unknown = FAKE_ANSWER;
@@ -84,12 +91,12 @@ export async function startFakeLlm(): Promise<FakeLlm> {
       } catch {
         // recorded as empty; the test will see it
       }
-      requests.push({ api, method: request.method, path, headers: request.headers, body });
+      if (record) requests.push({ api, method: request.method, path, headers: request.headers, body });
       reply(api, body, queue.shift() ?? { kind: 'answer' }, response, defaultAnswer);
     });
   });
 
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(listenPort, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   const url = `http://127.0.0.1:${port}`;
   return {
