@@ -1,9 +1,10 @@
 import { cpus, loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
-import { type BenchDbKind, BENCH_DB_KINDS, dropAll, freshDatabase } from './databases.js';
+import { type BenchDbKind, BENCH_DB_KINDS, freshDatabase } from './databases.js';
 import { measurePrepareHugeHtml, promptSizes } from './email-preparation.js';
 import type { LoadResult } from './load.js';
 import { type BenchServer, runLoad, startClassify, startClassifyCeiling, startFakeProvider } from './servers.js';
+import { runMain } from './run-main.js';
 import { Tally } from './tally.js';
 
 // `npm run bench:classify [-- --db postgres]`: the classification service under load, as issue
@@ -192,19 +193,4 @@ async function main(): Promise<void> {
   emit({ case: 'done', load_avg_1_5_15: loadAverage() });
 }
 
-const interrupted = () => {
-  void dropAll().finally(() => process.exit(130));
-};
-process.once('SIGINT', interrupted);
-process.once('SIGTERM', interrupted);
-
-main()
-  .catch((error: unknown) => {
-    process.stderr.write(`bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-    process.exitCode = 1;
-  })
-  .finally(async () => {
-    await dropAll();
-    // A failed phase may leave a child behind; it must not keep the run alive.
-    process.exit();
-  });
+runMain(main);

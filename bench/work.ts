@@ -2,10 +2,11 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { type BenchDatabase, type BenchDbKind, BENCH_DB_KINDS, dropAll, freshDatabase, postgresAdminUrl } from './databases.js';
+import { type BenchDatabase, type BenchDbKind, BENCH_DB_KINDS, freshDatabase, postgresAdminUrl } from './databases.js';
 import type { LoadKind, LoadResult } from './load.js';
 import { type WaitSampler, sampleWaits } from './pg-waits.js';
 import { seedPlan, seedPostgres, seedSqlite, type SeedPlan } from './seed.js';
+import { runMain } from './run-main.js';
 import { type BenchServer, runLoad, startCeiling, startWork } from './servers.js';
 import { Tally } from './tally.js';
 
@@ -249,20 +250,4 @@ async function main(): Promise<void> {
   emit({ metric: 'peak_rss_mb', value: Math.max(...work.map(([, mb]) => mb)), per_process: peakRss });
 }
 
-const interrupted = () => {
-  void dropAll().finally(() => process.exit(130));
-};
-process.once('SIGINT', interrupted);
-process.once('SIGTERM', interrupted);
-
-main()
-  .catch((error: unknown) => {
-    process.stderr.write(`bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-    process.exitCode = 1;
-  })
-  .finally(async () => {
-    await dropAll();
-    rmSync(scratch, { recursive: true, force: true });
-    // A failed phase may leave a sampler or a child behind; they must not keep the run alive.
-    process.exit();
-  });
+runMain(main, () => rmSync(scratch, { recursive: true, force: true }));
