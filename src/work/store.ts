@@ -1,4 +1,5 @@
 import type { Kysely, Transaction } from 'kysely';
+import type pg from 'pg';
 import type { Database, Dialect } from '../shared/db.js';
 import type { TransactionRunner } from '../shared/group-commit.js';
 import type { Outcome, SortOrder, WorkStatus } from './schemas.js';
@@ -75,32 +76,70 @@ export const EVENTS_CHANNEL = 'agentdesk_events';
 type Executor = Kysely<WorkTables> | Transaction<WorkTables>;
 
 export function createWorkStore(database: Database): WorkStore {
-  return buildStore(database.kysely as Kysely<WorkTables>, database.dialect, database.transaction);
+  return buildStore(database.kysely as Kysely<WorkTables>, database.dialect, database.transaction, database.pool);
 }
 
+const ITEM_COLUMNS = [
+  'id',
+  'type',
+  'description',
+  'priority',
+  'status',
+  'assigned_agent',
+  'created_by',
+  'created_at',
+  'updated_at',
+  'completed_at',
+  'outcome',
+  'notes',
+  'payload',
+  'project_id',
+] as const satisfies readonly (keyof WorkItemRow)[];
+const DISPATCH_COLUMNS = ['id', 'work_item_id', 'agent', 'dispatched_at', 'completed_at', 'outcome'] as const satisfies readonly (keyof DispatchRow)[];
+
+function placeholders(from: number, count: number): string {
+  return Array.from({ length: count }, (_, i) => `$${from + i}`).join(', ');
+}
+
+// Submitting is the hottest write, so on PostgreSQL it is one named (server-side prepared)
+// statement: the item, its first dispatch and its event in data-modifying CTEs, which commit
+// together, with the dispatch's foreign key seeing the item inserted beside it.
+const ITEM_CTE = `WITH item AS (INSERT INTO work_items (${ITEM_COLUMNS.join(', ')}) VALUES (${placeholders(1, ITEM_COLUMNS.length)}))`;
+const EVENT_INSERT = (from: number) => `INSERT INTO events (type, data, created_at) VALUES (${placeholders(from, 3)})`;
+const CREATE_ITEM = {
+  name: 'agentdesk_create_item',
+  text: `${ITEM_CTE} ${EVENT_INSERT(ITEM_COLUMNS.length + 1)}`,
+};
+const CREATE_DISPATCHED_ITEM = {
+  name: 'agentdesk_create_dispatched_item',
+  text: `${ITEM_CTE}, dispatch AS (INSERT INTO dispatch_log (${DISPATCH_COLUMNS.join(', ')}) VALUES (${placeholders(
+    ITEM_COLUMNS.length + 1,
+    DISPATCH_COLUMNS.length,
+  )})) ${EVENT_INSERT(ITEM_COLUMNS.length + DISPATCH_COLUMNS.length + 1)}`,
+};
+
 /** `runTransaction` is null inside a transaction: nested calls join the one already open. */
-function buildStore(db: Executor, dialect: Dialect, runTransaction: TransactionRunner | null): WorkStore {
+function buildStore(
+  db: Executor,
+  dialect: Dialect,
+  runTransaction: TransactionRunner | null,
+  pool: pg.Pool | null,
+): WorkStore {
   const store: WorkStore = {
     async transaction(work) {
       if (!runTransaction) return work(store);
-      return runTransaction((trx) => work(buildStore(trx as Transaction<WorkTables>, dialect, null)));
+      return runTransaction((trx) => work(buildStore(trx as Transaction<WorkTables>, dialect, null, null)));
     },
 
     async createWorkItem(row, dispatch, event) {
-      if (dialect === 'postgres') {
-        // One statement, so one round trip and no BEGIN/COMMIT: data-modifying CTEs all commit
-        // together, and the dispatch's foreign key sees the item inserted beside it.
-        const eventRow = { type: event.type, data: event.data, created_at: event.at };
-        const withItem = db.with('item', (q) => q.insertInto('work_items').values(row).returning('id'));
-        if (dispatch) {
-          await withItem
-            .with('dispatch', (q) => q.insertInto('dispatch_log').values(dispatch).returning('id'))
-            .insertInto('events')
-            .values(eventRow)
-            .execute();
-        } else {
-          await withItem.insertInto('events').values(eventRow).execute();
-        }
+      if (pool && runTransaction) {
+        const eventValues = [event.type, event.data, event.at];
+        const itemValues = ITEM_COLUMNS.map((column) => row[column]);
+        await pool.query(
+          dispatch
+            ? { ...CREATE_DISPATCHED_ITEM, values: [...itemValues, ...DISPATCH_COLUMNS.map((c) => dispatch[c]), ...eventValues] }
+            : { ...CREATE_ITEM, values: [...itemValues, ...eventValues] },
+        );
         return;
       }
       await store.transaction(async (tx) => {
