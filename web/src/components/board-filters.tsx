@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { type BoardFilters, PAGE_SIZES } from '../lib/filters.ts';
 import { fromLocalInput, statusLabel, toLocalInput } from '../lib/format.ts';
 import { useProjects } from '../lib/projects.ts';
@@ -8,14 +8,21 @@ import { STATUSES } from '../lib/statuses.ts';
 /** The board's filter form. Lists apply at once; typed fields apply on Enter or "Apply". */
 export function BoardFiltersForm(props: { filters: BoardFilters; onApply: (f: BoardFilters) => void }) {
   const [draft, setDraft] = useState(props.filters);
+  // The latest draft, not the one of the last render: a list changed right after "Clear" must
+  // not bring the cleared filters back before the form has re-rendered.
+  const latest = useRef(props.filters);
+  const update = (next: BoardFilters) => {
+    latest.current = next;
+    setDraft(next);
+  };
   const projects = useProjects();
   const [wide] = useState(() => !window.matchMedia('(max-width: 640px)').matches);
-  useEffect(() => setDraft(props.filters), [props.filters]);
+  useEffect(() => update(props.filters), [props.filters]);
 
   const apply = (next: BoardFilters) => props.onApply({ ...next, cursor: '' });
   const set = <K extends keyof BoardFilters>(key: K, value: BoardFilters[K], now = false) => {
-    const next = { ...draft, [key]: value };
-    setDraft(next);
+    const next = { ...latest.current, [key]: value };
+    update(next);
     if (now) apply(next);
   };
 
@@ -31,7 +38,8 @@ export function BoardFiltersForm(props: { filters: BoardFilters; onApply: (f: Bo
       aria-label="Filter work items"
       onSubmit={(e) => {
         e.preventDefault();
-        apply({ ...draft, agent: draft.agent.trim(), type: draft.type.trim() });
+        const current = latest.current;
+        apply({ ...current, agent: current.agent.trim(), type: current.type.trim() });
       }}
     >
       <div class="field">
@@ -133,9 +141,11 @@ export function BoardFiltersForm(props: { filters: BoardFilters; onApply: (f: Bo
         </button>
         <button
           type="button"
-          onClick={() =>
-            apply({ ...draft, status: null, agent: '', project_id: '', type: '', since: '', cursor: '' })
-          }
+          onClick={() => {
+            const cleared = { ...latest.current, status: null, agent: '', project_id: '', type: '', since: '', cursor: '' };
+            update(cleared);
+            apply(cleared);
+          }}
         >
           Clear
         </button>
