@@ -5,7 +5,7 @@
 import { DEFAULT_MODELS, type LlmConfig, type LlmProviderName } from '../shared/config.js';
 import { ForbiddenError, ValidationError } from '../shared/errors.js';
 import { createAnthropicClient, ANTHROPIC_DEFAULT_BASE_URL } from './llm/anthropic.js';
-import type { LlmClient } from './llm/client.js';
+import type { FetchLike, LlmClient, LlmClientOptions } from './llm/client.js';
 import { createOpenAiClient, OPENAI_DEFAULT_BASE_URL } from './llm/openai.js';
 import type { ClassifyRequest } from './schemas.js';
 import { checkBaseUrl, UnsafeBaseUrl, type HostResolver } from './ssrf.js';
@@ -19,6 +19,8 @@ export interface ProviderSettings {
   api_key: string | null;
   /** The caller brought its own key or host, so the shared client cannot serve it. */
   caller_credentials: boolean;
+  /** The caller chose a host the operator did not list: its connections are checked as they open. */
+  guard_connections: boolean;
 }
 
 const DEFAULT_BASE_URLS = { openai: OPENAI_DEFAULT_BASE_URL, anthropic: ANTHROPIC_DEFAULT_BASE_URL } as const;
@@ -48,7 +50,7 @@ export async function resolveSettings(request: ClassifyRequest, options: Resolve
   const sameProvider = provider === llm.provider;
   const temperature = request.temperature ?? llm.temperature;
   if (provider === 'rules') {
-    return { provider, model: DEFAULT_MODELS.rules, temperature, base_url: '', api_key: null, caller_credentials: false };
+    return { provider, model: DEFAULT_MODELS.rules, temperature, base_url: '', api_key: null, caller_credentials: false, guard_connections: false };
   }
 
   const apiKey = request.api_key ?? (sameProvider ? llm.apiKey : null);
@@ -56,9 +58,12 @@ export async function resolveSettings(request: ClassifyRequest, options: Resolve
     throw new ValidationError([{ field: 'api_key', message: `is required: this server has no key for ${provider}` }]);
   }
   let baseUrl = (sameProvider ? llm.baseUrl : null) ?? DEFAULT_BASE_URLS[provider];
+  let guardConnections = false;
   if (request.base_url !== undefined) {
     try {
-      baseUrl = (await checkBaseUrl(request.base_url, llm.allowedHosts, options.resolveHost)).toString().replace(/\/+$/, '');
+      const checked = await checkBaseUrl(request.base_url, llm.allowedHosts, options.resolveHost);
+      baseUrl = checked.url.toString().replace(/\/+$/, '');
+      guardConnections = !checked.allow_listed;
     } catch (error) {
       if (error instanceof UnsafeBaseUrl) throw new ValidationError([{ field: 'base_url', message: error.message }]);
       throw error;
@@ -71,14 +76,21 @@ export async function resolveSettings(request: ClassifyRequest, options: Resolve
     base_url: baseUrl,
     api_key: apiKey,
     caller_credentials: request.api_key !== undefined || request.base_url !== undefined,
+    guard_connections: guardConnections,
   };
 }
 
-export function createLlmClient(settings: ProviderSettings): LlmClient {
+/** `fetch` is used only when the settings ask for guarded connections. */
+export function createLlmClient(settings: ProviderSettings, guardedFetch?: FetchLike): LlmClient {
   if (settings.provider === 'rules' || settings.api_key === null) {
     throw new Error('the rules provider has no client');
   }
-  const options = { api_key: settings.api_key, base_url: settings.base_url };
+  if (settings.guard_connections && !guardedFetch) throw new Error('a guarded host needs the guarded fetch');
+  const options: LlmClientOptions = {
+    api_key: settings.api_key,
+    base_url: settings.base_url,
+    ...(settings.guard_connections ? { fetch: guardedFetch } : {}),
+  };
   return settings.provider === 'openai' ? createOpenAiClient(options) : createAnthropicClient(options);
 }
 

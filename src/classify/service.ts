@@ -16,7 +16,8 @@ import { hasContent, normalizeEmail, type Email, type EmailInput } from './norma
 import { buildPrompt, emailTriesInjection } from './prompt.js';
 import { createLlmClient, hostOf, resolveSettings, type ProviderSettings } from './providers.js';
 import type { ClassifyRequest } from './schemas.js';
-import type { HostResolver } from './ssrf.js';
+import { createGuardedFetch } from './guarded-fetch.js';
+import { systemResolver, type HostResolver } from './ssrf.js';
 
 export interface ClassifyService {
   classify(request: ClassifyRequest): Promise<ClassifyResult>;
@@ -60,9 +61,12 @@ export function createClassifyService(deps: ClassifyServiceDeps): ClassifyServic
   // Classifications in flight in this process, so a concurrent duplicate awaits instead of polling.
   const inFlight = new Map<string, Promise<Classification | null>>();
   let sharedClient: { key: string; client: LlmClient } | null = null;
+  // One pool for every caller-chosen host: each socket is checked when it opens, so sharing
+  // kept-alive connections between requests shares only connections that passed.
+  const guardedFetch = createGuardedFetch(deps.resolveHost ?? systemResolver);
 
   const clientFor = (settings: ProviderSettings): LlmClient => {
-    if (settings.caller_credentials) return createLlmClient(settings);
+    if (settings.caller_credentials) return createLlmClient(settings, guardedFetch);
     const key = `${settings.provider} ${settings.base_url}`;
     if (sharedClient?.key !== key) sharedClient = { key, client: createLlmClient(settings) };
     return sharedClient.client;

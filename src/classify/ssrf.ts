@@ -2,9 +2,9 @@
 // anything only this server can reach: loopback, private networks, link-local addresses and
 // cloud metadata endpoints are refused unless the operator listed the host in LLM_ALLOWED_HOSTS.
 //
-// The check resolves the name once; the SDK resolves it again when it connects. A name whose
-// DNS answer changes in between (rebinding) is not covered: that needs a pinned dispatcher,
-// which the SDKs' fetch cannot be given without a new dependency.
+// The check here runs once, when the request arrives; the SDK resolves the name again when it
+// connects, and a DNS answer can change in between (rebinding). So the same address rule is
+// applied a second time at connect time by guarded-fetch.ts, which caller-chosen hosts use.
 
 import { lookup } from 'node:dns/promises';
 import { BlockList, isIP } from 'node:net';
@@ -67,11 +67,25 @@ export function isBlockedAddress(address: string): boolean {
   return true;
 }
 
+/** Throws `UnsafeBaseUrl` unless the name has addresses and none of them is blocked. */
+export function checkAddresses(hostname: string, addresses: readonly string[]): void {
+  if (addresses.length === 0) throw new UnsafeBaseUrl(`host ${hostname} cannot be resolved`);
+  if (addresses.some(isBlockedAddress)) {
+    throw new UnsafeBaseUrl(`host ${hostname} resolves to a loopback, private, link-local or metadata address; list it in LLM_ALLOWED_HOSTS to allow it`);
+  }
+}
+
+export interface CheckedBaseUrl {
+  url: URL;
+  /** The operator listed the host, so its connections need no guard. */
+  allow_listed: boolean;
+}
+
 /**
  * Returns the URL when it is safe to send requests to; throws `UnsafeBaseUrl` with a reason
  * that names the host but never the full URL (it could carry credentials).
  */
-export async function checkBaseUrl(raw: string, allowedHosts: readonly string[], resolve: HostResolver = systemResolver): Promise<URL> {
+export async function checkBaseUrl(raw: string, allowedHosts: readonly string[], resolve: HostResolver = systemResolver): Promise<CheckedBaseUrl> {
   let url: URL;
   try {
     url = new URL(raw);
@@ -82,7 +96,7 @@ export async function checkBaseUrl(raw: string, allowedHosts: readonly string[],
   if (url.username || url.password) throw new UnsafeBaseUrl('must not carry credentials; send api_key instead');
   const hostname = url.hostname.toLowerCase().replace(/^\[|\]$/g, '');
   if (hostname === '') throw new UnsafeBaseUrl('must name a host');
-  if (allowedHosts.includes(hostname)) return url;
+  if (allowedHosts.includes(hostname)) return { url, allow_listed: true };
 
   let addresses: string[];
   if (isIP(hostname)) addresses = [hostname];
@@ -93,9 +107,6 @@ export async function checkBaseUrl(raw: string, allowedHosts: readonly string[],
       throw new UnsafeBaseUrl(`host ${hostname} cannot be resolved`);
     }
   }
-  if (addresses.length === 0) throw new UnsafeBaseUrl(`host ${hostname} cannot be resolved`);
-  if (addresses.some(isBlockedAddress)) {
-    throw new UnsafeBaseUrl(`host ${hostname} resolves to a loopback, private, link-local or metadata address; list it in LLM_ALLOWED_HOSTS to allow it`);
-  }
-  return url;
+  checkAddresses(hostname, addresses);
+  return { url, allow_listed: false };
 }

@@ -24,11 +24,12 @@ export const testResolver: HostResolver = async (hostname) => {
   return addresses;
 };
 
-export function startClassifyApp(kind: StoreKind, env: Record<string, string> = {}): Promise<TestApp> {
+/** `resolveHost` replaces the fixed test answers, for tests that script answers over time. */
+export function startClassifyApp(kind: StoreKind, env: Record<string, string> = {}, resolveHost: HostResolver = testResolver): Promise<TestApp> {
   return startTestApp(kind, { LOG_LEVEL: 'debug', ...env }, captureLogs('debug'), (parts) =>
     buildClassifyApp({
       ...parts,
-      resolveHost: testResolver,
+      resolveHost,
       backoff: { base_delay_ms: 5, max_delay_ms: 20, retry_after_cap_ms: 50 },
     }),
   );

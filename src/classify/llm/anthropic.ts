@@ -24,6 +24,7 @@ export function createAnthropicClient(options: LlmClientOptions): LlmClient {
     webhookKey: null,
     maxRetries: 0,
     logLevel: 'off',
+    ...(options.fetch ? { fetch: options.fetch } : {}),
   });
 
   return {

@@ -24,7 +24,12 @@ export interface LlmClientOptions {
   api_key: string;
   /** Always passed explicitly, so no SDK reads a base URL from the environment. */
   base_url: string;
+  /** Replaces the global fetch, for hosts whose connections must be checked as they open. */
+  fetch?: FetchLike;
 }
+
+/** The shape both SDKs accept as their `fetch` option. */
+export type FetchLike = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
 
 export const FAILURE_KINDS = ['timeout', 'rate_limit', 'provider_error', 'invalid_answer', 'bad_credentials'] as const;
 export type FailureKind = (typeof FAILURE_KINDS)[number];

@@ -22,6 +22,7 @@ export function createOpenAiClient(options: LlmClientOptions): LlmClient {
     webhookSecret: null,
     maxRetries: 0,
     logLevel: 'off',
+    ...(options.fetch ? { fetch: options.fetch } : {}),
   });
 
   return {
