@@ -13,7 +13,6 @@ export const PROJECT_EVENTS = {
 export interface ProjectServiceDeps {
   store: WorkStore;
   now?: () => Date;
-  onEventsCommitted?: () => void;
 }
 
 export type ProjectService = ReturnType<typeof createProjectService>;
@@ -23,7 +22,7 @@ function nameKey(name: string): string {
   return name.toLowerCase();
 }
 
-export function createProjectService({ store, now = () => new Date(), onEventsCommitted }: ProjectServiceDeps) {
+export function createProjectService({ store, now = () => new Date() }: ProjectServiceDeps) {
   async function create(input: CreateProject): Promise<Project> {
     const row: ProjectRow = {
       id: randomUUID(),
@@ -41,7 +40,6 @@ export function createProjectService({ store, now = () => new Date(), onEventsCo
       if (isUniqueViolation(error)) throw new DuplicateProjectName(input.name);
       throw error;
     }
-    onEventsCommitted?.();
     return toProject(row);
   }
 
@@ -73,7 +71,6 @@ export function createProjectService({ store, now = () => new Date(), onEventsCo
         await tx.appendEvent(PROJECT_EVENTS.updated, JSON.stringify(updated), now().toISOString());
         return updated;
       });
-      onEventsCommitted?.();
       return project;
     } catch (error) {
       if (isUniqueViolation(error)) throw new DuplicateProjectName(patch.name ?? '');

@@ -40,8 +40,6 @@ export const WORK_EVENTS = {
 export interface ServiceDeps {
   store: WorkStore;
   now?: () => Date;
-  /** Called after a transaction that appended events has committed. */
-  onEventsCommitted?: () => void;
 }
 
 export interface WorkPage {
@@ -51,14 +49,8 @@ export interface WorkPage {
 
 export type WorkService = ReturnType<typeof createWorkService>;
 
-export function createWorkService({ store, now = () => new Date(), onEventsCommitted }: ServiceDeps) {
+export function createWorkService({ store, now = () => new Date() }: ServiceDeps) {
   const timestamp = () => now().toISOString();
-
-  async function withEvents<T>(work: (tx: WorkStore) => Promise<T>): Promise<T> {
-    const result = await store.transaction(work);
-    onEventsCommitted?.();
-    return result;
-  }
 
   async function loadItem(tx: WorkStore, row: WorkItemRow): Promise<WorkItem> {
     return toWorkItem(row, await tx.listDispatches(row.id));
@@ -92,7 +84,6 @@ export function createWorkService({ store, now = () => new Date(), onEventsCommi
       if (isForeignKeyViolation(error)) throw new UnknownProjectReference();
       throw error;
     }
-    onEventsCommitted?.();
     return { ...summary, dispatch_log: dispatch ? [{ ...dispatch }] : [] };
   }
 
@@ -124,7 +115,7 @@ export function createWorkService({ store, now = () => new Date(), onEventsCommi
 
   async function update(id: string, patch: UpdateWorkItem): Promise<WorkItem> {
     const requested = requestedStatus(patch);
-    return withEvents(async (tx) => {
+    return store.transaction(async (tx) => {
       const row = await tx.lockWorkItem(id);
       if (!row) throw new WorkItemNotFound(id);
       const at = timestamp();
@@ -213,7 +204,7 @@ export function createWorkService({ store, now = () => new Date(), onEventsCommi
   }
 
   async function remove(id: string): Promise<void> {
-    await withEvents(async (tx) => {
+    await store.transaction(async (tx) => {
       if (!(await tx.deleteWorkItem(id))) throw new WorkItemNotFound(id);
       await tx.appendEvent(WORK_EVENTS.deleted, JSON.stringify({ id }), timestamp());
     });

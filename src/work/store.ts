@@ -75,9 +75,23 @@ export const EVENTS_CHANNEL = 'agentdesk_events';
 
 type Executor = Kysely<WorkTables> | Transaction<WorkTables>;
 
-export function createWorkStore(database: Database): WorkStore {
-  return buildStore(database.kysely as Kysely<WorkTables>, database.dialect, database.transaction, database.pool);
+/**
+ * `onEventsCommitted` runs after every commit that appended at least one event, so the event
+ * hub learns of new events in one place whichever service wrote them.
+ */
+export function createWorkStore(database: Database, onEventsCommitted: () => void = () => {}): WorkStore {
+  return buildStore(database.kysely as Kysely<WorkTables>, database.dialect, {
+    runTransaction: database.transaction,
+    pool: database.pool,
+    onEventsCommitted,
+  });
 }
+
+/** How a store reaches the database: directly (top level) or inside an open transaction. */
+type StoreScope =
+  | { runTransaction: TransactionRunner; pool: pg.Pool | null; onEventsCommitted: () => void }
+  /** Inside a transaction: nested calls join it, and appended events are noted for after COMMIT. */
+  | { runTransaction: null; pool: null; appended: { events: boolean } };
 
 const ITEM_COLUMNS = [
   'id',
@@ -118,28 +132,28 @@ const CREATE_DISPATCHED_ITEM = {
   )})) ${EVENT_INSERT(ITEM_COLUMNS.length + DISPATCH_COLUMNS.length + 1)}`,
 };
 
-/** `runTransaction` is null inside a transaction: nested calls join the one already open. */
-function buildStore(
-  db: Executor,
-  dialect: Dialect,
-  runTransaction: TransactionRunner | null,
-  pool: pg.Pool | null,
-): WorkStore {
+function buildStore(db: Executor, dialect: Dialect, scope: StoreScope): WorkStore {
   const store: WorkStore = {
     async transaction(work) {
-      if (!runTransaction) return work(store);
-      return runTransaction((trx) => work(buildStore(trx as Transaction<WorkTables>, dialect, null, null)));
+      if (!scope.runTransaction) return work(store);
+      const appended = { events: false };
+      const result = await scope.runTransaction((trx) =>
+        work(buildStore(trx as Transaction<WorkTables>, dialect, { runTransaction: null, pool: null, appended })),
+      );
+      if (appended.events) scope.onEventsCommitted();
+      return result;
     },
 
     async createWorkItem(row, dispatch, event) {
-      if (pool && runTransaction) {
+      if (scope.pool) {
         const eventValues = [event.type, event.data, event.at];
         const itemValues = ITEM_COLUMNS.map((column) => row[column]);
-        await pool.query(
+        await scope.pool.query(
           dispatch
             ? { ...CREATE_DISPATCHED_ITEM, values: [...itemValues, ...DISPATCH_COLUMNS.map((c) => dispatch[c]), ...eventValues] }
             : { ...CREATE_ITEM, values: [...itemValues, ...eventValues] },
         );
+        scope.onEventsCommitted();
         return;
       }
       await store.transaction(async (tx) => {
@@ -247,6 +261,8 @@ function buildStore(
         .values({ type, data, created_at: at })
         .returning('id')
         .executeTakeFirstOrThrow();
+      if (scope.runTransaction) scope.onEventsCommitted();
+      else scope.appended.events = true;
       return Number(id);
     },
 
