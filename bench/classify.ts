@@ -1,6 +1,6 @@
 import { cpus, loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
-import { type BenchDbKind, BENCH_DB_KINDS, freshDatabase } from './databases.js';
+import { type BenchDbKind, freshDatabase, parseDbKind } from './databases.js';
 import { measurePrepareHugeHtml, promptSizes } from './email-preparation.js';
 import type { LoadResult } from './load.js';
 import { type BenchServer, runLoad, startClassify, startClassifyCeiling, startFakeProvider } from './servers.js';
@@ -30,11 +30,7 @@ const { values: args } = parseArgs({
   },
 });
 
-if (!(BENCH_DB_KINDS as readonly string[]).includes(args.db)) {
-  process.stderr.write(`--db must be one of ${BENCH_DB_KINDS.join(', ')}\n`);
-  process.exit(2);
-}
-const kind = args.db as BenchDbKind;
+const kind = parseDbKind(args.db);
 const DURATION_S = Number(args.duration);
 const WARMUP_S = Number(args.warmup);
 const CONNECTIONS = Number(args.connections);

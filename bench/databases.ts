@@ -11,6 +11,13 @@ import pg from 'pg';
 export const BENCH_DB_KINDS = ['sqlite', 'postgres'] as const;
 export type BenchDbKind = (typeof BENCH_DB_KINDS)[number];
 
+/** The store named by `--db`; anything else stops the run with the choices. */
+export function parseDbKind(value: string): BenchDbKind {
+  if ((BENCH_DB_KINDS as readonly string[]).includes(value)) return value as BenchDbKind;
+  process.stderr.write(`--db must be one of ${BENCH_DB_KINDS.join(', ')}\n`);
+  process.exit(2);
+}
+
 export interface BenchDatabase {
   kind: BenchDbKind;
   url: string;

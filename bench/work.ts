@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { type BenchDatabase, type BenchDbKind, BENCH_DB_KINDS, freshDatabase, postgresAdminUrl } from './databases.js';
+import { type BenchDatabase, type BenchDbKind, freshDatabase, parseDbKind, postgresAdminUrl } from './databases.js';
 import type { LoadKind, LoadResult } from './load.js';
 import { type WaitSampler, sampleWaits } from './pg-waits.js';
 import { seedPlan, seedPostgres, seedSqlite, type SeedPlan } from './seed.js';
@@ -31,11 +31,7 @@ const { values: args } = parseArgs({
   },
 });
 
-if (!(BENCH_DB_KINDS as readonly string[]).includes(args.db)) {
-  process.stderr.write(`--db must be one of ${BENCH_DB_KINDS.join(', ')}\n`);
-  process.exit(2);
-}
-const kind = args.db as BenchDbKind;
+const kind = parseDbKind(args.db);
 const DURATION_S = Number(args.duration);
 const WARMUP_S = Number(args.warmup);
 const CONNECTIONS = Number(args.connections);
