@@ -38,6 +38,16 @@ export class ValidationError extends DomainError {
 
 export class ForbiddenError extends DomainError {}
 
+/** The caller's precondition (If-Match) names a state the resource has left. */
+export class PreconditionFailedError extends DomainError {
+  constructor(
+    message: string,
+    readonly extensions: Record<string, unknown> = {},
+  ) {
+    super(message);
+  }
+}
+
 /** The backing store cannot be reached; the caller may retry. */
 export class UnavailableError extends DomainError {}
 
@@ -59,6 +69,7 @@ const TITLES: Record<number, string> = {
   405: 'Method Not Allowed',
   406: 'Not Acceptable',
   409: 'Conflict',
+  412: 'Precondition Failed',
   413: 'Content Too Large',
   415: 'Unsupported Media Type',
   422: 'Unprocessable Content',
@@ -75,6 +86,7 @@ const TYPE_SLUGS: Record<number, string> = {
   405: 'method-not-allowed',
   406: 'not-acceptable',
   409: 'conflict',
+  412: 'precondition-failed',
   413: 'body-too-large',
   415: 'unsupported-media-type',
   422: 'validation-failed',

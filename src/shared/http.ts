@@ -19,6 +19,7 @@ import {
   ForbiddenError,
   NotFoundError,
   PROBLEM_CONTENT_TYPE,
+  PreconditionFailedError,
   type Problem,
   UnavailableError,
   ValidationError,
@@ -169,6 +170,7 @@ export function toProblem(error: FastifyError): Problem {
   if (error instanceof NotFoundError) return problem(404, error.message);
   if (error instanceof ConflictError) return problem(409, error.message, error.extensions);
   if (error instanceof ForbiddenError) return problem(403, error.message);
+  if (error instanceof PreconditionFailedError) return problem(412, error.message, error.extensions);
   if (error instanceof UnavailableError || isDatabaseUnavailable(error)) {
     return problem(503, 'The database is unavailable; retry shortly.');
   }

@@ -4,7 +4,10 @@ import type { Database } from '../shared/db.js';
 import { registerHealthRoute } from '../shared/health.js';
 import { type HttpApp, createHttpApp } from '../shared/http.js';
 import { registerClassifyProxy } from './classify-proxy.js';
-import { type EventHub, createEventHub, registerEventRoutes } from './events.js';
+import { createSignal } from '../shared/signal.js';
+import { createClaimService } from './claims.js';
+import { createEventHub, registerEventRoutes } from './events.js';
+import { startLeaseSweeper } from './lease-sweeper.js';
 import { createProjectService } from './project-service.js';
 import { registerProjectRoutes, registerWorkRoutes } from './routes.js';
 import { createWorkService } from './service.js';
@@ -30,11 +33,20 @@ export async function buildWorkApp({ config, database, logger, webRoot }: WorkAp
     description: 'Work items dispatched to agents, tracked through their lifecycle, grouped into projects.',
     version: '0.1.0',
   });
-  // The hub reads the store, and the store tells the hub when events have committed.
-  let hub: EventHub | undefined;
-  const store = createWorkStore(database, () => hub?.committed());
-  hub = await createEventHub(store, database, logger);
-  registerWorkRoutes(app, createWorkService({ store }));
+  // The store signals each commit that appended events; the hub and the waiting claims listen.
+  const commits = createSignal();
+  const store = createWorkStore(database, commits.fire);
+  const hub = await createEventHub(store, database, logger);
+  const claims = createClaimService({ store, database, logger });
+  commits.listen(() => hub.committed());
+  commits.listen(claims.wake);
+  const work = createWorkService({ store });
+  const sweeper = startLeaseSweeper({ store, work, logger });
+  app.addHook('preClose', async () => {
+    await claims.close();
+    await sweeper.stop();
+  });
+  registerWorkRoutes(app, work, claims);
   registerProjectRoutes(app, createProjectService({ store }));
   registerEventRoutes(app, hub);
   registerHealthRoute(app, database);

@@ -2,19 +2,26 @@ import { Type } from 'typebox';
 import type { HttpApp } from '../shared/http.js';
 import { problemResponses } from '../shared/schemas.js';
 import type { ProjectService } from './project-service.js';
+import type { ClaimService } from './claims.js';
+import type { VersionPrecondition } from './item-changes.js';
+import { etagOf } from './item-view.js';
 import {
   AgentParamsSchema,
   AgentWorkQuerySchema,
   CountsQuerySchema,
   CreateProjectSchema,
+  ClaimSchema,
   CreateWorkItemSchema,
+  HeartbeatSchema,
+  IfMatchHeadersSchema,
+  IfNoneMatchHeadersSchema,
   ListWorkQuerySchema,
   ProjectIdParamsSchema,
   ProjectSchema,
   StatusCountsSchema,
+  SubmitHeadersSchema,
   UpdateProjectSchema,
   UpdateWorkItemSchema,
-  UserHeadersSchema,
   WorkIdParamsSchema,
   WorkItemSchema,
   WorkItemSummarySchema,
@@ -33,7 +40,25 @@ function nextLink(url: string, query: Record<string, unknown>, cursor: string): 
   return `<${url.split('?')[0]}?${params.toString()}>; rel="next"`;
 }
 
-export function registerWorkRoutes(app: HttpApp, work: WorkService): void {
+/**
+ * If-Match as a set of versions: `*`, or the strong entity tags listed. A weak or malformed
+ * tag matches nothing, so the change is refused rather than applied on a guess.
+ */
+export function parseIfMatch(header: string | undefined): VersionPrecondition | undefined {
+  if (header === undefined) return undefined;
+  if (header.trim() === '*') return { any: true };
+  const versions = [...header.matchAll(/(?:^|,)\s*"(\d{1,9})"\s*(?=,|$)/g)].map((match) => Number(match[1]));
+  return { any: false, versions };
+}
+
+/** If-None-Match on a read: true when the caller already holds the current version. */
+function holdsCurrent(header: string | undefined, etag: string): boolean {
+  if (header === undefined) return false;
+  if (header.trim() === '*') return true;
+  return header.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag);
+}
+
+export function registerWorkRoutes(app: HttpApp, work: WorkService, claims: ClaimService): void {
   const tags = ['work items'];
 
   function sendPage(reply: { header: (name: string, value: string) => unknown }, request: { url: string; query: unknown }, page: WorkPage) {
@@ -49,14 +74,58 @@ export function registerWorkRoutes(app: HttpApp, work: WorkService): void {
       schema: {
         tags,
         summary: 'Submit a work item; with `agent` it is dispatched in the same transaction',
-        headers: UserHeadersSchema,
+        headers: SubmitHeadersSchema,
         body: CreateWorkItemSchema,
-        response: { 201: WorkItemSchema, ...problemResponses(400, 413, 415, 422) },
+        response: { 201: WorkItemSchema, ...problemResponses(400, 409, 413, 415, 422) },
       },
     },
     async (request, reply) => {
-      const item = await work.submit(request.body, request.headers['x-user'] ?? ANONYMOUS);
-      return reply.code(201).header('location', `/work/${item.id}`).send(item);
+      const { item, replayed } = await work.submit(
+        request.body,
+        request.headers['x-user'] ?? ANONYMOUS,
+        request.headers['idempotency-key'],
+      );
+      if (replayed) reply.header('idempotent-replayed', 'true');
+      return reply.code(201).header('location', `/work/${item.id}`).header('etag', etagOf(item)).send(item);
+    },
+  );
+
+  app.post(
+    '/work/claim',
+    {
+      schema: {
+        tags,
+        summary:
+          'Claim the next work item: your own dispatched items first, then the queue; 204 when none (or after wait_s)',
+        body: ClaimSchema,
+        response: { 200: WorkItemSchema, 204: Type.Null(), ...problemResponses(400, 413, 415, 422) },
+      },
+    },
+    async (request, reply) => {
+      const left = new AbortController();
+      reply.raw.once('close', () => {
+        if (!reply.raw.writableFinished) left.abort();
+      });
+      const item = await claims.claim(request.body, left.signal);
+      if (!item) return reply.code(204).send(null);
+      return reply.header('etag', etagOf(item)).send(item);
+    },
+  );
+
+  app.post(
+    '/work/:id/heartbeat',
+    {
+      schema: {
+        tags,
+        summary: "Extend the holder's lease on a work item; answers the item with its new lease_expires_at",
+        params: WorkIdParamsSchema,
+        body: HeartbeatSchema,
+        response: { 200: WorkItemSchema, ...problemResponses(400, 404, 409, 413, 415, 422) },
+      },
+    },
+    async (request, reply) => {
+      const item = await work.heartbeat(request.params.id, request.body);
+      return reply.header('etag', etagOf(item)).send(item);
     },
   );
 
@@ -105,12 +174,19 @@ export function registerWorkRoutes(app: HttpApp, work: WorkService): void {
     {
       schema: {
         tags,
-        summary: 'One work item with its dispatch log',
+        summary: 'One work item with its dispatch log; its version is the ETag',
         params: WorkIdParamsSchema,
-        response: { 200: WorkItemSchema, ...problemResponses(404) },
+        headers: IfNoneMatchHeadersSchema,
+        response: { 200: WorkItemSchema, 304: Type.Null(), ...problemResponses(404) },
       },
     },
-    async (request) => work.get(request.params.id),
+    async (request, reply) => {
+      const item = await work.get(request.params.id);
+      const etag = etagOf(item);
+      reply.header('etag', etag);
+      if (holdsCurrent(request.headers['if-none-match'], etag)) return reply.code(304).send(null);
+      return item;
+    },
   );
 
   app.patch(
@@ -118,13 +194,17 @@ export function registerWorkRoutes(app: HttpApp, work: WorkService): void {
     {
       schema: {
         tags,
-        summary: 'Move a work item through its lifecycle, reassign it, or edit its notes',
+        summary: 'Move a work item through its lifecycle, reassign it, or edit it; If-Match guards against stale views',
         params: WorkIdParamsSchema,
+        headers: IfMatchHeadersSchema,
         body: UpdateWorkItemSchema,
-        response: { 200: WorkItemSchema, ...problemResponses(400, 404, 409, 413, 415, 422) },
+        response: { 200: WorkItemSchema, ...problemResponses(400, 404, 409, 412, 413, 415, 422) },
       },
     },
-    async (request) => work.update(request.params.id, request.body),
+    async (request, reply) => {
+      const item = await work.update(request.params.id, request.body, parseIfMatch(request.headers['if-match']));
+      return reply.header('etag', etagOf(item)).send(item);
+    },
   );
 
   app.delete(
@@ -134,11 +214,12 @@ export function registerWorkRoutes(app: HttpApp, work: WorkService): void {
         tags,
         summary: 'Delete a work item and its dispatch log',
         params: WorkIdParamsSchema,
-        response: { 204: Type.Null(), ...problemResponses(404) },
+        headers: IfMatchHeadersSchema,
+        response: { 204: Type.Null(), ...problemResponses(404, 412) },
       },
     },
     async (request, reply) => {
-      await work.remove(request.params.id);
+      await work.remove(request.params.id, parseIfMatch(request.headers['if-match']));
       return reply.code(204).send(null);
     },
   );

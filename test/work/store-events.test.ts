@@ -40,6 +40,13 @@ describe.each(await storesUnderTest())('store event notification on %s', (kind) 
     notes: null,
     payload: null,
     project_id: null,
+    version: 1,
+    attempts: 0,
+    max_attempts: 3,
+    retry_delay_s: 30,
+    run_after: null,
+    lease_expires_at: null,
+    lease_s: null,
   });
 
   it('once per committed transaction that appended events', async () => {
