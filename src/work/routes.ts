@@ -103,10 +103,17 @@ export function registerWorkRoutes(app: HttpApp, work: WorkService, claims: Clai
     },
     async (request, reply) => {
       const left = new AbortController();
+      const socket = request.raw.socket;
       reply.raw.once('close', () => {
         if (!reply.raw.writableFinished) left.abort();
       });
       const item = await claims.claim(request.body, left.signal);
+      if (left.signal.aborted) {
+        // The client hung up while waiting; its half-closed socket would otherwise stay open.
+        reply.hijack();
+        socket.destroy();
+        return reply;
+      }
       if (!item) return reply.code(204).send(null);
       return reply.header('etag', etagOf(item)).send(item);
     },

@@ -253,7 +253,7 @@ export const SubmitHeadersSchema = Type.Object({
     Type.String({
       minLength: 1,
       maxLength: 255,
-      pattern: '^[\\x21-\\x7e]+$',
+      pattern: '^[\\x20-\\x7e]+$',
       description: 'The same key with the same body within 24 hours answers the first response again',
     }),
   ),
