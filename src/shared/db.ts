@@ -116,6 +116,9 @@ function postgresTypeParser(oid: number, format?: string): (value: string) => un
   return pg.types.getTypeParser(oid, format as 'text');
 }
 
+const ENSURE_SYNCHRONOUS_COMMIT =
+  "SELECT set_config('synchronous_commit', 'on', false) WHERE current_setting('synchronous_commit') = 'off'";
+
 async function openPostgres(config: DatabaseConfig, { logger, migrate = true }: OpenDatabaseOptions): Promise<Database> {
   const pool = new pg.Pool({
     connectionString: config.url,
@@ -135,7 +138,13 @@ async function openPostgres(config: DatabaseConfig, { logger, migrate = true }: 
   // out but between two queries (mid-transaction) makes pg emit 'error' on the client, which
   // would crash the process; swallowing it is safe because the next query on that client fails
   // (a 503), and the pool discards the client on release as no longer queryable.
-  pool.on('connect', (client) => client.on('error', () => undefined));
+  pool.on('connect', (client) => {
+    client.on('error', () => undefined);
+    // An answer means the commit is on disk. A role, database or URL setting of
+    // synchronous_commit=off would break that silently, so every session turns it back on (the
+    // other values all flush locally and are left alone). Queued before any query of the pool's.
+    client.query(ENSURE_SYNCHRONOUS_COMMIT).catch(() => undefined);
+  });
   if (migrate) {
     try {
       await migratePostgres(pool, logger);
