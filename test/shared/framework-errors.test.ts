@@ -1,6 +1,8 @@
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type TestApp, startWorkApp } from '../helpers/apps.js';
+import { buildWorkApp } from '../../src/work/app.js';
+import { type TestApp, captureLogs, startWorkApp, testConfig } from '../helpers/apps.js';
+import { createTestDatabase, openTestDatabase } from '../helpers/databases.js';
 import { startClassifyApp } from '../helpers/classify-app.js';
 
 // Issue 8, defect 14: every answer either service gives is problem+json, the ones Node and
@@ -121,5 +123,50 @@ describe('errors Node and the router raise are problem+json too', () => {
     expect(body.errors[0]).toEqual({ field: 'u0', message: 'is not a known field' });
     expect(body.errors_omitted).toBe(1_580);
     expect(body.detail).toContain('and 1580 more');
+  });
+
+  it('a request that arrives while the service shuts down is a 503 problem with Retry-After', async () => {
+    const testDatabase = await createTestDatabase('sqlite');
+    const database = await openTestDatabase(testDatabase);
+    const app = await buildWorkApp({ config: testConfig(testDatabase), database, logger: captureLogs('warn').logger, webRoot: null });
+    let release: () => void = () => undefined;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let started: () => void = () => undefined;
+    const inFlight = new Promise<void>((resolve) => (started = resolve));
+    // A request still being served when close() begins; a second one waits behind it on the socket.
+    app.get('/slow', { schema: { hide: true } }, async () => {
+      started();
+      await released;
+      return { ok: true };
+    });
+    await app.listen({ host: '127.0.0.1', port: 0 });
+    const port = (app.server.address() as { port: number }).port;
+    try {
+      const socket = connect(port, '127.0.0.1');
+      const chunks: Buffer[] = [];
+      socket.on('data', (chunk) => chunks.push(chunk));
+      const ended = new Promise((resolve) => socket.on('close', resolve));
+      socket.write('GET /slow HTTP/1.1\r\nHost: x\r\n\r\n');
+      await inFlight;
+      const closed = app.close();
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      // The connection is busy, so closing leaves it open; its next request arrives mid-shutdown.
+      socket.write('GET /work HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      release();
+      await ended;
+      await closed;
+      const text = Buffer.concat(chunks).toString('utf8');
+      const second = text.slice(text.indexOf('HTTP/1.1 503'));
+      expect(second, text).toMatch(/^HTTP\/1.1 503/);
+      expect(second.toLowerCase()).toContain('content-type: application/problem+json');
+      expect(second.toLowerCase()).toContain('retry-after: 1');
+      expect(second).toContain('"status":503');
+    } finally {
+      release();
+      await app.close();
+      await database.close();
+      await testDatabase.destroy();
+    }
   });
 });
