@@ -165,7 +165,7 @@ export async function createHttpApp(options: HttpAppOptions): Promise<HttpApp> {
 const RETRY_AFTER_SECONDS = '1';
 
 /** A problem lists at most this many field errors; the rest are counted, not listed. */
-export const MAX_LISTED_ERRORS = 20;
+const MAX_LISTED_ERRORS = 20;
 
 function joinField(path: string, name: unknown): string {
   return path ? `${path}.${String(name)}` : String(name);
