@@ -46,7 +46,7 @@ async function main(): Promise<void> {
   }
   const services: RunningService[] = [];
   if (selection === 'all' || selection === 'work') {
-    services.push({ name: 'work', app: await buildWorkApp({ config, database, logger }), port: config.workPort });
+    services.push({ name: 'work', app: await buildWorkApp({ config, database, logger }), port: config.workPort, uiPath: '/' });
   }
   if (selection === 'all' || selection === 'classify') {
     services.push({

@@ -7,6 +7,8 @@ import type { Kysely, Transaction } from 'kysely';
 // inside a single database transaction, each in its own savepoint, so one failing rolls back
 // alone. Nobody hears back before the batch's COMMIT has returned, so an answer still means
 // the write is on disk. SQLite has one writer anyway, so running them in turn loses nothing.
+// The batch begins IMMEDIATE (sqlite-driver.ts): it holds the write lock from its first read,
+// so another process writing the same file makes it wait, never fail halfway.
 
 const SAVEPOINT = 'unit';
 /** Bounds how long one batch holds the connection (reads wait for it). */

@@ -17,9 +17,13 @@ export interface ProjectServiceDeps {
 
 export type ProjectService = ReturnType<typeof createProjectService>;
 
-/** Names are unique ignoring case; the key is computed here so every store compares alike. */
+/**
+ * Names are unique ignoring case and Unicode normalisation (`école` typed precomposed or as
+ * `e` + U+0301 is one name); the key is computed here so every store compares alike. NFC again
+ * after lower-casing, which can decompose (İ becomes i + U+0307).
+ */
 function nameKey(name: string): string {
-  return name.toLowerCase();
+  return name.normalize('NFC').toLowerCase().normalize('NFC');
 }
 
 export function createProjectService({ store, now = () => new Date() }: ProjectServiceDeps) {

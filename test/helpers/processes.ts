@@ -37,6 +37,10 @@ export interface StartOptions {
   /** A fixed port; otherwise a free one. */
   port?: number;
   startTimeoutMs?: number;
+  /** Which service `main.js` runs; the work service unless told. */
+  service?: ServiceName;
+  /** Runs the service under another command (e.g. strace); it must still exit when the service does. */
+  wrap?: (launch: Launch) => Launch;
 }
 
 const live = new Set<ChildProcess>();
@@ -62,8 +66,21 @@ function baseEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   return { PATH: process.env.PATH ?? '/usr/bin:/bin', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...extra };
 }
 
-function spawnMain(env: Record<string, string>): { child: ChildProcess; out: string[]; err: string[]; exited: Promise<Exit> } {
-  const child = spawn(process.execPath, [MAIN_JS, 'work'], { env: baseEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+export type ServiceName = 'work' | 'classify';
+
+/** The command that runs the service: node itself, or a wrapper such as strace in front of it. */
+export interface Launch {
+  command: string;
+  args: string[];
+}
+
+function spawnMain(
+  env: Record<string, string>,
+  service: ServiceName = 'work',
+  wrap: (launch: Launch) => Launch = (launch) => launch,
+): { child: ChildProcess; out: string[]; err: string[]; exited: Promise<Exit> } {
+  const launch = wrap({ command: process.execPath, args: [MAIN_JS, service] });
+  const child = spawn(launch.command, launch.args, { env: baseEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
   live.add(child);
   const out: string[] = [];
   const err: string[] = [];
@@ -78,10 +95,12 @@ function spawnMain(env: Record<string, string>): { child: ChildProcess; out: str
   return { child, out, err, exited };
 }
 
-/** Starts the work service and resolves once `GET /health` answers 200. */
+/** Starts the work service (or `options.service`) and resolves once `GET /health` answers 200. */
 export async function startWorkServer(options: StartOptions): Promise<ServerProcess> {
   const port = options.port ?? (await freePort());
-  const { child, out, err, exited } = spawnMain({ ...options.env, WORK_PORT: String(port) });
+  const service = options.service ?? 'work';
+  const portVariable = service === 'work' ? 'WORK_PORT' : 'CLASSIFY_PORT';
+  const { child, out, err, exited } = spawnMain({ ...options.env, [portVariable]: String(port) }, service, options.wrap);
   let hasExited = false;
   void exited.then(() => (hasExited = true));
   const url = `http://127.0.0.1:${port}`;
@@ -115,7 +134,7 @@ export async function startWorkServer(options: StartOptions): Promise<ServerProc
   while (Date.now() < deadline) {
     if (hasExited) {
       const exit = await exited;
-      throw new Error(`work service exited during start-up (${JSON.stringify(exit)}):\n${server.stderr()}${server.stdout()}`);
+      throw new Error(`${service} service exited during start-up (${JSON.stringify(exit)}):\n${server.stderr()}${server.stdout()}`);
     }
     try {
       const response = await fetch(`${url}/health`, { signal: AbortSignal.timeout(2_000) });
@@ -127,7 +146,7 @@ export async function startWorkServer(options: StartOptions): Promise<ServerProc
     await sleep(50);
   }
   await server.kill();
-  throw new Error(`work service did not become healthy on ${url}:\n${server.stderr()}${server.stdout()}`);
+  throw new Error(`${service} service did not become healthy on ${url}:\n${server.stderr()}${server.stdout()}`);
 }
 
 export interface Finished {

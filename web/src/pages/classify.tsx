@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
 import { ProblemMessage } from '../components/problem-message.tsx';
+import { UserText } from '../components/user-text.tsx';
 import { api, type ApiProblem, toProblem } from '../lib/api.ts';
 import { type Classification, emailSourceOf, emailTaskBody, PRIORITY_OF } from '../lib/email-task.ts';
 import { href } from '../lib/router.ts';
@@ -177,7 +178,10 @@ function ClassificationResult({ request, c }: { request: Record<string, unknown>
         <div class="create-task">
           {created ? (
             <p class="ok" role="status">
-              Work item created: <a href={href(`/items/${created.id}`)}>{created.description}</a>
+              Work item created:{' '}
+              <a href={href(`/items/${created.id}`)}>
+                <UserText text={created.description} />
+              </a>
             </p>
           ) : (
             <button type="button" class="primary" disabled={busy} onClick={createItem}>

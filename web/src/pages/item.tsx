@@ -4,6 +4,7 @@ import { ItemActions } from '../components/item-actions.tsx';
 import { Modal } from '../components/modal.tsx';
 import { ProblemMessage } from '../components/problem-message.tsx';
 import { StatusBadge } from '../components/status-badge.tsx';
+import { UserText, visibleBidi } from '../components/user-text.tsx';
 import { api, ApiProblem, toProblem } from '../lib/api.ts';
 import { formatDateTime } from '../lib/format.ts';
 import type { PatchBody } from '../lib/lifecycle.ts';
@@ -94,7 +95,7 @@ export function ItemPage({ id }: { id: string }) {
       )}
       <header class="item-head">
         <h1 id="item-title" class="item-title">
-          {w.description}
+          <UserText text={w.description} />
         </h1>
         <div class="row wrap">
           <StatusBadge status={w.status} />
@@ -128,7 +129,9 @@ export function ItemPage({ id }: { id: string }) {
               <dt>Project</dt>
               <dd>
                 {w.project_id ? (
-                  <a href={href('/', { project_id: w.project_id })}>{projectName(projects, w.project_id) ?? w.project_id}</a>
+                  <a href={href('/', { project_id: w.project_id })}>
+                    <UserText text={projectName(projects, w.project_id) ?? w.project_id} />
+                  </a>
                 ) : (
                   '—'
                 )}
@@ -157,7 +160,7 @@ export function ItemPage({ id }: { id: string }) {
           />
           <section aria-labelledby="payload-title" class="card">
             <h2 id="payload-title">Payload</h2>
-            {w.payload === null ? <p class="muted">No payload.</p> : <pre class="payload">{JSON.stringify(w.payload, null, 2)}</pre>}
+            {w.payload === null ? <p class="muted">No payload.</p> : <pre class="payload">{visibleBidi(JSON.stringify(w.payload, null, 2))}</pre>}
           </section>
         </div>
         <div class="stack">

@@ -2,6 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { ExternalRef } from '../components/external-ref.tsx';
 import { ItemTable } from '../components/item-table.tsx';
 import { ProblemMessage } from '../components/problem-message.tsx';
+import { UserText, visibleBidi } from '../components/user-text.tsx';
 import { api, type ApiProblem, toProblem, withQuery } from '../lib/api.ts';
 import { formatDateTime } from '../lib/format.ts';
 import { useLive } from '../lib/live.ts';
@@ -99,10 +100,12 @@ function ProjectRow(props: { project: Project; open: boolean; onToggle: () => vo
   const p = props.project;
   const [editing, setEditing] = useState(false);
   return (
-    <article aria-label={`Project ${p.name}`}>
+    <article aria-label={`Project ${visibleBidi(p.name)}`}>
       <div class="row between wrap">
         <div class="stack tight">
-          <h2 class="project-name">{p.name}</h2>
+          <h2 class="project-name">
+            <UserText text={p.name} />
+          </h2>
           <div class="muted small">
             <ExternalRef value={p.external_ref} /> · created {formatDateTime(p.created_at)}
           </div>

@@ -6,6 +6,7 @@ import { useProjects } from '../lib/projects.ts';
 import { href, navigate } from '../lib/router.ts';
 import { USER_PATTERN } from '../lib/user.ts';
 import type { WorkItemSummary } from '../../../src/work/schemas.ts';
+import { visibleBidi } from '../components/user-text.tsx';
 
 const TYPE_PATTERN = '[A-Za-z0-9][A-Za-z0-9_.:\\-]{0,63}';
 const COMMON_TYPES = ['code_review', 'bug_fix', 'infra_setup', 'email_task'] as const;
@@ -123,7 +124,7 @@ export function SubmitPage({ params }: { params: URLSearchParams }) {
               <option value="">none</option>
               {projects?.map((p) => (
                 <option key={p.id} value={p.id}>
-                  {p.name}
+                  {visibleBidi(p.name)}
                 </option>
               ))}
             </select>
