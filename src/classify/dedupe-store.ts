@@ -61,12 +61,16 @@ export interface DedupeStore {
   claimFingerprint(fingerprint: string, recordKey: string, now: string): Promise<string | undefined>;
   findMessage(recordKey: string): Promise<StoredMessage | undefined>;
   /**
-   * Takes over a record whose classification failed, or stayed pending since before
-   * `staleBefore` (its classifier died); false when another request took it first.
+   * Takes over a record of this content whose classification failed, or stayed pending since
+   * before `staleBefore` (its classifier died); false when another request took it first.
    */
-  reclaim(recordKey: string, staleBefore: string, now: string): Promise<boolean>;
-  /** Stores the classification, or marks the record failed when there is none. */
-  saveResult(recordKey: string, classification: Classification | null, now: string): Promise<void>;
+  reclaim(recordKey: string, fingerprint: string, staleBefore: string, now: string): Promise<boolean>;
+  /**
+   * Stores the classification of the content `fingerprint`, or marks the record failed when there
+   * is none. Only while the record still holds that content: an answer for content the record no
+   * longer has is dropped, and a failure never replaces an answer. True when it was stored.
+   */
+  saveResult(recordKey: string, fingerprint: string, classification: Classification | null, now: string): Promise<boolean>;
   /** Forgets everything not touched since `before`; returns the number of rows removed. */
   purgeBefore(before: string): Promise<number>;
 }
@@ -166,11 +170,12 @@ function buildStore(db: Kysely<DedupeTables>, runTransaction: TransactionRunner 
 
     findMessage,
 
-    async reclaim(recordKey, staleBefore, now) {
+    async reclaim(recordKey, fingerprint, staleBefore, now) {
       const result = await db
         .updateTable('classify_messages')
         .set({ state: 'pending', updated_at: now })
         .where('record_key', '=', recordKey)
+        .where('fingerprint', '=', fingerprint)
         .where((where) =>
           where.or([where('state', '=', 'failed'), where.and([where('state', '=', 'pending'), where('updated_at', '<', staleBefore)])]),
         )
@@ -178,13 +183,12 @@ function buildStore(db: Kysely<DedupeTables>, runTransaction: TransactionRunner 
       return Number(result.numUpdatedRows) === 1;
     },
 
-    async saveResult(recordKey, classification, now) {
+    async saveResult(recordKey, fingerprint, classification, now) {
       // Through the transaction runner, so on SQLite it shares a commit with its neighbours.
       if (runTransaction && sharesCommits) {
-        await runTransaction((trx) => buildStore(trx as Kysely<DedupeTables>, null, sharesCommits).saveResult(recordKey, classification, now));
-        return;
+        return runTransaction((trx) => buildStore(trx as Kysely<DedupeTables>, null, sharesCommits).saveResult(recordKey, fingerprint, classification, now));
       }
-      await db
+      let update = db
         .updateTable('classify_messages')
         .set({
           state: classification ? 'done' : 'failed',
@@ -192,7 +196,11 @@ function buildStore(db: Kysely<DedupeTables>, runTransaction: TransactionRunner 
           updated_at: now,
         })
         .where('record_key', '=', recordKey)
-        .execute();
+        // A request with newer content may have replaced it while this one was classifying.
+        .where('fingerprint', '=', fingerprint);
+      if (!classification) update = update.where('state', '=', 'pending');
+      const result = await update.executeTakeFirst();
+      return Number(result.numUpdatedRows) === 1;
     },
 
     async purgeBefore(before) {
