@@ -57,8 +57,11 @@ export interface DedupeStore {
   claimMessage(recordKey: string, fingerprint: string, conversationId: string | null, now: string): Promise<StoredMessage | undefined>;
   /** Gives a record new content; false when another request changed it first. */
   replaceFingerprint(recordKey: string, previous: string, next: string, now: string): Promise<boolean>;
-  /** Makes the record the owner of a fingerprint; returns undefined when it became the owner, else the owner. */
-  claimFingerprint(fingerprint: string, recordKey: string, now: string): Promise<string | undefined>;
+  /**
+   * Makes the record the owner of a content (`fingerprintKey`: the scope and the fingerprint);
+   * returns undefined when it became the owner, else the owner.
+   */
+  claimFingerprint(fingerprintKey: string, recordKey: string, now: string): Promise<string | undefined>;
   findMessage(recordKey: string): Promise<StoredMessage | undefined>;
   /**
    * Takes over a record of this content whose classification failed, or stayed pending since
@@ -150,10 +153,11 @@ function buildStore(db: Kysely<DedupeTables>, runTransaction: TransactionRunner 
       return Number(result.numUpdatedRows) === 1;
     },
 
-    async claimFingerprint(fingerprint, recordKey, now) {
+    async claimFingerprint(fingerprintKey, recordKey, now) {
+      // The column is named fingerprint but holds the scoped key (migration 002 predates scopes).
       const inserted = await db
         .insertInto('classify_fingerprints')
-        .values({ fingerprint, record_key: recordKey, created_at: now, updated_at: now })
+        .values({ fingerprint: fingerprintKey, record_key: recordKey, created_at: now, updated_at: now })
         .onConflict((conflict) => conflict.column('fingerprint').doNothing())
         .returning('record_key')
         .executeTakeFirst();
@@ -161,7 +165,7 @@ function buildStore(db: Kysely<DedupeTables>, runTransaction: TransactionRunner 
       const owner = await db
         .updateTable('classify_fingerprints')
         .set({ updated_at: now })
-        .where('fingerprint', '=', fingerprint)
+        .where('fingerprint', '=', fingerprintKey)
         .returning('record_key')
         .executeTakeFirst();
       // An owner that is the record itself (a retried request) is no match.

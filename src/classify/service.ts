@@ -18,9 +18,11 @@ import { createLlmClient, hostOf, resolveSettings, type ProviderSettings } from 
 import type { ClassifyRequest } from './schemas.js';
 import { createGuardedFetch } from './guarded-fetch.js';
 import { systemResolver, type HostResolver } from './ssrf.js';
+import { dedupeScope, type ClassifyContext } from './scope.js';
 
 export interface ClassifyService {
-  classify(request: ClassifyRequest): Promise<ClassifyResult>;
+  /** `context` says who asks, which decides whose stored answers this request may be given. */
+  classify(request: ClassifyRequest, context: ClassifyContext): Promise<ClassifyResult>;
   /** Forgets dedupe records older than the retention period; returns the rows removed. */
   purgeExpired(): Promise<number>;
 }
@@ -157,7 +159,7 @@ export function createClassifyService(deps: ClassifyServiceDeps): ClassifyServic
   }
 
   return {
-    async classify(request) {
+    async classify(request, context) {
       const settings = await resolveSettings(request, { llm: deps.llm, allowOverrides: deps.allowOverrides, resolveHost: deps.resolveHost });
       const email = normalizeEmail(request as EmailInput, deps.maxChars);
       if (!hasContent(email)) {
@@ -170,6 +172,7 @@ export function createClassifyService(deps: ClassifyServiceDeps): ClassifyServic
       }
       const fingerprint = fingerprintOf(email);
       const decision = await decideDedupe(deps.store, {
+        scope: dedupeScope(settings, context),
         message_key: email.message_key,
         message_id: email.message_id,
         conversation_id: email.conversation_id,
