@@ -1,4 +1,6 @@
 import { Type } from 'typebox';
+import { classifyDeadlineMs } from '../classify/deadline.js';
+import type { LlmConfig } from '../shared/config.js';
 import type { HttpApp } from '../shared/http.js';
 import { PROBLEM_CONTENT_TYPE, problem } from '../shared/errors.js';
 import { problemResponses } from '../shared/schemas.js';
@@ -7,6 +9,18 @@ import { problemResponses } from '../shared/schemas.js';
 // classification service named in its config, so the browser talks to one origin only.
 
 export const CLASSIFY_PROXY_BODY_LIMIT = 5 * 1024 * 1024;
+
+/** Connecting, sending 5 MiB and the classifier's own DNS look-up, on top of its deadline. */
+const RELAY_MARGIN_MS = 10_000;
+
+/**
+ * The relay outlives the classifier, so the browser gets the classifier's answer, never a 502
+ * for a classification that succeeds. Both read the same LLM settings (one environment); a
+ * classifier started with longer ones can still outlast this.
+ */
+export function relayTimeoutMs(llm: Pick<LlmConfig, 'timeoutMs' | 'maxRetries'>): number {
+  return classifyDeadlineMs(llm) + RELAY_MARGIN_MS;
+}
 
 export function registerClassifyProxy(app: HttpApp, classifyUrl: string, timeoutMs: number): void {
   app.post(
