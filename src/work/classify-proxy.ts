@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { Agent, fetch } from 'undici';
 import { classifyDeadlineMs } from '../classify/deadline.js';
 import type { LlmConfig } from '../shared/config.js';
 import type { HttpApp } from '../shared/http.js';
@@ -23,6 +24,9 @@ export function relayTimeoutMs(llm: Pick<LlmConfig, 'timeoutMs' | 'maxRetries'>)
 }
 
 export function registerClassifyProxy(app: HttpApp, classifyUrl: string, timeoutMs: number): void {
+  // Node's default agent gives up on headers after 300 s, which a long LLM_TIMEOUT_MS outlasts.
+  const dispatcher = new Agent({ headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
+  app.addHook('onClose', async () => dispatcher.close());
   app.post(
     '/ui-api/classify',
     {
@@ -35,13 +39,14 @@ export function registerClassifyProxy(app: HttpApp, classifyUrl: string, timeout
       },
     },
     async (request, reply) => {
-      let upstream: Response;
+      let upstream: Awaited<ReturnType<typeof fetch>>;
       try {
         upstream = await fetch(`${classifyUrl}/classify`, {
           method: 'POST',
           headers: { 'content-type': 'application/json' },
           body: JSON.stringify(request.body),
           signal: AbortSignal.timeout(timeoutMs),
+          dispatcher,
         });
       } catch (error) {
         request.log.warn({ err: { message: (error as Error).message } }, 'classification service unreachable');
