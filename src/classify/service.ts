@@ -162,14 +162,7 @@ export function createClassifyService(deps: ClassifyServiceDeps): ClassifyServic
     async classify(request, context) {
       const settings = await resolveSettings(request, { llm: deps.llm, allowOverrides: deps.allowOverrides, resolveHost: deps.resolveHost });
       const email = normalizeEmail(request as EmailInput, deps.maxChars);
-      if (!hasContent(email)) {
-        throw new ValidationError(
-          ['email_data', 'subject', 'body', 'uniqueBody', 'bodyPreview'].map((field) => ({
-            field,
-            message: 'one of email_data or subject, body, uniqueBody, bodyPreview must hold text',
-          })),
-        );
-      }
+      if (!hasContent(email)) throw emptyEmail(request);
       const fingerprint = fingerprintOf(email);
       const decision = await decideDedupe(deps.store, {
         scope: dedupeScope(settings, context),
@@ -204,6 +197,16 @@ export function createClassifyService(deps: ClassifyServiceDeps): ClassifyServic
       return deps.store.purgeBefore(cutoff);
     },
   };
+}
+
+/** One error for an email with no text, on the field the caller most likely meant to fill. */
+function emptyEmail(request: ClassifyRequest): ValidationError {
+  const graphFields = ['subject', 'body', 'uniqueBody', 'bodyPreview'] as const;
+  const field = request.email_data === undefined && graphFields.some((name) => request[name] != null) ? 'body' : 'email_data';
+  return ValidationError.of(
+    field,
+    'the email has no text: send email_data with a subject or body, or a Graph message with text in subject, body, uniqueBody or bodyPreview',
+  );
 }
 
 /** Invariants, the dedupe key, and our own injection signal whatever the model noticed. */

@@ -122,9 +122,9 @@ describe.each(await storesUnderTest())('abandoned classifications on %s', (kind)
 });
 
 describe('isBlockedAddress', () => {
-  it.each(['127.0.0.1', '10.9.8.7', '172.20.0.1', '192.168.0.1', '169.254.169.254', '100.100.100.200', '0.0.0.0', '::1', 'fe80::1', 'fd00:ec2::254', '::ffff:10.0.0.1', '::ffff:a9fe:a9fe', 'not-an-ip'])(
+  it.each(['127.0.0.1', '10.9.8.7', '172.20.0.1', '192.168.0.1', '169.254.169.254', '100.100.100.200', '0.0.0.0', '::1', 'fe80::1', 'fd00:ec2::254', '::ffff:10.0.0.1', '::ffff:a9fe:a9fe', 'not-an-ip', '203.0.113.1', '192.0.2.1', '198.51.100.1', '2001:db8::1', '2002:a00:1::1', '2001::1', '100::1', '::10.0.0.1', '3fff::1'])(
     'blocks %s',
     (address) => expect(isBlockedAddress(address)).toBe(true),
   );
-  it.each(['93.184.216.34', '8.8.8.8', '2606:4700:4700::1111'])('allows %s', (address) => expect(isBlockedAddress(address)).toBe(false));
+  it.each(['93.184.216.34', '8.8.8.8', '2606:4700:4700::1111', '2a00:1450:4001:80e::200e', '203.0.114.1'])('allows %s', (address) => expect(isBlockedAddress(address)).toBe(false));
 });
