@@ -62,6 +62,8 @@ export interface DedupeStore {
    * returns undefined when it became the owner, else the owner.
    */
   claimFingerprint(fingerprintKey: string, recordKey: string, now: string): Promise<string | undefined>;
+  /** Hands a content from an owner that no longer holds it (updated since) to a record that does. */
+  moveFingerprint(fingerprintKey: string, from: string, to: string, now: string): Promise<void>;
   findMessage(recordKey: string): Promise<StoredMessage | undefined>;
   /**
    * Takes over a record of this content whose classification failed, or stayed pending since
@@ -170,6 +172,16 @@ function buildStore(db: Kysely<DedupeTables>, runTransaction: TransactionRunner 
         .executeTakeFirst();
       // An owner that is the record itself (a retried request) is no match.
       return owner && owner.record_key !== recordKey ? owner.record_key : undefined;
+    },
+
+    async moveFingerprint(fingerprintKey, from, to, now) {
+      await db
+        .updateTable('classify_fingerprints')
+        .set({ record_key: to, updated_at: now })
+        .where('fingerprint', '=', fingerprintKey)
+        // Whoever moved it first wins; the loser's record keeps its answer all the same.
+        .where('record_key', '=', from)
+        .execute();
     },
 
     findMessage,

@@ -5,7 +5,7 @@ import type { Logger } from 'pino';
 import type { LlmConfig } from '../shared/config.js';
 import { ValidationError } from '../shared/errors.js';
 import { FALLBACK_CATEGORY, SIGNAL_PROMPT_INJECTION, type Classification, type ClassifyResult } from './categories.js';
-import { decideDedupe } from './dedupe.js';
+import { decideDedupe, fingerprintKeyOf } from './dedupe.js';
 import type { DedupeStore } from './dedupe-store.js';
 import { fingerprintOf } from './fingerprint.js';
 import { checkAnswer, enforceInvariants, type ModelAnswer } from './llm/answer.js';
@@ -62,7 +62,10 @@ interface InFlight {
   answer: Promise<Classification | null>;
 }
 
-type WaitOutcome = { kind: 'answer'; classification: Classification } | { kind: 'classify'; reclaimed: boolean };
+type WaitOutcome =
+  | { kind: 'answer'; classification: Classification }
+  /** `reclaimed`: this request took the source over; `orphaned`: the source no longer holds this content. */
+  | { kind: 'classify'; reclaimed: boolean; orphaned: boolean };
 
 function contentKey(recordKey: string, fingerprint: string): string {
   return `${fingerprint} ${recordKey}`;
@@ -126,15 +129,15 @@ export function createClassifyService(deps: ClassifyServiceDeps): ClassifyServic
       }
       const stored = await deps.store.findMessage(sourceKey);
       // Purged, or given other content by an update: there is nothing to wait for.
-      if (!stored || stored.fingerprint !== fingerprint) return { kind: 'classify', reclaimed: false };
+      if (!stored || stored.fingerprint !== fingerprint) return { kind: 'classify', reclaimed: false, orphaned: true };
       if (stored.state === 'done' && stored.classification) return { kind: 'answer', classification: stored.classification };
       // A failure, or a classifier that went away mid-way: whoever reclaims it classifies again.
       const staleBefore = new Date(now().getTime() - policy.deadline_ms).toISOString();
       const abandoned = stored.state === 'failed' || stored.updated_at < staleBefore;
       if (abandoned && (await deps.store.reclaim(sourceKey, fingerprint, staleBefore, now().toISOString()))) {
-        return { kind: 'classify', reclaimed: true };
+        return { kind: 'classify', reclaimed: true, orphaned: false };
       }
-      if (Date.now() >= deadline) return { kind: 'classify', reclaimed: false };
+      if (Date.now() >= deadline) return { kind: 'classify', reclaimed: false, orphaned: false };
       await sleep(WAIT_POLL_MS);
     }
   }
@@ -164,8 +167,9 @@ export function createClassifyService(deps: ClassifyServiceDeps): ClassifyServic
       const email = normalizeEmail(request as EmailInput, deps.maxChars);
       if (!hasContent(email)) throw emptyEmail(request);
       const fingerprint = fingerprintOf(email);
+      const scope = dedupeScope(settings, context);
       const decision = await decideDedupe(deps.store, {
-        scope: dedupeScope(settings, context),
+        scope,
         message_key: email.message_key,
         message_id: email.message_id,
         conversation_id: email.conversation_id,
@@ -183,8 +187,10 @@ export function createClassifyService(deps: ClassifyServiceDeps): ClassifyServic
           if (source_key !== decision.record_key) {
             await deps.store.saveResult(decision.record_key, fingerprint, classification, now().toISOString());
           }
-        } else if (waited.reclaimed && source_key !== decision.record_key) {
-          answerFor.push(source_key);
+        } else if (source_key !== decision.record_key) {
+          if (waited.reclaimed) answerFor.push(source_key);
+          // The next copy of this content should find this record, which will hold its answer.
+          if (waited.orphaned) await deps.store.moveFingerprint(fingerprintKeyOf({ scope, fingerprint }), source_key, decision.record_key, now().toISOString());
         }
       }
       classification ??= await classifyOwned(answerFor, email, settings, fingerprint);

@@ -97,6 +97,21 @@ describe.each(await storesUnderTest())('dedupe races on %s', (kind) => {
     expect(fake.requests).toHaveLength(2);
   });
 
+  it('a copy of content its first owner no longer holds gets an answer for its own content', async () => {
+    const owner = freshKey();
+    fake.script({ kind: 'answer', answer: V1_ANSWER }, { kind: 'answer', answer: V2_ANSWER }, { kind: 'answer', answer: V1_ANSWER });
+    const v1 = message('v1', owner);
+    await classify(v1);
+    // The owner of v1's fingerprint is updated to v2: its stored answer is v2's now.
+    expect((await classify(message('v2', owner))).body.category).toBe('fyi');
+    const copy = await classify({ ...v1, id: `${owner}-copy`, conversationId: `conv-${owner}-copy` });
+    expect(copy.body).toMatchObject({ task_description: 'Answer for content v1', dedupe: { status: 'duplicate', matched_on: 'fingerprint' } });
+    // The copy owns v1's content now, so the next copy reuses its answer.
+    const next = await classify({ ...v1, id: `${owner}-next`, conversationId: `conv-${owner}-next` });
+    expect(next.body).toMatchObject({ task_description: 'Answer for content v1', dedupe: { status: 'duplicate', matched_on: 'fingerprint' } });
+    expect(fake.requests).toHaveLength(3);
+  });
+
   it('a fingerprint duplicate that reclaims a failed original answers for the original too', async () => {
     const original = freshKey();
     const email = message('v1', original);
