@@ -1,6 +1,7 @@
 // A caller's base_url decides where this server sends an HTTP request, so it must not reach
 // anything only this server can reach: loopback, private networks, link-local addresses and
-// cloud metadata endpoints are refused unless the operator listed the host in LLM_ALLOWED_HOSTS.
+// cloud metadata endpoints are refused unless the operator listed the host in LLM_ALLOWED_HOSTS,
+// and so is every other address that is not a public host (documentation, reserved, tunnels).
 //
 // The check here runs once, when the request arrives; the SDK resolves the name again when it
 // connects, and a DNS answer can change in between (rebinding). So the same address rule is
