@@ -2,8 +2,11 @@
 // transparent) is as hidden as `display:none`, and as good a carrier for prompt injection.
 // html-to-text.ts keeps one `Paint` per open element and reads `unreadable` for each text.
 //
-// Only what is certain counts: a colour this cannot read, a background image or gradient, or a
-// link without its own colour (clients paint those blue) leaves the text visible.
+// Only what is certain counts: a colour this cannot read, a background image or gradient, a
+// link without its own colour (clients paint those blue), or colours a style sheet may set
+// leave the text visible. Hiding what a reader sees would cost more than missing a trick.
+
+import { classSelector, forEachRule } from './html-visibility.js';
 
 export interface Rgba {
   r: number;
@@ -20,6 +23,13 @@ export interface Paint {
   readonly background: Rgba | null;
   /** Text in this paint cannot be told from what is behind it. */
   readonly unreadable: boolean;
+}
+
+/** What the message's style sheets may paint: elements of these classes, or anything at all. */
+export interface SheetPaint {
+  classes: Set<string>;
+  /** A rule on tags, ids or descendants sets colours: no element's colours are certain. */
+  anything: boolean;
 }
 
 /** What one style attribute says about colours; undefined where it says nothing. */
@@ -58,13 +68,28 @@ const TRANSPARENT = rgb(0, 0, 0, 0);
 
 /** What a mail client shows when the message says nothing: black on white. */
 export const DEFAULT_PAINT: Paint = paint(rgb(0, 0, 0), rgb(255, 255, 255));
+const UNKNOWN_PAINT: Paint = paint(null, null);
+
+/** Notes, for `paintOf`, which elements a style sheet may paint; inside @media rules too. */
+export function collectSheetPaint(css: string, into: SheetPaint): void {
+  forEachRule(css, (selectors, block) => {
+    if (!/color|background/i.test(block)) return;
+    for (const selector of selectors.split(',')) {
+      const name = classSelector(selector);
+      if (name !== null) into.classes.add(name);
+      else if (selector.trim() !== '') into.anything = true;
+    }
+  });
+}
 
 /** Templated mail repeats a handful of style attributes on thousands of elements. */
 const styleCache = new Map<string, StyleColors>();
 const STYLE_CACHE_SIZE = 2_000;
 
 /** The element's paint, given its parent's; the parent's own object when nothing changes. */
-export function paintOf(name: string, attribs: Record<string, string>, parent: Paint): Paint {
+export function paintOf(name: string, attribs: Record<string, string>, parent: Paint, sheet: SheetPaint): Paint {
+  if (sheet.anything) return UNKNOWN_PAINT;
+  if (sheet.classes.size > 0 && attribs.class?.split(/\s+/).some((name) => sheet.classes.has(name))) parent = UNKNOWN_PAINT;
   let color = parent.color;
   // Links are painted by the client, not inherited: unknown unless the message sets one.
   if (name === 'a' && attribs.href !== undefined) color = null;
@@ -72,6 +97,8 @@ export function paintOf(name: string, attribs: Record<string, string>, parent: P
   if (name === 'body' && attribs.text !== undefined) color = parseColor(attribs.text, true);
   let background = parent.background;
   if (attribs.bgcolor !== undefined) background = over(parseColor(attribs.bgcolor, true), background);
+  // The legacy attribute for a background image.
+  if (attribs.background !== undefined) background = null;
   const style = attribs.style;
   if (style !== undefined && /color|background/i.test(style)) {
     const declared = styleColors(style);

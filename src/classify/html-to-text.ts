@@ -9,7 +9,7 @@
 // kept here always mirrors its own.
 
 import { Parser } from 'htmlparser2';
-import { DEFAULT_PAINT, paintOf, type Paint } from './html-colors.js';
+import { DEFAULT_PAINT, collectSheetPaint, paintOf, type Paint, type SheetPaint } from './html-colors.js';
 import { collectHiddenClasses, isHiddenStyle, nestsDeeperThan } from './html-visibility.js';
 
 export { isHiddenStyle, maxNestingDepth } from './html-visibility.js';
@@ -80,6 +80,7 @@ function render(html: string, cutQuotes: boolean): RenderedHtml {
   // The colours in force, one per open element like `modes`: text drawn in its background's
   // colour is hidden text too, decided per text so a readable child of an unreadable parent shows.
   const paints: Paint[] = [];
+  const sheetPaint: SheetPaint = { classes: new Set(), anything: false };
   const rows: Row[] = [];
 
   const lineBreak = (): void => {
@@ -95,7 +96,7 @@ function render(html: string, cutQuotes: boolean): RenderedHtml {
       onopentag(name, attribs) {
         const parent = modes.at(-1) ?? 'visible';
         const parentPaint = paints.at(-1) ?? DEFAULT_PAINT;
-        paints.push(parent === 'visible' && !stopped ? paintOf(name, attribs, parentPaint) : parentPaint);
+        paints.push(parent === 'visible' && !stopped ? paintOf(name, attribs, parentPaint, sheetPaint) : parentPaint);
         // Style sheets are read wherever they are, the head included: they may hide by class.
         if (name === 'style' && !stopped) return void modes.push('style');
         if (stopped || parent === 'skipped' || parent === 'style') return void modes.push('skipped');
@@ -133,6 +134,7 @@ function render(html: string, cutQuotes: boolean): RenderedHtml {
         paints.pop();
         if (mode === 'style') {
           collectHiddenClasses(css, hiddenClasses);
+          collectSheetPaint(css, sheetPaint);
           css = '';
         }
         if (mode !== 'visible') return;

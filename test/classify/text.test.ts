@@ -43,6 +43,19 @@ describe('renderHtml', () => {
     }
   });
 
+  it('never hides text whose colours a style sheet or a background image may change', () => {
+    const byClass = renderHtml(`<style>.dark { background: #000 } @media (prefers-color-scheme: dark) { .flip { color: #fff } }</style>
+      <div class="dark"><span style="color:#fff">on a dark class</span></div><p class="flip" style="color:#fff">flipped by media</p>
+      <p style="color:#fff">plain white</p>`);
+    expect(byClass.text).toContain('on a dark class');
+    expect(byClass.text).toContain('flipped by media');
+    expect(byClass.text).not.toContain('plain white');
+    const byTag = renderHtml('<style>td { background-color: #222 }</style><table><tr><td><font color="#ffffff">on a dark cell</font></td></tr></table>');
+    expect(byTag.text).toContain('on a dark cell');
+    const legacyImage = renderHtml('<table><tr><td background="hero.jpg"><font color="#fff">over a legacy image</font></td></tr></table>');
+    expect(legacyImage.text).toContain('over a legacy image');
+  });
+
   it('hides elements whose class a top-level style rule hides, but not rules inside @media', () => {
     const html = `<style>.pre { display: none } @media (max-width:600px) { .mobile-hide { display:none } }</style>
       <span class="x pre">hidden by class</span><span class="mobile-hide">desktop text</span>`;
