@@ -1,6 +1,7 @@
 import type { HttpApp } from '../shared/http.js';
 import { problemResponses } from '../shared/schemas.js';
 import { CLASSIFY_BODY_LIMIT, ClassifyRequestSchema, ClassifyResultSchema } from './schemas.js';
+import { ANONYMOUS } from './scope.js';
 import type { ClassifyService } from './service.js';
 
 export function registerClassifyRoutes(app: HttpApp, service: ClassifyService): void {
@@ -17,6 +18,7 @@ export function registerClassifyRoutes(app: HttpApp, service: ClassifyService): 
         response: { 200: ClassifyResultSchema, ...problemResponses(400, 403, 413, 415, 422, 503) },
       },
     },
-    async (request) => service.classify(request.body),
+    // No tokens yet: every caller is the anonymous one, so scopes differ by provider settings only.
+    async (request) => service.classify(request.body, ANONYMOUS),
   );
 }

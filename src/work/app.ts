@@ -3,9 +3,9 @@ import type { Config } from '../shared/config.js';
 import type { Database } from '../shared/db.js';
 import { registerHealthRoute } from '../shared/health.js';
 import { type HttpApp, createHttpApp } from '../shared/http.js';
-import { registerClassifyProxy } from './classify-proxy.js';
 import { createSignal } from '../shared/signal.js';
 import { createClaimService } from './claims.js';
+import { registerClassifyProxy, relayTimeoutMs } from './classify-proxy.js';
 import { createEventHub, registerEventRoutes } from './events.js';
 import { startLeaseSweeper } from './lease-sweeper.js';
 import { createProjectService } from './project-service.js';
@@ -50,8 +50,7 @@ export async function buildWorkApp({ config, database, logger, webRoot }: WorkAp
   registerProjectRoutes(app, createProjectService({ store }));
   registerEventRoutes(app, hub);
   registerHealthRoute(app, database);
-  const proxyTimeoutMs = config.llm.timeoutMs * (config.llm.maxRetries + 1) + 5_000;
-  registerClassifyProxy(app, config.classifyUrl, proxyTimeoutMs);
+  registerClassifyProxy(app, config.classifyUrl, relayTimeoutMs(config.llm));
   await registerWebUi(app, webRoot);
   return app;
 }

@@ -1,4 +1,7 @@
 import { Type } from 'typebox';
+import { Agent, fetch } from 'undici';
+import { classifyDeadlineMs } from '../classify/deadline.js';
+import type { LlmConfig } from '../shared/config.js';
 import type { HttpApp } from '../shared/http.js';
 import { PROBLEM_CONTENT_TYPE, problem } from '../shared/errors.js';
 import { problemResponses } from '../shared/schemas.js';
@@ -8,7 +11,22 @@ import { problemResponses } from '../shared/schemas.js';
 
 export const CLASSIFY_PROXY_BODY_LIMIT = 5 * 1024 * 1024;
 
+/** Connecting, sending 5 MiB and the classifier's own DNS look-up, on top of its deadline. */
+const RELAY_MARGIN_MS = 10_000;
+
+/**
+ * The relay outlives the classifier, so the browser gets the classifier's answer, never a 502
+ * for a classification that succeeds. Both read the same LLM settings (one environment); a
+ * classifier started with longer ones can still outlast this.
+ */
+export function relayTimeoutMs(llm: Pick<LlmConfig, 'timeoutMs' | 'maxRetries'>): number {
+  return classifyDeadlineMs(llm) + RELAY_MARGIN_MS;
+}
+
 export function registerClassifyProxy(app: HttpApp, classifyUrl: string, timeoutMs: number): void {
+  // Node's default agent gives up on headers after 300 s, which a long LLM_TIMEOUT_MS outlasts.
+  const dispatcher = new Agent({ headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
+  app.addHook('onClose', async () => dispatcher.close());
   app.post(
     '/ui-api/classify',
     {
@@ -21,13 +39,14 @@ export function registerClassifyProxy(app: HttpApp, classifyUrl: string, timeout
       },
     },
     async (request, reply) => {
-      let upstream: Response;
+      let upstream: Awaited<ReturnType<typeof fetch>>;
       try {
         upstream = await fetch(`${classifyUrl}/classify`, {
           method: 'POST',
           headers: { 'content-type': 'application/json' },
           body: JSON.stringify(request.body),
           signal: AbortSignal.timeout(timeoutMs),
+          dispatcher,
         });
       } catch (error) {
         request.log.warn({ err: { message: (error as Error).message } }, 'classification service unreachable');

@@ -17,7 +17,32 @@ export type FakeReply =
   /** A well-formed envelope whose answer is not JSON (OpenAI) or not a tool call (Anthropic). */
   | { kind: 'malformed_answer' }
   /** Answers after a pause. */
-  | { kind: 'delay'; ms: number; then: FakeReply };
+  | { kind: 'delay'; ms: number; then: FakeReply }
+  /** Holds the request until the test opens the latch: orders races without guessing at timing. */
+  | { kind: 'held'; latch: Latch; then: FakeReply };
+
+/** A gate a test opens when it is ready; `reached` resolves once a request waits at it. */
+export interface Latch {
+  reached: Promise<void>;
+  open(): void;
+  /** Used by the fake: a request has arrived and waits until `open`. */
+  wait(): Promise<void>;
+}
+
+export function createLatch(): Latch {
+  let arrive!: () => void;
+  let release!: () => void;
+  const reached = new Promise<void>((resolve) => (arrive = resolve));
+  const opened = new Promise<void>((resolve) => (release = resolve));
+  return {
+    reached,
+    open: () => release(),
+    wait: () => {
+      arrive();
+      return opened;
+    },
+  };
+}
 
 export type FakeApi = 'openai' | 'anthropic';
 
@@ -121,6 +146,9 @@ function reply(api: FakeApi, body: Record<string, unknown>, step: FakeReply, res
       return;
     case 'delay':
       setTimeout(() => reply(api, body, step.then, response, answer), step.ms);
+      return;
+    case 'held':
+      void step.latch.wait().then(() => reply(api, body, step.then, response, answer));
       return;
     case 'malformed_body':
       response.writeHead(200, { 'content-type': 'application/json' }).end('{"id": "broken", "choices": [');
