@@ -2,7 +2,7 @@
 // organizations from the addresses, mentions and signature; deadlines and file names from text.
 
 import type { Email, Mailbox } from '../normalize.js';
-import { DEADLINE, isMachineAddress } from './rules-signals.js';
+import { DEADLINE, isMachineAddress } from './signals.js';
 
 const FREE_MAIL = new Set([
   'gmail', 'googlemail', 'outlook', 'hotmail', 'live', 'msn', 'yahoo', 'icloud', 'me', 'mac', 'aol',

@@ -4,9 +4,9 @@
 
 import type { Category, Priority } from '../categories.js';
 import type { Email } from '../normalize.js';
-import type { ModelAnswer } from './answer.js';
-import { extractAttachments, extractDeadline, extractOrganizations, extractPeople } from './rules-extract.js';
-import { count, detectSignals, has, signalList, type Signals } from './rules-signals.js';
+import type { ModelAnswer } from '../llm/answer.js';
+import { extractAttachments, extractDeadline, extractOrganizations, extractPeople } from './extract.js';
+import { count, detectSignals, has, signalList, type Signals } from './signals.js';
 
 export const RULES_MODEL = 'rules-v1';
 
