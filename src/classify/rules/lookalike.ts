@@ -87,18 +87,23 @@ export function imitatedBrand(host: string): string | null {
   const labels = host.toLowerCase().split('.').filter(Boolean);
   // Everything but the top-level domain: "paypal.com.account-review" in "paypal.com.account-review.net".
   const name = labels.slice(0, -1).join('.');
-  const words = name.split(/[.-]+/).filter(Boolean);
+  const words = name.split(/[.-]+/).filter(Boolean).map(deconfuse);
+  const readings = readAsLetters(name);
   for (const brand of BRANDS) {
-    if (ownsDomain(brand.name, host)) continue;
+    if (isRegionalOwn(brand, registrable)) continue;
     if (brand.name.length < WHOLE_WORD_BELOW) {
-      if (words.some((word) => deconfuse(word) === brand.name)) return brand.name;
+      if (words.includes(brand.name)) return brand.name;
       continue;
     }
-    if (readAsLetters(name).some((reading) => reading.includes(brand.name))) return brand.name;
+    if (readings.some((reading) => reading.includes(brand.name))) return brand.name;
     // One letter off: "paypai", "arnazon" once "rn" is read as "m", "netfl1x".
-    if (words.some((word) => word.length >= WHOLE_WORD_BELOW - 1 && editDistanceAtMostOne(deconfuse(word), brand.name))) return brand.name;
+    if (words.some((word) => word.length >= WHOLE_WORD_BELOW - 1 && editDistanceAtMostOne(word, brand.name))) return brand.name;
   }
   return null;
+}
+
+function isRegionalOwn(brand: Brand, registrable: string): boolean {
+  return brand.regional !== undefined && brand.regional.includes(registrable.split('.').at(-1)!) && registrable.startsWith(`${brand.name}-`);
 }
 
 /** Whether the brand owns the domain: one of its own, a subdomain of one, or a regional one. */
@@ -106,8 +111,7 @@ export function ownsDomain(brandName: string, host: string): boolean {
   const brand = BRANDS.find((candidate) => candidate.name === brandName);
   if (!brand) return false;
   const registrable = registrableDomain(host);
-  if (brand.domains.includes(registrable)) return true;
-  return (brand.regional ?? []).includes(registrable.split('.').at(-1)!) && registrable.startsWith(`${brand.name}-`);
+  return brand.domains.includes(registrable) || isRegionalOwn(brand, registrable);
 }
 
 /** The brand a display name claims to be ("PayPal", "La Banque Postale", "Soporte Netflix"). */

@@ -77,7 +77,11 @@ export function detectSignals(email: Email): Signals {
   );
   add('direct_request', requests.length);
   add('question_to_reader', sentences.filter((sentence) => /\?["'»”)]*$/.test(sentence) && any((lexicon) => hasWords(lexicon.reader, sentence))).length);
-  add('credential_request', [subject, ...sentences].filter((sentence) => any((lexicon) => asksForCredentials(lexicon, sentence))).length);
+  // Most mail never names a login or a password: one scan of the whole text spares the per-sentence test.
+  const credentialLexicons = lexicons.filter((lexicon) => hasWords(lexicon.login, text) || hasWords(lexicon.secret, text));
+  if (credentialLexicons.length > 0) {
+    add('credential_request', [subject, ...sentences].filter((sentence) => credentialLexicons.some((lexicon) => asksForCredentials(lexicon, sentence))).length);
+  }
 
   let deadline: string | null = null;
   for (const lexicon of lexicons) {
