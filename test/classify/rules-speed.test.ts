@@ -30,6 +30,8 @@ describe('the rules classifier stays fast', () => {
     ['links without end', 'https://'.repeat(700) + 'www.'.repeat(300)],
     ['near-phrases that never complete', 'hat Sie in der '.repeat(400)],
     ['questions and inverted marks', '¿¿¿ ??? ¡¡¡ '.repeat(500)],
+    ['digits and spaces that never name an amount', '1 2 3 '.repeat(1_000)],
+    ['letters that nearly spell brands in a link', `https://${'paypa1-micros0ft-'.repeat(15)}.example/ `.repeat(25)],
   ])('handles a pathological body (%s) at the full budget in under 250 ms', (_name, body) => {
     const email = normalizeEmail({ email_data: { subject: body.slice(0, 200), body } }, 6_000);
     const started = performance.now();

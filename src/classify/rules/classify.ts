@@ -17,8 +17,9 @@ export const RULES_MODEL = 'rules-v2';
 const LANGUAGE_NAMES: Readonly<Record<Language, string>> = { en: 'English', de: 'German', es: 'Spanish', fr: 'French' };
 
 const TASK_MAX = 120;
-const MONEY = /[$€£]\s?\d|\d\s?(?:[$€£]|eur\b|usd\b)/i;
 const TITLE_MAX = 80;
+/** An amount in any of our languages' notations: "$40", "€ 12", "89,40 €", "45,90 EUR". */
+const MONEY = /[$€£]\s?\d|\d\s?(?:[$€£]|eur\b|usd\b)/i;
 
 export function classifyWithRules(email: Email): ModelAnswer {
   const signals = detectSignals(email);

@@ -71,7 +71,7 @@ export const FRENCH: Lexicon = {
     ],
     spam_wording: [
       'vous avez gagné', 'gagnant', 'loterie', 'héritage', 'bénéficiaire', 'don de ma fortune', 'fortune', 'veuve', 'que dieu vous bénisse', 'cher ami',
-      'frais de dossier', 'bitcoin', 'sans risque', 'confidentiel', 'personne de confiance', 'millions d\'(?:euros|dollars)', '\\d[\\d  ]* euros',
+      'frais de dossier', 'bitcoin', 'sans risque', 'confidentiel', 'personne de confiance', 'millions d\'(?:euros|dollars)', '\\d[\\d  ]{0,12} euros',
     ],
     account_threat: [
       '(?:compte|accès|identifiant)(?: \\S+){0,3} (?:a été |sera |est )?(?:définitivement |temporairement )?(?:verrouillé|suspendu|bloqué|désactivé|fermé|supprimé)',
