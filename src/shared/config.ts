@@ -10,7 +10,7 @@ export type LlmProviderName = (typeof LLM_PROVIDERS)[number];
 export const DEFAULT_MODELS = {
   openai: 'gpt-4.1-mini',
   anthropic: 'claude-haiku-4-5',
-  rules: 'rules-v1',
+  rules: 'rules-v2',
 } as const satisfies Record<LlmProviderName, string>;
 
 export interface DatabaseConfig {

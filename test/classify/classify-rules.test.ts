@@ -48,6 +48,31 @@ describe.each(await storesUnderTest())('the offline rules provider over HTTP on 
     },
   );
 
+  it.each([
+    ['a German request', 'action_required', true, ['direct_request', 'deadline'], 'German', {
+      subject: 'Messprotokolle', from: { emailAddress: { name: 'Jörg Weiß', address: 'joerg.weiss@beispiel.example' } },
+      body: { contentType: 'text', content: 'Hallo,\n\nkönnten Sie mir bitte die Messprotokolle von Halle 2 bis Freitag schicken?\n\nViele Grüße\nJörg Weiß' },
+    }],
+    ['Spanish phishing on a look-alike domain', 'spam', false, ['credential_request', 'lookalike_domain'], 'Spanish', {
+      subject: 'Su cuenta será bloqueada', from: { emailAddress: { name: 'Netflix', address: 'avisos@netfliix-cuentas.example' } },
+      body: { contentType: 'text', content: 'Estimado cliente:\n\nInicie sesión y confirme su contraseña en https://netfliix-cuentas.example/login para evitar el bloqueo de su cuenta.' },
+    }],
+    ['a French webinar promotion', 'marketing', false, ['event_promotion'], 'French', {
+      subject: 'Webinaire gratuit : la paie en 2026', from: { emailAddress: { name: 'Paie Facile', address: 'evenements@paiefacile.example' } },
+      body: { contentType: 'html', content: '<p>Participez à notre webinaire gratuit jeudi à 11h.</p><p><a href="https://paiefacile.example/i">Inscrivez-vous</a>, les places sont limitées.</p>' },
+    }],
+    ['an English welcome announcement', 'fyi', false, ['welcome_announcement'], 'English', {
+      subject: 'Welcome Lee', from: { emailAddress: { name: 'Dana Swope', address: 'danas@contoso.example' } },
+      body: { contentType: 'text', content: 'Hi team,\n\nPlease join me in welcoming Lee Park, who joins the data team today.\n\nDana' },
+    }],
+  ])('classifies %s → %s over HTTP', async (_name, category, needsAction, signals, language, message) => {
+    const response = await classify({ id: `multilingual-${category}`, ...message });
+    expect(response.status).toBe(200);
+    expect(response.body).toMatchObject({ category, needs_action: needsAction, dedupe: { status: 'new' } });
+    expect(response.body.details.source_signals).toEqual(expect.arrayContaining(signals));
+    expect(response.body.details.suggested_notes).toContain(`by rules-v2, read as ${language}`);
+  });
+
   it('flags the injection attempt', async () => {
     const response = await classify(fixtureJson('written/injection_hidden_instructions.json'));
     expect(response.body.details.source_signals).toContain('possible_prompt_injection');
