@@ -1,6 +1,6 @@
 import { cpus, loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
-import { type BenchDbKind, freshDatabase, parseDbKind, postgresAdminUrl } from './databases.js';
+import { BENCH_DB_KINDS, type BenchDbKind, freshDatabase, parseDbKind, postgresAdminUrl } from './databases.js';
 import { ANCHORS, type Anchor, type AnchorResult } from './queue-anchors.js';
 import type { QueueClientReply } from './queue-client.js';
 import { type PhaseResult, round } from './queue-phase.js';
@@ -8,7 +8,7 @@ import { sampleWaits } from './pg-waits.js';
 import { runMain } from './run-main.js';
 import { runAnchor, startQueueClient, startWork } from './servers.js';
 
-// `npm run bench:queue [-- --db sqlite|postgres|both --items 5000 --workers 16]`: the agent work
+// `npm run bench:queue [-- --db sqlite|postgres|both --items 3000 --workers 16]`: the agent work
 // loop of issue 13. N items submitted over HTTP (W submitters at once), then W agents each
 // looping claim → complete over HTTP until the queue is empty, on each store. The server runs
 // as `npm start` runs it; the agents are one light client process (bench/queue-client.ts).
@@ -23,21 +23,25 @@ const { values: args } = parseArgs({
     workers: { type: 'string', default: '16' },
     /** Items (jobs) each system adds and drains first, unmeasured, so no JIT or pool is cold. */
     warmup: { type: 'string', default: '300' },
-    /** PostgreSQL connections of the agentdesk server and of pg-boss. */
-    pool: { type: 'string', default: '10' },
+    /** PostgreSQL connections of each system (agentdesk's DATABASE_POOL_SIZE, pg-boss's max, graphile-worker's pool); default: --workers. */
+    pool: { type: 'string' },
     anchors: { type: 'string', default: ANCHORS.join(',') },
     /** A folder: the work servers run with --cpu-prof and leave their profiles there. */
     'cpu-prof': { type: 'string' },
   },
 });
 
+if (!['both', ...BENCH_DB_KINDS].includes(args.db)) {
+  process.stderr.write(`--db must be one of both, ${BENCH_DB_KINDS.join(', ')}\n`);
+  process.exit(2);
+}
 const kinds: BenchDbKind[] = args.db === 'both' ? ['postgres', 'sqlite'] : [parseDbKind(args.db)];
-const ITEMS = positive('items');
-const WORKERS = positive('workers');
-const WARMUP = Number(args.warmup);
-const POOL = positive('pool');
-/** graphile-worker warns when its pool is smaller than its concurrency; it gets what it asks for. */
-const GRAPHILE_POOL = Math.max(POOL, WORKERS);
+const ITEMS = integerArg('items', 1);
+const WORKERS = integerArg('workers', 1);
+const WARMUP = integerArg('warmup', 0);
+// One connection per worker for every system, so that none waits for its pool (graphile-worker
+// warns below that: with 10 for 16 workers it drained about half as fast here).
+const POOL = args.pool === undefined ? WORKERS : integerArg('pool', 1);
 const anchors = args.anchors === 'none' ? [] : args.anchors.split(',').map(parseAnchor);
 
 const TARGETS = [
@@ -47,10 +51,10 @@ const TARGETS = [
   { what: 'submit', over: 'graphile-worker', atLeast: null },
 ] as const;
 
-function positive(name: 'items' | 'workers' | 'pool'): number {
-  const value = Number(args[name]);
-  if (Number.isInteger(value) && value > 0) return value;
-  process.stderr.write(`--${name} must be a positive integer\n`);
+function integerArg(name: 'items' | 'workers' | 'warmup' | 'pool', min: number): number {
+  const value = Number(args[name] ?? Number.NaN);
+  if (Number.isInteger(value) && value >= min) return value;
+  process.stderr.write(`--${name} must be an integer >= ${min}\n`);
   process.exit(2);
 }
 
@@ -146,11 +150,10 @@ async function benchAgentdesk(kind: BenchDbKind): Promise<void> {
 }
 
 async function benchAnchor(anchor: Anchor): Promise<AnchorResult> {
-  const pool = anchor === 'graphile-worker' ? GRAPHILE_POOL : POOL;
-  progress(`${anchor}: warm-up (${WARMUP}), then ${ITEMS} adds and the drain, ${WORKERS} workers, pool ${pool}`);
+  progress(`${anchor}: warm-up (${WARMUP}), then ${ITEMS} adds and the drain, ${WORKERS} workers`);
   const { schema } = await freshDatabase('postgres');
-  const result = await runAnchor({ anchor, url: postgresAdminUrl(), schema: schema ?? '', items: ITEMS, warmup: WARMUP, workers: WORKERS, pool });
-  const shape = { system: anchor, version: result.version, db: 'postgres', items: ITEMS, workers: WORKERS, pool };
+  const result = await runAnchor({ anchor, url: postgresAdminUrl(), schema: schema ?? '', items: ITEMS, warmup: WARMUP, workers: WORKERS, pool: POOL });
+  const shape = { system: anchor, version: result.version, db: 'postgres', items: ITEMS, workers: WORKERS };
   const ops = anchor === 'pg-boss' ? { add: 'send', cycle: 'fetch (batchSize 1) + complete' } : { add: 'addJob (makeWorkerUtils)', cycle: 'run(): concurrency W, no-op task (get_job + complete_job)' };
   emit({ metric: 'submit_per_s', ...shape, op: ops.add, ...result.add, process_cpu_ms_per_op: perOp(result.add.client_cpu_ms, result.add.ok) });
   emit({
@@ -197,11 +200,12 @@ async function main(): Promise<void> {
     server: 'node dist/src/main.js work, LOG_LEVEL=warn',
     client: "bench/queue-client.ts: one process, undici request on a keep-alive Pool of W connections",
     anchors: anchors.map((anchor) => `${anchor}: own process, fresh schema on the same PostgreSQL`),
-    pool: { agentdesk: POOL, 'pg-boss': POOL, 'graphile-worker': GRAPHILE_POOL },
+    pg_pool_per_system: POOL,
     cpus: cpus().length,
     loadavg_1m: round(loadavg()[0] ?? Number.NaN),
     node: process.version,
   });
+  if (anchors.length > 0 && !kinds.includes('postgres')) progress('the anchors run on PostgreSQL only: --db postgres or both to run them');
   const results: Partial<Record<Anchor, AnchorResult>> = {};
   for (const kind of kinds) {
     await benchAgentdesk(kind);
