@@ -12,6 +12,8 @@ import Fastify, {
   LogController,
 } from 'fastify';
 import type { Logger } from 'pino';
+import { type AccessControlOptions, type Gate, SECURITY_SCHEMES, installAccessControl, publicScope } from '../auth/access-hook.js';
+import { ACCESS } from '../auth/roles.js';
 import { isDatabaseUnavailable } from './db.js';
 import {
   ConflictError,
@@ -20,6 +22,7 @@ import {
   NotFoundError,
   PROBLEM_CONTENT_TYPE,
   type Problem,
+  RateLimitedError,
   UnavailableError,
   ValidationError,
   problem,
@@ -33,8 +36,17 @@ export type HttpApp = FastifyInstance<
   TypeBoxTypeProvider
 >;
 
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** For routes that authenticate by themselves (sign-in): the access hook's 401 and 429. */
+    accessGate: Gate;
+  }
+}
+
 export interface HttpAppOptions {
   logger: Logger;
+  /** Who may call what: every route declares an access level, one hook enforces it. */
+  access: AccessControlOptions;
   bodyLimit: number;
   title: string;
   description: string;
@@ -100,6 +112,7 @@ export async function createHttpApp(options: HttpAppOptions): Promise<HttpApp> {
 
   app.setErrorHandler((error, request, reply) => {
     const mapped = toProblem(error as FastifyError);
+    if (error instanceof RateLimitedError) reply.header('retry-after', String(error.retryAfterSeconds));
     if (mapped.status === 503) {
       // Expected while the database is away; the message is enough, a stack adds nothing.
       request.log.warn({ err: { message: (error as Error).message } }, 'database unavailable');
@@ -116,14 +129,19 @@ export async function createHttpApp(options: HttpAppOptions): Promise<HttpApp> {
       .send(problem(404, `No route for ${request.method} ${request.url.split('?')[0]}`)),
   );
 
+  app.decorate('accessGate', await installAccessControl(app, options.access));
+
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
       info: { title: options.title, description: options.description, version: options.version },
+      components: { securitySchemes: SECURITY_SCHEMES },
     },
   });
-  await app.register(swaggerUi, { routePrefix: '/docs' });
-  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  await publicScope(app, async (scope) => {
+    await scope.register(swaggerUi, { routePrefix: '/docs' });
+  });
+  app.get('/openapi.json', { config: { access: ACCESS.public }, schema: { hide: true } }, async () => app.swagger());
 
   return app;
 }
@@ -169,6 +187,7 @@ export function toProblem(error: FastifyError): Problem {
   if (error instanceof NotFoundError) return problem(404, error.message);
   if (error instanceof ConflictError) return problem(409, error.message, error.extensions);
   if (error instanceof ForbiddenError) return problem(403, error.message);
+  if (error instanceof RateLimitedError) return problem(429, error.message);
   if (error instanceof UnavailableError || isDatabaseUnavailable(error)) {
     return problem(503, 'The database is unavailable; retry shortly.');
   }

@@ -1,10 +1,15 @@
 import { Type } from 'typebox';
+import { ACCESS, CSRF_HEADER } from '../auth/roles.js';
 import type { HttpApp } from '../shared/http.js';
 import { PROBLEM_CONTENT_TYPE, problem } from '../shared/errors.js';
 import { problemResponses } from '../shared/schemas.js';
 
 // The UI's Classify page posts here; the work service forwards the email to the
-// classification service named in its config, so the browser talks to one origin only.
+// classification service named in its config, so the browser talks to one origin only. The
+// caller's credentials go along (the services share the database, so a session cookie works
+// there too): the classification service applies its own budget and override rules to them.
+
+const FORWARDED_HEADERS = ['authorization', 'cookie', CSRF_HEADER, 'x-user'] as const;
 
 export const CLASSIFY_PROXY_BODY_LIMIT = 5 * 1024 * 1024;
 
@@ -13,6 +18,7 @@ export function registerClassifyProxy(app: HttpApp, classifyUrl: string, timeout
     '/ui-api/classify',
     {
       bodyLimit: CLASSIFY_PROXY_BODY_LIMIT,
+      config: { access: ACCESS.classify },
       schema: {
         tags: ['ui'],
         summary: "Forwards an email to the classification service (the web UI's Classify page)",
@@ -25,7 +31,15 @@ export function registerClassifyProxy(app: HttpApp, classifyUrl: string, timeout
       try {
         upstream = await fetch(`${classifyUrl}/classify`, {
           method: 'POST',
-          headers: { 'content-type': 'application/json' },
+          headers: {
+            'content-type': 'application/json',
+            ...Object.fromEntries(
+              FORWARDED_HEADERS.flatMap((name) => {
+                const value = request.headers[name];
+                return typeof value === 'string' ? [[name, value]] : [];
+              }),
+            ),
+          },
           body: JSON.stringify(request.body),
           signal: AbortSignal.timeout(timeoutMs),
         });
@@ -46,6 +60,8 @@ export function registerClassifyProxy(app: HttpApp, classifyUrl: string, timeout
           .send(problem(502, `The classification service at ${classifyUrl} did not answer with JSON`));
       }
       // Relay the answer and its status: the classification service already speaks problem+json.
+      const retryAfter = upstream.headers.get('retry-after');
+      if (retryAfter !== null) reply.header('retry-after', retryAfter);
       return reply
         .code(upstream.status as 200)
         .type(upstream.headers.get('content-type') ?? 'application/json')

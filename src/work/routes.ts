@@ -1,4 +1,6 @@
 import { Type } from 'typebox';
+import { assertMayDispatch } from '../auth/policy.js';
+import { ACCESS } from '../auth/roles.js';
 import type { HttpApp } from '../shared/http.js';
 import { problemResponses } from '../shared/schemas.js';
 import type { ProjectService } from './project-service.js';
@@ -20,8 +22,6 @@ import {
   WorkItemSummarySchema,
 } from './schemas.js';
 import type { WorkPage, WorkService } from './service.js';
-
-const ANONYMOUS = 'anonymous';
 
 /** The next page's address: the same request with the cursor moved on. */
 function nextLink(url: string, query: Record<string, unknown>, cursor: string): string {
@@ -46,6 +46,7 @@ export function registerWorkRoutes(app: HttpApp, work: WorkService): void {
   app.post(
     '/work',
     {
+      config: { access: ACCESS.submit },
       schema: {
         tags,
         summary: 'Submit a work item; with `agent` it is dispatched in the same transaction',
@@ -55,7 +56,9 @@ export function registerWorkRoutes(app: HttpApp, work: WorkService): void {
       },
     },
     async (request, reply) => {
-      const item = await work.submit(request.body, request.headers['x-user'] ?? ANONYMOUS);
+      assertMayDispatch(request.principal, request.body.agent);
+      // The caller's identity, never a header it wrote (X-User counts only under AUTH=off).
+      const item = await work.submit(request.body, request.principal!.name);
       return reply.code(201).header('location', `/work/${item.id}`).send(item);
     },
   );
@@ -63,6 +66,7 @@ export function registerWorkRoutes(app: HttpApp, work: WorkService): void {
   app.get(
     '/work',
     {
+      config: { access: ACCESS.read },
       schema: {
         tags,
         summary: 'List work items, newest first or in queue order; next page in the Link header',
@@ -76,6 +80,7 @@ export function registerWorkRoutes(app: HttpApp, work: WorkService): void {
   app.get(
     '/work/counts',
     {
+      config: { access: ACCESS.read },
       schema: {
         tags,
         summary: 'Number of work items in each status, with the same filters as the list',
@@ -89,6 +94,7 @@ export function registerWorkRoutes(app: HttpApp, work: WorkService): void {
   app.get(
     '/work/agent/:agent',
     {
+      config: { access: ACCESS.read },
       schema: {
         tags,
         summary: "An agent's work items",
@@ -103,6 +109,7 @@ export function registerWorkRoutes(app: HttpApp, work: WorkService): void {
   app.get(
     '/work/:id',
     {
+      config: { access: ACCESS.read },
       schema: {
         tags,
         summary: 'One work item with its dispatch log',
@@ -116,6 +123,7 @@ export function registerWorkRoutes(app: HttpApp, work: WorkService): void {
   app.patch(
     '/work/:id',
     {
+      config: { access: ACCESS.work },
       schema: {
         tags,
         summary: 'Move a work item through its lifecycle, reassign it, or edit its notes',
@@ -124,12 +132,16 @@ export function registerWorkRoutes(app: HttpApp, work: WorkService): void {
         response: { 200: WorkItemSchema, ...problemResponses(400, 404, 409, 413, 415, 422) },
       },
     },
-    async (request) => work.update(request.params.id, request.body),
+    async (request) => {
+      assertMayDispatch(request.principal, request.body.agent);
+      return work.update(request.params.id, request.body, request.principal);
+    },
   );
 
   app.delete(
     '/work/:id',
     {
+      config: { access: ACCESS.admin },
       schema: {
         tags,
         summary: 'Delete a work item and its dispatch log',
@@ -150,6 +162,7 @@ export function registerProjectRoutes(app: HttpApp, projects: ProjectService): v
   app.post(
     '/projects',
     {
+      config: { access: ACCESS.admin },
       schema: {
         tags,
         summary: 'Create a project (names are unique ignoring case)',
@@ -166,6 +179,7 @@ export function registerProjectRoutes(app: HttpApp, projects: ProjectService): v
   app.get(
     '/projects',
     {
+      config: { access: ACCESS.read },
       schema: { tags, summary: 'All projects, by name', response: { 200: Type.Array(ProjectSchema) } },
     },
     async () => projects.list(),
@@ -174,6 +188,7 @@ export function registerProjectRoutes(app: HttpApp, projects: ProjectService): v
   app.get(
     '/projects/:id',
     {
+      config: { access: ACCESS.read },
       schema: {
         tags,
         summary: 'One project',
@@ -187,6 +202,7 @@ export function registerProjectRoutes(app: HttpApp, projects: ProjectService): v
   app.patch(
     '/projects/:id',
     {
+      config: { access: ACCESS.admin },
       schema: {
         tags,
         summary: 'Rename a project or change its external reference (null clears it)',

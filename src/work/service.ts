@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import type { Principal } from '../auth/authenticator.js';
+import { assertMayChangeItem } from '../auth/policy.js';
 import { isForeignKeyViolation } from '../shared/db.js';
 import { ValidationError } from '../shared/errors.js';
 import { IllegalTransition, UnknownProjectReference, WorkItemNotFound } from './errors.js';
@@ -113,11 +115,13 @@ export function createWorkService({ store, now = () => new Date() }: ServiceDeps
     return Object.fromEntries(WORK_STATUSES.map((status) => [status, found[status] ?? 0])) as StatusCounts;
   }
 
-  async function update(id: string, patch: UpdateWorkItem): Promise<WorkItem> {
+  /** `principal` null: no caller to hold to the agent rules (internal use). */
+  async function update(id: string, patch: UpdateWorkItem, principal: Principal | null = null): Promise<WorkItem> {
     const requested = requestedStatus(patch);
     return store.transaction(async (tx) => {
       const row = await tx.lockWorkItem(id);
       if (!row) throw new WorkItemNotFound(id);
+      assertMayChangeItem(principal, row.assigned_agent);
       const at = timestamp();
       const changes: Partial<WorkItemRow> = {};
       const target = requested ?? (patch.agent !== undefined ? 'dispatched' : undefined);
