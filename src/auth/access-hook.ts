@@ -25,6 +25,10 @@ declare module 'fastify' {
     /** What the caller presented, for budgets and sessions; null under AUTH=off. */
     identity: Identity | null;
   }
+  interface FastifyInstance {
+    /** Every route with the access level it declared: the role matrix the tests hold us to. */
+    accessTable(): Array<{ method: string; url: string; access: Access | undefined }>;
+  }
   interface FastifyContextConfig {
     access?: Access;
     /** A long-lived response (SSE): ended as soon as its credential stops working. */
@@ -139,6 +143,15 @@ export async function installAccessControl(app: HttpApp, { config, authenticator
     // Routes of a public scope get their level after this hook; they are hidden from the docs anyway.
     describe(route);
   });
+  app.decorate('accessTable', () =>
+    routes.flatMap((route) =>
+      (Array.isArray(route.method) ? route.method : [route.method]).map((method) => ({
+        method: String(method),
+        url: route.url,
+        access: route.config?.access,
+      })),
+    ),
+  );
   app.addHook('onReady', async () => {
     const missing = routes.filter((route) => route.config?.access === undefined);
     if (missing.length > 0) {
