@@ -66,7 +66,9 @@ function sameOrigin(request: FastifyRequest): boolean {
   const origin = request.headers.origin;
   if (origin !== undefined) {
     try {
-      return new URL(origin).host.toLowerCase() === (request.headers.host ?? '').toLowerCase();
+      // Both parsed with the Origin's scheme, so a default port written or left out compares equal.
+      const from = new URL(origin);
+      return from.host === new URL(`${from.protocol}//${request.headers.host ?? ''}`).host;
     } catch {
       return false;
     }

@@ -46,7 +46,7 @@ export interface Authenticator {
   session(sessionId: string): Promise<{ identity: Identity; proof: Proof } | null>;
   /** Checks again what a request proved earlier (for streams that outlive a revocation). */
   recheck(proof: Proof): Promise<boolean>;
-  startSession(identity: Identity, ttlMs: number): Promise<{ id: string; expires_at: string }>;
+  startSession(identity: Identity, ttlMs: number): Promise<{ id: string; expires_at: string; max_age_seconds: number }>;
   endSession(sessionId: string): Promise<void>;
   /** Forget every cached answer here and on every other instance. */
   revoked(): Promise<void>;
@@ -228,7 +228,7 @@ export async function createAuthenticator(deps: AuthenticatorDeps): Promise<Auth
       await store.insertSession(row);
       // Sign-ins are rare: a good moment to drop the sessions that ended.
       store.purgeSessions(at.toISOString()).catch(() => undefined);
-      return { id, expires_at: row.expires_at };
+      return { id, expires_at: row.expires_at, max_age_seconds: Math.max(0, Math.floor((expires - at.getTime()) / 1000)) };
     },
 
     async endSession(sessionId) {

@@ -163,9 +163,8 @@ export function registerSessionRoutes(app: HttpApp, { config, authenticator, gat
       const found = await authenticator.bearer(request.body.token);
       if (!found) return gate.unauthorized(request, reply, true);
       const session = await authenticator.startSession(found.identity, config.sessionTtlMs);
-      const seconds = Math.max(0, Math.floor((Date.parse(session.expires_at) - Date.now()) / 1000));
       return reply
-        .header('set-cookie', sessionCookie(request, session.id, seconds))
+        .header('set-cookie', sessionCookie(request, session.id, session.max_age_seconds))
         .header('cache-control', 'no-store')
         .send({ auth: 'tokens', principal: found.identity.principal });
     },
