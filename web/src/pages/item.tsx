@@ -178,6 +178,7 @@ export function ItemPage({ id }: { id: string }) {
                 key={`${w.id}:${w.status}`}
                 item={w}
                 busy={busy}
+                mayDispatch={can(session, 'admin')}
                 onPatch={(body, label) => void patch(body, `${label}: done.`)}
               />
             )}
