@@ -58,7 +58,7 @@ export function registerWorkRoutes(app: HttpApp, work: WorkService): void {
     async (request, reply) => {
       assertMayDispatch(request.principal, request.body.agent);
       // The caller's identity, never a header it wrote (X-User counts only under AUTH=off).
-      const item = await work.submit(request.body, request.principal!.name);
+      const item = await work.submit(request.body, request.principal!);
       return reply.code(201).header('location', `/work/${item.id}`).send(item);
     },
   );

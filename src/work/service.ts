@@ -58,7 +58,8 @@ export function createWorkService({ store, now = () => new Date() }: ServiceDeps
     return toWorkItem(row, await tx.listDispatches(row.id));
   }
 
-  async function submit(input: CreateWorkItem, createdBy: string): Promise<WorkItem> {
+  /** `principal.name` becomes created_by: the caller's identity, never a header it wrote. */
+  async function submit(input: CreateWorkItem, principal: Pick<Principal, 'name'>): Promise<WorkItem> {
     const payload = serializePayload(input.payload ?? null);
     const at = timestamp();
     const row: WorkItemRow = {
@@ -68,7 +69,7 @@ export function createWorkService({ store, now = () => new Date() }: ServiceDeps
       priority: input.priority ?? 3,
       status: input.agent ? 'dispatched' : 'queued',
       assigned_agent: input.agent ?? null,
-      created_by: createdBy,
+      created_by: principal.name,
       created_at: at,
       updated_at: at,
       completed_at: null,

@@ -35,6 +35,10 @@ describe.each(await storesUnderTest())('agent tokens on %s', (kind) => {
     expect(mail.body.created_by).toBe('mailroom');
     const env = await submit({}, { ...admin, 'x-user': 'mallory' });
     expect(env.body.created_by).toBe('admin');
+    // Not even read: a value that would be refused under AUTH=off changes nothing.
+    const odd = await submit({}, { ...ada, 'x-user': 'not a name!' });
+    expect(odd.status).toBe(201);
+    expect(odd.body.created_by).toBe('ada');
   });
 
   it('may dispatch to itself but not to another agent', async () => {

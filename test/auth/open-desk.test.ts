@@ -10,7 +10,7 @@ import { call } from '../helpers/http.js';
 // cannot reach a developer's desk through DNS rebinding, and no cross-site request gets in.
 
 describe('AUTH and HOST', () => {
-  const load = (env: Record<string, string>) => loadConfig({ DATABASE_URL: 'sqlite::memory:', ...env });
+  const load = (env: Record<string, string | undefined>) => loadConfig({ DATABASE_URL: 'sqlite::memory:', ...env });
 
   it.each([
     [{}, 'off'],
