@@ -1,24 +1,48 @@
+import type { ClassifyBudget } from '../auth/classify-budget.js';
+import { ACCESS } from '../auth/roles.js';
+import { ForbiddenError } from '../shared/errors.js';
 import type { HttpApp } from '../shared/http.js';
 import { problemResponses } from '../shared/schemas.js';
+import { hasOverrides } from './providers.js';
 import { CLASSIFY_BODY_LIMIT, ClassifyRequestSchema, ClassifyResultSchema } from './schemas.js';
 import { ANONYMOUS } from './scope.js';
 import type { ClassifyService } from './service.js';
 
-export function registerClassifyRoutes(app: HttpApp, service: ClassifyService): void {
+export function registerClassifyRoutes(app: HttpApp, service: ClassifyService, budget: ClassifyBudget): void {
   app.post(
     '/classify',
     {
       bodyLimit: CLASSIFY_BODY_LIMIT,
+      config: { access: ACCESS.classify },
       schema: {
         tags: ['classification'],
         summary: 'Classify one email (simplified shape or a Microsoft Graph message)',
         description:
-          'Always 200 for a valid email: when the provider fails after every retry the result is `uncategorized` with confidence 0 and a reasoning that names the failure.',
+          'Always 200 for a valid email: when the provider fails after every retry the result is `uncategorized` with confidence 0 and a reasoning that names the failure. ' +
+          'Provider overrides (provider, model, base_url, api_key, temperature) need an admin token. Each token may classify CLASSIFY_RATE_LIMIT emails a minute; duplicates served from the store are free.',
         body: ClassifyRequestSchema,
-        response: { 200: ClassifyResultSchema, ...problemResponses(400, 403, 413, 415, 422, 503) },
+        response: { 200: ClassifyResultSchema, ...problemResponses(400, 403, 413, 415, 422, 429, 503) },
       },
     },
-    // No tokens yet: every caller is the anonymous one, so scopes differ by provider settings only.
-    async (request) => service.classify(request.body, ANONYMOUS),
+    async (request) => {
+      // Choosing the provider, its host or its key spends the operator's trust: admins only.
+      const overrides = hasOverrides(request.body);
+      if (overrides && request.principal?.role !== 'admin') {
+        throw new ForbiddenError('Per-request provider settings (provider, model, base_url, api_key, temperature) need an admin token');
+      }
+      // Answers made on the server's own settings are shared by every caller; answers made
+      // under a caller's overrides stay that caller's (see scope.ts).
+      const context = overrides ? { caller: request.principal?.token_id ?? request.principal?.name ?? null } : ANONYMOUS;
+      const reservation = await budget.take(request.identity);
+      try {
+        const result = await service.classify(request.body, context);
+        // Served from the store: no provider was asked, so the call is not counted.
+        if (result.dedupe.status === 'duplicate') await reservation.release();
+        return result;
+      } catch (error) {
+        await reservation.release();
+        throw error;
+      }
+    },
   );
 }

@@ -48,6 +48,16 @@ export class PreconditionFailedError extends DomainError {
   }
 }
 
+/** The caller spent a budget; it may try again after `retryAfterSeconds`. */
+export class RateLimitedError extends DomainError {
+  constructor(
+    message: string,
+    readonly retryAfterSeconds: number,
+  ) {
+    super(message);
+  }
+}
+
 /** The backing store cannot be reached; the caller may retry. */
 export class UnavailableError extends DomainError {}
 
@@ -64,6 +74,7 @@ export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
 
 const TITLES: Record<number, string> = {
   400: 'Bad Request',
+  401: 'Unauthorized',
   403: 'Forbidden',
   404: 'Not Found',
   405: 'Method Not Allowed',
@@ -73,6 +84,7 @@ const TITLES: Record<number, string> = {
   412: 'Precondition Failed',
   413: 'Content Too Large',
   415: 'Unsupported Media Type',
+  421: 'Misdirected Request',
   422: 'Unprocessable Content',
   429: 'Too Many Requests',
   431: 'Request Header Fields Too Large',
@@ -83,6 +95,7 @@ const TITLES: Record<number, string> = {
 
 const TYPE_SLUGS: Record<number, string> = {
   400: 'malformed-request',
+  401: 'unauthorized',
   403: 'forbidden',
   404: 'not-found',
   405: 'method-not-allowed',
@@ -92,6 +105,7 @@ const TYPE_SLUGS: Record<number, string> = {
   412: 'precondition-failed',
   413: 'body-too-large',
   415: 'unsupported-media-type',
+  421: 'misdirected-request',
   422: 'validation-failed',
   429: 'too-many-requests',
   431: 'headers-too-large',

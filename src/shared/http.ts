@@ -12,6 +12,8 @@ import Fastify, {
   LogController,
 } from 'fastify';
 import type { Logger } from 'pino';
+import { type AccessControlOptions, type Gate, SECURITY_SCHEMES, installAccessControl, publicScope } from '../auth/access-hook.js';
+import { ACCESS } from '../auth/roles.js';
 import { isDatabaseUnavailable } from './db.js';
 import { createMethodIndex, onClientError, onFrameworkError } from './http-edges.js';
 import { MalformedJsonError, parseJsonBody } from './json-body.js';
@@ -23,6 +25,7 @@ import {
   PROBLEM_CONTENT_TYPE,
   PreconditionFailedError,
   type Problem,
+  RateLimitedError,
   UnavailableError,
   ValidationError,
   problem,
@@ -36,8 +39,17 @@ export type HttpApp = FastifyInstance<
   TypeBoxTypeProvider
 >;
 
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** For routes that authenticate by themselves (sign-in): the access hook's 401 and 429. */
+    accessGate: Gate;
+  }
+}
+
 export interface HttpAppOptions {
   logger: Logger;
+  /** Who may call what: every route declares an access level, one hook enforces it. */
+  access: AccessControlOptions;
   bodyLimit: number;
   title: string;
   description: string;
@@ -127,6 +139,7 @@ export async function createHttpApp(options: HttpAppOptions): Promise<HttpApp> {
 
   app.setErrorHandler((error, request, reply) => {
     const mapped = toProblem(error as FastifyError);
+    if (error instanceof RateLimitedError) reply.header('retry-after', String(error.retryAfterSeconds));
     if (mapped.status === 503) {
       // Expected while the database is away; the message is enough, a stack adds nothing.
       request.log.warn({ err: { message: (error as Error).message } }, 'database unavailable');
@@ -150,14 +163,19 @@ export async function createHttpApp(options: HttpAppOptions): Promise<HttpApp> {
     return reply.code(404).type(PROBLEM_CONTENT_TYPE).send(problem(404, `No route for ${request.method} ${path}`));
   });
 
+  app.decorate('accessGate', await installAccessControl(app, options.access));
+
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
       info: { title: options.title, description: options.description, version: options.version },
+      components: { securitySchemes: SECURITY_SCHEMES },
     },
   });
-  await app.register(swaggerUi, { routePrefix: '/docs' });
-  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  await publicScope(app, async (scope) => {
+    await scope.register(swaggerUi, { routePrefix: '/docs' });
+  });
+  app.get('/openapi.json', { config: { access: ACCESS.public }, schema: { hide: true } }, async () => app.swagger());
 
   return app;
 }
@@ -210,6 +228,7 @@ export function toProblem(error: FastifyError): Problem {
   if (error instanceof ConflictError) return problem(409, error.message, error.extensions);
   if (error instanceof ForbiddenError) return problem(403, error.message);
   if (error instanceof PreconditionFailedError) return problem(412, error.message, error.extensions);
+  if (error instanceof RateLimitedError) return problem(429, error.message);
   if (error instanceof UnavailableError || isDatabaseUnavailable(error)) {
     return problem(503, 'The database is unavailable; retry shortly.');
   }

@@ -1,4 +1,7 @@
 import type { Logger } from 'pino';
+import { registerSessionRoutes, registerTokenRoutes } from '../auth/routes.js';
+import { createAuthParts } from '../auth/setup.js';
+import { createTokenService } from '../auth/token-service.js';
 import type { Config } from '../shared/config.js';
 import type { Database } from '../shared/db.js';
 import { registerHealthRoute } from '../shared/health.js';
@@ -26,8 +29,10 @@ export const WORK_BODY_LIMIT = 1024 * 1024;
 
 /** The work-item service as a Fastify app that never listens: `main` or a test decides that. */
 export async function buildWorkApp({ config, database, logger, webRoot }: WorkAppDeps): Promise<HttpApp> {
+  const auth = await createAuthParts(config, database, logger);
   const app = await createHttpApp({
     logger,
+    access: auth.access,
     bodyLimit: WORK_BODY_LIMIT,
     title: 'agentdesk work-item service',
     description: 'Work items dispatched to agents, tracked through their lifecycle, grouped into projects.',
@@ -50,6 +55,9 @@ export async function buildWorkApp({ config, database, logger, webRoot }: WorkAp
   registerProjectRoutes(app, createProjectService({ store }));
   registerEventRoutes(app, hub);
   registerHealthRoute(app, database);
+  registerTokenRoutes(app, createTokenService({ store: auth.store, authenticator: auth.authenticator }));
+  registerSessionRoutes(app, { config: config.auth, authenticator: auth.authenticator, gate: app.accessGate });
+  app.addHook('onClose', () => auth.authenticator.close());
   registerClassifyProxy(app, config.classifyUrl, relayTimeoutMs(config.llm));
   await registerWebUi(app, webRoot);
   return app;

@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
 import { Agent, fetch } from 'undici';
+import { ACCESS, CSRF_HEADER } from '../auth/roles.js';
 import { classifyDeadlineMs } from '../classify/deadline.js';
 import type { LlmConfig } from '../shared/config.js';
 import type { HttpApp } from '../shared/http.js';
@@ -7,7 +8,11 @@ import { PROBLEM_CONTENT_TYPE, problem } from '../shared/errors.js';
 import { problemResponses } from '../shared/schemas.js';
 
 // The UI's Classify page posts here; the work service forwards the email to the
-// classification service named in its config, so the browser talks to one origin only.
+// classification service named in its config, so the browser talks to one origin only. The
+// caller's credentials go along (the services share the database, so a session cookie works
+// there too): the classification service applies its own budget and override rules to them.
+
+const FORWARDED_HEADERS = ['authorization', 'cookie', CSRF_HEADER, 'x-user'] as const;
 
 export const CLASSIFY_PROXY_BODY_LIMIT = 5 * 1024 * 1024;
 
@@ -31,6 +36,7 @@ export function registerClassifyProxy(app: HttpApp, classifyUrl: string, timeout
     '/ui-api/classify',
     {
       bodyLimit: CLASSIFY_PROXY_BODY_LIMIT,
+      config: { access: ACCESS.classify },
       schema: {
         tags: ['ui'],
         summary: "Forwards an email to the classification service (the web UI's Classify page)",
@@ -43,7 +49,15 @@ export function registerClassifyProxy(app: HttpApp, classifyUrl: string, timeout
       try {
         upstream = await fetch(`${classifyUrl}/classify`, {
           method: 'POST',
-          headers: { 'content-type': 'application/json' },
+          headers: {
+            'content-type': 'application/json',
+            ...Object.fromEntries(
+              FORWARDED_HEADERS.flatMap((name) => {
+                const value = request.headers[name];
+                return typeof value === 'string' ? [[name, value]] : [];
+              }),
+            ),
+          },
           body: JSON.stringify(request.body),
           signal: AbortSignal.timeout(timeoutMs),
           dispatcher,
@@ -65,6 +79,8 @@ export function registerClassifyProxy(app: HttpApp, classifyUrl: string, timeout
           .send(problem(502, `The classification service at ${classifyUrl} did not answer with JSON`));
       }
       // Relay the answer and its status: the classification service already speaks problem+json.
+      const retryAfter = upstream.headers.get('retry-after');
+      if (retryAfter !== null) reply.header('retry-after', retryAfter);
       return reply
         .code(upstream.status as 200)
         .type(upstream.headers.get('content-type') ?? 'application/json')

@@ -2,6 +2,7 @@ import type { ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { Type } from 'typebox';
 import type { Database } from '../shared/db.js';
+import { ACCESS } from '../auth/roles.js';
 import { ValidationError } from '../shared/errors.js';
 import type { HttpApp } from '../shared/http.js';
 import { problemResponses } from '../shared/schemas.js';
@@ -177,6 +178,8 @@ export function registerEventRoutes(app: HttpApp, hub: EventHub): void {
   app.get(
     '/events',
     {
+      // A stream outlives the check at its start: it ends when its credential is revoked.
+      config: { access: ACCESS.read, stream: true },
       schema: {
         tags: ['events'],
         summary:

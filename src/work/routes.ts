@@ -1,4 +1,6 @@
 import { Type } from 'typebox';
+import { assertMayDispatch } from '../auth/policy.js';
+import { ACCESS } from '../auth/roles.js';
 import type { HttpApp } from '../shared/http.js';
 import { problemResponses } from '../shared/schemas.js';
 import type { ProjectService } from './project-service.js';
@@ -27,8 +29,6 @@ import {
   WorkItemSummarySchema,
 } from './schemas.js';
 import type { WorkPage, WorkService } from './service.js';
-
-const ANONYMOUS = 'anonymous';
 
 /** The next page's address: the same request with the cursor moved on. */
 function nextLink(url: string, query: Record<string, unknown>, cursor: string): string {
@@ -71,6 +71,7 @@ export function registerWorkRoutes(app: HttpApp, work: WorkService, claims: Clai
   app.post(
     '/work',
     {
+      config: { access: ACCESS.submit },
       schema: {
         tags,
         summary: 'Submit a work item; with `agent` it is dispatched in the same transaction',
@@ -80,11 +81,9 @@ export function registerWorkRoutes(app: HttpApp, work: WorkService, claims: Clai
       },
     },
     async (request, reply) => {
-      const { item, replayed } = await work.submit(
-        request.body,
-        request.headers['x-user'] ?? ANONYMOUS,
-        request.headers['idempotency-key'],
-      );
+      assertMayDispatch(request.principal, request.body.agent);
+      // The caller's identity, never a header it wrote (X-User counts only under AUTH=off).
+      const { item, replayed } = await work.submit(request.body, request.principal!, request.headers['idempotency-key']);
       if (replayed) reply.header('idempotent-replayed', 'true');
       return reply.code(201).header('location', `/work/${item.id}`).header('etag', etagOf(item)).send(item);
     },
@@ -93,6 +92,7 @@ export function registerWorkRoutes(app: HttpApp, work: WorkService, claims: Clai
   app.post(
     '/work/claim',
     {
+      config: { access: ACCESS.work },
       schema: {
         tags,
         summary:
@@ -102,6 +102,8 @@ export function registerWorkRoutes(app: HttpApp, work: WorkService, claims: Clai
       },
     },
     async (request, reply) => {
+      // An agent token claims as its own agent and no other.
+      assertMayDispatch(request.principal, request.body.agent);
       const left = new AbortController();
       const socket = request.raw.socket;
       reply.raw.once('close', () => {
@@ -122,6 +124,7 @@ export function registerWorkRoutes(app: HttpApp, work: WorkService, claims: Clai
   app.post(
     '/work/:id/heartbeat',
     {
+      config: { access: ACCESS.work },
       schema: {
         tags,
         summary: "Extend the holder's lease on a work item; answers the item with its new lease_expires_at",
@@ -131,7 +134,8 @@ export function registerWorkRoutes(app: HttpApp, work: WorkService, claims: Clai
       },
     },
     async (request, reply) => {
-      const item = await work.heartbeat(request.params.id, request.body);
+      assertMayDispatch(request.principal, request.body.agent);
+      const item = await work.heartbeat(request.params.id, request.body, request.principal);
       return reply.header('etag', etagOf(item)).send(item);
     },
   );
@@ -139,6 +143,7 @@ export function registerWorkRoutes(app: HttpApp, work: WorkService, claims: Clai
   app.get(
     '/work',
     {
+      config: { access: ACCESS.read },
       schema: {
         tags,
         summary: 'List work items, newest first or in queue order; next page in the Link header',
@@ -152,6 +157,7 @@ export function registerWorkRoutes(app: HttpApp, work: WorkService, claims: Clai
   app.get(
     '/work/counts',
     {
+      config: { access: ACCESS.read },
       schema: {
         tags,
         summary: 'Number of work items in each status, with the same filters as the list',
@@ -165,6 +171,7 @@ export function registerWorkRoutes(app: HttpApp, work: WorkService, claims: Clai
   app.get(
     '/work/agent/:agent',
     {
+      config: { access: ACCESS.read },
       schema: {
         tags,
         summary: "An agent's work items",
@@ -179,6 +186,7 @@ export function registerWorkRoutes(app: HttpApp, work: WorkService, claims: Clai
   app.get(
     '/work/:id',
     {
+      config: { access: ACCESS.read },
       schema: {
         tags,
         summary: 'One work item with its dispatch log; its version is the ETag',
@@ -199,6 +207,7 @@ export function registerWorkRoutes(app: HttpApp, work: WorkService, claims: Clai
   app.patch(
     '/work/:id',
     {
+      config: { access: ACCESS.work },
       schema: {
         tags,
         summary: 'Move a work item through its lifecycle, reassign it, or edit it; If-Match guards against stale views',
@@ -209,7 +218,13 @@ export function registerWorkRoutes(app: HttpApp, work: WorkService, claims: Clai
       },
     },
     async (request, reply) => {
-      const item = await work.update(request.params.id, request.body, parseIfMatch(request.headers['if-match']));
+      assertMayDispatch(request.principal, request.body.agent);
+      const item = await work.update(
+        request.params.id,
+        request.body,
+        request.principal,
+        parseIfMatch(request.headers['if-match']),
+      );
       return reply.header('etag', etagOf(item)).send(item);
     },
   );
@@ -217,6 +232,7 @@ export function registerWorkRoutes(app: HttpApp, work: WorkService, claims: Clai
   app.delete(
     '/work/:id',
     {
+      config: { access: ACCESS.admin },
       schema: {
         tags,
         summary: 'Delete a work item and its dispatch log',
@@ -238,6 +254,7 @@ export function registerProjectRoutes(app: HttpApp, projects: ProjectService): v
   app.post(
     '/projects',
     {
+      config: { access: ACCESS.admin },
       schema: {
         tags,
         summary: 'Create a project (names are unique ignoring case)',
@@ -254,6 +271,7 @@ export function registerProjectRoutes(app: HttpApp, projects: ProjectService): v
   app.get(
     '/projects',
     {
+      config: { access: ACCESS.read },
       schema: { tags, summary: 'All projects, by name', response: { 200: Type.Array(ProjectSchema) } },
     },
     async () => projects.list(),
@@ -262,6 +280,7 @@ export function registerProjectRoutes(app: HttpApp, projects: ProjectService): v
   app.get(
     '/projects/:id',
     {
+      config: { access: ACCESS.read },
       schema: {
         tags,
         summary: 'One project',
@@ -275,6 +294,7 @@ export function registerProjectRoutes(app: HttpApp, projects: ProjectService): v
   app.patch(
     '/projects/:id',
     {
+      config: { access: ACCESS.admin },
       schema: {
         tags,
         summary: 'Rename a project or change its external reference (null clears it)',

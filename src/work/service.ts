@@ -1,4 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
+import type { Principal } from '../auth/authenticator.js';
+import { assertMayChangeItem } from '../auth/policy.js';
 import { isForeignKeyViolation } from '../shared/db.js';
 import { ValidationError } from '../shared/errors.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
@@ -91,7 +93,9 @@ export function createWorkService({ store, now = () => new Date() }: ServiceDeps
     return toWorkItem(row, dispatch ? [dispatch] : []);
   }
 
-  async function submit(input: CreateWorkItem, createdBy: string, idempotencyKey?: string): Promise<Submitted> {
+  /** `principal.name` becomes created_by: the caller's identity, never a header it wrote. */
+  async function submit(input: CreateWorkItem, principal: Pick<Principal, 'name'>, idempotencyKey?: string): Promise<Submitted> {
+    const createdBy = principal.name;
     if (idempotencyKey === undefined) return { item: await create(store, input, createdBy, timestamp()), replayed: false };
     const flight = `${createdBy}\n${idempotencyKey}`;
     if (keysInFlight.has(flight)) throw new IdempotencyKeyInFlight();
@@ -152,21 +156,30 @@ export function createWorkService({ store, now = () => new Date() }: ServiceDeps
     return Object.fromEntries(WORK_STATUSES.map((status) => [status, found[status] ?? 0])) as StatusCounts;
   }
 
-  async function update(id: string, patch: UpdateWorkItem, precondition?: VersionPrecondition): Promise<WorkItem> {
+  /** `principal` null: no caller to hold to the agent rules (internal use). */
+  async function update(
+    id: string,
+    patch: UpdateWorkItem,
+    principal: Principal | null = null,
+    precondition?: VersionPrecondition,
+  ): Promise<WorkItem> {
     const requested = requestedStatus(patch);
     const payload = patch.payload === undefined ? undefined : serializePayload(patch.payload);
     try {
-      return await changeItem(store, id, timestamp, precondition, (current, at) =>
-        planUpdate(current, patch, requested, payload, at),
-      );
+      return await changeItem(store, id, timestamp, precondition, (current, at) => {
+        // Checked against the row the change is computed from: the guarded write keeps them one.
+        assertMayChangeItem(principal, current.row.assigned_agent);
+        return planUpdate(current, patch, requested, payload, at);
+      });
     } catch (error) {
       if (isForeignKeyViolation(error)) throw new UnknownProjectReference();
       throw error;
     }
   }
 
-  function heartbeat(id: string, request: HeartbeatRequest): Promise<WorkItem> {
+  function heartbeat(id: string, request: HeartbeatRequest, principal: Principal | null = null): Promise<WorkItem> {
     return changeItem(store, id, timestamp, undefined, ({ row }, at) => {
+      assertMayChangeItem(principal, row.assigned_agent);
       if (row.assigned_agent !== request.agent) throw new NotHolder(request.agent, row.assigned_agent, row.status);
       // A blocked item waits for a person: its lease is paused, and a heartbeat changes nothing.
       if (row.status === 'blocked') return null;

@@ -165,7 +165,7 @@ describe.each(await storesUnderTest())('POST /work/claim on %s', (kind) => {
     const response = await waiting;
     expect(response.status).toBe(200);
     expect(Date.now() - submittedAt).toBeLessThan(2_000);
-    expect((await response.json()).id).toBe(item.id);
+    expect(((await response.json()) as { id: string }).id).toBe(item.id);
   });
 
   it('a long poll ends with 204 after wait_s when nothing arrives', async () => {

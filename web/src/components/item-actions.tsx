@@ -13,10 +13,12 @@ const DANGER = new Set<string>([MOVES.cancel]);
 export function ItemActions(props: {
   item: WorkItemSummary;
   busy: boolean;
+  /** False for an agent's sign-in: it cannot hand work to another agent, so Dispatch and Reassign are not offered. */
+  mayDispatch: boolean;
   onPatch: (body: PatchBody, label: string) => void;
 }) {
   const { item, busy } = props;
-  const actions = allowedActions(item.status);
+  const actions = allowedActions(item.status).filter((a) => props.mayDispatch || !needsAgent(a.move));
   const [agent, setAgent] = useState('');
   const [failing, setFailing] = useState(false);
   const [failNotes, setFailNotes] = useState(item.notes ?? '');

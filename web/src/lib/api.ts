@@ -1,3 +1,4 @@
+import { currentSession, sessionEnded, sessionHeaders } from './session.ts';
 import { currentUser } from './user.ts';
 
 export interface FieldError {
@@ -52,9 +53,10 @@ export async function api<T>(
   body?: unknown,
   signal?: AbortSignal,
 ): Promise<ApiResponse<T>> {
-  const headers: Record<string, string> = { accept: 'application/json' };
+  const headers: Record<string, string> = { accept: 'application/json', ...sessionHeaders() };
+  // X-User names the caller only on an open desk; with tokens the session does.
   const user = currentUser();
-  if (user !== null) headers['x-user'] = user;
+  if (user !== null && currentSession().auth !== 'tokens') headers['x-user'] = user;
   if (body !== undefined) headers['content-type'] = 'application/json';
   let res: Response;
   try {
@@ -78,6 +80,7 @@ export async function api<T>(
       parsed = null;
     }
   }
+  if (res.status === 401) sessionEnded();
   if (!res.ok) {
     const problem = typeof parsed === 'object' && parsed !== null ? parsed : {};
     throw new ApiProblem(problem as Record<string, unknown>, res.status);

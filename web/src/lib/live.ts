@@ -54,12 +54,14 @@ function connect(delayMs: number) {
     source = es;
     setState('connecting');
     es.onopen = () => {
+      if (source !== es) return; // closed by stopLive
       setState('live');
       if (interrupted && (reopened || lastEventId === null)) emit({ type: 'resync' });
       interrupted = false;
       reopened = false;
     };
     es.onerror = () => {
+      if (source !== es) return;
       interrupted = true;
       if (es.readyState === EventSource.CLOSED) {
         setState('offline');
@@ -85,6 +87,18 @@ function connect(delayMs: number) {
 
 export function startLive(): void {
   if (source === null && retryTimer === undefined) connect(0);
+}
+
+/** Closes the stream (signed out): nothing more arrives until startLive. */
+export function stopLive(): void {
+  clearTimeout(retryTimer);
+  retryTimer = undefined;
+  source?.close();
+  source = null;
+  lastEventId = null;
+  interrupted = false;
+  reopened = false;
+  setState('connecting');
 }
 
 /** Calls `listener` for every live event until the returned function is called. */

@@ -4,6 +4,7 @@ import { UserText } from '../components/user-text.tsx';
 import { api, type ApiProblem, toProblem } from '../lib/api.ts';
 import { type Classification, emailSourceOf, emailTaskBody, PRIORITY_OF } from '../lib/email-task.ts';
 import { href } from '../lib/router.ts';
+import { can, useSession } from '../lib/session.ts';
 import type { WorkItemSummary } from '../../../src/work/schemas.ts';
 
 type Mode = 'simple' | 'graph';
@@ -118,6 +119,7 @@ export function ClassifyPage() {
 }
 
 function ClassificationResult({ request, c }: { request: Record<string, unknown>; c: Classification }) {
+  const session = useSession();
   const [created, setCreated] = useState<WorkItemSummary | null>(null);
   const [problem, setProblem] = useState<ApiProblem | null>(null);
   const [busy, setBusy] = useState(false);
@@ -174,7 +176,7 @@ function ClassificationResult({ request, c }: { request: Record<string, unknown>
       </div>
       {c.task_description && <p class="task">{c.task_description}</p>}
       <p class="muted">{c.reasoning}</p>
-      {c.needs_action && (
+      {c.needs_action && can(session, 'submit') && (
         <div class="create-task">
           {created ? (
             <p class="ok" role="status">

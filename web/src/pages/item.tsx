@@ -11,10 +11,12 @@ import type { PatchBody } from '../lib/lifecycle.ts';
 import { useLive } from '../lib/live.ts';
 import { projectName, useProjects } from '../lib/projects.ts';
 import { href, navigate } from '../lib/router.ts';
+import { can, mayChangeItem, useSession } from '../lib/session.ts';
 import { useLoad } from '../lib/use-load.ts';
 import type { WorkItem } from '../../../src/work/schemas.ts';
 
 export function ItemPage({ id }: { id: string }) {
+  const session = useSession();
   const path = `/work/${encodeURIComponent(id)}`;
   const item = useLoad<WorkItem>(path, async (signal) => (await api<WorkItem>('GET', path, undefined, signal)).data);
   const projects = useProjects();
@@ -152,6 +154,7 @@ export function ItemPage({ id }: { id: string }) {
           </section>
           <NotesEditor
             key={w.id}
+            editable={mayChangeItem(session, w.assigned_agent)}
             notes={w.notes}
             busy={busy}
             problem={problem?.at === 'notes' ? problem.problem : null}
@@ -166,11 +169,19 @@ export function ItemPage({ id }: { id: string }) {
         <div class="stack">
           <section aria-labelledby="actions-title" class="card card-actions">
             <h2 id="actions-title">Actions</h2>
-            {!deleted && (
+            {!deleted && !mayChangeItem(session, w.assigned_agent) && (
+              <p class="muted">
+                {session.principal?.agent
+                  ? `Only items assigned to ${session.principal.agent} can be moved with this sign-in.`
+                  : 'Your role can read this item but not change it.'}
+              </p>
+            )}
+            {!deleted && mayChangeItem(session, w.assigned_agent) && (
               <ItemActions
                 key={`${w.id}:${w.status}`}
                 item={w}
                 busy={busy}
+                mayDispatch={can(session, 'admin')}
                 onPatch={(body, label) => void patch(body, `${label}: done.`)}
               />
             )}
@@ -180,7 +191,7 @@ export function ItemPage({ id }: { id: string }) {
                 {done.message}
               </p>
             )}
-            {!deleted && (
+            {!deleted && can(session, 'admin') && (
               <div class="row end">
                 <button type="button" class="danger subtle" disabled={busy} onClick={() => setConfirmDelete(true)}>
                   Delete…
@@ -215,6 +226,7 @@ export function ItemPage({ id }: { id: string }) {
 }
 
 function NotesEditor(props: {
+  editable: boolean;
   notes: string | null;
   busy: boolean;
   problem: ApiProblem | null;
@@ -230,7 +242,7 @@ function NotesEditor(props: {
     <section aria-labelledby="notes-title" class="card">
       <div class="row between">
         <h2 id="notes-title">Notes</h2>
-        {!editing && (
+        {!editing && props.editable && (
           <button type="button" onClick={() => setEditing(true)}>
             Edit notes
           </button>

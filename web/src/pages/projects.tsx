@@ -8,12 +8,14 @@ import { formatDateTime } from '../lib/format.ts';
 import { useLive } from '../lib/live.ts';
 import { loadProjects, upsertProject, useProjects } from '../lib/projects.ts';
 import { href } from '../lib/router.ts';
+import { can, useSession } from '../lib/session.ts';
 import { useLoad } from '../lib/use-load.ts';
 import type { Project, WorkItemSummary } from '../../../src/work/schemas.ts';
 
 const ITEMS_SHOWN = 20;
 
 export function ProjectsPage() {
+  const session = useSession();
   const projects = useProjects();
   const [openId, setOpenId] = useState<string | null>(null);
   const [loadProblem, setLoadProblem] = useState<ApiProblem | null>(null);
@@ -27,7 +29,7 @@ export function ProjectsPage() {
   return (
     <section aria-labelledby="projects-title">
       <h1 id="projects-title">Projects</h1>
-      <CreateProject />
+      {can(session, 'admin') && <CreateProject />}
       <ProblemMessage problem={loadProblem} />
       {projects === null ? (
         !loadProblem && <p class="muted">Loading…</p>
@@ -97,6 +99,7 @@ function CreateProject() {
 }
 
 function ProjectRow(props: { project: Project; open: boolean; onToggle: () => void }) {
+  const session = useSession();
   const p = props.project;
   const [editing, setEditing] = useState(false);
   return (
@@ -111,18 +114,22 @@ function ProjectRow(props: { project: Project; open: boolean; onToggle: () => vo
           </div>
         </div>
         <div class="row wrap">
-          <button type="button" onClick={() => setEditing(!editing)} aria-expanded={editing}>
-            {editing ? 'Close editor' : 'Edit'}
-          </button>
+          {can(session, 'admin') && (
+            <button type="button" onClick={() => setEditing(!editing)} aria-expanded={editing}>
+              {editing ? 'Close editor' : 'Edit'}
+            </button>
+          )}
           <button type="button" onClick={props.onToggle} aria-expanded={props.open}>
             {props.open ? 'Hide items' : 'Items'}
           </button>
           <a class="button" href={href('/', { project_id: p.id })}>
             On the board
           </a>
-          <a class="button" href={href('/new', { project_id: p.id })}>
-            Add work
-          </a>
+          {can(session, 'submit') && (
+            <a class="button" href={href('/new', { project_id: p.id })}>
+              Add work
+            </a>
+          )}
         </div>
       </div>
       {editing && <EditProject project={p} onDone={() => setEditing(false)} />}
