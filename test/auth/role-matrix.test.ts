@@ -66,6 +66,18 @@ const CASES: Case[] = [
     request: async (f) => ({ url: `/work/${f.itemOfAda}`, payload: { notes: unique('note') } }),
     roles: only(200, 'agent', 'admin'),
   },
+  {
+    route: 'POST /work/claim',
+    service: 'work',
+    request: async () => ({ url: '/work/claim', payload: { agent: 'ada', types: ['matrix_nothing_here'] } }),
+    roles: only(204, 'agent', 'admin'),
+  },
+  {
+    route: 'POST /work/:id/heartbeat',
+    service: 'work',
+    request: async (f) => ({ url: `/work/${f.itemOfAda}/heartbeat`, payload: { agent: 'ada' } }),
+    roles: only(200, 'agent', 'admin'),
+  },
   { route: 'DELETE /work/:id', service: 'work', request: async (f) => ({ url: `/work/${await f.newItem()}` }), roles: only(204, 'admin') },
   { route: 'GET /projects', service: 'work', request: async () => ({ url: '/projects' }), roles: READ(200) },
   { route: 'GET /projects/:id', service: 'work', request: async (f) => ({ url: `/projects/${f.projectId}` }), roles: READ(200) },
