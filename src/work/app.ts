@@ -4,7 +4,7 @@ import type { Database } from '../shared/db.js';
 import { registerHealthRoute } from '../shared/health.js';
 import { type HttpApp, createHttpApp } from '../shared/http.js';
 import { registerClassifyProxy } from './classify-proxy.js';
-import { type EventHub, createEventHub, registerEventRoutes } from './events.js';
+import { createEventHub, registerEventRoutes } from './events.js';
 import { createProjectService } from './project-service.js';
 import { registerProjectRoutes, registerWorkRoutes } from './routes.js';
 import { createWorkService } from './service.js';
@@ -30,10 +30,9 @@ export async function buildWorkApp({ config, database, logger, webRoot }: WorkAp
     description: 'Work items dispatched to agents, tracked through their lifecycle, grouped into projects.',
     version: '0.1.0',
   });
-  // The hub reads the store, and the store tells the hub when events have committed.
-  let hub: EventHub | undefined;
-  const store = createWorkStore(database, () => hub?.committed());
-  hub = await createEventHub(store, database, logger);
+  // The hub reads the event log; the store tells it when events have committed.
+  const hub = await createEventHub(database, logger);
+  const store = createWorkStore(database, () => hub.committed());
   registerWorkRoutes(app, createWorkService({ store }));
   registerProjectRoutes(app, createProjectService({ store }));
   registerEventRoutes(app, hub);

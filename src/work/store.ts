@@ -27,13 +27,6 @@ export interface NewEvent {
   at: string;
 }
 
-export interface StoredEvent {
-  id: number;
-  type: string;
-  data: string;
-  created_at: string;
-}
-
 /**
  * The SQL of the work-item service, the same on SQLite and PostgreSQL. Methods called inside
  * `transaction` run on that transaction; nothing here knows about the lifecycle rules.
@@ -63,12 +56,10 @@ export interface WorkStore {
 
   /**
    * Appends to the event log inside the current transaction. Ids are increasing but, on
-   * PostgreSQL, may become visible out of order: the event hub waits briefly at a gap.
+   * PostgreSQL, may become visible out of order: the event hub holds at a gap (events.ts).
+   * The hub reads the log through event-log.ts.
    */
   appendEvent(type: string, data: string, at: string): Promise<number>;
-  eventsAfter(id: number, limit: number): Promise<StoredEvent[]>;
-  latestEventId(): Promise<number>;
-  purgeEventsBefore(at: string): Promise<number>;
 }
 
 export const EVENTS_CHANNEL = 'agentdesk_events';
@@ -264,30 +255,6 @@ function buildStore(db: Executor, dialect: Dialect, scope: StoreScope): WorkStor
       if (scope.runTransaction) scope.onEventsCommitted();
       else scope.appended.events = true;
       return Number(id);
-    },
-
-    async eventsAfter(id, limit) {
-      const rows = await db
-        .selectFrom('events')
-        .selectAll()
-        .where('id', '>', id)
-        .orderBy('id', 'asc')
-        .limit(limit)
-        .execute();
-      return rows.map((row) => ({ ...row, id: Number(row.id) }));
-    },
-
-    async latestEventId() {
-      const row = await db
-        .selectFrom('events')
-        .select((eb) => eb.fn.max('id').as('id'))
-        .executeTakeFirst();
-      return Number(row?.id ?? 0);
-    },
-
-    async purgeEventsBefore(at) {
-      const result = await db.deleteFrom('events').where('created_at', '<', at).executeTakeFirst();
-      return Number(result.numDeletedRows);
     },
   };
   return store;
