@@ -51,6 +51,8 @@ export interface WorkStore {
 
   insertProject(row: ProjectRow): Promise<void>;
   findProject(id: string): Promise<ProjectRow | undefined>;
+  /** Reads a project and holds it against concurrent writers until the transaction ends. */
+  lockProject(id: string): Promise<ProjectRow | undefined>;
   listProjects(): Promise<ProjectRow[]>;
   updateProject(id: string, changes: Partial<Omit<ProjectRow, 'id' | 'created_at'>>): Promise<void>;
 
@@ -236,6 +238,12 @@ function buildStore(db: Executor, dialect: Dialect, scope: StoreScope): WorkStor
 
     findProject(id) {
       return db.selectFrom('projects').selectAll().where('id', '=', id).executeTakeFirst();
+    },
+
+    lockProject(id) {
+      const query = db.selectFrom('projects').selectAll().where('id', '=', id);
+      // As lockWorkItem: SQLite's one writer already serializes transactions.
+      return (dialect === 'postgres' ? query.forUpdate() : query).executeTakeFirst();
     },
 
     listProjects() {
