@@ -38,9 +38,6 @@ export class ValidationError extends DomainError {
 
 export class ForbiddenError extends DomainError {}
 
-/** The backing store cannot be reached; the caller may retry. */
-export class UnavailableError extends DomainError {}
-
 export interface Problem {
   type: string;
   title: string;
@@ -92,8 +89,4 @@ export function problem(status: number, detail: string, extra: Partial<Problem> 
     detail,
     ...extra,
   };
-}
-
-export function titleOf(status: number): string {
-  return TITLES[status] ?? 'Error';
 }

@@ -20,7 +20,6 @@ import {
   NotFoundError,
   PROBLEM_CONTENT_TYPE,
   type Problem,
-  UnavailableError,
   ValidationError,
   problem,
 } from './errors.js';
@@ -169,7 +168,7 @@ export function toProblem(error: FastifyError): Problem {
   if (error instanceof NotFoundError) return problem(404, error.message);
   if (error instanceof ConflictError) return problem(409, error.message, error.extensions);
   if (error instanceof ForbiddenError) return problem(403, error.message);
-  if (error instanceof UnavailableError || isDatabaseUnavailable(error)) {
+  if (isDatabaseUnavailable(error)) {
     return problem(503, 'The database is unavailable; retry shortly.');
   }
   if (error.validation) {
