@@ -21,8 +21,11 @@ export interface LogPosition {
 }
 
 export interface EventLog {
-  /** Up to `limit` committed events with ids above `id`, in id order. */
-  after(id: number, limit: number): Promise<StoredEvent[]>;
+  /**
+   * Committed events with ids above `id`, in id order: up to `limit` of them, and no more than
+   * reach `maxBytes` of data (always at least one).
+   */
+  after(id: number, limit: number, maxBytes: number): Promise<StoredEvent[]>;
   position(): Promise<LogPosition>;
   /** A mark naming the transactions running now. */
   writersNow(): Promise<string>;
@@ -35,8 +38,18 @@ export function createEventLog(database: Database): EventLog {
   const db = database.kysely as Kysely<WorkTables>;
   const postgres = database.dialect === 'postgres';
   return {
-    async after(id, limit) {
-      const rows = await db.selectFrom('events').selectAll().where('id', '>', id).orderBy('id', 'asc').limit(limit).execute();
+    async after(id, limit, maxBytes) {
+      // The size cap keeps a read small when events are large: a client that drains slowly reads
+      // again from the log each time, so reading far ahead of it would be wasted. PostgreSQL's
+      // octet_length does not even fetch the rows past the cap; SQLite counts characters.
+      const size = sql.raw(postgres ? 'octet_length(data)' : 'length(data)');
+      const { rows } = await sql<StoredEvent>`
+        SELECT id, type, data, created_at FROM (
+          SELECT id, type, data, created_at, ${size} AS own, sum(${size}) OVER (ORDER BY id) AS upto
+          FROM events WHERE id > ${id} ORDER BY id LIMIT ${limit}
+        ) AS page
+        WHERE upto - own < ${maxBytes}
+        ORDER BY id`.execute(db);
       return rows.map((row) => ({ ...row, id: Number(row.id) }));
     },
 

@@ -26,6 +26,8 @@ import { EVENTS_CHANNEL } from './store.js';
 // and resumes with Last-Event-ID.
 
 const BATCH = 500;
+/** How much event data one read of the log brings in at most. */
+const BATCH_BYTES = 256 * 1024;
 const POLL_MS = 2_000;
 const GAP_RECHECK_MS = 25;
 const GAP_RECHECK_MAX_MS = 1_000;
@@ -132,7 +134,9 @@ export async function createEventHub(database: Database, logger: Logger, options
       let cursor = after;
       let receivers = group;
       for (;;) {
-        const events = await log.after(cursor, BATCH);
+        const events = await log.after(cursor, BATCH, BATCH_BYTES);
+        // In bytes, as PostgreSQL counts them; SQLite counts characters, never more than bytes.
+        const full = events.length === BATCH || events.reduce((bytes, e) => bytes + Buffer.byteLength(e.data), 0) >= BATCH_BYTES;
         const ready = contiguousPrefix(cursor, events, settled);
         if (ready.length < events.length) gapBelow = Math.max(gapBelow, events[ready.length]!.id);
         if (ready.length === 0) break;
@@ -140,7 +144,7 @@ export async function createEventHub(database: Database, logger: Logger, options
         // A heartbeat may have found a receiver's socket full while we read.
         receivers = receivers.filter((s) => subscribers.has(s) && !s.stalled && send(s, ready, frames));
         cursor = ready.at(-1)!.id;
-        if (receivers.length === 0 || events.length < BATCH || ready.length < events.length) break;
+        if (receivers.length === 0 || !full || ready.length < events.length) break;
       }
     }
     if (gapBelow > 0 && !pendingGap) {
