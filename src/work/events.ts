@@ -290,8 +290,11 @@ export function registerEventRoutes(app: HttpApp, hub: EventHub): void {
       schema: {
         tags: ['events'],
         summary:
-          'Server-Sent Events: work.created, work.updated, work.deleted, project.created, project.updated; resume with Last-Event-ID. ' +
-          'A Last-Event-ID this log never reached (the database was reset) is answered with a reset event: reload, then follow the stream.',
+          'Server-Sent Events: work.created, work.updated, work.deleted, project.created, project.updated; resume with Last-Event-ID',
+        description:
+          'Events come in id order, each once. A Last-Event-ID above any id this log has handed out (its database was reset) ' +
+          'is answered with a `reset` event carrying the current id: reload what you hold, then follow the stream. ' +
+          'A client that leaves its connection full (reads nothing) for a minute is closed; it resumes with Last-Event-ID.',
         headers: Type.Object({ 'last-event-id': Type.Optional(Type.String()) }),
         querystring: Type.Object(
           { last_event_id: Type.Optional(Type.String({ description: 'For clients that cannot set headers' })) },
