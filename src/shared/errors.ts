@@ -58,9 +58,6 @@ export class RateLimitedError extends DomainError {
   }
 }
 
-/** The backing store cannot be reached; the caller may retry. */
-export class UnavailableError extends DomainError {}
-
 export interface Problem {
   type: string;
   title: string;
@@ -122,8 +119,4 @@ export function problem(status: number, detail: string, extra: Partial<Problem> 
     detail,
     ...extra,
   };
-}
-
-export function titleOf(status: number): string {
-  return TITLES[status] ?? 'Error';
 }

@@ -26,7 +26,6 @@ import {
   PreconditionFailedError,
   type Problem,
   RateLimitedError,
-  UnavailableError,
   ValidationError,
   problem,
 } from './errors.js';
@@ -229,7 +228,7 @@ export function toProblem(error: FastifyError): Problem {
   if (error instanceof ForbiddenError) return problem(403, error.message);
   if (error instanceof PreconditionFailedError) return problem(412, error.message, error.extensions);
   if (error instanceof RateLimitedError) return problem(429, error.message);
-  if (error instanceof UnavailableError || isDatabaseUnavailable(error)) {
+  if (isDatabaseUnavailable(error)) {
     return problem(503, 'The database is unavailable; retry shortly.');
   }
   if (error.validation) {

@@ -40,8 +40,8 @@ export async function buildWorkApp({ config, database, logger, webRoot }: WorkAp
   });
   // The store signals each commit that appended events; the hub and the waiting claims listen.
   const commits = createSignal();
+  const hub = await createEventHub(database, logger);
   const store = createWorkStore(database, commits.fire);
-  const hub = await createEventHub(store, database, logger);
   const claims = createClaimService({ store, database, logger });
   commits.listen(() => hub.committed());
   commits.listen(claims.wake);

@@ -60,7 +60,8 @@ export function createProjectService({ store, now = () => new Date() }: ProjectS
   async function update(id: string, patch: UpdateProject): Promise<Project> {
     try {
       const project = await store.transaction(async (tx) => {
-        const row = await tx.findProject(id);
+        // Locked, so the event and the answer are built on the row as the update finds it.
+        const row = await tx.lockProject(id);
         if (!row) throw new ProjectNotFound(id);
         const changes: Partial<ProjectRow> = {};
         if (patch.name !== undefined && patch.name !== row.name) {

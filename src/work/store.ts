@@ -38,13 +38,6 @@ export interface NewEvent {
   at: string;
 }
 
-export interface StoredEvent {
-  id: number;
-  type: string;
-  data: string;
-  created_at: string;
-}
-
 export interface ItemWithDispatches {
   row: WorkItemRow;
   dispatches: DispatchRow[];
@@ -108,18 +101,17 @@ export interface WorkStore {
 
   insertProject(row: ProjectRow): Promise<void>;
   findProject(id: string): Promise<ProjectRow | undefined>;
+  /** Reads a project and holds it against concurrent writers until the transaction ends. */
+  lockProject(id: string): Promise<ProjectRow | undefined>;
   listProjects(): Promise<ProjectRow[]>;
   updateProject(id: string, changes: Partial<Omit<ProjectRow, 'id' | 'created_at'>>): Promise<void>;
 
   /**
    * Appends to the event log inside the current transaction. Ids are increasing but, on
-   * PostgreSQL, may become visible out of order: the event hub waits briefly at a gap.
+   * PostgreSQL, may become visible out of order: the event hub holds at a gap (events.ts).
+   * The hub reads the log through event-log.ts.
    */
   appendEvent(type: string, data: string, at: string): Promise<number>;
-  eventsAfter(id: number, limit: number): Promise<StoredEvent[]>;
-  latestEventId(): Promise<number>;
-  purgeEventsBefore(at: string): Promise<number>;
-
   /**
    * Holds the idempotency key against other instances until the transaction ends; false when
    * another request holds it. PostgreSQL: an advisory lock; SQLite: always true (one writer).
@@ -346,6 +338,12 @@ function buildStore(db: Executor, dialect: Dialect, scope: StoreScope): WorkStor
       return db.selectFrom('projects').selectAll().where('id', '=', id).executeTakeFirst();
     },
 
+    lockProject(id) {
+      const query = db.selectFrom('projects').selectAll().where('id', '=', id);
+      // As lockWorkItem: SQLite's one writer already serializes transactions.
+      return (dialect === 'postgres' ? query.forUpdate() : query).executeTakeFirst();
+    },
+
     listProjects() {
       return db.selectFrom('projects').selectAll().orderBy('name_key').orderBy('name').orderBy('id').execute();
     },
@@ -363,30 +361,6 @@ function buildStore(db: Executor, dialect: Dialect, scope: StoreScope): WorkStor
       if (scope.runTransaction) scope.onEventsCommitted();
       else scope.appended.events = true;
       return Number(id);
-    },
-
-    async eventsAfter(id, limit) {
-      const rows = await db
-        .selectFrom('events')
-        .selectAll()
-        .where('id', '>', id)
-        .orderBy('id', 'asc')
-        .limit(limit)
-        .execute();
-      return rows.map((row) => ({ ...row, id: Number(row.id) }));
-    },
-
-    async latestEventId() {
-      const row = await db
-        .selectFrom('events')
-        .select((eb) => eb.fn.max('id').as('id'))
-        .executeTakeFirst();
-      return Number(row?.id ?? 0);
-    },
-
-    async purgeEventsBefore(at) {
-      const result = await db.deleteFrom('events').where('created_at', '<', at).executeTakeFirst();
-      return Number(result.numDeletedRows);
     },
 
     async tryLockIdempotencyKey(scopeName, key) {

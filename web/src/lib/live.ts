@@ -6,7 +6,9 @@ import type { Project, WorkItemSummary } from '../../../src/work/schemas.ts';
 // cover make the views reload instead ("resync"): no event had arrived yet (there is no id to
 // resume from), and the browser gave up (the server answered with an error), after which we open
 // a new EventSource ourselves, passing the last id in the query string since a new EventSource
-// cannot be given the header, and the gap may be longer than the server keeps events.
+// cannot be given the header, and the gap may be longer than the server keeps events. The server
+// also says "reset" when our last id is one its log never reached (its database was replaced):
+// what the views hold belongs to another log, so they reload, and the stream goes on from there.
 
 export type LiveEvent =
   | { type: 'work.created'; data: WorkItemSummary }
@@ -72,6 +74,10 @@ function connect(delayMs: number) {
         setState('connecting');
       }
     };
+    es.addEventListener('reset', (msg: MessageEvent<string>) => {
+      if (msg.lastEventId !== '') lastEventId = msg.lastEventId;
+      emit({ type: 'resync' });
+    });
     for (const type of EVENT_TYPES) {
       es.addEventListener(type, (msg: MessageEvent<string>) => {
         if (msg.lastEventId !== '') lastEventId = msg.lastEventId;

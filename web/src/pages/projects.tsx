@@ -193,6 +193,8 @@ function ProjectItems({ project }: { project: Project }) {
   useLive((e) => {
     if (e.type === 'resync') items.reload();
     else if ((e.type === 'work.created' || e.type === 'work.updated') && e.data.project_id === project.id) items.reload();
+    // A deletion names only the item: reload if it is one shown here.
+    else if (e.type === 'work.deleted' && items.data?.items.some((item) => item.id === e.data.id)) items.reload();
   });
   return (
     <div class="project-items">
