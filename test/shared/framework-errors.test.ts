@@ -134,7 +134,7 @@ describe('errors Node and the router raise are problem+json too', () => {
     let started: () => void = () => undefined;
     const inFlight = new Promise<void>((resolve) => (started = resolve));
     // A request still being served when close() begins; a second one waits behind it on the socket.
-    app.get('/slow', { schema: { hide: true } }, async () => {
+    app.get('/slow', { config: { access: 'public' }, schema: { hide: true } }, async () => {
       started();
       await released;
       return { ok: true };
@@ -146,12 +146,12 @@ describe('errors Node and the router raise are problem+json too', () => {
       const chunks: Buffer[] = [];
       socket.on('data', (chunk) => chunks.push(chunk));
       const ended = new Promise((resolve) => socket.on('close', resolve));
-      socket.write('GET /slow HTTP/1.1\r\nHost: x\r\n\r\n');
+      socket.write('GET /slow HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
       await inFlight;
       const closed = app.close();
       await new Promise((resolve) => setTimeout(resolve, 50));
       // The connection is busy, so closing leaves it open; its next request arrives mid-shutdown.
-      socket.write('GET /work HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+      socket.write('GET /work HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n');
       await new Promise((resolve) => setTimeout(resolve, 50));
       release();
       await ended;
