@@ -31,8 +31,9 @@ export function registerClassifyRoutes(app: HttpApp, service: ClassifyService, b
         throw new ForbiddenError('Per-request provider settings (provider, model, base_url, api_key, temperature) need an admin token');
       }
       // Answers made on the server's own settings are shared by every caller; answers made
-      // under a caller's overrides stay that caller's (see scope.ts).
-      const context = overrides ? { caller: request.principal?.token_id ?? request.principal?.name ?? null } : ANONYMOUS;
+      // under a token's overrides stay that token's (see scope.ts). Without tokens there is
+      // one caller, so the provider settings alone tell scopes apart.
+      const context = overrides && request.principal?.token_id ? { caller: request.principal.token_id } : ANONYMOUS;
       const reservation = await budget.take(request.identity);
       try {
         const result = await service.classify(request.body, context);

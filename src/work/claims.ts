@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Database } from '../shared/db.js';
 import { WORK_EVENTS } from './item-changes.js';
-import { toWorkItem } from './item-view.js';
+import { type Actor, toWorkItem } from './item-view.js';
 import { type ClaimRequest, LEASE_LIMITS, type WorkItem } from './schemas.js';
 import { secondsAfter } from './service.js';
 import { EVENTS_CHANNEL, type WorkStore } from './store.js';
@@ -21,6 +21,7 @@ export interface ClaimDeps {
 
 interface Waiter {
   request: ClaimRequest;
+  actor: Actor;
   settle(result: WorkItem | null | Error): void;
   /** The client went away: never claim for it again. */
   gone: boolean;
@@ -37,7 +38,7 @@ export function createClaimService({ store, database, logger, now = () => new Da
   let unlisten: Promise<() => Promise<void>> | null = null;
   let closed = false;
 
-  async function claimOnce(request: ClaimRequest): Promise<WorkItem | null> {
+  async function claimOnce(request: ClaimRequest, actor: Actor): Promise<WorkItem | null> {
     const at = now().toISOString();
     const leaseS = request.lease_s ?? LEASE_LIMITS.default;
     const claimed = await store.claim({
@@ -50,18 +51,20 @@ export function createClaimService({ store, database, logger, now = () => new Da
       lease_expires_at: secondsAfter(at, leaseS),
       dispatch_id: randomUUID(),
       event_type: WORK_EVENTS.updated,
+      actor,
     });
     return claimed && toWorkItem(claimed.row, claimed.dispatches);
   }
 
   /** Claims at once, or waits up to `wait_s`; null when nothing could be claimed. */
-  async function claim(request: ClaimRequest, signal?: AbortSignal): Promise<WorkItem | null> {
-    const first = await claimOnce(request);
+  async function claim(request: ClaimRequest, actor: Actor, signal?: AbortSignal): Promise<WorkItem | null> {
+    const first = await claimOnce(request, actor);
     if (first || !request.wait_s || closed || signal?.aborted) return first;
     startListening();
     return new Promise<WorkItem | null>((resolve, reject) => {
       const waiter: Waiter = {
         request,
+        actor,
         gone: false,
         settle(result) {
           if (!waiters.delete(waiter)) return;
@@ -98,7 +101,7 @@ export function createClaimService({ store, database, logger, now = () => new Da
           for (const waiter of [...waiters]) {
             if (waiter.gone || !waiters.has(waiter)) continue;
             try {
-              const item = await claimOnce(waiter.request);
+              const item = await claimOnce(waiter.request, waiter.actor);
               if (item) waiter.settle(item);
             } catch (error) {
               waiter.settle(error as Error);

@@ -1,5 +1,5 @@
 import { ItemChanged, WorkItemNotFound } from './errors.js';
-import { toSummary, toWorkItem } from './item-view.js';
+import { type Actor, eventData, toWorkItem } from './item-view.js';
 import type { WorkItem } from './schemas.js';
 import type { ItemChange, ItemWithDispatches, WorkStore } from './store.js';
 import type { DispatchRow, WorkItemRow } from './tables.js';
@@ -17,6 +17,8 @@ export const WORK_EVENTS = {
 
 /** What a rule decides: the new values, and what happens to the dispatch log. Null: nothing to do. */
 export interface Plan {
+  /** What the audit trail calls this change: the move's name, `edited`, `heartbeat`, `lease_expired`. */
+  action: string;
   set: Partial<Omit<WorkItemRow, 'id' | 'version' | 'updated_at'>>;
   closeDispatch?: ItemChange['closeDispatch'];
   openDispatch?: DispatchRow;
@@ -37,6 +39,7 @@ export async function changeItem(
   id: string,
   at: () => string,
   precondition: VersionPrecondition | undefined,
+  actor: Actor,
   rule: (current: ItemWithDispatches, now: string) => Plan | null,
 ): Promise<WorkItem> {
   for (let attempt = 1; ; attempt += 1) {
@@ -54,7 +57,8 @@ export async function changeItem(
       set: { ...plan.set, version: row.version, updated_at: now },
       ...(plan.closeDispatch && { closeDispatch: plan.closeDispatch }),
       ...(plan.openDispatch && { openDispatch: plan.openDispatch }),
-      event: { type: WORK_EVENTS.updated, data: JSON.stringify(toSummary(row)), at: now },
+      event: { type: WORK_EVENTS.updated, data: eventData(row, actor), at: now },
+      history: { at: now, actor: actor.name, role: actor.role, action: plan.action, changes: describeChanges(current.row, plan.set) },
     };
     if (await store.applyChange(change)) return toWorkItem(row, dispatchesAfter(current.dispatches, change));
     if (attempt >= MAX_TRIES) throw new Error(`work item ${id} kept changing under ${MAX_TRIES} attempts to change it`);
@@ -70,4 +74,18 @@ function dispatchesAfter(dispatches: readonly DispatchRow[], change: ItemChange)
   );
   if (change.openDispatch) updated.push(change.openDispatch);
   return updated;
+}
+
+/**
+ * What changed, field by field, for the audit trail. The payload is only marked as edited: it
+ * can be 64 KB, and the item itself holds its current value.
+ */
+export function describeChanges(before: WorkItemRow, set: Plan['set']): string {
+  const changes: Record<string, unknown> = {};
+  for (const [field, to] of Object.entries(set) as [keyof WorkItemRow, unknown][]) {
+    const from = before[field];
+    if (from === to) continue;
+    changes[field] = field === 'payload' ? { edited: true } : { from, to };
+  }
+  return JSON.stringify(changes);
 }

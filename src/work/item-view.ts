@@ -73,22 +73,44 @@ export function etagOf(item: { version: number }): string {
 
 const ISO_UTC_SQL = `'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`;
 
+/** PostgreSQL: a timestamp as the API writes it (ISO 8601 UTC with milliseconds), or null. */
+export function timeSql(ref: string): string {
+  return `to_char(${ref} AT TIME ZONE 'UTC', ${ISO_UTC_SQL})`;
+}
+
 function valueSql(alias: string, column: string, kind: FieldKind): string {
   const ref = `${alias}.${column}`;
-  if (kind === 'time') return `to_char(${ref} AT TIME ZONE 'UTC', ${ISO_UTC_SQL})`;
+  if (kind === 'time') return timeSql(ref);
   if (kind === 'json') return `${ref}::json`;
   if (kind === 'text') return `${ref}::text`;
   return ref;
 }
 
-function objectSql(alias: string, fields: Record<string, FieldKind>): string {
+function objectSql(alias: string, fields: Record<string, FieldKind>, extra: Record<string, string> = {}): string {
   const pairs = Object.entries(fields).map(([name, kind]) => `'${name}', ${valueSql(alias, name, kind)}`);
+  for (const [name, valueSql] of Object.entries(extra)) pairs.push(`'${name}', ${valueSql}`);
   return `json_build_object(${pairs.join(', ')})`;
 }
 
-/** PostgreSQL: the item summary of the row `alias`, as JSON text equal (once parsed) to `toSummary`. */
-export function summaryJsonSql(alias: string): string {
-  return `${objectSql(alias, SUMMARY_FIELDS)}::text`;
+/**
+ * PostgreSQL: the event data of the row `alias` (its summary, plus `extra` members given as SQL),
+ * as JSON text equal once parsed to what `eventData` writes.
+ */
+export function summaryJsonSql(alias: string, extra: Record<string, string> = {}): string {
+  return `${objectSql(alias, SUMMARY_FIELDS, extra)}::text`;
+}
+
+/** Who made a change: a token's name (or an agent's) and its role; the sweep is `agentdesk`/`system`. */
+export interface Actor {
+  name: string;
+  role: string;
+}
+
+export const SYSTEM_ACTOR: Readonly<Actor> = Object.freeze({ name: 'agentdesk', role: 'system' });
+
+/** The data of a work.created or work.updated event: the item's summary and who changed it. */
+export function eventData(row: WorkItemRow, actor: Actor): string {
+  return JSON.stringify({ ...toSummary(row), actor: { name: actor.name, role: actor.role } });
 }
 
 /** PostgreSQL: the dispatch log of the item `itemIdSql` as a JSON array, in the log's order. */

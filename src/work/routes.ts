@@ -15,6 +15,7 @@ import {
   ClaimSchema,
   CreateWorkItemSchema,
   HeartbeatSchema,
+  HistoryEntrySchema,
   IfMatchHeadersSchema,
   IfNoneMatchHeadersSchema,
   ListWorkQuerySchema,
@@ -28,7 +29,7 @@ import {
   WorkItemSchema,
   WorkItemSummarySchema,
 } from './schemas.js';
-import type { WorkPage, WorkService } from './service.js';
+import { type WorkPage, type WorkService, actorOf } from './service.js';
 
 /** The next page's address: the same request with the cursor moved on. */
 function nextLink(url: string, query: Record<string, unknown>, cursor: string): string {
@@ -109,7 +110,7 @@ export function registerWorkRoutes(app: HttpApp, work: WorkService, claims: Clai
       reply.raw.once('close', () => {
         if (!reply.raw.writableFinished) left.abort();
       });
-      const item = await claims.claim(request.body, left.signal);
+      const item = await claims.claim(request.body, actorOf(request.principal), left.signal);
       if (left.signal.aborted) {
         // The client hung up while waiting; its half-closed socket would otherwise stay open.
         reply.hijack();
@@ -204,6 +205,20 @@ export function registerWorkRoutes(app: HttpApp, work: WorkService, claims: Clai
     },
   );
 
+  app.get(
+    '/work/:id/history',
+    {
+      config: { access: ACCESS.read },
+      schema: {
+        tags,
+        summary: 'Every change to a work item, oldest first: when, who (actor and role), what changed',
+        params: WorkIdParamsSchema,
+        response: { 200: Type.Array(HistoryEntrySchema), ...problemResponses(404) },
+      },
+    },
+    async (request) => work.history(request.params.id),
+  );
+
   app.patch(
     '/work/:id',
     {
@@ -242,7 +257,7 @@ export function registerWorkRoutes(app: HttpApp, work: WorkService, claims: Clai
       },
     },
     async (request, reply) => {
-      await work.remove(request.params.id, parseIfMatch(request.headers['if-match']));
+      await work.remove(request.params.id, request.principal, parseIfMatch(request.headers['if-match']));
       return reply.code(204).send(null);
     },
   );

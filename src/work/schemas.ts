@@ -237,6 +237,23 @@ export const HeartbeatSchema = Type.Object(
 );
 export type HeartbeatRequest = Static<typeof HeartbeatSchema>;
 
+export const HistoryEntrySchema = Type.Object(
+  {
+    id: Type.Integer(),
+    work_item_id: UuidSchema,
+    at: TimestampSchema,
+    actor: Type.String({ description: 'The token’s agent or name; X-User or anonymous with AUTH=off; agentdesk for the lease sweep' }),
+    role: Type.String({ description: 'viewer, agent, intake, admin, or system' }),
+    action: Type.String({
+      description:
+        'created, claimed, heartbeat, lease_expired, edited, or the move: dispatch, reassign, release, pick_up, block, unblock, complete, fail, cancel',
+    }),
+    changes: Type.Record(Type.String(), Type.Unknown(), { description: 'field → {from, to} (payload: {edited: true})' }),
+  },
+  { additionalProperties: false },
+);
+export type HistoryEntry = Static<typeof HistoryEntrySchema>;
+
 export const IfMatchHeadersSchema = Type.Object({
   'if-match': Type.Optional(Type.String({ description: 'The ETag the change was based on; 412 if the item changed since' })),
 });

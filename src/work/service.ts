@@ -15,7 +15,7 @@ import {
   WorkItemNotFound,
 } from './errors.js';
 import { type Plan, type VersionPrecondition, WORK_EVENTS, changeItem, checkPrecondition } from './item-changes.js';
-import { toSummary, toWorkItem } from './item-view.js';
+import { type Actor, SYSTEM_ACTOR, eventData, toSummary, toWorkItem } from './item-view.js';
 import {
   CLOSE_REASON_OF_MOVE,
   LEASED_STATUSES,
@@ -37,6 +37,7 @@ import {
   type CreateWorkItem,
   DEFAULT_PAGE_SIZE,
   type HeartbeatRequest,
+  type HistoryEntry,
   LEASE_LIMITS,
   type ListWorkQuery,
   MAX_PAYLOAD_BYTES,
@@ -80,11 +81,13 @@ export function createWorkService({ store, now = () => new Date() }: ServiceDeps
   /** Keys of this process's requests still running, so a concurrent twin is refused at once. */
   const keysInFlight = new Set<string>();
 
-  async function create(tx: WorkStore, input: CreateWorkItem, createdBy: string, at: string): Promise<WorkItem> {
-    const row = newRow(input, createdBy, at);
+  async function create(tx: WorkStore, input: CreateWorkItem, actor: Actor, at: string): Promise<WorkItem> {
+    const row = newRow(input, actor.name, at);
     const dispatch = input.agent ? newDispatch(row.id, input.agent, at) : null;
+    const changes = { status: { from: null, to: row.status }, ...(dispatch && { assigned_agent: { from: null, to: dispatch.agent } }) };
+    const history = { at, actor: actor.name, role: actor.role, action: 'created', changes: JSON.stringify(changes) };
     try {
-      await tx.createWorkItem(row, dispatch, { type: WORK_EVENTS.created, data: JSON.stringify(toSummary(row)), at });
+      await tx.createWorkItem(row, dispatch, { type: WORK_EVENTS.created, data: eventData(row, actor), at }, history);
     } catch (error) {
       // The foreign key is the existence check: one statement instead of a read and a write.
       if (isForeignKeyViolation(error)) throw new UnknownProjectReference();
@@ -94,9 +97,10 @@ export function createWorkService({ store, now = () => new Date() }: ServiceDeps
   }
 
   /** `principal.name` becomes created_by: the caller's identity, never a header it wrote. */
-  async function submit(input: CreateWorkItem, principal: Pick<Principal, 'name'>, idempotencyKey?: string): Promise<Submitted> {
+  async function submit(input: CreateWorkItem, principal: Actor, idempotencyKey?: string): Promise<Submitted> {
     const createdBy = principal.name;
-    if (idempotencyKey === undefined) return { item: await create(store, input, createdBy, timestamp()), replayed: false };
+    const actor = { name: principal.name, role: principal.role };
+    if (idempotencyKey === undefined) return { item: await create(store, input, actor, timestamp()), replayed: false };
     const flight = `${createdBy}\n${idempotencyKey}`;
     if (keysInFlight.has(flight)) throw new IdempotencyKeyInFlight();
     keysInFlight.add(flight);
@@ -112,7 +116,7 @@ export function createWorkService({ store, now = () => new Date() }: ServiceDeps
           if (earlier.request_hash !== requestHash) throw new IdempotencyKeyReused();
           return { item: JSON.parse(earlier.response_body) as WorkItem, replayed: true };
         }
-        const item = await create(tx, input, createdBy, at);
+        const item = await create(tx, input, actor, at);
         await tx.saveIdempotencyKey({
           scope: createdBy,
           idempotency_key: idempotencyKey,
@@ -166,7 +170,7 @@ export function createWorkService({ store, now = () => new Date() }: ServiceDeps
     const requested = requestedStatus(patch);
     const payload = patch.payload === undefined ? undefined : serializePayload(patch.payload);
     try {
-      return await changeItem(store, id, timestamp, precondition, (current, at) => {
+      return await changeItem(store, id, timestamp, precondition, actorOf(principal), (current, at) => {
         // Checked against the row the change is computed from: the guarded write keeps them one.
         assertMayChangeItem(principal, current.row.assigned_agent);
         return planUpdate(current, patch, requested, payload, at);
@@ -178,24 +182,25 @@ export function createWorkService({ store, now = () => new Date() }: ServiceDeps
   }
 
   function heartbeat(id: string, request: HeartbeatRequest, principal: Principal | null = null): Promise<WorkItem> {
-    return changeItem(store, id, timestamp, undefined, ({ row }, at) => {
+    return changeItem(store, id, timestamp, undefined, actorOf(principal), ({ row }, at) => {
       assertMayChangeItem(principal, row.assigned_agent);
       if (row.assigned_agent !== request.agent) throw new NotHolder(request.agent, row.assigned_agent, row.status);
       // A blocked item waits for a person: its lease is paused, and a heartbeat changes nothing.
       if (row.status === 'blocked') return null;
       if (!LEASED_STATUSES.includes(row.status)) throw new LeaseNotHeld(row.status);
       const length = request.lease_s ?? row.lease_s ?? LEASE_LIMITS.default;
-      return { set: { lease_s: length, lease_expires_at: secondsAfter(at, length) } };
+      return { action: 'heartbeat', set: { lease_s: length, lease_expires_at: secondsAfter(at, length) } };
     });
   }
 
   /** The sweep's rule for an item whose lease ran out: back to the queue after a backoff, or failed. */
   function expireLease(id: string): Promise<WorkItem> {
-    return changeItem(store, id, timestamp, undefined, ({ row }, at) => planExpiry(row, at));
+    return changeItem(store, id, timestamp, undefined, SYSTEM_ACTOR, ({ row }, at) => planExpiry(row, at));
   }
 
-  async function remove(id: string, precondition?: VersionPrecondition): Promise<void> {
-    const event = () => ({ type: WORK_EVENTS.deleted, data: JSON.stringify({ id }), at: timestamp() });
+  async function remove(id: string, principal: Principal | null = null, precondition?: VersionPrecondition): Promise<void> {
+    const actor = actorOf(principal);
+    const event = () => ({ type: WORK_EVENTS.deleted, data: JSON.stringify({ id, actor }), at: timestamp() });
     if (!precondition || precondition.any) {
       if (!(await store.deleteWorkItem(id, null, event()))) throw new WorkItemNotFound(id);
       return;
@@ -208,11 +213,22 @@ export function createWorkService({ store, now = () => new Date() }: ServiceDeps
     }
   }
 
+  async function history(id: string): Promise<HistoryEntry[]> {
+    const entries = await store.listHistory(id);
+    if (entries.length === 0 && !(await store.findWorkItem(id))) throw new WorkItemNotFound(id);
+    return entries.map((entry) => ({ ...entry, changes: JSON.parse(entry.changes) as HistoryEntry['changes'] }));
+  }
+
   async function purgeIdempotencyKeys(): Promise<number> {
     return store.purgeIdempotencyKeysBefore(new Date(now().getTime() - IDEMPOTENCY_WINDOW_MS).toISOString());
   }
 
-  return { submit, get, list, counts, update, heartbeat, expireLease, remove, purgeIdempotencyKeys };
+  return { submit, get, list, counts, update, heartbeat, expireLease, remove, history, purgeIdempotencyKeys };
+}
+
+/** The actor of a change asked for by `principal`; none means the desk itself. */
+export function actorOf(principal: Pick<Principal, 'name' | 'role'> | null): Actor {
+  return principal ? { name: principal.name, role: principal.role } : SYSTEM_ACTOR;
 }
 
 function planUpdate(
@@ -222,7 +238,7 @@ function planUpdate(
   payload: string | null | undefined,
   at: string,
 ): Plan | null {
-  const plan: Plan = { set: {} };
+  const plan: Plan = { action: 'edited', set: {} };
   const target = requested ?? (patch.agent !== undefined ? 'dispatched' : undefined);
   let move: Move | undefined;
   if (target !== undefined) {
@@ -238,7 +254,10 @@ function planUpdate(
       }
       // Handing an item to the agent that already holds it changes nothing.
       if (move === MOVES.reassign && patch.agent === row.assigned_agent) move = undefined;
-      else applyMove(plan, row, move, patch.agent, at);
+      else {
+        applyMove(plan, row, move, patch.agent, at);
+        plan.action = move;
+      }
     }
   }
   applyEdits(plan, row, patch, payload);
@@ -329,6 +348,7 @@ function planExpiry(row: WorkItemRow, at: string): Plan | null {
   if (row.attempts >= row.max_attempts) {
     const why = `Failed: the lease of attempt ${row.attempts} of ${row.max_attempts} ran out (held by ${row.assigned_agent ?? 'no agent'}).`;
     return {
+      action: 'lease_expired',
       set: {
         ...released,
         assigned_agent: row.assigned_agent,
@@ -341,7 +361,7 @@ function planExpiry(row: WorkItemRow, at: string): Plan | null {
     };
   }
   const delay = retryDelaySeconds(row.retry_delay_s, row.attempts);
-  return { set: { ...released, status: 'queued', run_after: secondsAfter(at, delay) }, closeDispatch };
+  return { action: 'lease_expired', set: { ...released, status: 'queued', run_after: secondsAfter(at, delay) }, closeDispatch };
 }
 
 /** Checks a PATCH body on its own, before any row is read: outcome and status must agree. */

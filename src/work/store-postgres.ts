@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import type pg from 'pg';
-import { dispatchLogJsonSql, summaryJsonSql } from './item-view.js';
+import { dispatchLogJsonSql, summaryJsonSql, timeSql } from './item-view.js';
 import type { ClaimQuery, ItemChange, ItemWithDispatches, NewEvent } from './store.js';
-import type { DispatchRow, WorkItemRow } from './tables.js';
+import type { DispatchRow, NewHistory, WorkItemRow } from './tables.js';
 
 // The hot paths of the agent loop on PostgreSQL, each one statement and so one round trip:
 // submitting, claiming, and a change guarded by the version it was computed from. Data-modifying
@@ -56,12 +56,18 @@ function named(text: string): { name: string; text: string } {
 
 const ITEM_CTE = `WITH item AS (INSERT INTO work_items (${ITEM_COLUMNS.join(', ')}) VALUES (${placeholders(1, ITEM_COLUMNS.length)}))`;
 const EVENT_INSERT = (from: number) => `INSERT INTO events (type, data, created_at) VALUES (${placeholders(from, 3)})`;
-const CREATE_ITEM = named(`${ITEM_CTE} ${EVENT_INSERT(ITEM_COLUMNS.length + 1)}`);
+const HISTORY_COLUMNS = ['at', 'actor', 'role', 'action', 'changes'] as const satisfies readonly (keyof NewHistory)[];
+/** The history entry of the new item: its id is the statement's first parameter. */
+const HISTORY_CTE = (from: number) =>
+  `history AS (INSERT INTO work_history (work_item_id, ${HISTORY_COLUMNS.join(', ')}) VALUES ($1, ${placeholders(from, HISTORY_COLUMNS.length)}))`;
+const CREATE_ITEM = named(
+  `${ITEM_CTE}, ${HISTORY_CTE(ITEM_COLUMNS.length + 1)} ${EVENT_INSERT(ITEM_COLUMNS.length + HISTORY_COLUMNS.length + 1)}`,
+);
 const CREATE_DISPATCHED_ITEM = named(
-  `${ITEM_CTE}, dispatch AS (INSERT INTO dispatch_log (${DISPATCH_COLUMNS.join(', ')}) VALUES (${placeholders(
-    ITEM_COLUMNS.length + 1,
+  `${ITEM_CTE}, ${HISTORY_CTE(ITEM_COLUMNS.length + 1)}, dispatch AS (INSERT INTO dispatch_log (${DISPATCH_COLUMNS.join(', ')}) VALUES (${placeholders(
+    ITEM_COLUMNS.length + HISTORY_COLUMNS.length + 1,
     DISPATCH_COLUMNS.length,
-  )})) ${EVENT_INSERT(ITEM_COLUMNS.length + DISPATCH_COLUMNS.length + 1)}`,
+  )})) ${EVENT_INSERT(ITEM_COLUMNS.length + HISTORY_COLUMNS.length + DISPATCH_COLUMNS.length + 1)}`,
 );
 
 export async function createItemPostgres(
@@ -69,9 +75,10 @@ export async function createItemPostgres(
   row: WorkItemRow,
   dispatch: DispatchRow | null,
   event: NewEvent,
+  history: NewHistory,
 ): Promise<void> {
   const eventValues = [event.type, event.data, event.at];
-  const itemValues = ITEM_COLUMNS.map((column) => row[column]);
+  const itemValues = [...ITEM_COLUMNS.map((column) => row[column]), ...HISTORY_COLUMNS.map((column) => history[column])];
   await pool.query(
     dispatch
       ? { ...CREATE_DISPATCHED_ITEM, values: [...itemValues, ...DISPATCH_COLUMNS.map((c) => dispatch[c]), ...eventValues] }
@@ -123,6 +130,8 @@ export async function applyChangePostgres(pool: pg.Pool, change: ItemChange): Pr
     const list = DISPATCH_COLUMNS.map((column) => param(opened[column])).join(', ');
     parts.push(`opened AS (INSERT INTO dispatch_log (${DISPATCH_COLUMNS.join(', ')}) SELECT ${list} FROM changed)`);
   }
+  const history = HISTORY_COLUMNS.map((column) => param(change.history[column])).join(', ');
+  parts.push(`history AS (INSERT INTO work_history (work_item_id, ${HISTORY_COLUMNS.join(', ')}) SELECT $1, ${history} FROM changed)`);
   const { type, data, at } = change.event;
   parts.push(`event AS (INSERT INTO events (type, data, created_at) SELECT ${param(type)}, ${param(data)}, ${param(at)} FROM changed)`);
   const text = `${parts.join(', ')} SELECT count(*)::int AS changed FROM changed`;
@@ -144,23 +153,33 @@ const CLAIM = named(`WITH mine AS (
       AND NOT EXISTS (SELECT 1 FROM mine)
     ORDER BY priority, created_at, id LIMIT 1 FOR UPDATE SKIP LOCKED
   ), picked AS (
-    SELECT id, 'dispatched' AS was FROM mine UNION ALL SELECT id, 'queued' AS was FROM queued
+    SELECT w.id, w.status AS was, w.lease_expires_at AS lease_was
+    FROM work_items w WHERE w.id IN (SELECT id FROM mine UNION ALL SELECT id FROM queued)
   ), claimed AS (
     UPDATE work_items w
     SET status = $5, assigned_agent = $1, attempts = w.attempts + 1, lease_s = $6, lease_expires_at = $7,
         run_after = NULL, version = w.version + 1, updated_at = $4
     FROM picked WHERE w.id = picked.id
-    RETURNING w.*, picked.was
+    RETURNING w.*, picked.was, picked.lease_was
   ), opened AS (
     INSERT INTO dispatch_log (id, work_item_id, agent, dispatched_at, completed_at, outcome, reason)
     SELECT $8, id, $1, $4, NULL, NULL, NULL FROM claimed WHERE was = 'queued'
+  ), history AS (
+    INSERT INTO work_history (work_item_id, at, actor, role, action, changes)
+    SELECT id, $4, $10, $11, 'claimed', json_build_object(
+      'status', json_build_object('from', was, 'to', status),
+      'assigned_agent', json_build_object('from', CASE WHEN was = 'queued' THEN NULL ELSE assigned_agent END, 'to', assigned_agent),
+      'attempts', json_build_object('from', attempts - 1, 'to', attempts),
+      'lease_expires_at', json_build_object('from', ${timeSql('lease_was')}, 'to', ${timeSql('lease_expires_at')})
+    )::text FROM claimed
   ), event AS (
-    INSERT INTO events (type, data, created_at) SELECT $9, ${summaryJsonSql('claimed')}, $4 FROM claimed
+    INSERT INTO events (type, data, created_at)
+    SELECT $9, ${summaryJsonSql('claimed', { actor: "json_build_object('name', $10::text, 'role', $11::text)" })}, $4 FROM claimed
   )
   SELECT claimed.*, ${dispatchLogJsonSql('claimed.id')} AS dispatch_log FROM claimed`);
 
 export async function claimPostgres(pool: pg.Pool, query: ClaimQuery): Promise<ItemWithDispatches | null> {
-  const { rows } = await pool.query<RowWithLog & { was: string }>({
+  const { rows } = await pool.query<RowWithLog & { was: string; lease_was: string | null }>({
     ...CLAIM,
     values: [
       query.agent,
@@ -172,11 +191,13 @@ export async function claimPostgres(pool: pg.Pool, query: ClaimQuery): Promise<I
       query.lease_expires_at,
       query.dispatch_id,
       query.event_type,
+      query.actor.name,
+      query.actor.role,
     ],
   });
   const found = rows[0];
   if (!found) return null;
-  const { was, ...withLog } = found;
+  const { was, lease_was: _leaseWas, ...withLog } = found;
   const claimed = split(withLog);
   // The log was read as it stood before this statement: add the entry it opened.
   if (was === 'queued') {

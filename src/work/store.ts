@@ -10,8 +10,13 @@ import {
   findWithDispatchesPostgres,
   isSingleStatementChange,
 } from './store-postgres.js';
-import { toSummary } from './item-view.js';
-import type { DispatchRow, IdempotencyRow, ProjectRow, WorkItemRow, WorkTables } from './tables.js';
+import { type Actor, eventData } from './item-view.js';
+import type { DispatchRow, IdempotencyRow, NewHistory, ProjectRow, WorkItemRow, WorkTables } from './tables.js';
+
+export interface HistoryEntryRow extends NewHistory {
+  id: number;
+  work_item_id: string;
+}
 
 export interface WorkFilter {
   statuses?: WorkStatus[];
@@ -56,6 +61,7 @@ export interface ItemChange {
   closeDispatch?: { at: string; outcome: Outcome; reason: DispatchReason };
   openDispatch?: DispatchRow;
   event: NewEvent;
+  history: NewHistory;
 }
 
 export interface ClaimQuery {
@@ -70,6 +76,7 @@ export interface ClaimQuery {
   /** The id of the dispatch entry, when the claim takes a queued item. */
   dispatch_id: string;
   event_type: string;
+  actor: Actor;
 }
 
 /**
@@ -80,7 +87,7 @@ export interface WorkStore {
   transaction<T>(work: (store: WorkStore) => Promise<T>): Promise<T>;
 
   /** A new item, its first dispatch (if any) and its event, atomically and as cheaply as the store allows. */
-  createWorkItem(row: WorkItemRow, dispatch: DispatchRow | null, event: NewEvent): Promise<void>;
+  createWorkItem(row: WorkItemRow, dispatch: DispatchRow | null, event: NewEvent, history: NewHistory): Promise<void>;
   findWorkItem(id: string): Promise<WorkItemRow | undefined>;
   findWithDispatches(id: string): Promise<ItemWithDispatches | undefined>;
   /** Writes `change` if the item is still at `from_version`; false when it is gone or has moved on. */
@@ -98,6 +105,8 @@ export interface WorkStore {
   expiredLeases(now: string, limit: number): Promise<WorkItemRow[]>;
 
   listDispatches(workItemId: string): Promise<DispatchRow[]>;
+  /** The item's audit trail, oldest first. */
+  listHistory(workItemId: string): Promise<HistoryEntryRow[]>;
 
   insertProject(row: ProjectRow): Promise<void>;
   findProject(id: string): Promise<ProjectRow | undefined>;
@@ -157,14 +166,15 @@ function buildStore(db: Executor, dialect: Dialect, scope: StoreScope): WorkStor
       return result;
     },
 
-    async createWorkItem(row, dispatch, event) {
+    async createWorkItem(row, dispatch, event, history) {
       if (scope.pool) {
-        await createItemPostgres(scope.pool, row, dispatch, event);
+        await createItemPostgres(scope.pool, row, dispatch, event, history);
         scope.onEventsCommitted();
         return;
       }
-      if (scope.runTransaction) return store.transaction((tx) => tx.createWorkItem(row, dispatch, event));
+      if (scope.runTransaction) return store.transaction((tx) => tx.createWorkItem(row, dispatch, event, history));
       await db.insertInto('work_items').values(row).execute();
+      await db.insertInto('work_history').values({ ...history, work_item_id: row.id }).execute();
       if (dispatch) await db.insertInto('dispatch_log').values(dispatch).execute();
       await store.appendEvent(event.type, event.data, event.at);
     },
@@ -203,6 +213,7 @@ function buildStore(db: Executor, dialect: Dialect, scope: StoreScope): WorkStor
           .execute();
       }
       if (change.openDispatch) await db.insertInto('dispatch_log').values(change.openDispatch).execute();
+      await db.insertInto('work_history').values({ ...change.history, work_item_id: change.id }).execute();
       await store.appendEvent(change.event.type, change.event.data, change.event.at);
       return true;
     },
@@ -266,7 +277,19 @@ function buildStore(db: Executor, dialect: Dialect, scope: StoreScope): WorkStor
         from_version: row.version,
         set,
         ...(opened && { openDispatch: opened }),
-        event: { type: query.event_type, data: JSON.stringify(toSummary(claimed)), at: query.now },
+        event: { type: query.event_type, data: eventData(claimed, query.actor), at: query.now },
+        history: {
+          at: query.now,
+          actor: query.actor.name,
+          role: query.actor.role,
+          action: 'claimed',
+          changes: JSON.stringify({
+            status: { from: row.status, to: claimed.status },
+            assigned_agent: { from: row.assigned_agent, to: claimed.assigned_agent },
+            attempts: { from: row.attempts, to: claimed.attempts },
+            lease_expires_at: { from: row.lease_expires_at, to: claimed.lease_expires_at },
+          }),
+        },
       });
       return { row: claimed, dispatches: await store.listDispatches(id) };
     },
@@ -314,6 +337,16 @@ function buildStore(db: Executor, dialect: Dialect, scope: StoreScope): WorkStor
         .groupBy('status')
         .execute();
       return Object.fromEntries(rows.map((row) => [row.status, Number(row.count)]));
+    },
+
+    async listHistory(workItemId) {
+      const rows = await db
+        .selectFrom('work_history')
+        .selectAll()
+        .where('work_item_id', '=', workItemId)
+        .orderBy('id', 'asc')
+        .execute();
+      return rows.map((row) => ({ ...row, id: Number(row.id) }));
     },
 
     listDispatches(workItemId) {

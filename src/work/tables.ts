@@ -39,6 +39,19 @@ export interface DispatchRow {
   reason: DispatchReason | null;
 }
 
+export interface HistoryRow {
+  id: Generated<number>;
+  work_item_id: string;
+  at: string;
+  actor: string;
+  role: string;
+  action: string;
+  changes: string;
+}
+
+/** A history entry about to be written: the item and the id come from the write itself. */
+export type NewHistory = Omit<HistoryRow, 'id' | 'work_item_id'>;
+
 export interface IdempotencyRow {
   scope: string;
   idempotency_key: string;
@@ -69,4 +82,5 @@ export interface WorkTables {
   projects: ProjectRow;
   events: EventRow;
   idempotency_keys: IdempotencyRow;
+  work_history: HistoryRow;
 }

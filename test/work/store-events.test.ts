@@ -25,6 +25,7 @@ describe.each(await storesUnderTest())('store event notification on %s', (kind) 
   });
 
   const at = () => new Date().toISOString();
+  const history = () => ({ at: at(), actor: 'tester', role: 'admin', action: 'created', changes: '{}' });
   const item = (): WorkItemRow => ({
     id: randomUUID(),
     type: 't',
@@ -56,7 +57,7 @@ describe.each(await storesUnderTest())('store event notification on %s', (kind) 
       await tx.appendEvent('work.updated', '{}', at());
     });
     expect(notified).toBe(1);
-    await store.createWorkItem(item(), null, { type: 'work.created', data: '{}', at: at() });
+    await store.createWorkItem(item(), null, { type: 'work.created', data: '{}', at: at() }, history());
     expect(notified).toBe(2);
   });
 
@@ -70,7 +71,7 @@ describe.each(await storesUnderTest())('store event notification on %s', (kind) 
       }),
     ).rejects.toThrow('refused');
     await expect(
-      store.createWorkItem({ ...item(), project_id: randomUUID() }, null, { type: 'work.created', data: '{}', at: at() }),
+      store.createWorkItem({ ...item(), project_id: randomUUID() }, null, { type: 'work.created', data: '{}', at: at() }, history()),
     ).rejects.toBeDefined();
     expect(notified).toBe(0);
   });
