@@ -135,7 +135,7 @@ describe.each(await storesUnderTest())('abandoned classifications on %s', (kind)
     });
     const email = { email_data: { subject: 'Stuck', body: 'Could you look at this?' }, id: 'stuck-1' };
     const fingerprint = fingerprintOf(normalizeEmail(email, 6_000));
-    const recordKey = recordKeyOf({ scope: dedupeScope({ provider: 'rules', model: 'rules-v1', base_url: '' }, ANONYMOUS), message_key: 'stuck-1', fingerprint });
+    const recordKey = recordKeyOf({ scope: dedupeScope({ provider: 'rules', model: loadConfig({}).llm.model, base_url: '' }, ANONYMOUS), message_key: 'stuck-1', fingerprint });
     // Claimed two hours earlier by an instance that crashed before saving its answer.
     expect(await store.claimMessage(recordKey, fingerprint, null, '2031-05-01T10:00:00.000Z')).toBeUndefined();
     const started = Date.now();
