@@ -5,7 +5,8 @@ import type { Database } from '../shared/db.js';
 import { ACCESS } from '../auth/roles.js';
 import { ValidationError } from '../shared/errors.js';
 import type { HttpApp } from '../shared/http.js';
-import { problemResponses } from '../shared/schemas.js';
+import { UuidSchema, problemResponses } from '../shared/schemas.js';
+import { AgentNameSchema, WorkTypeSchema } from './schemas.js';
 import { type EventLog, type StoredEvent, createEventLog } from './event-log.js';
 import { EVENTS_CHANNEL } from './store.js';
 
@@ -43,9 +44,17 @@ export const STREAM_EVENTS = {
   reset: 'reset',
 } as const;
 
+/** What a client asked to follow; every field absent: the whole desk. */
+export interface StreamFilter {
+  agent?: string;
+  type?: string;
+  project_id?: string;
+}
+
 interface Subscriber {
   response: ServerResponse;
   lastSent: number;
+  filter: StreamFilter | null;
   /** Set while the socket's buffer is full: the client is written nothing until it drains. */
   stalled: NodeJS.Timeout | null;
 }
@@ -68,7 +77,7 @@ export interface EventHub {
   /** Reads where a client resuming from `lastEventId` starts; may fail while the database is away. */
   locate(lastEventId: number | null): Promise<StreamStart>;
   /** Streams to `response` from `start`; the response must already carry its headers. */
-  subscribe(response: ServerResponse, start: StreamStart): void;
+  subscribe(response: ServerResponse, start: StreamStart, filter?: StreamFilter | null): void;
   /** How many clients are subscribed now. */
   clients(): number;
   close(): Promise<void>;
@@ -104,14 +113,21 @@ export async function createEventHub(database: Database, logger: Logger, options
   }
 
   /** Writes `events` until the client's socket is full; returns whether it can take more. */
-  function send(subscriber: Subscriber, events: StoredEvent[], frames: string[]): boolean {
+  function send(subscriber: Subscriber, events: StoredEvent[], frames: string[], data: (i: number) => EventData): boolean {
+    let skipped = false;
     for (let i = 0; i < events.length; i += 1) {
-      const flowing = subscriber.response.write(frames[i]);
       subscriber.lastSent = events[i]!.id;
-      if (!flowing) {
+      skipped = subscriber.filter !== null && !wanted(subscriber.filter, events[i]!.type, data(i));
+      if (skipped) continue;
+      if (!subscriber.response.write(frames[i])) {
         stall(subscriber);
         return false;
       }
+    }
+    // An id alone moves a filtered client's Last-Event-ID past what it skipped.
+    if (skipped && !subscriber.response.write(`id: ${subscriber.lastSent}\n\n`)) {
+      stall(subscriber);
+      return false;
     }
     return true;
   }
@@ -142,8 +158,10 @@ export async function createEventHub(database: Database, logger: Logger, options
         if (ready.length < events.length) gapBelow = Math.max(gapBelow, events[ready.length]!.id);
         if (ready.length === 0) break;
         const frames = ready.map(frame);
+        const parsed: EventData[] = [];
+        const data = (i: number) => (parsed[i] ??= parseEventData(ready[i]!.data));
         // A heartbeat may have found a receiver's socket full while we read.
-        receivers = receivers.filter((s) => subscribers.has(s) && !s.stalled && send(s, ready, frames));
+        receivers = receivers.filter((s) => subscribers.has(s) && !s.stalled && send(s, ready, frames, data));
         cursor = ready.at(-1)!.id;
         if (receivers.length === 0 || !full || ready.length < events.length) break;
       }
@@ -227,7 +245,7 @@ export async function createEventHub(database: Database, logger: Logger, options
       if (lastEventId > reached) return { after: latest, reset: true };
       return { after: lastEventId, reset: false };
     },
-    subscribe(response, start) {
+    subscribe(response, start, filter = null) {
       // The client may have left while its start was being read, or the server is closing.
       if (response.destroyed || closed) {
         response.end();
@@ -240,7 +258,7 @@ export async function createEventHub(database: Database, logger: Logger, options
           ? `id: ${start.after}\nevent: ${STREAM_EVENTS.reset}\ndata: {"last_event_id":${start.after}}\n\n`
           : `id: ${start.after}\n\n`,
       );
-      const subscriber: Subscriber = { response, lastSent: start.after, stalled: null };
+      const subscriber: Subscriber = { response, lastSent: start.after, filter, stalled: null };
       subscribers.add(subscriber);
       response.on('close', () => unsubscribe(subscriber));
       wake();
@@ -279,6 +297,35 @@ function contiguousPrefix(cursor: number, events: StoredEvent[], settled: number
   return events.slice(0, count);
 }
 
+type EventData = Record<string, unknown> | null;
+
+function parseEventData(text: string): EventData {
+  try {
+    const value: unknown = JSON.parse(text);
+    return value !== null && typeof value === 'object' ? (value as Record<string, unknown>) : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Whether a filtered client gets an event. Work events match on the item's agent, type and
+ * project; a deletion names only the id, so every client gets it; project events match the
+ * project filter alone.
+ */
+function wanted(filter: StreamFilter, type: string, data: EventData): boolean {
+  if (type === 'work.deleted') return true;
+  if (data === null) return false;
+  if (type.startsWith('project.')) {
+    return filter.agent === undefined && filter.type === undefined && (filter.project_id === undefined || data.id === filter.project_id);
+  }
+  return (
+    (filter.agent === undefined || data.assigned_agent === filter.agent) &&
+    (filter.type === undefined || data.type === filter.type) &&
+    (filter.project_id === undefined || data.project_id === filter.project_id)
+  );
+}
+
 function frame(event: StoredEvent): string {
   // The data is one line of JSON, so it needs no splitting across data: lines.
   return `id: ${event.id}\nevent: ${event.type}\ndata: ${event.data}\n\n`;
@@ -297,10 +344,16 @@ export function registerEventRoutes(app: HttpApp, hub: EventHub): void {
         description:
           'Events come in id order, each once. A Last-Event-ID above any id this log has handed out (its database was reset) ' +
           'is answered with a `reset` event carrying the current id: reload what you hold, then follow the stream. ' +
-          'A client that leaves its connection full (reads nothing) for a minute is closed; it resumes with Last-Event-ID.',
+          'A client that leaves its connection full (reads nothing) for a minute is closed; it resumes with Last-Event-ID. ' +
+          'agent, type and project_id narrow the stream to the work items that match (deletions always come through).',
         headers: Type.Object({ 'last-event-id': Type.Optional(Type.String()) }),
         querystring: Type.Object(
-          { last_event_id: Type.Optional(Type.String({ description: 'For clients that cannot set headers' })) },
+          {
+            last_event_id: Type.Optional(Type.String({ description: 'For clients that cannot set headers' })),
+            agent: Type.Optional(AgentNameSchema),
+            type: Type.Optional(WorkTypeSchema),
+            project_id: Type.Optional(UuidSchema),
+          },
           { additionalProperties: false },
         ),
         response: { 200: Type.String({ description: 'text/event-stream' }), ...problemResponses(422, 503) },
@@ -322,7 +375,9 @@ export function registerEventRoutes(app: HttpApp, hub: EventHub): void {
         'x-accel-buffering': 'no',
       });
       reply.raw.write('retry: 2000\n\n');
-      hub.subscribe(reply.raw, start);
+      const { agent, type, project_id } = request.query;
+      const filter = agent !== undefined || type !== undefined || project_id !== undefined ? { agent, type, project_id } : null;
+      hub.subscribe(reply.raw, start, filter);
     },
   );
   app.addHook('preClose', async () => {

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type TestApp, startWorkApp } from '../helpers/apps.js';
 import { storesUnderTest } from '../helpers/databases.js';
 import { call } from '../helpers/http.js';
+import { connectSse } from '../helpers/sse.js';
 
 // Claiming through HTTP on both stores: order, filters, concurrency, delayed items, long polls.
 
@@ -201,5 +202,30 @@ describe.each(await storesUnderTest())('POST /work/claim on %s', (kind) => {
     const fetched = await call(t.app, 'GET', `/work/${item.id}`);
     expect(fetched.body).toMatchObject({ status: 'queued', assigned_agent: null, attempts: 0 });
     await drain('gone_test');
+  });
+
+  it('/events takes agent, type and project_id: a filtered client gets only its items (and deletions)', async () => {
+    const stream = await connectSse(`${base}/events?agent=kim&type=sse_filter`);
+    const everything = await connectSse(`${base}/events?type=sse_filter`);
+    try {
+      const other = await submit({ type: 'sse_filter', agent: 'lou' });
+      const mine = await submit({ type: 'sse_filter', agent: 'kim' });
+      await submit({ type: 'elsewhere', agent: 'kim' });
+      await call(t.app, 'PATCH', `/work/${mine.id}`, { status: 'in_progress', agent: 'kim' });
+      await call(t.app, 'DELETE', `/work/${other.id}`);
+      const events = await stream.waitFor((all) => all.some((event) => event.event === 'work.deleted'));
+      const seen = events.filter((event) => event.event.startsWith('work.')).map((event) => [event.event, JSON.parse(event.data).id]);
+      expect(seen).toEqual([
+        ['work.created', mine.id],
+        ['work.updated', mine.id],
+        ['work.deleted', other.id],
+      ]);
+      const all = await everything.waitFor((list) => list.some((event) => event.event === 'work.deleted'));
+      expect(all.filter((event) => event.event === 'work.created')).toHaveLength(2);
+      expect((await call(t.app, 'GET', '/events?agent=a%20b')).status).toBe(422);
+    } finally {
+      stream.close();
+      everything.close();
+    }
   });
 });

@@ -56,7 +56,7 @@ describe.each(await storesUnderTest())('GET /events on %s', (kind) => {
     expect(JSON.parse(events[2]!.data)).toMatchObject({ id: item.id, description: 'watch me', status: 'queued' });
     expect(JSON.parse(events[3]!.data)).toMatchObject({ id: item.id, status: 'dispatched', assigned_agent: 'ann' });
     expect(JSON.parse(events[3]!.data)).not.toHaveProperty('dispatch_log');
-    expect(JSON.parse(events[4]!.data)).toEqual({ id: item.id });
+    expect(JSON.parse(events[4]!.data)).toEqual({ id: item.id, actor: { name: 'anonymous', role: 'admin' } });
   });
 
   it('a refused or empty write emits nothing', async () => {
