@@ -49,6 +49,20 @@ describe.each(await storesUnderTest())('agent tokens on %s', (kind) => {
     expect((await call(app, 'GET', '/work/agent/grace', undefined, admin)).body).toEqual([]);
   });
 
+  it('claims and heartbeats as itself only; cannot heartbeat another agent’s item', async () => {
+    const type = `limits_claim_${kind}`;
+    await submit({ type }, admin);
+    const asOther = await call(app, 'POST', '/work/claim', { agent: 'grace', types: [type] }, ada);
+    expect(asOther.status).toBe(403);
+    const asSelf = await call(app, 'POST', '/work/claim', { agent: 'ada', types: [type] }, ada);
+    expect(asSelf.status).toBe(200);
+    expect(asSelf.body.assigned_agent).toBe('ada');
+    const gracesItem = await itemFor('grace');
+    expect((await call(app, 'POST', `/work/${gracesItem}/heartbeat`, { agent: 'ada' }, ada)).status).toBe(403);
+    expect((await call(app, 'POST', `/work/${gracesItem}/heartbeat`, { agent: 'grace' }, ada)).status).toBe(403);
+    expect((await call(app, 'POST', `/work/${asSelf.body.id}/heartbeat`, { agent: 'ada' }, ada)).status).toBe(200);
+  });
+
   it('an intake token submits queued work but dispatches to nobody', async () => {
     expect((await submit({}, intake)).body.status).toBe('queued');
     expect((await submit({ agent: 'grace' }, intake)).status).toBe(403);
