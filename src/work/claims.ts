@@ -4,7 +4,7 @@ import type { Database } from '../shared/db.js';
 import { WORK_EVENTS } from './item-changes.js';
 import { type Actor, toWorkItem } from './item-view.js';
 import { type ClaimRequest, LEASE_LIMITS, type WorkItem } from './schemas.js';
-import { secondsAfter } from './service.js';
+import { secondsAfter } from './plans.js';
 import { EVENTS_CHANNEL, type WorkStore } from './store.js';
 
 // Claims, and the long poll behind `wait_s`. A claimer that finds nothing waits here, in
