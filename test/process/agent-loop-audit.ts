@@ -38,13 +38,14 @@ export function openForAudit(test: TestDatabase): Promise<Database> {
   return openDatabase(test.config, { logger: createLogger('silent'), migrate: false });
 }
 
-/** The items of one type and their dispatch entries, as stored. */
-export async function auditType(database: Database, type: string): Promise<Audit> {
+/** The items of one type (or one creator) and their dispatch entries, as stored. */
+export async function auditItems(database: Database, where: { type: string } | { created_by: string }): Promise<Audit> {
+  const [column, value] = 'type' in where ? (['type', where.type] as const) : (['created_by', where.created_by] as const);
   const db = database.kysely as Kysely<any>;
   const rows: AuditedItem[] = await db
     .selectFrom('work_items')
     .select(['id', 'status', 'assigned_agent', 'attempts', 'version', 'lease_expires_at', 'outcome'])
-    .where('type', '=', type)
+    .where(column, '=', value)
     .execute();
   const log: AuditedDispatch[] = await db
     .selectFrom('dispatch_log')
@@ -58,7 +59,7 @@ export async function auditType(database: Database, type: string): Promise<Audit
       'dispatch_log.outcome',
       'dispatch_log.reason',
     ])
-    .where('work_items.type', '=', type)
+    .where(`work_items.${column}`, '=', value)
     .orderBy('dispatch_log.dispatched_at')
     .orderBy('dispatch_log.id')
     .execute();
