@@ -133,7 +133,8 @@ describe.each(stores)('the agent loop survives kill -9 on %s', (kind) => {
     const first = await start(database);
     const type = 'crash_lease';
     const COUNT = 12;
-    const LEASE_S = 6;
+    // Long enough that the kill lands before any lease runs out, even on a loaded machine.
+    const LEASE_S = 8;
     await pooled(COUNT, 4, async (n) => {
       const created = await send(first.url, 'POST', '/work', { type, description: `leased ${n}`, retry_delay_s: 0 });
       expect(created.status).toBe(201);
