@@ -233,7 +233,7 @@ describe('the item page guards every change with the version it shows', () => {
     await form.getByRole('button', { name: 'Discard' }).click();
     expect(changes.map((r) => r.headers()['if-match'])).toEqual(['"1"', '"2"', '"3"']);
 
-    await desk.api('PATCH', `/work/${id}`, { status: 'cancelled' });
+    expect((await desk.api('PATCH', `/work/${id}`, { status: 'cancelled', outcome: 'cancelled' })).status).toBe(200);
     await page.reload();
     await eventually(() => page.locator('dl.fields .badge').innerText()).toBe('cancelled');
     expect(await page.getByRole('button', { name: 'Edit item' }).count()).toBe(0);
@@ -301,7 +301,7 @@ describe('the item page shows the agent loop', () => {
   });
 
   it('shows run_after and the retry delay of an item submitted for later, from the Submit page', async () => {
-    const { page, context, errors } = await openDesk(browser, desk.url, { path: '/#/submit' });
+    const { page, context, errors } = await openDesk(browser, desk.url, { path: '/#/new' });
     await page.getByLabel('Type').fill('nightly_job');
     await page.getByLabel('Description').fill('Rebuild the search index tonight');
     await page.getByText('Scheduling and retries').click();
@@ -329,7 +329,7 @@ describe('the item page shows the agent loop', () => {
     expect((await desk.api('POST', '/work/claim', { agent: 'codex-1', types: ['nightly_job'] }, 'codex-1')).status).toBe(204);
 
     // Out-of-range values get the service's own words, next to the field.
-    await page.goto('/#/submit');
+    await page.goto('/#/new');
     await page.getByLabel('Type').fill('nightly_job');
     await page.getByLabel('Description').fill('Too many attempts');
     await page.getByText('Scheduling and retries').click();
