@@ -240,6 +240,59 @@ describe('the item page guards every change with the version it shows', () => {
     expect(errors).toEqual([]);
     await context.close();
   });
+  it('an edit in progress outlives live changes to other fields, and is refused when its own field changed', async () => {
+    const created = await desk.api('POST', '/work', { type: 'live_edit', description: 'Edited while an agent works' });
+    const id = created.body.id as string;
+    const claim = { agent: 'codex-1', types: ['live_edit'], lease_s: 600 };
+    expect((await desk.api('POST', '/work/claim', claim, 'codex-1')).status).toBe(200);
+    const { page, context, errors } = await openDesk(browser, desk.url, { path: `/#/items/${id}` });
+    await eventually(() => page.getByRole('status').filter({ hasText: 'Live' }).count()).toBe(1);
+    const changes = recordChanges(page);
+    const version = field(page, 'Version');
+    const notes = page.getByRole('region', { name: 'Notes' });
+    await eventually(() => version.innerText()).toBe(String(created.body.version + 1));
+
+    // A heartbeat while the notes are being edited: the save goes through over it.
+    await notes.getByRole('button', { name: 'Edit notes' }).click();
+    await notes.getByLabel('Notes').fill('Reviewed the diff');
+    const beat = await desk.api('POST', `/work/${id}/heartbeat`, { agent: 'codex-1' }, 'codex-1');
+    await eventually(() => version.innerText()).toBe(String(beat.body.version));
+    await notes.getByRole('button', { name: 'Save notes' }).click();
+    await eventually(() => notes.locator('p.notes').innerText()).toBe('Reviewed the diff');
+
+    // The agent blocks the item while the priority is being edited: the edit goes through too.
+    await page.getByRole('button', { name: 'Edit item' }).click();
+    await page.getByRole('form', { name: 'Edit item' }).getByLabel('Priority').selectOption('1');
+    const blocked = await desk.api('PATCH', `/work/${id}`, { status: 'blocked' }, 'codex-1');
+    expect(blocked.status).toBe(200);
+    await eventually(() => version.innerText()).toBe(String(blocked.body.version));
+    await page.getByRole('button', { name: 'Save changes' }).click();
+    await eventually(() => field(page, 'Priority').innerText()).toBe('1');
+
+    // Someone rewrites the notes while mine are open: the page shows theirs, mine are refused, kept,
+    // and saved on the second try.
+    await notes.getByRole('button', { name: 'Edit notes' }).click();
+    await notes.getByLabel('Notes').fill('Mine');
+    const theirs = await desk.api('PATCH', `/work/${id}`, { notes: 'Theirs' }, 'bob');
+    await eventually(() => version.innerText()).toBe(String(theirs.body.version));
+    await notes.getByRole('button', { name: 'Save notes' }).click();
+    await eventually(() => notes.getByRole('alert').innerText()).toContain(STALE);
+    expect(await notes.innerText()).toContain('Saved now: Theirs');
+    expect(await notes.getByLabel('Notes').inputValue()).toBe('Mine');
+    await notes.getByRole('button', { name: 'Save notes' }).click();
+    await eventually(() => notes.locator('p.notes').innerText()).toBe('Mine');
+
+    const sent = await Promise.all(changes.map(async (r) => [r.headers()['if-match'], (await r.response())?.status()]));
+    expect(sent).toEqual([
+      [`"${beat.body.version}"`, 200],
+      [`"${blocked.body.version}"`, 200],
+      [`"${blocked.body.version + 1}"`, 412],
+      [`"${theirs.body.version}"`, 200],
+    ]);
+    expect((await desk.api('GET', `/work/${id}`)).body).toMatchObject({ priority: 1, notes: 'Mine', status: 'blocked' });
+    expect(errors).toEqual([]);
+    await context.close();
+  });
 });
 
 describe('the item page shows the agent loop', () => {

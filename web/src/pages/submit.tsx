@@ -164,7 +164,7 @@ export function SubmitPage({ params }: { params: URLSearchParams }) {
           <summary>Scheduling and retries</summary>
           <div class="row wrap">
             <label>
-              Not claimable before
+              Not claimable before (your local time)
               <input
                 type="datetime-local"
                 name="run_after"
@@ -206,9 +206,8 @@ export function SubmitPage({ params }: { params: URLSearchParams }) {
             </label>
           </div>
           <p class="muted small">
-            An agent claims the item with a lease. When a lease runs out the item is queued again after the retry delay,
-            doubled for each attempt after the first (at most an hour), until it has been claimed the number of attempts;
-            then it fails. Empty fields take the defaults shown.
+            A lease that runs out queues the item again after the retry delay, doubled for each further attempt (at most
+            an hour); when the last attempt's lease runs out, it fails. Empty fields take the defaults shown.
           </p>
         </details>
         <ProblemMessage problem={problem} />
