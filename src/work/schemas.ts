@@ -1,5 +1,6 @@
 import { type Static, Type } from 'typebox';
 import { Nullable, TimestampSchema, UuidSchema } from '../shared/schemas.js';
+import { ATTEMPT_LIMITS, LEASE_LIMITS, RETRY_DELAY_LIMITS, WAIT_LIMITS } from './limits.js';
 
 import {
   DISPATCH_REASONS,
@@ -23,10 +24,7 @@ export const StatusSchema = Type.Enum([...WORK_STATUSES]);
 export const OutcomeSchema = Type.Enum([...OUTCOMES]);
 export const DispatchReasonSchema = Type.Enum([...DISPATCH_REASONS]);
 
-export const LEASE_LIMITS = { min: 1, max: 86_400, default: 300 } as const;
-export const ATTEMPT_LIMITS = { min: 1, max: 100, default: 3 } as const;
-export const RETRY_DELAY_LIMITS = { min: 0, max: 86_400, default: 30 } as const;
-export const WAIT_LIMITS = { min: 0, max: 30 } as const;
+export { ATTEMPT_LIMITS, LEASE_LIMITS, RETRY_DELAY_LIMITS, WAIT_LIMITS };
 
 export const WorkTypeSchema = Type.String({
   minLength: 1,

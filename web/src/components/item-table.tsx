@@ -2,6 +2,7 @@ import { formatAgo, formatDateTime } from '../lib/format.ts';
 import { projectName, useProjects } from '../lib/projects.ts';
 import { href } from '../lib/router.ts';
 import type { WorkItemSummary } from '../../../src/work/schemas.ts';
+import { LoopMarks } from './loop-fields.tsx';
 import { StatusBadge } from './status-badge.tsx';
 import { UserText } from './user-text.tsx';
 
@@ -42,6 +43,7 @@ export function ItemTable(props: {
               </td>
               <td>
                 <StatusBadge status={item.status} />
+                <LoopMarks item={item} />
               </td>
               <td class="num">{item.priority}</td>
               <td class="nowrap">{item.assigned_agent ?? <span class="muted">—</span>}</td>

@@ -1,4 +1,5 @@
 import { useEffect, useRef } from 'preact/hooks';
+import { LoopMarks } from '../components/loop-fields.tsx';
 import { ProblemMessage } from '../components/problem-message.tsx';
 import { StatusBadge } from '../components/status-badge.tsx';
 import { api, withQuery } from '../lib/api.ts';
@@ -104,6 +105,7 @@ function AgentCard({ work }: { work: AgentWork }) {
             </a>
             <span class="agent-item-meta">
               <StatusBadge status={i.status} />
+              <LoopMarks item={i} />
               <span class="muted small">
                 P{i.priority} · <code>{i.type}</code> · {formatAgo(i.updated_at)}
               </span>
