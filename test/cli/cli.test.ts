@@ -1,10 +1,14 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_SECRET } from '../helpers/auth.js';
-import { type CliRun, runCli, runCliJson, throughCliServe } from '../helpers/cli.js';
+import { CLI_JS, type CliRun, runCli, runCliJson, throughCliServe } from '../helpers/cli.js';
 import { type TestDatabase, createTestDatabase } from '../helpers/databases.js';
 import { type ServerProcess, freePort, killAllServers, startWorkServer } from '../helpers/processes.js';
 
@@ -231,6 +235,41 @@ describe('agentdesk on the command line, against real servers on SQLite', () => 
     expect(gone.stderr).toContain(`cannot reach agentdesk at http://127.0.0.1:${port}: ECONNREFUSED`);
     const noClassifier = await runCli(['classify', fileURLToPath(EML)], { ...admin, AGENTDESK_CLASSIFY_URL: `http://127.0.0.1:${port}` });
     expect(noClassifier.code).toBe(3);
+  });
+
+  it('an answer of 5xx (the service cannot serve now) exits 3; the problem is still shown', async () => {
+    const failing = createServer((_request, response) => {
+      response.writeHead(503, { 'content-type': 'application/problem+json' });
+      response.end(JSON.stringify({ type: 'https://agentdesk.dev/problems/unavailable', title: 'Service Unavailable', status: 503, detail: 'The database does not answer' }));
+    });
+    failing.listen(0, '127.0.0.1');
+    await once(failing, 'listening');
+    try {
+      const { port } = failing.address() as AddressInfo;
+      const run = await runCli(['project', 'ls'], { AGENTDESK_URL: `http://127.0.0.1:${port}` });
+      expect(run.code).toBe(3);
+      expect(run.stderr).toContain('The database does not answer');
+    } finally {
+      failing.close();
+    }
+  });
+
+  it('on a terminal the statuses are coloured; NO_COLOR turns colour off', async () => {
+    // `script` gives the CLI a pseudo-terminal as stdout, as a person's shell would.
+    const onTerminal = async (extra: Record<string, string>) => {
+      const command = `'${process.execPath}' '${CLI_JS}' work ls --status completed`;
+      const child = spawn('script', ['-qec', command, '/dev/null'], { env: { PATH: process.env.PATH ?? '/usr/bin:/bin', TERM: 'xterm', ...bot, ...extra } });
+      const chunks: Buffer[] = [];
+      child.stdout.on('data', (chunk: Buffer) => chunks.push(chunk));
+      const [code] = (await once(child, 'close')) as [number];
+      return { code, text: Buffer.concat(chunks).toString('utf8') };
+    };
+    const coloured = await onTerminal({});
+    expect(coloured.code).toBe(0);
+    expect(coloured.text).toContain('\u001b[32mcompleted\u001b[39m');
+    const plain = await onTerminal({ NO_COLOR: '1' });
+    expect(plain.text).toContain('completed');
+    expect(plain.text).not.toMatch(ANSI);
   });
 
   it('classify a .eml file (MIME) and a Graph message as JSON from stdin', async () => {
