@@ -1,5 +1,5 @@
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import type { FastifyInstance, FastifyReply, FastifyRequest, InjectOptions } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { hostName } from '../auth/access-hook.js';
 import { ACCESS, CSRF_HEADER } from '../auth/roles.js';
@@ -9,6 +9,7 @@ import { type AuthConfig, isLoopbackHost } from '../shared/config.js';
 import { PROBLEM_CONTENT_TYPE, problem } from '../shared/errors.js';
 import type { HttpApp } from '../shared/http.js';
 import { problemResponses } from '../shared/schemas.js';
+import { createInnerCalls } from './inner-calls.js';
 import { createMcpServer } from './server.js';
 import type { Caller } from './tools.js';
 
@@ -32,6 +33,11 @@ const JSON_RPC_MESSAGE = Type.Object({ jsonrpc: Type.Literal('2.0') }, { additio
 const McpBodySchema = Type.Union([JSON_RPC_MESSAGE, Type.Array(JSON_RPC_MESSAGE, { minItems: 1 })], {
   description: 'A JSON-RPC message of the Model Context Protocol (or a batch of them)',
 });
+interface JsonRpcMessage {
+  method?: string;
+  id?: string | number;
+  params?: { requestId?: unknown };
+}
 const NAME_RE = /^[A-Za-z0-9_.@-]{1,64}$/;
 /** The transport reads only these request headers (and the Host/Origin checks are ours). */
 const TRANSPORT_HEADERS = ['accept', 'content-type', 'mcp-protocol-version', 'mcp-session-id'] as const;
@@ -99,12 +105,6 @@ function credentialsOf(request: FastifyRequest, mode: AuthConfig['mode']) {
   return { headers };
 }
 
-/** `app.inject` with the caller's address (for the 401 count) and the caller's hang-up. */
-function injector(app: HttpApp, request: FastifyRequest, signal: AbortSignal): Pick<FastifyInstance, 'inject'> {
-  const inject = (options: InjectOptions) => app.inject({ ...options, remoteAddress: request.ip, signal });
-  return { inject } as unknown as Pick<FastifyInstance, 'inject'>;
-}
-
 function transportRequest(request: FastifyRequest): Request {
   const headers = new Headers();
   for (const name of TRANSPORT_HEADERS) {
@@ -133,6 +133,7 @@ async function asProblem(response: Response): Promise<ReturnType<typeof problem>
 
 export function registerMcpRoutes(app: HttpApp, options: McpRouteOptions): void {
   const guard = createRebindingGuard(options);
+  const inner = createInnerCalls(app);
   const tags = ['mcp'];
   const config = { access: ACCESS.read };
 
@@ -153,14 +154,23 @@ export function registerMcpRoutes(app: HttpApp, options: McpRouteOptions): void 
     async (request, reply) => {
       const principal = request.principal!;
       const caller: Caller = { agent: principal.agent ?? principal.name, role: principal.role };
-      const hangUp = new AbortController();
+      const messages = (Array.isArray(request.body) ? request.body : [request.body]) as JsonRpcMessage[];
+      for (const message of messages) {
+        if (message.method === 'notifications/cancelled') inner.cancel(principal, message.params?.requestId);
+      }
+
+      // Fires when the caller hangs up or cancels: the server ends, and with it the tool calls.
+      const stop = new AbortController();
       reply.raw.once('close', () => {
-        if (!reply.raw.writableFinished) hangUp.abort();
+        if (!reply.raw.writableFinished) stop.abort();
       });
+      const untrack = messages
+        .filter((message) => message.method !== undefined && message.id !== undefined)
+        .map((message) => inner.track(principal, message.id, stop));
       const client = createWorkClient({
         baseUrl: INNER_BASE_URL,
         ...credentialsOf(request, options.auth.mode),
-        fetch: createInjectFetch(injector(app, request, hangUp.signal)),
+        fetch: createInjectFetch(inner.injector(request, stop.signal)),
       });
       const server = createMcpServer({
         client,
@@ -168,11 +178,15 @@ export function registerMcpRoutes(app: HttpApp, options: McpRouteOptions): void 
         onError: (error) => request.log.debug({ err: { message: error.message } }, 'mcp protocol error'),
       });
       const transport = new WebStandardStreamableHTTPServerTransport({ enableJsonResponse: true });
-      await server.connect(transport);
-      // A caller that hangs up ends the server, which aborts its running tool calls.
-      hangUp.signal.addEventListener('abort', () => void server.close(), { once: true });
+      const stopped = new Promise<null>((resolve) => stop.signal.addEventListener('abort', () => resolve(null), { once: true }));
       try {
-        const response = await transport.handleRequest(transportRequest(request), { parsedBody: request.body });
+        await server.connect(transport);
+        const response = await Promise.race([
+          transport.handleRequest(transportRequest(request), { parsedBody: request.body }),
+          stopped,
+        ]);
+        // Cancelled or gone: no answer is owed (the specification says a cancelled request gets none).
+        if (response === null) return reply.code(202).send(null);
         if (response.status >= 400) {
           const body = await asProblem(response);
           return (reply as FastifyReply).code(body.status).type(PROBLEM_CONTENT_TYPE).send(body);
@@ -183,6 +197,7 @@ export function registerMcpRoutes(app: HttpApp, options: McpRouteOptions): void 
         const text = await response.text();
         return reply.send(text === '' ? null : text);
       } finally {
+        for (const done of untrack) done();
         await server.close();
       }
     },
