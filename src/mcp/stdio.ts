@@ -16,8 +16,10 @@ export interface StdioServerOptions {
   baseUrl: string;
   /** AGENTDESK_TOKEN: the agent comes from it. */
   token?: string | undefined;
-  /** AGENTDESK_AGENT: who the tools act as under AUTH=off (sent as X-User); ignored with a token. */
+  /** AGENTDESK_AGENT: who the tools act as under AUTH=off; ignored with a token. */
   agent?: string | undefined;
+  /** AGENTDESK_USER: the X-User sent under AUTH=off (created_by of what is submitted); the agent when unset. */
+  user?: string | undefined;
   stdin?: Readable;
   stdout?: Writable;
   /** One line of diagnostics; stderr in the CLI. */
@@ -32,7 +34,7 @@ export async function runStdioServer(options: StdioServerOptions): Promise<void>
   const client = createWorkClient({
     baseUrl: options.baseUrl,
     token: options.token || undefined,
-    user: options.token ? undefined : options.agent || undefined,
+    user: options.token ? undefined : options.user || options.agent || undefined,
   });
 
   async function whoAmI(): Promise<Caller> {
