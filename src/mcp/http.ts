@@ -11,7 +11,7 @@ import type { HttpApp } from '../shared/http.js';
 import { problemResponses } from '../shared/schemas.js';
 import { createInnerCalls } from './inner-calls.js';
 import { createMcpServer } from './server.js';
-import type { Caller } from './tools.js';
+import { type Caller, createServiceFacts } from './tools.js';
 
 // MCP over Streamable HTTP at /mcp, stateless: each POST builds a server for its caller, answers
 // in JSON, and is gone. Nothing a session would hold is worth holding: who the caller is comes
@@ -134,6 +134,7 @@ async function asProblem(response: Response): Promise<ReturnType<typeof problem>
 export function registerMcpRoutes(app: HttpApp, options: McpRouteOptions): void {
   const guard = createRebindingGuard(options);
   const inner = createInnerCalls(app);
+  const service = createServiceFacts();
   const tags = ['mcp'];
   const config = { access: ACCESS.read };
 
@@ -174,11 +175,15 @@ export function registerMcpRoutes(app: HttpApp, options: McpRouteOptions): void 
       });
       const server = createMcpServer({
         client,
+        service,
         caller: async () => caller,
         onError: (error) => request.log.debug({ err: { message: error.message } }, 'mcp protocol error'),
       });
       const transport = new WebStandardStreamableHTTPServerTransport({ enableJsonResponse: true });
       const stopped = new Promise<null>((resolve) => stop.signal.addEventListener('abort', () => resolve(null), { once: true }));
+      // Closing a server that answered has nothing left to release (no stream, no timer), and
+      // its close builds an error with a stack: only one that did not answer is closed.
+      let answered = false;
       try {
         await server.connect(transport);
         const response = await Promise.race([
@@ -195,10 +200,11 @@ export function registerMcpRoutes(app: HttpApp, options: McpRouteOptions): void 
         const type = response.headers.get('content-type');
         if (type) reply.type(type);
         const text = await response.text();
+        answered = true;
         return reply.send(text === '' ? null : text);
       } finally {
         for (const done of untrack) done();
-        await server.close();
+        if (!answered) await server.close();
       }
     },
   );

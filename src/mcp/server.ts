@@ -10,13 +10,14 @@ import {
   ReadResourceRequestSchema,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { roleMay } from '../auth/roles.js';
 import { ProblemError } from '../client/errors.js';
 import type { WorkClient } from '../client/work-client.js';
 import { refusalText } from './refusals.js';
-import { type Caller, TOOLS, type ToolDefinition } from './tools.js';
+import { type Caller, type ServiceFacts, TOOLS, type ToolDefinition } from './tools.js';
 
 // One MCP server over the tools, for one caller: the HTTP route builds one per request (it is
 // stateless), stdio builds one per process. We use the SDK's low-level `Server` rather than
@@ -44,6 +45,9 @@ const addFormats = ((addFormatsModule as unknown as { default?: AddFormats }).de
 
 const ajv = new Ajv({ allErrors: true, useDefaults: true, coerceTypes: false, strict: false });
 addFormats(ajv);
+// The SDK's Server builds an Ajv of its own unless given a validator (it uses it only for
+// elicitation, which we do not send): one shared instance spares every request that cost.
+const SHARED_VALIDATOR = new AjvJsonSchemaValidator(ajv);
 
 interface CompiledTool {
   definition: ToolDefinition;
@@ -91,15 +95,18 @@ function toolError(text: string): CallToolResult {
 
 export interface McpServerDeps {
   client: WorkClient;
+  /** What is known of the service; shared by the servers of one process, so it is found out once. */
+  service: ServiceFacts;
   /** The caller; a promise so stdio can ask the service who its token is, once, when first needed. */
   caller: () => Promise<Caller>;
   onError?: (error: Error) => void;
 }
 
-export function createMcpServer({ client, caller, onError }: McpServerDeps): Server {
+export function createMcpServer({ client, service, caller, onError }: McpServerDeps): Server {
   const server = new Server(SERVER_INFO, {
     capabilities: { tools: { listChanged: false }, resources: { listChanged: false } },
     instructions: INSTRUCTIONS,
+    jsonSchemaValidator: SHARED_VALIDATOR,
   });
   if (onError) server.onerror = onError;
 
@@ -113,12 +120,13 @@ export function createMcpServer({ client, caller, onError }: McpServerDeps): Ser
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
     const tool = COMPILED.get(request.params.name);
     if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
-    const args = structuredClone(request.params.arguments ?? {});
+    // The request was parsed for this call alone: validation may fill in defaults in place.
+    const args = request.params.arguments ?? {};
     if (!tool.validate(args)) {
       return toolError(`Invalid arguments: ${argumentErrors(tool.validate.errors)}. Fix them and call ${tool.definition.name} again.`);
     }
     try {
-      const structured = await tool.definition.run(args, { client, caller: await caller(), signal: extra.signal });
+      const structured = await tool.definition.run(args, { client, service, caller: await caller(), signal: extra.signal });
       return { content: [{ type: 'text', text: JSON.stringify(structured) }], structuredContent: structured };
     } catch (error) {
       return toolError(refusalText(error, tool.definition.name));

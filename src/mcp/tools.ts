@@ -34,8 +34,19 @@ export interface Caller {
   role: Role;
 }
 
+/** What the tools learn about the service they talk to, kept for the life of the process. */
+export interface ServiceFacts {
+  /** Whether GET /work/{id}/history exists: null until a call finds out. */
+  hasHistory: boolean | null;
+}
+
+export function createServiceFacts(): ServiceFacts {
+  return { hasHistory: null };
+}
+
 export interface ToolContext {
   client: WorkClient;
+  service: ServiceFacts;
   caller: Caller;
   signal: AbortSignal;
 }
@@ -136,15 +147,21 @@ export function historyFromDispatchLog(item: WorkItem): HistoryEntry[] {
   return entries.sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0));
 }
 
-async function itemWithHistory({ client, signal }: ToolContext, id: string): Promise<Record<string, unknown>> {
+async function itemWithHistory({ client, service, signal }: ToolContext, id: string): Promise<Record<string, unknown>> {
+  const fromLog = (item: WorkItem) => ({ ...item, history: historyFromDispatchLog(item), history_source: 'dispatch_log' });
+  if (service.hasHistory === false) return fromLog(await client.getWork(id, { signal }));
   const [item, history] = await Promise.all([
     client.getWork(id, { signal }),
     client.getWorkHistory(id, { signal }).catch((error: unknown) => error),
   ]);
-  if (Array.isArray(history)) return { ...item, history, history_source: 'history' };
+  if (Array.isArray(history)) {
+    service.hasHistory = true;
+    return { ...item, history, history_source: 'history' };
+  }
   // The item was found, so a 404 here means the service has no history route.
   if (history instanceof ProblemError && history.status === 404) {
-    return { ...item, history: historyFromDispatchLog(item), history_source: 'dispatch_log' };
+    service.hasHistory = false;
+    return fromLog(item);
   }
   throw history;
 }

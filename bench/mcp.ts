@@ -1,0 +1,143 @@
+import { randomBytes } from 'node:crypto';
+import { parseArgs } from 'node:util';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { freshDatabase, parseDbKind } from './databases.js';
+import { runMain } from './run-main.js';
+import { startWork } from './servers.js';
+
+// `npm run bench:mcp [-- --db postgres --calls 1000]`: what MCP adds to a call. One agent, one
+// call at a time, over real sockets to a real work service (AUTH=tokens): an MCP tool call
+// through the official SDK client over Streamable HTTP against the plain HTTP request(s) it
+// stands for, interleaved in rounds so drift on a shared machine hits both alike. Prints JSON
+// lines: the p50 of each and their difference, against the target of ≤ 2 ms.
+//
+// get_work_item makes two API calls (the item and its history, in parallel), so it is set
+// against GET /work/{id} alone (the issue's comparison) and against the same two requests;
+// heartbeat is one call for one request.
+
+const { values: args } = parseArgs({
+  options: {
+    db: { type: 'string', default: 'sqlite' },
+    calls: { type: 'string', default: '1000' },
+    warmup: { type: 'string', default: '200' },
+    rounds: { type: 'string', default: '5' },
+    /** A folder: the work server runs with --cpu-prof and leaves its profile there. */
+    'cpu-prof': { type: 'string' },
+  },
+});
+
+const kind = parseDbKind(args.db);
+const CALLS = Number(args.calls);
+const WARMUP = Number(args.warmup);
+const ROUNDS = Math.max(1, Number(args.rounds));
+const TARGET_MS = 2;
+const ADMIN_TOKEN = randomBytes(24).toString('hex');
+
+function emit(line: Record<string, unknown>): void {
+  process.stdout.write(`${JSON.stringify({ bench: 'mcp', db: kind, ...line })}\n`);
+}
+
+function progress(message: string): void {
+  process.stderr.write(`[bench:mcp ${kind}] ${message}\n`);
+}
+
+function median(times: number[]): number {
+  const sorted = Float64Array.from(times).sort();
+  return Math.round((sorted[Math.floor(sorted.length / 2)] ?? Number.NaN) * 1000) / 1000;
+}
+
+async function request(url: string, init: RequestInit): Promise<unknown> {
+  const response = await fetch(url, init);
+  const text = await response.text();
+  if (response.status >= 400) throw new Error(`${init.method ?? 'GET'} ${url}: ${response.status} ${text}`);
+  return text === '' ? undefined : JSON.parse(text);
+}
+
+type Timed = () => Promise<unknown>;
+
+/** Runs each contender `CALLS` times in all, a slice per round, in turn; answers the times of each. */
+async function race(contenders: Record<string, Timed>): Promise<Record<string, number[]>> {
+  const times: Record<string, number[]> = Object.fromEntries(Object.keys(contenders).map((name) => [name, []]));
+  for (const run of Object.values(contenders)) for (let i = 0; i < WARMUP; i += 1) await run();
+  const perRound = Math.ceil(CALLS / ROUNDS);
+  for (let round = 0; round < ROUNDS; round += 1) {
+    for (const [name, run] of Object.entries(contenders)) {
+      for (let i = 0; i < perRound; i += 1) {
+        const start = performance.now();
+        await run();
+        times[name]!.push(performance.now() - start);
+      }
+    }
+  }
+  return times;
+}
+
+async function main(): Promise<void> {
+  const database = await freshDatabase(kind);
+  const server = await startWork(database.url, 10, args['cpu-prof'], { AUTH: 'tokens', AGENTDESK_ADMIN_TOKEN: ADMIN_TOKEN });
+  try {
+    const admin = { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' };
+    const created = (await request(`${server.url}/tokens`, {
+      method: 'POST',
+      headers: admin,
+      body: JSON.stringify({ name: 'bench-agent', role: 'agent', agent: 'bench-agent' }),
+    })) as { token: string };
+    const agent = { authorization: `Bearer ${created.token}` };
+    await request(`${server.url}/work`, { method: 'POST', headers: admin, body: JSON.stringify({ type: 'bench', description: 'held' }) });
+    const item = (await request(`${server.url}/work/claim`, {
+      method: 'POST',
+      headers: { ...agent, 'content-type': 'application/json' },
+      body: JSON.stringify({ agent: 'bench-agent', lease_s: 3600 }),
+    })) as { id: string };
+
+    const client = new Client({ name: 'bench-mcp', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), { requestInit: { headers: agent } }));
+    // As a host does: the listing also arms the client's check of each answer against its output schema.
+    await client.listTools();
+    const tool = async (name: string, toolArgs: Record<string, unknown>) => {
+      const result = (await client.callTool({ name, arguments: toolArgs })) as CallToolResult;
+      if (result.isError) throw new Error(`${name}: ${JSON.stringify(result.content)}`);
+    };
+    const get = (path: string) => request(`${server.url}${path}`, { headers: agent });
+
+    progress(`${CALLS} calls of each, ${ROUNDS} rounds, after ${WARMUP} warm-up calls`);
+    const reads = await race({
+      mcp_get_work_item: () => tool('get_work_item', { id: item.id }),
+      http_get_item: () => get(`/work/${item.id}`),
+      http_get_item_and_history: () => Promise.all([get(`/work/${item.id}`), get(`/work/${item.id}/history`).catch(() => null)]),
+    });
+    const beats = await race({
+      mcp_heartbeat: () => tool('heartbeat', { id: item.id, lease_s: 3600 }),
+      http_heartbeat: () =>
+        request(`${server.url}/work/${item.id}/heartbeat`, {
+          method: 'POST',
+          headers: { ...agent, 'content-type': 'application/json' },
+          body: JSON.stringify({ agent: 'bench-agent', lease_s: 3600 }),
+        }),
+    });
+    await client.close();
+
+    const compare = (name: string, mcp: number[], http: number[], against: string) => {
+      const difference = Math.round((median(mcp) - median(http)) * 1000) / 1000;
+      emit({
+        metric: `${name} p50 over ${against}`,
+        mcp_p50_ms: median(mcp),
+        http_p50_ms: median(http),
+        difference_ms: difference,
+        target_ms: TARGET_MS,
+        met: difference <= TARGET_MS,
+        calls: mcp.length,
+      });
+    };
+    compare('get_work_item', reads.mcp_get_work_item!, reads.http_get_item!, 'GET /work/{id}');
+    compare('get_work_item', reads.mcp_get_work_item!, reads.http_get_item_and_history!, 'GET /work/{id} and /history in parallel');
+    compare('heartbeat', beats.mcp_heartbeat!, beats.http_heartbeat!, 'POST /work/{id}/heartbeat');
+    if (server.outputLines() > 0) emit({ metric: 'server warnings', lines: server.outputLines() });
+  } finally {
+    await server.stop();
+  }
+}
+
+runMain(main);
