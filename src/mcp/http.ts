@@ -54,7 +54,9 @@ function refuse(reply: FastifyReply, status: number, detail: string): FastifyRep
  * service-wide hook already holds AUTH=off desks to loopback names and ALLOWED_HOSTS; /mcp also
  * holds token desks to them (and to HOST) unless HOST is a wildcard with no ALLOWED_HOSTS, where
  * nothing says which names are ours and the bearer token is the protection. An Origin, when a
- * browser sends one, must be this very origin, on every method (GET included).
+ * browser sends one, must be this very origin, on every method (GET included). The transport's
+ * own allowedHosts/allowedOrigins are not used: SDK 1.32 deprecates them for middleware like
+ * this, and they compare the Host with its port, exactly, where we compare names.
  */
 function createRebindingGuard({ auth, host }: McpRouteOptions) {
   const wildcard = host === '0.0.0.0' || host === '::' || host === '';
