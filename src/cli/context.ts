@@ -86,6 +86,12 @@ export interface CliContext {
    * service says the token acts as; else AGENTDESK_AGENT.
    */
   agent(explicit: string | undefined): Promise<string>;
+  /**
+   * Called by a command that keeps running after its action returns (serve, mcp). Every other
+   * command exits as soon as it is done, so a connection left open can never make a script wait.
+   */
+  keepRunning(): void;
+  keepsRunning(): boolean;
 }
 
 const USER_AGENT = 'agentdesk-cli/0.1.0';
@@ -95,8 +101,11 @@ export function createCliContext(io: CliIo): CliContext {
   let settings: CliSettings | undefined;
   const read = () => (settings ??= readSettings(io.env));
   let work: WorkClient | undefined;
+  let running = false;
   return {
     io,
+    keepRunning: () => void (running = true),
+    keepsRunning: () => running,
     settings: read,
     work() {
       const { url, token, user } = read();

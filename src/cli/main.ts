@@ -63,3 +63,8 @@ try {
     process.exitCode = exitCodeOf(error);
   }
 }
+// Done: exit now rather than when the last socket or timer lets go, once what was written has
+// been handed to the OS (pipes are asynchronous on some systems).
+if (!context.keepsRunning()) {
+  process.stdout.write('', () => process.stderr.write('', () => process.exit()));
+}

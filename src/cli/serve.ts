@@ -11,6 +11,7 @@ export function registerServeCommand(program: Command, context: CliContext): voi
     .description('Run the services, as `npm start` does (configured by DATABASE_URL, WORK_PORT, …; see the README)')
     .argument('[service]', 'all, work or classify', 'all')
     .action(async (service: string) => {
+      context.keepRunning();
       const { runServices } = await import('../run-services.js');
       // The services own this process from here: its environment, its signals, its exit.
       await runServices(service, context.io.env as NodeJS.ProcessEnv);
@@ -23,6 +24,7 @@ export function registerMcpCommand(program: Command, context: CliContext): void 
     .description('Run an MCP server on stdin/stdout for a running agentdesk (AGENTDESK_URL, AGENTDESK_TOKEN)')
     .action(async () => {
       const { url, token, agent, user } = context.settings();
+      context.keepRunning();
       const { runStdioServer } = await import('../mcp/stdio.js');
       await runStdioServer({ baseUrl: url, token, agent, user });
     });

@@ -164,7 +164,12 @@ async function openPostgres(config: DatabaseConfig, { logger, migrate = true }: 
       await pool.query('SELECT pg_notify($1, $2)', [channel, '']);
     },
     ping: () => pingWith(kysely),
-    close: () => kysely.destroy(),
+    close: async () => {
+      await kysely.destroy();
+      // Kysely ends the pool only once it has run a query itself; the migrations use the pool
+      // directly, so a process that did nothing else (a refused CLI command) kept a connection.
+      if (!pool.ended) await pool.end();
+    },
   };
 }
 
