@@ -75,6 +75,30 @@ describe.each(await storesUnderTest())('agentdesk mcp (stdio) on %s', (kind) => 
     expect(text).toMatch(/^agentdesk refused \(409 Conflict\): Cannot move a work item from completed to blocked/);
   });
 
+  it('answers JSON lines on stdout and exits 0 soon after its stdin ends, having talked to the desk', async () => {
+    const child = spawn(process.execPath, [CLI_JS, 'mcp'], {
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', AGENTDESK_URL: desk.url, AGENTDESK_TOKEN: await mint('stdio-raw') },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let out = '';
+    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
+    const send = (message: object) => child.stdin.write(`${JSON.stringify(message)}\n`);
+    send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
+    send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'list_projects', arguments: {} } });
+    const deadline = Date.now() + 10_000;
+    while (!out.includes('"id":2') && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+    const lines = out.trim().split('\n').map((line) => JSON.parse(line) as { id: number; result: { structuredContent?: unknown } });
+    expect(lines.map((line) => line.id)).toEqual([1, 2]);
+    expect(lines[1]?.result.structuredContent).toEqual({ projects: [] });
+
+    const ended = Date.now();
+    child.stdin.end();
+    const [code] = (await once(child, 'exit')) as [number | null];
+    expect(code).toBe(0);
+    expect(Date.now() - ended).toBeLessThan(5_000);
+  });
+
   it("keeps a second agent's token off the first agent's item", async () => {
     await api(desk.url, 'POST', '/work', admin, { type: 'stdio_owned', description: 'mine' });
     const claimed = await use(bot1, 'claim_next_work', { types: ['stdio_owned'] });
