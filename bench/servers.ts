@@ -194,9 +194,14 @@ async function startNode(
  * `node dist/src/main.js work` with warn-level logs, as an operator would run it under load.
  * With `cpuProfileDir`, V8 writes a .cpuprofile there when the server exits.
  */
-export async function startWork(databaseUrl: string, poolSize: number, cpuProfileDir?: string): Promise<BenchServer> {
+export async function startWork(
+  databaseUrl: string,
+  poolSize: number,
+  cpuProfileDir?: string,
+  extraEnv: Record<string, string> = {},
+): Promise<BenchServer> {
   const port = await freePort();
-  const env = { WORK_PORT: String(port), DATABASE_URL: databaseUrl, DATABASE_POOL_SIZE: String(poolSize), LOG_LEVEL: 'warn' };
+  const env = { WORK_PORT: String(port), DATABASE_URL: databaseUrl, DATABASE_POOL_SIZE: String(poolSize), LOG_LEVEL: 'warn', ...extraEnv };
   return startNode(SERVICES_MAIN, ['work'], env, port, cpuProfileDir ? ['--cpu-prof', '--cpu-prof-dir', cpuProfileDir] : []);
 }
 

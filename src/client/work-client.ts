@@ -114,6 +114,14 @@ export function createWorkClient(options: ClientOptions) {
 
     getWork,
 
+    /**
+     * Every change to the item, oldest first (GET /work/{id}/history). Typed loosely until the
+     * service's HistoryEntrySchema is on this branch; a service without the route answers 404.
+     */
+    async getWorkHistory(id: string, call: CallOptions = {}): Promise<Array<Record<string, unknown>>> {
+      return (await request<Array<Record<string, unknown>>>('GET', path`/work/${id}/history`, call)).body;
+    },
+
     async submitWork(body: CreateWorkItem, call: SubmitOptions = {}): Promise<WorkItem> {
       const { idempotencyKey, headers, signal } = call;
       return (

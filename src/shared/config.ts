@@ -41,7 +41,10 @@ export interface AuthConfig {
   mode: AuthMode;
   /** SHA-256 (hex) of AGENTDESK_ADMIN_TOKEN; the secret itself is not kept. */
   adminTokenHash: string | null;
-  /** With AUTH=off, the Host names served besides loopback addresses (DNS rebinding guard). */
+  /**
+   * The Host names served besides loopback addresses (DNS rebinding guard): every route with
+   * AUTH=off; /mcp also with AUTH=tokens (see src/mcp/http.ts).
+   */
   allowedHosts: readonly string[];
   /** 401s one address may collect per minute before it is answered 429 for the rest of it. */
   failureLimit: number;

@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import { registerSessionRoutes, registerTokenRoutes } from '../auth/routes.js';
 import { createAuthParts } from '../auth/setup.js';
 import { createTokenService } from '../auth/token-service.js';
+import { registerMcpRoutes } from '../mcp/http.js';
 import type { Config } from '../shared/config.js';
 import type { Database } from '../shared/db.js';
 import { registerHealthRoute } from '../shared/health.js';
@@ -59,6 +60,7 @@ export async function buildWorkApp({ config, database, logger, webRoot }: WorkAp
   registerSessionRoutes(app, { config: config.auth, authenticator: auth.authenticator, gate: app.accessGate });
   app.addHook('onClose', () => auth.authenticator.close());
   registerClassifyProxy(app, config.classifyUrl, relayTimeoutMs(config.llm));
+  registerMcpRoutes(app, { auth: config.auth, host: config.host });
   await registerWebUi(app, webRoot);
   return app;
 }

@@ -113,8 +113,9 @@ export function registerWorkRoutes(app: HttpApp, work: WorkService, claims: Clai
       const item = await claims.claim(request.body, actorOf(request.principal), left.signal);
       if (left.signal.aborted) {
         // The client hung up while waiting; its half-closed socket would otherwise stay open.
+        // (An in-process caller, the MCP server through app.inject, has a stand-in without destroy.)
         reply.hijack();
-        socket.destroy();
+        if (typeof socket.destroy === 'function') socket.destroy();
         return reply;
       }
       if (!item) return reply.code(204).send(null);

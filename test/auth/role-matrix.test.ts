@@ -30,7 +30,7 @@ interface Case {
   route: string;
   service: 'work' | 'classify';
   /** The request for one credential; fixtures are made fresh where the call consumes them. */
-  request(f: Fixtures): Promise<{ url: string; payload?: unknown }>;
+  request(f: Fixtures): Promise<{ url: string; payload?: unknown; headers?: Record<string, string> }>;
   /** The status each role gets; every failing credential gets 401 unless `open`. */
   roles: Record<Role, number>;
   /** Public route: every credential, good or bad, gets this. */
@@ -121,6 +121,20 @@ const CASES: Case[] = [
     open: 401,
   },
   { route: 'DELETE /session', service: 'work', request: async () => ({ url: '/session' }), roles: everyone(204), open: 204 },
+  // MCP: whoever reads may connect; each tool then calls the API with the same credential.
+  {
+    route: 'POST /mcp',
+    service: 'work',
+    request: async () => ({
+      url: '/mcp',
+      payload: { jsonrpc: '2.0', id: 1, method: 'ping' },
+      headers: { accept: 'application/json, text/event-stream' },
+    }),
+    roles: READ(200),
+  },
+  // Stateless: no server stream, no session to end.
+  { route: 'GET /mcp', service: 'work', request: async () => ({ url: '/mcp' }), roles: READ(405) },
+  { route: 'DELETE /mcp', service: 'work', request: async () => ({ url: '/mcp' }), roles: READ(405) },
 
   { route: 'GET /health', service: 'classify', request: async () => ({ url: '/health' }), roles: everyone(200), open: 200 },
   { route: 'GET /openapi.json', service: 'classify', request: async () => ({ url: '/openapi.json' }), roles: everyone(200), open: 200 },
@@ -220,8 +234,8 @@ describe.each(await storesUnderTest())('role × route matrix on %s', (kind) => {
     const want: Record<string, number> = {};
     const got: Record<string, number> = {};
     for (const credential of CREDENTIALS) {
-      const { url, payload } = await c.request({ ...fixtures, app });
-      const headers = { ...credentials[credential], [CSRF_HEADER]: '1' };
+      const { url, payload, headers: extra } = await c.request({ ...fixtures, app });
+      const headers = { ...extra, ...credentials[credential], [CSRF_HEADER]: '1' };
       want[credential] = expected(c, credential);
       got[credential] = await statusOf(app, method, url, payload, headers);
     }

@@ -1,0 +1,234 @@
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import { hostName } from '../auth/access-hook.js';
+import { ACCESS, CSRF_HEADER } from '../auth/roles.js';
+import { createInjectFetch } from '../client/inject-fetch.js';
+import { createWorkClient } from '../client/work-client.js';
+import { type AuthConfig, isLoopbackHost } from '../shared/config.js';
+import { PROBLEM_CONTENT_TYPE, problem } from '../shared/errors.js';
+import type { HttpApp } from '../shared/http.js';
+import { problemResponses } from '../shared/schemas.js';
+import { createInnerCalls } from './inner-calls.js';
+import { createMcpServer } from './server.js';
+import { type Caller, createServiceFacts } from './tools.js';
+
+// MCP over Streamable HTTP at /mcp, stateless: each POST builds a server for its caller, answers
+// in JSON, and is gone. Nothing a session would hold is worth holding: who the caller is comes
+// from the credential on every request, and the tools keep no state between calls. So several
+// instances behind one address need no sticky routing, a restart loses nothing, and there is no
+// session id to steal or to expire. What stateless gives up is a server-to-client stream (GET),
+// which these tools do not need: GET and DELETE answer 405, as the transport specification allows.
+//
+// The tools call the API through the typed client over `app.inject`: no socket, and every call
+// passes the same hooks (credential, role, validation) as it would from outside.
+
+export interface McpRouteOptions {
+  auth: AuthConfig;
+  /** HOST: the address the service listens on. */
+  host: string;
+}
+
+const JSON_RPC_MESSAGE = Type.Object({ jsonrpc: Type.Literal('2.0') }, { additionalProperties: true });
+const McpBodySchema = Type.Union([JSON_RPC_MESSAGE, Type.Array(JSON_RPC_MESSAGE, { minItems: 1 })], {
+  description: 'A JSON-RPC message of the Model Context Protocol (or a batch of them)',
+});
+interface JsonRpcMessage {
+  method?: string;
+  id?: string | number;
+  params?: { requestId?: unknown };
+}
+const NAME_RE = /^[A-Za-z0-9_.@-]{1,64}$/;
+/** The transport reads only these request headers (and the Host/Origin checks are ours). */
+const TRANSPORT_HEADERS = ['accept', 'content-type', 'mcp-protocol-version', 'mcp-session-id'] as const;
+/** The client's requests never leave the process; the host part of this URL is never used. */
+const INNER_BASE_URL = 'http://localhost';
+
+function refuse(reply: FastifyReply, status: number, detail: string): FastifyReply {
+  return reply.code(status).type(PROBLEM_CONTENT_TYPE).send(problem(status, detail));
+}
+
+/**
+ * DNS rebinding, as the MCP transport specification and the SDK's guide describe it: a page on
+ * another site must not reach a desk on this machine through a name that resolves here. The
+ * service-wide hook already holds AUTH=off desks to loopback names and ALLOWED_HOSTS; /mcp also
+ * holds token desks to them (and to HOST) unless HOST is a wildcard with no ALLOWED_HOSTS, where
+ * nothing says which names are ours and the bearer token is the protection. An Origin, when a
+ * browser sends one, must be this very origin, on every method (GET included). The transport's
+ * own allowedHosts/allowedOrigins are not used: SDK 1.32 deprecates them for middleware like
+ * this, and they compare the Host with its port, exactly, where we compare names.
+ */
+function createRebindingGuard({ auth, host }: McpRouteOptions) {
+  const wildcard = host === '0.0.0.0' || host === '::' || host === '';
+  const checkHost = auth.mode === 'tokens' && (!wildcard || auth.allowedHosts.length > 0);
+  const served = new Set([...auth.allowedHosts, ...(wildcard ? [] : [hostName(host) ?? host])]);
+
+  return async function guard(request: FastifyRequest, reply: FastifyReply) {
+    if (checkHost) {
+      const name = hostName(request.headers.host);
+      if (name === null || !(isLoopbackHost(name) || served.has(name))) {
+        return refuse(reply, 421, 'This MCP endpoint answers only to a loopback address, HOST, or a name in ALLOWED_HOSTS.');
+      }
+    }
+    const origin = request.headers.origin;
+    if (origin !== undefined) {
+      let same = false;
+      try {
+        const from = new URL(origin);
+        same = from.host === new URL(`${from.protocol}//${request.headers.host ?? ''}`).host;
+      } catch {
+        same = false;
+      }
+      if (!same) return refuse(reply, 403, 'Cross-origin requests to /mcp are refused.');
+    }
+    if (auth.mode === 'off') {
+      const user = request.headers['x-user'];
+      if (typeof user !== 'string' || !NAME_RE.test(user)) {
+        return refuse(
+          reply,
+          400,
+          'With AUTH=off, /mcp needs an X-User header naming the agent (1–64 of A–Z a–z 0–9 _ . @ -): the tools act as that agent.',
+        );
+      }
+    }
+  };
+}
+
+/** What the inner calls present: the very credential the caller presented to /mcp. */
+function credentialsOf(request: FastifyRequest, mode: AuthConfig['mode']) {
+  if (mode === 'off') return { user: request.principal!.name };
+  const bearer = /^Bearer +(\S+) *$/i.exec(request.headers.authorization ?? '');
+  if (bearer) return { token: bearer[1] as string };
+  // A signed-in browser: its cookie, and the CSRF header it sent (the hook checked it).
+  const headers: Record<string, string> = {};
+  if (request.headers.cookie) headers.cookie = request.headers.cookie;
+  const csrf = request.headers[CSRF_HEADER];
+  if (typeof csrf === 'string') headers[CSRF_HEADER] = csrf;
+  return { headers };
+}
+
+function transportRequest(request: FastifyRequest): Request {
+  const headers = new Headers();
+  for (const name of TRANSPORT_HEADERS) {
+    const value = request.headers[name];
+    if (typeof value === 'string') headers.set(name, value);
+  }
+  return new Request(`${INNER_BASE_URL}/mcp`, { method: 'POST', headers });
+}
+
+/**
+ * The transport's own refusals (406 without the right Accept, a malformed JSON-RPC message) are
+ * JSON-RPC error objects; ours are problem documents. This one is both: a problem document
+ * whose extension members are the JSON-RPC error, so either kind of reader finds its fields.
+ */
+async function asProblem(response: Response): Promise<ReturnType<typeof problem>> {
+  const text = await response.text();
+  let rpc: { error?: { code?: number; message?: string }; id?: unknown } = {};
+  try {
+    rpc = JSON.parse(text) as typeof rpc;
+  } catch {
+    // not JSON: the status says enough
+  }
+  const detail = rpc.error?.message ?? `The MCP request was refused (${response.status})`;
+  return problem(response.status, detail, { jsonrpc: '2.0', id: rpc.id ?? null, error: { code: rpc.error?.code ?? -32000, message: detail } });
+}
+
+export function registerMcpRoutes(app: HttpApp, options: McpRouteOptions): void {
+  const guard = createRebindingGuard(options);
+  const inner = createInnerCalls(app);
+  const service = createServiceFacts();
+  const tags = ['mcp'];
+  const config = { access: ACCESS.read };
+
+  app.post(
+    '/mcp',
+    {
+      config,
+      onRequest: guard,
+      schema: {
+        tags,
+        summary: 'Model Context Protocol over Streamable HTTP (stateless; answers in JSON): the agent tools',
+        description:
+          'Send Accept: application/json, text/event-stream. The tools act as the agent of the token (with AUTH=off, of X-User) and call the API with the same credential.',
+        body: McpBodySchema,
+        response: { 200: Type.Unknown({ description: 'The JSON-RPC response(s)' }), 202: Type.Null(), ...problemResponses(400, 406, 413, 415, 421, 422) },
+      },
+    },
+    async (request, reply) => {
+      const principal = request.principal!;
+      const caller: Caller = { agent: principal.agent ?? principal.name, role: principal.role };
+      const messages = (Array.isArray(request.body) ? request.body : [request.body]) as JsonRpcMessage[];
+      for (const message of messages) {
+        if (message.method === 'notifications/cancelled') inner.cancel(principal, message.params?.requestId);
+      }
+
+      // Fires when the caller hangs up or cancels: the server ends, and with it the tool calls.
+      const stop = new AbortController();
+      reply.raw.once('close', () => {
+        if (!reply.raw.writableFinished) stop.abort();
+      });
+      const untrack = messages
+        .filter((message) => message.method !== undefined && message.id !== undefined)
+        .map((message) => inner.track(principal, message.id, stop));
+      const client = createWorkClient({
+        baseUrl: INNER_BASE_URL,
+        ...credentialsOf(request, options.auth.mode),
+        fetch: createInjectFetch(inner.injector(request, stop.signal)),
+      });
+      const server = createMcpServer({
+        client,
+        service,
+        caller: async () => caller,
+        onError: (error) => request.log.debug({ err: { message: error.message } }, 'mcp protocol error'),
+      });
+      const transport = new WebStandardStreamableHTTPServerTransport({ enableJsonResponse: true });
+      const stopped = new Promise<null>((resolve) => stop.signal.addEventListener('abort', () => resolve(null), { once: true }));
+      // Closing a server that answered has nothing left to release (no stream, no timer), and
+      // its close builds an error with a stack: only one that did not answer is closed.
+      let answered = false;
+      try {
+        await server.connect(transport);
+        const response = await Promise.race([
+          transport.handleRequest(transportRequest(request), { parsedBody: request.body }),
+          stopped,
+        ]);
+        // Cancelled or gone: no answer is owed (the specification says a cancelled request gets none).
+        if (response === null) return reply.code(202).send(null);
+        if (response.status >= 400) {
+          const body = await asProblem(response);
+          return (reply as FastifyReply).code(body.status).type(PROBLEM_CONTENT_TYPE).send(body);
+        }
+        (reply as FastifyReply).code(response.status);
+        const type = response.headers.get('content-type');
+        if (type) reply.type(type);
+        const text = await response.text();
+        answered = true;
+        return reply.send(text === '' ? null : text);
+      } finally {
+        for (const done of untrack) done();
+        if (!answered) await server.close();
+      }
+    },
+  );
+
+  // Stateless: no stream for the server to speak first on, and no session to end.
+  for (const method of ['GET', 'DELETE'] as const) {
+    app.route({
+      method,
+      url: '/mcp',
+      config,
+      onRequest: guard,
+      schema: {
+        tags,
+        summary: `MCP ${method}: 405, this endpoint is stateless (no server stream, no sessions)`,
+        response: problemResponses(400, 403, 405, 421),
+      },
+      handler: async (_request, reply) =>
+        reply
+          .code(405)
+          .header('allow', 'POST')
+          .type(PROBLEM_CONTENT_TYPE)
+          .send(problem(405, `This MCP endpoint is stateless: ${method} is not used; send every message with POST.`)),
+    });
+  }
+}

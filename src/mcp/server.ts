@@ -1,0 +1,186 @@
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import {
+  CallToolRequestSchema,
+  type CallToolResult,
+  ErrorCode,
+  ListResourceTemplatesRequestSchema,
+  ListResourcesRequestSchema,
+  ListToolsRequestSchema,
+  McpError,
+  ReadResourceRequestSchema,
+  type Tool,
+} from '@modelcontextprotocol/sdk/types.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import addFormatsModule from 'ajv-formats';
+import { roleMay } from '../auth/roles.js';
+import { ProblemError } from '../client/errors.js';
+import type { WorkClient } from '../client/work-client.js';
+import { refusalText } from './refusals.js';
+import { type Caller, type ServiceFacts, TOOLS, type ToolDefinition } from './tools.js';
+
+// One MCP server over the tools, for one caller: the HTTP route builds one per request (it is
+// stateless), stdio builds one per process. We use the SDK's low-level `Server` rather than
+// `McpServer` because McpServer takes its schemas as zod, and ours are the API's TypeBox
+// schemas, which are JSON Schema already: a second, hand-copied set in zod could drift.
+
+export const SERVER_INFO = { name: 'agentdesk', title: 'agentdesk work desk', version: '0.1.0' } as const;
+
+const INSTRUCTIONS = [
+  'agentdesk hands out work items to agents, one at a time, on a lease.',
+  'Loop: claim_next_work (wait_s to wait) → work on the item, calling heartbeat before lease_expires_at →',
+  'complete_work (notes, result) or fail_work (reason). block_work when you need a person; start_work resumes.',
+  'add_note records progress. A refused call is a tool error whose text says what to do next.',
+].join(' ');
+
+const RESOURCE_TEMPLATE = 'agentdesk://work/{id}';
+const RESOURCE_PATTERN = /^agentdesk:\/\/work\/([0-9a-fA-F-]{36})$/;
+/** Items shown in resources/list: the caller's open ones. */
+const OPEN_STATUSES = 'dispatched,in_progress,blocked';
+const RESOURCE_LIST_SIZE = 50;
+
+type AddFormats = (ajv: Ajv) => Ajv;
+const addFormats = ((addFormatsModule as unknown as { default?: AddFormats }).default ??
+  (addFormatsModule as unknown as AddFormats)) as AddFormats;
+
+const ajv = new Ajv({ allErrors: true, useDefaults: true, coerceTypes: false, strict: false });
+addFormats(ajv);
+// The SDK's Server builds an Ajv of its own unless given a validator (it uses it only for
+// elicitation, which we do not send): one shared instance spares every request that cost.
+const SHARED_VALIDATOR = new AjvJsonSchemaValidator(ajv);
+
+interface CompiledTool {
+  definition: ToolDefinition;
+  validate: ValidateFunction;
+  listing: Tool;
+}
+
+// Compiled once per process: a server per request must cost next to nothing.
+const COMPILED = new Map<string, CompiledTool>(
+  TOOLS.map((definition) => [
+    definition.name,
+    {
+      definition,
+      validate: ajv.compile(definition.input),
+      listing: {
+        name: definition.name,
+        title: definition.title,
+        description: definition.description,
+        inputSchema: definition.input as Tool['inputSchema'],
+        outputSchema: definition.output as Tool['outputSchema'],
+        annotations: { title: definition.title, ...definition.annotations },
+      },
+    },
+  ]),
+);
+
+const ALL_LISTINGS = [...COMPILED.values()].map((tool) => tool.listing);
+
+function argumentErrors(errors: ErrorObject[] | null | undefined): string {
+  return (errors ?? [])
+    .map((error) => {
+      const at = error.instancePath.slice(1).replace(/\//g, '.');
+      if (error.keyword === 'required') return `${[at, error.params.missingProperty].filter(Boolean).join('.')} is required`;
+      if (error.keyword === 'additionalProperties') {
+        return `${[at, error.params.additionalProperty].filter(Boolean).join('.')} is not an argument of this tool`;
+      }
+      return `${at || 'arguments'} ${error.message ?? 'is invalid'}`;
+    })
+    .join('; ');
+}
+
+function toolError(text: string): CallToolResult {
+  return { isError: true, content: [{ type: 'text', text }] };
+}
+
+export interface McpServerDeps {
+  client: WorkClient;
+  /** What is known of the service; shared by the servers of one process, so it is found out once. */
+  service: ServiceFacts;
+  /** The caller; a promise so stdio can ask the service who its token is, once, when first needed. */
+  caller: () => Promise<Caller>;
+  onError?: (error: Error) => void;
+}
+
+export function createMcpServer({ client, service, caller, onError }: McpServerDeps): Server {
+  const server = new Server(SERVER_INFO, {
+    capabilities: { tools: { listChanged: false }, resources: { listChanged: false } },
+    instructions: INSTRUCTIONS,
+    jsonSchemaValidator: SHARED_VALIDATOR,
+  });
+  if (onError) server.onerror = onError;
+
+  server.setRequestHandler(ListToolsRequestSchema, async () => {
+    // Only the tools the caller's role may use; when the service cannot say who that is, all of them.
+    const who = await caller().catch(() => null);
+    if (!who) return { tools: ALL_LISTINGS };
+    return { tools: ALL_LISTINGS.filter((tool) => roleMay(who.role, COMPILED.get(tool.name)!.definition.access)) };
+  });
+
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
+    const tool = COMPILED.get(request.params.name);
+    if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${request.params.name}`);
+    // The request was parsed for this call alone: validation may fill in defaults in place.
+    const args = request.params.arguments ?? {};
+    if (!tool.validate(args)) {
+      return toolError(`Invalid arguments: ${argumentErrors(tool.validate.errors)}. Fix them and call ${tool.definition.name} again.`);
+    }
+    try {
+      const structured = await tool.definition.run(args, { client, service, caller: await caller(), signal: extra.signal });
+      return { content: [{ type: 'text', text: JSON.stringify(structured) }], structuredContent: structured };
+    } catch (error) {
+      return toolError(refusalText(error, tool.definition.name));
+    }
+  });
+
+  server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({
+    resourceTemplates: [
+      {
+        uriTemplate: RESOURCE_TEMPLATE,
+        name: 'work-item',
+        title: 'Work item',
+        description: 'A work item as JSON, with its dispatch log',
+        mimeType: 'application/json',
+      },
+    ],
+  }));
+
+  server.setRequestHandler(ListResourcesRequestSchema, async (_request, extra) => {
+    try {
+      const who = await caller();
+      const page = await client.listWork(
+        { agent: who.agent, status: OPEN_STATUSES, sort: 'priority', limit: RESOURCE_LIST_SIZE },
+        { signal: extra.signal },
+      );
+      return {
+        resources: page.items.map((item) => ({
+          uri: `agentdesk://work/${item.id}`,
+          name: `${item.type}: ${item.description.slice(0, 80)}`,
+          description: `${item.status}, priority ${item.priority}`,
+          mimeType: 'application/json',
+        })),
+      };
+    } catch (error) {
+      throw new McpError(ErrorCode.InternalError, refusalText(error, 'resources/list'));
+    }
+  });
+
+  server.setRequestHandler(ReadResourceRequestSchema, async (request, extra) => {
+    const match = RESOURCE_PATTERN.exec(request.params.uri);
+    if (!match) {
+      throw new McpError(ErrorCode.InvalidParams, `Unknown resource ${request.params.uri}; work items are ${RESOURCE_TEMPLATE}`);
+    }
+    try {
+      const item = await client.getWork(match[1] as string, { signal: extra.signal });
+      return { contents: [{ uri: request.params.uri, mimeType: 'application/json', text: JSON.stringify(item) }] };
+    } catch (error) {
+      if (error instanceof ProblemError && error.status === 404) {
+        // -32002: the MCP specification's code for a resource that does not exist.
+        throw new McpError(-32002, `Resource not found: ${request.params.uri}`, { uri: request.params.uri });
+      }
+      throw new McpError(ErrorCode.InternalError, refusalText(error, 'resources/read'));
+    }
+  });
+
+  return server;
+}

@@ -1,0 +1,311 @@
+import type { Static, TSchema } from 'typebox';
+import { ACCESS, type Access, type Role } from '../auth/roles.js';
+import { ProblemError } from '../client/errors.js';
+import type { WorkClient } from '../client/work-client.js';
+import type { UpdateWorkItem, WorkItem } from '../work/schemas.js';
+import {
+  BlockInputSchema,
+  ClaimInputSchema,
+  ClaimOutputSchema,
+  CompleteInputSchema,
+  EmptyInputSchema,
+  FailInputSchema,
+  HeartbeatInputSchema,
+  IdInputSchema,
+  ItemOutputSchema,
+  ItemWithHistorySchema,
+  ListInputSchema,
+  MCP_PAGE_SIZE,
+  NoteInputSchema,
+  PageOutputSchema,
+  ProjectsOutputSchema,
+  StartInputSchema,
+  SubmitInputSchema,
+} from './schemas.js';
+
+// The tools an agent works with, one entry each: what the model reads (name, description,
+// annotations, schemas) and what the call does through the typed client. The caller's
+// credentials go with every call, so the service's role and holder rules apply unchanged; the
+// agent a tool acts as comes from the caller, never from an argument.
+
+/** Who is calling: the agent the token acts as (else its name; X-User under AUTH=off), and its role. */
+export interface Caller {
+  agent: string;
+  role: Role;
+}
+
+/** What the tools learn about the service they talk to, kept for the life of the process. */
+export interface ServiceFacts {
+  /** Whether GET /work/{id}/history exists: null until a call finds out. */
+  hasHistory: boolean | null;
+}
+
+export function createServiceFacts(): ServiceFacts {
+  return { hasHistory: null };
+}
+
+export interface ToolContext {
+  client: WorkClient;
+  service: ServiceFacts;
+  caller: Caller;
+  signal: AbortSignal;
+}
+
+/** MCP's tool annotations, always all four: the protocol's defaults (destructive: true) fit none of ours. */
+export interface ToolAnnotations {
+  readOnlyHint: boolean;
+  destructiveHint: boolean;
+  idempotentHint: boolean;
+  openWorldHint: boolean;
+}
+
+export interface ToolDefinition<Input extends TSchema = TSchema> {
+  name: string;
+  title: string;
+  description: string;
+  /** The access level the tool's routes need: the tool is listed only to roles that have it. */
+  access: Access;
+  input: Input;
+  output: TSchema;
+  annotations: ToolAnnotations;
+  run(args: Static<Input>, context: ToolContext): Promise<Record<string, unknown>>;
+}
+
+const READS: ToolAnnotations = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
+const MOVES: ToolAnnotations = { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false };
+/** Completed and failed are final: no move leads out of them. */
+const FINAL_MOVES: ToolAnnotations = { ...MOVES, destructiveHint: true };
+const ADDS: ToolAnnotations = { ...MOVES, idempotentHint: false };
+
+/** How often a read-then-write is retried when someone else's change wins the race. */
+const WRITE_ATTEMPTS = 5;
+
+function define<Input extends TSchema>(tool: ToolDefinition<Input>): ToolDefinition {
+  return tool as unknown as ToolDefinition;
+}
+
+/**
+ * `text` below `notes`. When the call repeats a move already made (a retry after a lost
+ * answer), a note that already ends the notes is not written twice.
+ */
+export function withNote(notes: string | null, text: string, repeat: boolean): string {
+  if (!notes) return text;
+  if (repeat && (notes === text || notes.endsWith(`\n\n${text}`))) return notes;
+  return `${notes}\n\n${text}`;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** The payload with `result` merged into its `result` object (made one if it was anything else). */
+export function withResult(payload: WorkItem['payload'], result: object): Record<string, unknown> {
+  const current = (payload ?? {}) as Record<string, unknown>;
+  const earlier = isObject(current.result) ? current.result : {};
+  return { ...current, result: { ...earlier, ...result } };
+}
+
+/**
+ * Reads the item, lets `change` decide the write from it, and writes under If-Match: the
+ * caller's version when given (so the write fails if the item moved on since the caller looked),
+ * else the version just read, retried from a fresh read when a concurrent change wins.
+ */
+async function changeFromCurrent(
+  { client, signal }: ToolContext,
+  id: string,
+  version: number | undefined,
+  change: (current: WorkItem) => UpdateWorkItem,
+  note?: string,
+): Promise<WorkItem> {
+  for (let attempt = 1; ; attempt += 1) {
+    const current = await client.getWork(id, { signal });
+    const body = change(current);
+    if (note !== undefined) {
+      const notes = withNote(current.notes, note, body.status !== undefined && body.status === current.status);
+      if (notes !== current.notes) body.notes = notes;
+    }
+    try {
+      return await client.updateWork(id, body, { signal, ifMatch: version ?? current.version });
+    } catch (error) {
+      const lostRace = error instanceof ProblemError && error.status === 412 && version === undefined;
+      if (!lostRace || attempt >= WRITE_ATTEMPTS) throw error;
+    }
+  }
+}
+
+type HistoryEntry = { at: string; actor: string; action: string } & Record<string, unknown>;
+
+/** What the dispatch log tells of an item's past, for a service without GET /work/{id}/history. */
+export function historyFromDispatchLog(item: WorkItem): HistoryEntry[] {
+  const entries: HistoryEntry[] = [{ at: item.created_at, actor: item.created_by, action: 'created' }];
+  for (const dispatch of item.dispatch_log) {
+    entries.push({ at: dispatch.dispatched_at, actor: dispatch.agent, action: 'dispatched' });
+    if (dispatch.completed_at !== null) {
+      entries.push({ at: dispatch.completed_at, actor: dispatch.agent, action: dispatch.reason ?? dispatch.outcome ?? 'closed' });
+    }
+  }
+  return entries.sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0));
+}
+
+async function itemWithHistory({ client, service, signal }: ToolContext, id: string): Promise<Record<string, unknown>> {
+  const fromLog = (item: WorkItem) => ({ ...item, history: historyFromDispatchLog(item), history_source: 'dispatch_log' });
+  if (service.hasHistory === false) return fromLog(await client.getWork(id, { signal }));
+  const [item, history] = await Promise.all([
+    client.getWork(id, { signal }),
+    client.getWorkHistory(id, { signal }).catch((error: unknown) => error),
+  ]);
+  if (Array.isArray(history)) {
+    service.hasHistory = true;
+    return { ...item, history, history_source: 'history' };
+  }
+  // The item was found, so a 404 here means the service has no history route.
+  if (history instanceof ProblemError && history.status === 404) {
+    service.hasHistory = false;
+    return fromLog(item);
+  }
+  throw history;
+}
+
+export const TOOLS: readonly ToolDefinition[] = [
+  define({
+    name: 'claim_next_work',
+    title: 'Claim the next work item',
+    description:
+      'Take the next work item for you (items dispatched to you first, then the queue by priority) on a lease, already in_progress; wait_s (≤30) waits for one to arrive. Answers the item, or claimed:false when there is none.',
+    access: ACCESS.work,
+    input: ClaimInputSchema,
+    output: ClaimOutputSchema,
+    annotations: ADDS,
+    async run(args, { client, caller, signal }) {
+      const item = await client.claimWork({ ...args, agent: caller.agent }, { signal });
+      if (item) return item;
+      const which = args.types ? ` of type ${args.types.join(' or ')}` : '';
+      return {
+        claimed: false,
+        detail: `No work${which} is waiting for ${caller.agent}. Call claim_next_work again later, or with wait_s (up to 30) to wait for some.`,
+      };
+    },
+  }),
+  define({
+    name: 'heartbeat',
+    title: 'Keep the lease',
+    description:
+      'Keep your lease on a work item you hold: call it before lease_expires_at while you work, or the item goes back to the queue; lease_s sets a new lease length.',
+    access: ACCESS.work,
+    input: HeartbeatInputSchema,
+    output: ItemOutputSchema,
+    annotations: MOVES,
+    run: ({ id, ...rest }, { client, caller, signal }) => client.heartbeat(id, { ...rest, agent: caller.agent }, { signal }),
+  }),
+  define({
+    name: 'get_work_item',
+    title: 'Read a work item',
+    description: 'Read one work item: its status, holder, notes, payload, version and lease, with its history.',
+    access: ACCESS.read,
+    input: IdInputSchema,
+    output: ItemWithHistorySchema,
+    annotations: READS,
+    run: ({ id }, context) => itemWithHistory(context, id),
+  }),
+  define({
+    name: 'list_work',
+    title: 'List work items',
+    description: `List work items, newest first (sort=priority: queue order), filtered by status (comma-separated), agent, type, project_id, since; ${MCP_PAGE_SIZE} per page, next page with next_cursor.`,
+    access: ACCESS.read,
+    input: ListInputSchema,
+    output: PageOutputSchema,
+    annotations: READS,
+    async run(args, { client, signal }) {
+      const page = await client.listWork(args, { signal });
+      return { items: page.items, next_cursor: page.next_cursor };
+    },
+  }),
+  define({
+    name: 'start_work',
+    title: 'Start or resume a work item',
+    description: 'Start a work item dispatched to you, or resume one you blocked: moves it to in_progress and renews your lease.',
+    access: ACCESS.work,
+    input: StartInputSchema,
+    output: ItemOutputSchema,
+    annotations: MOVES,
+    run: ({ id, version }, { client, signal }) => client.updateWork(id, { status: 'in_progress' }, { signal, ifMatch: version }),
+  }),
+  define({
+    name: 'block_work',
+    title: 'Block a work item',
+    description:
+      'Pause your work item because you need something (a person, an answer, access): moves it to blocked, the reason appended to its notes; start_work resumes it.',
+    access: ACCESS.work,
+    input: BlockInputSchema,
+    output: ItemOutputSchema,
+    annotations: MOVES,
+    run: ({ id, reason, version }, context) => changeFromCurrent(context, id, version, () => ({ status: 'blocked' }), reason),
+  }),
+  define({
+    name: 'complete_work',
+    title: 'Complete a work item',
+    description:
+      "Finish your work item successfully: moves it to completed (final), appends notes, and merges result into the payload's result object.",
+    access: ACCESS.work,
+    input: CompleteInputSchema,
+    output: ItemOutputSchema,
+    annotations: FINAL_MOVES,
+    run({ id, notes, result, version }, context) {
+      const done: UpdateWorkItem = { status: 'completed', outcome: 'success' };
+      if (notes === undefined && result === undefined) {
+        return context.client.updateWork(id, done, { signal: context.signal, ifMatch: version });
+      }
+      return changeFromCurrent(
+        context,
+        id,
+        version,
+        (current) => ({ ...done, ...(result !== undefined && { payload: withResult(current.payload, result) }) }),
+        notes,
+      );
+    },
+  }),
+  define({
+    name: 'fail_work',
+    title: 'Fail a work item',
+    description: 'Give up on your work item: moves it to failed (final), the reason appended to its notes.',
+    access: ACCESS.work,
+    input: FailInputSchema,
+    output: ItemOutputSchema,
+    annotations: FINAL_MOVES,
+    run: ({ id, reason, version }, context) =>
+      changeFromCurrent(context, id, version, () => ({ status: 'failed', outcome: 'failed' }), reason),
+  }),
+  define({
+    name: 'add_note',
+    title: 'Add a note',
+    description: "Append a note to a work item's notes (progress, a finding, a question for a person); its status does not change.",
+    access: ACCESS.work,
+    input: NoteInputSchema,
+    output: ItemOutputSchema,
+    annotations: ADDS,
+    run: ({ id, text, version }, context) => changeFromCurrent(context, id, version, () => ({}), text),
+  }),
+  define({
+    name: 'submit_work',
+    title: 'Submit a work item',
+    description:
+      'Put a new work item in the queue (type, description, priority 1 highest to 5, payload); send an idempotency_key so a retry never creates it twice.',
+    access: ACCESS.submit,
+    input: SubmitInputSchema,
+    output: ItemOutputSchema,
+    annotations: ADDS,
+    run: ({ idempotency_key, ...body }, { client, signal }) => client.submitWork(body, { signal, idempotencyKey: idempotency_key }),
+  }),
+  define({
+    name: 'list_projects',
+    title: 'List projects',
+    description: 'List all projects (id, name, external_ref), e.g. to find the project_id to filter or claim work by.',
+    access: ACCESS.read,
+    input: EmptyInputSchema,
+    output: ProjectsOutputSchema,
+    annotations: READS,
+    async run(_args, { client, signal }) {
+      return { projects: await client.listProjects({ signal }) };
+    },
+  }),
+];

@@ -1,0 +1,79 @@
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type TestApp, startWorkApp } from '../helpers/apps.js';
+import { ADMIN_SECRET, AUTH_ENV, bearer, mintToken } from '../helpers/auth.js';
+import { storesUnderTest } from '../helpers/databases.js';
+import { sleep } from '../helpers/processes.js';
+import { api, connectHttp } from './helpers.js';
+
+// A claim that waits (wait_s) for an agent that stopped listening must not take the next item:
+// the item would sit on a lease nobody holds. The MCP endpoint is stateless, so a cancellation
+// arrives in a POST of its own, and a hang-up only shows on the socket; both must end the wait.
+
+const admin = bearer(ADMIN_SECRET);
+const WAIT_S = 20;
+
+describe.each(await storesUnderTest())('an abandoned claim over MCP on %s', (kind) => {
+  let desk: TestApp;
+  let base: string;
+  let botToken: string;
+
+  beforeAll(async () => {
+    desk = await startWorkApp(kind, AUTH_ENV);
+    await desk.app.listen({ port: 0, host: '127.0.0.1' });
+    base = `http://127.0.0.1:${(desk.app.server.address() as AddressInfo).port}`;
+    botToken = (await mintToken(desk.app, { role: 'agent', agent: 'bot-1' })).token;
+  });
+  afterAll(async () => desk?.close());
+
+  /** Nothing logged at error level: a caller going away is ordinary. */
+  function expectNoErrorsLogged(): void {
+    const errors = desk.logs.lines.filter((line) => (JSON.parse(line) as { level: number }).level >= 50);
+    expect(errors).toEqual([]);
+  }
+
+  /** Submits an item after the claim was given up, and checks nobody took it. */
+  async function expectNobodyClaims(type: string): Promise<void> {
+    const submitted = await api(base, 'POST', '/work', admin, { type, description: 'after the claim was given up' });
+    expect(submitted.status).toBe(201);
+    // Long enough for a waiting claim to wake and take it.
+    await sleep(1_000);
+    const item = await api(base, 'GET', `/work/${submitted.body.id}`, admin);
+    expect(item.body.status).toBe('queued');
+    expect(item.body.assigned_agent).toBeNull();
+  }
+
+  it('a client that hangs up ends its waiting claim', async () => {
+    const hangUp = AbortSignal.timeout(300);
+    const call = fetch(`${base}/mcp`, {
+      method: 'POST',
+      headers: { ...bearer(botToken), 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name: 'claim_next_work', arguments: { wait_s: WAIT_S, types: ['hang_up'] } },
+      }),
+      signal: hangUp,
+    });
+    await expect(call).rejects.toThrow();
+    await expectNobodyClaims('hang_up');
+    expectNoErrorsLogged();
+  });
+
+  it('a tool call the client cancels ends its waiting claim', async () => {
+    const client = await connectHttp(base, bearer(botToken));
+    const stop = new AbortController();
+    const call = client.callTool(
+      { name: 'claim_next_work', arguments: { wait_s: WAIT_S, types: ['cancelled'] } },
+      undefined,
+      { signal: stop.signal },
+    );
+    await sleep(300);
+    stop.abort();
+    await expect(call).rejects.toThrow();
+    await expectNobodyClaims('cancelled');
+    expectNoErrorsLogged();
+    await client.close();
+  });
+});

@@ -1,0 +1,156 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ADMIN_SECRET, AUTH_ENV, bearer } from '../helpers/auth.js';
+import { type TestDatabase, createTestDatabase, storesUnderTest } from '../helpers/databases.js';
+import { type ServerProcess, freePort, killAllServers, startWorkServer } from '../helpers/processes.js';
+import { api, refused, use } from './helpers.js';
+
+// `agentdesk mcp` as an MCP host runs it: the official SDK's client spawns the CLI binary and
+// speaks MCP over its stdin/stdout; the CLI talks to a real agentdesk process over HTTP.
+// Run `npm run build:server` first.
+
+const CLI_JS = fileURLToPath(new URL('../../dist/src/cli/main.js', import.meta.url));
+const admin = bearer(ADMIN_SECRET);
+const clients: Client[] = [];
+
+/** `agentdesk mcp` with exactly these variables (and PATH), as a host's config would set them. */
+async function spawnMcp(env: Record<string, string>): Promise<Client> {
+  const client = new Client({ name: 'agentdesk-stdio-tests', version: '1.0.0' });
+  await client.connect(
+    new StdioClientTransport({
+      command: process.execPath,
+      args: [CLI_JS, 'mcp'],
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...env },
+      stderr: 'pipe',
+    }),
+  );
+  clients.push(client);
+  return client;
+}
+
+afterAll(async () => {
+  await Promise.all(clients.map((client) => client.close()));
+  await killAllServers();
+});
+
+describe.each(await storesUnderTest())('agentdesk mcp (stdio) on %s', (kind) => {
+  let database: TestDatabase;
+  let desk: ServerProcess;
+  let bot1: Client;
+  let bot2: Client;
+
+  async function mint(agent: string): Promise<string> {
+    const created = await api(desk.url, 'POST', '/tokens', admin, { name: agent, role: 'agent', agent });
+    expect(created.status).toBe(201);
+    return created.body.token;
+  }
+
+  beforeAll(async () => {
+    database = await createTestDatabase(kind);
+    desk = await startWorkServer({ env: { ...AUTH_ENV, DATABASE_URL: database.config.url } });
+    bot1 = await spawnMcp({ AGENTDESK_URL: desk.url, AGENTDESK_TOKEN: await mint('stdio-1') });
+    bot2 = await spawnMcp({ AGENTDESK_URL: desk.url, AGENTDESK_TOKEN: await mint('stdio-2') });
+  });
+  afterAll(async () => {
+    await desk?.stop();
+    await database?.destroy();
+  });
+
+  it('lists the tools and runs claim → heartbeat → complete, then a refused move', async () => {
+    expect((await bot1.listTools()).tools).toHaveLength(11);
+    const item = (await api(desk.url, 'POST', '/work', admin, { type: 'stdio_loop', description: 'over stdio' })).body;
+
+    const claimed = await use(bot1, 'claim_next_work', { types: ['stdio_loop'], wait_s: 2 });
+    expect(claimed).toMatchObject({ id: item.id, status: 'in_progress', assigned_agent: 'stdio-1' });
+    const beat = await use(bot1, 'heartbeat', { id: item.id, lease_s: 900 });
+    expect(Date.parse(beat.lease_expires_at) - Date.now()).toBeGreaterThan(800_000);
+    const done = await use(bot1, 'complete_work', { id: item.id, notes: 'via stdio', result: { lines: 3 } });
+    expect(done).toMatchObject({ status: 'completed', notes: 'via stdio', payload: { result: { lines: 3 } } });
+
+    const text = await refused(bot1, 'block_work', { id: item.id, reason: 'too late' });
+    expect(text).toMatch(/^agentdesk refused \(409 Conflict\): Cannot move a work item from completed to blocked/);
+  });
+
+  it('answers JSON lines on stdout and exits 0 soon after its stdin ends, having talked to the desk', async () => {
+    const child = spawn(process.execPath, [CLI_JS, 'mcp'], {
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', AGENTDESK_URL: desk.url, AGENTDESK_TOKEN: await mint('stdio-raw') },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let out = '';
+    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
+    const send = (message: object) => child.stdin.write(`${JSON.stringify(message)}\n`);
+    send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
+    send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'list_projects', arguments: {} } });
+    const deadline = Date.now() + 10_000;
+    while (!out.includes('"id":2') && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+    const lines = out.trim().split('\n').map((line) => JSON.parse(line) as { id: number; result: { structuredContent?: unknown } });
+    expect(lines.map((line) => line.id)).toEqual([1, 2]);
+    expect(lines[1]?.result.structuredContent).toEqual({ projects: [] });
+
+    const ended = Date.now();
+    child.stdin.end();
+    const [code] = (await once(child, 'exit')) as [number | null];
+    expect(code).toBe(0);
+    expect(Date.now() - ended).toBeLessThan(5_000);
+  });
+
+  it("keeps a second agent's token off the first agent's item", async () => {
+    await api(desk.url, 'POST', '/work', admin, { type: 'stdio_owned', description: 'mine' });
+    const claimed = await use(bot1, 'claim_next_work', { types: ['stdio_owned'] });
+    const text = await refused(bot2, 'complete_work', { id: claimed.id });
+    expect(text).toMatch(/^agentdesk refused \(403 Forbidden\): This token acts as agent stdio-2/);
+    expect((await api(desk.url, 'GET', `/work/${claimed.id}`, admin)).body.status).toBe('in_progress');
+  });
+});
+
+describe('agentdesk mcp (stdio) without a desk or an agent', () => {
+  it('says, as a tool error, that the desk does not answer, and works once it does', async () => {
+    const port = await freePort();
+    const url = `http://127.0.0.1:${port}`;
+    const client = await spawnMcp({ AGENTDESK_URL: url, AGENTDESK_AGENT: 'late-bot' });
+    const text = await refused(client, 'list_projects');
+    expect(text).toContain(`cannot reach agentdesk at ${url}`);
+    expect(text).toContain('Is agentdesk running');
+
+    const database = await createTestDatabase('sqlite');
+    const desk = await startWorkServer({ port, env: { AUTH: 'off', DATABASE_URL: database.config.url } });
+    try {
+      expect(await use(client, 'list_projects')).toEqual({ projects: [] });
+      await api(url, 'POST', '/work', { 'x-user': 'someone' }, { type: 'late', description: 'after the desk came up' });
+      expect(await use(client, 'claim_next_work', { types: ['late'] })).toMatchObject({ assigned_agent: 'late-bot' });
+    } finally {
+      await desk.stop();
+      await database.destroy();
+    }
+  });
+
+  it('under AUTH=off without AGENTDESK_AGENT, says which variable to set', async () => {
+    const database = await createTestDatabase('sqlite');
+    const desk = await startWorkServer({ env: { AUTH: 'off', DATABASE_URL: database.config.url } });
+    try {
+      const client = await spawnMcp({ AGENTDESK_URL: desk.url });
+      expect(await refused(client, 'claim_next_work')).toContain('set AGENTDESK_AGENT');
+    } finally {
+      await desk.stop();
+      await database.destroy();
+    }
+  });
+
+  it('exits 0, having written nothing, when its stdin ends', async () => {
+    const child = spawn(process.execPath, [CLI_JS, 'mcp'], {
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', AGENTDESK_URL: 'http://127.0.0.1:9' },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    const out: Buffer[] = [];
+    child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
+    child.stdin.end();
+    const [code] = (await once(child, 'exit')) as [number | null];
+    expect(code).toBe(0);
+    expect(Buffer.concat(out).toString()).toBe('');
+  });
+});
