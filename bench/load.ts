@@ -8,7 +8,7 @@ import autocannonModule from 'autocannon';
 // never shares a CPU queue with the server or the orchestrator. It warms up, measures, and
 // prints one JSON line: the totals and every 2xx response time.
 
-export const LOAD_KINDS = ['post', 'patch', 'list', 'classify'] as const;
+export const LOAD_KINDS = ['post', 'patch', 'list', 'classify', 'classify_duplicate'] as const;
 export type LoadKind = (typeof LOAD_KINDS)[number];
 
 export interface LoadSpec {
@@ -116,11 +116,32 @@ function requestsFor(spec: LoadSpec): Requests {
         },
       ];
     }
+    case 'classify_duplicate': {
+      // The same few emails over and over, each classified once before the run
+      // (`primeDuplicates`), so every request is a duplicate answered from the store.
+      let sent = 0;
+      return [
+        {
+          method: 'POST',
+          path: '/classify',
+          headers: JSON_HEADERS,
+          setupRequest: (request) => ({ ...request, body: duplicateBody(sent++ % DUPLICATE_EMAILS) }),
+        },
+      ];
+    }
     default: {
       const unreachable: never = spec.kind;
       throw new Error(`unknown load ${String(unreachable)}`);
     }
   }
+}
+
+/** How many distinct emails the duplicate load cycles through. */
+export const DUPLICATE_EMAILS = 100;
+
+/** The n-th email of the duplicate load: the same id and content on every run. */
+export function duplicateBody(n: number): string {
+  return classifyBody(`duplicate-${n}`);
 }
 
 /** A short HTML request with a deadline and an attachment, in the simplified shape. */

@@ -171,9 +171,10 @@ export async function startClassify(
   return startNode(SERVICES_MAIN, ['classify'], env, port, cpuProfileDir ? ['--cpu-prof', '--cpu-prof-dir', cpuProfileDir] : []);
 }
 
-export async function startClassifyCeiling(): Promise<BenchServer> {
+/** The classify ceiling, asking the fake provider at `llmBaseUrl` (its OpenAI base URL). */
+export async function startClassifyCeiling(llmBaseUrl: string): Promise<BenchServer> {
   const port = await freePort();
-  return startNode(CLASSIFY_CEILING_MAIN, [], { CEILING_PORT: String(port) }, port);
+  return startNode(CLASSIFY_CEILING_MAIN, [], { CEILING_PORT: String(port), CEILING_LLM_BASE_URL: llmBaseUrl }, port);
 }
 
 /** The tests' fake provider; its OpenAI base URL is `url` + /v1. */
