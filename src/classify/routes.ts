@@ -12,11 +12,12 @@ export function registerClassifyRoutes(app: HttpApp, service: ClassifyService): 
         tags: ['classification'],
         summary: 'Classify one email (simplified shape or a Microsoft Graph message)',
         description:
-          'Always 200 for a valid email: when the provider fails after every retry the result is `uncategorized` with confidence 0 and a reasoning that names the failure.',
+          'Always 200 for a valid email: when the provider fails after every retry the result is `uncategorized` with confidence 0 and a reasoning that names the failure. 429 with Retry-After when the caller already has LLM_CONCURRENCY provider calls in flight and LLM_QUEUE more waiting.',
         body: ClassifyRequestSchema,
-        response: { 200: ClassifyResultSchema, ...problemResponses(400, 403, 413, 415, 422, 503) },
+        response: { 200: ClassifyResultSchema, ...problemResponses(400, 403, 413, 415, 422, 429, 503) },
       },
     },
-    async (request) => service.classify(request.body),
+    // The caller is the client address until API tokens exist; then it is the token's id.
+    async (request) => service.classify(request.body, request.ip),
   );
 }

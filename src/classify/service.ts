@@ -8,6 +8,7 @@ import { FALLBACK_CATEGORY, SIGNAL_PROMPT_INJECTION, type Classification, type C
 import { decideDedupe, type DedupeDecision } from './dedupe.js';
 import type { DedupeStore } from './dedupe-store.js';
 import { fingerprintOf } from './fingerprint.js';
+import { createProviderLimiter, type ProviderSlot } from './provider-limiter.js';
 import { checkAnswer, enforceInvariants, type ModelAnswer } from './llm/answer.js';
 import { LlmInvalidAnswer, type FailureKind, type LlmClient } from './llm/client.js';
 import { buildRetryPolicy, withRetry, type Backoff, type RetryPolicy } from './llm/retry.js';
@@ -20,7 +21,11 @@ import { createGuardedFetch } from './guarded-fetch.js';
 import { systemResolver, type HostResolver } from './ssrf.js';
 
 export interface ClassifyService {
-  classify(request: ClassifyRequest): Promise<ClassifyResult>;
+  /**
+   * `caller` keys the limits on provider calls (provider-limiter.ts): the route passes the
+   * client address today, the API token's id once tokens exist.
+   */
+  classify(request: ClassifyRequest, caller?: string): Promise<ClassifyResult>;
   /** Forgets dedupe records older than the retention period; returns the rows removed. */
   purgeExpired(): Promise<number>;
 }
@@ -49,6 +54,8 @@ const FAILURE_REASONS = {
 /** How often a request waiting for a concurrent classification of the same email looks again. */
 const WAIT_POLL_MS = 50;
 const DAY_MS = 24 * 60 * 60 * 1000;
+/** Callers that name no one (in-process use) share one line. */
+const ANONYMOUS_CALLER = 'anonymous';
 
 interface Outcome {
   classification: Classification;
@@ -64,6 +71,7 @@ export function createClassifyService(deps: ClassifyServiceDeps): ClassifyServic
   // One pool for every caller-chosen host: each socket is checked when it opens, so sharing
   // kept-alive connections between requests shares only connections that passed.
   const guardedFetch = createGuardedFetch(deps.resolveHost ?? systemResolver);
+  const limiter = createProviderLimiter(deps.llm.limits);
 
   const clientFor = (settings: ProviderSettings): LlmClient => {
     if (settings.caller_credentials) return createLlmClient(settings, guardedFetch);
@@ -114,8 +122,14 @@ export function createClassifyService(deps: ClassifyServiceDeps): ClassifyServic
     }
   }
 
-  async function classifyOwned(decision: DedupeDecision, email: Email, settings: ProviderSettings, fingerprint: string): Promise<Classification> {
-    const run = runProvider(email, settings, fingerprint);
+  async function classifyOwned(
+    decision: DedupeDecision,
+    email: Email,
+    settings: ProviderSettings,
+    fingerprint: string,
+    slot: ProviderSlot | null,
+  ): Promise<Classification> {
+    const run = slot ? slot.run(() => runProvider(email, settings, fingerprint)) : runProvider(email, settings, fingerprint);
     // Never rejects: a waiter that gets null classifies for itself, and an unawaited rejection would end the process.
     inFlight.set(decision.record_key, run.then((outcome) => (outcome.failed ? null : outcome.classification), () => null));
     try {
@@ -128,8 +142,31 @@ export function createClassifyService(deps: ClassifyServiceDeps): ClassifyServic
     }
   }
 
+  /** Dedupe, then the stored classification or a new one; `slot` is this request's place in its caller's line. */
+  async function classifyEmail(email: Email, settings: ProviderSettings, slot: ProviderSlot | null): Promise<ClassifyResult> {
+    const fingerprint = fingerprintOf(email);
+    const decision = await decideDedupe(deps.store, {
+      message_key: email.message_key,
+      message_id: email.message_id,
+      conversation_id: email.conversation_id,
+      fingerprint,
+      now: now().toISOString(),
+    });
+
+    let classification: Classification | null = null;
+    if (decision.action.kind === 'reuse') {
+      classification = await awaitClassification(decision.action.source_key);
+      if (classification && decision.action.source_key !== decision.record_key) {
+        await deps.store.saveResult(decision.record_key, classification, now().toISOString());
+      }
+    }
+    classification ??= await classifyOwned(decision, email, settings, fingerprint, slot);
+    deps.logger.debug({ dedupe: decision.verdict.status, matched_on: decision.verdict.matched_on, category: classification.category }, 'classify result');
+    return { ...classification, dedupe: decision.verdict };
+  }
+
   return {
-    async classify(request) {
+    async classify(request, caller = ANONYMOUS_CALLER) {
       const settings = await resolveSettings(request, { llm: deps.llm, allowOverrides: deps.allowOverrides, resolveHost: deps.resolveHost });
       const email = normalizeEmail(request as EmailInput, deps.maxChars);
       if (!hasContent(email)) {
@@ -140,25 +177,14 @@ export function createClassifyService(deps: ClassifyServiceDeps): ClassifyServic
           })),
         );
       }
-      const fingerprint = fingerprintOf(email);
-      const decision = await decideDedupe(deps.store, {
-        message_key: email.message_key,
-        message_id: email.message_id,
-        conversation_id: email.conversation_id,
-        fingerprint,
-        now: now().toISOString(),
-      });
-
-      let classification: Classification | null = null;
-      if (decision.action.kind === 'reuse') {
-        classification = await awaitClassification(decision.action.source_key);
-        if (classification && decision.action.source_key !== decision.record_key) {
-          await deps.store.saveResult(decision.record_key, classification, now().toISOString());
-        }
+      // Before dedupe claims a record: a refused request leaves nothing behind, so its retry is
+      // judged afresh. A duplicate gives the place back unused (release is a no-op after run).
+      const slot = settings.provider === 'rules' ? null : limiter.reserve(caller);
+      try {
+        return await classifyEmail(email, settings, slot);
+      } finally {
+        slot?.release();
       }
-      classification ??= await classifyOwned(decision, email, settings, fingerprint);
-      deps.logger.debug({ dedupe: decision.verdict.status, matched_on: decision.verdict.matched_on, category: classification.category }, 'classify result');
-      return { ...classification, dedupe: decision.verdict };
     },
 
     async purgeExpired() {

@@ -38,6 +38,16 @@ export class ValidationError extends DomainError {
 
 export class ForbiddenError extends DomainError {}
 
+/** The caller has more work in progress than it may; it may retry after `retry_after_s` seconds. */
+export class TooManyRequestsError extends DomainError {
+  constructor(
+    message: string,
+    readonly retry_after_s: number,
+  ) {
+    super(message);
+  }
+}
+
 /** The backing store cannot be reached; the caller may retry. */
 export class UnavailableError extends DomainError {}
 

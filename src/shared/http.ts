@@ -20,6 +20,7 @@ import {
   NotFoundError,
   PROBLEM_CONTENT_TYPE,
   type Problem,
+  TooManyRequestsError,
   UnavailableError,
   ValidationError,
   problem,
@@ -106,6 +107,7 @@ export async function createHttpApp(options: HttpAppOptions): Promise<HttpApp> {
     } else if (mapped.status >= 500) {
       request.log.error({ err: error }, 'request failed');
     }
+    if (error instanceof TooManyRequestsError) reply.header('retry-after', String(error.retry_after_s));
     return reply.code(mapped.status).type(PROBLEM_CONTENT_TYPE).send(mapped);
   });
 
@@ -169,6 +171,7 @@ export function toProblem(error: FastifyError): Problem {
   if (error instanceof NotFoundError) return problem(404, error.message);
   if (error instanceof ConflictError) return problem(409, error.message, error.extensions);
   if (error instanceof ForbiddenError) return problem(403, error.message);
+  if (error instanceof TooManyRequestsError) return problem(429, error.message);
   if (error instanceof UnavailableError || isDatabaseUnavailable(error)) {
     return problem(503, 'The database is unavailable; retry shortly.');
   }

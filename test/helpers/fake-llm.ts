@@ -17,7 +17,9 @@ export type FakeReply =
   /** A well-formed envelope whose answer is not JSON (OpenAI) or not a tool call (Anthropic). */
   | { kind: 'malformed_answer' }
   /** Answers after a pause. */
-  | { kind: 'delay'; ms: number; then: FakeReply };
+  | { kind: 'delay'; ms: number; then: FakeReply }
+  /** Answers once `until` settles, so a test decides when the provider is done. */
+  | { kind: 'hold'; until: Promise<unknown>; then: FakeReply };
 
 export type FakeApi = 'openai' | 'anthropic';
 
@@ -27,6 +29,8 @@ export interface RecordedRequest {
   path: string;
   headers: IncomingHttpHeaders;
   body: Record<string, unknown>;
+  /** Date.now() when the reply was sent; null until then (or forever, for a hang). */
+  answered_at: number | null;
 }
 
 export interface FakeLlm {
@@ -35,6 +39,8 @@ export interface FakeLlm {
   /** `url` + /v1, the OpenAI base URL. */
   openaiBaseUrl: string;
   requests: RecordedRequest[];
+  /** Requests received and not yet answered, now and at most so far (counted even when not recording). */
+  open(): { now: number; max: number };
   /** Queues replies for the next requests; when the queue is empty the default answer is sent. */
   script(...replies: FakeReply[]): void;
   setDefaultAnswer(answer: unknown): void;
@@ -73,6 +79,7 @@ export async function startFakeLlm({ port: listenPort = 0, record = true }: Fake
   const queue: FakeReply[] = [];
   const requests: RecordedRequest[] = [];
   let defaultAnswer: unknown = FAKE_ANSWER;
+  const open = { now: 0, max: 0 };
 
   const server = createServer((request, response) => {
     const chunks: Buffer[] = [];
@@ -91,7 +98,14 @@ export async function startFakeLlm({ port: listenPort = 0, record = true }: Fake
       } catch {
         // recorded as empty; the test will see it
       }
-      if (record) requests.push({ api, method: request.method, path, headers: request.headers, body });
+      const recorded: RecordedRequest = { api, method: request.method, path, headers: request.headers, body, answered_at: null };
+      if (record) requests.push(recorded);
+      open.now += 1;
+      open.max = Math.max(open.max, open.now);
+      response.once('finish', () => {
+        recorded.answered_at = Date.now();
+        open.now -= 1;
+      });
       reply(api, body, queue.shift() ?? { kind: 'answer' }, response, defaultAnswer);
     });
   });
@@ -103,6 +117,7 @@ export async function startFakeLlm({ port: listenPort = 0, record = true }: Fake
     url,
     openaiBaseUrl: `${url}/v1`,
     requests,
+    open: () => ({ ...open }),
     script: (...replies) => queue.push(...replies),
     setDefaultAnswer: (answer) => {
       defaultAnswer = answer;
@@ -121,6 +136,12 @@ function reply(api: FakeApi, body: Record<string, unknown>, step: FakeReply, res
       return;
     case 'delay':
       setTimeout(() => reply(api, body, step.then, response, answer), step.ms);
+      return;
+    case 'hold':
+      step.until.then(
+        () => reply(api, body, step.then, response, answer),
+        () => reply(api, body, step.then, response, answer),
+      );
       return;
     case 'malformed_body':
       response.writeHead(200, { 'content-type': 'application/json' }).end('{"id": "broken", "choices": [');
