@@ -2,10 +2,13 @@ import { ConfigError, loadConfig } from './shared/config.js';
 import { openDatabase } from './shared/db.js';
 import { createLogger } from './shared/logger.js';
 import { type RunningService, serve } from './shared/server.js';
+import { superviseServices } from './shared/supervise.js';
 import { buildClassifyApp } from './classify/app.js';
 import { buildWorkApp } from './work/app.js';
 
 // Usage: node dist/src/main.js [all|work|classify]
+// `all` (what `npm start` runs) starts each service in a process of its own (shared/supervise.ts),
+// so classification load never stalls the work API's event loop; both use the one database.
 const SERVICES = ['all', 'work', 'classify'] as const;
 type Selection = (typeof SERVICES)[number];
 
@@ -44,11 +47,17 @@ async function main(): Promise<void> {
     process.stderr.write(`cannot open the database named by DATABASE_URL: ${(error as Error).message}\n`);
     process.exit(1);
   }
+  if (selection === 'all') {
+    // Opened above for the migrations, once, before two processes could race to apply them.
+    await database.close();
+    superviseServices([{ name: 'work', args: ['work'] }, { name: 'classify', args: ['classify'] }], logger);
+    return;
+  }
   const services: RunningService[] = [];
-  if (selection === 'all' || selection === 'work') {
+  if (selection === 'work') {
     services.push({ name: 'work', app: await buildWorkApp({ config, database, logger }), port: config.workPort });
   }
-  if (selection === 'all' || selection === 'classify') {
+  if (selection === 'classify') {
     services.push({
       name: 'classify',
       app: await buildClassifyApp({ config, database, logger }),

@@ -62,8 +62,11 @@ function baseEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   return { PATH: process.env.PATH ?? '/usr/bin:/bin', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...extra };
 }
 
-function spawnMain(env: Record<string, string>): { child: ChildProcess; out: string[]; err: string[]; exited: Promise<Exit> } {
-  const child = spawn(process.execPath, [MAIN_JS, 'work'], { env: baseEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+function spawnMain(
+  env: Record<string, string>,
+  selection: 'work' | 'all' = 'work',
+): { child: ChildProcess; out: string[]; err: string[]; exited: Promise<Exit> } {
+  const child = spawn(process.execPath, [MAIN_JS, selection], { env: baseEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
   live.add(child);
   const out: string[] = [];
   const err: string[] = [];
@@ -79,9 +82,26 @@ function spawnMain(env: Record<string, string>): { child: ChildProcess; out: str
 }
 
 /** Starts the work service and resolves once `GET /health` answers 200. */
-export async function startWorkServer(options: StartOptions): Promise<ServerProcess> {
+export function startWorkServer(options: StartOptions): Promise<ServerProcess> {
+  return startMain(options, 'work');
+}
+
+export interface DeskProcess extends ServerProcess {
+  /** The classification service, http://127.0.0.1:<port>; `url` is the work service. */
+  readonly classifyUrl: string;
+}
+
+/** `main.js all` as `npm start` runs it; resolves once both services answer `GET /health`. */
+export async function startDesk(options: StartOptions): Promise<DeskProcess> {
+  const classifyPort = await freePort();
+  const classifyUrl = `http://127.0.0.1:${classifyPort}`;
+  const server = await startMain({ ...options, env: { ...options.env, CLASSIFY_PORT: String(classifyPort) } }, 'all', classifyUrl);
+  return Object.assign(server, { classifyUrl });
+}
+
+async function startMain(options: StartOptions, selection: 'work' | 'all', alsoHealthy?: string): Promise<ServerProcess> {
   const port = options.port ?? (await freePort());
-  const { child, out, err, exited } = spawnMain({ ...options.env, WORK_PORT: String(port) });
+  const { child, out, err, exited } = spawnMain({ ...options.env, WORK_PORT: String(port) }, selection);
   let hasExited = false;
   void exited.then(() => (hasExited = true));
   const url = `http://127.0.0.1:${port}`;
@@ -115,19 +135,24 @@ export async function startWorkServer(options: StartOptions): Promise<ServerProc
   while (Date.now() < deadline) {
     if (hasExited) {
       const exit = await exited;
-      throw new Error(`work service exited during start-up (${JSON.stringify(exit)}):\n${server.stderr()}${server.stdout()}`);
+      throw new Error(`${selection} exited during start-up (${JSON.stringify(exit)}):\n${server.stderr()}${server.stdout()}`);
     }
     try {
-      const response = await fetch(`${url}/health`, { signal: AbortSignal.timeout(2_000) });
-      await response.arrayBuffer();
-      if (response.status === 200) return server;
+      const healthy = await Promise.all(
+        [url, alsoHealthy].filter((base) => base !== undefined).map(async (base) => {
+          const response = await fetch(`${base}/health`, { signal: AbortSignal.timeout(2_000) });
+          await response.arrayBuffer();
+          return response.status === 200;
+        }),
+      );
+      if (healthy.every(Boolean)) return server;
     } catch {
       // not listening yet
     }
     await sleep(50);
   }
   await server.kill();
-  throw new Error(`work service did not become healthy on ${url}:\n${server.stderr()}${server.stdout()}`);
+  throw new Error(`${selection} did not become healthy on ${url}:\n${server.stderr()}${server.stdout()}`);
 }
 
 export interface Finished {
