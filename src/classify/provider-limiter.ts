@@ -11,6 +11,7 @@
 // email turns out to be a duplicate.
 
 import { TooManyRequestsError } from '../shared/errors.js';
+import { takeTurn } from '../shared/turns.js';
 
 export interface LimiterSettings {
   /** Provider calls one caller may have in flight. */
@@ -131,6 +132,9 @@ export function createProviderLimiter(settings: LimiterSettings): ProviderLimite
           }
           const startedAt = performance.now();
           try {
+            // Building an SDK request costs about half a millisecond: hundreds released at once
+            // (a group commit resolving, a line moving) must not start in one go.
+            await takeTurn();
             return await work();
           } finally {
             finish(caller, owned, startedAt);

@@ -9,6 +9,7 @@ import { decideDedupe, type DedupeDecision } from './dedupe.js';
 import type { DedupeStore } from './dedupe-store.js';
 import { fingerprintOf } from './fingerprint.js';
 import { createProviderLimiter, type ProviderSlot } from './provider-limiter.js';
+import { takeTurn } from '../shared/turns.js';
 import { checkAnswer, enforceInvariants, type ModelAnswer } from './llm/answer.js';
 import { LlmInvalidAnswer, type FailureKind, type LlmClient } from './llm/client.js';
 import { buildRetryPolicy, withRetry, type Backoff, type RetryPolicy } from './llm/retry.js';
@@ -167,6 +168,8 @@ export function createClassifyService(deps: ClassifyServiceDeps): ClassifyServic
 
   return {
     async classify(request, caller = ANONYMOUS_CALLER) {
+      // A burst of arrivals is prepared a few per turn of the loop, not all in one go.
+      await takeTurn();
       const settings = await resolveSettings(request, { llm: deps.llm, allowOverrides: deps.allowOverrides, resolveHost: deps.resolveHost });
       const email = normalizeEmail(request as EmailInput, deps.maxChars);
       if (!hasContent(email)) {

@@ -11,6 +11,12 @@ import type { Kysely, Transaction } from 'kysely';
 const SAVEPOINT = 'unit';
 /** Bounds how long one batch holds the connection (reads wait for it). */
 const MAX_BATCH = 256;
+/**
+ * better-sqlite3 runs every statement on the event loop, so a full batch (hundreds of
+ * statements) would hold the loop for as long; every this-many ms it is given back between
+ * two units. The batch keeps the connection and the transaction meanwhile.
+ */
+const SLICE_MS = 5;
 
 interface Job {
   work: (trx: Transaction<any>) => Promise<unknown>;
@@ -31,7 +37,12 @@ export function createGroupCommit(kysely: Kysely<any>): TransactionRunner {
     try {
       const trx = await kysely.startTransaction().execute();
       try {
+        let sliceStarted = performance.now();
         for (const job of jobs) {
+          if (performance.now() - sliceStarted > SLICE_MS) {
+            await new Promise((resume) => setImmediate(resume));
+            sliceStarted = performance.now();
+          }
           const unit = await trx.savepoint(SAVEPOINT).execute();
           try {
             settled.push({ ok: true, value: await job.work(unit) });

@@ -11,7 +11,10 @@ function gate(): { promise: Promise<void>; open: () => void } {
   return { promise, open };
 }
 
-const tick = () => new Promise((resolve) => setImmediate(resolve));
+/** A few turns of the event loop: a call starts on a turn of its own (shared/turns.ts). */
+const tick = async () => {
+  for (let turn = 0; turn < 5; turn += 1) await new Promise((resolve) => setImmediate(resolve));
+};
 
 describe('provider limiter', () => {
   it('serves waiting callers in turn when the process-wide cap frees a slot, not the busiest caller first', async () => {
