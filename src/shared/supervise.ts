@@ -8,7 +8,9 @@ import type { Logger } from 'pino';
 // exits non-zero, so a supervisor above (systemd, Docker, npm) sees the failure.
 //
 // Each child gets an IPC channel it never uses: a child whose parent dies (even by SIGKILL)
-// sees it close and shuts itself down (see serve), so no service outlives `npm start`.
+// sees it close and shuts itself down (see serve), so no service outlives `npm start`. The
+// children have a process group of their own, so a Ctrl-C in the terminal reaches the parent
+// only, which stops them in order, rather than racing them to a stop it would take for a death.
 
 export interface ChildService {
   name: string;
@@ -31,6 +33,7 @@ export function superviseServices(services: ChildService[], logger: Logger): voi
     const child = spawn(process.execPath, [...process.execArgv, script, ...args], {
       env: process.env,
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+      detached: true,
     });
     const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
       child.once('exit', (code, signal) => resolve({ code, signal }));
