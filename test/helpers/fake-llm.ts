@@ -41,6 +41,8 @@ export interface FakeLlm {
   requests: RecordedRequest[];
   /** Requests received and not yet answered, now and at most so far (counted even when not recording). */
   open(): { now: number; max: number };
+  /** Starts the "at most" of `open()` again from what is open now. */
+  resetOpenMax(): void;
   /** Queues replies for the next requests; when the queue is empty the default answer is sent. */
   script(...replies: FakeReply[]): void;
   setDefaultAnswer(answer: unknown): void;
@@ -118,6 +120,9 @@ export async function startFakeLlm({ port: listenPort = 0, record = true }: Fake
     openaiBaseUrl: `${url}/v1`,
     requests,
     open: () => ({ ...open }),
+    resetOpenMax: () => {
+      open.max = open.now;
+    },
     script: (...replies) => queue.push(...replies),
     setDefaultAnswer: (answer) => {
       defaultAnswer = answer;
