@@ -1,10 +1,12 @@
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { type ChildProcess, execFile, fork, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import type { LoadResult, LoadSpec } from './load.js';
+import type { AnchorResult, AnchorSpec } from './queue-anchors.js';
+import type { QueueClientOptions, QueueClientReply, QueueClientRequest } from './queue-client.js';
 
 // The processes a benchmark run starts: the real services as `npm start` runs them, their
 // ceiling servers, the fake LLM provider and the load generators. Each is its own node process;
@@ -16,6 +18,8 @@ export const LOAD_MAIN = fileURLToPath(new URL('./load.js', import.meta.url));
 export const CLASSIFY_CEILING_MAIN = fileURLToPath(new URL('./classify-ceiling-server.js', import.meta.url));
 export const FAKE_PROVIDER_MAIN = fileURLToPath(new URL('./fake-provider-server.js', import.meta.url));
 export const PROBE_MAIN = fileURLToPath(new URL('./latency-probe.js', import.meta.url));
+export const QUEUE_CLIENT_MAIN = fileURLToPath(new URL('./queue-client.js', import.meta.url));
+export const QUEUE_ANCHORS_MAIN = fileURLToPath(new URL('./queue-anchors.js', import.meta.url));
 
 export interface BenchServer {
   readonly url: string;
@@ -55,6 +59,45 @@ export async function runLoad(spec: LoadSpec): Promise<LoadResult> {
     maxBuffer: 16 * 1024 * 1024,
   });
   return JSON.parse(stdout.trim().split('\n').pop() ?? '{}') as LoadResult;
+}
+
+/** One queue anchor (pg-boss, graphile-worker) run in a process of its own, as a server would be. */
+export async function runAnchor(spec: AnchorSpec): Promise<AnchorResult> {
+  const { stdout } = await execFileAsync(process.execPath, [QUEUE_ANCHORS_MAIN, JSON.stringify(spec)], {
+    maxBuffer: 16 * 1024 * 1024,
+  });
+  return JSON.parse(stdout.trim().split('\n').pop() ?? '{}') as AnchorResult;
+}
+
+export interface QueueClient {
+  /** Runs one phase in the client process and answers when it is over. */
+  run(request: QueueClientRequest): Promise<QueueClientReply>;
+  stop(): Promise<void>;
+}
+
+/** The agents of bench:queue (bench/queue-client.ts) in a process of their own, kept for the whole run on one server. */
+export function startQueueClient(options: QueueClientOptions): QueueClient {
+  const child = fork(QUEUE_CLIENT_MAIN, [JSON.stringify(options)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  children.add(child);
+  const exit = once(child, 'exit').then(() => children.delete(child));
+  return {
+    run(request) {
+      return new Promise((resolve, reject) => {
+        if (!child.connected) return reject(new Error(`the queue client is gone before ${request.phase}`));
+        const onExit = (code: number | null) => reject(new Error(`the queue client exited with ${code} during ${request.phase}`));
+        child.once('exit', onExit);
+        child.once('message', (reply: QueueClientReply) => {
+          child.off('exit', onExit);
+          resolve(reply);
+        });
+        child.send(request);
+      });
+    },
+    async stop() {
+      if (child.connected) child.disconnect();
+      await exit;
+    },
+  };
 }
 
 function peakRssMb(pid: number): number {

@@ -1,4 +1,6 @@
 import type { Logger } from 'pino';
+import { createClassifyBudget } from '../auth/classify-budget.js';
+import { createAuthParts } from '../auth/setup.js';
 import type { Config } from '../shared/config.js';
 import type { Database } from '../shared/db.js';
 import { registerHealthRoute } from '../shared/health.js';
@@ -24,8 +26,10 @@ const PURGE_EVERY_MS = 60 * 60 * 1000;
 
 /** The classification service as a Fastify app that never listens: `main` or a test decides that. */
 export async function buildClassifyApp({ config, database, logger, resolveHost, backoff }: ClassifyAppDeps): Promise<HttpApp> {
+  const auth = await createAuthParts(config, database, logger);
   const app = await createHttpApp({
     logger,
+    access: auth.access,
     bodyLimit: CLASSIFY_BODY_LIMIT,
     title: 'agentdesk email classification service',
     description: 'Classifies one email: action needed, category, priority, task, details and a persistent dedupe verdict.',
@@ -41,7 +45,7 @@ export async function buildClassifyApp({ config, database, logger, resolveHost, 
     resolveHost,
     backoff,
   });
-  registerClassifyRoutes(app, service);
+  registerClassifyRoutes(app, service, createClassifyBudget(auth.store, config.classify.rateLimit, logger));
   registerHealthRoute(app, database);
 
   const purge = (): void => {
@@ -53,7 +57,10 @@ export async function buildClassifyApp({ config, database, logger, resolveHost, 
   app.addHook('onReady', async () => purge());
   const timer = setInterval(purge, PURGE_EVERY_MS);
   timer.unref();
-  app.addHook('onClose', async () => clearInterval(timer));
+  app.addHook('onClose', async () => {
+    clearInterval(timer);
+    await auth.authenticator.close();
+  });
   return app;
 }
 

@@ -57,16 +57,25 @@ export interface DedupeStore {
   claimMessage(recordKey: string, fingerprint: string, conversationId: string | null, now: string): Promise<StoredMessage | undefined>;
   /** Gives a record new content; false when another request changed it first. */
   replaceFingerprint(recordKey: string, previous: string, next: string, now: string): Promise<boolean>;
-  /** Makes the record the owner of a fingerprint; returns undefined when it became the owner, else the owner. */
-  claimFingerprint(fingerprint: string, recordKey: string, now: string): Promise<string | undefined>;
+  /**
+   * Makes the record the owner of a content (`fingerprintKey`: the scope and the fingerprint);
+   * returns undefined when it became the owner, else the owner.
+   */
+  claimFingerprint(fingerprintKey: string, recordKey: string, now: string): Promise<string | undefined>;
+  /** Hands a content from an owner that no longer holds it (updated since) to a record that does. */
+  moveFingerprint(fingerprintKey: string, from: string, to: string, now: string): Promise<void>;
   findMessage(recordKey: string): Promise<StoredMessage | undefined>;
   /**
-   * Takes over a record whose classification failed, or stayed pending since before
-   * `staleBefore` (its classifier died); false when another request took it first.
+   * Takes over a record of this content whose classification failed, or stayed pending since
+   * before `staleBefore` (its classifier died); false when another request took it first.
    */
-  reclaim(recordKey: string, staleBefore: string, now: string): Promise<boolean>;
-  /** Stores the classification, or marks the record failed when there is none. */
-  saveResult(recordKey: string, classification: Classification | null, now: string): Promise<void>;
+  reclaim(recordKey: string, fingerprint: string, staleBefore: string, now: string): Promise<boolean>;
+  /**
+   * Stores the classification of the content `fingerprint`, or marks the record failed when there
+   * is none. Only while the record still holds that content: an answer for content the record no
+   * longer has is dropped, and a failure never replaces an answer. True when it was stored.
+   */
+  saveResult(recordKey: string, fingerprint: string, classification: Classification | null, now: string): Promise<boolean>;
   /** Forgets everything not touched since `before`; returns the number of rows removed. */
   purgeBefore(before: string): Promise<number>;
 }
@@ -146,10 +155,11 @@ function buildStore(db: Kysely<DedupeTables>, runTransaction: TransactionRunner 
       return Number(result.numUpdatedRows) === 1;
     },
 
-    async claimFingerprint(fingerprint, recordKey, now) {
+    async claimFingerprint(fingerprintKey, recordKey, now) {
+      // The column is named fingerprint but holds the scoped key (migration 002 predates scopes).
       const inserted = await db
         .insertInto('classify_fingerprints')
-        .values({ fingerprint, record_key: recordKey, created_at: now, updated_at: now })
+        .values({ fingerprint: fingerprintKey, record_key: recordKey, created_at: now, updated_at: now })
         .onConflict((conflict) => conflict.column('fingerprint').doNothing())
         .returning('record_key')
         .executeTakeFirst();
@@ -157,20 +167,31 @@ function buildStore(db: Kysely<DedupeTables>, runTransaction: TransactionRunner 
       const owner = await db
         .updateTable('classify_fingerprints')
         .set({ updated_at: now })
-        .where('fingerprint', '=', fingerprint)
+        .where('fingerprint', '=', fingerprintKey)
         .returning('record_key')
         .executeTakeFirst();
       // An owner that is the record itself (a retried request) is no match.
       return owner && owner.record_key !== recordKey ? owner.record_key : undefined;
     },
 
+    async moveFingerprint(fingerprintKey, from, to, now) {
+      await db
+        .updateTable('classify_fingerprints')
+        .set({ record_key: to, updated_at: now })
+        .where('fingerprint', '=', fingerprintKey)
+        // Whoever moved it first wins; the loser's record keeps its answer all the same.
+        .where('record_key', '=', from)
+        .execute();
+    },
+
     findMessage,
 
-    async reclaim(recordKey, staleBefore, now) {
+    async reclaim(recordKey, fingerprint, staleBefore, now) {
       const result = await db
         .updateTable('classify_messages')
         .set({ state: 'pending', updated_at: now })
         .where('record_key', '=', recordKey)
+        .where('fingerprint', '=', fingerprint)
         .where((where) =>
           where.or([where('state', '=', 'failed'), where.and([where('state', '=', 'pending'), where('updated_at', '<', staleBefore)])]),
         )
@@ -178,13 +199,12 @@ function buildStore(db: Kysely<DedupeTables>, runTransaction: TransactionRunner 
       return Number(result.numUpdatedRows) === 1;
     },
 
-    async saveResult(recordKey, classification, now) {
+    async saveResult(recordKey, fingerprint, classification, now) {
       // Through the transaction runner, so on SQLite it shares a commit with its neighbours.
       if (runTransaction && sharesCommits) {
-        await runTransaction((trx) => buildStore(trx as Kysely<DedupeTables>, null, sharesCommits).saveResult(recordKey, classification, now));
-        return;
+        return runTransaction((trx) => buildStore(trx as Kysely<DedupeTables>, null, sharesCommits).saveResult(recordKey, fingerprint, classification, now));
       }
-      await db
+      let update = db
         .updateTable('classify_messages')
         .set({
           state: classification ? 'done' : 'failed',
@@ -192,7 +212,11 @@ function buildStore(db: Kysely<DedupeTables>, runTransaction: TransactionRunner 
           updated_at: now,
         })
         .where('record_key', '=', recordKey)
-        .execute();
+        // A request with newer content may have replaced it while this one was classifying.
+        .where('fingerprint', '=', fingerprint);
+      if (!classification) update = update.where('state', '=', 'pending');
+      const result = await update.executeTakeFirst();
+      return Number(result.numUpdatedRows) === 1;
     },
 
     async purgeBefore(before) {

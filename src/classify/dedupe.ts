@@ -4,12 +4,15 @@
 //   3. the conversation was seen     → "conversation": updated
 //   4. otherwise                     → new
 // Each step is an atomic claim in the store, so two concurrent requests for one new email
-// cannot both come out "new".
+// cannot both come out "new". Every key starts with the request's scope (scope.ts): requests
+// in different scopes never see each other's emails, counts or answers.
 
 import type { DedupeVerdict } from './categories.js';
 import type { DedupeStore } from './dedupe-store.js';
 
 export interface DedupeInput {
+  /** From `dedupeScope`: whose memory this request reads and writes. */
+  scope: string;
   /** internetMessageId, else id. */
   message_key: string | null;
   /** The request's id. */
@@ -32,12 +35,21 @@ export interface DedupeDecision {
   action: DedupeAction;
 }
 
-export function recordKeyOf(input: Pick<DedupeInput, 'message_key' | 'fingerprint'>): string {
-  return input.message_key !== null ? `id:${input.message_key}` : `fp:${input.fingerprint}`;
+export function recordKeyOf(input: Pick<DedupeInput, 'scope' | 'message_key' | 'fingerprint'>): string {
+  return `${input.scope}/${messagePartOf(input)}`;
 }
 
-export function threadKeyOf(input: Pick<DedupeInput, 'conversation_id'>, recordKey: string): string {
-  return input.conversation_id !== null ? `conv:${input.conversation_id}` : `msg:${recordKey}`;
+export function threadKeyOf(input: Pick<DedupeInput, 'scope' | 'message_key' | 'fingerprint' | 'conversation_id'>): string {
+  return input.conversation_id !== null ? `${input.scope}/conv:${input.conversation_id}` : `${input.scope}/msg:${messagePartOf(input)}`;
+}
+
+/** The key under which the first email with this content in this scope is found. */
+export function fingerprintKeyOf(input: Pick<DedupeInput, 'scope' | 'fingerprint'>): string {
+  return `${input.scope}/${input.fingerprint}`;
+}
+
+function messagePartOf(input: Pick<DedupeInput, 'message_key' | 'fingerprint'>): string {
+  return input.message_key !== null ? `id:${input.message_key}` : `fp:${input.fingerprint}`;
 }
 
 export function decideDedupe(store: DedupeStore, input: DedupeInput): Promise<DedupeDecision> {
@@ -46,7 +58,7 @@ export function decideDedupe(store: DedupeStore, input: DedupeInput): Promise<De
 
 async function decide(store: DedupeStore, input: DedupeInput): Promise<DedupeDecision> {
   const recordKey = recordKeyOf(input);
-  const seenCount = await store.bumpThread(threadKeyOf(input, recordKey), input.now);
+  const seenCount = await store.bumpThread(threadKeyOf(input), input.now);
   const verdict = (status: DedupeVerdict['status'], matchedOn: DedupeVerdict['matched_on']): DedupeVerdict => ({
     status,
     seen_count: seenCount,
@@ -72,11 +84,11 @@ async function decide(store: DedupeStore, input: DedupeInput): Promise<DedupeDec
       const current = await store.findMessage(recordKey);
       if (current?.fingerprint === input.fingerprint) return decision('duplicate', matchedOn, { kind: 'reuse', source_key: recordKey });
     }
-    await store.claimFingerprint(input.fingerprint, recordKey, input.now);
+    await store.claimFingerprint(fingerprintKeyOf(input), recordKey, input.now);
     return decision('updated', 'id', { kind: 'classify' });
   }
 
-  const owner = await store.claimFingerprint(input.fingerprint, recordKey, input.now);
+  const owner = await store.claimFingerprint(fingerprintKeyOf(input), recordKey, input.now);
   if (owner !== undefined) return decision('duplicate', 'fingerprint', { kind: 'reuse', source_key: owner });
   if (input.conversation_id !== null && seenCount > 1) return decision('updated', 'conversation', { kind: 'classify' });
   return decision('new', 'none', { kind: 'classify' });

@@ -1,6 +1,7 @@
 // HTML email → readable text. What a reader would not see (scripts, styles, hidden elements,
-// comments) never reaches the model: hidden text is a classic carrier for prompt injection and
-// for spam padding. It is returned apart so it can still be scanned for injection attempts.
+// text in its background's colour, comments) never reaches the model: hidden text is a classic
+// carrier for prompt injection and for spam padding. It is returned apart so it can still be
+// scanned for injection attempts.
 //
 // The parser's events are consumed as they come, without building a DOM: a templated 5 MB
 // email has hundreds of thousands of elements, and a tree costs more than the parse itself.
@@ -8,6 +9,7 @@
 // kept here always mirrors its own.
 
 import { Parser } from 'htmlparser2';
+import { DEFAULT_PAINT, collectSheetPaint, paintOf, type Paint, type SheetPaint } from './html-colors.js';
 import { collectHiddenClasses, isHiddenStyle, nestsDeeperThan } from './html-visibility.js';
 
 export { isHiddenStyle, maxNestingDepth } from './html-visibility.js';
@@ -75,6 +77,10 @@ function render(html: string, cutQuotes: boolean): RenderedHtml {
   let stopped = false;
   const hiddenClasses = new Set<string>();
   const modes: Mode[] = [];
+  // The colours in force, one per open element like `modes`: text drawn in its background's
+  // colour is hidden text too, decided per text so a readable child of an unreadable parent shows.
+  const paints: Paint[] = [];
+  const sheetPaint: SheetPaint = { classes: new Set(), anything: false };
   const rows: Row[] = [];
 
   const lineBreak = (): void => {
@@ -89,6 +95,8 @@ function render(html: string, cutQuotes: boolean): RenderedHtml {
     {
       onopentag(name, attribs) {
         const parent = modes.at(-1) ?? 'visible';
+        const parentPaint = paints.at(-1) ?? DEFAULT_PAINT;
+        paints.push(parent === 'visible' && !stopped ? paintOf(name, attribs, parentPaint, sheetPaint) : parentPaint);
         // Style sheets are read wherever they are, the head included: they may hide by class.
         if (name === 'style' && !stopped) return void modes.push('style');
         if (stopped || parent === 'skipped' || parent === 'style') return void modes.push('skipped');
@@ -123,8 +131,10 @@ function render(html: string, cutQuotes: boolean): RenderedHtml {
       },
       onclosetag(name) {
         const mode = modes.pop();
+        paints.pop();
         if (mode === 'style') {
           collectHiddenClasses(css, hiddenClasses);
+          collectSheetPaint(css, sheetPaint);
           css = '';
         }
         if (mode !== 'visible') return;
@@ -140,7 +150,7 @@ function render(html: string, cutQuotes: boolean): RenderedHtml {
         const mode = modes.at(-1) ?? 'visible';
         if (stopped || mode === 'skipped') return;
         if (mode === 'style') css += data;
-        else if (mode === 'visible') out.push(data.replace(/[\t\n\r\f ]+/g, ' '));
+        else if (mode === 'visible' && !(paints.at(-1) ?? DEFAULT_PAINT).unreadable) out.push(data.replace(/[\t\n\r\f ]+/g, ' '));
         else if (hiddenLength < HIDDEN_TEXT_CAP) {
           hidden.push(data);
           hiddenLength += data.length;

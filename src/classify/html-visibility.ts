@@ -37,7 +37,27 @@ function isUnreadableFontSize(size: number, unit: string): boolean {
 
 /** Top-level `.name { … }` rules that hide; rules inside @media only hide on some screens. */
 export function collectHiddenClasses(css: string, into: Set<string>): void {
-  const source = css.replace(/<!--|-->/g, ' ').replace(/\/\*[\s\S]*?\*\//g, ' ');
+  forEachRule(css, (selectors, block, nested) => {
+    if (nested || !isHiddenStyle(block)) return;
+    for (const selector of selectors.split(',')) {
+      const name = classSelector(selector);
+      if (name !== null) into.add(name);
+    }
+  });
+}
+
+/** The class a selector names when it is only `.name` or `tag.name`; else null. */
+export function classSelector(selector: string): string | null {
+  return /^\s*[a-z0-9*]*\.([\w-]+)\s*$/i.exec(selector)?.[1] ?? null;
+}
+
+/**
+ * Calls `visit` for each rule of a style sheet with its selectors, its declarations, and whether
+ * it sits inside an at-rule (@media, @supports). One level of at-rules only: deeper ones are
+ * skipped, so a hostile sheet cannot make this recurse without end.
+ */
+export function forEachRule(css: string, visit: (selectors: string, block: string, nested: boolean) => void, nested = false): void {
+  const source = nested ? css : css.replace(/<!--|-->/g, ' ').replace(/\/\*[\s\S]*?\*\//g, ' ');
   let depth = 0;
   let selectorStart = 0;
   let blockStart = 0;
@@ -50,12 +70,9 @@ export function collectHiddenClasses(css: string, into: Set<string>): void {
       depth = Math.max(0, depth - 1);
       if (depth !== 0) continue;
       const selectors = source.slice(selectorStart, blockStart);
-      if (!selectors.trimStart().startsWith('@') && isHiddenStyle(source.slice(blockStart + 1, index))) {
-        for (const selector of selectors.split(',')) {
-          const match = /^\s*[a-z0-9*]*\.([\w-]+)\s*$/i.exec(selector);
-          if (match) into.add(match[1]!);
-        }
-      }
+      const block = source.slice(blockStart + 1, index);
+      if (!selectors.trimStart().startsWith('@')) visit(selectors, block, nested);
+      else if (!nested) forEachRule(block, visit, true);
       selectorStart = index + 1;
     }
   }

@@ -1,16 +1,17 @@
 // Bursts. A mailbox that floods the classifier must not open a socket to the provider per
 // email: each caller has at most `perCaller` provider calls in flight and `queue` more waiting
-// in line; past that its requests are refused (TooManyRequestsError, a 429 with Retry-After)
-// rather than piled up. Callers are told apart by an id the route passes in (the client
-// address today, the API token later). A process-wide cap, `total`, bounds the sockets to the
-// provider however many callers there are; callers waiting for it are served in turn, one
-// call each, so one busy caller cannot starve the others.
+// in line; past that its requests are refused (RateLimitedError, a 429 with Retry-After)
+// rather than piled up. Callers are told apart by an id the route passes in (the token's
+// credential, or the client address when tokens are off). A process-wide cap, `total`, bounds
+// the sockets to the provider however many callers there are; callers waiting for it are
+// served in turn, one call each, so one busy caller cannot starve the others. This complements the per-minute
+// budget per token (auth/classify-budget.ts): a budget caps how many, this caps how many at once.
 //
 // A place in line is reserved before the dedupe decision (a full line is refused before any
 // record is claimed, so a retried request is judged afresh) and given back unused when the
 // email turns out to be a duplicate.
 
-import { TooManyRequestsError } from '../shared/errors.js';
+import { RateLimitedError } from '../shared/errors.js';
 import { takeTurn } from '../shared/turns.js';
 
 export interface LimiterSettings {
@@ -30,7 +31,7 @@ export interface ProviderSlot {
 }
 
 export interface ProviderLimiter {
-  /** Takes a place in the caller's line, or throws TooManyRequestsError when it is full. */
+  /** Takes a place in the caller's line, or throws RateLimitedError when it is full. */
   reserve(caller: string): ProviderSlot;
   /** What is in flight and waiting now (for tests and logs). */
   snapshot(): { active: number; waiting: number; callers: number };
@@ -99,7 +100,7 @@ export function createProviderLimiter(settings: LimiterSettings): ProviderLimite
       if (line.active + line.reserved + line.waiting.length >= settings.perCaller + settings.queue) {
         // About one provider call: by then one of this caller's slots has most likely freed.
         const retryAfter = Math.min(RETRY_AFTER_MAX_S, Math.max(1, Math.ceil(averageCallMs / 1_000)));
-        throw new TooManyRequestsError(
+        throw new RateLimitedError(
           `Too many classifications in progress for this caller (${settings.perCaller} at the provider, ${settings.queue} waiting); retry after ${retryAfter} s`,
           retryAfter,
         );

@@ -43,10 +43,12 @@ export async function resolveSettings(request: ClassifyRequest, options: Resolve
   if (request.base_url !== undefined && request.api_key === undefined) {
     throw new ValidationError([{ field: 'api_key', message: 'is required with base_url: the server key is never sent to a host the caller chooses' }]);
   }
-  // Bringing a key or a host with no provider named means an OpenAI-compatible server when
-  // the server itself runs offline.
-  const callerNamesEndpoint = request.base_url !== undefined || request.api_key !== undefined;
-  const provider: LlmProviderName = request.provider ?? (llm.provider === 'rules' && callerNamesEndpoint ? 'openai' : llm.provider);
+  // One rule for what answers: a provider, model or base_url override asks for a language model,
+  // and needs a key for its provider (the caller's, or the server's for the server's own
+  // provider), else 422. Naming a model, key or host but no provider while the server runs
+  // offline means an OpenAI-compatible server. Temperature only tunes whoever answers.
+  const callerAsksForModel = request.model !== undefined || request.base_url !== undefined || request.api_key !== undefined;
+  const provider: LlmProviderName = request.provider ?? (llm.provider === 'rules' && callerAsksForModel ? 'openai' : llm.provider);
   const sameProvider = provider === llm.provider;
   const temperature = request.temperature ?? llm.temperature;
   if (provider === 'rules') {
@@ -55,7 +57,7 @@ export async function resolveSettings(request: ClassifyRequest, options: Resolve
 
   const apiKey = request.api_key ?? (sameProvider ? llm.apiKey : null);
   if (apiKey === null) {
-    throw new ValidationError([{ field: 'api_key', message: `is required: this server has no key for ${provider}` }]);
+    throw new ValidationError([{ field: 'api_key', message: `is required: this server has no key for ${provider}, and a provider or model override needs one` }]);
   }
   let baseUrl = (sameProvider ? llm.baseUrl : null) ?? DEFAULT_BASE_URLS[provider];
   let guardConnections = false;

@@ -5,7 +5,7 @@ import type { Logger } from 'pino';
 import type { LlmConfig } from '../shared/config.js';
 import { ValidationError } from '../shared/errors.js';
 import { FALLBACK_CATEGORY, SIGNAL_PROMPT_INJECTION, type Classification, type ClassifyResult } from './categories.js';
-import { decideDedupe, type DedupeDecision } from './dedupe.js';
+import { decideDedupe, fingerprintKeyOf } from './dedupe.js';
 import type { DedupeStore } from './dedupe-store.js';
 import { fingerprintOf } from './fingerprint.js';
 import { createProviderLimiter, type ProviderSlot } from './provider-limiter.js';
@@ -13,20 +13,22 @@ import { takeTurn } from '../shared/turns.js';
 import { checkAnswer, enforceInvariants, type ModelAnswer } from './llm/answer.js';
 import { LlmInvalidAnswer, type FailureKind, type LlmClient } from './llm/client.js';
 import { buildRetryPolicy, withRetry, type Backoff, type RetryPolicy } from './llm/retry.js';
-import { classifyWithRules } from './llm/rules.js';
+import { classifyWithRules } from './rules/classify.js';
 import { hasContent, normalizeEmail, type Email, type EmailInput } from './normalize.js';
 import { buildPrompt, emailTriesInjection } from './prompt.js';
 import { createLlmClient, hostOf, resolveSettings, type ProviderSettings } from './providers.js';
 import type { ClassifyRequest } from './schemas.js';
 import { createGuardedFetch } from './guarded-fetch.js';
 import { systemResolver, type HostResolver } from './ssrf.js';
+import { dedupeScope, type ClassifyContext } from './scope.js';
 
 export interface ClassifyService {
   /**
-   * `caller` keys the limits on provider calls (provider-limiter.ts): the route passes the
-   * client address today, the API token's id once tokens exist.
+   * `context` says who asks, which decides whose stored answers this request may be given.
+   * `limitKey` keys the limits on provider calls (provider-limiter.ts): the route passes the
+   * token's credential, or the client address when tokens are off.
    */
-  classify(request: ClassifyRequest, caller?: string): Promise<ClassifyResult>;
+  classify(request: ClassifyRequest, context: ClassifyContext, limitKey?: string): Promise<ClassifyResult>;
   /** Forgets dedupe records older than the retention period; returns the rows removed. */
   purgeExpired(): Promise<number>;
 }
@@ -63,11 +65,26 @@ interface Outcome {
   failed: boolean;
 }
 
+interface InFlight {
+  /** The answer, or null when the classification failed. Never rejects. */
+  answer: Promise<Classification | null>;
+}
+
+type WaitOutcome =
+  | { kind: 'answer'; classification: Classification }
+  /** `reclaimed`: this request took the source over; `orphaned`: the source no longer holds this content. */
+  | { kind: 'classify'; reclaimed: boolean; orphaned: boolean };
+
+function contentKey(recordKey: string, fingerprint: string): string {
+  return `${fingerprint} ${recordKey}`;
+}
+
 export function createClassifyService(deps: ClassifyServiceDeps): ClassifyService {
   const now = deps.now ?? (() => new Date());
   const policy: RetryPolicy = { ...buildRetryPolicy(deps.llm.timeoutMs, deps.llm.maxRetries), ...deps.backoff };
-  // Classifications in flight in this process, so a concurrent duplicate awaits instead of polling.
-  const inFlight = new Map<string, Promise<Classification | null>>();
+  // Classifications in flight in this process, by record and content, so a concurrent duplicate
+  // awaits instead of polling, and never awaits the answer for content the record no longer has.
+  const inFlight = new Map<string, InFlight>();
   let sharedClient: { key: string; client: LlmClient } | null = null;
   // One pool for every caller-chosen host: each socket is checked when it opens, so sharing
   // kept-alive connections between requests shares only connections that passed.
@@ -105,48 +122,69 @@ export function createClassifyService(deps: ClassifyServiceDeps): ClassifyServic
     return { classification: fallback(failure.kind, outcome.attempts, fingerprint), failed: true };
   }
 
-  /** Waits for the classification another request is making; null when there will be none. */
-  async function awaitClassification(recordKey: string): Promise<Classification | null> {
+  /**
+   * Waits, at most one deadline, for the classification of this content that another request
+   * is making under `sourceKey`. When there will be none, this request classifies: `reclaimed`
+   * says it took the source record over (a failed or abandoned one) and must answer for it too.
+   */
+  async function awaitClassification(sourceKey: string, fingerprint: string): Promise<WaitOutcome> {
     const deadline = Date.now() + policy.deadline_ms;
     for (;;) {
-      const pending = inFlight.get(recordKey);
-      if (pending) return pending;
-      const stored = await deps.store.findMessage(recordKey);
-      if (!stored) return null;
-      if (stored.state === 'done') return stored.classification;
+      const running = inFlight.get(contentKey(sourceKey, fingerprint));
+      if (running) {
+        const classification = await within(running.answer, deadline - Date.now());
+        if (classification) return { kind: 'answer', classification };
+        // It failed (its record is being marked so) or it outlasted our deadline: ask the store.
+      }
+      const stored = await deps.store.findMessage(sourceKey);
+      // Purged, or given other content by an update: there is nothing to wait for.
+      if (!stored || stored.fingerprint !== fingerprint) return { kind: 'classify', reclaimed: false, orphaned: true };
+      if (stored.state === 'done' && stored.classification) return { kind: 'answer', classification: stored.classification };
       // A failure, or a classifier that went away mid-way: whoever reclaims it classifies again.
       const staleBefore = new Date(now().getTime() - policy.deadline_ms).toISOString();
       const abandoned = stored.state === 'failed' || stored.updated_at < staleBefore;
-      if (abandoned && (await deps.store.reclaim(recordKey, staleBefore, now().toISOString()))) return null;
-      if (Date.now() >= deadline) return null;
+      if (abandoned && (await deps.store.reclaim(sourceKey, fingerprint, staleBefore, now().toISOString()))) {
+        return { kind: 'classify', reclaimed: true, orphaned: false };
+      }
+      if (Date.now() >= deadline) return { kind: 'classify', reclaimed: false, orphaned: false };
       await sleep(WAIT_POLL_MS);
     }
   }
 
+  /**
+   * Classifies the email and answers for every record in `recordKeys`, all of this content;
+   * `slot` is this request's place in its caller's line for the provider.
+   */
   async function classifyOwned(
-    decision: DedupeDecision,
+    recordKeys: readonly string[],
     email: Email,
     settings: ProviderSettings,
     fingerprint: string,
     slot: ProviderSlot | null,
   ): Promise<Classification> {
     const run = slot ? slot.run(() => runProvider(email, settings, fingerprint)) : runProvider(email, settings, fingerprint);
-    // Never rejects: a waiter that gets null classifies for itself, and an unawaited rejection would end the process.
-    inFlight.set(decision.record_key, run.then((outcome) => (outcome.failed ? null : outcome.classification), () => null));
+    // Never rejects: a waiter that gets null looks at the store, and an unawaited rejection would end the process.
+    const entry: InFlight = { answer: run.then((outcome) => (outcome.failed ? null : outcome.classification), () => null) };
+    const keys = recordKeys.map((recordKey) => contentKey(recordKey, fingerprint));
+    for (const key of keys) inFlight.set(key, entry);
     try {
       const outcome = await run;
       // A failure is not remembered as the answer: the next request for this email tries again.
-      await deps.store.saveResult(decision.record_key, outcome.failed ? null : outcome.classification, now().toISOString());
+      const classification = outcome.failed ? null : outcome.classification;
+      for (const recordKey of recordKeys) await deps.store.saveResult(recordKey, fingerprint, classification, now().toISOString());
       return outcome.classification;
     } finally {
-      inFlight.delete(decision.record_key);
+      // Only our own entry: a request for the same content may have started after ours.
+      for (const key of keys) if (inFlight.get(key) === entry) inFlight.delete(key);
     }
   }
 
   /** Dedupe, then the stored classification or a new one; `slot` is this request's place in its caller's line. */
-  async function classifyEmail(email: Email, settings: ProviderSettings, slot: ProviderSlot | null): Promise<ClassifyResult> {
+  async function classifyEmail(email: Email, settings: ProviderSettings, context: ClassifyContext, slot: ProviderSlot | null): Promise<ClassifyResult> {
     const fingerprint = fingerprintOf(email);
+    const scope = dedupeScope(settings, context);
     const decision = await decideDedupe(deps.store, {
+      scope,
       message_key: email.message_key,
       message_id: email.message_id,
       conversation_id: email.conversation_id,
@@ -155,36 +193,38 @@ export function createClassifyService(deps: ClassifyServiceDeps): ClassifyServic
     });
 
     let classification: Classification | null = null;
+    const answerFor = [decision.record_key];
     if (decision.action.kind === 'reuse') {
-      classification = await awaitClassification(decision.action.source_key);
-      if (classification && decision.action.source_key !== decision.record_key) {
-        await deps.store.saveResult(decision.record_key, classification, now().toISOString());
+      const { source_key } = decision.action;
+      const waited = await awaitClassification(source_key, fingerprint);
+      if (waited.kind === 'answer') {
+        classification = waited.classification;
+        if (source_key !== decision.record_key) {
+          await deps.store.saveResult(decision.record_key, fingerprint, classification, now().toISOString());
+        }
+      } else if (source_key !== decision.record_key) {
+        if (waited.reclaimed) answerFor.push(source_key);
+        // The next copy of this content should find this record, which will hold its answer.
+        if (waited.orphaned) await deps.store.moveFingerprint(fingerprintKeyOf({ scope, fingerprint }), source_key, decision.record_key, now().toISOString());
       }
     }
-    classification ??= await classifyOwned(decision, email, settings, fingerprint, slot);
+    classification ??= await classifyOwned(answerFor, email, settings, fingerprint, slot);
     deps.logger.debug({ dedupe: decision.verdict.status, matched_on: decision.verdict.matched_on, category: classification.category }, 'classify result');
     return { ...classification, dedupe: decision.verdict };
   }
 
   return {
-    async classify(request, caller = ANONYMOUS_CALLER) {
+    async classify(request, context, limitKey = ANONYMOUS_CALLER) {
       // A burst of arrivals is prepared a few per turn of the loop, not all in one go.
       await takeTurn();
       const settings = await resolveSettings(request, { llm: deps.llm, allowOverrides: deps.allowOverrides, resolveHost: deps.resolveHost });
       const email = normalizeEmail(request as EmailInput, deps.maxChars);
-      if (!hasContent(email)) {
-        throw new ValidationError(
-          ['email_data', 'subject', 'body', 'uniqueBody', 'bodyPreview'].map((field) => ({
-            field,
-            message: 'one of email_data or subject, body, uniqueBody, bodyPreview must hold text',
-          })),
-        );
-      }
+      if (!hasContent(email)) throw emptyEmail(request);
       // Before dedupe claims a record: a refused request leaves nothing behind, so its retry is
       // judged afresh. A duplicate gives the place back unused (release is a no-op after run).
-      const slot = settings.provider === 'rules' ? null : limiter.reserve(caller);
+      const slot = settings.provider === 'rules' ? null : limiter.reserve(limitKey);
       try {
-        return await classifyEmail(email, settings, slot);
+        return await classifyEmail(email, settings, context, slot);
       } finally {
         slot?.release();
       }
@@ -195,6 +235,16 @@ export function createClassifyService(deps: ClassifyServiceDeps): ClassifyServic
       return deps.store.purgeBefore(cutoff);
     },
   };
+}
+
+/** One error for an email with no text, on the field the caller most likely meant to fill. */
+function emptyEmail(request: ClassifyRequest): ValidationError {
+  const graphFields = ['subject', 'body', 'uniqueBody', 'bodyPreview'] as const;
+  const field = request.email_data === undefined && graphFields.some((name) => request[name] != null) ? 'body' : 'email_data';
+  return ValidationError.of(
+    field,
+    'the email has no text: send email_data with a subject or body, or a Graph message with text in subject, body, uniqueBody or bodyPreview',
+  );
 }
 
 /** Invariants, the dedupe key, and our own injection signal whatever the model noticed. */
@@ -233,4 +283,16 @@ export function fallback(kind: FailureKind, attempts: number, fingerprint: strin
 
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** The promise's value, or null when it takes longer than `ms`. */
+async function within<T>(promise: Promise<T | null>, ms: number): Promise<T | null> {
+  if (ms <= 0) return null;
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), ms)));
+  try {
+    return await Promise.race([promise, expired]);
+  } finally {
+    clearTimeout(timer);
+  }
 }

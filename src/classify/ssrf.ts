@@ -1,6 +1,7 @@
 // A caller's base_url decides where this server sends an HTTP request, so it must not reach
 // anything only this server can reach: loopback, private networks, link-local addresses and
-// cloud metadata endpoints are refused unless the operator listed the host in LLM_ALLOWED_HOSTS.
+// cloud metadata endpoints are refused unless the operator listed the host in LLM_ALLOWED_HOSTS,
+// and so is every other address that is not a public host (documentation, reserved, tunnels).
 //
 // The check here runs once, when the request arrives; the SDK resolves the name again when it
 // connects, and a DNS answer can change in between (rebinding). So the same address rule is
@@ -19,6 +20,8 @@ export class UnsafeBaseUrl extends Error {
   override name = 'UnsafeBaseUrl';
 }
 
+// IANA's special-purpose registries: every range that is not globally reachable, and the
+// documentation ranges, which no real provider uses and which would only time out.
 const blocked = new BlockList();
 for (const [network, prefix] of [
   ['0.0.0.0', 8], // "this network"
@@ -27,21 +30,28 @@ for (const [network, prefix] of [
   ['127.0.0.0', 8],
   ['169.254.0.0', 16], // link-local, the AWS/GCP/Azure metadata address
   ['172.16.0.0', 12],
-  ['192.0.0.0', 24],
+  ['192.0.0.0', 24], // IETF protocol assignments
+  ['192.0.2.0', 24], // TEST-NET-1, documentation
+  ['192.88.99.0', 24], // the retired 6to4 relay anycast
   ['192.168.0.0', 16],
-  ['198.18.0.0', 15],
+  ['198.18.0.0', 15], // benchmarking
+  ['198.51.100.0', 24], // TEST-NET-2, documentation
+  ['203.0.113.0', 24], // TEST-NET-3, documentation
   ['224.0.0.0', 4], // multicast
   ['240.0.0.0', 4], // reserved, broadcast
 ] as const) {
   blocked.addSubnet(network, prefix, 'ipv4');
 }
+// IPv6 is refused outside global unicast (2000::/3): loopback, unspecified, IPv4-compatible,
+// NAT64 (it can reach private IPv4), discard, unique local (AWS's metadata address), link-local,
+// multicast. Inside it, the blocks below are not public hosts either.
+const globalUnicast = new BlockList();
+globalUnicast.addSubnet('2000::', 3, 'ipv6');
 for (const [network, prefix] of [
-  ['::', 128],
-  ['::1', 128],
-  ['64:ff9b::', 96], // NAT64 can reach private IPv4
-  ['fc00::', 7], // unique local, AWS's IPv6 metadata address
-  ['fe80::', 10],
-  ['ff00::', 8],
+  ['2001::', 23], // IETF protocol assignments, Teredo (tunnels to any IPv4 address)
+  ['2001:db8::', 32], // documentation
+  ['2002::', 16], // 6to4: wraps any IPv4 address, a private one included
+  ['3fff::', 20], // documentation
 ] as const) {
   blocked.addSubnet(network, prefix, 'ipv6');
 }
@@ -62,17 +72,23 @@ export function isBlockedAddress(address: string): boolean {
   if (version === 4) return blocked.check(address, 'ipv4');
   if (version === 6) {
     const ipv4 = embeddedIpv4(address);
-    return ipv4 !== null ? blocked.check(ipv4, 'ipv4') : blocked.check(address, 'ipv6');
+    if (ipv4 !== null) return blocked.check(ipv4, 'ipv4');
+    return !globalUnicast.check(address, 'ipv6') || blocked.check(address, 'ipv6');
   }
   return true;
 }
 
+/**
+ * Why a host is refused, in the same words whether its name resolves or not: a caller must not
+ * learn from this server which internal names exist.
+ */
+function notAllowed(hostname: string): UnsafeBaseUrl {
+  return new UnsafeBaseUrl(`host ${hostname} is not allowed: a caller's base_url must name a public host, unless the operator lists it in LLM_ALLOWED_HOSTS`);
+}
+
 /** Throws `UnsafeBaseUrl` unless the name has addresses and none of them is blocked. */
 export function checkAddresses(hostname: string, addresses: readonly string[]): void {
-  if (addresses.length === 0) throw new UnsafeBaseUrl(`host ${hostname} cannot be resolved`);
-  if (addresses.some(isBlockedAddress)) {
-    throw new UnsafeBaseUrl(`host ${hostname} resolves to a loopback, private, link-local or metadata address; list it in LLM_ALLOWED_HOSTS to allow it`);
-  }
+  if (addresses.length === 0 || addresses.some(isBlockedAddress)) throw notAllowed(hostname);
 }
 
 export interface CheckedBaseUrl {
@@ -104,7 +120,7 @@ export async function checkBaseUrl(raw: string, allowedHosts: readonly string[],
     try {
       addresses = await resolve(hostname);
     } catch {
-      throw new UnsafeBaseUrl(`host ${hostname} cannot be resolved`);
+      throw notAllowed(hostname);
     }
   }
   checkAddresses(hostname, addresses);

@@ -1,6 +1,9 @@
 // The one place that reads the environment. `main` calls `loadConfig(process.env)` once and
 // passes the frozen result down; nothing below main touches process.env.
 
+import { createHash } from 'node:crypto';
+import { AUTH_MODES, type AuthMode } from '../auth/roles.js';
+
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
@@ -10,7 +13,7 @@ export type LlmProviderName = (typeof LLM_PROVIDERS)[number];
 export const DEFAULT_MODELS = {
   openai: 'gpt-4.1-mini',
   anthropic: 'claude-haiku-4-5',
-  rules: 'rules-v1',
+  rules: 'rules-v2',
 } as const satisfies Record<LlmProviderName, string>;
 
 export interface DatabaseConfig {
@@ -42,6 +45,19 @@ export interface LlmConfig {
   };
 }
 
+export interface AuthConfig {
+  /** `tokens`: every route but the public ones needs a credential; `off`: today's open desk. */
+  mode: AuthMode;
+  /** SHA-256 (hex) of AGENTDESK_ADMIN_TOKEN; the secret itself is not kept. */
+  adminTokenHash: string | null;
+  /** With AUTH=off, the Host names served besides loopback addresses (DNS rebinding guard). */
+  allowedHosts: readonly string[];
+  /** 401s one address may collect per minute before it is answered 429 for the rest of it. */
+  failureLimit: number;
+  /** How long a browser session lasts after sign-in. */
+  sessionTtlMs: number;
+}
+
 export interface Config {
   host: string;
   workPort: number;
@@ -53,7 +69,10 @@ export interface Config {
     allowOverrides: boolean;
     maxChars: number;
     dedupeRetentionDays: number;
+    /** POST /classify calls each credential may make per minute (duplicates served from the store are free). */
+    rateLimit: number;
   };
+  auth: AuthConfig;
   /** Where the work service (and its UI) reaches the classification service. */
   classifyUrl: string;
 }
@@ -179,6 +198,44 @@ function llmConfig(env: Env): LlmConfig {
   };
 }
 
+/** `localhost`, 127.0.0.0/8 and ::1 (bracketed or not): addresses only this machine can reach. */
+export function isLoopbackHost(host: string): boolean {
+  const name = host.toLowerCase().replace(/^\[(.*)\]$/, '$1');
+  return name === 'localhost' || name.endsWith('.localhost') || name === '::1' || /^127(\.\d{1,3}){3}$/.test(name);
+}
+
+const AUTH_CONSENT = 'AUTH_OFF_I_UNDERSTAND_THE_RISK';
+const MIN_ADMIN_TOKEN_LENGTH = 32;
+
+function authConfig(env: Env, host: string): AuthConfig {
+  const loopback = isLoopbackHost(host);
+  const mode = oneOf(env, 'AUTH', AUTH_MODES) ?? (loopback ? 'off' : 'tokens');
+  if (mode === 'off' && !loopback && !boolean(env, AUTH_CONSENT, false)) {
+    throw new ConfigError(
+      'AUTH',
+      `AUTH=off with HOST=${host} lets anyone who reaches this port act as anyone. ` +
+        `Use AUTH=tokens, bind HOST to a loopback address, or set ${AUTH_CONSENT}=true to run open anyway.`,
+    );
+  }
+  // Never echo this one: it is a secret.
+  const adminToken = env.AGENTDESK_ADMIN_TOKEN;
+  if (adminToken !== undefined && adminToken !== '' && adminToken.length < MIN_ADMIN_TOKEN_LENGTH) {
+    throw new ConfigError('AGENTDESK_ADMIN_TOKEN', `must be at least ${MIN_ADMIN_TOKEN_LENGTH} characters long`);
+  }
+  return {
+    mode,
+    adminTokenHash: adminToken ? createHash('sha256').update(adminToken, 'utf8').digest('hex') : null,
+    allowedHosts: Object.freeze(
+      (read(env, 'ALLOWED_HOSTS') ?? '')
+        .split(',')
+        .map((name) => name.trim().toLowerCase())
+        .filter(Boolean),
+    ),
+    failureLimit: integer(env, 'AUTH_FAILURE_LIMIT', 30, 1, 1_000_000),
+    sessionTtlMs: integer(env, 'SESSION_TTL_HOURS', 12, 1, 24 * 366) * 60 * 60 * 1000,
+  };
+}
+
 export function loadConfig(env: Env): Readonly<Config> {
   const host = read(env, 'HOST') ?? '127.0.0.1';
   const classifyPort = integer(env, 'CLASSIFY_PORT', 8081, 0, 65_535);
@@ -197,7 +254,9 @@ export function loadConfig(env: Env): Readonly<Config> {
       allowOverrides: boolean(env, 'CLASSIFY_ALLOW_OVERRIDES', true),
       maxChars: integer(env, 'CLASSIFY_MAX_CHARS', 6_000, 200, 1_000_000),
       dedupeRetentionDays: integer(env, 'DEDUPE_RETENTION_DAYS', 30, 1, 36_500),
+      rateLimit: integer(env, 'CLASSIFY_RATE_LIMIT', 60, 1, 1_000_000),
     },
+    auth: authConfig(env, host),
     classifyUrl:
       httpUrl(env, 'CLASSIFY_URL') ??
       `http://${host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host}:${classifyPort}`,

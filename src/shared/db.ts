@@ -1,12 +1,13 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect, type SqliteDatabase, sql } from 'kysely';
+import { Kysely, PostgresDialect, type SqliteDatabase, sql } from 'kysely';
 import pg from 'pg';
 import type { Logger } from 'pino';
 import type { DatabaseConfig } from './config.js';
 import { type TransactionRunner, createGroupCommit } from './group-commit.js';
 import { migratePostgres, migrateSqlite } from './migrate.js';
+import { ImmediateSqliteDialect } from './sqlite-driver.js';
 
 export const DIALECTS = { sqlite: 'sqlite', postgres: 'postgres' } as const;
 export type Dialect = (typeof DIALECTS)[keyof typeof DIALECTS];
@@ -56,13 +57,16 @@ export function sqlitePath(url: string): string {
 function openSqlite(config: DatabaseConfig, { logger, migrate = true }: OpenDatabaseOptions): Database {
   const path = sqlitePath(config.url);
   if (path !== ':memory:') mkdirSync(dirname(resolve(path)), { recursive: true });
+  // The busy timeout: how long a write waits for the lock another process holds (two services
+  // on one file) before the request gets a 503. Writers take the lock up front (see
+  // sqlite-driver.ts), so the wait is real, not an instant SQLITE_BUSY_SNAPSHOT.
   const raw = new BetterSqlite3(path, { timeout: config.statementTimeoutMs });
   raw.pragma('journal_mode = WAL');
   // FULL makes every commit fsync the WAL: a 2xx answer means the row is on disk.
   raw.pragma('synchronous = FULL');
   raw.pragma('foreign_keys = ON');
   if (migrate) migrateSqlite(raw, logger);
-  const kysely = new Kysely<unknown>({ dialect: new SqliteDialect({ database: withStatementCache(raw) }) });
+  const kysely = new Kysely<unknown>({ dialect: new ImmediateSqliteDialect({ database: withStatementCache(raw) }) });
   return {
     dialect: DIALECTS.sqlite,
     kysely,
@@ -112,6 +116,9 @@ function postgresTypeParser(oid: number, format?: string): (value: string) => un
   return pg.types.getTypeParser(oid, format as 'text');
 }
 
+const ENSURE_SYNCHRONOUS_COMMIT =
+  "SELECT set_config('synchronous_commit', 'on', false) WHERE current_setting('synchronous_commit') = 'off'";
+
 async function openPostgres(config: DatabaseConfig, { logger, migrate = true }: OpenDatabaseOptions): Promise<Database> {
   const pool = new pg.Pool({
     connectionString: config.url,
@@ -131,7 +138,13 @@ async function openPostgres(config: DatabaseConfig, { logger, migrate = true }: 
   // out but between two queries (mid-transaction) makes pg emit 'error' on the client, which
   // would crash the process; swallowing it is safe because the next query on that client fails
   // (a 503), and the pool discards the client on release as no longer queryable.
-  pool.on('connect', (client) => client.on('error', () => undefined));
+  pool.on('connect', (client) => {
+    client.on('error', () => undefined);
+    // An answer means the commit is on disk. A role, database or URL setting of
+    // synchronous_commit=off would break that silently, so every session turns it back on (the
+    // other values all flush locally and are left alone). Queued before any query of the pool's.
+    client.query(ENSURE_SYNCHRONOUS_COMMIT).catch(() => undefined);
+  });
   if (migrate) {
     try {
       await migratePostgres(pool, logger);
@@ -151,7 +164,12 @@ async function openPostgres(config: DatabaseConfig, { logger, migrate = true }: 
       await pool.query('SELECT pg_notify($1, $2)', [channel, '']);
     },
     ping: () => pingWith(kysely),
-    close: () => kysely.destroy(),
+    close: async () => {
+      await kysely.destroy();
+      // Kysely ends the pool only once it has run a query itself; the migrations use the pool
+      // directly, so a process that did nothing else (a refused CLI command) kept a connection.
+      if (!pool.ended) await pool.end();
+    },
   };
 }
 
@@ -249,9 +267,11 @@ const UNAVAILABLE_CODES = new Set([
   '08003',
   '08004',
   '08006',
-  'SQLITE_BUSY',
-  'SQLITE_LOCKED',
 ]);
+
+// better-sqlite3 reports extended result codes: SQLITE_BUSY_SNAPSHOT, SQLITE_BUSY_TIMEOUT,
+// SQLITE_LOCKED_SHAREDCACHE… Every one of them means "another connection holds the lock".
+const SQLITE_BUSY_CODE = /^SQLITE_(BUSY|LOCKED)(_|$)/;
 
 const UNAVAILABLE_MESSAGES = [
   'Connection terminated',
@@ -266,7 +286,9 @@ const UNAVAILABLE_MESSAGES = [
 export function isDatabaseUnavailable(error: unknown): boolean {
   const coded = error as CodedError | null;
   if (!coded) return false;
-  if (typeof coded.code === 'string' && UNAVAILABLE_CODES.has(coded.code)) return true;
+  if (typeof coded.code === 'string' && (UNAVAILABLE_CODES.has(coded.code) || SQLITE_BUSY_CODE.test(coded.code))) {
+    return true;
+  }
   const message = typeof coded.message === 'string' ? coded.message : '';
   return UNAVAILABLE_MESSAGES.some((fragment) => message.includes(fragment));
 }

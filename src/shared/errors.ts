@@ -38,18 +38,25 @@ export class ValidationError extends DomainError {
 
 export class ForbiddenError extends DomainError {}
 
-/** The caller has more work in progress than it may; it may retry after `retry_after_s` seconds. */
-export class TooManyRequestsError extends DomainError {
+/** The caller's precondition (If-Match) names a state the resource has left. */
+export class PreconditionFailedError extends DomainError {
   constructor(
     message: string,
-    readonly retry_after_s: number,
+    readonly extensions: Record<string, unknown> = {},
   ) {
     super(message);
   }
 }
 
-/** The backing store cannot be reached; the caller may retry. */
-export class UnavailableError extends DomainError {}
+/** The caller spent a budget; it may try again after `retryAfterSeconds`. */
+export class RateLimitedError extends DomainError {
+  constructor(
+    message: string,
+    readonly retryAfterSeconds: number,
+  ) {
+    super(message);
+  }
+}
 
 export interface Problem {
   type: string;
@@ -64,15 +71,20 @@ export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
 
 const TITLES: Record<number, string> = {
   400: 'Bad Request',
+  401: 'Unauthorized',
   403: 'Forbidden',
   404: 'Not Found',
   405: 'Method Not Allowed',
   406: 'Not Acceptable',
+  408: 'Request Timeout',
   409: 'Conflict',
+  412: 'Precondition Failed',
   413: 'Content Too Large',
   415: 'Unsupported Media Type',
+  421: 'Misdirected Request',
   422: 'Unprocessable Content',
   429: 'Too Many Requests',
+  431: 'Request Header Fields Too Large',
   500: 'Internal Server Error',
   502: 'Bad Gateway',
   503: 'Service Unavailable',
@@ -80,15 +92,20 @@ const TITLES: Record<number, string> = {
 
 const TYPE_SLUGS: Record<number, string> = {
   400: 'malformed-request',
+  401: 'unauthorized',
   403: 'forbidden',
   404: 'not-found',
   405: 'method-not-allowed',
   406: 'not-acceptable',
+  408: 'request-timeout',
   409: 'conflict',
+  412: 'precondition-failed',
   413: 'body-too-large',
   415: 'unsupported-media-type',
+  421: 'misdirected-request',
   422: 'validation-failed',
   429: 'too-many-requests',
+  431: 'headers-too-large',
   500: 'internal-error',
   502: 'bad-gateway',
   503: 'unavailable',
@@ -102,8 +119,4 @@ export function problem(status: number, detail: string, extra: Partial<Problem> 
     detail,
     ...extra,
   };
-}
-
-export function titleOf(status: number): string {
-  return TITLES[status] ?? 'Error';
 }

@@ -12,6 +12,9 @@ import type { Kysely, Transaction } from 'kysely';
 // event loop, so a batch of hundreds (a burst of classifications) would hold the loop, the
 // connection and the write lock (which another process, `npm start`'s other service, may be
 // waiting for) for as long. The rest go in the next batch, once the loop has had its turn.
+//
+// The batch begins IMMEDIATE (sqlite-driver.ts): it holds the write lock from its first read,
+// so another process writing the same file makes it wait, never fail halfway.
 
 const SAVEPOINT = 'unit';
 /** Bounds how many transactions one batch takes on. */

@@ -1,3 +1,4 @@
+import { ACCESS } from '../auth/roles.js';
 import type { Database } from './db.js';
 import type { HttpApp } from './http.js';
 import { HealthSchema } from './schemas.js';
@@ -7,6 +8,7 @@ export function registerHealthRoute(app: HttpApp, database: Pick<Database, 'ping
   app.get(
     '/health',
     {
+      config: { access: ACCESS.public },
       schema: {
         tags: ['health'],
         summary: 'Whether the service can reach its database',

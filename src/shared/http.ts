@@ -12,16 +12,20 @@ import Fastify, {
   LogController,
 } from 'fastify';
 import type { Logger } from 'pino';
+import { type AccessControlOptions, type Gate, SECURITY_SCHEMES, installAccessControl, publicScope } from '../auth/access-hook.js';
+import { ACCESS } from '../auth/roles.js';
 import { isDatabaseUnavailable } from './db.js';
+import { createMethodIndex, onClientError, onFrameworkError } from './http-edges.js';
+import { MalformedJsonError, parseJsonBody } from './json-body.js';
 import {
   ConflictError,
   type FieldError,
   ForbiddenError,
   NotFoundError,
   PROBLEM_CONTENT_TYPE,
+  PreconditionFailedError,
   type Problem,
-  TooManyRequestsError,
-  UnavailableError,
+  RateLimitedError,
   ValidationError,
   problem,
 } from './errors.js';
@@ -34,8 +38,17 @@ export type HttpApp = FastifyInstance<
   TypeBoxTypeProvider
 >;
 
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** For routes that authenticate by themselves (sign-in): the access hook's 401 and 429. */
+    accessGate: Gate;
+  }
+}
+
 export interface HttpAppOptions {
   logger: Logger;
+  /** Who may call what: every route declares an access level, one hook enforces it. */
+  access: AccessControlOptions;
   bodyLimit: number;
   title: string;
   description: string;
@@ -85,10 +98,26 @@ export async function createHttpApp(options: HttpAppOptions): Promise<HttpApp> {
     loggerInstance: options.logger as FastifyBaseLogger,
     bodyLimit: options.bodyLimit,
     logController: new OneLinePerRequest(),
-    return503OnClosing: true,
+    // Answered below as problem+json, with Retry-After, instead of Fastify's own 503 body.
+    return503OnClosing: false,
     forceCloseConnections: 'idle',
     ajv: { customOptions: { strict: false } },
+    frameworkErrors: onFrameworkError,
+    clientErrorHandler: onClientError,
   }).withTypeProvider<TypeBoxTypeProvider>();
+
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+  app.addHook('onRequest', async (_request, reply) => {
+    if (!closing) return;
+    reply.header('connection', 'close').header('retry-after', RETRY_AFTER_SECONDS);
+    return reply.code(503).type(PROBLEM_CONTENT_TYPE).send(problem(503, 'The service is shutting down; retry shortly.'));
+  });
+
+  const methods = createMethodIndex();
+  app.addHook('onRoute', (route) => methods.add(route.method, route.url));
 
   const bodyAjv = buildAjv({ coerceTypes: false });
   const queryAjv = buildAjv({ coerceTypes: true });
@@ -96,39 +125,65 @@ export async function createHttpApp(options: HttpAppOptions): Promise<HttpApp> {
     (httpPart === 'body' ? bodyAjv : queryAjv).compile(schema as object),
   );
 
-  // Only JSON is accepted: anything else, plain text included, is a 415.
-  app.removeContentTypeParser(['text/plain']);
+  // Only JSON is accepted: anything else, plain text included, is a 415. Every JSON body goes
+  // through one parser that refuses what no store can keep (see json-body.ts).
+  app.removeContentTypeParser(['text/plain', 'application/json']);
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
+    try {
+      done(null, parseJsonBody(body as string));
+    } catch (error) {
+      done(error as Error, undefined);
+    }
+  });
 
   app.setErrorHandler((error, request, reply) => {
     const mapped = toProblem(error as FastifyError);
+    if (error instanceof RateLimitedError) reply.header('retry-after', String(error.retryAfterSeconds));
     if (mapped.status === 503) {
       // Expected while the database is away; the message is enough, a stack adds nothing.
       request.log.warn({ err: { message: (error as Error).message } }, 'database unavailable');
     } else if (mapped.status >= 500) {
       request.log.error({ err: error }, 'request failed');
     }
-    if (error instanceof TooManyRequestsError) reply.header('retry-after', String(error.retry_after_s));
+    if (mapped.status === 503) reply.header('retry-after', RETRY_AFTER_SECONDS);
     return reply.code(mapped.status).type(PROBLEM_CONTENT_TYPE).send(mapped);
   });
 
-  app.setNotFoundHandler((request, reply) =>
-    reply
-      .code(404)
-      .type(PROBLEM_CONTENT_TYPE)
-      .send(problem(404, `No route for ${request.method} ${request.url.split('?')[0]}`)),
-  );
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0] ?? '/';
+    const allowed = methods.allowed(path);
+    if (allowed.length > 0) {
+      return reply
+        .code(405)
+        .header('allow', allowed.join(', '))
+        .type(PROBLEM_CONTENT_TYPE)
+        .send(problem(405, `${request.method} is not allowed on ${path}; allowed: ${allowed.join(', ')}`));
+    }
+    return reply.code(404).type(PROBLEM_CONTENT_TYPE).send(problem(404, `No route for ${request.method} ${path}`));
+  });
+
+  app.decorate('accessGate', await installAccessControl(app, options.access));
 
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
       info: { title: options.title, description: options.description, version: options.version },
+      components: { securitySchemes: SECURITY_SCHEMES },
     },
   });
-  await app.register(swaggerUi, { routePrefix: '/docs' });
-  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  await publicScope(app, async (scope) => {
+    await scope.register(swaggerUi, { routePrefix: '/docs' });
+  });
+  app.get('/openapi.json', { config: { access: ACCESS.public }, schema: { hide: true } }, async () => app.swagger());
 
   return app;
 }
+
+/** Seconds a client should wait before retrying a 503. */
+const RETRY_AFTER_SECONDS = '1';
+
+/** A problem lists at most this many field errors; the rest are counted, not listed. */
+const MAX_LISTED_ERRORS = 20;
 
 function joinField(path: string, name: unknown): string {
   return path ? `${path}.${String(name)}` : String(name);
@@ -171,18 +226,26 @@ export function toProblem(error: FastifyError): Problem {
   if (error instanceof NotFoundError) return problem(404, error.message);
   if (error instanceof ConflictError) return problem(409, error.message, error.extensions);
   if (error instanceof ForbiddenError) return problem(403, error.message);
-  if (error instanceof TooManyRequestsError) return problem(429, error.message);
-  if (error instanceof UnavailableError || isDatabaseUnavailable(error)) {
+  if (error instanceof PreconditionFailedError) return problem(412, error.message, error.extensions);
+  if (error instanceof RateLimitedError) return problem(429, error.message);
+  if (isDatabaseUnavailable(error)) {
     return problem(503, 'The database is unavailable; retry shortly.');
   }
   if (error.validation) {
     const context = error.validationContext ?? 'body';
     // A path that names no resource (an id that is not a UUID) is a missing resource.
     if (context === 'params') return problem(404, 'No such resource');
-    const errors = fieldErrors(error.validation as ErrorObject[], context);
-    return problem(422, `Invalid ${context}: ${errors.map((e) => `${e.field} ${e.message}`).join('; ')}`, {
+    const all = fieldErrors(error.validation as ErrorObject[], context);
+    const errors = all.slice(0, MAX_LISTED_ERRORS);
+    const omitted = all.length - errors.length;
+    const listed = errors.map((e) => `${e.field} ${e.message}`).join('; ');
+    return problem(422, `Invalid ${context}: ${listed}${omitted > 0 ? `; and ${omitted} more` : ''}`, {
       errors,
+      ...(omitted > 0 && { errors_omitted: omitted }),
     });
+  }
+  if (error instanceof MalformedJsonError) {
+    return problem(400, error.empty ? 'The body is empty; send a JSON document' : 'The body is not valid JSON');
   }
   // JSON.parse quotes the text around the fault, which may be a secret: never echo it.
   if (error.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || (error instanceof SyntaxError && error.statusCode === 400)) {

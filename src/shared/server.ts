@@ -6,6 +6,14 @@ export interface RunningService {
   name: string;
   app: HttpApp;
   port: number;
+  /** Where this service serves a page for people, if it does: start-up says to open it. */
+  uiPath?: string;
+}
+
+/** The address a browser on this machine can open: a wildcard host is not one. */
+function browsableUrl(host: string, port: number, path: string): string {
+  const name = host === '0.0.0.0' || host === '::' || host === '' ? '127.0.0.1' : host;
+  return `http://${name.includes(':') ? `[${name}]` : name}:${port}${path}`;
 }
 
 /**
@@ -22,6 +30,11 @@ export async function serve(
   for (const service of services) {
     const address = await service.app.listen({ host, port: service.port });
     logger.info({ service: service.name, address }, 'listening');
+    if (service.uiPath !== undefined) {
+      const bound = service.app.server.address();
+      const url = browsableUrl(host, typeof bound === 'object' && bound ? bound.port : service.port, service.uiPath);
+      logger.info({ service: service.name, url }, `open ${url} in a browser for the web UI`);
+    }
   }
 
   const stopStats = logRuntimeStats(logger, services.map((service) => service.name));

@@ -14,7 +14,7 @@ import type { Logger } from 'pino';
 
 export interface ChildService {
   name: string;
-  /** Arguments to this same Node script, e.g. ['work']. */
+  /** Arguments to the script, e.g. ['work']. */
   args: string[];
 }
 
@@ -27,11 +27,11 @@ interface Running {
 /** Time a child has to finish its requests after SIGTERM before it is killed. */
 const STOP_GRACE_MS = 30_000;
 
-export function superviseServices(services: ChildService[], logger: Logger): void {
-  const script = process.argv[1]!;
+/** Runs `node <script> <args>` for each service, with `env`, and supervises them. */
+export function superviseServices(script: string, services: ChildService[], env: NodeJS.ProcessEnv, logger: Logger): void {
   const running: Running[] = services.map(({ name, args }) => {
     const child = spawn(process.execPath, [...process.execArgv, script, ...args], {
-      env: process.env,
+      env,
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
       detached: true,
     });

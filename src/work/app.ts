@@ -1,10 +1,16 @@
 import type { Logger } from 'pino';
+import { registerSessionRoutes, registerTokenRoutes } from '../auth/routes.js';
+import { createAuthParts } from '../auth/setup.js';
+import { createTokenService } from '../auth/token-service.js';
 import type { Config } from '../shared/config.js';
 import type { Database } from '../shared/db.js';
 import { registerHealthRoute } from '../shared/health.js';
 import { type HttpApp, createHttpApp } from '../shared/http.js';
-import { registerClassifyProxy } from './classify-proxy.js';
-import { type EventHub, createEventHub, registerEventRoutes } from './events.js';
+import { createSignal } from '../shared/signal.js';
+import { createClaimService } from './claims.js';
+import { registerClassifyProxy, relayTimeoutMs } from './classify-proxy.js';
+import { createEventHub, registerEventRoutes } from './events.js';
+import { startLeaseSweeper } from './lease-sweeper.js';
 import { createProjectService } from './project-service.js';
 import { registerProjectRoutes, registerWorkRoutes } from './routes.js';
 import { createWorkService } from './service.js';
@@ -23,23 +29,36 @@ export const WORK_BODY_LIMIT = 1024 * 1024;
 
 /** The work-item service as a Fastify app that never listens: `main` or a test decides that. */
 export async function buildWorkApp({ config, database, logger, webRoot }: WorkAppDeps): Promise<HttpApp> {
+  const auth = await createAuthParts(config, database, logger);
   const app = await createHttpApp({
     logger,
+    access: auth.access,
     bodyLimit: WORK_BODY_LIMIT,
     title: 'agentdesk work-item service',
     description: 'Work items dispatched to agents, tracked through their lifecycle, grouped into projects.',
     version: '0.1.0',
   });
-  // The hub reads the store, and the store tells the hub when events have committed.
-  let hub: EventHub | undefined;
-  const store = createWorkStore(database, () => hub?.committed());
-  hub = await createEventHub(store, database, logger);
-  registerWorkRoutes(app, createWorkService({ store }));
+  // The store signals each commit that appended events; the hub and the waiting claims listen.
+  const commits = createSignal();
+  const hub = await createEventHub(database, logger);
+  const store = createWorkStore(database, commits.fire);
+  const claims = createClaimService({ store, database, logger });
+  commits.listen(() => hub.committed());
+  commits.listen(claims.wake);
+  const work = createWorkService({ store });
+  const sweeper = startLeaseSweeper({ store, work, logger });
+  app.addHook('preClose', async () => {
+    await claims.close();
+    await sweeper.stop();
+  });
+  registerWorkRoutes(app, work, claims);
   registerProjectRoutes(app, createProjectService({ store }));
   registerEventRoutes(app, hub);
   registerHealthRoute(app, database);
-  const proxyTimeoutMs = config.llm.timeoutMs * (config.llm.maxRetries + 1) + 5_000;
-  registerClassifyProxy(app, config.classifyUrl, proxyTimeoutMs);
+  registerTokenRoutes(app, createTokenService({ store: auth.store, authenticator: auth.authenticator }));
+  registerSessionRoutes(app, { config: config.auth, authenticator: auth.authenticator, gate: app.accessGate });
+  app.addHook('onClose', () => auth.authenticator.close());
+  registerClassifyProxy(app, config.classifyUrl, relayTimeoutMs(config.llm));
   await registerWebUi(app, webRoot);
   return app;
 }

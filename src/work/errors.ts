@@ -1,4 +1,4 @@
-import { ConflictError, NotFoundError, ValidationError } from '../shared/errors.js';
+import { ConflictError, NotFoundError, PreconditionFailedError, ValidationError } from '../shared/errors.js';
 import type { WorkStatus } from './schemas.js';
 
 export class WorkItemNotFound extends NotFoundError {
@@ -32,5 +32,50 @@ export class DuplicateProjectName extends ConflictError {
 export class UnknownProjectReference extends ValidationError {
   constructor() {
     super([{ field: 'project_id', message: 'is not the id of an existing project' }]);
+  }
+}
+
+/** Someone other than the agent that holds the item tried to act on it as that agent. */
+export class NotHolder extends ConflictError {
+  constructor(agent: string, holder: string | null, status: WorkStatus) {
+    super(
+      holder === null
+        ? `The work item is ${status} and held by no agent, so ${agent} cannot act on it as its holder`
+        : `The work item is dispatched to ${holder}, not ${agent}`,
+      { holder, current_status: status },
+    );
+  }
+}
+
+export class ItemChanged extends PreconditionFailedError {
+  constructor(version: number, status: WorkStatus) {
+    super(`The work item changed since you loaded it: it is now at version ${version} and ${status}`, {
+      current_version: version,
+      current_status: status,
+    });
+  }
+}
+
+export class FinalItemNotEditable extends ConflictError {
+  constructor(status: WorkStatus) {
+    super(`The work item is ${status}, which is final: its fields can no longer be edited`, { current_status: status });
+  }
+}
+
+export class LeaseNotHeld extends ConflictError {
+  constructor(status: WorkStatus) {
+    super(`The work item is ${status}: there is no lease to extend`, { current_status: status });
+  }
+}
+
+export class IdempotencyKeyInFlight extends ConflictError {
+  constructor() {
+    super('A request with this Idempotency-Key is still being processed; retry when it has answered');
+  }
+}
+
+export class IdempotencyKeyReused extends ValidationError {
+  constructor() {
+    super([{ field: 'Idempotency-Key', message: 'was already used with a different body within the last 24 hours' }]);
   }
 }

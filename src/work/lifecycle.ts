@@ -1,4 +1,4 @@
-import type { Outcome, WorkStatus } from './schemas.js';
+import type { DispatchReason, Outcome, WorkStatus } from './schemas.js';
 
 // The whole lifecycle in one table: from a status, which statuses may follow and by what move.
 // `reassign` is the move to `dispatched` that hands the item to another agent.
@@ -67,4 +67,43 @@ export function nextStatuses(from: WorkStatus): WorkStatus[] {
 /** Moves that hand the item to an agent need one in the request. */
 export function needsAgent(move: Move): boolean {
   return move === MOVES.dispatch || move === MOVES.reassign;
+}
+
+// Leases. A claim puts the item on a lease; the holder keeps it by heartbeats and by any change
+// it makes; a person's block pauses it; every move that takes the item from its holder ends it.
+
+/** Statuses in which an agent holds the item and its lease runs. */
+export const LEASED_STATUSES: readonly WorkStatus[] = ['dispatched', 'in_progress'];
+
+export const LEASE_EFFECTS = { none: 'none', renew: 'renew', pause: 'pause', end: 'end' } as const;
+export type LeaseEffect = (typeof LEASE_EFFECTS)[keyof typeof LEASE_EFFECTS];
+
+export const LEASE_EFFECT_OF_MOVE: Readonly<Record<Move, LeaseEffect>> = {
+  // A dispatch by hand grants no lease: only a claim (or a heartbeat) does.
+  dispatch: LEASE_EFFECTS.none,
+  reassign: LEASE_EFFECTS.end,
+  release: LEASE_EFFECTS.end,
+  pick_up: LEASE_EFFECTS.renew,
+  block: LEASE_EFFECTS.pause,
+  unblock: LEASE_EFFECTS.renew,
+  complete: LEASE_EFFECTS.end,
+  fail: LEASE_EFFECTS.end,
+  cancel: LEASE_EFFECTS.end,
+};
+
+/** Why the open dispatch entry closes, for the moves that close it. */
+export const CLOSE_REASON_OF_MOVE: Readonly<Partial<Record<Move, DispatchReason>>> = {
+  reassign: 'reassigned',
+  release: 'released',
+  complete: 'completed',
+  fail: 'failed',
+  cancel: 'cancelled',
+};
+
+/** The longest wait between two attempts, however many attempts went before. */
+export const MAX_RETRY_DELAY_S = 3_600;
+
+/** Seconds before an item whose lease ran out on attempt `attempts` may be claimed again. */
+export function retryDelaySeconds(retryDelayS: number, attempts: number): number {
+  return Math.min(retryDelayS * 2 ** Math.max(0, attempts - 1), MAX_RETRY_DELAY_S);
 }

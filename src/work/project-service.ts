@@ -17,9 +17,13 @@ export interface ProjectServiceDeps {
 
 export type ProjectService = ReturnType<typeof createProjectService>;
 
-/** Names are unique ignoring case; the key is computed here so every store compares alike. */
+/**
+ * Names are unique ignoring case and Unicode normalisation (`école` typed precomposed or as
+ * `e` + U+0301 is one name); the key is computed here so every store compares alike. NFC again
+ * after lower-casing, which can decompose (İ becomes i + U+0307).
+ */
 function nameKey(name: string): string {
-  return name.toLowerCase();
+  return name.normalize('NFC').toLowerCase().normalize('NFC');
 }
 
 export function createProjectService({ store, now = () => new Date() }: ProjectServiceDeps) {
@@ -56,7 +60,8 @@ export function createProjectService({ store, now = () => new Date() }: ProjectS
   async function update(id: string, patch: UpdateProject): Promise<Project> {
     try {
       const project = await store.transaction(async (tx) => {
-        const row = await tx.findProject(id);
+        // Locked, so the event and the answer are built on the row as the update finds it.
+        const row = await tx.lockProject(id);
         if (!row) throw new ProjectNotFound(id);
         const changes: Partial<ProjectRow> = {};
         if (patch.name !== undefined && patch.name !== row.name) {

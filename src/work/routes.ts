@@ -1,27 +1,35 @@
 import { Type } from 'typebox';
+import { assertMayDispatch } from '../auth/policy.js';
+import { ACCESS } from '../auth/roles.js';
 import type { HttpApp } from '../shared/http.js';
 import { problemResponses } from '../shared/schemas.js';
 import type { ProjectService } from './project-service.js';
+import type { ClaimService } from './claims.js';
+import type { VersionPrecondition } from './item-changes.js';
+import { etagOf } from './item-view.js';
 import {
   AgentParamsSchema,
   AgentWorkQuerySchema,
   CountsQuerySchema,
   CreateProjectSchema,
+  ClaimSchema,
   CreateWorkItemSchema,
+  HeartbeatSchema,
+  HistoryEntrySchema,
+  IfMatchHeadersSchema,
+  IfNoneMatchHeadersSchema,
   ListWorkQuerySchema,
   ProjectIdParamsSchema,
   ProjectSchema,
   StatusCountsSchema,
+  SubmitHeadersSchema,
   UpdateProjectSchema,
   UpdateWorkItemSchema,
-  UserHeadersSchema,
   WorkIdParamsSchema,
   WorkItemSchema,
   WorkItemSummarySchema,
 } from './schemas.js';
-import type { WorkPage, WorkService } from './service.js';
-
-const ANONYMOUS = 'anonymous';
+import { type WorkPage, type WorkService, actorOf } from './service.js';
 
 /** The next page's address: the same request with the cursor moved on. */
 function nextLink(url: string, query: Record<string, unknown>, cursor: string): string {
@@ -33,7 +41,25 @@ function nextLink(url: string, query: Record<string, unknown>, cursor: string): 
   return `<${url.split('?')[0]}?${params.toString()}>; rel="next"`;
 }
 
-export function registerWorkRoutes(app: HttpApp, work: WorkService): void {
+/**
+ * If-Match as a set of versions: `*`, or the strong entity tags listed. A weak or malformed
+ * tag matches nothing, so the change is refused rather than applied on a guess.
+ */
+export function parseIfMatch(header: string | undefined): VersionPrecondition | undefined {
+  if (header === undefined) return undefined;
+  if (header.trim() === '*') return { any: true };
+  const versions = [...header.matchAll(/(?:^|,)\s*"(\d{1,9})"\s*(?=,|$)/g)].map((match) => Number(match[1]));
+  return { any: false, versions };
+}
+
+/** If-None-Match on a read: true when the caller already holds the current version. */
+function holdsCurrent(header: string | undefined, etag: string): boolean {
+  if (header === undefined) return false;
+  if (header.trim() === '*') return true;
+  return header.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag);
+}
+
+export function registerWorkRoutes(app: HttpApp, work: WorkService, claims: ClaimService): void {
   const tags = ['work items'];
 
   function sendPage(reply: { header: (name: string, value: string) => unknown }, request: { url: string; query: unknown }, page: WorkPage) {
@@ -46,23 +72,79 @@ export function registerWorkRoutes(app: HttpApp, work: WorkService): void {
   app.post(
     '/work',
     {
+      config: { access: ACCESS.submit },
       schema: {
         tags,
         summary: 'Submit a work item; with `agent` it is dispatched in the same transaction',
-        headers: UserHeadersSchema,
+        headers: SubmitHeadersSchema,
         body: CreateWorkItemSchema,
-        response: { 201: WorkItemSchema, ...problemResponses(400, 413, 415, 422) },
+        response: { 201: WorkItemSchema, ...problemResponses(400, 409, 413, 415, 422) },
       },
     },
     async (request, reply) => {
-      const item = await work.submit(request.body, request.headers['x-user'] ?? ANONYMOUS);
-      return reply.code(201).header('location', `/work/${item.id}`).send(item);
+      assertMayDispatch(request.principal, request.body.agent);
+      // The caller's identity, never a header it wrote (X-User counts only under AUTH=off).
+      const { item, replayed } = await work.submit(request.body, request.principal!, request.headers['idempotency-key']);
+      if (replayed) reply.header('idempotent-replayed', 'true');
+      return reply.code(201).header('location', `/work/${item.id}`).header('etag', etagOf(item)).send(item);
+    },
+  );
+
+  app.post(
+    '/work/claim',
+    {
+      config: { access: ACCESS.work },
+      schema: {
+        tags,
+        summary:
+          'Claim the next work item: your own dispatched items first, then the queue; 204 when none (or after wait_s)',
+        body: ClaimSchema,
+        response: { 200: WorkItemSchema, 204: Type.Null(), ...problemResponses(400, 413, 415, 422) },
+      },
+    },
+    async (request, reply) => {
+      // An agent token claims as its own agent and no other.
+      assertMayDispatch(request.principal, request.body.agent);
+      const left = new AbortController();
+      const socket = request.raw.socket;
+      reply.raw.once('close', () => {
+        if (!reply.raw.writableFinished) left.abort();
+      });
+      const item = await claims.claim(request.body, actorOf(request.principal), left.signal);
+      if (left.signal.aborted) {
+        // The client hung up while waiting; its half-closed socket would otherwise stay open.
+        reply.hijack();
+        socket.destroy();
+        return reply;
+      }
+      if (!item) return reply.code(204).send(null);
+      return reply.header('etag', etagOf(item)).send(item);
+    },
+  );
+
+  app.post(
+    '/work/:id/heartbeat',
+    {
+      config: { access: ACCESS.work },
+      schema: {
+        tags,
+        summary: "Extend the holder's lease on a work item; answers the item with its new lease_expires_at",
+        params: WorkIdParamsSchema,
+        body: HeartbeatSchema,
+        response: { 200: WorkItemSchema, ...problemResponses(400, 404, 409, 413, 415, 422) },
+      },
+    },
+    async (request, reply) => {
+      assertMayDispatch(request.principal, request.body.agent);
+      const item = await work.heartbeat(request.params.id, request.body, request.principal);
+      return reply.header('etag', etagOf(item)).send(item);
     },
   );
 
   app.get(
     '/work',
     {
+      config: { access: ACCESS.read },
       schema: {
         tags,
         summary: 'List work items, newest first or in queue order; next page in the Link header',
@@ -76,6 +158,7 @@ export function registerWorkRoutes(app: HttpApp, work: WorkService): void {
   app.get(
     '/work/counts',
     {
+      config: { access: ACCESS.read },
       schema: {
         tags,
         summary: 'Number of work items in each status, with the same filters as the list',
@@ -89,6 +172,7 @@ export function registerWorkRoutes(app: HttpApp, work: WorkService): void {
   app.get(
     '/work/agent/:agent',
     {
+      config: { access: ACCESS.read },
       schema: {
         tags,
         summary: "An agent's work items",
@@ -103,42 +187,77 @@ export function registerWorkRoutes(app: HttpApp, work: WorkService): void {
   app.get(
     '/work/:id',
     {
+      config: { access: ACCESS.read },
       schema: {
         tags,
-        summary: 'One work item with its dispatch log',
+        summary: 'One work item with its dispatch log; its version is the ETag',
         params: WorkIdParamsSchema,
-        response: { 200: WorkItemSchema, ...problemResponses(404) },
+        headers: IfNoneMatchHeadersSchema,
+        response: { 200: WorkItemSchema, 304: Type.Null(), ...problemResponses(404) },
       },
     },
-    async (request) => work.get(request.params.id),
+    async (request, reply) => {
+      const item = await work.get(request.params.id);
+      const etag = etagOf(item);
+      reply.header('etag', etag);
+      if (holdsCurrent(request.headers['if-none-match'], etag)) return reply.code(304).send(null);
+      return item;
+    },
+  );
+
+  app.get(
+    '/work/:id/history',
+    {
+      config: { access: ACCESS.read },
+      schema: {
+        tags,
+        summary: 'Every change to a work item, oldest first: when, who (actor and role), what changed',
+        params: WorkIdParamsSchema,
+        response: { 200: Type.Array(HistoryEntrySchema), ...problemResponses(404) },
+      },
+    },
+    async (request) => work.history(request.params.id),
   );
 
   app.patch(
     '/work/:id',
     {
+      config: { access: ACCESS.work },
       schema: {
         tags,
-        summary: 'Move a work item through its lifecycle, reassign it, or edit its notes',
+        summary: 'Move a work item through its lifecycle, reassign it, or edit it; If-Match guards against stale views',
         params: WorkIdParamsSchema,
+        headers: IfMatchHeadersSchema,
         body: UpdateWorkItemSchema,
-        response: { 200: WorkItemSchema, ...problemResponses(400, 404, 409, 413, 415, 422) },
+        response: { 200: WorkItemSchema, ...problemResponses(400, 404, 409, 412, 413, 415, 422) },
       },
     },
-    async (request) => work.update(request.params.id, request.body),
+    async (request, reply) => {
+      assertMayDispatch(request.principal, request.body.agent);
+      const item = await work.update(
+        request.params.id,
+        request.body,
+        request.principal,
+        parseIfMatch(request.headers['if-match']),
+      );
+      return reply.header('etag', etagOf(item)).send(item);
+    },
   );
 
   app.delete(
     '/work/:id',
     {
+      config: { access: ACCESS.admin },
       schema: {
         tags,
         summary: 'Delete a work item and its dispatch log',
         params: WorkIdParamsSchema,
-        response: { 204: Type.Null(), ...problemResponses(404) },
+        headers: IfMatchHeadersSchema,
+        response: { 204: Type.Null(), ...problemResponses(404, 412) },
       },
     },
     async (request, reply) => {
-      await work.remove(request.params.id);
+      await work.remove(request.params.id, request.principal, parseIfMatch(request.headers['if-match']));
       return reply.code(204).send(null);
     },
   );
@@ -150,6 +269,7 @@ export function registerProjectRoutes(app: HttpApp, projects: ProjectService): v
   app.post(
     '/projects',
     {
+      config: { access: ACCESS.admin },
       schema: {
         tags,
         summary: 'Create a project (names are unique ignoring case)',
@@ -166,6 +286,7 @@ export function registerProjectRoutes(app: HttpApp, projects: ProjectService): v
   app.get(
     '/projects',
     {
+      config: { access: ACCESS.read },
       schema: { tags, summary: 'All projects, by name', response: { 200: Type.Array(ProjectSchema) } },
     },
     async () => projects.list(),
@@ -174,6 +295,7 @@ export function registerProjectRoutes(app: HttpApp, projects: ProjectService): v
   app.get(
     '/projects/:id',
     {
+      config: { access: ACCESS.read },
       schema: {
         tags,
         summary: 'One project',
@@ -187,6 +309,7 @@ export function registerProjectRoutes(app: HttpApp, projects: ProjectService): v
   app.patch(
     '/projects/:id',
     {
+      config: { access: ACCESS.admin },
       schema: {
         tags,
         summary: 'Rename a project or change its external reference (null clears it)',

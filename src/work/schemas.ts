@@ -1,9 +1,17 @@
 import { type Static, Type } from 'typebox';
 import { Nullable, TimestampSchema, UuidSchema } from '../shared/schemas.js';
+import { ATTEMPT_LIMITS, LEASE_LIMITS, RETRY_DELAY_LIMITS, WAIT_LIMITS } from './limits.js';
 
-import { OUTCOMES, type Outcome, WORK_STATUSES, type WorkStatus } from './statuses.js';
+import {
+  DISPATCH_REASONS,
+  type DispatchReason,
+  OUTCOMES,
+  type Outcome,
+  WORK_STATUSES,
+  type WorkStatus,
+} from './statuses.js';
 
-export { OUTCOMES, WORK_STATUSES, type Outcome, type WorkStatus };
+export { DISPATCH_REASONS, OUTCOMES, WORK_STATUSES, type DispatchReason, type Outcome, type WorkStatus };
 
 export const SORT_ORDERS = ['newest', 'priority'] as const;
 export type SortOrder = (typeof SORT_ORDERS)[number];
@@ -14,6 +22,9 @@ export const DEFAULT_PAGE_SIZE = 100;
 
 export const StatusSchema = Type.Enum([...WORK_STATUSES]);
 export const OutcomeSchema = Type.Enum([...OUTCOMES]);
+export const DispatchReasonSchema = Type.Enum([...DISPATCH_REASONS]);
+
+export { ATTEMPT_LIMITS, LEASE_LIMITS, RETRY_DELAY_LIMITS, WAIT_LIMITS };
 
 export const WorkTypeSchema = Type.String({
   minLength: 1,
@@ -42,6 +53,7 @@ export const DispatchEntrySchema = Type.Object(
     agent: Type.String(),
     completed_at: Nullable(TimestampSchema),
     outcome: Nullable(OutcomeSchema),
+    reason: Nullable(DispatchReasonSchema),
   },
   { additionalProperties: false },
 );
@@ -62,6 +74,12 @@ const workItemFields = {
   notes: Nullable(Type.String()),
   payload: Nullable(PayloadSchema),
   project_id: Nullable(UuidSchema),
+  version: Type.Integer({ minimum: 1, description: 'Incremented by every change; also the ETag' }),
+  attempts: Type.Integer({ minimum: 0, description: 'Claims made so far' }),
+  max_attempts: Type.Integer(),
+  retry_delay_s: Type.Integer(),
+  run_after: Nullable(TimestampSchema),
+  lease_expires_at: Nullable(TimestampSchema),
 };
 
 /** A work item as lists return it: every field but the dispatch log. */
@@ -82,6 +100,19 @@ export const CreateWorkItemSchema = Type.Object(
     agent: Type.Optional(AgentNameSchema),
     project_id: Type.Optional(Nullable(UuidSchema)),
     payload: Type.Optional(Nullable(PayloadSchema)),
+    run_after: Type.Optional(
+      Type.String({ format: 'date-time', description: 'ISO 8601 with a zone; not claimable before then' }),
+    ),
+    max_attempts: Type.Optional(
+      Type.Integer({ minimum: ATTEMPT_LIMITS.min, maximum: ATTEMPT_LIMITS.max, description: 'Claims before it fails; default 3' }),
+    ),
+    retry_delay_s: Type.Optional(
+      Type.Integer({
+        minimum: RETRY_DELAY_LIMITS.min,
+        maximum: RETRY_DELAY_LIMITS.max,
+        description: 'Backoff after a lost lease: this × 2^(attempts−1) seconds, at most an hour; default 30',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -93,6 +124,11 @@ export const UpdateWorkItemSchema = Type.Object(
     outcome: Type.Optional(OutcomeSchema),
     notes: Type.Optional(Nullable(NotesSchema)),
     agent: Type.Optional(AgentNameSchema),
+    priority: Type.Optional(PrioritySchema),
+    description: Type.Optional(DescriptionSchema),
+    type: Type.Optional(WorkTypeSchema),
+    project_id: Type.Optional(Nullable(UuidSchema)),
+    payload: Type.Optional(Nullable(PayloadSchema)),
   },
   { additionalProperties: false, minProperties: 1 },
 );
@@ -109,8 +145,14 @@ const filterFields = {
 
 export const ListWorkQuerySchema = Type.Object(
   {
-    status: Type.Optional(StatusSchema),
+    status: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 200, description: `One status or several, comma-separated: ${WORK_STATUSES.join(', ')}` }),
+    ),
     ...filterFields,
+    created_by: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+    updated_since: Type.Optional(
+      Type.String({ format: 'date-time', description: 'ISO 8601 with a zone; items changed strictly after' }),
+    ),
     sort: Type.Optional(Type.Enum([...SORT_ORDERS], { description: 'newest (default) or priority (queue order)' })),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE })),
     cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 512, description: 'Opaque; from the Link header' })),
@@ -165,5 +207,69 @@ export type UpdateProject = Static<typeof UpdateProjectSchema>;
 
 export const ProjectIdParamsSchema = Type.Object({ id: UuidSchema });
 
+export const ClaimSchema = Type.Object(
+  {
+    agent: AgentNameSchema,
+    types: Type.Optional(Type.Array(WorkTypeSchema, { minItems: 1, maxItems: 50, description: 'Any of these types' })),
+    project_id: Type.Optional(UuidSchema),
+    lease_s: Type.Optional(
+      Type.Integer({ minimum: LEASE_LIMITS.min, maximum: LEASE_LIMITS.max, description: 'Lease length; default 300' }),
+    ),
+    wait_s: Type.Optional(
+      Type.Integer({ minimum: WAIT_LIMITS.min, maximum: WAIT_LIMITS.max, description: 'Long poll up to this long; default 0' }),
+    ),
+    start: Type.Optional(Type.Boolean({ description: 'Move the item to in_progress at once (default true)' })),
+  },
+  { additionalProperties: false },
+);
+export type ClaimRequest = Static<typeof ClaimSchema>;
+
+export const HeartbeatSchema = Type.Object(
+  {
+    agent: AgentNameSchema,
+    lease_s: Type.Optional(
+      Type.Integer({ minimum: LEASE_LIMITS.min, maximum: LEASE_LIMITS.max, description: 'New lease length; default: the current one' }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type HeartbeatRequest = Static<typeof HeartbeatSchema>;
+
+export const HistoryEntrySchema = Type.Object(
+  {
+    id: Type.Integer(),
+    work_item_id: UuidSchema,
+    at: TimestampSchema,
+    actor: Type.String({ description: 'The token’s agent or name; X-User or anonymous with AUTH=off; agentdesk for the lease sweep' }),
+    role: Type.String({ description: 'viewer, agent, intake, admin, or system' }),
+    action: Type.String({
+      description:
+        'created, claimed, heartbeat, lease_expired, edited, or the move: dispatch, reassign, release, pick_up, block, unblock, complete, fail, cancel',
+    }),
+    changes: Type.Record(Type.String(), Type.Unknown(), { description: 'field → {from, to} (payload: {edited: true})' }),
+  },
+  { additionalProperties: false },
+);
+export type HistoryEntry = Static<typeof HistoryEntrySchema>;
+
+export const IfMatchHeadersSchema = Type.Object({
+  'if-match': Type.Optional(Type.String({ description: 'The ETag the change was based on; 412 if the item changed since' })),
+});
+export const IfNoneMatchHeadersSchema = Type.Object({
+  'if-none-match': Type.Optional(Type.String({ description: 'An ETag the caller holds; 304 while it is current' })),
+});
+
 /** The X-User header names the caller until authentication arrives. */
 export const UserHeadersSchema = Type.Object({ 'x-user': Type.Optional(AgentNameSchema) });
+
+export const SubmitHeadersSchema = Type.Object({
+  'x-user': Type.Optional(AgentNameSchema),
+  'idempotency-key': Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 255,
+      pattern: '^[\\x20-\\x7e]+$',
+      description: 'The same key with the same body within 24 hours answers the first response again',
+    }),
+  ),
+});

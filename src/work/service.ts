@@ -1,26 +1,32 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
+import type { Principal } from '../auth/authenticator.js';
+import { assertMayChangeItem } from '../auth/policy.js';
 import { isForeignKeyViolation } from '../shared/db.js';
 import { ValidationError } from '../shared/errors.js';
-import { IllegalTransition, UnknownProjectReference, WorkItemNotFound } from './errors.js';
-import {
-  MOVES,
-  type Move,
-  OUTCOME_OF_STATUS,
-  STATUS_OF_OUTCOME,
-  isFinal,
-  moveBetween,
-  needsAgent,
-  nextStatuses,
-} from './lifecycle.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
 import {
+  IdempotencyKeyInFlight,
+  IdempotencyKeyReused,
+  LeaseNotHeld,
+  NotHolder,
+  UnknownProjectReference,
+  WorkItemNotFound,
+} from './errors.js';
+import { type VersionPrecondition, WORK_EVENTS, changeItem, checkPrecondition } from './item-changes.js';
+import { newDispatch, planExpiry, planUpdate, requestedStatus, secondsAfter } from './plans.js';
+import { type Actor, SYSTEM_ACTOR, eventData, toSummary, toWorkItem } from './item-view.js';
+import { LEASED_STATUSES } from './lifecycle.js';
+import {
+  ATTEMPT_LIMITS,
   type CountsQuery,
   type CreateWorkItem,
   DEFAULT_PAGE_SIZE,
-  type DispatchEntry,
+  type HeartbeatRequest,
+  type HistoryEntry,
+  LEASE_LIMITS,
   type ListWorkQuery,
   MAX_PAYLOAD_BYTES,
-  type Outcome,
+  RETRY_DELAY_LIMITS,
   type StatusCounts,
   type UpdateWorkItem,
   WORK_STATUSES,
@@ -29,13 +35,9 @@ import {
   type WorkStatus,
 } from './schemas.js';
 import type { WorkFilter, WorkStore } from './store.js';
-import type { DispatchRow, WorkItemRow } from './tables.js';
+import type { WorkItemRow } from './tables.js';
 
-export const WORK_EVENTS = {
-  created: 'work.created',
-  updated: 'work.updated',
-  deleted: 'work.deleted',
-} as const;
+export { WORK_EVENTS };
 
 export interface ServiceDeps {
   store: WorkStore;
@@ -47,50 +49,77 @@ export interface WorkPage {
   next_cursor: string | null;
 }
 
+export interface Submitted {
+  item: WorkItem;
+  /** True when an Idempotency-Key matched an earlier request and this is its answer again. */
+  replayed: boolean;
+}
+
+/** How long an Idempotency-Key is remembered. */
+export const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
+
 export type WorkService = ReturnType<typeof createWorkService>;
 
 export function createWorkService({ store, now = () => new Date() }: ServiceDeps) {
   const timestamp = () => now().toISOString();
+  /** Keys of this process's requests still running, so a concurrent twin is refused at once. */
+  const keysInFlight = new Set<string>();
 
-  async function loadItem(tx: WorkStore, row: WorkItemRow): Promise<WorkItem> {
-    return toWorkItem(row, await tx.listDispatches(row.id));
-  }
-
-  async function submit(input: CreateWorkItem, createdBy: string): Promise<WorkItem> {
-    const payload = serializePayload(input.payload ?? null);
-    const at = timestamp();
-    const row: WorkItemRow = {
-      id: randomUUID(),
-      type: input.type,
-      description: input.description,
-      priority: input.priority ?? 3,
-      status: input.agent ? 'dispatched' : 'queued',
-      assigned_agent: input.agent ?? null,
-      created_by: createdBy,
-      created_at: at,
-      updated_at: at,
-      completed_at: null,
-      outcome: null,
-      notes: null,
-      payload,
-      project_id: input.project_id ?? null,
-    };
+  async function create(tx: WorkStore, input: CreateWorkItem, actor: Actor, at: string): Promise<WorkItem> {
+    const row = newRow(input, actor.name, at);
     const dispatch = input.agent ? newDispatch(row.id, input.agent, at) : null;
-    const summary = toSummary(row);
+    const changes = { status: { from: null, to: row.status }, ...(dispatch && { assigned_agent: { from: null, to: dispatch.agent } }) };
+    const history = { at, actor: actor.name, role: actor.role, action: 'created', changes: JSON.stringify(changes) };
     try {
-      await store.createWorkItem(row, dispatch, { type: WORK_EVENTS.created, data: JSON.stringify(summary), at });
+      await tx.createWorkItem(row, dispatch, { type: WORK_EVENTS.created, data: eventData(row, actor), at }, history);
     } catch (error) {
       // The foreign key is the existence check: one statement instead of a read and a write.
       if (isForeignKeyViolation(error)) throw new UnknownProjectReference();
       throw error;
     }
-    return { ...summary, dispatch_log: dispatch ? [{ ...dispatch }] : [] };
+    return toWorkItem(row, dispatch ? [dispatch] : []);
+  }
+
+  /** `principal.name` becomes created_by: the caller's identity, never a header it wrote. */
+  async function submit(input: CreateWorkItem, principal: Actor, idempotencyKey?: string): Promise<Submitted> {
+    const createdBy = principal.name;
+    const actor = { name: principal.name, role: principal.role };
+    if (idempotencyKey === undefined) return { item: await create(store, input, actor, timestamp()), replayed: false };
+    const flight = `${createdBy}\n${idempotencyKey}`;
+    if (keysInFlight.has(flight)) throw new IdempotencyKeyInFlight();
+    keysInFlight.add(flight);
+    try {
+      const requestHash = createHash('sha256').update(JSON.stringify(input)).digest('base64url');
+      return await store.transaction(async (tx) => {
+        // Another instance may be running the same key: its lock says so until it commits.
+        if (!(await tx.tryLockIdempotencyKey(createdBy, idempotencyKey))) throw new IdempotencyKeyInFlight();
+        const at = timestamp();
+        const earlier = await tx.findIdempotencyKey(createdBy, idempotencyKey);
+        const windowStart = new Date(Date.parse(at) - IDEMPOTENCY_WINDOW_MS).toISOString();
+        if (earlier && earlier.created_at > windowStart) {
+          if (earlier.request_hash !== requestHash) throw new IdempotencyKeyReused();
+          return { item: JSON.parse(earlier.response_body) as WorkItem, replayed: true };
+        }
+        const item = await create(tx, input, actor, at);
+        await tx.saveIdempotencyKey({
+          scope: createdBy,
+          idempotency_key: idempotencyKey,
+          request_hash: requestHash,
+          response_status: 201,
+          response_body: JSON.stringify(item),
+          created_at: at,
+        });
+        return { item, replayed: false };
+      });
+    } finally {
+      keysInFlight.delete(flight);
+    }
   }
 
   async function get(id: string): Promise<WorkItem> {
-    const row = await store.findWorkItem(id);
-    if (!row) throw new WorkItemNotFound(id);
-    return loadItem(store, row);
+    const found = await store.findWithDispatches(id);
+    if (!found) throw new WorkItemNotFound(id);
+    return toWorkItem(found.row, found.dispatches);
   }
 
   async function list(query: ListWorkQuery, agent?: string): Promise<WorkPage> {
@@ -98,7 +127,9 @@ export function createWorkService({ store, now = () => new Date() }: ServiceDeps
     const limit = query.limit ?? DEFAULT_PAGE_SIZE;
     const after = query.cursor === undefined ? null : decodeCursor(query.cursor, order);
     const filter: WorkFilter = { ...toFilter(query), ...(agent !== undefined && { agent }) };
-    if (query.status !== undefined) filter.status = query.status;
+    if (query.status !== undefined) filter.statuses = parseStatuses(query.status);
+    if (query.created_by !== undefined) filter.created_by = query.created_by;
+    if (query.updated_since !== undefined) filter.updated_since = new Date(query.updated_since).toISOString();
     const rows = await store.listWorkItems(filter, order, after, limit + 1);
     const page = rows.slice(0, limit);
     const last = page.at(-1);
@@ -113,122 +144,87 @@ export function createWorkService({ store, now = () => new Date() }: ServiceDeps
     return Object.fromEntries(WORK_STATUSES.map((status) => [status, found[status] ?? 0])) as StatusCounts;
   }
 
-  async function update(id: string, patch: UpdateWorkItem): Promise<WorkItem> {
-    const requested = requestedStatus(patch);
-    return store.transaction(async (tx) => {
-      const row = await tx.lockWorkItem(id);
-      if (!row) throw new WorkItemNotFound(id);
-      const at = timestamp();
-      const changes: Partial<WorkItemRow> = {};
-      const target = requested ?? (patch.agent !== undefined ? 'dispatched' : undefined);
-      if (target !== undefined) {
-        await applyMove(tx, row, target, patch, at, changes);
-      }
-      if (patch.notes !== undefined && patch.notes !== row.notes) changes.notes = patch.notes;
-      if (Object.keys(changes).length === 0) return loadItem(tx, row);
-
-      changes.updated_at = at;
-      await tx.updateWorkItem(id, changes);
-      const updated = { ...row, ...changes };
-      await tx.appendEvent(WORK_EVENTS.updated, JSON.stringify(toSummary(updated)), at);
-      return loadItem(tx, updated);
-    });
-  }
-
-  async function applyMove(
-    tx: WorkStore,
-    row: WorkItemRow,
-    target: WorkStatus,
+  /** `principal` null: no caller to hold to the agent rules (internal use). */
+  async function update(
+    id: string,
     patch: UpdateWorkItem,
-    at: string,
-    changes: Partial<WorkItemRow>,
-  ): Promise<void> {
-    if (patch.agent !== undefined && target !== 'dispatched' && patch.agent !== row.assigned_agent) {
-      throw ValidationError.of('agent', 'to hand the item to another agent, send agent alone or with status dispatched');
-    }
-    // The same status again is how an agent retries after a lost response: nothing to do.
-    if (target === row.status && !(target === 'dispatched' && patch.agent !== undefined)) return;
-
-    const move = moveBetween(row.status, target);
-    if (!move) throw new IllegalTransition(row.status, target, nextStatuses(row.status));
-    if (needsAgent(move) && patch.agent === undefined) {
-      throw ValidationError.of('agent', `is required to move a ${row.status} item to dispatched`);
-    }
-    await performMove(tx, row, move, patch.agent, at, changes);
-  }
-
-  async function performMove(
-    tx: WorkStore,
-    row: WorkItemRow,
-    move: Move,
-    agent: string | undefined,
-    at: string,
-    changes: Partial<WorkItemRow>,
-  ): Promise<void> {
-    switch (move) {
-      case MOVES.dispatch:
-        await tx.insertDispatch(newDispatch(row.id, agent as string, at));
-        Object.assign(changes, { status: 'dispatched', assigned_agent: agent });
-        return;
-      case MOVES.reassign:
-        if (agent === row.assigned_agent) return;
-        await tx.closeOpenDispatch(row.id, 'cancelled', at);
-        await tx.insertDispatch(newDispatch(row.id, agent as string, at));
-        Object.assign(changes, { status: 'dispatched', assigned_agent: agent });
-        return;
-      case MOVES.release:
-        await tx.closeOpenDispatch(row.id, 'cancelled', at);
-        Object.assign(changes, { status: 'queued', assigned_agent: null });
-        return;
-      case MOVES.pick_up:
-      case MOVES.unblock:
-        changes.status = 'in_progress';
-        return;
-      case MOVES.block:
-        changes.status = 'blocked';
-        return;
-      case MOVES.complete:
-      case MOVES.fail:
-      case MOVES.cancel: {
-        const status = move === MOVES.complete ? 'completed' : move === MOVES.fail ? 'failed' : 'cancelled';
-        const outcome = OUTCOME_OF_STATUS[status];
-        await tx.closeOpenDispatch(row.id, outcome, at);
-        Object.assign(changes, { status, outcome, completed_at: at });
-        return;
-      }
-      default: {
-        const unreachable: never = move;
-        throw new Error(`unhandled move ${String(unreachable)}`);
-      }
+    principal: Principal | null = null,
+    precondition?: VersionPrecondition,
+  ): Promise<WorkItem> {
+    const requested = requestedStatus(patch);
+    const payload = patch.payload === undefined ? undefined : serializePayload(patch.payload);
+    try {
+      return await changeItem(store, id, timestamp, precondition, actorOf(principal), (current, at) => {
+        // Checked against the row the change is computed from: the guarded write keeps them one.
+        assertMayChangeItem(principal, current.row.assigned_agent);
+        return planUpdate(current, patch, requested, payload, at);
+      });
+    } catch (error) {
+      if (isForeignKeyViolation(error)) throw new UnknownProjectReference();
+      throw error;
     }
   }
 
-  async function remove(id: string): Promise<void> {
-    await store.transaction(async (tx) => {
-      if (!(await tx.deleteWorkItem(id))) throw new WorkItemNotFound(id);
-      await tx.appendEvent(WORK_EVENTS.deleted, JSON.stringify({ id }), timestamp());
+  function heartbeat(id: string, request: HeartbeatRequest, principal: Principal | null = null): Promise<WorkItem> {
+    return changeItem(store, id, timestamp, undefined, actorOf(principal), ({ row }, at) => {
+      assertMayChangeItem(principal, row.assigned_agent);
+      if (row.assigned_agent !== request.agent) throw new NotHolder(request.agent, row.assigned_agent, row.status);
+      // A blocked item waits for a person: its lease is paused, and a heartbeat changes nothing.
+      if (row.status === 'blocked') return null;
+      if (!LEASED_STATUSES.includes(row.status)) throw new LeaseNotHeld(row.status);
+      const length = request.lease_s ?? row.lease_s ?? LEASE_LIMITS.default;
+      return { action: 'heartbeat', set: { lease_s: length, lease_expires_at: secondsAfter(at, length) } };
     });
   }
 
-  return { submit, get, list, counts, update, remove };
+  /** The sweep's rule for an item whose lease ran out: back to the queue after a backoff, or failed. */
+  function expireLease(id: string): Promise<WorkItem> {
+    return changeItem(store, id, timestamp, undefined, SYSTEM_ACTOR, ({ row }, at) => planExpiry(row, at));
+  }
+
+  async function remove(id: string, principal: Principal | null = null, precondition?: VersionPrecondition): Promise<void> {
+    const actor = actorOf(principal);
+    const event = () => ({ type: WORK_EVENTS.deleted, data: JSON.stringify({ id, actor }), at: timestamp() });
+    if (!precondition || precondition.any) {
+      if (!(await store.deleteWorkItem(id, null, event()))) throw new WorkItemNotFound(id);
+      return;
+    }
+    for (;;) {
+      const row = await store.findWorkItem(id);
+      if (!row) throw new WorkItemNotFound(id);
+      checkPrecondition(row, precondition);
+      if (await store.deleteWorkItem(id, row.version, event())) return;
+    }
+  }
+
+  async function history(id: string): Promise<HistoryEntry[]> {
+    const entries = await store.listHistory(id);
+    if (entries.length === 0 && !(await store.findWorkItem(id))) throw new WorkItemNotFound(id);
+    return entries.map((entry) => ({ ...entry, changes: JSON.parse(entry.changes) as HistoryEntry['changes'] }));
+  }
+
+  async function purgeIdempotencyKeys(): Promise<number> {
+    return store.purgeIdempotencyKeysBefore(new Date(now().getTime() - IDEMPOTENCY_WINDOW_MS).toISOString());
+  }
+
+  return { submit, get, list, counts, update, heartbeat, expireLease, remove, history, purgeIdempotencyKeys };
 }
 
-/** Checks a PATCH body on its own, before any row is read: outcome and status must agree. */
-function requestedStatus(patch: UpdateWorkItem): WorkStatus | undefined {
-  const target = patch.status ?? (patch.outcome !== undefined ? STATUS_OF_OUTCOME[patch.outcome] : undefined);
-  if (target === undefined) return undefined;
-  if (isFinal(target)) {
-    const expected: Outcome = OUTCOME_OF_STATUS[target];
-    if (patch.outcome === undefined) {
-      throw ValidationError.of('outcome', `is required with status ${target} (it must be ${expected})`);
-    }
-    if (patch.outcome !== expected) {
-      throw ValidationError.of('outcome', `must be ${expected} with status ${target}, not ${patch.outcome}`);
-    }
-  } else if (patch.outcome !== undefined) {
-    throw ValidationError.of('outcome', `is only allowed with a final status (completed, failed, cancelled)`);
+/** The actor of a change asked for by `principal`; none means the desk itself. */
+export function actorOf(principal: Pick<Principal, 'name' | 'role'> | null): Actor {
+  return principal ? { name: principal.name, role: principal.role } : SYSTEM_ACTOR;
+}
+
+function parseStatuses(text: string): WorkStatus[] {
+  const statuses = [...new Set(text.split(',').map((part) => part.trim()))];
+  const unknown = statuses.filter((status) => !(WORK_STATUSES as readonly string[]).includes(status));
+  if (unknown.length > 0) {
+    throw ValidationError.of(
+      'status',
+      `has ${unknown.map((s) => JSON.stringify(s)).join(', ')}, not a status; allowed (comma-separated): ${WORK_STATUSES.join(', ')}`,
+    );
   }
-  return target;
+  return statuses as WorkStatus[];
 }
 
 function toFilter(query: CountsQuery): WorkFilter {
@@ -240,6 +236,32 @@ function toFilter(query: CountsQuery): WorkFilter {
   return filter;
 }
 
+function newRow(input: CreateWorkItem, createdBy: string, at: string): WorkItemRow {
+  return {
+    id: randomUUID(),
+    type: input.type,
+    description: input.description,
+    priority: input.priority ?? 3,
+    status: input.agent ? 'dispatched' : 'queued',
+    assigned_agent: input.agent ?? null,
+    created_by: createdBy,
+    created_at: at,
+    updated_at: at,
+    completed_at: null,
+    outcome: null,
+    notes: null,
+    payload: serializePayload(input.payload ?? null),
+    project_id: input.project_id ?? null,
+    version: 1,
+    attempts: 0,
+    max_attempts: input.max_attempts ?? ATTEMPT_LIMITS.default,
+    retry_delay_s: input.retry_delay_s ?? RETRY_DELAY_LIMITS.default,
+    run_after: input.run_after === undefined ? null : new Date(input.run_after).toISOString(),
+    lease_expires_at: null,
+    lease_s: null,
+  };
+}
+
 function serializePayload(payload: object | null): string | null {
   if (payload === null) return null;
   const text = JSON.stringify(payload);
@@ -249,29 +271,3 @@ function serializePayload(payload: object | null): string | null {
   return text;
 }
 
-function newDispatch(workItemId: string, agent: string, at: string): DispatchRow {
-  return { id: randomUUID(), work_item_id: workItemId, agent, dispatched_at: at, completed_at: null, outcome: null };
-}
-
-export function toSummary(row: WorkItemRow): WorkItemSummary {
-  return {
-    id: row.id,
-    type: row.type,
-    description: row.description,
-    priority: row.priority,
-    status: row.status,
-    assigned_agent: row.assigned_agent,
-    created_by: row.created_by,
-    created_at: row.created_at,
-    updated_at: row.updated_at,
-    completed_at: row.completed_at,
-    outcome: row.outcome,
-    notes: row.notes,
-    payload: row.payload === null ? null : (JSON.parse(row.payload) as Record<string, unknown>),
-    project_id: row.project_id,
-  };
-}
-
-function toWorkItem(row: WorkItemRow, dispatches: DispatchRow[]): WorkItem {
-  return { ...toSummary(row), dispatch_log: dispatches.map((entry): DispatchEntry => ({ ...entry })) };
-}

@@ -13,3 +13,7 @@ export type WorkStatus = (typeof WORK_STATUSES)[number];
 
 export const OUTCOMES = ['success', 'failed', 'cancelled'] as const;
 export type Outcome = (typeof OUTCOMES)[number];
+
+/** Why a dispatch entry closed. */
+export const DISPATCH_REASONS = ['completed', 'failed', 'cancelled', 'released', 'reassigned', 'lease_expired'] as const;
+export type DispatchReason = (typeof DISPATCH_REASONS)[number];

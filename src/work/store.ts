@@ -1,17 +1,33 @@
-import type { Kysely, Transaction } from 'kysely';
+import { type Kysely, type Transaction, sql } from 'kysely';
 import type pg from 'pg';
 import type { Database, Dialect } from '../shared/db.js';
 import type { TransactionRunner } from '../shared/group-commit.js';
-import type { Outcome, SortOrder, WorkStatus } from './schemas.js';
-import type { DispatchRow, ProjectRow, WorkItemRow, WorkTables } from './tables.js';
+import type { DispatchReason, Outcome, SortOrder, WorkStatus } from './schemas.js';
+import {
+  applyChangePostgres,
+  claimPostgres,
+  createItemPostgres,
+  findWithDispatchesPostgres,
+  isSingleStatementChange,
+} from './store-postgres.js';
+import { type Actor, eventData } from './item-view.js';
+import type { DispatchRow, IdempotencyRow, NewHistory, ProjectRow, WorkItemRow, WorkTables } from './tables.js';
+
+export interface HistoryEntryRow extends NewHistory {
+  id: number;
+  work_item_id: string;
+}
 
 export interface WorkFilter {
-  status?: WorkStatus;
+  statuses?: WorkStatus[];
   agent?: string;
   project_id?: string;
   /** Normalized ISO 8601 UTC; items created strictly after it. */
   since?: string;
+  /** Normalized ISO 8601 UTC; items changed strictly after it. */
+  updated_since?: string;
   type?: string;
+  created_by?: string;
 }
 
 /** Where the previous page ended, in the sort order of the listing. */
@@ -27,11 +43,40 @@ export interface NewEvent {
   at: string;
 }
 
-export interface StoredEvent {
-  id: number;
-  type: string;
-  data: string;
-  created_at: string;
+export interface ItemWithDispatches {
+  row: WorkItemRow;
+  dispatches: DispatchRow[];
+}
+
+/**
+ * One change to an item, computed by the service from the row at `from_version`: it is written
+ * only if the item is still at that version, so a read and this write are as good as a lock.
+ */
+export interface ItemChange {
+  id: string;
+  from_version: number;
+  /** The new values; always includes `version` and `updated_at`. */
+  set: Partial<Omit<WorkItemRow, 'id'>>;
+  /** Closes the open dispatch entry, if there is one. */
+  closeDispatch?: { at: string; outcome: Outcome; reason: DispatchReason };
+  openDispatch?: DispatchRow;
+  event: NewEvent;
+  history: NewHistory;
+}
+
+export interface ClaimQuery {
+  agent: string;
+  types: string[] | null;
+  project_id: string | null;
+  now: string;
+  /** What the claimed item becomes: in_progress, or dispatched when the agent starts later. */
+  status: 'in_progress' | 'dispatched';
+  lease_s: number;
+  lease_expires_at: string;
+  /** The id of the dispatch entry, when the claim takes a queued item. */
+  dispatch_id: string;
+  event_type: string;
+  actor: Actor;
 }
 
 /**
@@ -42,33 +87,49 @@ export interface WorkStore {
   transaction<T>(work: (store: WorkStore) => Promise<T>): Promise<T>;
 
   /** A new item, its first dispatch (if any) and its event, atomically and as cheaply as the store allows. */
-  createWorkItem(row: WorkItemRow, dispatch: DispatchRow | null, event: NewEvent): Promise<void>;
-  insertWorkItem(row: WorkItemRow): Promise<void>;
+  createWorkItem(row: WorkItemRow, dispatch: DispatchRow | null, event: NewEvent, history: NewHistory): Promise<void>;
   findWorkItem(id: string): Promise<WorkItemRow | undefined>;
-  /** Reads an item and holds it against concurrent writers until the transaction ends. */
-  lockWorkItem(id: string): Promise<WorkItemRow | undefined>;
-  updateWorkItem(id: string, changes: Partial<Omit<WorkItemRow, 'id'>>): Promise<void>;
-  deleteWorkItem(id: string): Promise<boolean>;
+  findWithDispatches(id: string): Promise<ItemWithDispatches | undefined>;
+  /** Writes `change` if the item is still at `from_version`; false when it is gone or has moved on. */
+  applyChange(change: ItemChange): Promise<boolean>;
+  /** Deletes the item if it exists (and, with a version, only at that version). */
+  deleteWorkItem(id: string, version: number | null, event: NewEvent): Promise<boolean>;
   listWorkItems(filter: WorkFilter, order: SortOrder, after: PagePosition | null, limit: number): Promise<WorkItemRow[]>;
-  countByStatus(filter: Omit<WorkFilter, 'status'>): Promise<Partial<Record<WorkStatus, number>>>;
+  countByStatus(filter: Omit<WorkFilter, 'statuses'>): Promise<Partial<Record<WorkStatus, number>>>;
 
-  insertDispatch(row: DispatchRow): Promise<void>;
-  closeOpenDispatch(workItemId: string, outcome: Outcome, at: string): Promise<void>;
+  /** Takes the first claimable item for the agent in one atomic step, or null. */
+  claim(query: ClaimQuery): Promise<ItemWithDispatches | null>;
+  /** The earliest future `run_after` of a queued item the claim could take, or null. */
+  nextRunAfter(query: Pick<ClaimQuery, 'types' | 'project_id' | 'now'>): Promise<string | null>;
+  /** Items whose lease ran out at or before `now`, soonest first. */
+  expiredLeases(now: string, limit: number): Promise<WorkItemRow[]>;
+
   listDispatches(workItemId: string): Promise<DispatchRow[]>;
+  /** The item's audit trail, oldest first. */
+  listHistory(workItemId: string): Promise<HistoryEntryRow[]>;
 
   insertProject(row: ProjectRow): Promise<void>;
   findProject(id: string): Promise<ProjectRow | undefined>;
+  /** Reads a project and holds it against concurrent writers until the transaction ends. */
+  lockProject(id: string): Promise<ProjectRow | undefined>;
   listProjects(): Promise<ProjectRow[]>;
   updateProject(id: string, changes: Partial<Omit<ProjectRow, 'id' | 'created_at'>>): Promise<void>;
 
   /**
    * Appends to the event log inside the current transaction. Ids are increasing but, on
-   * PostgreSQL, may become visible out of order: the event hub waits briefly at a gap.
+   * PostgreSQL, may become visible out of order: the event hub holds at a gap (events.ts).
+   * The hub reads the log through event-log.ts.
    */
   appendEvent(type: string, data: string, at: string): Promise<number>;
-  eventsAfter(id: number, limit: number): Promise<StoredEvent[]>;
-  latestEventId(): Promise<number>;
-  purgeEventsBefore(at: string): Promise<number>;
+  /**
+   * Holds the idempotency key against other instances until the transaction ends; false when
+   * another request holds it. PostgreSQL: an advisory lock; SQLite: always true (one writer).
+   */
+  tryLockIdempotencyKey(scope: string, key: string): Promise<boolean>;
+  findIdempotencyKey(scope: string, key: string): Promise<IdempotencyRow | undefined>;
+  /** Stores the first response for a key, replacing an expired record of the same key. */
+  saveIdempotencyKey(row: IdempotencyRow): Promise<void>;
+  purgeIdempotencyKeysBefore(at: string): Promise<number>;
 }
 
 export const EVENTS_CHANNEL = 'agentdesk_events';
@@ -93,45 +154,6 @@ type StoreScope =
   /** Inside a transaction: nested calls join it, and appended events are noted for after COMMIT. */
   | { runTransaction: null; pool: null; appended: { events: boolean } };
 
-const ITEM_COLUMNS = [
-  'id',
-  'type',
-  'description',
-  'priority',
-  'status',
-  'assigned_agent',
-  'created_by',
-  'created_at',
-  'updated_at',
-  'completed_at',
-  'outcome',
-  'notes',
-  'payload',
-  'project_id',
-] as const satisfies readonly (keyof WorkItemRow)[];
-const DISPATCH_COLUMNS = ['id', 'work_item_id', 'agent', 'dispatched_at', 'completed_at', 'outcome'] as const satisfies readonly (keyof DispatchRow)[];
-
-function placeholders(from: number, count: number): string {
-  return Array.from({ length: count }, (_, i) => `$${from + i}`).join(', ');
-}
-
-// Submitting is the hottest write, so on PostgreSQL it is one named (server-side prepared)
-// statement: the item, its first dispatch and its event in data-modifying CTEs, which commit
-// together, with the dispatch's foreign key seeing the item inserted beside it.
-const ITEM_CTE = `WITH item AS (INSERT INTO work_items (${ITEM_COLUMNS.join(', ')}) VALUES (${placeholders(1, ITEM_COLUMNS.length)}))`;
-const EVENT_INSERT = (from: number) => `INSERT INTO events (type, data, created_at) VALUES (${placeholders(from, 3)})`;
-const CREATE_ITEM = {
-  name: 'agentdesk_create_item',
-  text: `${ITEM_CTE} ${EVENT_INSERT(ITEM_COLUMNS.length + 1)}`,
-};
-const CREATE_DISPATCHED_ITEM = {
-  name: 'agentdesk_create_dispatched_item',
-  text: `${ITEM_CTE}, dispatch AS (INSERT INTO dispatch_log (${DISPATCH_COLUMNS.join(', ')}) VALUES (${placeholders(
-    ITEM_COLUMNS.length + 1,
-    DISPATCH_COLUMNS.length,
-  )})) ${EVENT_INSERT(ITEM_COLUMNS.length + DISPATCH_COLUMNS.length + 1)}`,
-};
-
 function buildStore(db: Executor, dialect: Dialect, scope: StoreScope): WorkStore {
   const store: WorkStore = {
     async transaction(work) {
@@ -144,46 +166,151 @@ function buildStore(db: Executor, dialect: Dialect, scope: StoreScope): WorkStor
       return result;
     },
 
-    async createWorkItem(row, dispatch, event) {
+    async createWorkItem(row, dispatch, event, history) {
       if (scope.pool) {
-        const eventValues = [event.type, event.data, event.at];
-        const itemValues = ITEM_COLUMNS.map((column) => row[column]);
-        await scope.pool.query(
-          dispatch
-            ? { ...CREATE_DISPATCHED_ITEM, values: [...itemValues, ...DISPATCH_COLUMNS.map((c) => dispatch[c]), ...eventValues] }
-            : { ...CREATE_ITEM, values: [...itemValues, ...eventValues] },
-        );
+        await createItemPostgres(scope.pool, row, dispatch, event, history);
         scope.onEventsCommitted();
         return;
       }
-      await store.transaction(async (tx) => {
-        await tx.insertWorkItem(row);
-        if (dispatch) await tx.insertDispatch(dispatch);
-        await tx.appendEvent(event.type, event.data, event.at);
-      });
-    },
-
-    async insertWorkItem(row) {
+      if (scope.runTransaction) return store.transaction((tx) => tx.createWorkItem(row, dispatch, event, history));
       await db.insertInto('work_items').values(row).execute();
+      await db.insertInto('work_history').values({ ...history, work_item_id: row.id }).execute();
+      if (dispatch) await db.insertInto('dispatch_log').values(dispatch).execute();
+      await store.appendEvent(event.type, event.data, event.at);
     },
 
     findWorkItem(id) {
       return db.selectFrom('work_items').selectAll().where('id', '=', id).executeTakeFirst();
     },
 
-    lockWorkItem(id) {
-      const query = db.selectFrom('work_items').selectAll().where('id', '=', id);
-      // SQLite has one writer at a time, and our single connection already serializes transactions.
-      return (dialect === 'postgres' ? query.forUpdate() : query).executeTakeFirst();
+    async findWithDispatches(id) {
+      if (scope.pool) return findWithDispatchesPostgres(scope.pool, id);
+      const row = await store.findWorkItem(id);
+      return row && { row, dispatches: await store.listDispatches(id) };
     },
 
-    async updateWorkItem(id, changes) {
-      await db.updateTable('work_items').set(changes).where('id', '=', id).execute();
+    async applyChange(change) {
+      if (scope.pool && isSingleStatementChange(change)) {
+        const applied = await applyChangePostgres(scope.pool, change);
+        if (applied) scope.onEventsCommitted();
+        return applied;
+      }
+      if (scope.runTransaction) return store.transaction((tx) => tx.applyChange(change));
+      const updated = await db
+        .updateTable('work_items')
+        .set(change.set)
+        .where('id', '=', change.id)
+        .where('version', '=', change.from_version)
+        .executeTakeFirst();
+      if (Number(updated.numUpdatedRows) !== 1) return false;
+      if (change.closeDispatch) {
+        const { at, outcome, reason } = change.closeDispatch;
+        await db
+          .updateTable('dispatch_log')
+          .set({ completed_at: at, outcome, reason })
+          .where('work_item_id', '=', change.id)
+          .where('completed_at', 'is', null)
+          .execute();
+      }
+      if (change.openDispatch) await db.insertInto('dispatch_log').values(change.openDispatch).execute();
+      await db.insertInto('work_history').values({ ...change.history, work_item_id: change.id }).execute();
+      await store.appendEvent(change.event.type, change.event.data, change.event.at);
+      return true;
     },
 
-    async deleteWorkItem(id) {
-      const result = await db.deleteFrom('work_items').where('id', '=', id).executeTakeFirst();
-      return Number(result.numDeletedRows) > 0;
+    async deleteWorkItem(id, version, event) {
+      if (scope.runTransaction) return store.transaction((tx) => tx.deleteWorkItem(id, version, event));
+      let query = db.deleteFrom('work_items').where('id', '=', id);
+      if (version !== null) query = query.where('version', '=', version);
+      const result = await query.executeTakeFirst();
+      if (Number(result.numDeletedRows) === 0) return false;
+      await store.appendEvent(event.type, event.data, event.at);
+      return true;
+    },
+
+    async claim(query) {
+      if (scope.pool) {
+        const claimed = await claimPostgres(scope.pool, query);
+        if (claimed) scope.onEventsCommitted();
+        return claimed;
+      }
+      if (scope.runTransaction) return store.transaction((tx) => tx.claim(query));
+      // SQLite: the transaction is the only writer, so reading the candidate and writing it is atomic.
+      const mine = await claimable(db, query)
+        .selectAll()
+        .where('assigned_agent', '=', query.agent)
+        .where('status', '=', 'dispatched')
+        .orderBy('created_at')
+        .orderBy('id')
+        .limit(1)
+        .executeTakeFirst();
+      const row =
+        mine ??
+        (await claimable(db, query)
+          .selectAll()
+          .where('status', '=', 'queued')
+          .where((eb) => eb.or([eb('run_after', 'is', null), eb('run_after', '<=', query.now)]))
+          .orderBy('priority')
+          .orderBy('created_at')
+          .orderBy('id')
+          .limit(1)
+          .executeTakeFirst());
+      if (!row) return null;
+      const claimed: WorkItemRow = {
+        ...row,
+        status: query.status,
+        assigned_agent: query.agent,
+        attempts: row.attempts + 1,
+        lease_s: query.lease_s,
+        lease_expires_at: query.lease_expires_at,
+        run_after: null,
+        version: row.version + 1,
+        updated_at: query.now,
+      };
+      const { id, ...set } = claimed;
+      const opened: DispatchRow | undefined =
+        row.status === 'queued'
+          ? { id: query.dispatch_id, work_item_id: id, agent: query.agent, dispatched_at: query.now, completed_at: null, outcome: null, reason: null }
+          : undefined;
+      await store.applyChange({
+        id,
+        from_version: row.version,
+        set,
+        ...(opened && { openDispatch: opened }),
+        event: { type: query.event_type, data: eventData(claimed, query.actor), at: query.now },
+        history: {
+          at: query.now,
+          actor: query.actor.name,
+          role: query.actor.role,
+          action: 'claimed',
+          changes: JSON.stringify({
+            status: { from: row.status, to: claimed.status },
+            assigned_agent: { from: row.assigned_agent, to: claimed.assigned_agent },
+            attempts: { from: row.attempts, to: claimed.attempts },
+            lease_expires_at: { from: row.lease_expires_at, to: claimed.lease_expires_at },
+          }),
+        },
+      });
+      return { row: claimed, dispatches: await store.listDispatches(id) };
+    },
+
+    async nextRunAfter(query) {
+      const row = await claimable(db, query)
+        .where('status', '=', 'queued')
+        .where('run_after', '>', query.now)
+        .select((eb) => eb.fn.min('run_after').as('next'))
+        .executeTakeFirst();
+      return (row?.next as string | null | undefined) ?? null;
+    },
+
+    expiredLeases(now, limit) {
+      return db
+        .selectFrom('work_items')
+        .selectAll()
+        .where('lease_expires_at', '<=', now)
+        .orderBy('lease_expires_at')
+        .limit(limit)
+        .execute();
     },
 
     listWorkItems(filter, order, after, limit) {
@@ -212,17 +339,14 @@ function buildStore(db: Executor, dialect: Dialect, scope: StoreScope): WorkStor
       return Object.fromEntries(rows.map((row) => [row.status, Number(row.count)]));
     },
 
-    async insertDispatch(row) {
-      await db.insertInto('dispatch_log').values(row).execute();
-    },
-
-    async closeOpenDispatch(workItemId, outcome, at) {
-      await db
-        .updateTable('dispatch_log')
-        .set({ completed_at: at, outcome })
+    async listHistory(workItemId) {
+      const rows = await db
+        .selectFrom('work_history')
+        .selectAll()
         .where('work_item_id', '=', workItemId)
-        .where('completed_at', 'is', null)
+        .orderBy('id', 'asc')
         .execute();
+      return rows.map((row) => ({ ...row, id: Number(row.id) }));
     },
 
     listDispatches(workItemId) {
@@ -247,6 +371,12 @@ function buildStore(db: Executor, dialect: Dialect, scope: StoreScope): WorkStor
       return db.selectFrom('projects').selectAll().where('id', '=', id).executeTakeFirst();
     },
 
+    lockProject(id) {
+      const query = db.selectFrom('projects').selectAll().where('id', '=', id);
+      // As lockWorkItem: SQLite's one writer already serializes transactions.
+      return (dialect === 'postgres' ? query.forUpdate() : query).executeTakeFirst();
+    },
+
     listProjects() {
       return db.selectFrom('projects').selectAll().orderBy('name_key').orderBy('name').orderBy('id').execute();
     },
@@ -266,27 +396,39 @@ function buildStore(db: Executor, dialect: Dialect, scope: StoreScope): WorkStor
       return Number(id);
     },
 
-    async eventsAfter(id, limit) {
-      const rows = await db
-        .selectFrom('events')
+    async tryLockIdempotencyKey(scopeName, key) {
+      if (dialect !== 'postgres') return true;
+      // Length-prefixed so that no two (scope, key) pairs hash the same text.
+      const { rows } = await sql<{ locked: boolean }>`SELECT pg_try_advisory_xact_lock(hashtextextended(${`${scopeName.length}:${scopeName}${key}`}, 0)) AS locked`.execute(db);
+      return rows[0]?.locked === true;
+    },
+
+    findIdempotencyKey(scopeName, key) {
+      return db
+        .selectFrom('idempotency_keys')
         .selectAll()
-        .where('id', '>', id)
-        .orderBy('id', 'asc')
-        .limit(limit)
-        .execute();
-      return rows.map((row) => ({ ...row, id: Number(row.id) }));
-    },
-
-    async latestEventId() {
-      const row = await db
-        .selectFrom('events')
-        .select((eb) => eb.fn.max('id').as('id'))
+        .where('scope', '=', scopeName)
+        .where('idempotency_key', '=', key)
         .executeTakeFirst();
-      return Number(row?.id ?? 0);
     },
 
-    async purgeEventsBefore(at) {
-      const result = await db.deleteFrom('events').where('created_at', '<', at).executeTakeFirst();
+    async saveIdempotencyKey(row) {
+      await db
+        .insertInto('idempotency_keys')
+        .values(row)
+        .onConflict((oc) =>
+          oc.columns(['scope', 'idempotency_key']).doUpdateSet({
+            request_hash: row.request_hash,
+            response_status: row.response_status,
+            response_body: row.response_body,
+            created_at: row.created_at,
+          }),
+        )
+        .execute();
+    },
+
+    async purgeIdempotencyKeysBefore(at) {
+      const result = await db.deleteFrom('idempotency_keys').where('created_at', '<', at).executeTakeFirst();
       return Number(result.numDeletedRows);
     },
   };
@@ -297,10 +439,23 @@ function buildStore(db: Executor, dialect: Dialect, scope: StoreScope): WorkStor
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 function applyFilter<Q extends { where: (...args: any[]) => any }>(query: Q, filter: WorkFilter): Q {
   let filtered = query;
-  if (filter.status !== undefined) filtered = filtered.where('status', '=', filter.status);
+  if (filter.statuses !== undefined) {
+    filtered =
+      filter.statuses.length === 1 ? filtered.where('status', '=', filter.statuses[0]) : filtered.where('status', 'in', filter.statuses);
+  }
   if (filter.agent !== undefined) filtered = filtered.where('assigned_agent', '=', filter.agent);
   if (filter.project_id !== undefined) filtered = filtered.where('project_id', '=', filter.project_id);
   if (filter.type !== undefined) filtered = filtered.where('type', '=', filter.type);
+  if (filter.created_by !== undefined) filtered = filtered.where('created_by', '=', filter.created_by);
   if (filter.since !== undefined) filtered = filtered.where('created_at', '>', filter.since);
+  if (filter.updated_since !== undefined) filtered = filtered.where('updated_at', '>', filter.updated_since);
   return filtered;
+}
+
+/** Work items the claim may consider, by its type and project filters. */
+function claimable(db: Executor, query: Pick<ClaimQuery, 'types' | 'project_id'>) {
+  let selected = db.selectFrom('work_items');
+  if (query.types) selected = selected.where('type', 'in', query.types);
+  if (query.project_id) selected = selected.where('project_id', '=', query.project_id);
+  return selected;
 }

@@ -1,5 +1,5 @@
 import type { Generated } from 'kysely';
-import type { Outcome, WorkStatus } from './schemas.js';
+import type { DispatchReason, Outcome, WorkStatus } from './schemas.js';
 
 // Columns mirror the API's snake_case names; only `payload` differs (JSON text in the row).
 
@@ -18,6 +18,15 @@ export interface WorkItemRow {
   notes: string | null;
   payload: string | null;
   project_id: string | null;
+  /** Incremented by every change: the ETag, and the guard of every conditional write. */
+  version: number;
+  attempts: number;
+  max_attempts: number;
+  retry_delay_s: number;
+  run_after: string | null;
+  lease_expires_at: string | null;
+  /** The length of the current lease (kept while blocked pauses it); null when none is held. */
+  lease_s: number | null;
 }
 
 export interface DispatchRow {
@@ -27,6 +36,29 @@ export interface DispatchRow {
   dispatched_at: string;
   completed_at: string | null;
   outcome: Outcome | null;
+  reason: DispatchReason | null;
+}
+
+export interface HistoryRow {
+  id: Generated<number>;
+  work_item_id: string;
+  at: string;
+  actor: string;
+  role: string;
+  action: string;
+  changes: string;
+}
+
+/** A history entry about to be written: the item and the id come from the write itself. */
+export type NewHistory = Omit<HistoryRow, 'id' | 'work_item_id'>;
+
+export interface IdempotencyRow {
+  scope: string;
+  idempotency_key: string;
+  request_hash: string;
+  response_status: number;
+  response_body: string;
+  created_at: string;
 }
 
 export interface ProjectRow {
@@ -49,4 +81,6 @@ export interface WorkTables {
   dispatch_log: DispatchRow;
   projects: ProjectRow;
   events: EventRow;
+  idempotency_keys: IdempotencyRow;
+  work_history: HistoryRow;
 }

@@ -2,6 +2,8 @@ import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fastifyStatic from '@fastify/static';
+import { publicScope } from '../auth/access-hook.js';
+import { ACCESS } from '../auth/roles.js';
 import type { HttpApp } from '../shared/http.js';
 
 // The UI is a static build (web/dist) served from this process, on the API's origin, so it
@@ -32,13 +34,18 @@ function findWebDist(): string | null {
 
 export async function registerWebUi(app: HttpApp, root: string | null = findWebDist()): Promise<void> {
   if (!root) {
-    app.get('/', { schema: { hide: true } }, async (_request, reply) =>
+    app.get('/', { config: { access: ACCESS.public }, schema: { hide: true } }, async (_request, reply) =>
       reply
         .type('text/plain; charset=utf-8')
         .send('The agentdesk web UI is not built. Run `npm run build:web`, or `npm start`, which builds it.\n'),
     );
     return;
   }
+  // The page and its assets are public: the sign-in screen is part of them.
+  await publicScope(app, (scope) => registerStatic(scope, root));
+}
+
+async function registerStatic(app: HttpApp, root: string): Promise<void> {
   await app.register(fastifyStatic, {
     root,
     prefix: '/',

@@ -79,7 +79,7 @@ describe.each(await storesUnderTest())('POST /classify failures, validation and 
   describe('422 validation', () => {
     const invalid: Array<[string, unknown, string]> = [
       ['an empty body', {}, 'email_data'],
-      ['a Graph message whose content fields are all empty', { id: 'x', subject: '  ', body: { contentType: 'html', content: '<p> </p>' }, bodyPreview: '' }, 'bodyPreview'],
+      ['a Graph message whose content fields are all empty', { id: 'x', subject: '  ', body: { contentType: 'html', content: '<p> </p>' }, bodyPreview: '' }, 'body'],
       ['email_data that is not an object', { email_data: 'hello' }, 'email_data'],
       ['an email_data body that is not a string', { email_data: { body: 42 } }, 'email_data.body'],
       ['toRecipients that is not an array', { subject: 's', toRecipients: { emailAddress: { address: 'a@b.c' } } }, 'toRecipients'],
@@ -106,6 +106,15 @@ describe.each(await storesUnderTest())('POST /classify failures, validation and 
       ['an IPv4-mapped loopback', { subject: 's', base_url: 'http://mapped.example/', api_key: CALLER_KEY }, 'base_url'],
       ['the metadata address written as a number', { subject: 's', base_url: 'http://2852039166/', api_key: CALLER_KEY }, 'base_url'],
       ['a name that does not resolve', { subject: 's', base_url: 'https://nowhere.invalid/', api_key: CALLER_KEY }, 'base_url'],
+      ['a documentation address (TEST-NET-3)', { subject: 's', base_url: 'http://203.0.113.1/v1', api_key: CALLER_KEY }, 'base_url'],
+      ['a documentation address (TEST-NET-1)', { subject: 's', base_url: 'http://192.0.2.10/v1', api_key: CALLER_KEY }, 'base_url'],
+      ['a documentation address (TEST-NET-2)', { subject: 's', base_url: 'https://198.51.100.7/', api_key: CALLER_KEY }, 'base_url'],
+      ['a name resolving to a documentation address', { subject: 's', base_url: 'https://documentation.example/', api_key: CALLER_KEY }, 'base_url'],
+      ['the broadcast address', { subject: 's', base_url: 'http://255.255.255.255/', api_key: CALLER_KEY }, 'base_url'],
+      ['an IPv6 documentation address', { subject: 's', base_url: 'http://[2001:db8::1]/', api_key: CALLER_KEY }, 'base_url'],
+      ['a 6to4 address wrapping loopback', { subject: 's', base_url: 'http://[2002:7f00:1::1]/', api_key: CALLER_KEY }, 'base_url'],
+      ['the IPv6 discard prefix', { subject: 's', base_url: 'http://[100::1]/', api_key: CALLER_KEY }, 'base_url'],
+      ['an IPv4-compatible IPv6 address', { subject: 's', base_url: 'http://[::10.0.0.1]/', api_key: CALLER_KEY }, 'base_url'],
     ];
     it.each(invalid)('%s', async (_name, body, field) => {
       const response = await classify(body);
@@ -114,6 +123,28 @@ describe.each(await storesUnderTest())('POST /classify failures, validation and 
       expect(response.body.errors.map((error: { field: string }) => error.field)).toContain(field);
       expect(response.text).not.toContain(CALLER_KEY);
       expect(globalFake.requests).toHaveLength(0);
+    });
+
+    it('an empty email is one error with one message, not the same message per field', async () => {
+      for (const body of [{}, { email_data: { subject: ' ', body: '<p></p>' } }, { subject: '', bodyPreview: '' }]) {
+        const response = await classify(body);
+        expect(response.status).toBe(422);
+        expect(response.body.errors).toHaveLength(1);
+        expect(response.body.errors[0].message).toMatch(/no text/);
+        expect(response.body.detail).toBe(`${response.body.errors[0].field}: ${response.body.errors[0].message}`);
+      }
+    });
+
+    it('a refused base_url host is "not allowed" in the same words whether or not its name resolves', async () => {
+      const messages = [];
+      for (const host of ['intranet.example', 'nowhere.invalid', 'metadata.internal.example', '10.0.0.5']) {
+        const response = await classify({ subject: 's', base_url: `https://${host}/v1`, api_key: CALLER_KEY });
+        expect(response.status).toBe(422);
+        messages.push(JSON.stringify([response.body.detail, response.body.errors]).replaceAll(host, '<host>'));
+      }
+      expect(new Set(messages).size).toBe(1);
+      expect(messages[0]).toContain('not allowed');
+      expect(messages[0]).not.toMatch(/resolv/);
     });
 
     it('a loopback base_url is allowed when its host is in LLM_ALLOWED_HOSTS', async () => {
@@ -222,5 +253,27 @@ describe.each(await storesUnderTest())('overrides turned off on %s', (kind) => {
 
   it('still classifies without overrides', async () => {
     expect((await call(t.app, 'POST', '/classify', { subject: 'hello' })).status).toBe(200);
+  });
+});
+
+// One rule for overrides that choose what answers: provider, model or base_url need a key for
+// that provider, the caller's or (for the server's own provider) the server's. Temperature only
+// tunes whoever answers, so the offline rules ignore it.
+describe.each(await storesUnderTest())('overrides on a server without a provider key on %s', (kind) => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await startClassifyApp(kind, { LLM_PROVIDER: 'rules' });
+  });
+  afterAll(() => t.close());
+
+  it.each([{ model: 'gpt-4.1' }, { provider: 'openai' }, { provider: 'anthropic', model: 'claude-x' }])('422 naming api_key for %o', async (override) => {
+    const response = await call(t.app, 'POST', '/classify', { subject: 'hello', ...override });
+    expect(response.status).toBe(422);
+    expect(response.body.errors).toEqual([{ field: 'api_key', message: expect.stringMatching(/is required/) }]);
+  });
+
+  it('a temperature alone is accepted: the rules answer', async () => {
+    const response = await call(t.app, 'POST', '/classify', { subject: 'hello', temperature: 0.4 });
+    expect(response.status).toBe(200);
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createProviderLimiter } from '../../src/classify/provider-limiter.js';
-import { TooManyRequestsError } from '../../src/shared/errors.js';
+import { RateLimitedError } from '../../src/shared/errors.js';
 
 // The limiter on its own: the order in which waiting calls are served, and that nothing stays
 // behind. The HTTP behaviour (429, Retry-After, callers apart) is in provider-limits.test.ts.
@@ -53,7 +53,7 @@ describe('provider limiter', () => {
     const limiter = createProviderLimiter({ perCaller: 1, queue: 1, total: 10 });
     const first = limiter.reserve('a');
     const second = limiter.reserve('a');
-    expect(() => limiter.reserve('a')).toThrow(TooManyRequestsError);
+    expect(() => limiter.reserve('a')).toThrow(RateLimitedError);
     second.release();
     second.release();
     const third = limiter.reserve('a');

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestApp } from '../helpers/apps.js';
 import { storesUnderTest } from '../helpers/databases.js';
-import { FAKE_ANSWER, type FakeLlm, type FakeReply, startFakeLlm } from '../helpers/fake-llm.js';
+import { FAKE_ANSWER, type FakeLlm, type FakeReply, createLatch, startFakeLlm } from '../helpers/fake-llm.js';
 import { SERVER_KEY, startClassifyApp } from '../helpers/classify-app.js';
 
 // Bursts (issue 9): per caller, LLM_CONCURRENCY provider calls in flight and LLM_QUEUE waiting,
@@ -19,12 +19,6 @@ interface Reply {
   status: number;
   headers: Record<string, unknown>;
   body: any;
-}
-
-function deferred(): { promise: Promise<void>; resolve: () => void } {
-  let resolve!: () => void;
-  const promise = new Promise<void>((done) => (resolve = done));
-  return { promise, resolve };
 }
 
 async function until(condition: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
@@ -72,8 +66,8 @@ describe.each(await storesUnderTest())('provider call limits on %s', (kind) => {
 
   it('holds a caller to LLM_CONCURRENCY calls and LLM_QUEUE waiting, refuses one more with 429 and Retry-After, and keeps callers apart', async () => {
     fake.requests.length = 0;
-    const gate = deferred();
-    const held: FakeReply = { kind: 'hold', until: gate.promise, then: { kind: 'answer' } };
+    const gate = createLatch();
+    const held: FakeReply = { kind: 'held', latch: gate, then: { kind: 'answer' } };
     fake.script(...Array.from({ length: 8 }, () => held));
 
     // Caller A: two at the provider, three in line.
@@ -100,7 +94,7 @@ describe.each(await storesUnderTest())('provider call limits on %s', (kind) => {
     expect(fake.requests.length).toBe(3);
     expect(fake.open()).toEqual({ now: 3, max: 3 });
 
-    gate.resolve();
+    gate.open();
     const answers = await Promise.all([...first, second, third]);
     for (const answer of answers) {
       expect(answer.status).toBe(200);

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { CATEGORIES } from '../../src/classify/categories.js';
 import { checkAnswer, enforceInvariants } from '../../src/classify/llm/answer.js';
-import { classifyWithRules } from '../../src/classify/llm/rules.js';
-import { organizationOfAddress } from '../../src/classify/llm/rules-extract.js';
+import { classifyWithRules } from '../../src/classify/rules/classify.js';
+import { organizationOfAddress } from '../../src/classify/rules/extract.js';
 import { normalizeEmail } from '../../src/classify/normalize.js';
 import { fixtureEmail, fixtureText } from './fixtures.js';
 

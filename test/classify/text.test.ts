@@ -25,6 +25,37 @@ describe('renderHtml', () => {
     }
   });
 
+  it('hides text in the colour of its background, whatever way the colours are written', () => {
+    const html = `<p>visible</p>
+      <span style="color:#FFF">hex3</span><span style="color:#fffffe">near-white</span><span style="color:white">named</span>
+      <span style="color:rgba(0,0,0,0)">alpha-zero</span><span style="color:transparent">transparent-word</span>
+      <font color="#ffffff">font-tag</font><span style="color:hsl(0, 0%, 100%)">hsl-white</span>
+      <div style="background-color:#123456"><span style="color:#123456">same-as-div</span><span style="color:#fff">white-on-blue</span></div>
+      <div style="color:#fff"><span style="color:#333">dark-child</span></div>
+      <td bgcolor="navy"><font color="#000080">navy-on-navy</font></td>
+      <div style="background:url(x.png) #fff"><span style="color:#fff">over-image</span></div>
+      <span style="color:#ccc">light-grey-readable</span>`;
+    const rendered = renderHtml(html);
+    for (const shown of ['visible', 'white-on-blue', 'dark-child', 'over-image', 'light-grey-readable']) expect(rendered.text).toContain(shown);
+    for (const hidden of ['hex3', 'near-white', 'named', 'alpha-zero', 'transparent-word', 'font-tag', 'hsl-white', 'same-as-div', 'navy-on-navy']) {
+      expect(rendered.text).not.toContain(hidden);
+      expect(rendered.hidden_text).toContain(hidden);
+    }
+  });
+
+  it('never hides text whose colours a style sheet or a background image may change', () => {
+    const byClass = renderHtml(`<style>.dark { background: #000 } @media (prefers-color-scheme: dark) { .flip { color: #fff } }</style>
+      <div class="dark"><span style="color:#fff">on a dark class</span></div><p class="flip" style="color:#fff">flipped by media</p>
+      <p style="color:#fff">plain white</p>`);
+    expect(byClass.text).toContain('on a dark class');
+    expect(byClass.text).toContain('flipped by media');
+    expect(byClass.text).not.toContain('plain white');
+    const byTag = renderHtml('<style>td { background-color: #222 }</style><table><tr><td><font color="#ffffff">on a dark cell</font></td></tr></table>');
+    expect(byTag.text).toContain('on a dark cell');
+    const legacyImage = renderHtml('<table><tr><td background="hero.jpg"><font color="#fff">over a legacy image</font></td></tr></table>');
+    expect(legacyImage.text).toContain('over a legacy image');
+  });
+
   it('hides elements whose class a top-level style rule hides, but not rules inside @media', () => {
     const html = `<style>.pre { display: none } @media (max-width:600px) { .mobile-hide { display:none } }</style>
       <span class="x pre">hidden by class</span><span class="mobile-hide">desktop text</span>`;

@@ -16,6 +16,7 @@ export const TEST_HOSTS: Record<string, string[]> = {
   'mixed.example': ['93.184.216.34', '192.168.1.10'],
   'v6-loopback.example': ['::1'],
   'mapped.example': ['::ffff:127.0.0.1'],
+  'documentation.example': ['203.0.113.9'],
 };
 
 export const testResolver: HostResolver = async (hostname) => {

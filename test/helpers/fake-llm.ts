@@ -18,8 +18,31 @@ export type FakeReply =
   | { kind: 'malformed_answer' }
   /** Answers after a pause. */
   | { kind: 'delay'; ms: number; then: FakeReply }
-  /** Answers once `until` settles, so a test decides when the provider is done. */
-  | { kind: 'hold'; until: Promise<unknown>; then: FakeReply };
+  /** Holds the request until the test opens the latch: orders races without guessing at timing. */
+  | { kind: 'held'; latch: Latch; then: FakeReply };
+
+/** A gate a test opens when it is ready; `reached` resolves once a request waits at it. */
+export interface Latch {
+  reached: Promise<void>;
+  open(): void;
+  /** Used by the fake: a request has arrived and waits until `open`. */
+  wait(): Promise<void>;
+}
+
+export function createLatch(): Latch {
+  let arrive!: () => void;
+  let release!: () => void;
+  const reached = new Promise<void>((resolve) => (arrive = resolve));
+  const opened = new Promise<void>((resolve) => (release = resolve));
+  return {
+    reached,
+    open: () => release(),
+    wait: () => {
+      arrive();
+      return opened;
+    },
+  };
+}
 
 export type FakeApi = 'openai' | 'anthropic';
 
@@ -142,11 +165,8 @@ function reply(api: FakeApi, body: Record<string, unknown>, step: FakeReply, res
     case 'delay':
       setTimeout(() => reply(api, body, step.then, response, answer), step.ms);
       return;
-    case 'hold':
-      step.until.then(
-        () => reply(api, body, step.then, response, answer),
-        () => reply(api, body, step.then, response, answer),
-      );
+    case 'held':
+      void step.latch.wait().then(() => reply(api, body, step.then, response, answer));
       return;
     case 'malformed_body':
       response.writeHead(200, { 'content-type': 'application/json' }).end('{"id": "broken", "choices": [');

@@ -37,6 +37,10 @@ export interface StartOptions {
   /** A fixed port; otherwise a free one. */
   port?: number;
   startTimeoutMs?: number;
+  /** Which service `main.js` runs; the work service unless told. */
+  service?: ServiceName;
+  /** Runs the service under another command (e.g. strace); it must still exit when the service does. */
+  wrap?: (launch: Launch) => Launch;
 }
 
 const live = new Set<ChildProcess>();
@@ -62,11 +66,21 @@ function baseEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   return { PATH: process.env.PATH ?? '/usr/bin:/bin', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...extra };
 }
 
+export type ServiceName = 'work' | 'classify';
+
+/** The command that runs the service: node itself, or a wrapper such as strace in front of it. */
+export interface Launch {
+  command: string;
+  args: string[];
+}
+
 function spawnMain(
   env: Record<string, string>,
-  selection: 'work' | 'all' = 'work',
+  selection: ServiceName | 'all' = 'work',
+  wrap: (launch: Launch) => Launch = (launch) => launch,
 ): { child: ChildProcess; out: string[]; err: string[]; exited: Promise<Exit> } {
-  const child = spawn(process.execPath, [MAIN_JS, selection], { env: baseEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+  const launch = wrap({ command: process.execPath, args: [MAIN_JS, selection] });
+  const child = spawn(launch.command, launch.args, { env: baseEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
   live.add(child);
   const out: string[] = [];
   const err: string[] = [];
@@ -81,9 +95,9 @@ function spawnMain(
   return { child, out, err, exited };
 }
 
-/** Starts the work service and resolves once `GET /health` answers 200. */
+/** Starts the work service (or `options.service`) and resolves once `GET /health` answers 200. */
 export function startWorkServer(options: StartOptions): Promise<ServerProcess> {
-  return startMain(options, 'work');
+  return startMain(options, options.service ?? 'work');
 }
 
 export interface DeskProcess extends ServerProcess {
@@ -99,9 +113,11 @@ export async function startDesk(options: StartOptions): Promise<DeskProcess> {
   return Object.assign(server, { classifyUrl });
 }
 
-async function startMain(options: StartOptions, selection: 'work' | 'all', alsoHealthy?: string): Promise<ServerProcess> {
+/** `url` and `port` are the work service's, or the classify service's when it runs alone. */
+async function startMain(options: StartOptions, selection: ServiceName | 'all', alsoHealthy?: string): Promise<ServerProcess> {
   const port = options.port ?? (await freePort());
-  const { child, out, err, exited } = spawnMain({ ...options.env, WORK_PORT: String(port) }, selection);
+  const portVariable = selection === 'classify' ? 'CLASSIFY_PORT' : 'WORK_PORT';
+  const { child, out, err, exited } = spawnMain({ ...options.env, [portVariable]: String(port) }, selection, options.wrap);
   let hasExited = false;
   void exited.then(() => (hasExited = true));
   const url = `http://127.0.0.1:${port}`;

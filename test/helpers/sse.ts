@@ -12,11 +12,21 @@ export interface SseClient {
   /** As EventSource keeps it: the last id the stream set, with or without an event. */
   lastEventId(): string | null;
   waitFor(predicate: (events: SseEvent[]) => boolean, timeoutMs?: number): Promise<SseEvent[]>;
+  /** Starts reading a stream opened with `paused`. */
+  resume(): void;
   close(): void;
 }
 
+export interface SseOptions {
+  /**
+   * Reads nothing until `resume()`: the socket's buffers fill and the server's writes stop
+   * draining, as with a client on a slow link or a frozen tab.
+   */
+  paused?: boolean;
+}
+
 /** A minimal Server-Sent Events reader over a real HTTP connection, as a browser would hold. */
-export function connectSse(url: string, headers: Record<string, string> = {}): Promise<SseClient> {
+export function connectSse(url: string, headers: Record<string, string> = {}, options: SseOptions = {}): Promise<SseClient> {
   return new Promise((resolve, reject) => {
     const events: SseEvent[] = [];
     let lastEventId: string | null = null;
@@ -51,6 +61,7 @@ export function connectSse(url: string, headers: Record<string, string> = {}): P
         }
         for (const wake of waiters) wake();
       });
+      if (options.paused) response.pause();
       resolve({
         status: response.statusCode ?? 0,
         events,
@@ -71,6 +82,7 @@ export function connectSse(url: string, headers: Record<string, string> = {}): P
             waiters.add(check);
           });
         },
+        resume: () => response.resume(),
         close: () => req.destroy(),
       });
     });

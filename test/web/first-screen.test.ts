@@ -41,6 +41,13 @@ async function seed(db: Kysely<WorkTables>, count: number): Promise<void> {
           notes: null,
           payload: null,
           project_id: null,
+          version: 1,
+          attempts: 0,
+          max_attempts: 3,
+          retry_delay_s: 30,
+          run_after: null,
+          lease_expires_at: null,
+          lease_s: null,
         };
       });
       await trx.insertInto('work_items').values(rows).execute();

@@ -166,7 +166,7 @@ describe('an item through its life in the browser', () => {
     await context.close();
   });
 
-  it("shows the service's own message when it refuses a move, then the item's real state", async () => {
+  it('tells a stale view that the item changed, names what changed, and shows its real state', async () => {
     const created = await desk.api('POST', '/work', { type: 'bug_fix', description: 'Raced by another agent' });
     const id = created.body.id as string;
     const { page, context } = await openDesk(browser, desk.url, { path: `/#/items/${id}` });
@@ -182,11 +182,14 @@ describe('an item through its life in the browser', () => {
     await actions.getByLabel('Dispatch to agent').fill('codex-1');
     await actions.getByRole('button', { name: 'Dispatch' }).click();
 
-    const refusal = await desk.api('PATCH', `/work/${id}`, { status: 'dispatched', agent: 'codex-1' });
-    expect(refusal.status).toBe(409);
+    // The page sent the version it showed, so the service refused with 412 rather than
+    // judging the move against a state the user never saw.
     const alert = actions.getByRole('alert');
-    await eventually(() => alert.innerText()).toContain(refusal.body.detail);
+    await eventually(() => alert.innerText()).toContain('This item changed since you loaded it');
+    expect(await alert.innerText()).toContain('Status: queued → cancelled');
     await eventually(() => status.innerText()).toBe('cancelled');
+    expect(await actions.innerText()).toContain('only its notes can change');
+    expect((await desk.api('GET', `/work/${id}`)).body.dispatch_log).toEqual([]);
     await screenshot(page, 'item-refused-laptop');
     await context.close();
   });

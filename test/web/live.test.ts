@@ -139,4 +139,35 @@ describe('live updates over Server-Sent Events', () => {
       await proxy.close();
     }
   }, 40_000);
+
+  it('after the database behind it is reset, the page reloads its views instead of waiting for ids that will not come', async () => {
+    const own = await startDesk();
+    const proxy = await startTcpProxy('127.0.0.1', Number(new URL(own.url).port));
+    try {
+      for (let n = 0; n < 5; n += 1) await own.api('POST', '/work', { type: 'bug_fix', description: `Before the reset ${n}` });
+      const { page, context, errors } = await openDesk(browser, `http://127.0.0.1:${proxy.port}`);
+      await waitLive(page);
+      const seen = await own.api('POST', '/work', { type: 'bug_fix', description: 'Seen live before the reset' });
+      await eventually(() => page.locator(`tr[data-id="${seen.body.id}"]`).count()).toBe(1);
+
+      // The database is replaced by an empty one: ids start again from 1.
+      proxy.cut();
+      const { kysely } = own.work.database;
+      for (const table of ['dispatch_log', 'work_items', 'events']) await kysely.deleteFrom(table).execute();
+      await kysely.deleteFrom('sqlite_sequence').where('name', '=', 'events').execute();
+      const fresh = await own.api('POST', '/work', { type: 'bug_fix', description: 'First in the new database' });
+      proxy.restore();
+
+      await expect.poll(() => page.locator(`tr[data-id="${fresh.body.id}"]`).count(), { timeout: 20_000 }).toBe(1);
+      await eventually(() => page.locator(`tr[data-id="${seen.body.id}"]`).count()).toBe(0);
+      // And it follows the new log from there.
+      const next = await own.api('POST', '/work', { type: 'bug_fix', description: 'Second in the new database' });
+      await eventually(() => page.locator(`tr[data-id="${next.body.id}"]`).count()).toBe(1);
+      expect(errors).toEqual([]);
+      await context.close();
+    } finally {
+      await proxy.close();
+      await own.close();
+    }
+  }, 60_000);
 });

@@ -67,6 +67,25 @@ describe('projects', () => {
   });
 });
 
+describe('project items, live', () => {
+  it('an item deleted elsewhere leaves the open project list at once', async () => {
+    const { body: project } = await desk.api('POST', '/projects', { name: 'Live deletions' });
+    const kept = await desk.api('POST', '/work', { type: 'bug_fix', description: 'Stays', project_id: project.id });
+    const doomed = await desk.api('POST', '/work', { type: 'bug_fix', description: 'Deleted by a script', project_id: project.id });
+    const { page, context, errors } = await openDesk(browser, desk.url, { path: '/#/projects' });
+    const card = page.getByRole('article', { name: 'Project Live deletions' });
+    await card.getByRole('button', { name: 'Items' }).click();
+    await eventually(() => card.locator('tr[data-id]').count()).toBe(2);
+    await eventually(() => page.getByRole('status').filter({ hasText: 'Live' }).count()).toBe(1);
+
+    expect((await desk.api('DELETE', `/work/${doomed.body.id}`)).status).toBe(204);
+    await eventually(() => card.locator(`tr[data-id="${doomed.body.id}"]`).count()).toBe(0);
+    expect(await card.locator(`tr[data-id="${kept.body.id}"]`).count()).toBe(1);
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+});
+
 describe('agents', () => {
   it("shows each agent's dispatched, in-progress and blocked work, and nothing finished", async () => {
     const make = async (description: string, agent: string, moves: object[]) => {

@@ -24,7 +24,7 @@ async function isFresh(): Promise<boolean> {
   try {
     const built = (await stat(join(WEB_DIST, 'index.html'))).mtimeMs;
     const sources = await Promise.all(
-      ['src', 'index.html', 'vite.config.ts'].map((p) => newestMtime(join(webRoot, p))),
+      ['src', 'public', 'index.html', 'vite.config.ts'].map((p) => newestMtime(join(webRoot, p))),
     );
     return built >= Math.max(...sources);
   } catch {

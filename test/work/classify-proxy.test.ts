@@ -1,8 +1,13 @@
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type TestApp, startWorkApp } from '../helpers/apps.js';
+import { buildClassifyApp } from '../../src/classify/app.js';
+import type { Database } from '../../src/shared/db.js';
+import type { HttpApp } from '../../src/shared/http.js';
+import { type TestApp, captureLogs, startWorkApp, testConfig } from '../helpers/apps.js';
+import { type TestDatabase, createTestDatabase, openTestDatabase, storesUnderTest } from '../helpers/databases.js';
+import { type FakeLlm, createLatch, startFakeLlm } from '../helpers/fake-llm.js';
 import { call } from '../helpers/http.js';
-import { startClassifyApp } from '../helpers/classify-app.js';
+import { SERVER_KEY, startClassifyApp } from '../helpers/classify-app.js';
 
 // The UI's Classify page goes through the work service to the real classification service
 // (here on its offline rules provider), so the browser needs one origin only.
@@ -53,5 +58,57 @@ describe('POST /ui-api/classify', () => {
     expect(response.status).toBe(502);
     expect(response.headers['content-type']).toContain('application/problem+json');
     expect(response.body.detail).toContain('127.0.0.1:9');
+  });
+});
+
+// A classify request may wait one deadline for a duplicate in flight elsewhere and then classify
+// for another: the relay must wait that long too, not answer 502 while the classification succeeds.
+describe.each(await storesUnderTest())('POST /ui-api/classify outlives the classifier on %s', (kind) => {
+  let fake: FakeLlm;
+  let testDatabase: TestDatabase;
+  const databases: Database[] = [];
+  const classifiers: HttpApp[] = [];
+  let work: TestApp;
+  // One attempt of 300 ms: a classifier deadline of 5.3 s.
+  const env = { LLM_PROVIDER: 'openai', LLM_API_KEY: SERVER_KEY, LLM_TIMEOUT_MS: '300', LLM_MAX_RETRIES: '0' };
+
+  beforeAll(async () => {
+    fake = await startFakeLlm();
+    testDatabase = await createTestDatabase(kind);
+    // Two instances on one database: a slow one that holds the email, and the one the relay uses.
+    for (const timeout of ['30000', env.LLM_TIMEOUT_MS]) {
+      const database = await openTestDatabase(testDatabase);
+      const config = testConfig(testDatabase, { ...env, LLM_BASE_URL: fake.openaiBaseUrl, LLM_TIMEOUT_MS: timeout });
+      const app = await buildClassifyApp({ config, database, logger: captureLogs('silent').logger });
+      await app.ready();
+      databases.push(database);
+      classifiers.push(app);
+    }
+    await classifiers[1]!.listen({ host: '127.0.0.1', port: 0 });
+    const port = (classifiers[1]!.server.address() as AddressInfo).port;
+    work = await startWorkApp(kind, { ...env, CLASSIFY_URL: `http://127.0.0.1:${port}` });
+  });
+  afterAll(async () => {
+    await work.close();
+    for (const app of classifiers) await app.close();
+    for (const database of databases) await database.close();
+    await testDatabase.destroy();
+    await fake.close();
+  });
+
+  it('waits out a duplicate in flight on another instance, then the classification', async () => {
+    const email = { email_data: { subject: 'Slow twin', body: 'Could you review the contract?' }, id: `relay-${Date.now()}`, conversationId: null };
+    const held = createLatch();
+    fake.script({ kind: 'held', latch: held, then: { kind: 'answer' } });
+    const slow = call(classifiers[0]!, 'POST', '/classify', email);
+    await held.reached;
+    try {
+      const relayed = await call(work.app, 'POST', '/ui-api/classify', email);
+      expect(relayed.status).toBe(200);
+      expect(relayed.body).toMatchObject({ category: 'action_required', dedupe: { status: 'duplicate', matched_on: 'id' } });
+    } finally {
+      held.open();
+      await slow;
+    }
   });
 });

@@ -1,7 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { contiguousPrefix } from '../../src/work/events.js';
 import { buildWorkApp } from '../../src/work/app.js';
 import type { HttpApp } from '../../src/shared/http.js';
 import { type TestApp, captureLogs, startWorkApp, testConfig } from '../helpers/apps.js';
@@ -57,7 +56,7 @@ describe.each(await storesUnderTest())('GET /events on %s', (kind) => {
     expect(JSON.parse(events[2]!.data)).toMatchObject({ id: item.id, description: 'watch me', status: 'queued' });
     expect(JSON.parse(events[3]!.data)).toMatchObject({ id: item.id, status: 'dispatched', assigned_agent: 'ann' });
     expect(JSON.parse(events[3]!.data)).not.toHaveProperty('dispatch_log');
-    expect(JSON.parse(events[4]!.data)).toEqual({ id: item.id });
+    expect(JSON.parse(events[4]!.data)).toEqual({ id: item.id, actor: { name: 'anonymous', role: 'admin' } });
   });
 
   it('a refused or empty write emits nothing', async () => {
@@ -108,49 +107,111 @@ describe.each(await storesUnderTest())('GET /events on %s', (kind) => {
   });
 });
 
-describe('contiguousPrefix', () => {
-  const at = (msAgo: number) => new Date(Date.now() - msAgo).toISOString();
-  const event = (id: number, msAgo = 0) => ({ id, type: 'work.updated', data: '{}', created_at: at(msAgo) });
+describe.each((await storesUnderTest()).filter((kind) => kind === 'postgres'))('events on %s when commits overtake each other', (kind) => {
+  let t: TestApp;
+  let base: string;
+  let slow: pg.Client;
+  let other: pg.Client;
+  const streams: SseClient[] = [];
+  const open = async () => {
+    const stream = await connectSse(`${base}/events`);
+    streams.push(stream);
+    // Subscribed, with its starting point read, before the test writes anything.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    return stream;
+  };
+  const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-  it('lets through ids that follow the cursor without a hole', () => {
-    expect(contiguousPrefix(4, [event(5), event(6), event(7)], Date.now()).map((e) => e.id)).toEqual([5, 6, 7]);
+  /** A transaction that takes an event id and holds it, uncommitted, as a stalled instance would. */
+  async function holdEventId(): Promise<number> {
+    await slow.query('BEGIN');
+    const held = await slow.query(
+      "INSERT INTO events (type, data, created_at) VALUES ('work.deleted', '{\"id\":\"held\"}', $1) RETURNING id",
+      [new Date().toISOString()],
+    );
+    return Number(held.rows[0].id);
+  }
+
+  beforeAll(async () => {
+    t = await startWorkApp(kind);
+    base = await listen(t.app);
+    slow = new pg.Client({ connectionString: t.testDatabase.config.url });
+    other = new pg.Client({ connectionString: t.testDatabase.config.url });
+    await Promise.all([slow.connect(), other.connect()]);
+  });
+  afterAll(async () => {
+    for (const stream of streams) stream.close();
+    await slow.end();
+    await other.end();
+    await t.close();
   });
 
-  it('stops at a fresh hole: an earlier transaction may still commit into it', () => {
-    expect(contiguousPrefix(4, [event(5), event(7), event(8)], Date.now()).map((e) => e.id)).toEqual([5]);
-    expect(contiguousPrefix(4, [event(6)], Date.now())).toEqual([]);
+  it('an event that commits after a later id is still delivered, and in id order', async () => {
+    const stream = await open();
+    const held = await holdEventId();
+    const { body: item } = await call(t.app, 'POST', '/work', { type: 't', description: 'overtaking' });
+    await sleep(300);
+    expect(stream.events).toEqual([]);
+    await slow.query('COMMIT');
+    const events = await stream.waitFor((all) => all.length >= 2, 3_000);
+    expect(events.map((e) => Number(e.id))).toEqual([held, held + 1]);
+    expect(JSON.parse(events[1]!.data).id).toBe(item.id);
   });
 
-  it('steps over a hole that stayed open too long to be anything but a rollback or a purge', () => {
-    expect(contiguousPrefix(4, [event(5), event(9, 60_000), event(10)], Date.now()).map((e) => e.id)).toEqual([5, 9, 10]);
+  it('a later event stamped by a clock that runs behind does not make the stream skip the held one', async () => {
+    const stream = await open();
+    const held = await holdEventId();
+    // Another instance whose clock is a minute behind this one's commits the next event.
+    const lagging = new Date(Date.now() - 60_000).toISOString();
+    await other.query("INSERT INTO events (type, data, created_at) VALUES ('work.deleted', '{\"id\":\"lagging\"}', $1)", [lagging]);
+    await sleep(500);
+    expect(stream.events).toEqual([]);
+    await slow.query('COMMIT');
+    const events = await stream.waitFor((all) => all.length >= 2, 3_000);
+    expect(events.map((e) => Number(e.id))).toEqual([held, held + 1]);
+    expect(events.map((e) => JSON.parse(e.data).id)).toEqual(['held', 'lagging']);
+  });
+
+  it('a transaction that stalls for 6 s before COMMIT still has its event delivered, first', async () => {
+    const stream = await open();
+    const held = await holdEventId();
+    const { body: item } = await call(t.app, 'POST', '/work', { type: 't', description: 'behind a stalled one' });
+    await sleep(6_000);
+    expect(stream.events).toEqual([]);
+    await slow.query('COMMIT');
+    const events = await stream.waitFor((all) => all.length >= 2, 3_000);
+    expect(events.map((e) => Number(e.id))).toEqual([held, held + 1]);
+    expect(JSON.parse(events[1]!.data).id).toBe(item.id);
+  }, 20_000);
+
+  it('an id whose transaction rolled back holds the stream only until that transaction ends', async () => {
+    const stream = await open();
+    await holdEventId();
+    const { body: item } = await call(t.app, 'POST', '/work', { type: 't', description: 'after a rollback' });
+    await sleep(300);
+    expect(stream.events).toEqual([]);
+    await slow.query('ROLLBACK');
+    const [event] = await stream.waitFor((all) => all.length >= 1, 2_000);
+    expect(JSON.parse(event!.data).id).toBe(item.id);
   });
 });
 
-describe.each((await storesUnderTest()).filter((kind) => kind === 'postgres'))('events on %s when commits overtake each other', (kind) => {
-  it('an event that commits after a later id is still delivered, and in id order', async () => {
+describe.each(await storesUnderTest())('events purged from the log on %s', (kind) => {
+  it('a client resuming from before the purge gets what is kept, at once', async () => {
     const t = await startWorkApp(kind);
-    const slow = new pg.Client({ connectionString: t.testDatabase.config.url });
-    await slow.connect();
     try {
-      const stream = await connectSse(`${await listen(t.app)}/events`);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      const now = new Date().toISOString();
-      // A transaction takes an event id and holds it, uncommitted, while a later one commits.
-      await slow.query('BEGIN');
-      const held = await slow.query(
-        "INSERT INTO events (type, data, created_at) VALUES ('work.deleted', '{\"id\":\"held\"}', $1) RETURNING id",
-        [now],
-      );
-      const { body: item } = await call(t.app, 'POST', '/work', { type: 't', description: 'overtaking' });
-      await new Promise((resolve) => setTimeout(resolve, 300));
-      expect(stream.events).toEqual([]);
-      await slow.query('COMMIT');
-      const events = await stream.waitFor((all) => all.length >= 2, 3_000);
-      expect(events.map((e) => Number(e.id))).toEqual([Number(held.rows[0].id), Number(held.rows[0].id) + 1]);
-      expect(JSON.parse(events[1]!.data).id).toBe(item.id);
+      const base = await listen(t.app);
+      const made: string[] = [];
+      for (let n = 0; n < 6; n += 1) {
+        made.push((await call(t.app, 'POST', '/work', { type: 't', description: `purge ${n}` })).body.id);
+      }
+      // As the retention purge would: the oldest events go.
+      await t.database.kysely.deleteFrom('events').where('id', '<=', 4).execute();
+      const stream = await connectSse(`${base}/events`, { 'last-event-id': '1' });
+      const events = await stream.waitFor((all) => all.length >= 2, 2_000);
+      expect(events.map((e) => JSON.parse(e.data).id)).toEqual(made.slice(4));
       stream.close();
     } finally {
-      await slow.end();
       await t.close();
     }
   });

@@ -195,11 +195,13 @@ describe.each(await storesUnderTest())('work item lifecycle on %s', (kind) => {
     expect(cleared.body.notes).toBeNull();
   });
 
-  it('agent given with a status other than dispatched must be the current agent', async () => {
+  it('agent given with a status other than dispatched must be the holder: 409 naming the holder', async () => {
     const id = await itemIn('dispatched');
     const other = await patch(id, { status: 'in_progress', agent: 'mallory' });
-    expect(other.status).toBe(422);
-    expect(other.body.errors[0].field).toBe('agent');
+    expect(other.status).toBe(409);
+    expect(other.headers['content-type']).toMatch(/^application\/problem\+json/);
+    expect(other.body.detail).toContain('dispatched to agent-a');
+    expect(other.body.holder).toBe('agent-a');
     const same = await patch(id, { status: 'in_progress', agent: 'agent-a' });
     expect(same.status).toBe(200);
     expect(same.body.status).toBe('in_progress');

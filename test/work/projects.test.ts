@@ -1,3 +1,4 @@
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type TestApp, startWorkApp } from '../helpers/apps.js';
 import { storesUnderTest } from '../helpers/databases.js';
@@ -79,5 +80,37 @@ describe.each(await storesUnderTest())('projects on %s', (kind) => {
     const response = await call(t.app, method, url, body);
     expect(response.status).toBe(422);
     expect(response.body.errors.map((e: { field: string }) => e.field)).toContain(field);
+  });
+});
+
+// SQLite runs one transaction at a time, so only PostgreSQL can interleave two updates.
+describe.each((await storesUnderTest()).filter((kind) => kind === 'postgres'))('project updates racing on %s', (kind) => {
+  let t: TestApp;
+  let other: pg.Client;
+  beforeAll(async () => {
+    t = await startWorkApp(kind);
+    other = new pg.Client({ connectionString: t.testDatabase.config.url });
+    await other.connect();
+  });
+  afterAll(async () => {
+    await other.end();
+    await t.close();
+  });
+
+  it('an update that waits for another carries the other one in its answer and its event', async () => {
+    const { body: project } = await call(t.app, 'POST', '/projects', { name: 'Racing' });
+    // Another instance renames the project and has not committed yet.
+    await other.query('BEGIN');
+    await other.query("UPDATE projects SET name = 'Racing renamed', name_key = 'racing renamed' WHERE id = $1", [project.id]);
+    const patching = call(t.app, 'PATCH', `/projects/${project.id}`, { external_ref: 'RACE-1' });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await other.query('COMMIT');
+    const patched = await patching;
+    expect(patched.status).toBe(200);
+    const stored = (await call(t.app, 'GET', `/projects/${project.id}`)).body;
+    expect(stored).toMatchObject({ name: 'Racing renamed', external_ref: 'RACE-1' });
+    expect(patched.body).toEqual(stored);
+    const { rows } = await other.query("SELECT data FROM events WHERE type = 'project.updated' ORDER BY id DESC LIMIT 1");
+    expect(JSON.parse(rows[0].data)).toEqual(stored);
   });
 });

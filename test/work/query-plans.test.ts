@@ -12,13 +12,16 @@ import { type TestDatabase, createTestDatabase, openTestDatabase, storesUnderTes
 
 const FILTERS: WorkFilter[] = [
   {},
-  { status: 'queued' },
+  { statuses: ['queued'] },
+  { statuses: ['queued', 'dispatched'] },
+  { created_by: 'ann' },
+  { updated_since: '2026-11-01T00:00:00.000Z' },
   { agent: 'ann' },
   { project_id: '0b9f8a52-2f0a-4e7e-9a39-3c8d1f1f2e10' },
   { type: 'bug_fix' },
   { since: '2026-11-01T00:00:00.000Z' },
-  { status: 'in_progress', agent: 'ann' },
-  { status: 'completed', since: '2026-11-01T00:00:00.000Z' },
+  { statuses: ['in_progress'], agent: 'ann' },
+  { statuses: ['completed'], since: '2026-11-01T00:00:00.000Z' },
 ];
 const AFTER = { created_at: '2026-11-21T08:00:00.000Z', id: '0b9f8a52-2f0a-4e7e-9a39-3c8d1f1f2e10', priority: 3 };
 

@@ -25,6 +25,7 @@ describe.each(await storesUnderTest())('store event notification on %s', (kind) 
   });
 
   const at = () => new Date().toISOString();
+  const history = () => ({ at: at(), actor: 'tester', role: 'admin', action: 'created', changes: '{}' });
   const item = (): WorkItemRow => ({
     id: randomUUID(),
     type: 't',
@@ -40,6 +41,13 @@ describe.each(await storesUnderTest())('store event notification on %s', (kind) 
     notes: null,
     payload: null,
     project_id: null,
+    version: 1,
+    attempts: 0,
+    max_attempts: 3,
+    retry_delay_s: 30,
+    run_after: null,
+    lease_expires_at: null,
+    lease_s: null,
   });
 
   it('once per committed transaction that appended events', async () => {
@@ -49,7 +57,7 @@ describe.each(await storesUnderTest())('store event notification on %s', (kind) 
       await tx.appendEvent('work.updated', '{}', at());
     });
     expect(notified).toBe(1);
-    await store.createWorkItem(item(), null, { type: 'work.created', data: '{}', at: at() });
+    await store.createWorkItem(item(), null, { type: 'work.created', data: '{}', at: at() }, history());
     expect(notified).toBe(2);
   });
 
@@ -63,7 +71,7 @@ describe.each(await storesUnderTest())('store event notification on %s', (kind) 
       }),
     ).rejects.toThrow('refused');
     await expect(
-      store.createWorkItem({ ...item(), project_id: randomUUID() }, null, { type: 'work.created', data: '{}', at: at() }),
+      store.createWorkItem({ ...item(), project_id: randomUUID() }, null, { type: 'work.created', data: '{}', at: at() }, history()),
     ).rejects.toBeDefined();
     expect(notified).toBe(0);
   });

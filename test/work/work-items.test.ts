@@ -18,6 +18,12 @@ const WORK_ITEM_FIELDS = [
   'notes',
   'payload',
   'project_id',
+  'version',
+  'attempts',
+  'max_attempts',
+  'retry_delay_s',
+  'run_after',
+  'lease_expires_at',
   'dispatch_log',
 ].sort();
 
@@ -48,6 +54,12 @@ describe.each(await storesUnderTest())('work items on %s', (kind) => {
         notes: null,
         payload: null,
         project_id: null,
+        version: 1,
+        attempts: 0,
+        max_attempts: 3,
+        retry_delay_s: 30,
+        run_after: null,
+        lease_expires_at: null,
         dispatch_log: [],
       });
       expect(item.id).toMatch(UUID_RE);
@@ -70,6 +82,7 @@ describe.each(await storesUnderTest())('work items on %s', (kind) => {
           dispatched_at: response.body.created_at,
           completed_at: null,
           outcome: null,
+          reason: null,
         },
       ]);
     });
@@ -194,7 +207,11 @@ describe.each(await storesUnderTest())('work items on %s', (kind) => {
         [{ outcome: 'maybe' }, 'outcome'],
         [{ agent: 'a b' }, 'agent'],
         [{ notes: 'n'.repeat(10_001) }, 'notes'],
-        [{ priority: 1 }, 'priority'],
+        [{ priority: 0 }, 'priority'],
+        [{ type: 'has space' }, 'type'],
+        [{ description: '   ' }, 'description'],
+        [{ project_id: 'nope' }, 'project_id'],
+        [{ payload: [1] }, 'payload'],
       ] as const) {
         const response = await call(t.app, 'PATCH', `/work/${item.id}`, body);
         expect(response.status, JSON.stringify(body)).toBe(422);

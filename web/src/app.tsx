@@ -1,22 +1,28 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { WhoAmI } from './components/who-am-i.tsx';
-import { useLiveState } from './lib/live.ts';
+import { startLive, stopLive, useLiveState } from './lib/live.ts';
 import { href, useRoute } from './lib/router.ts';
+import { can, loadSession, type SessionState, signOut, useSession } from './lib/session.ts';
 import { currentUser, saveUser } from './lib/user.ts';
+import type { Access } from '../../src/auth/roles.ts';
 import { AgentsPage } from './pages/agents.tsx';
 import { BoardPage } from './pages/board.tsx';
 import { ClassifyPage } from './pages/classify.tsx';
 import { ItemPage } from './pages/item.tsx';
 import { ProjectsPage } from './pages/projects.tsx';
+import { SignInPage } from './pages/sign-in.tsx';
 import { SubmitPage } from './pages/submit.tsx';
+import { TokensPage } from './pages/tokens.tsx';
 
-const NAV = [
-  { path: '/', label: 'Board' },
-  { path: '/new', label: 'Submit' },
-  { path: '/agents', label: 'Agents' },
-  { path: '/projects', label: 'Projects' },
-  { path: '/classify', label: 'Classify' },
-] as const;
+// Each page shows in the menu only for the roles whose requests it makes.
+const NAV: ReadonlyArray<{ path: string; label: string; access: Access }> = [
+  { path: '/', label: 'Board', access: 'read' },
+  { path: '/new', label: 'Submit', access: 'submit' },
+  { path: '/agents', label: 'Agents', access: 'read' },
+  { path: '/projects', label: 'Projects', access: 'read' },
+  { path: '/classify', label: 'Classify', access: 'classify' },
+  { path: '/tokens', label: 'Tokens', access: 'admin' },
+];
 
 function section(path: string): string {
   if (path.startsWith('/items/')) return '/';
@@ -25,12 +31,38 @@ function section(path: string): string {
 }
 
 export function App() {
+  const session = useSession();
+  useEffect(() => {
+    void loadSession();
+  }, []);
+  if (session.auth === null) return <p class="muted boot">Loading…</p>;
+  if (session.auth === 'tokens' && session.principal === null) return <SignInPage />;
+  return <Desk session={session} />;
+}
+
+function Desk({ session }: { session: SessionState }) {
   const route = useRoute();
   const [user, setUser] = useState(currentUser());
-  const [askUser, setAskUser] = useState(user === null);
+  const open = session.auth === 'off';
+  const [askUser, setAskUser] = useState(open && user === null);
   const live = useLiveState();
-  const active = section(route.path);
+  const nav = NAV.filter((n) => can(session, n.access));
+  // A role that cannot read the board (intake) lands on the first page it can use.
+  const home = nav[0]?.path ?? '/';
+  const path = route.path === '/' ? home : route.path;
+  const active = section(path);
 
+  // The stream runs while someone who may read is signed in; it sends the session cookie by itself.
+  const reads = can(session, 'read');
+  useEffect(() => {
+    if (!reads) return undefined;
+    startLive();
+    return () => stopLive();
+  }, [reads]);
+  // A stream the service refused (revoked, expired): ask who we are; a 401 means sign in again.
+  useEffect(() => {
+    if (live === 'offline' && !open && reads) void loadSession();
+  }, [live, open, reads]);
   // A new page moves focus to its content, as a page load would, so a screen reader starts
   // there; filter changes on the same page keep focus where it is.
   const firstPath = useRef(true);
@@ -49,13 +81,14 @@ export function App() {
   }, [active]);
 
   let page;
-  const itemMatch = /^\/items\/([^/]+)$/.exec(route.path);
+  const itemMatch = /^\/items\/([^/]+)$/.exec(path);
   if (itemMatch) page = <ItemPage id={decodeURIComponent(itemMatch[1] ?? '')} />;
-  else if (route.path === '/') page = <BoardPage params={route.params} />;
-  else if (route.path === '/new') page = <SubmitPage params={route.params} />;
-  else if (route.path === '/agents') page = <AgentsPage />;
-  else if (route.path === '/projects') page = <ProjectsPage />;
-  else if (route.path === '/classify') page = <ClassifyPage />;
+  else if (path === '/') page = <BoardPage params={route.params} />;
+  else if (path === '/new') page = <SubmitPage params={route.params} />;
+  else if (path === '/agents') page = <AgentsPage />;
+  else if (path === '/projects') page = <ProjectsPage />;
+  else if (path === '/classify') page = <ClassifyPage />;
+  else if (path === '/tokens') page = <TokensPage />;
   else
     page = (
       <section>
@@ -81,7 +114,7 @@ export function App() {
         </a>
         <nav aria-label="Main">
           <ul>
-            {NAV.map((n) => (
+            {nav.map((n) => (
               <li key={n.path}>
                 <a href={href(n.path)} aria-current={active === n.path ? 'page' : undefined}>
                   {n.label}
@@ -91,20 +124,33 @@ export function App() {
           </ul>
         </nav>
         <div class="topbar-end">
-          <span class={`live live-${live}`} role="status" title="Live updates">
-            <span class="dot" aria-hidden="true" />
-            {live === 'live' ? 'Live' : live === 'connecting' ? 'Connecting…' : 'Offline'}
-          </span>
-          <button type="button" class="link user" onClick={() => setAskUser(true)} aria-label={`Signed in as ${user ?? 'nobody'}; change name`}>
-            {user ?? 'Set name'}
-          </button>
+          {reads && (
+            <span class={`live live-${live}`} role="status" title="Live updates">
+              <span class="dot" aria-hidden="true" />
+              {live === 'live' ? 'Live' : live === 'connecting' ? 'Connecting…' : 'Offline'}
+            </span>
+          )}
+          {open ? (
+            <button type="button" class="link user" onClick={() => setAskUser(true)} aria-label={`Signed in as ${user ?? 'nobody'}; change name`}>
+              {user ?? 'Set name'}
+            </button>
+          ) : (
+            <>
+              <span class="user" data-testid="whoami">
+                {session.principal?.name} <span class="pill role">{session.principal?.role}</span>
+              </span>
+              <button type="button" class="link" onClick={() => void signOut()}>
+                Sign out
+              </button>
+            </>
+          )}
         </div>
       </header>
       <main id="main" tabIndex={-1}>
         {page}
       </main>
       <WhoAmI
-        open={askUser}
+        open={open && askUser}
         initial={user ?? ''}
         onDone={(name) => {
           saveUser(name);

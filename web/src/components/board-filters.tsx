@@ -4,6 +4,7 @@ import { fromLocalInput, statusLabel, toLocalInput } from '../lib/format.ts';
 import { useProjects } from '../lib/projects.ts';
 import type { WorkStatus } from '../../../src/work/schemas.ts';
 import { STATUSES } from '../lib/statuses.ts';
+import { visibleBidi } from './user-text.tsx';
 
 /** The board's filter form. Lists apply at once; typed fields apply on Enter or "Apply". */
 export function BoardFiltersForm(props: { filters: BoardFilters; onApply: (f: BoardFilters) => void }) {
@@ -79,7 +80,7 @@ export function BoardFiltersForm(props: { filters: BoardFilters; onApply: (f: Bo
           <option value="">any</option>
           {projects?.map((p) => (
             <option key={p.id} value={p.id}>
-              {p.name}
+              {visibleBidi(p.name)}
             </option>
           ))}
           {draft.project_id && !projects?.some((p) => p.id === draft.project_id) && (

@@ -13,14 +13,23 @@ const DANGER = new Set<string>([MOVES.cancel]);
 export function ItemActions(props: {
   item: WorkItemSummary;
   busy: boolean;
-  onPatch: (body: PatchBody, label: string) => void;
+  /** False for an agent's sign-in: it cannot hand work to another agent, so Dispatch and Reassign are not offered. */
+  mayDispatch: boolean;
+  /** Sends the move; true when it was made. */
+  onPatch: (body: PatchBody, label: string) => Promise<boolean>;
 }) {
   const { item, busy } = props;
-  const actions = allowedActions(item.status);
+  const actions = allowedActions(item.status).filter((a) => props.mayDispatch || !needsAgent(a.move));
   const [agent, setAgent] = useState('');
   const [failing, setFailing] = useState(false);
-  const [failNotes, setFailNotes] = useState(item.notes ?? '');
-  const run = (a: Action, input = '') => props.onPatch(patchFor(a, input), ACTION_LABELS[a.move]);
+  const [failNotes, setFailNotes] = useState('');
+  // What the user typed stays until the move is made: a refused one (the item changed) is retried.
+  const run = async (a: Action, input = '') => {
+    if (await props.onPatch(patchFor(a, input), ACTION_LABELS[a.move])) {
+      setAgent('');
+      setFailing(false);
+    }
+  };
 
   if (actions.length === 0) return <p class="muted">This item is {item.status.replace('_', ' ')}; only its notes can change.</p>;
 
@@ -35,7 +44,7 @@ export function ItemActions(props: {
           class="inline-form"
           onSubmit={(e) => {
             e.preventDefault();
-            if (agent.trim() !== '') run(agentAction, agent.trim());
+            if (agent.trim() !== '') void run(agentAction, agent.trim());
           }}
         >
           <label class="grow">
@@ -64,13 +73,21 @@ export function ItemActions(props: {
               type="button"
               class={PRIMARY.has(a.move) ? 'primary' : DANGER.has(a.move) ? 'danger' : undefined}
               disabled={busy}
-              onClick={() => run(a)}
+              onClick={() => void run(a)}
             >
               {ACTION_LABELS[a.move]}
             </button>
           ))}
           {failAction && !failing && (
-            <button type="button" class="danger" disabled={busy} onClick={() => setFailing(true)}>
+            <button
+              type="button"
+              class="danger"
+              disabled={busy}
+              onClick={() => {
+                setFailNotes(item.notes ?? '');
+                setFailing(true);
+              }}
+            >
               Fail…
             </button>
           )}
@@ -81,7 +98,7 @@ export function ItemActions(props: {
           class="stack fail-form"
           onSubmit={(e) => {
             e.preventDefault();
-            run(failAction, failNotes);
+            void run(failAction, failNotes);
           }}
         >
           <label>

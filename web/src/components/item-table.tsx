@@ -2,7 +2,9 @@ import { formatAgo, formatDateTime } from '../lib/format.ts';
 import { projectName, useProjects } from '../lib/projects.ts';
 import { href } from '../lib/router.ts';
 import type { WorkItemSummary } from '../../../src/work/schemas.ts';
+import { LoopMarks } from './loop-fields.tsx';
 import { StatusBadge } from './status-badge.tsx';
+import { UserText } from './user-text.tsx';
 
 export function ItemTable(props: {
   items: WorkItemSummary[];
@@ -35,10 +37,13 @@ export function ItemTable(props: {
           {props.items.map((item) => (
             <tr key={item.id} class={props.stale?.has(item.id) ? 'stale' : undefined} data-id={item.id}>
               <td class="desc">
-                <a href={href(`/items/${item.id}`)}>{item.description}</a>
+                <a href={href(`/items/${item.id}`)}>
+                  <UserText text={item.description} />
+                </a>
               </td>
               <td>
                 <StatusBadge status={item.status} />
+                <LoopMarks item={item} />
               </td>
               <td class="num">{item.priority}</td>
               <td class="nowrap">{item.assigned_agent ?? <span class="muted">—</span>}</td>
@@ -46,7 +51,7 @@ export function ItemTable(props: {
                 <code>{item.type}</code>
               </td>
               {showProject && (
-                <td class="opt">{projectName(projects, item.project_id) ?? <span class="muted">—</span>}</td>
+                <td class="opt">{withProjectName(projectName(projects, item.project_id))}</td>
               )}
               <td class="opt nowrap">
                 <time dateTime={item.created_at} title={formatDateTime(item.created_at)}>
@@ -59,4 +64,8 @@ export function ItemTable(props: {
       </table>
     </div>
   );
+}
+
+function withProjectName(name: string | undefined | null) {
+  return name ? <UserText text={name} /> : <span class="muted">—</span>;
 }

@@ -1,3 +1,4 @@
+import { currentSession, sessionEnded, sessionHeaders } from './session.ts';
 import { currentUser } from './user.ts';
 
 export interface FieldError {
@@ -12,6 +13,8 @@ export class ApiProblem extends Error {
   readonly detail: string;
   readonly errors: FieldError[];
   readonly currentStatus: string | null;
+  /** With a 412: the version the item is at now. */
+  readonly currentVersion: number | null;
   readonly allowedStatuses: string[];
 
   constructor(body: Record<string, unknown>, status: number) {
@@ -24,6 +27,7 @@ export class ApiProblem extends Error {
     this.detail = detail;
     this.errors = Array.isArray(body.errors) ? body.errors.filter(isFieldError) : [];
     this.currentStatus = typeof body.current_status === 'string' ? body.current_status : null;
+    this.currentVersion = typeof body.current_version === 'number' ? body.current_version : null;
     this.allowedStatuses = Array.isArray(body.allowed_statuses)
       ? body.allowed_statuses.filter((s): s is string => typeof s === 'string')
       : [];
@@ -36,6 +40,16 @@ function isFieldError(e: unknown): e is FieldError {
 
 export function toProblem(err: unknown): ApiProblem {
   return err instanceof ApiProblem ? err : new ApiProblem({ detail: String(err) }, 0);
+}
+
+/** The precondition of a change made from what the page shows: refused (412) if the item moved on. */
+export function ifMatch(version: number): Record<string, string> {
+  return { 'if-match': `"${version}"` };
+}
+
+/** A 412: the item changed since the version the change was based on. */
+export function isStale(err: unknown): err is ApiProblem {
+  return err instanceof ApiProblem && err.status === 412;
 }
 
 export interface ApiResponse<T> {
@@ -51,10 +65,12 @@ export async function api<T>(
   path: string,
   body?: unknown,
   signal?: AbortSignal,
+  extraHeaders: Record<string, string> = {},
 ): Promise<ApiResponse<T>> {
-  const headers: Record<string, string> = { accept: 'application/json' };
+  const headers: Record<string, string> = { accept: 'application/json', ...sessionHeaders(), ...extraHeaders };
+  // X-User names the caller only on an open desk; with tokens the session does.
   const user = currentUser();
-  if (user !== null) headers['x-user'] = user;
+  if (user !== null && currentSession().auth !== 'tokens') headers['x-user'] = user;
   if (body !== undefined) headers['content-type'] = 'application/json';
   let res: Response;
   try {
@@ -78,6 +94,7 @@ export async function api<T>(
       parsed = null;
     }
   }
+  if (res.status === 401) sessionEnded();
   if (!res.ok) {
     const problem = typeof parsed === 'object' && parsed !== null ? parsed : {};
     throw new ApiProblem(problem as Record<string, unknown>, res.status);

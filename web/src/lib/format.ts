@@ -45,3 +45,10 @@ export function fromLocalInput(value: string): string {
 export function statusLabel(status: string): string {
   return status.replace('_', ' ');
 }
+
+/** A length of time in whole seconds, in the largest unit that divides it: 45 s, 5 min, 1 h. */
+export function formatSeconds(s: number): string {
+  if (s >= 3600 && s % 3600 === 0) return `${s / 3600} h`;
+  if (s >= 60 && s % 60 === 0) return `${s / 60} min`;
+  return `${s} s`;
+}

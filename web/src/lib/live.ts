@@ -6,7 +6,9 @@ import type { Project, WorkItemSummary } from '../../../src/work/schemas.ts';
 // cover make the views reload instead ("resync"): no event had arrived yet (there is no id to
 // resume from), and the browser gave up (the server answered with an error), after which we open
 // a new EventSource ourselves, passing the last id in the query string since a new EventSource
-// cannot be given the header, and the gap may be longer than the server keeps events.
+// cannot be given the header, and the gap may be longer than the server keeps events. The server
+// also says "reset" when our last id is one its log never reached (its database was replaced):
+// what the views hold belongs to another log, so they reload, and the stream goes on from there.
 
 export type LiveEvent =
   | { type: 'work.created'; data: WorkItemSummary }
@@ -54,12 +56,14 @@ function connect(delayMs: number) {
     source = es;
     setState('connecting');
     es.onopen = () => {
+      if (source !== es) return; // closed by stopLive
       setState('live');
       if (interrupted && (reopened || lastEventId === null)) emit({ type: 'resync' });
       interrupted = false;
       reopened = false;
     };
     es.onerror = () => {
+      if (source !== es) return;
       interrupted = true;
       if (es.readyState === EventSource.CLOSED) {
         setState('offline');
@@ -70,6 +74,10 @@ function connect(delayMs: number) {
         setState('connecting');
       }
     };
+    es.addEventListener('reset', (msg: MessageEvent<string>) => {
+      if (msg.lastEventId !== '') lastEventId = msg.lastEventId;
+      emit({ type: 'resync' });
+    });
     for (const type of EVENT_TYPES) {
       es.addEventListener(type, (msg: MessageEvent<string>) => {
         if (msg.lastEventId !== '') lastEventId = msg.lastEventId;
@@ -85,6 +93,18 @@ function connect(delayMs: number) {
 
 export function startLive(): void {
   if (source === null && retryTimer === undefined) connect(0);
+}
+
+/** Closes the stream (signed out): nothing more arrives until startLive. */
+export function stopLive(): void {
+  clearTimeout(retryTimer);
+  retryTimer = undefined;
+  source?.close();
+  source = null;
+  lastEventId = null;
+  interrupted = false;
+  reopened = false;
+  setState('connecting');
 }
 
 /** Calls `listener` for every live event until the returned function is called. */

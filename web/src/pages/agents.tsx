@@ -1,4 +1,5 @@
 import { useEffect, useRef } from 'preact/hooks';
+import { LoopMarks } from '../components/loop-fields.tsx';
 import { ProblemMessage } from '../components/problem-message.tsx';
 import { StatusBadge } from '../components/status-badge.tsx';
 import { api, withQuery } from '../lib/api.ts';
@@ -7,6 +8,7 @@ import { useLive } from '../lib/live.ts';
 import { href } from '../lib/router.ts';
 import { useLoad } from '../lib/use-load.ts';
 import type { WorkStatus, WorkItemSummary } from '../../../src/work/schemas.ts';
+import { UserText } from '../components/user-text.tsx';
 
 const ACTIVE = ['in_progress', 'blocked', 'dispatched'] as const satisfies readonly WorkStatus[];
 const PER_STATUS = 500;
@@ -99,10 +101,11 @@ function AgentCard({ work }: { work: AgentWork }) {
         {ordered.slice(0, SHOWN_PER_AGENT).map((i) => (
           <li key={i.id}>
             <a href={href(`/items/${i.id}`)} class="agent-item-link">
-              {i.description}
+              <UserText text={i.description} />
             </a>
             <span class="agent-item-meta">
               <StatusBadge status={i.status} />
+              <LoopMarks item={i} />
               <span class="muted small">
                 P{i.priority} · <code>{i.type}</code> · {formatAgo(i.updated_at)}
               </span>

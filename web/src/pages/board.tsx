@@ -15,6 +15,7 @@ import {
 } from '../lib/filters.ts';
 import { type LiveEvent, useLive } from '../lib/live.ts';
 import { href, navigate } from '../lib/router.ts';
+import { can, useSession } from '../lib/session.ts';
 import { useLoad } from '../lib/use-load.ts';
 import type { StatusCounts as Counts, WorkItemSummary } from '../../../src/work/schemas.ts';
 
@@ -28,6 +29,8 @@ interface Page {
 const COUNTS_REFRESH_MS = 750;
 
 export function BoardPage({ params }: { params: URLSearchParams }) {
+  const session = useSession();
+  const mayUse = (access: 'submit') => can(session, access);
   const paramString = params.toString();
   const filters = useMemo(() => filtersFrom(params), [paramString]);
   const listKey = withQuery('/work', listQuery(filters));
@@ -92,9 +95,11 @@ export function BoardPage({ params }: { params: URLSearchParams }) {
     <section aria-labelledby="board-title">
       <div class="page-head">
         <h1 id="board-title">Board</h1>
-        <a class="button primary" href={href('/new')}>
-          Submit work
-        </a>
+        {mayUse('submit') && (
+          <a class="button primary" href={href('/new')}>
+            Submit work
+          </a>
+        )}
       </div>
       <BoardFiltersForm filters={filters} onApply={go} />
       <StatusCounts counts={counts.data} active={filters.status} onPick={(status) => go({ ...filters, status, cursor: '' })} />

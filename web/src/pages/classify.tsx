@@ -1,8 +1,10 @@
 import { useState } from 'preact/hooks';
 import { ProblemMessage } from '../components/problem-message.tsx';
+import { UserText } from '../components/user-text.tsx';
 import { api, type ApiProblem, toProblem } from '../lib/api.ts';
 import { type Classification, emailSourceOf, emailTaskBody, PRIORITY_OF } from '../lib/email-task.ts';
 import { href } from '../lib/router.ts';
+import { can, useSession } from '../lib/session.ts';
 import type { WorkItemSummary } from '../../../src/work/schemas.ts';
 
 type Mode = 'simple' | 'graph';
@@ -117,6 +119,7 @@ export function ClassifyPage() {
 }
 
 function ClassificationResult({ request, c }: { request: Record<string, unknown>; c: Classification }) {
+  const session = useSession();
   const [created, setCreated] = useState<WorkItemSummary | null>(null);
   const [problem, setProblem] = useState<ApiProblem | null>(null);
   const [busy, setBusy] = useState(false);
@@ -173,11 +176,14 @@ function ClassificationResult({ request, c }: { request: Record<string, unknown>
       </div>
       {c.task_description && <p class="task">{c.task_description}</p>}
       <p class="muted">{c.reasoning}</p>
-      {c.needs_action && (
+      {c.needs_action && can(session, 'submit') && (
         <div class="create-task">
           {created ? (
             <p class="ok" role="status">
-              Work item created: <a href={href(`/items/${created.id}`)}>{created.description}</a>
+              Work item created:{' '}
+              <a href={href(`/items/${created.id}`)}>
+                <UserText text={created.description} />
+              </a>
             </p>
           ) : (
             <button type="button" class="primary" disabled={busy} onClick={createItem}>

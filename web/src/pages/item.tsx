@@ -1,32 +1,53 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { ChangeFeedback } from '../components/change-feedback.tsx';
 import { DispatchTimeline } from '../components/dispatch-timeline.tsx';
 import { ItemActions } from '../components/item-actions.tsx';
+import { ItemEditor } from '../components/item-editor.tsx';
+import { LoopFields } from '../components/loop-fields.tsx';
 import { Modal } from '../components/modal.tsx';
+import { NotesEditor } from '../components/notes-editor.tsx';
 import { ProblemMessage } from '../components/problem-message.tsx';
 import { StatusBadge } from '../components/status-badge.tsx';
-import { api, ApiProblem, toProblem } from '../lib/api.ts';
+import { UserText, visibleBidi } from '../components/user-text.tsx';
+import { api } from '../lib/api.ts';
 import { formatDateTime } from '../lib/format.ts';
-import type { PatchBody } from '../lib/lifecycle.ts';
 import { useLive } from '../lib/live.ts';
 import { projectName, useProjects } from '../lib/projects.ts';
 import { href, navigate } from '../lib/router.ts';
+import { can, mayChangeItem, useSession } from '../lib/session.ts';
+import { useItemChange } from '../lib/use-item-change.ts';
 import { useLoad } from '../lib/use-load.ts';
+import { isFinal } from '../../../src/work/lifecycle.ts';
 import type { WorkItem } from '../../../src/work/schemas.ts';
 
 export function ItemPage({ id }: { id: string }) {
+  const session = useSession();
   const path = `/work/${encodeURIComponent(id)}`;
-  const item = useLoad<WorkItem>(path, async (signal) => (await api<WorkItem>('GET', path, undefined, signal)).data);
+  const shown = useRef<WorkItem | null>(null);
+  const item = useLoad<WorkItem>(path, async (signal) => {
+    const fresh = (await api<WorkItem>('GET', path, undefined, signal)).data;
+    // A read that started before one of our own changes answered must not take the page back:
+    // the page would then send an If-Match it has already moved past.
+    const held = shown.current;
+    return held !== null && held.id === fresh.id && held.version > fresh.version ? held : fresh;
+  });
+  shown.current = item.data;
   const projects = useProjects();
-  const [busy, setBusy] = useState(false);
-  const [problem, setProblem] = useState<{ at: 'actions' | 'notes'; problem: ApiProblem } | null>(null);
-  const [done, setDone] = useState<{ at: 'actions' | 'notes'; message: string } | null>(null);
   const [deleted, setDeleted] = useState(false);
   const [confirmDelete, setConfirmDelete] = useState(false);
+  const [editing, setEditing] = useState(false);
+  const change = useItemChange({
+    path,
+    item,
+    projectLabel: (projectId) => (projectId === null ? '—' : (projectName(projects, projectId) ?? projectId)),
+    onGone: () => setDeleted(true),
+  });
+  const { busy } = change;
 
   useEffect(() => {
-    setProblem(null);
-    setDone(null);
+    change.clear();
     setDeleted(false);
+    setEditing(false);
   }, [id]);
 
   useLive((e) => {
@@ -38,36 +59,10 @@ export function ItemPage({ id }: { id: string }) {
     }
   });
 
-  const patch = async (body: PatchBody, message: string, at: 'actions' | 'notes' = 'actions') => {
-    setBusy(true);
-    setProblem(null);
-    setDone(null);
-    try {
-      const r = await api<WorkItem>('PATCH', path, body);
-      item.setData(() => r.data);
-      setDone({ at, message });
-      return true;
-    } catch (err) {
-      setProblem({ at, problem: toProblem(err) });
-      // a refusal usually means the item moved on; show where it is now
-      if (err instanceof ApiProblem && err.status === 409) item.reload();
-      return false;
-    } finally {
-      setBusy(false);
-    }
-  };
-
-  const remove = async () => {
-    setBusy(true);
-    try {
-      await api('DELETE', path);
-      navigate(href('/'));
-    } catch (err) {
-      setProblem({ at: 'actions', problem: toProblem(err) });
-      setConfirmDelete(false);
-    } finally {
-      setBusy(false);
-    }
+  const remove = async (basis: WorkItem) => {
+    const result = await change.remove(basis);
+    if (result.ok) navigate(href('/'));
+    else setConfirmDelete(false);
   };
 
   const w = item.data;
@@ -82,6 +77,9 @@ export function ItemPage({ id }: { id: string }) {
     );
   }
 
+  const mayChange = mayChangeItem(session, w.assigned_agent);
+  const mayEdit = !deleted && mayChange && !isFinal(w.status);
+
   return (
     <article class="item" aria-labelledby="item-title">
       <p>
@@ -94,7 +92,7 @@ export function ItemPage({ id }: { id: string }) {
       )}
       <header class="item-head">
         <h1 id="item-title" class="item-title">
-          {w.description}
+          <UserText text={w.description} />
         </h1>
         <div class="row wrap">
           <StatusBadge status={w.status} />
@@ -104,13 +102,34 @@ export function ItemPage({ id }: { id: string }) {
       </header>
       <div class="item-grid">
         <div class="stack">
-          <section aria-labelledby="fields-title" class="card">
-            <h2 id="fields-title">Fields</h2>
+          <section aria-labelledby="fields-title" class="card stack">
+            <div class="row between">
+              <h2 id="fields-title">Fields</h2>
+              {mayEdit && !editing && (
+                <button type="button" onClick={() => setEditing(true)}>
+                  Edit item
+                </button>
+              )}
+            </div>
+            {mayEdit && editing ? (
+              <ItemEditor
+                item={w}
+                projects={projects}
+                busy={busy}
+                feedback={change.feedbackAt('edit')}
+                onSave={(basis, body) => change.patch(basis, body, 'Changes saved.', 'edit')}
+                onClose={() => setEditing(false)}
+              />
+            ) : (
+              <ChangeFeedback feedback={change.feedbackAt('edit')} />
+            )}
             <dl class="fields">
               <dt>ID</dt>
               <dd>
                 <code>{w.id}</code>
               </dd>
+              <dt>Version</dt>
+              <dd>{w.version}</dd>
               <dt>Type</dt>
               <dd>
                 <code>{w.type}</code>
@@ -128,7 +147,9 @@ export function ItemPage({ id }: { id: string }) {
               <dt>Project</dt>
               <dd>
                 {w.project_id ? (
-                  <a href={href('/', { project_id: w.project_id })}>{projectName(projects, w.project_id) ?? w.project_id}</a>
+                  <a href={href('/', { project_id: w.project_id })}>
+                    <UserText text={projectName(projects, w.project_id) ?? w.project_id} />
+                  </a>
                 ) : (
                   '—'
                 )}
@@ -145,39 +166,43 @@ export function ItemPage({ id }: { id: string }) {
               </dd>
               <dt>Completed</dt>
               <dd>{w.completed_at ? <time dateTime={w.completed_at}>{formatDateTime(w.completed_at)}</time> : '—'}</dd>
+              <LoopFields item={w} />
             </dl>
           </section>
           <NotesEditor
             key={w.id}
-            notes={w.notes}
+            item={w}
+            editable={!deleted && mayChange}
             busy={busy}
-            problem={problem?.at === 'notes' ? problem.problem : null}
-            done={done?.at === 'notes' ? done.message : null}
-            onSave={(notes) => patch({ notes }, 'Notes saved.', 'notes')}
+            feedback={change.feedbackAt('notes')}
+            onSave={(basis, notes) => change.patch(basis, { notes }, 'Notes saved.', 'notes')}
           />
           <section aria-labelledby="payload-title" class="card">
             <h2 id="payload-title">Payload</h2>
-            {w.payload === null ? <p class="muted">No payload.</p> : <pre class="payload">{JSON.stringify(w.payload, null, 2)}</pre>}
+            {w.payload === null ? <p class="muted">No payload.</p> : <pre class="payload">{visibleBidi(JSON.stringify(w.payload, null, 2))}</pre>}
           </section>
         </div>
         <div class="stack">
           <section aria-labelledby="actions-title" class="card card-actions">
             <h2 id="actions-title">Actions</h2>
-            {!deleted && (
-              <ItemActions
-                key={`${w.id}:${w.status}`}
-                item={w}
-                busy={busy}
-                onPatch={(body, label) => void patch(body, `${label}: done.`)}
-              />
-            )}
-            <ProblemMessage problem={problem?.at === 'actions' ? problem.problem : null} />
-            {done?.at === 'actions' && (
-              <p class="ok" role="status">
-                {done.message}
+            {!deleted && !mayChange && (
+              <p class="muted">
+                {session.principal?.agent
+                  ? `Only items assigned to ${session.principal.agent} can be moved with this sign-in.`
+                  : 'Your role can read this item but not change it.'}
               </p>
             )}
-            {!deleted && (
+            {!deleted && mayChange && (
+              <ItemActions
+                key={w.id}
+                item={w}
+                busy={busy}
+                mayDispatch={can(session, 'admin')}
+                onPatch={async (body, label) => (await change.patch(w, { ...body }, `${label}: done.`, 'actions')).ok}
+              />
+            )}
+            <ChangeFeedback feedback={change.feedbackAt('actions')} />
+            {!deleted && can(session, 'admin') && (
               <div class="row end">
                 <button type="button" class="danger subtle" disabled={busy} onClick={() => setConfirmDelete(true)}>
                   Delete…
@@ -201,70 +226,12 @@ export function ItemPage({ id }: { id: string }) {
             <button type="button" autoFocus onClick={() => setConfirmDelete(false)}>
               Keep it
             </button>
-            <button type="button" class="danger solid" disabled={busy} onClick={remove}>
+            <button type="button" class="danger solid" disabled={busy} onClick={() => void remove(w)}>
               Delete
             </button>
           </div>
         </div>
       </Modal>
     </article>
-  );
-}
-
-function NotesEditor(props: {
-  notes: string | null;
-  busy: boolean;
-  problem: ApiProblem | null;
-  done: string | null;
-  onSave: (notes: string) => Promise<boolean>;
-}) {
-  const [editing, setEditing] = useState(false);
-  const [draft, setDraft] = useState(props.notes ?? '');
-  useEffect(() => {
-    if (!editing) setDraft(props.notes ?? '');
-  }, [props.notes, editing]);
-  return (
-    <section aria-labelledby="notes-title" class="card">
-      <div class="row between">
-        <h2 id="notes-title">Notes</h2>
-        {!editing && (
-          <button type="button" onClick={() => setEditing(true)}>
-            Edit notes
-          </button>
-        )}
-      </div>
-      <ProblemMessage problem={props.problem} />
-      {props.done && !editing && (
-        <p class="ok" role="status">
-          {props.done}
-        </p>
-      )}
-      {editing ? (
-        <form
-          class="stack"
-          onSubmit={async (e) => {
-            e.preventDefault();
-            if (await props.onSave(draft)) setEditing(false);
-          }}
-        >
-          <label>
-            Notes
-            <textarea name="notes" rows={5} value={draft} autoFocus onInput={(e) => setDraft(e.currentTarget.value)} />
-          </label>
-          <div class="row">
-            <button type="submit" class="primary" disabled={props.busy}>
-              Save notes
-            </button>
-            <button type="button" onClick={() => setEditing(false)}>
-              Discard
-            </button>
-          </div>
-        </form>
-      ) : props.notes ? (
-        <p class="notes">{props.notes}</p>
-      ) : (
-        <p class="muted">No notes.</p>
-      )}
-    </section>
   );
 }

@@ -2,17 +2,20 @@ import { useEffect, useState } from 'preact/hooks';
 import { ExternalRef } from '../components/external-ref.tsx';
 import { ItemTable } from '../components/item-table.tsx';
 import { ProblemMessage } from '../components/problem-message.tsx';
+import { UserText, visibleBidi } from '../components/user-text.tsx';
 import { api, type ApiProblem, toProblem, withQuery } from '../lib/api.ts';
 import { formatDateTime } from '../lib/format.ts';
 import { useLive } from '../lib/live.ts';
 import { loadProjects, upsertProject, useProjects } from '../lib/projects.ts';
 import { href } from '../lib/router.ts';
+import { can, useSession } from '../lib/session.ts';
 import { useLoad } from '../lib/use-load.ts';
 import type { Project, WorkItemSummary } from '../../../src/work/schemas.ts';
 
 const ITEMS_SHOWN = 20;
 
 export function ProjectsPage() {
+  const session = useSession();
   const projects = useProjects();
   const [openId, setOpenId] = useState<string | null>(null);
   const [loadProblem, setLoadProblem] = useState<ApiProblem | null>(null);
@@ -26,7 +29,7 @@ export function ProjectsPage() {
   return (
     <section aria-labelledby="projects-title">
       <h1 id="projects-title">Projects</h1>
-      <CreateProject />
+      {can(session, 'admin') && <CreateProject />}
       <ProblemMessage problem={loadProblem} />
       {projects === null ? (
         !loadProblem && <p class="muted">Loading…</p>
@@ -96,30 +99,37 @@ function CreateProject() {
 }
 
 function ProjectRow(props: { project: Project; open: boolean; onToggle: () => void }) {
+  const session = useSession();
   const p = props.project;
   const [editing, setEditing] = useState(false);
   return (
-    <article aria-label={`Project ${p.name}`}>
+    <article aria-label={`Project ${visibleBidi(p.name)}`}>
       <div class="row between wrap">
         <div class="stack tight">
-          <h2 class="project-name">{p.name}</h2>
+          <h2 class="project-name">
+            <UserText text={p.name} />
+          </h2>
           <div class="muted small">
             <ExternalRef value={p.external_ref} /> · created {formatDateTime(p.created_at)}
           </div>
         </div>
         <div class="row wrap">
-          <button type="button" onClick={() => setEditing(!editing)} aria-expanded={editing}>
-            {editing ? 'Close editor' : 'Edit'}
-          </button>
+          {can(session, 'admin') && (
+            <button type="button" onClick={() => setEditing(!editing)} aria-expanded={editing}>
+              {editing ? 'Close editor' : 'Edit'}
+            </button>
+          )}
           <button type="button" onClick={props.onToggle} aria-expanded={props.open}>
             {props.open ? 'Hide items' : 'Items'}
           </button>
           <a class="button" href={href('/', { project_id: p.id })}>
             On the board
           </a>
-          <a class="button" href={href('/new', { project_id: p.id })}>
-            Add work
-          </a>
+          {can(session, 'submit') && (
+            <a class="button" href={href('/new', { project_id: p.id })}>
+              Add work
+            </a>
+          )}
         </div>
       </div>
       {editing && <EditProject project={p} onDone={() => setEditing(false)} />}
@@ -183,6 +193,8 @@ function ProjectItems({ project }: { project: Project }) {
   useLive((e) => {
     if (e.type === 'resync') items.reload();
     else if ((e.type === 'work.created' || e.type === 'work.updated') && e.data.project_id === project.id) items.reload();
+    // A deletion names only the item: reload if it is one shown here.
+    else if (e.type === 'work.deleted' && items.data?.items.some((item) => item.id === e.data.id)) items.reload();
   });
   return (
     <div class="project-items">

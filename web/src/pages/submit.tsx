@@ -1,13 +1,16 @@
 import { useState } from 'preact/hooks';
 import { ProblemMessage } from '../components/problem-message.tsx';
 import { api, type ApiProblem, toProblem } from '../lib/api.ts';
+import { fromLocalInput } from '../lib/format.ts';
 import { checkPayload } from '../lib/payload.ts';
 import { useProjects } from '../lib/projects.ts';
 import { href, navigate } from '../lib/router.ts';
 import { USER_PATTERN } from '../lib/user.ts';
 import type { WorkItemSummary } from '../../../src/work/schemas.ts';
+import { ATTEMPT_LIMITS, RETRY_DELAY_LIMITS } from '../../../src/work/limits.ts';
+import { visibleBidi } from '../components/user-text.tsx';
+import { PriorityOptions, TYPE_HINT, TYPE_PATTERN } from '../components/work-fields.tsx';
 
-const TYPE_PATTERN = '[A-Za-z0-9][A-Za-z0-9_.:\\-]{0,63}';
 const COMMON_TYPES = ['code_review', 'bug_fix', 'infra_setup', 'email_task'] as const;
 
 export function SubmitPage({ params }: { params: URLSearchParams }) {
@@ -19,6 +22,9 @@ export function SubmitPage({ params }: { params: URLSearchParams }) {
   const [projectId, setProjectId] = useState(params.get('project_id') ?? '');
   const [payload, setPayload] = useState('');
   const [payloadError, setPayloadError] = useState<string | null>(null);
+  const [runAfter, setRunAfter] = useState('');
+  const [maxAttempts, setMaxAttempts] = useState('');
+  const [retryDelay, setRetryDelay] = useState('');
   const [problem, setProblem] = useState<ApiProblem | null>(null);
   const [busy, setBusy] = useState(false);
 
@@ -44,6 +50,9 @@ export function SubmitPage({ params }: { params: URLSearchParams }) {
       if (agent.trim()) body.agent = agent.trim();
       if (projectId) body.project_id = projectId;
       if (checked.value !== null) body.payload = checked.value;
+      if (runAfter !== '') body.run_after = fromLocalInput(runAfter);
+      if (maxAttempts.trim() !== '') body.max_attempts = Number(maxAttempts);
+      if (retryDelay.trim() !== '') body.retry_delay_s = Number(retryDelay);
       const r = await api<WorkItemSummary>('POST', '/work', body);
       navigate(href(`/items/${r.data.id}`));
     } catch (err) {
@@ -65,7 +74,7 @@ export function SubmitPage({ params }: { params: URLSearchParams }) {
             list="known-types"
             pattern={TYPE_PATTERN}
             maxLength={64}
-            title="Letters, digits and _ . : -, starting with a letter or digit"
+            title={TYPE_HINT}
             value={type}
             autoComplete="off"
             onInput={(e) => setType(e.currentTarget.value)}
@@ -95,11 +104,7 @@ export function SubmitPage({ params }: { params: URLSearchParams }) {
           <div class="field">
             <label for="submit-priority">Priority</label>
             <select id="submit-priority" name="priority" value={priority} onChange={(e) => setPriority(e.currentTarget.value)}>
-              <option value="1">1 · highest</option>
-              <option value="2">2</option>
-              <option value="3">3 · normal</option>
-              <option value="4">4</option>
-              <option value="5">5 · lowest</option>
+              <PriorityOptions />
             </select>
           </div>
           <label>
@@ -123,7 +128,7 @@ export function SubmitPage({ params }: { params: URLSearchParams }) {
               <option value="">none</option>
               {projects?.map((p) => (
                 <option key={p.id} value={p.id}>
-                  {p.name}
+                  {visibleBidi(p.name)}
                 </option>
               ))}
             </select>
@@ -155,6 +160,56 @@ export function SubmitPage({ params }: { params: URLSearchParams }) {
             {payloadError ?? fieldError('payload') ?? ''}
           </span>
         </label>
+        <details class="advanced">
+          <summary>Scheduling and retries</summary>
+          <div class="row wrap">
+            <label>
+              Not claimable before (your local time)
+              <input
+                type="datetime-local"
+                name="run_after"
+                value={runAfter}
+                onInput={(e) => setRunAfter(e.currentTarget.value)}
+                aria-invalid={fieldError('run_after') ? true : undefined}
+              />
+              <FieldHint message={fieldError('run_after')} />
+            </label>
+            <label>
+              Attempts at most
+              <input
+                type="number"
+                name="max_attempts"
+                min={ATTEMPT_LIMITS.min}
+                max={ATTEMPT_LIMITS.max}
+                step={1}
+                placeholder={String(ATTEMPT_LIMITS.default)}
+                value={maxAttempts}
+                onInput={(e) => setMaxAttempts(e.currentTarget.value)}
+                aria-invalid={fieldError('max_attempts') ? true : undefined}
+              />
+              <FieldHint message={fieldError('max_attempts')} />
+            </label>
+            <label>
+              Retry delay (seconds)
+              <input
+                type="number"
+                name="retry_delay_s"
+                min={RETRY_DELAY_LIMITS.min}
+                max={RETRY_DELAY_LIMITS.max}
+                step={1}
+                placeholder={String(RETRY_DELAY_LIMITS.default)}
+                value={retryDelay}
+                onInput={(e) => setRetryDelay(e.currentTarget.value)}
+                aria-invalid={fieldError('retry_delay_s') ? true : undefined}
+              />
+              <FieldHint message={fieldError('retry_delay_s')} />
+            </label>
+          </div>
+          <p class="muted small">
+            A lease that runs out queues the item again after the retry delay, doubled for each further attempt (at most
+            an hour); when the last attempt's lease runs out, it fails. Empty fields take the defaults shown.
+          </p>
+        </details>
         <ProblemMessage problem={problem} />
         <div class="row end">
           <button type="submit" class="primary" disabled={busy}>

@@ -1,40 +1,35 @@
-// The offline classifier: deterministic, no network, and honest about what it saw. Each
-// category gets a score from the signals; the highest wins, ties going to the category that
-// costs the reader most to miss.
+// The offline classifier, and the one entry point of this folder: deterministic, no network,
+// and honest about what it saw. It reads English, German, Spanish and French (language.ts),
+// finds signals (signals.ts), scores each category from them (score.ts) and fills the details
+// a reviewer needs to act on the verdict.
 
 import type { Category, Priority } from '../categories.js';
 import type { Email } from '../normalize.js';
-import type { ModelAnswer } from './answer.js';
-import { extractAttachments, extractDeadline, extractOrganizations, extractPeople } from './rules-extract.js';
-import { count, detectSignals, has, signalList, type Signals } from './rules-signals.js';
+import type { ModelAnswer } from '../llm/answer.js';
+import { extractAttachments, extractOrganizations, extractPeople } from './extract.js';
+import { COMPILED, hasWords, type Language } from './lexicon.js';
+import { isAutomated, PRECEDENCE, scoreCategories } from './score.js';
+import { detectSignals, has, signalList, type Signals } from './signals.js';
 
-export const RULES_MODEL = 'rules-v1';
+/** Also the default model name of the `rules` provider (DEFAULT_MODELS in shared/config.ts). */
+export const RULES_MODEL = 'rules-v2';
 
-/** Tie-break order: what costs the reader most when missed comes first. */
-const PRECEDENCE: readonly Category[] = [
-  'spam',
-  'meeting',
-  'transactional',
-  'action_required',
-  'marketing',
-  'newsletter',
-  'notification',
-  'fyi',
-];
+const LANGUAGE_NAMES: Readonly<Record<Language, string>> = { en: 'English', de: 'German', es: 'Spanish', fr: 'French' };
 
 const TASK_MAX = 120;
 const TITLE_MAX = 80;
+/** An amount in any of our languages' notations: "$40", "€ 12", "89,40 €", "45,90 EUR". */
+const MONEY = /[$€£]\s?\d|\d\s?(?:[$€£]|eur\b|usd\b)/i;
 
 export function classifyWithRules(email: Email): ModelAnswer {
   const signals = detectSignals(email);
   const scores = scoreCategories(signals);
   const ranked = [...PRECEDENCE].sort((a, b) => scores[b] - scores[a] || PRECEDENCE.indexOf(a) - PRECEDENCE.indexOf(b));
   const best = scores[ranked[0]!];
-  const automated = has(signals, 'no_reply_sender') || has(signals, 'automated_sender');
-  const category: Category = best > 0 ? ranked[0]! : automated ? 'notification' : 'fyi';
+  const category: Category = best > 0 ? ranked[0]! : isAutomated(signals) ? 'notification' : 'fyi';
   const runnerUp = scores[ranked[1]!];
 
-  const deadline = extractDeadline(`${email.subject}\n${email.body.text}`);
+  const { deadline } = signals;
   const needsAction = decideNeedsAction(category, signals);
   const priority = decidePriority(category, needsAction, signals, deadline);
   const task = needsAction ? describeTask(category, email, signals, deadline) : null;
@@ -46,12 +41,12 @@ export function classifyWithRules(email: Email): ModelAnswer {
     category,
     priority,
     task_description: task,
-    reasoning: `Rules found ${sourceSignals.length > 0 ? sourceSignals.join(', ') : 'no strong signal'}${sender ? ` in a message from ${sender}` : ''}, which points to ${category}.`,
+    reasoning: `Rules found ${sourceSignals.length > 0 ? sourceSignals.join(', ') : 'no strong signal'} in ${article(languageName(signals))} ${languageName(signals)} message${sender ? ` from ${sender}` : ''}, which points to ${category}.`,
     confidence: confidenceOf(best, runnerUp),
     details: {
       summary: summarize(email),
       suggested_title: task ? clip(task, TITLE_MAX) : null,
-      suggested_notes: notesFor(email, category, sourceSignals, deadline),
+      suggested_notes: notesFor(email, category, signals, sourceSignals),
       deadline,
       people: extractPeople(email),
       organizations: extractOrganizations(email),
@@ -60,32 +55,6 @@ export function classifyWithRules(email: Email): ModelAnswer {
       key_points: keyPoints(signals),
       source_signals: sourceSignals,
     },
-  };
-}
-
-export function scoreCategories(signals: Signals): Record<Category, number> {
-  const c = (name: Parameters<typeof count>[1]): number => count(signals, name);
-  const bulk = has(signals, 'list_unsubscribe_header') || has(signals, 'unsubscribe_link') || has(signals, 'bulk_sender');
-  const automated = has(signals, 'no_reply_sender') || has(signals, 'automated_sender');
-  const spamWords = c('spam_wording');
-  // One scammy phrase can appear in honest mail; two, or one with a diverted Reply-To, cannot.
-  const spam = spamWords >= 2 || (spamWords >= 1 && has(signals, 'reply_to_mismatch')) ? 3 * spamWords + c('reply_to_mismatch') : 0;
-  const request = 3 * Math.min(c('direct_request'), 2) + 2 * Math.min(c('question_to_reader'), 2);
-  const action = request > 0 ? request + c('deadline') + c('urgent_wording') + c('flagged') + c('high_importance') : 0;
-  return {
-    spam,
-    meeting: 4 * Math.min(c('meeting_invitation'), 2) + 3 * Math.min(c('meeting_scheduling'), 1),
-    transactional:
-      3 * Math.min(c('invoice') + c('payment_due'), 1) +
-      3 * Math.min(c('receipt'), 1) +
-      3 * Math.min(c('order_or_shipping'), 1) +
-      2 * Math.min(c('subscription_or_trial'), 1),
-    // Bulk and automated mail asks things of everyone; it rarely needs this reader.
-    action_required: bulk || automated ? Math.floor(action / 2) : action,
-    marketing: c('promotional_wording') >= 1 ? 2 * c('promotional_wording') + (bulk ? 1 : 0) : 0,
-    newsletter: 3 * Math.min(c('newsletter_wording'), 2) + (has(signals, 'list_unsubscribe_header') ? 2 : 0) + (has(signals, 'unsubscribe_link') ? 1 : 0),
-    notification: 3 * Math.min(c('automated_wording'), 2) + (automated ? 2 : 0),
-    fyi: 3 * Math.min(c('fyi_wording'), 1),
   };
 }
 
@@ -112,7 +81,7 @@ function decideNeedsAction(category: Category, signals: Signals): boolean {
 
 function decidePriority(category: Category, needsAction: boolean, signals: Signals, deadline: string | null): Priority {
   if (category === 'spam' || category === 'newsletter' || category === 'marketing') return 'low';
-  const soon = deadline !== null && /\b(?:today|tonight|tomorrow|eod|cob|end of (?:the )?day|asap)\b/i.test(deadline);
+  const soon = deadline !== null && signals.languages.some((language) => hasWords(COMPILED[language].soon, deadline));
   if (needsAction && (soon || has(signals, 'urgent_wording') || has(signals, 'high_importance'))) return 'high';
   if (needsAction || has(signals, 'flagged')) return 'medium';
   return 'low';
@@ -144,9 +113,11 @@ function nextSteps(category: Category, needsAction: boolean, email: Email, deadl
 
 function keyPoints(signals: Signals): string[] {
   const important = signals.sentences.filter(
-    (sentence) => signals.requests.includes(sentence) || /\b(?:due|deadline|by|before|amount|total|\$|€|£)\b/i.test(sentence),
+    (sentence) => signals.requests.includes(sentence) || (signals.deadline !== null && sentence.includes(signals.deadline)) || MONEY.test(sentence),
   );
-  return (important.length > 0 ? important : signals.sentences).slice(0, 3).map((sentence) => clip(sentence, 200));
+  const points = (important.length > 0 ? important : signals.sentences).slice(0, 3).map((sentence) => clip(sentence, 200));
+  if (signals.imitated_brands.length > 0) points.unshift(`The sender or a link imitates ${signals.imitated_brands.join(', ')} on a domain the brand does not own.`);
+  return points;
 }
 
 function summarize(email: Email): string | null {
@@ -156,13 +127,13 @@ function summarize(email: Email): string | null {
   return email.subject || null;
 }
 
-function notesFor(email: Email, category: Category, signals: readonly string[], deadline: string | null): string {
+function notesFor(email: Email, category: Category, signals: Signals, names: readonly string[]): string {
   const lines = [
     email.from ? `From: ${email.from.name ? `${email.from.name} <${email.from.address ?? ''}>` : email.from.address}` : null,
     email.subject ? `Subject: ${email.subject}` : null,
-    `Classified offline as ${category} by ${RULES_MODEL}.`,
-    signals.length > 0 ? `Signals: ${signals.join(', ')}` : 'Signals: none',
-    deadline ? `Deadline: ${deadline}` : null,
+    `Classified offline as ${category} by ${RULES_MODEL}, read as ${signals.languages.map((language) => LANGUAGE_NAMES[language]).join(' and ')}.`,
+    names.length > 0 ? `Signals: ${names.join(', ')}` : 'Signals: none',
+    signals.deadline ? `Deadline: ${signals.deadline}` : null,
   ];
   return lines.filter((line): line is string => line !== null).join('\n');
 }
@@ -172,6 +143,14 @@ function confidenceOf(best: number, runnerUp: number): number {
   if (best <= 0) return 0.3;
   const margin = Math.min(best - runnerUp, 6);
   return Math.round(Math.min(0.85, 0.45 + 0.04 * Math.min(best, 6) + 0.03 * margin) * 100) / 100;
+}
+
+function languageName(signals: Signals): string {
+  return LANGUAGE_NAMES[signals.languages[0] ?? 'en'];
+}
+
+function article(word: string): string {
+  return /^[AEIOU]/.test(word) ? 'an' : 'a';
 }
 
 function clip(text: string, max: number): string {

@@ -1,8 +1,9 @@
 // Details the offline classifier can read off an email without understanding it: people and
-// organizations from the addresses, mentions and signature; deadlines and file names from text.
+// organizations from the addresses, mentions and signature; file names from text. Deadlines
+// are found with the signals, in the email's own language (signals.ts).
 
 import type { Email, Mailbox } from '../normalize.js';
-import { DEADLINE, isMachineAddress } from './rules-signals.js';
+import { isMachineAddress } from './envelope.js';
 
 const FREE_MAIL = new Set([
   'gmail', 'googlemail', 'outlook', 'hotmail', 'live', 'msn', 'yahoo', 'icloud', 'me', 'mac', 'aol',
@@ -15,10 +16,11 @@ const GENERIC_LABELS = new Set([
 ]);
 const ORG_SUFFIX = /\b((?:[A-Z][\w&'-]*\.? ){0,3}[A-Z][\w&'-]*),? (Inc|LLC|Ltd|Limited|Corp|Corporation|GmbH|AG|PLC|Co|SAS|BV|LLP)\b\.?/g;
 const TEAM_LINE = /^(?:the )?([A-Z][\w&'-]*(?: [A-Z][\w&'-]*){0,3}) (?:team|department|support|billing|university|foundation|group)$/i;
-const NAME_LINE = /^[A-Z][a-z'’-]+(?: [A-Z]\.)?(?: [A-Z][a-z'’-]+){0,2}$/;
-const MENTION = /@([A-Z][a-z'’-]+(?: [A-Z][a-z'’-]+){0,2})/g;
+const NAME_LINE = /^\p{Lu}[\p{Ll}'’-]+(?: \p{Lu}\.)?(?: \p{Lu}[\p{Ll}'’-]+){0,2}$/u;
+const MENTION = /@(\p{Lu}[\p{Ll}'’-]+(?: \p{Lu}[\p{Ll}'’-]+){0,2})/gu;
 const FILE_NAME = /\b[\w][\w .()-]{0,80}?\.(?:pdf|docx?|xlsx?|pptx?|csv|zip|txt|rtf|odt|ods|png|jpe?g|gif|ics|eml|msg|json|xml)\b/gi;
-const SIGN_OFF = /^(?:thanks|thank you|cheers|best|regards|kind regards|best regards|sincerely|warm regards)\b/i;
+const SIGN_OFF =
+  /^(?:thanks|thank you|cheers|best|regards|kind regards|best regards|sincerely|warm regards|viele grüße|mit freundlichen grüßen|freundliche grüße|beste grüße|gruß|danke|saludos|un saludo|atentamente|gracias|cordialement|bien cordialement|merci|bonne journée)(?![\p{L}])/iu;
 const LIST_MAX = 10;
 
 /** People among the addresses: machines and mailing lists are not people. */
@@ -71,11 +73,6 @@ export function organizationOfAddress(address: string | null): string | null {
   const label = labels.at(-1);
   if (!label || FREE_MAIL.has(label)) return null;
   return label.charAt(0).toUpperCase() + label.slice(1);
-}
-
-export function extractDeadline(text: string): string | null {
-  const match = DEADLINE.exec(text);
-  return match ? match[0].replace(/\s+/g, ' ').trim() : null;
 }
 
 export function extractAttachments(text: string): string[] {

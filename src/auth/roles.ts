@@ -1,0 +1,46 @@
+// Who may do what: the four roles, and the access level each route declares. This file is the
+// role matrix; the server's access hook and the web UI (which hides what a role may not do)
+// both read it, so the two cannot disagree. No Node imports: the UI bundles it.
+
+export const ROLES = ['viewer', 'agent', 'intake', 'admin'] as const;
+export type Role = (typeof ROLES)[number];
+
+/**
+ * The access level of a route, named by what it lets a caller do. A route states its level in
+ * its options (`config: { access: ACCESS.read }`); one hook enforces it for every route.
+ */
+export const ACCESS = {
+  /** Anyone, even without credentials: health, the API description, the UI's files, sign-in. */
+  public: 'public',
+  /** Read the work service and follow /events. */
+  read: 'read',
+  /** Submit work. */
+  submit: 'submit',
+  /** Move items through their lifecycle: claim, heartbeat, status changes (agents: their own). */
+  work: 'work',
+  /** Classify an email. */
+  classify: 'classify',
+  /** Projects, tokens, deleting items. */
+  admin: 'admin',
+} as const;
+export type Access = (typeof ACCESS)[keyof typeof ACCESS];
+
+export const ROLES_BY_ACCESS = {
+  public: ROLES,
+  read: ['viewer', 'agent', 'admin'],
+  submit: ['agent', 'intake', 'admin'],
+  work: ['agent', 'admin'],
+  classify: ['intake', 'admin'],
+  admin: ['admin'],
+} as const satisfies Record<Access, readonly Role[]>;
+
+export function roleMay(role: Role, access: Access): boolean {
+  return (ROLES_BY_ACCESS[access] as readonly Role[]).includes(role);
+}
+
+export const AUTH_MODES = ['tokens', 'off'] as const;
+export type AuthMode = (typeof AUTH_MODES)[number];
+
+/** The header a browser session must send with every state-changing request (see csrf in access-hook.ts). */
+export const CSRF_HEADER = 'x-agentdesk-csrf';
+export const SESSION_COOKIE = 'agentdesk_session';

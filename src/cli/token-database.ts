@@ -1,0 +1,82 @@
+import { Ajv } from 'ajv';
+import addFormatsModule from 'ajv-formats';
+import pino from 'pino';
+import { CreateTokenSchema, type CreateToken } from '../auth/schemas.js';
+import { REVOCATIONS_CHANNEL, createAuthStore } from '../auth/store.js';
+import { createTokenService } from '../auth/token-service.js';
+import { ConfigError, loadConfig } from '../shared/config.js';
+import { type Database, openDatabase } from '../shared/db.js';
+import { ValidationError } from '../shared/errors.js';
+import { createLogger } from '../shared/logger.js';
+import { CannotReachError, type CliIo, UsageError } from './context.js';
+import type { TokenBackend } from './token.js';
+
+// The token commands on the database named by DATABASE_URL, with the services' own code: the
+// bootstrap path, needing no running service and no token. Loaded only when used, so the
+// other commands start without the database drivers.
+
+/** Created by the command line rather than by a token. */
+export const CLI_CREATOR = 'cli';
+
+type AddFormats = (ajv: Ajv) => Ajv;
+const addFormats = ((addFormatsModule as unknown as { default?: AddFormats }).default ??
+  (addFormatsModule as unknown as AddFormats)) as AddFormats;
+
+/** The request schema the API applies, so this path refuses what the API would, in the same words. */
+function checkCreate(input: unknown): asserts input is CreateToken {
+  const ajv = new Ajv({ allErrors: true, strict: false });
+  addFormats(ajv);
+  const check = ajv.compile<CreateToken>(CreateTokenSchema);
+  if (!check(input)) {
+    throw new Error((check.errors ?? []).map((e) => `${e.instancePath.replace(/^\//, '') || 'input'} ${e.message}`).join('; '));
+  }
+}
+
+async function withDatabase<T>(io: CliIo, work: (database: Database) => Promise<T>): Promise<T> {
+  let config;
+  try {
+    config = loadConfig(io.env);
+  } catch (error) {
+    if (error instanceof ConfigError) throw new UsageError(`configuration error: ${error.message}`);
+    throw error;
+  }
+  // Migration notices go to stderr: stdout carries only what the command answers.
+  const logger = createLogger(config.logLevel === 'info' ? 'warn' : config.logLevel, pino.destination(2));
+  let database: Database;
+  try {
+    database = await openDatabase(config.database, { logger });
+  } catch (error) {
+    // Name the setting, never its value: a PostgreSQL URL may carry a password.
+    throw new CannotReachError(`cannot open the database named by DATABASE_URL: ${(error as Error).message}`);
+  }
+  try {
+    return await work(database);
+  } finally {
+    await database.close();
+  }
+}
+
+function tokenService(database: Database) {
+  return createTokenService({
+    store: createAuthStore(database),
+    // Running instances drop what they cached as soon as they hear of it.
+    authenticator: { revoked: () => database.notify(REVOCATIONS_CHANNEL) },
+  });
+}
+
+function explain(error: unknown): never {
+  if (error instanceof ValidationError) throw new Error(error.errors.map((e) => `${e.field} ${e.message}`).join('; '));
+  throw error;
+}
+
+
+export function databaseTokens(io: CliIo): TokenBackend {
+  return {
+    create: (input) => {
+      checkCreate(input);
+      return withDatabase(io, (database) => tokenService(database).create(input, CLI_CREATOR)).catch(explain);
+    },
+    list: () => withDatabase(io, (database) => tokenService(database).list()),
+    revoke: (id) => withDatabase(io, (database) => tokenService(database).revoke(id)),
+  };
+}

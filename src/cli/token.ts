@@ -1,0 +1,90 @@
+import { type Command, Option } from 'commander';
+import type { CreateToken, TokenRecord } from '../auth/schemas.js';
+import { ROLES } from '../auth/roles.js';
+import type { CreatedToken } from '../client/work-client.js';
+import { type CliContext, UsageError } from './context.js';
+import { json, paintFor, relativeTime, table } from './format.js';
+
+// `agentdesk token create|ls|revoke`. Two paths, chosen by the environment:
+// - DATABASE_URL set: straight to that database, as the services would (the bootstrap: the
+//   first admin token needs no running service and no token);
+// - otherwise through the API at AGENTDESK_URL, with an admin token in AGENTDESK_TOKEN.
+// `create` prints the secret alone on stdout (so `TOKEN=$(agentdesk token create …)` works)
+// and what it made on stderr; the secret is never shown again.
+
+const TOKEN_ID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** The same operations over the database or over the API. */
+export interface TokenBackend {
+  create(input: CreateToken): Promise<CreatedToken>;
+  list(): Promise<TokenRecord[]>;
+  revoke(id: string): Promise<void>;
+}
+
+async function backendFor(context: CliContext): Promise<TokenBackend> {
+  const { io } = context;
+  if (io.env.DATABASE_URL?.trim()) return (await import('./token-database.js')).databaseTokens(io);
+  return {
+    create: (input) => context.work().createToken(input),
+    list: () => context.work().listTokens(),
+    revoke: (id) => context.work().revokeToken(id),
+  };
+}
+
+export function registerTokenCommand(program: Command, context: CliContext): void {
+  const { io } = context;
+  const token = program
+    .command('token')
+    .description('API tokens: in the database named by DATABASE_URL when set, else through AGENTDESK_URL (admin token)');
+
+  token
+    .command('create')
+    .description('Create a token and print its secret (once) on stdout')
+    .addOption(new Option('--role <role>', 'what the token may do').choices([...ROLES]).makeOptionMandatory())
+    .requiredOption('--name <name>', 'who holds it (letters, digits, _ . @ -)')
+    .option('--agent <agent>', 'for --role agent: the one agent the token acts as')
+    .option('--expires-at <time>', 'ISO 8601 time with a zone after which the token stops working')
+    .option('--json', 'the token record with its secret, as JSON')
+    .action(async (options: { role: string; name: string; agent?: string; expiresAt?: string; json?: boolean }) => {
+      const input = {
+        name: options.name,
+        role: options.role,
+        ...(options.agent !== undefined && { agent: options.agent }),
+        ...(options.expiresAt !== undefined && { expires_at: options.expiresAt }),
+      };
+      const created = await (await backendFor(context)).create(input as CreateToken);
+      io.err(`Created ${created.role} token "${created.name}"${created.agent ? ` for agent ${created.agent}` : ''} (id ${created.id}). Keep the secret below: it is not shown again.\n`);
+      io.out(options.json ? json(created) : `${created.token}\n`);
+    });
+
+  token
+    .command('ls')
+    .alias('list')
+    .description('List tokens (never their secrets)')
+    .option('--json', 'a JSON array')
+    .action(async (options: { json?: boolean }) => {
+      const tokens = await (await backendFor(context)).list();
+      if (options.json) return io.out(json(tokens));
+      if (tokens.length === 0) return io.out('No tokens.\n');
+      const paint = paintFor(io);
+      const state = (t: TokenRecord) =>
+        t.revoked_at ? paint.dim(`revoked ${relativeTime(t.revoked_at)}`) : t.expires_at ? `expires ${relativeTime(t.expires_at)}` : paint.green('active');
+      io.out(
+        table(
+          ['ID', 'ROLE', 'NAME', 'AGENT', 'STATE', 'LAST USED'],
+          tokens.map((t) => [t.id, t.role, t.name, t.agent ?? '-', state(t), t.last_used_at ? relativeTime(t.last_used_at) : 'never']),
+          paint,
+        ),
+      );
+    });
+
+  token
+    .command('revoke')
+    .description('Revoke a token at once, on every instance')
+    .argument('<id>', 'the token id, as `token ls` shows it')
+    .action(async (id: string) => {
+      if (!TOKEN_ID_RE.test(id)) throw new UsageError(`"${id}" is not a token id`);
+      await (await backendFor(context)).revoke(id.toLowerCase());
+      io.err(`Revoked token ${id}.\n`);
+    });
+}

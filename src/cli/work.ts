@@ -1,0 +1,195 @@
+import { type Command, Option } from 'commander';
+import type { ListWorkQuery, UpdateWorkItem, WorkItem, WorkItemSummary } from '../work/schemas.js';
+import { LEASE_LIMITS, MAX_PAGE_SIZE, SORT_ORDERS, WAIT_LIMITS, WORK_STATUSES } from '../work/schemas.js';
+import type { CliContext } from './context.js';
+import { json, paintFor } from './format.js';
+import { integer, itemId, list, projectId, readPayload } from './options.js';
+import { workDetail, workLine, workTable } from './work-view.js';
+
+// `agentdesk work …`: the work API from a shell, through the typed client.
+
+/** The lifecycle moves the CLI names, and the change each one asks for. */
+const MOVES = {
+  start: { summary: 'Start (or resume) an item dispatched to you', change: { status: 'in_progress' } },
+  block: { summary: 'Block an item in progress (say why with --notes)', change: { status: 'blocked' } },
+  complete: { summary: 'Complete an item in progress', change: { status: 'completed', outcome: 'success' } },
+  fail: { summary: 'Fail an item in progress or blocked', change: { status: 'failed', outcome: 'failed' } },
+  cancel: { summary: 'Cancel an item not yet started', change: { status: 'cancelled', outcome: 'cancelled' } },
+} as const satisfies Record<string, { summary: string; change: UpdateWorkItem }>;
+
+interface JsonOption {
+  json?: boolean;
+}
+
+export function registerWorkCommand(program: Command, context: CliContext): void {
+  const { io } = context;
+  const paint = () => paintFor(io);
+  const show = (item: WorkItem, options: JsonOption) => io.out(options.json ? json(item) : workLine(item, paint()));
+  const work = program.command('work').description('Work items: list, show, submit, claim and move them (AGENTDESK_URL)');
+
+  work
+    .command('ls')
+    .alias('list')
+    .description('List work items, newest first (or in queue order with --sort priority)')
+    .option('--status <statuses>', `one or more of ${WORK_STATUSES.join(', ')} (comma-separated or repeated)`, list)
+    .option('--agent <agent>', 'assigned to this agent')
+    .option('--type <type>', 'of this type')
+    .option('--project <project>', 'in this project (id or name)')
+    .option('--created-by <name>', 'submitted by')
+    .addOption(new Option('--sort <order>', 'newest or priority').choices([...SORT_ORDERS]))
+    .option('--limit <n>', `at most this many per page (1–${MAX_PAGE_SIZE})`, integer(1, MAX_PAGE_SIZE))
+    .option('--cursor <cursor>', 'the next page, from a previous listing')
+    .option('--all', 'follow every page')
+    .option('--json', 'a JSON array of the items')
+    .action(async (options: JsonOption & {
+      status?: string[];
+      agent?: string;
+      type?: string;
+      project?: string;
+      createdBy?: string;
+      sort?: ListWorkQuery['sort'];
+      limit?: number;
+      cursor?: string;
+      all?: boolean;
+    }) => {
+      const query: ListWorkQuery = {
+        status: options.status?.join(','),
+        agent: options.agent,
+        type: options.type,
+        project_id: options.project === undefined ? undefined : await projectId(context, options.project),
+        created_by: options.createdBy,
+        sort: options.sort,
+        limit: options.limit,
+        cursor: options.cursor,
+      };
+      const items: WorkItemSummary[] = [];
+      let page = await context.work().listWork(query);
+      items.push(...page.items);
+      while (options.all && page.next_cursor) {
+        page = await context.work().listWork({ ...query, cursor: page.next_cursor });
+        items.push(...page.items);
+      }
+      io.out(options.json ? json(items) : workTable(items, paint()));
+      if (page.next_cursor) io.err(`More items: add --cursor ${page.next_cursor} (or --all).\n`);
+    });
+
+  work
+    .command('show')
+    .description('One work item with its notes, payload and dispatch history')
+    .argument('<id>', 'work item id', itemId)
+    .option('--json', 'the item as JSON')
+    .action(async (id: string, options: JsonOption) => {
+      const item = await context.work().getWork(id);
+      io.out(options.json ? json(item) : workDetail(item, paint()));
+    });
+
+  work
+    .command('submit')
+    .description('Submit a work item; with --agent it is dispatched at once')
+    .requiredOption('--type <type>', 'work category, e.g. code_review')
+    .requiredOption('--description <text>', 'what is to be done')
+    .option('--priority <n>', '1 (highest) to 5; default 3', integer(1, 5))
+    .option('--agent <agent>', 'dispatch it to this agent')
+    .option('--project <project>', 'project id or name')
+    .option('--payload <json>', 'type-specific data: inline JSON, @file.json, or @- for stdin')
+    .option('--run-after <time>', 'ISO 8601 time with a zone; not claimable before then')
+    .option('--max-attempts <n>', 'claims before it fails; default 3', integer(1, 100))
+    .option('--idempotency-key <key>', 'submitting again with the same key and body answers the first item')
+    .option('--json', 'the item as JSON')
+    .action(async (options: JsonOption & {
+      type: string;
+      description: string;
+      priority?: number;
+      agent?: string;
+      project?: string;
+      payload?: string;
+      runAfter?: string;
+      maxAttempts?: number;
+      idempotencyKey?: string;
+    }) => {
+      const item = await context.work().submitWork(
+        {
+          type: options.type,
+          description: options.description,
+          ...(options.priority !== undefined && { priority: options.priority }),
+          ...(options.agent !== undefined && { agent: options.agent }),
+          ...(options.project !== undefined && { project_id: await projectId(context, options.project) }),
+          ...(options.payload !== undefined && { payload: await readPayload(io, options.payload) }),
+          ...(options.runAfter !== undefined && { run_after: options.runAfter }),
+          ...(options.maxAttempts !== undefined && { max_attempts: options.maxAttempts }),
+        },
+        { idempotencyKey: options.idempotencyKey },
+      );
+      show(item, options);
+    });
+
+  work
+    .command('claim')
+    .description('Claim the next item for your agent, on a lease (your dispatched items first, then the queue)')
+    .option('--type <types>', 'only these types (comma-separated or repeated)', list)
+    .option('--project <project>', 'only this project (id or name)')
+    .option('--wait <seconds>', `wait up to this long for one (${WAIT_LIMITS.min}–${WAIT_LIMITS.max})`, integer(WAIT_LIMITS.min, WAIT_LIMITS.max))
+    .option('--lease <seconds>', `lease length; default ${LEASE_LIMITS.default}`, integer(LEASE_LIMITS.min, LEASE_LIMITS.max))
+    .option('--no-start', 'leave it dispatched rather than in progress')
+    .option('--agent <agent>', 'the agent to claim for (default: the token’s agent, or AGENTDESK_AGENT)')
+    .option('--json', 'the item as JSON, or null when there is none')
+    .action(async (options: JsonOption & {
+      type?: string[];
+      project?: string;
+      wait?: number;
+      lease?: number;
+      start: boolean;
+      agent?: string;
+    }) => {
+      const agent = await context.agent(options.agent);
+      const item = await context.work().claimWork({
+        agent,
+        ...(options.type !== undefined && { types: options.type }),
+        ...(options.project !== undefined && { project_id: await projectId(context, options.project) }),
+        ...(options.wait !== undefined && { wait_s: options.wait }),
+        ...(options.lease !== undefined && { lease_s: options.lease }),
+        start: options.start,
+      });
+      if (item) return show(item, options);
+      // Nothing to do is an answer, not a failure: exit 0.
+      if (options.json) io.out('null\n');
+      io.err(`Nothing to claim for ${agent}.\n`);
+    });
+
+  work
+    .command('heartbeat')
+    .description('Extend your lease on an item you hold')
+    .argument('<id>', 'work item id', itemId)
+    .option('--lease <seconds>', 'new lease length; default: the current one', integer(LEASE_LIMITS.min, LEASE_LIMITS.max))
+    .option('--agent <agent>', 'the agent holding it (default: the token’s agent, or AGENTDESK_AGENT)')
+    .option('--json', 'the item as JSON')
+    .action(async (id: string, options: JsonOption & { lease?: number; agent?: string }) => {
+      const agent = await context.agent(options.agent);
+      show(await context.work().heartbeat(id, { agent, ...(options.lease !== undefined && { lease_s: options.lease }) }), options);
+    });
+
+  for (const [name, move] of Object.entries(MOVES)) {
+    work
+      .command(name)
+      .description(move.summary)
+      .argument('<id>', 'work item id', itemId)
+      .option('--notes <text>', 'added below the item’s notes in the same change')
+      .option('--json', 'the item as JSON')
+      .action(async (id: string, options: JsonOption & { notes?: string }) => {
+        const client = context.work();
+        const item =
+          options.notes === undefined ? await client.updateWork(id, move.change) : await client.appendNote(id, options.notes, move.change);
+        show(item, options);
+      });
+  }
+
+  work
+    .command('note')
+    .description('Add a note below an item’s notes (a concurrent note is never overwritten)')
+    .argument('<id>', 'work item id', itemId)
+    .argument('<text>', 'the note')
+    .option('--json', 'the item as JSON')
+    .action(async (id: string, text: string, options: JsonOption) => {
+      show(await context.work().appendNote(id, text), options);
+    });
+}

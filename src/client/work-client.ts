@@ -1,0 +1,198 @@
+import type { Static } from 'typebox';
+import type { CreateToken, CreatedTokenSchema, SessionView, TokenRecord } from '../auth/schemas.js';
+import type { HealthSchema } from '../shared/schemas.js';
+import type {
+  ClaimRequest,
+  CountsQuery,
+  CreateProject,
+  CreateWorkItem,
+  HeartbeatRequest,
+  ListWorkQuery,
+  Project,
+  StatusCounts,
+  UpdateProject,
+  UpdateWorkItem,
+  WorkItem,
+  WorkItemSummary,
+} from '../work/schemas.js';
+import { ProblemError } from './errors.js';
+import { type CallOptions, type ClientOptions, createRequester } from './http.js';
+
+// A typed client of the work service. Every shape is the server's own TypeBox schema read as a
+// type (`Static<typeof …Schema>` or the aliases schemas.ts exports), so a field renamed on the
+// server fails the build here; only the list of routes below is written by hand, and
+// test/client/work-client.test.ts checks each of them against the OpenAPI document.
+
+export type CreatedToken = Static<typeof CreatedTokenSchema>;
+export type Health = Static<typeof HealthSchema>;
+
+export interface WorkPage {
+  items: WorkItemSummary[];
+  /** Pass as `cursor` for the next page; null on the last one. */
+  next_cursor: string | null;
+}
+
+export interface ChangeOptions extends CallOptions {
+  /** The version (or ETag) the change is based on: 412 if the item moved on since. */
+  ifMatch?: number | string | undefined;
+}
+
+export interface SubmitOptions extends CallOptions {
+  /** The same key and body within 24 hours answers the first item again, never a second one. */
+  idempotencyKey?: string | undefined;
+}
+
+/** How often a note is re-based on a fresh read when a concurrent change wins the race. */
+const NOTE_ATTEMPTS = 5;
+
+function ifMatchHeader(ifMatch: number | string | undefined): string | undefined {
+  if (ifMatch === undefined) return undefined;
+  return typeof ifMatch === 'number' ? `"${ifMatch}"` : ifMatch;
+}
+
+/** The cursor in a `Link: <…?cursor=…>; rel="next"` header. */
+export function nextCursor(link: string | null): string | null {
+  const match = link ? /<([^>]*)>\s*;\s*rel="?next"?/.exec(link) : null;
+  if (!match) return null;
+  return new URL(match[1] as string, 'http://agentdesk.invalid').searchParams.get('cursor');
+}
+
+const path = (strings: TemplateStringsArray, ...ids: string[]) =>
+  strings.reduce((out, part, i) => out + part + (i < ids.length ? encodeURIComponent(ids[i] as string) : ''), '');
+
+export function createWorkClient(options: ClientOptions) {
+  const request = createRequester(options);
+
+  async function page(url: string, query: object | undefined, call: CallOptions): Promise<WorkPage> {
+    const answer = await request<WorkItemSummary[]>('GET', url, { query, ...call });
+    return { items: answer.body, next_cursor: nextCursor(answer.headers.get('link')) };
+  }
+
+  async function updateWork(id: string, body: UpdateWorkItem, call: ChangeOptions = {}): Promise<WorkItem> {
+    const { ifMatch, headers, signal } = call;
+    return (
+      await request<WorkItem>('PATCH', path`/work/${id}`, {
+        body,
+        headers: { ...headers, 'if-match': ifMatchHeader(ifMatch) },
+        signal,
+      })
+    ).body;
+  }
+
+  async function getWork(id: string, call: CallOptions = {}): Promise<WorkItem> {
+    return (await request<WorkItem>('GET', path`/work/${id}`, call)).body;
+  }
+
+  return {
+    /** Who the service takes the caller for, and whether authentication is on. */
+    async session(call: CallOptions = {}): Promise<SessionView> {
+      return (await request<SessionView>('GET', '/session', call)).body;
+    },
+
+    /** `{status:'ok'}`, or `{status:'unavailable'}` (a 503) while the database does not answer. */
+    async health(call: CallOptions = {}): Promise<Health> {
+      try {
+        return (await request<Health>('GET', '/health', call)).body;
+      } catch (error) {
+        if (error instanceof ProblemError && error.status === 503) return { status: 'unavailable' };
+        throw error;
+      }
+    },
+
+    listWork(query: ListWorkQuery = {}, call: CallOptions = {}): Promise<WorkPage> {
+      return page('/work', query, call);
+    },
+
+    /** One agent's items (404 for an agent nobody has heard of). */
+    listAgentWork(agent: string, query: Omit<ListWorkQuery, 'agent'> = {}, call: CallOptions = {}): Promise<WorkPage> {
+      return page(path`/work/agent/${agent}`, query, call);
+    },
+
+    async countWork(query: CountsQuery = {}, call: CallOptions = {}): Promise<StatusCounts> {
+      return (await request<StatusCounts>('GET', '/work/counts', { query, ...call })).body;
+    },
+
+    getWork,
+
+    async submitWork(body: CreateWorkItem, call: SubmitOptions = {}): Promise<WorkItem> {
+      const { idempotencyKey, headers, signal } = call;
+      return (
+        await request<WorkItem>('POST', '/work', { body, headers: { ...headers, 'idempotency-key': idempotencyKey }, signal })
+      ).body;
+    },
+
+    /** The next item for `agent`, on a lease; null when there is none (after up to `wait_s`). */
+    async claimWork(body: ClaimRequest, call: CallOptions = {}): Promise<WorkItem | null> {
+      const answer = await request<WorkItem | undefined>('POST', '/work/claim', { body, ...call });
+      return answer.status === 204 || answer.body === undefined ? null : answer.body;
+    },
+
+    async heartbeat(id: string, body: HeartbeatRequest, call: CallOptions = {}): Promise<WorkItem> {
+      return (await request<WorkItem>('POST', path`/work/${id}/heartbeat`, { body, ...call })).body;
+    },
+
+    updateWork,
+
+    /**
+     * Adds `text` below the item's notes (the API replaces notes; this appends), with `changes`
+     * in the same request: a block with its reason, say. Read, then write under If-Match, so a
+     * note written meanwhile by someone else is kept; a lost race re-reads and tries again.
+     */
+    async appendNote(
+      id: string,
+      text: string,
+      changes: Omit<UpdateWorkItem, 'notes'> = {},
+      call: CallOptions = {},
+    ): Promise<WorkItem> {
+      for (let attempt = 1; ; attempt++) {
+        const current = await getWork(id, call);
+        const notes = current.notes ? `${current.notes}\n\n${text}` : text;
+        try {
+          return await updateWork(id, { ...changes, notes }, { ...call, ifMatch: current.version });
+        } catch (error) {
+          if (!(error instanceof ProblemError) || error.status !== 412 || attempt >= NOTE_ATTEMPTS) throw error;
+        }
+      }
+    },
+
+    async deleteWork(id: string, call: ChangeOptions = {}): Promise<void> {
+      const { ifMatch, headers, signal } = call;
+      await request('DELETE', path`/work/${id}`, { headers: { ...headers, 'if-match': ifMatchHeader(ifMatch) }, signal });
+    },
+
+    async listProjects(call: CallOptions = {}): Promise<Project[]> {
+      return (await request<Project[]>('GET', '/projects', call)).body;
+    },
+
+    async getProject(id: string, call: CallOptions = {}): Promise<Project> {
+      return (await request<Project>('GET', path`/projects/${id}`, call)).body;
+    },
+
+    async createProject(body: CreateProject, call: CallOptions = {}): Promise<Project> {
+      return (await request<Project>('POST', '/projects', { body, ...call })).body;
+    },
+
+    async updateProject(id: string, body: UpdateProject, call: CallOptions = {}): Promise<Project> {
+      return (await request<Project>('PATCH', path`/projects/${id}`, { body, ...call })).body;
+    },
+
+    async listTokens(call: CallOptions = {}): Promise<TokenRecord[]> {
+      return (await request<TokenRecord[]>('GET', '/tokens', call)).body;
+    },
+
+    async getToken(id: string, call: CallOptions = {}): Promise<TokenRecord> {
+      return (await request<TokenRecord>('GET', path`/tokens/${id}`, call)).body;
+    },
+
+    /** The answer carries the secret (`token`), which the service never shows again. */
+    async createToken(body: CreateToken, call: CallOptions = {}): Promise<CreatedToken> {
+      return (await request<CreatedToken>('POST', '/tokens', { body, ...call })).body;
+    },
+
+    async revokeToken(id: string, call: CallOptions = {}): Promise<void> {
+      await request('DELETE', path`/tokens/${id}`, call);
+    },
+  };
+}
+
+export type WorkClient = ReturnType<typeof createWorkClient>;

@@ -1,0 +1,124 @@
+import type { DispatchEntry, WorkItem, WorkItemSummary } from './schemas.js';
+import type { DispatchRow, WorkItemRow } from './tables.js';
+
+// How a row becomes what the API, the events and the ETag show. The field lists here are the
+// one description of those shapes: `toSummary` reads them in JavaScript, and `summaryJsonSql`
+// builds the same JSON inside PostgreSQL for the statements that write an event in the same
+// round trip as the change (the claim).
+
+type FieldKind = 'text' | 'int' | 'time' | 'json';
+
+export const SUMMARY_FIELDS = {
+  id: 'text',
+  type: 'text',
+  description: 'text',
+  priority: 'int',
+  status: 'text',
+  assigned_agent: 'text',
+  created_by: 'text',
+  created_at: 'time',
+  updated_at: 'time',
+  completed_at: 'time',
+  outcome: 'text',
+  notes: 'text',
+  payload: 'json',
+  project_id: 'text',
+  version: 'int',
+  attempts: 'int',
+  max_attempts: 'int',
+  retry_delay_s: 'int',
+  run_after: 'time',
+  lease_expires_at: 'time',
+} as const satisfies Record<keyof WorkItemSummary, FieldKind>;
+
+export const DISPATCH_FIELDS = {
+  id: 'text',
+  work_item_id: 'text',
+  agent: 'text',
+  dispatched_at: 'time',
+  completed_at: 'time',
+  outcome: 'text',
+  reason: 'text',
+} as const satisfies Record<keyof DispatchEntry, FieldKind>;
+
+export function toSummary(row: WorkItemRow): WorkItemSummary {
+  const summary: Record<string, unknown> = {};
+  for (const field of Object.keys(SUMMARY_FIELDS) as (keyof WorkItemSummary)[]) {
+    const value = row[field];
+    summary[field] = SUMMARY_FIELDS[field] === 'json' && typeof value === 'string' ? JSON.parse(value) : value;
+  }
+  return summary as WorkItemSummary;
+}
+
+export function toDispatchEntry(row: DispatchRow): DispatchEntry {
+  return {
+    id: row.id,
+    work_item_id: row.work_item_id,
+    agent: row.agent,
+    dispatched_at: row.dispatched_at,
+    completed_at: row.completed_at,
+    outcome: row.outcome,
+    reason: row.reason,
+  };
+}
+
+export function toWorkItem(row: WorkItemRow, dispatches: readonly DispatchRow[]): WorkItem {
+  return { ...toSummary(row), dispatch_log: dispatches.map(toDispatchEntry) };
+}
+
+/** The strong ETag of an item: its version. */
+export function etagOf(item: { version: number }): string {
+  return `"${item.version}"`;
+}
+
+const ISO_UTC_SQL = `'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`;
+
+/** PostgreSQL: a timestamp as the API writes it (ISO 8601 UTC with milliseconds), or null. */
+export function timeSql(ref: string): string {
+  return `to_char(${ref} AT TIME ZONE 'UTC', ${ISO_UTC_SQL})`;
+}
+
+function valueSql(alias: string, column: string, kind: FieldKind): string {
+  const ref = `${alias}.${column}`;
+  if (kind === 'time') return timeSql(ref);
+  if (kind === 'json') return `${ref}::json`;
+  if (kind === 'text') return `${ref}::text`;
+  return ref;
+}
+
+function objectSql(alias: string, fields: Record<string, FieldKind>, extra: Record<string, string> = {}): string {
+  const pairs = Object.entries(fields).map(([name, kind]) => `'${name}', ${valueSql(alias, name, kind)}`);
+  for (const [name, valueSql] of Object.entries(extra)) pairs.push(`'${name}', ${valueSql}`);
+  return `json_build_object(${pairs.join(', ')})`;
+}
+
+/**
+ * PostgreSQL: the event data of the row `alias` (its summary, plus `extra` members given as SQL),
+ * as JSON text equal once parsed to what `eventData` writes.
+ */
+export function summaryJsonSql(alias: string, extra: Record<string, string> = {}): string {
+  return `${objectSql(alias, SUMMARY_FIELDS, extra)}::text`;
+}
+
+/** Who made a change: a token's name (or an agent's) and its role; the sweep is `agentdesk`/`system`. */
+export interface Actor {
+  name: string;
+  role: string;
+}
+
+export const SYSTEM_ACTOR: Readonly<Actor> = Object.freeze({ name: 'agentdesk', role: 'system' });
+
+/** The data of a work.created or work.updated event: the item's summary and who changed it. */
+export function eventData(row: WorkItemRow, actor: Actor): string {
+  return JSON.stringify({ ...toSummary(row), actor: { name: actor.name, role: actor.role } });
+}
+
+/** PostgreSQL: the dispatch log of the item `itemIdSql` as a JSON array, in the log's order. */
+export function dispatchLogJsonSql(itemIdSql: string): string {
+  return `(SELECT COALESCE(json_agg(${objectSql('d', DISPATCH_FIELDS)} ORDER BY ${DISPATCH_ORDER_SQL}), '[]'::json)
+    FROM dispatch_log d WHERE d.work_item_id = ${itemIdSql})`;
+}
+
+// A reassignment closes one entry and opens the next in the same millisecond: the closed one
+// came first, and at most one entry is ever open.
+const DISPATCH_ORDER_SQL = 'd.dispatched_at, (d.completed_at IS NULL), d.completed_at, d.id';

@@ -1,0 +1,252 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { generateToken } from '../../src/auth/token-format.js';
+import { CSRF_HEADER, ROLES, type Role } from '../../src/auth/roles.js';
+import type { HttpApp } from '../../src/shared/http.js';
+import { ADMIN_SECRET, type AuthPair, bearer, expireToken, mintToken, startAuthPair } from '../helpers/auth.js';
+import { storesUnderTest } from '../helpers/databases.js';
+import { call } from '../helpers/http.js';
+
+// Issue 14: every route of both services, with no token, a malformed one, a well-formed one
+// nobody issued, an expired one, a revoked one, and a token of each role, answers exactly the
+// status written here. A route that is not in this table fails the coverage test: a new route
+// must take its place in the matrix.
+
+const FAILING = ['none', 'malformed', 'unknown', 'expired', 'revoked'] as const;
+const CREDENTIALS = [...FAILING, ...ROLES, 'env-admin'] as const;
+type Credential = (typeof CREDENTIALS)[number];
+
+interface Fixtures {
+  app: HttpApp;
+  itemOfAda: string;
+  projectId: string;
+  tokenId: string;
+  /** A fresh work item (for DELETE). */
+  newItem(): Promise<string>;
+  /** A fresh token (for DELETE). */
+  newToken(): Promise<string>;
+}
+
+interface Case {
+  route: string;
+  service: 'work' | 'classify';
+  /** The request for one credential; fixtures are made fresh where the call consumes them. */
+  request(f: Fixtures): Promise<{ url: string; payload?: unknown }>;
+  /** The status each role gets; every failing credential gets 401 unless `open`. */
+  roles: Record<Role, number>;
+  /** Public route: every credential, good or bad, gets this. */
+  open?: number;
+}
+
+const only = (status: number, ...allowed: Role[]): Record<Role, number> =>
+  Object.fromEntries(ROLES.map((role) => [role, allowed.includes(role) ? status : 403])) as Record<Role, number>;
+const READ = (status: number) => only(status, 'viewer', 'agent', 'admin');
+const everyone = (status: number) => only(status, ...ROLES);
+
+let counter = 0;
+const unique = (prefix: string) => `${prefix}-${Date.now().toString(36)}-${(counter += 1)}`;
+const email = (subject: string) => ({ email_data: { subject, body: 'Please send the quarterly report by Friday.' } });
+
+const CASES: Case[] = [
+  { route: 'GET /health', service: 'work', request: async () => ({ url: '/health' }), roles: everyone(200), open: 200 },
+  { route: 'GET /openapi.json', service: 'work', request: async () => ({ url: '/openapi.json' }), roles: everyone(200), open: 200 },
+  { route: 'GET /', service: 'work', request: async () => ({ url: '/' }), roles: everyone(200), open: 200 },
+  { route: 'GET /work', service: 'work', request: async () => ({ url: '/work' }), roles: READ(200) },
+  { route: 'GET /work/counts', service: 'work', request: async () => ({ url: '/work/counts' }), roles: READ(200) },
+  { route: 'GET /work/agent/:agent', service: 'work', request: async () => ({ url: '/work/agent/ada' }), roles: READ(200) },
+  { route: 'GET /work/:id', service: 'work', request: async (f) => ({ url: `/work/${f.itemOfAda}` }), roles: READ(200) },
+  { route: 'GET /work/:id/history', service: 'work', request: async (f) => ({ url: `/work/${f.itemOfAda}/history` }), roles: READ(200) },
+  {
+    route: 'POST /work',
+    service: 'work',
+    request: async () => ({ url: '/work', payload: { type: 'matrix', description: 'submitted in the role matrix' } }),
+    roles: only(201, 'agent', 'intake', 'admin'),
+  },
+  {
+    route: 'PATCH /work/:id',
+    service: 'work',
+    request: async (f) => ({ url: `/work/${f.itemOfAda}`, payload: { notes: unique('note') } }),
+    roles: only(200, 'agent', 'admin'),
+  },
+  {
+    route: 'POST /work/claim',
+    service: 'work',
+    request: async () => ({ url: '/work/claim', payload: { agent: 'ada', types: ['matrix_nothing_here'] } }),
+    roles: only(204, 'agent', 'admin'),
+  },
+  {
+    route: 'POST /work/:id/heartbeat',
+    service: 'work',
+    request: async (f) => ({ url: `/work/${f.itemOfAda}/heartbeat`, payload: { agent: 'ada' } }),
+    roles: only(200, 'agent', 'admin'),
+  },
+  { route: 'DELETE /work/:id', service: 'work', request: async (f) => ({ url: `/work/${await f.newItem()}` }), roles: only(204, 'admin') },
+  { route: 'GET /projects', service: 'work', request: async () => ({ url: '/projects' }), roles: READ(200) },
+  { route: 'GET /projects/:id', service: 'work', request: async (f) => ({ url: `/projects/${f.projectId}` }), roles: READ(200) },
+  {
+    route: 'POST /projects',
+    service: 'work',
+    request: async () => ({ url: '/projects', payload: { name: unique('project') } }),
+    roles: only(201, 'admin'),
+  },
+  {
+    route: 'PATCH /projects/:id',
+    service: 'work',
+    request: async (f) => ({ url: `/projects/${f.projectId}`, payload: { external_ref: unique('ref') } }),
+    roles: only(200, 'admin'),
+  },
+  { route: 'GET /events', service: 'work', request: async () => ({ url: '/events' }), roles: READ(200) },
+  {
+    route: 'POST /ui-api/classify',
+    service: 'work',
+    request: async () => ({ url: '/ui-api/classify', payload: email(unique('proxy')) }),
+    roles: only(200, 'intake', 'admin'),
+  },
+  {
+    route: 'POST /tokens',
+    service: 'work',
+    request: async () => ({ url: '/tokens', payload: { name: unique('minted'), role: 'viewer' } }),
+    roles: only(201, 'admin'),
+  },
+  { route: 'GET /tokens', service: 'work', request: async () => ({ url: '/tokens' }), roles: only(200, 'admin') },
+  { route: 'GET /tokens/:id', service: 'work', request: async (f) => ({ url: `/tokens/${f.tokenId}` }), roles: only(200, 'admin') },
+  { route: 'DELETE /tokens/:id', service: 'work', request: async (f) => ({ url: `/tokens/${await f.newToken()}` }), roles: only(204, 'admin') },
+  // Public, but a presented bearer token is checked: GET /session is how a client asks "who am I".
+  { route: 'GET /session', service: 'work', request: async () => ({ url: '/session' }), roles: everyone(200) },
+  {
+    route: 'POST /session',
+    service: 'work',
+    // The credential rides in the body here, not in a header: see the session tests.
+    request: async () => ({ url: '/session', payload: { token: 'adk_nonsense' } }),
+    roles: everyone(401),
+    open: 401,
+  },
+  { route: 'DELETE /session', service: 'work', request: async () => ({ url: '/session' }), roles: everyone(204), open: 204 },
+
+  { route: 'GET /health', service: 'classify', request: async () => ({ url: '/health' }), roles: everyone(200), open: 200 },
+  { route: 'GET /openapi.json', service: 'classify', request: async () => ({ url: '/openapi.json' }), roles: everyone(200), open: 200 },
+  {
+    route: 'POST /classify',
+    service: 'classify',
+    request: async () => ({ url: '/classify', payload: email(unique('direct')) }),
+    roles: only(200, 'intake', 'admin'),
+  },
+  {
+    route: 'POST /classify (with overrides)',
+    service: 'classify',
+    request: async () => ({ url: '/classify', payload: { ...email(unique('override')), temperature: 0.2 } }),
+    roles: { viewer: 403, agent: 403, intake: 403, admin: 200 },
+  },
+];
+
+/** GET /session with a bad bearer is a 401 like any route's; with none it answers "not signed in". */
+function expected(c: Case, credential: Credential): number {
+  if (c.route === 'GET /session') return credential === 'none' ? 200 : FAILING.includes(credential as never) ? 401 : 200;
+  if (c.open !== undefined) return c.open;
+  if (FAILING.includes(credential as never)) return 401;
+  return c.roles[credential === 'env-admin' ? 'admin' : (credential as Role)];
+}
+
+async function statusOf(app: HttpApp, method: string, url: string, payload: unknown, headers: Record<string, string>): Promise<number> {
+  if (url === '/events') {
+    // A stream never ends: listen and read only the status.
+    const address = await app.listen({ port: 0, host: '127.0.0.1' }).catch(() => `http://127.0.0.1:${(app.server.address() as { port: number }).port}`);
+    const abort = new AbortController();
+    const response = await fetch(`${address}/events`, { headers, signal: abort.signal });
+    abort.abort();
+    return response.status;
+  }
+  const response = await call(app, method as 'GET', url, payload, headers);
+  return response.status;
+}
+
+describe.each(await storesUnderTest())('role × route matrix on %s', (kind) => {
+  let pair: AuthPair;
+  const credentials = {} as Record<Credential, Record<string, string>>;
+  let fixtures: Fixtures;
+
+  beforeAll(async () => {
+    pair = await startAuthPair(kind);
+    const app = pair.work;
+    const minted: Record<string, string> = {};
+    for (const role of ROLES) {
+      minted[role] = (await mintToken(app, { role, name: `${role}-one`, ...(role === 'agent' && { agent: 'ada' }) })).token;
+    }
+    const expired = await mintToken(app, { role: 'admin', name: 'expired-admin' });
+    await expireToken(pair.database, expired.id);
+    const revoked = await mintToken(app, { role: 'admin', name: 'revoked-admin' });
+    expect((await call(app, 'DELETE', `/tokens/${revoked.id}`, undefined, bearer(ADMIN_SECRET))).status).toBe(204);
+    Object.assign(credentials, {
+      none: {},
+      malformed: bearer('adk_not-a-token'),
+      unknown: bearer(generateToken()),
+      expired: bearer(expired.token),
+      revoked: bearer(revoked.token),
+      ...Object.fromEntries(ROLES.map((role) => [role, bearer(minted[role]!)])),
+      'env-admin': bearer(ADMIN_SECRET),
+    });
+    const admin = bearer(ADMIN_SECRET);
+    const newItem = async () =>
+      (await call(app, 'POST', '/work', { type: 'matrix', description: 'fixture', agent: 'ada' }, admin)).body.id as string;
+    fixtures = {
+      app,
+      itemOfAda: await newItem(),
+      projectId: (await call(app, 'POST', '/projects', { name: 'matrix project' }, admin)).body.id,
+      tokenId: (await mintToken(app, { role: 'viewer', name: 'listed' })).id,
+      newItem,
+      newToken: async () => (await mintToken(app, { role: 'viewer', name: unique('doomed') })).id,
+    };
+  });
+
+  afterAll(() => pair?.close());
+
+  it('every route of both services is in the matrix', () => {
+    const routesOf = (app: HttpApp, service: string) =>
+      app
+        .accessTable()
+        .filter((route) => route.method !== 'HEAD' && !route.url.startsWith('/docs'))
+        .map((route) => `${service} ${route.method} ${route.url}`);
+    const registered = [...routesOf(pair.work, 'work'), ...routesOf(pair.classify, 'classify')].sort();
+    const inMatrix = [...new Set(CASES.map((c) => `${c.service} ${c.route.replace(/ \(.*\)$/, '')}`))].sort();
+    expect(registered).toEqual(inMatrix);
+    for (const app of [pair.work, pair.classify]) {
+      expect(app.accessTable().filter((route) => route.access === undefined)).toEqual([]);
+    }
+  });
+
+  it.each(CASES.map((c) => [`${c.service} ${c.route}`, c] as const))('%s', async (_name, c) => {
+    const app = c.service === 'work' ? pair.work : pair.classify;
+    const [method, path] = c.route.split(' ') as [string, string];
+    void path;
+    const want: Record<string, number> = {};
+    const got: Record<string, number> = {};
+    for (const credential of CREDENTIALS) {
+      const { url, payload } = await c.request({ ...fixtures, app });
+      const headers = { ...credentials[credential], [CSRF_HEADER]: '1' };
+      want[credential] = expected(c, credential);
+      got[credential] = await statusOf(app, method, url, payload, headers);
+    }
+    expect(got).toEqual(want);
+  });
+
+  it('a 401 says Bearer and nothing that tells the failures apart', async () => {
+    const bodies = new Set<string>();
+    for (const credential of ['malformed', 'unknown', 'expired', 'revoked'] as const) {
+      const response = await call(pair.work, 'GET', '/work', undefined, credentials[credential]);
+      expect(response.status).toBe(401);
+      expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
+      expect(response.headers['www-authenticate']).toBe('Bearer realm="agentdesk", error="invalid_token"');
+      bodies.add(response.text);
+    }
+    expect(bodies.size).toBe(1);
+    const none = await call(pair.work, 'GET', '/work');
+    expect(none.headers['www-authenticate']).toBe('Bearer realm="agentdesk"');
+    expect(none.body).toMatchObject({ status: 401, title: 'Unauthorized' });
+  });
+
+  it('a 403 is problem+json naming the roles that may', async () => {
+    const response = await call(pair.work, 'DELETE', `/work/${fixtures.itemOfAda}`, undefined, credentials.viewer);
+    expect(response.status).toBe(403);
+    expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
+    expect(response.body.detail).toContain('admin');
+  });
+});
