@@ -1,6 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, storesUnderTest, type TestDatabase } from '../helpers/databases.js';
 import { fetchJson } from '../helpers/fetch-json.js';
+import { throughCliServe } from '../helpers/cli.js';
 import { type DeskProcess, killAllServers, sleep, startDesk } from '../helpers/processes.js';
 
 // `npm start` (`main.js all`) runs each service in a process of its own (issue 9) and is still
@@ -46,10 +47,11 @@ describe.each(stores)('npm start (main.js all) on %s', (kind) => {
     for (const database of databases) await database.destroy();
   });
 
-  async function start(): Promise<DeskProcess> {
+  async function start(options: { viaCli?: boolean } = {}): Promise<DeskProcess> {
     const database = await createTestDatabase(kind);
     databases.push(database);
-    return startDesk({ env: { DATABASE_URL: database.config.url, LLM_PROVIDER: 'rules' }, startTimeoutMs: 60_000 });
+    const env = { DATABASE_URL: database.config.url, LLM_PROVIDER: 'rules' };
+    return startDesk({ env, startTimeoutMs: 60_000, ...(options.viaCli ? { wrap: throughCliServe } : {}) });
   }
 
   it('serves both services from two processes and stops both on SIGTERM, exiting 0', async () => {
@@ -65,6 +67,17 @@ describe.each(stores)('npm start (main.js all) on %s', (kind) => {
 
     const exit = await desk.stop(30_000);
     expect(exit).toEqual({ code: 0, signal: null });
+    expect(await gone(pids.work)).toBe(true);
+    expect(await gone(pids.classify)).toBe(true);
+  });
+
+  it('agentdesk serve starts the same two service processes (main.js, not the CLI) and stops them on SIGTERM', async () => {
+    const desk = await start({ viaCli: true });
+    const pids = childPids(desk);
+    expect((await fetchJson(desk.url, 'POST', '/work', { type: 'serve', description: 'through the CLI' })).status).toBe(201);
+    const classified = await fetchJson(desk.classifyUrl, 'POST', '/classify', { email_data: { subject: 'Please sign the contract', body: 'Could you sign it by Friday?' } });
+    expect(classified.status).toBe(200);
+    expect(await desk.stop(30_000)).toEqual({ code: 0, signal: null });
     expect(await gone(pids.work)).toBe(true);
     expect(await gone(pids.classify)).toBe(true);
   });
