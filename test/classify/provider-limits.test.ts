@@ -3,6 +3,7 @@ import type { TestApp } from '../helpers/apps.js';
 import { storesUnderTest } from '../helpers/databases.js';
 import { FAKE_ANSWER, type FakeLlm, type FakeReply, createLatch, startFakeLlm } from '../helpers/fake-llm.js';
 import { SERVER_KEY, startClassifyApp } from '../helpers/classify-app.js';
+import { type AuthPair, bearer, mintToken, startAuthPair } from '../helpers/auth.js';
 
 // Bursts (issue 9): per caller, LLM_CONCURRENCY provider calls in flight and LLM_QUEUE waiting,
 // a 429 with Retry-After past that, and LLM_TOTAL_CONCURRENCY calls in flight in all. The fake
@@ -123,5 +124,61 @@ describe.each(await storesUnderTest())('provider call limits on %s', (kind) => {
     // None leaked: the whole line is still there for new emails.
     const fresh = await Promise.all(Array.from({ length: 5 }, () => classifyFrom('10.0.0.4', freshEmail())));
     expect(fresh.map((reply) => reply.status)).toEqual([200, 200, 200, 200, 200]);
+  });
+});
+
+describe.each(await storesUnderTest())('provider call limits with tokens on %s', (kind) => {
+  let fake: FakeLlm;
+  let pair: AuthPair;
+  beforeAll(async () => {
+    fake = await startFakeLlm();
+    pair = await startAuthPair(kind, {
+      LLM_PROVIDER: 'openai',
+      LLM_API_KEY: SERVER_KEY,
+      LLM_BASE_URL: fake.openaiBaseUrl,
+      LLM_TIMEOUT_MS: '20000',
+      LLM_MAX_RETRIES: '0',
+      LLM_CONCURRENCY: '1',
+      LLM_QUEUE: '0',
+      LLM_TOTAL_CONCURRENCY: '10',
+      CLASSIFY_RATE_LIMIT: '1000',
+    });
+  });
+  afterAll(async () => {
+    await pair?.close();
+    await fake?.close();
+  });
+
+  async function classifyAs(token: string, address: string): Promise<Reply> {
+    const response = await pair.classify.inject({
+      method: 'POST',
+      url: '/classify',
+      remoteAddress: address,
+      headers: { 'content-type': 'application/json', ...bearer(token) },
+      payload: JSON.stringify(freshEmail()),
+    });
+    return { status: response.statusCode, headers: response.headers, body: JSON.parse(response.body) };
+  }
+
+  it('the line is the token\'s, not the address\'s: one token from two addresses shares one, two tokens from one address have one each', async () => {
+    const a = await mintToken(pair.work, { role: 'intake', name: 'mailroom-a' });
+    const b = await mintToken(pair.work, { role: 'intake', name: 'mailroom-b' });
+    fake.requests.length = 0;
+    const gate = createLatch();
+    const held: FakeReply = { kind: 'held', latch: gate, then: { kind: 'answer' } };
+    fake.script(held, held, held);
+
+    const first = classifyAs(a.token, '10.0.1.1');
+    await until(() => fake.requests.length === 1, 'the first call at the provider');
+    // Token a again, from another address: its one place is taken.
+    const refused = await classifyAs(a.token, '10.0.1.2');
+    expect(refused.status).toBe(429);
+    expect(String(refused.headers['retry-after'])).toMatch(/^[1-9]\d*$/);
+    // Token b from a's first address: a line of its own.
+    const other = classifyAs(b.token, '10.0.1.1');
+    await until(() => fake.requests.length === 2, 'the other token at the provider');
+
+    gate.open();
+    for (const answer of await Promise.all([first, other])) expect(answer.status).toBe(200);
   });
 });
