@@ -13,7 +13,7 @@ const MAX_CHARS = 6_000;
 const RUNS = 7;
 
 /** A real templated email (Postmark's) repeated to 5 MB, so the markup is what mail clients send. */
-function hugeHtml(): string {
+export function hugeHtml(): string {
   const template = readFileSync(join(FIXTURES, 'html_04_postmark_trial_expiring.html'), 'utf8');
   const section = template.slice(template.indexOf('<table'), template.lastIndexOf('</body>'));
   const parts = ['<html><body>'];

@@ -3,12 +3,13 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannonModule from 'autocannon';
+import { hugeHtml } from './email-preparation.js';
 
 // The load generator, run as its own process (`node dist/bench/load.js '<spec as JSON>'`) so it
 // never shares a CPU queue with the server or the orchestrator. It warms up, measures, and
 // prints one JSON line: the totals and every 2xx response time.
 
-export const LOAD_KINDS = ['post', 'patch', 'list', 'classify'] as const;
+export const LOAD_KINDS = ['post', 'patch', 'list', 'classify', 'classify_duplicate', 'classify_huge'] as const;
 export type LoadKind = (typeof LOAD_KINDS)[number];
 
 export interface LoadSpec {
@@ -116,11 +117,53 @@ function requestsFor(spec: LoadSpec): Requests {
         },
       ];
     }
+    case 'classify_duplicate': {
+      // The same few emails over and over, each classified once before the run
+      // (`primeDuplicates`), so every request is a duplicate answered from the store.
+      let sent = 0;
+      return [
+        {
+          method: 'POST',
+          path: '/classify',
+          headers: JSON_HEADERS,
+          setupRequest: (request) => ({ ...request, body: duplicateBody(sent++ % DUPLICATE_EMAILS) }),
+        },
+      ];
+    }
+    case 'classify_huge': {
+      // A 5 MB HTML email, a new one each time (its id and first line change), serialized once
+      // around a marker so the generator does not spend its time serializing 5 MB.
+      const run = randomUUID();
+      // 5 MB as sent, escapes included, under the route's 5 MiB limit.
+      const html = hugeHtml();
+      const growth = JSON.stringify(html).length / html.length;
+      const parts = JSON.stringify({
+        email_data: { subject: 'Quarterly report @@ID@@', body: `<p>Report @@ID@@</p>${html.slice(0, Math.floor(5_000_000 / growth))}` },
+        id: 'bench-huge-@@ID@@',
+      }).split('@@ID@@');
+      let sent = 0;
+      return [
+        {
+          method: 'POST',
+          path: '/classify',
+          headers: JSON_HEADERS,
+          setupRequest: (request) => ({ ...request, body: parts.join(`${run}-${sent++}`) }),
+        },
+      ];
+    }
     default: {
       const unreachable: never = spec.kind;
       throw new Error(`unknown load ${String(unreachable)}`);
     }
   }
+}
+
+/** How many distinct emails the duplicate load cycles through. */
+export const DUPLICATE_EMAILS = 100;
+
+/** The n-th email of the duplicate load: the same id and content on every run. */
+export function duplicateBody(n: number): string {
+  return classifyBody(`duplicate-${n}`);
 }
 
 /** A short HTML request with a deadline and an attachment, in the simplified shape. */

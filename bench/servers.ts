@@ -17,6 +17,7 @@ export const CEILING_MAIN = fileURLToPath(new URL('./ceiling-server.js', import.
 export const LOAD_MAIN = fileURLToPath(new URL('./load.js', import.meta.url));
 export const CLASSIFY_CEILING_MAIN = fileURLToPath(new URL('./classify-ceiling-server.js', import.meta.url));
 export const FAKE_PROVIDER_MAIN = fileURLToPath(new URL('./fake-provider-server.js', import.meta.url));
+export const PROBE_MAIN = fileURLToPath(new URL('./latency-probe.js', import.meta.url));
 export const QUEUE_CLIENT_MAIN = fileURLToPath(new URL('./queue-client.js', import.meta.url));
 export const QUEUE_ANCHORS_MAIN = fileURLToPath(new URL('./queue-anchors.js', import.meta.url));
 
@@ -219,9 +220,10 @@ export async function startClassify(
   return startNode(SERVICES_MAIN, ['classify'], env, port, cpuProfileDir ? ['--cpu-prof', '--cpu-prof-dir', cpuProfileDir] : []);
 }
 
-export async function startClassifyCeiling(): Promise<BenchServer> {
+/** The classify ceiling, asking the fake provider at `llmBaseUrl` (its OpenAI base URL). */
+export async function startClassifyCeiling(llmBaseUrl: string): Promise<BenchServer> {
   const port = await freePort();
-  return startNode(CLASSIFY_CEILING_MAIN, [], { CEILING_PORT: String(port) }, port);
+  return startNode(CLASSIFY_CEILING_MAIN, [], { CEILING_PORT: String(port), CEILING_LLM_BASE_URL: llmBaseUrl }, port);
 }
 
 /** The tests' fake provider; its OpenAI base URL is `url` + /v1. */
@@ -233,4 +235,26 @@ export async function startFakeProvider(): Promise<BenchServer> {
 export async function startCeiling(databaseUrl: string, poolSize: number): Promise<BenchServer> {
   const port = await freePort();
   return startNode(CEILING_MAIN, [], { CEILING_PORT: String(port), DATABASE_URL: databaseUrl, DATABASE_POOL_SIZE: String(poolSize) }, port);
+}
+
+export interface BenchDesk {
+  /** The process `npm start` starts; `url` is the work service. */
+  server: BenchServer;
+  classifyUrl: string;
+}
+
+/**
+ * `node <main> all` as `npm start` runs it, both services; `main` may be an older build (to
+ * measure before and after a change). `env` adds to the ports, database and warn-level logs.
+ */
+export async function startDesk(main: string, databaseUrl: string, env: Record<string, string>): Promise<BenchDesk> {
+  const [workPort, classifyPort] = [await freePort(), await freePort()];
+  const server = await startNode(main, ['all'], {
+    WORK_PORT: String(workPort),
+    CLASSIFY_PORT: String(classifyPort),
+    DATABASE_URL: databaseUrl,
+    LOG_LEVEL: 'warn',
+    ...env,
+  }, workPort);
+  return { server, classifyUrl: `http://127.0.0.1:${classifyPort}` };
 }

@@ -1,16 +1,23 @@
+import { fileURLToPath } from 'node:url';
 import { ConfigError, loadConfig } from './shared/config.js';
 import { openDatabase } from './shared/db.js';
 import { createLogger } from './shared/logger.js';
 import { type RunningService, serve } from './shared/server.js';
+import { superviseServices } from './shared/supervise.js';
 import { buildClassifyApp } from './classify/app.js';
 import { buildWorkApp } from './work/app.js';
 
 // Starting the services, shared by `npm start` (src/main.ts) and `agentdesk serve` (the CLI),
 // so the two cannot drift. This is the process's main: it reads the environment it is given,
 // once, and exits the process on a start-up failure (2: configuration, 1: anything else).
+// `all` starts each service in a process of its own (shared/supervise.ts), so classification
+// load never stalls the work API's event loop; both use the one database.
 
 export const SERVICES = ['all', 'work', 'classify'] as const;
 export type Selection = (typeof SERVICES)[number];
+
+/** What `npm start` runs (dist/src/main.js), and each service process `all` starts. */
+const SERVICES_MAIN = fileURLToPath(new URL('./main.js', import.meta.url));
 
 const SDK_ENVIRONMENT_INPUTS = ['OPENAI_CUSTOM_HEADERS', 'ANTHROPIC_CUSTOM_HEADERS'] as const;
 
@@ -46,11 +53,18 @@ async function start(selection: string, env: NodeJS.ProcessEnv): Promise<void> {
     process.stderr.write(`cannot open the database named by DATABASE_URL: ${(error as Error).message}\n`);
     process.exit(1);
   }
+  if (selection === 'all') {
+    // Opened above for the migrations, once, before two processes could race to apply them.
+    await database.close();
+    // The children run main.js, not process.argv[1]: under `agentdesk serve` that is the CLI.
+    superviseServices(SERVICES_MAIN, [{ name: 'work', args: ['work'] }, { name: 'classify', args: ['classify'] }], env, logger);
+    return;
+  }
   const services: RunningService[] = [];
-  if (selection === 'all' || selection === 'work') {
+  if (selection === 'work') {
     services.push({ name: 'work', app: await buildWorkApp({ config, database, logger }), port: config.workPort, uiPath: '/' });
   }
-  if (selection === 'all' || selection === 'classify') {
+  if (selection === 'classify') {
     services.push({
       name: 'classify',
       app: await buildClassifyApp({ config, database, logger }),

@@ -19,7 +19,8 @@ export function registerClassifyRoutes(app: HttpApp, service: ClassifyService, b
         summary: 'Classify one email (simplified shape or a Microsoft Graph message)',
         description:
           'Always 200 for a valid email: when the provider fails after every retry the result is `uncategorized` with confidence 0 and a reasoning that names the failure. ' +
-          'Provider overrides (provider, model, base_url, api_key, temperature) need an admin token. Each token may classify CLASSIFY_RATE_LIMIT emails a minute; duplicates served from the store are free.',
+          'Provider overrides (provider, model, base_url, api_key, temperature) need an admin token. Each token may classify CLASSIFY_RATE_LIMIT emails a minute; duplicates served from the store are free. ' +
+          '429 with Retry-After also when the caller (its token, or its address without tokens) already has LLM_CONCURRENCY provider calls in flight and LLM_QUEUE more waiting.',
         body: ClassifyRequestSchema,
         response: { 200: ClassifyResultSchema, ...problemResponses(400, 403, 413, 415, 422, 429, 503) },
       },
@@ -36,7 +37,9 @@ export function registerClassifyRoutes(app: HttpApp, service: ClassifyService, b
       const context = overrides && request.principal?.token_id ? { caller: request.principal.token_id } : ANONYMOUS;
       const reservation = await budget.take(request.identity);
       try {
-        const result = await service.classify(request.body, context);
+        // The provider limiter's line is the token's (the client address when tokens are off):
+        // a per-minute budget does not stop one caller from filling the provider's concurrency.
+        const result = await service.classify(request.body, context, request.identity?.credential ?? request.ip);
         // Served from the store: no provider was asked, so the call is not counted.
         if (result.dedupe.status === 'duplicate') await reservation.release();
         return result;

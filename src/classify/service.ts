@@ -8,6 +8,8 @@ import { FALLBACK_CATEGORY, SIGNAL_PROMPT_INJECTION, type Classification, type C
 import { decideDedupe, fingerprintKeyOf } from './dedupe.js';
 import type { DedupeStore } from './dedupe-store.js';
 import { fingerprintOf } from './fingerprint.js';
+import { createProviderLimiter, type ProviderSlot } from './provider-limiter.js';
+import { takeTurn } from '../shared/turns.js';
 import { checkAnswer, enforceInvariants, type ModelAnswer } from './llm/answer.js';
 import { LlmInvalidAnswer, type FailureKind, type LlmClient } from './llm/client.js';
 import { buildRetryPolicy, withRetry, type Backoff, type RetryPolicy } from './llm/retry.js';
@@ -21,8 +23,12 @@ import { systemResolver, type HostResolver } from './ssrf.js';
 import { dedupeScope, type ClassifyContext } from './scope.js';
 
 export interface ClassifyService {
-  /** `context` says who asks, which decides whose stored answers this request may be given. */
-  classify(request: ClassifyRequest, context: ClassifyContext): Promise<ClassifyResult>;
+  /**
+   * `context` says who asks, which decides whose stored answers this request may be given.
+   * `limitKey` keys the limits on provider calls (provider-limiter.ts): the route passes the
+   * token's credential, or the client address when tokens are off.
+   */
+  classify(request: ClassifyRequest, context: ClassifyContext, limitKey?: string): Promise<ClassifyResult>;
   /** Forgets dedupe records older than the retention period; returns the rows removed. */
   purgeExpired(): Promise<number>;
 }
@@ -51,6 +57,8 @@ const FAILURE_REASONS = {
 /** How often a request waiting for a concurrent classification of the same email looks again. */
 const WAIT_POLL_MS = 50;
 const DAY_MS = 24 * 60 * 60 * 1000;
+/** Callers that name no one (in-process use) share one line. */
+const ANONYMOUS_CALLER = 'anonymous';
 
 interface Outcome {
   classification: Classification;
@@ -81,6 +89,7 @@ export function createClassifyService(deps: ClassifyServiceDeps): ClassifyServic
   // One pool for every caller-chosen host: each socket is checked when it opens, so sharing
   // kept-alive connections between requests shares only connections that passed.
   const guardedFetch = createGuardedFetch(deps.resolveHost ?? systemResolver);
+  const limiter = createProviderLimiter(deps.llm.limits);
 
   const clientFor = (settings: ProviderSettings): LlmClient => {
     if (settings.caller_credentials) return createLlmClient(settings, guardedFetch);
@@ -142,9 +151,18 @@ export function createClassifyService(deps: ClassifyServiceDeps): ClassifyServic
     }
   }
 
-  /** Classifies the email and answers for every record in `recordKeys`, all of this content. */
-  async function classifyOwned(recordKeys: readonly string[], email: Email, settings: ProviderSettings, fingerprint: string): Promise<Classification> {
-    const run = runProvider(email, settings, fingerprint);
+  /**
+   * Classifies the email and answers for every record in `recordKeys`, all of this content;
+   * `slot` is this request's place in its caller's line for the provider.
+   */
+  async function classifyOwned(
+    recordKeys: readonly string[],
+    email: Email,
+    settings: ProviderSettings,
+    fingerprint: string,
+    slot: ProviderSlot | null,
+  ): Promise<Classification> {
+    const run = slot ? slot.run(() => runProvider(email, settings, fingerprint)) : runProvider(email, settings, fingerprint);
     // Never rejects: a waiter that gets null looks at the store, and an unawaited rejection would end the process.
     const entry: InFlight = { answer: run.then((outcome) => (outcome.failed ? null : outcome.classification), () => null) };
     const keys = recordKeys.map((recordKey) => contentKey(recordKey, fingerprint));
@@ -161,41 +179,55 @@ export function createClassifyService(deps: ClassifyServiceDeps): ClassifyServic
     }
   }
 
+  /** Dedupe, then the stored classification or a new one; `slot` is this request's place in its caller's line. */
+  async function classifyEmail(email: Email, settings: ProviderSettings, context: ClassifyContext, slot: ProviderSlot | null): Promise<ClassifyResult> {
+    const fingerprint = fingerprintOf(email);
+    const scope = dedupeScope(settings, context);
+    const decision = await decideDedupe(deps.store, {
+      scope,
+      message_key: email.message_key,
+      message_id: email.message_id,
+      conversation_id: email.conversation_id,
+      fingerprint,
+      now: now().toISOString(),
+    });
+
+    let classification: Classification | null = null;
+    const answerFor = [decision.record_key];
+    if (decision.action.kind === 'reuse') {
+      const { source_key } = decision.action;
+      const waited = await awaitClassification(source_key, fingerprint);
+      if (waited.kind === 'answer') {
+        classification = waited.classification;
+        if (source_key !== decision.record_key) {
+          await deps.store.saveResult(decision.record_key, fingerprint, classification, now().toISOString());
+        }
+      } else if (source_key !== decision.record_key) {
+        if (waited.reclaimed) answerFor.push(source_key);
+        // The next copy of this content should find this record, which will hold its answer.
+        if (waited.orphaned) await deps.store.moveFingerprint(fingerprintKeyOf({ scope, fingerprint }), source_key, decision.record_key, now().toISOString());
+      }
+    }
+    classification ??= await classifyOwned(answerFor, email, settings, fingerprint, slot);
+    deps.logger.debug({ dedupe: decision.verdict.status, matched_on: decision.verdict.matched_on, category: classification.category }, 'classify result');
+    return { ...classification, dedupe: decision.verdict };
+  }
+
   return {
-    async classify(request, context) {
+    async classify(request, context, limitKey = ANONYMOUS_CALLER) {
+      // A burst of arrivals is prepared a few per turn of the loop, not all in one go.
+      await takeTurn();
       const settings = await resolveSettings(request, { llm: deps.llm, allowOverrides: deps.allowOverrides, resolveHost: deps.resolveHost });
       const email = normalizeEmail(request as EmailInput, deps.maxChars);
       if (!hasContent(email)) throw emptyEmail(request);
-      const fingerprint = fingerprintOf(email);
-      const scope = dedupeScope(settings, context);
-      const decision = await decideDedupe(deps.store, {
-        scope,
-        message_key: email.message_key,
-        message_id: email.message_id,
-        conversation_id: email.conversation_id,
-        fingerprint,
-        now: now().toISOString(),
-      });
-
-      let classification: Classification | null = null;
-      const answerFor = [decision.record_key];
-      if (decision.action.kind === 'reuse') {
-        const { source_key } = decision.action;
-        const waited = await awaitClassification(source_key, fingerprint);
-        if (waited.kind === 'answer') {
-          classification = waited.classification;
-          if (source_key !== decision.record_key) {
-            await deps.store.saveResult(decision.record_key, fingerprint, classification, now().toISOString());
-          }
-        } else if (source_key !== decision.record_key) {
-          if (waited.reclaimed) answerFor.push(source_key);
-          // The next copy of this content should find this record, which will hold its answer.
-          if (waited.orphaned) await deps.store.moveFingerprint(fingerprintKeyOf({ scope, fingerprint }), source_key, decision.record_key, now().toISOString());
-        }
+      // Before dedupe claims a record: a refused request leaves nothing behind, so its retry is
+      // judged afresh. A duplicate gives the place back unused (release is a no-op after run).
+      const slot = settings.provider === 'rules' ? null : limiter.reserve(limitKey);
+      try {
+        return await classifyEmail(email, settings, context, slot);
+      } finally {
+        slot?.release();
       }
-      classification ??= await classifyOwned(answerFor, email, settings, fingerprint);
-      deps.logger.debug({ dedupe: decision.verdict.status, matched_on: decision.verdict.matched_on, category: classification.category }, 'classify result');
-      return { ...classification, dedupe: decision.verdict };
     },
 
     async purgeExpired() {

@@ -34,6 +34,15 @@ export interface LlmConfig {
   maxRetries: number;
   /** Hosts a caller's `base_url` may point at even when they resolve to private addresses. */
   allowedHosts: readonly string[];
+  /** Bounds on provider calls (src/classify/provider-limiter.ts). */
+  limits: {
+    /** LLM_CONCURRENCY: calls one caller may have in flight. */
+    perCaller: number;
+    /** LLM_QUEUE: calls one caller may have waiting for a slot; one more is a 429. */
+    queue: number;
+    /** LLM_TOTAL_CONCURRENCY: calls in flight in the process, all callers together. */
+    total: number;
+  };
 }
 
 export interface AuthConfig {
@@ -184,6 +193,11 @@ function llmConfig(env: Env): LlmConfig {
         .map((host) => host.trim().toLowerCase())
         .filter(Boolean),
     ),
+    limits: {
+      perCaller: integer(env, 'LLM_CONCURRENCY', 16, 1, 10_000),
+      queue: integer(env, 'LLM_QUEUE', 64, 0, 100_000),
+      total: integer(env, 'LLM_TOTAL_CONCURRENCY', 512, 1, 100_000),
+    },
   };
 }
 

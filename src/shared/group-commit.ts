@@ -7,12 +7,20 @@ import type { Kysely, Transaction } from 'kysely';
 // inside a single database transaction, each in its own savepoint, so one failing rolls back
 // alone. Nobody hears back before the batch's COMMIT has returned, so an answer still means
 // the write is on disk. SQLite has one writer anyway, so running them in turn loses nothing.
+//
+// A batch also ends once it has run for 10 ms: better-sqlite3 runs every statement on the
+// event loop, so a batch of hundreds (a burst of classifications) would hold the loop, the
+// connection and the write lock (which another process, `npm start`'s other service, may be
+// waiting for) for as long. The rest go in the next batch, once the loop has had its turn.
+//
 // The batch begins IMMEDIATE (sqlite-driver.ts): it holds the write lock from its first read,
 // so another process writing the same file makes it wait, never fail halfway.
 
 const SAVEPOINT = 'unit';
-/** Bounds how long one batch holds the connection (reads wait for it). */
+/** Bounds how many transactions one batch takes on. */
 const MAX_BATCH = 256;
+/** Bounds how long one batch runs: it takes no further transaction after this. */
+const DEFAULT_BATCH_MS = 10;
 
 interface Job {
   work: (trx: Transaction<any>) => Promise<unknown>;
@@ -24,16 +32,23 @@ type Settled = { ok: true; value: unknown } | { ok: false; error: unknown };
 
 export type TransactionRunner = <T>(work: (trx: Transaction<any>) => Promise<T>) => Promise<T>;
 
-export function createGroupCommit(kysely: Kysely<any>): TransactionRunner {
+export function createGroupCommit(kysely: Kysely<any>, { batchMs = DEFAULT_BATCH_MS }: { batchMs?: number } = {}): TransactionRunner {
   const queue: Job[] = [];
   let scheduled = false;
 
-  async function runBatch(jobs: Job[]): Promise<void> {
+  /** Runs what fits in `batchMs` of `jobs` (at least one) and returns the rest, not begun. */
+  async function runBatch(jobs: Job[]): Promise<Job[]> {
+    const started = performance.now();
+    let taken = jobs.length;
     let settled: Settled[] = [];
     try {
       const trx = await kysely.startTransaction().execute();
       try {
-        for (const job of jobs) {
+        for (const [index, job] of jobs.entries()) {
+          if (index > 0 && performance.now() - started > batchMs) {
+            taken = index;
+            break;
+          }
           const unit = await trx.savepoint(SAVEPOINT).execute();
           try {
             settled.push({ ok: true, value: await job.work(unit) });
@@ -50,17 +65,22 @@ export function createGroupCommit(kysely: Kysely<any>): TransactionRunner {
       }
     } catch (error) {
       // The batch itself failed (BEGIN, a savepoint or COMMIT): nothing of it was written.
-      settled = jobs.map(() => ({ ok: false, error }));
+      settled = jobs.slice(0, taken).map(() => ({ ok: false, error }));
     }
-    jobs.forEach((job, index) => {
+    jobs.slice(0, taken).forEach((job, index) => {
       const outcome = settled[index]!;
       if (outcome.ok) job.resolve(outcome.value);
       else job.reject(outcome.error);
     });
+    return jobs.slice(taken);
   }
 
   async function drain(): Promise<void> {
-    while (queue.length > 0) await runBatch(queue.splice(0, MAX_BATCH));
+    while (queue.length > 0) {
+      queue.unshift(...(await runBatch(queue.splice(0, MAX_BATCH))));
+      // Timers and I/O run before the next batch; what arrives meanwhile joins it.
+      if (queue.length > 0) await new Promise((resume) => setImmediate(resume));
+    }
     scheduled = false;
   }
 

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { HttpApp } from './http.js';
+import { logRuntimeStats } from './runtime-stats.js';
 
 export interface RunningService {
   name: string;
@@ -16,8 +17,9 @@ function browsableUrl(host: string, port: number, path: string): string {
 }
 
 /**
- * Listens on every service, then on SIGTERM or SIGINT stops accepting, lets requests in
- * flight finish, runs `cleanup` (closing the database) and exits 0.
+ * Listens on every service, then on SIGTERM or SIGINT (or when the supervising parent goes
+ * away) stops accepting, lets requests in flight finish, runs `cleanup` (closing the
+ * database) and exits 0.
  */
 export async function serve(
   services: RunningService[],
@@ -35,10 +37,13 @@ export async function serve(
     }
   }
 
+  const stopStats = logRuntimeStats(logger, services.map((service) => service.name));
+
   let stopping = false;
   const stop = async (signal: NodeJS.Signals) => {
     if (stopping) return;
     stopping = true;
+    stopStats();
     logger.info({ signal }, 'shutting down');
     try {
       await Promise.all(services.map((service) => service.app.close()));
@@ -52,4 +57,7 @@ export async function serve(
   };
   process.once('SIGTERM', (signal) => void stop(signal));
   process.once('SIGINT', (signal) => void stop(signal));
+  // Started by `main all` (shared/supervise.ts): the channel closes when that parent is gone,
+  // however it ended, and a service must not outlive it.
+  if (process.send !== undefined) process.once('disconnect', () => void stop('SIGTERM'));
 }

@@ -52,6 +52,8 @@ export interface RecordedRequest {
   path: string;
   headers: IncomingHttpHeaders;
   body: Record<string, unknown>;
+  /** Date.now() when the reply was sent; null until then (or forever, for a hang). */
+  answered_at: number | null;
 }
 
 export interface FakeLlm {
@@ -60,6 +62,10 @@ export interface FakeLlm {
   /** `url` + /v1, the OpenAI base URL. */
   openaiBaseUrl: string;
   requests: RecordedRequest[];
+  /** Requests received and not yet answered, now and at most so far (counted even when not recording). */
+  open(): { now: number; max: number };
+  /** Starts the "at most" of `open()` again from what is open now. */
+  resetOpenMax(): void;
   /** Queues replies for the next requests; when the queue is empty the default answer is sent. */
   script(...replies: FakeReply[]): void;
   setDefaultAnswer(answer: unknown): void;
@@ -98,6 +104,7 @@ export async function startFakeLlm({ port: listenPort = 0, record = true }: Fake
   const queue: FakeReply[] = [];
   const requests: RecordedRequest[] = [];
   let defaultAnswer: unknown = FAKE_ANSWER;
+  const open = { now: 0, max: 0 };
 
   const server = createServer((request, response) => {
     const chunks: Buffer[] = [];
@@ -116,7 +123,14 @@ export async function startFakeLlm({ port: listenPort = 0, record = true }: Fake
       } catch {
         // recorded as empty; the test will see it
       }
-      if (record) requests.push({ api, method: request.method, path, headers: request.headers, body });
+      const recorded: RecordedRequest = { api, method: request.method, path, headers: request.headers, body, answered_at: null };
+      if (record) requests.push(recorded);
+      open.now += 1;
+      open.max = Math.max(open.max, open.now);
+      response.once('finish', () => {
+        recorded.answered_at = Date.now();
+        open.now -= 1;
+      });
       reply(api, body, queue.shift() ?? { kind: 'answer' }, response, defaultAnswer);
     });
   });
@@ -128,6 +142,10 @@ export async function startFakeLlm({ port: listenPort = 0, record = true }: Fake
     url,
     openaiBaseUrl: `${url}/v1`,
     requests,
+    open: () => ({ ...open }),
+    resetOpenMax: () => {
+      open.max = open.now;
+    },
     script: (...replies) => queue.push(...replies),
     setDefaultAnswer: (answer) => {
       defaultAnswer = answer;

@@ -76,10 +76,10 @@ export interface Launch {
 
 function spawnMain(
   env: Record<string, string>,
-  service: ServiceName = 'work',
+  selection: ServiceName | 'all' = 'work',
   wrap: (launch: Launch) => Launch = (launch) => launch,
 ): { child: ChildProcess; out: string[]; err: string[]; exited: Promise<Exit> } {
-  const launch = wrap({ command: process.execPath, args: [MAIN_JS, service] });
+  const launch = wrap({ command: process.execPath, args: [MAIN_JS, selection] });
   const child = spawn(launch.command, launch.args, { env: baseEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
   live.add(child);
   const out: string[] = [];
@@ -96,11 +96,28 @@ function spawnMain(
 }
 
 /** Starts the work service (or `options.service`) and resolves once `GET /health` answers 200. */
-export async function startWorkServer(options: StartOptions): Promise<ServerProcess> {
+export function startWorkServer(options: StartOptions): Promise<ServerProcess> {
+  return startMain(options, options.service ?? 'work');
+}
+
+export interface DeskProcess extends ServerProcess {
+  /** The classification service, http://127.0.0.1:<port>; `url` is the work service. */
+  readonly classifyUrl: string;
+}
+
+/** `main.js all` as `npm start` runs it; resolves once both services answer `GET /health`. */
+export async function startDesk(options: StartOptions): Promise<DeskProcess> {
+  const classifyPort = await freePort();
+  const classifyUrl = `http://127.0.0.1:${classifyPort}`;
+  const server = await startMain({ ...options, env: { ...options.env, CLASSIFY_PORT: String(classifyPort) } }, 'all', classifyUrl);
+  return Object.assign(server, { classifyUrl });
+}
+
+/** `url` and `port` are the work service's, or the classify service's when it runs alone. */
+async function startMain(options: StartOptions, selection: ServiceName | 'all', alsoHealthy?: string): Promise<ServerProcess> {
   const port = options.port ?? (await freePort());
-  const service = options.service ?? 'work';
-  const portVariable = service === 'work' ? 'WORK_PORT' : 'CLASSIFY_PORT';
-  const { child, out, err, exited } = spawnMain({ ...options.env, [portVariable]: String(port) }, service, options.wrap);
+  const portVariable = selection === 'classify' ? 'CLASSIFY_PORT' : 'WORK_PORT';
+  const { child, out, err, exited } = spawnMain({ ...options.env, [portVariable]: String(port) }, selection, options.wrap);
   let hasExited = false;
   void exited.then(() => (hasExited = true));
   const url = `http://127.0.0.1:${port}`;
@@ -134,19 +151,24 @@ export async function startWorkServer(options: StartOptions): Promise<ServerProc
   while (Date.now() < deadline) {
     if (hasExited) {
       const exit = await exited;
-      throw new Error(`${service} service exited during start-up (${JSON.stringify(exit)}):\n${server.stderr()}${server.stdout()}`);
+      throw new Error(`${selection} exited during start-up (${JSON.stringify(exit)}):\n${server.stderr()}${server.stdout()}`);
     }
     try {
-      const response = await fetch(`${url}/health`, { signal: AbortSignal.timeout(2_000) });
-      await response.arrayBuffer();
-      if (response.status === 200) return server;
+      const healthy = await Promise.all(
+        [url, alsoHealthy].filter((base) => base !== undefined).map(async (base) => {
+          const response = await fetch(`${base}/health`, { signal: AbortSignal.timeout(2_000) });
+          await response.arrayBuffer();
+          return response.status === 200;
+        }),
+      );
+      if (healthy.every(Boolean)) return server;
     } catch {
       // not listening yet
     }
     await sleep(50);
   }
   await server.kill();
-  throw new Error(`${service} service did not become healthy on ${url}:\n${server.stderr()}${server.stdout()}`);
+  throw new Error(`${selection} did not become healthy on ${url}:\n${server.stderr()}${server.stdout()}`);
 }
 
 export interface Finished {

@@ -121,6 +121,9 @@ describe.concurrent('start-up with a bad environment', () => {
     { variable: 'LOG_LEVEL', value: 'loud' },
     { variable: 'DATABASE_POOL_SIZE', value: '0' },
     { variable: 'DATABASE_STATEMENT_TIMEOUT_MS', value: 'soon' },
+    { variable: 'LLM_CONCURRENCY', value: '0' },
+    { variable: 'LLM_QUEUE', value: 'many' },
+    { variable: 'LLM_TOTAL_CONCURRENCY', value: '-5' },
   ] as const;
 
   it.for(cases)('$variable=$value stops start-up naming the variable', async ({ variable, value }, { expect }) => {

@@ -29,7 +29,8 @@ describe('group commit on a real SQLite file', () => {
   const commits = () => statements.filter((text) => /^commit/i.test(text)).length;
 
   it('transactions that arrive together share one commit, and each gets its own result', async () => {
-    const run = createGroupCommit(kysely);
+    // No time bound here: how many fit in 10 ms depends on the machine (see the next test).
+    const run = createGroupCommit(kysely, { batchMs: Number.POSITIVE_INFINITY });
     const results = await Promise.all(
       Array.from({ length: 50 }, (_, i) =>
         run(async (trx) => {
@@ -79,6 +80,34 @@ describe('group commit on a real SQLite file', () => {
       ),
     );
     expect(seen).toEqual([1, 2, 3, 4, 5]);
+  });
+
+  it('a batch ends after 10 ms (the default): the rest commit in the next one, after timers have run', async () => {
+    const run = createGroupCommit(kysely);
+    const spin = (ms: number) => {
+      const until = performance.now() + ms;
+      while (performance.now() < until);
+    };
+    let timerRanAfter = -1;
+    let finished = 0;
+    setTimeout(() => (timerRanAfter = finished), 0);
+    // 20 transactions of 4 ms each: one batch would hold the loop (and the write lock) 80 ms.
+    const results = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        run(async (trx) => {
+          await trx.insertInto('notes').values({ body: `slow ${i}` }).execute();
+          spin(4);
+          finished += 1;
+          return i;
+        }),
+      ),
+    );
+    expect(results).toEqual(Array.from({ length: 20 }, (_, i) => i));
+    expect(commits()).toBeGreaterThanOrEqual(4);
+    expect(timerRanAfter).toBeGreaterThan(0);
+    expect(timerRanAfter).toBeLessThan(20);
+    const rows = await kysely.selectFrom('notes').select(sql<number>`count(*)`.as('n')).executeTakeFirstOrThrow();
+    expect(Number(rows.n)).toBe(20);
   });
 
   it('nothing resolves before the commit: a failed commit fails every member', async () => {

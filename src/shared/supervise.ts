@@ -1,0 +1,81 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import type { Logger } from 'pino';
+
+// `main all` runs each service in a process of its own: classification parses emails of up to
+// 5 MB and drives hundreds of provider calls, and on a shared event loop that work held up the
+// work API (issue 9). This parent starts the children, passes SIGTERM and SIGINT on, and stays
+// up exactly as long as both do: when one dies by itself the other is stopped and the parent
+// exits non-zero, so a supervisor above (systemd, Docker, npm) sees the failure.
+//
+// Each child gets an IPC channel it never uses: a child whose parent dies (even by SIGKILL)
+// sees it close and shuts itself down (see serve), so no service outlives `npm start`. The
+// children have a process group of their own, so a Ctrl-C in the terminal reaches the parent
+// only, which stops them in order, rather than racing them to a stop it would take for a death.
+
+export interface ChildService {
+  name: string;
+  /** Arguments to the script, e.g. ['work']. */
+  args: string[];
+}
+
+interface Running {
+  name: string;
+  child: ChildProcess;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+/** Time a child has to finish its requests after SIGTERM before it is killed. */
+const STOP_GRACE_MS = 30_000;
+
+/** Runs `node <script> <args>` for each service, with `env`, and supervises them. */
+export function superviseServices(script: string, services: ChildService[], env: NodeJS.ProcessEnv, logger: Logger): void {
+  const running: Running[] = services.map(({ name, args }) => {
+    const child = spawn(process.execPath, [...process.execArgv, script, ...args], {
+      env,
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+      detached: true,
+    });
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
+      child.once('exit', (code, signal) => resolve({ code, signal }));
+      // Spawning itself failed (no such executable): reported as an exit, handled the same way.
+      child.once('error', (error) => {
+        logger.error({ service: name, err: { message: error.message } }, 'service could not be started');
+        resolve({ code: 1, signal: null });
+      });
+    });
+    logger.info({ service: name, child_pid: child.pid }, 'service process started');
+    return { name, child, exited };
+  });
+
+  let stopping = false;
+  const stopAll = async (reason: NodeJS.Signals): Promise<number> => {
+    stopping = true;
+    const results = await Promise.all(
+      running.map(async ({ child, exited }) => {
+        if (child.exitCode === null && child.signalCode === null) child.kill(reason);
+        const timer = setTimeout(() => child.kill('SIGKILL'), STOP_GRACE_MS);
+        const exit = await exited;
+        clearTimeout(timer);
+        return exit;
+      }),
+    );
+    return results.every((exit) => exit.code === 0) ? 0 : 1;
+  };
+
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    process.on(signal, () => {
+      if (stopping) return;
+      logger.info({ signal }, 'stopping the services');
+      void stopAll('SIGTERM').then((code) => process.exit(code));
+    });
+  }
+
+  for (const { name, exited } of running) {
+    void exited.then(async ({ code, signal }) => {
+      if (stopping) return;
+      logger.error({ service: name, code, signal }, 'service process ended; stopping the others');
+      await stopAll('SIGTERM');
+      process.exit(code === null || code === 0 ? 1 : code);
+    });
+  }
+}
