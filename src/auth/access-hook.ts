@@ -4,7 +4,7 @@ import type { AuthConfig } from '../shared/config.js';
 import { isLoopbackHost } from '../shared/config.js';
 import { PROBLEM_CONTENT_TYPE, problem } from '../shared/errors.js';
 import type { HttpApp } from '../shared/http.js';
-import { ProblemSchema } from '../shared/schemas.js';
+import { ProblemResponse } from '../shared/schemas.js';
 import type { Authenticator, Identity, Principal, Proof } from './authenticator.js';
 import { ACCESS, type Access, CSRF_HEADER, ROLES_BY_ACCESS, SESSION_COOKIE, roleMay } from './roles.js';
 
@@ -97,9 +97,11 @@ export function openDeskPrincipal(request: FastifyRequest): Principal {
 function describe(route: RouteOptions): void {
   const access = route.config?.access;
   if (access === undefined || access === ACCESS.public || !route.schema) return;
-  const schema = route.schema as Record<string, unknown> & { response?: Record<string, unknown> };
+  const schema = route.schema as Record<string, unknown> & { response?: Record<string, unknown>; description?: string };
+  // A GET route's HEAD twin shares its schema object: describe it once.
+  if (schema.security) return;
   schema.security = [{ bearer: [] }, { session: [] }];
-  schema.response = { 401: ProblemSchema, 403: ProblemSchema, 429: ProblemSchema, ...schema.response };
+  schema.response = { 401: ProblemResponse, 403: ProblemResponse, 429: ProblemResponse, ...schema.response };
   const roles = ROLES_BY_ACCESS[access].join(', ');
   schema.description = [schema.description, `Access: ${access} (${roles}).`].filter(Boolean).join('\n\n');
 }

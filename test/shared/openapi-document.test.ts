@@ -1,0 +1,59 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type TestApp, startWorkApp } from '../helpers/apps.js';
+import { startClassifyApp } from '../helpers/classify-app.js';
+import { call } from '../helpers/http.js';
+
+// What the OpenAPI documents say about answers must be what the services send: the fuzzer
+// (test/fuzz) checks every answer against them, and found these three disagreements. The
+// documents do not depend on the store, so SQLite alone is enough here.
+
+type Responses = Record<string, { content?: Record<string, unknown> }>;
+
+function operations(doc: any): Array<{ name: string; responses: Responses; description?: string }> {
+  return Object.entries<Record<string, any>>(doc.paths).flatMap(([path, methods]) =>
+    Object.entries<any>(methods).map(([method, op]) => ({ name: `${method.toUpperCase()} ${path}`, responses: op.responses, description: op.description })),
+  );
+}
+
+describe('the OpenAPI documents declare the answers as they are sent', () => {
+  let work: TestApp;
+  let classify: TestApp;
+  const docs: Record<string, any> = {};
+  beforeAll(async () => {
+    [work, classify] = await Promise.all([startWorkApp('sqlite'), startClassifyApp('sqlite', { LLM_PROVIDER: 'rules' })]);
+    docs.work = (await call(work.app, 'GET', '/openapi.json')).body;
+    docs.classify = (await call(classify.app, 'GET', '/openapi.json')).body;
+  });
+  afterAll(async () => {
+    await work?.close();
+    await classify?.close();
+  });
+
+  it('every error answer, in both documents, is declared as application/problem+json (as sent), not application/json', () => {
+    const wrong: string[] = [];
+    for (const doc of Object.values(docs)) {
+      for (const op of operations(doc)) {
+        for (const [status, response] of Object.entries(op.responses)) {
+          // The health probe's 503 is {"status":"unavailable"}, as the README documents it for load balancers.
+          if (Number(status) < 400 || (op.name === 'GET /health' && status === '503')) continue;
+          const types = Object.keys(response.content ?? {});
+          if (types.length !== 1 || types[0] !== 'application/problem+json') wrong.push(`${op.name} ${status}: ${types.join(', ') || '(none)'}`);
+        }
+      }
+    }
+    expect(wrong).toEqual([]);
+    const problem = docs.work.paths['/work'].post.responses['422'].content['application/problem+json'].schema;
+    expect(problem.required).toEqual(expect.arrayContaining(['type', 'title', 'status', 'detail']));
+  });
+
+  it('GET /events declares its 200 as text/event-stream, which is what it sends', () => {
+    expect(Object.keys(docs.work.paths['/events'].get.responses['200'].content)).toEqual(['text/event-stream']);
+  });
+
+  it("an operation's description states its access level once", () => {
+    const repeated = operations(docs.work)
+      .filter((op) => (op.description?.match(/Access: /g) ?? []).length > 1)
+      .map((op) => op.name);
+    expect(repeated).toEqual([]);
+  });
+});
