@@ -1,0 +1,24 @@
+// `npm run fuzz -- --runs 20000 [--seed N] [vitest options]`: the fuzz suites of test/fuzz with
+// as many cases as asked, on both stores, AUTH=off and AUTH=tokens (a quarter of the runs).
+// The seed is printed at the start of each suite; `--seed` replays one.
+import { spawnSync } from 'node:child_process';
+
+const args = process.argv.slice(2);
+const env = { ...process.env };
+const passed = [];
+for (let index = 0; index < args.length; index += 1) {
+  const arg = args[index];
+  const [name, inline] = arg.split('=', 2);
+  if (name === '--runs' || name === '--seed') {
+    const value = inline ?? args[(index += 1)];
+    if (value === undefined || !/^-?\d+$/.test(value)) {
+      console.error(`${name} takes an integer`);
+      process.exit(2);
+    }
+    env[name === '--runs' ? 'FUZZ_RUNS' : 'FUZZ_SEED'] = value;
+  } else {
+    passed.push(arg);
+  }
+}
+const result = spawnSync('npx', ['vitest', 'run', 'test/fuzz', ...passed], { stdio: 'inherit', env });
+process.exit(result.status ?? 1);
