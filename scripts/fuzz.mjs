@@ -1,6 +1,7 @@
-// `npm run fuzz -- --runs 20000 [--seed N] [vitest options]`: the fuzz suites of test/fuzz with
-// as many cases as asked, on both stores, AUTH=off and AUTH=tokens (a quarter of the runs).
-// The seed is printed at the start of each suite; `--seed` replays one.
+// `npm run fuzz -- --runs 20000 [--seed N] [--keep-going] [vitest options]`: the fuzz suites of
+// test/fuzz with as many cases as asked, on both stores, AUTH=off and AUTH=tokens (a quarter of
+// the runs). The seed is printed at the start of each suite; `--seed` replays one.
+// `--keep-going` runs every case and reports each distinct failure once, instead of stopping.
 import { spawnSync } from 'node:child_process';
 
 const args = process.argv.slice(2);
@@ -9,7 +10,9 @@ const passed = [];
 for (let index = 0; index < args.length; index += 1) {
   const arg = args[index];
   const [name, inline] = arg.split('=', 2);
-  if (name === '--runs' || name === '--seed') {
+  if (arg === '--keep-going') {
+    env.FUZZ_KEEP_GOING = '1';
+  } else if (name === '--runs' || name === '--seed') {
     const value = inline ?? args[(index += 1)];
     if (value === undefined || !/^-?\d+$/.test(value)) {
       console.error(`${name} takes an integer`);

@@ -44,7 +44,10 @@ export interface Desk {
   /** Cases run so far, and how each request was answered, for the summary. */
   tally: Map<string, number>;
   caseArbitrary: fc.Arbitrary<Draft[]>;
+  /** Checks one case; throws on the first broken property unless `keepGoing`. */
   runCase(drafts: Draft[]): Promise<void>;
+  /** With `keepGoing`: each distinct failure once, with its first example. */
+  failures: Map<string, string>;
   close(): Promise<void>;
 }
 
@@ -70,7 +73,12 @@ function weightOf(op: Operation): number {
   return op.method === 'GET' ? 1 : 2;
 }
 
-export async function startDesk(kind: StoreKind, mode: AuthMode): Promise<Desk> {
+/** A failure's kind, without the ids, numbers and quoted values that differ between cases. */
+function signature(operation: string, problem: string): string {
+  return `${operation} ${problem.replace(/"[^"]*"/g, '"…"').replace(/[0-9a-f]{8}-[0-9a-f-]{27}/g, '<id>').replace(/\d+/g, 'N').slice(0, 160)}`;
+}
+
+export async function startDesk(kind: StoreKind, mode: AuthMode, keepGoing = false): Promise<Desk> {
   const testDatabase: TestDatabase = await createTestDatabase(kind);
   const database = await openTestDatabase(testDatabase);
   const fakeLlm: FakeLlm = await startFakeLlm({ record: false });
@@ -115,6 +123,7 @@ export async function startDesk(kind: StoreKind, mode: AuthMode): Promise<Desk> 
   const deleted = new Set<string>();
   const revoked = new Set<string>();
   const tally = new Map<string, number>();
+  const failures = new Map<string, string>();
   const dispatcher = new Agent({ connections: 16, headersTimeout: 20_000, bodyTimeout: 20_000 });
   const oracle = (op: Operation): OracleSettings => ({
     operations: services[op.service as 'work' | 'classify'].operations,
@@ -203,14 +212,18 @@ export async function startDesk(kind: StoreKind, mode: AuthMode): Promise<Desk> 
         send(sendable, header).catch((error: Error) => ({ status: 0, headers: {}, text: `no answer: ${error.message}` }) as Answer),
       ),
     );
-    const failures: string[] = [];
+    const found: string[] = [];
     const secrets = [SERVER_KEY, ...CALLER_KEYS, ...(mode === 'tokens' ? [ADMIN_SECRET] : [])];
     prepared.forEach(({ sendable, expectation }, index) => {
       const answer = answers[index]!;
       const op = expectation.op ?? sendable.op;
       tally.set(`${op.name} ${answer.status}`, (tally.get(`${op.name} ${answer.status}`) ?? 0) + 1);
       const problems = answer.status === 0 ? [answer.text] : checkAnswer(sendable, expectation, answer, secrets);
-      if (problems.length > 0) failures.push(`${problems.map((p) => `  ✗ ${p}`).join('\n')}\n${describeRequest(sendable, answer)}`);
+      if (problems.length > 0) {
+        const text = `${problems.map((p) => `  ✗ ${p}`).join('\n')}\n${describeRequest(sendable, answer)}`;
+        found.push(text);
+        for (const problem of problems) if (!failures.has(signature(op.name, problem))) failures.set(signature(op.name, problem), text);
+      }
       if (expectation.op && answer.status > 0) {
         let body: unknown;
         try {
@@ -233,18 +246,26 @@ export async function startDesk(kind: StoreKind, mode: AuthMode): Promise<Desk> 
     });
     eventsAfter = report.lastEventId;
     pools.lastEventId = report.lastEventId;
-    failures.push(...report.broken.map((broken) => `  ✗ invariant ${broken}`));
+    for (const broken of report.broken) {
+      found.push(`  ✗ invariant ${broken}`);
+      if (!failures.has(signature('invariant', broken))) failures.set(signature('invariant', broken), broken);
+    }
 
     // Secrets never reach a log line; no request ended in an error the logs had to report.
     const fresh = logs.lines.slice(logsChecked);
     logsChecked = logs.lines.length;
     for (const line of fresh) {
       for (const secret of [...secrets, ...pools.tokens.map((token) => token.secret)]) {
-        if (line.includes(secret)) failures.push(`  ✗ a log line carries a secret (${secret.slice(0, 6)}…): ${line.slice(0, 300)}`);
+        if (line.includes(secret)) found.push(`  ✗ a log line carries a secret (${secret.slice(0, 6)}…): ${line.slice(0, 300)}`);
       }
-      if (/"level":50/.test(line)) failures.push(`  ✗ an error was logged: ${line.slice(0, 600)}`);
+      if (/"level":50/.test(line)) found.push(`  ✗ an error was logged: ${line.slice(0, 600)}`);
     }
-    if (failures.length > 0) throw new Error(`on ${kind}, AUTH=${mode}:\n${failures.join('\n\n')}`);
+    if (found.length === 0) return;
+    if (keepGoing) {
+      for (const one of found) if (one.startsWith('  ✗ a log') || one.startsWith('  ✗ an error')) failures.set(signature('log', one), one);
+      return;
+    }
+    throw new Error(`on ${kind}, AUTH=${mode}:\n${found.join('\n\n')}`);
   }
 
   return {
@@ -258,6 +279,7 @@ export async function startDesk(kind: StoreKind, mode: AuthMode): Promise<Desk> 
     tally,
     caseArbitrary,
     runCase,
+    failures,
     async close() {
       await workApp.close();
       await classifyApp.close();

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { storesUnderTest } from '../helpers/databases.js';
 import { type Desk, startDesk } from './desk.js';
 import { fuzzSettings, runFuzz } from './fuzz-settings.js';
@@ -13,7 +13,7 @@ const settings = fuzzSettings(150, 0.25);
 describe.each(await storesUnderTest())('every route, fuzzed, on %s with AUTH=tokens', (kind) => {
   let desk: Desk;
   beforeAll(async () => {
-    desk = await startDesk(kind, 'tokens');
+    desk = await startDesk(kind, 'tokens', settings.keepGoing);
   });
   afterAll(async () => {
     await desk?.close();
@@ -23,6 +23,7 @@ describe.each(await storesUnderTest())('every route, fuzzed, on %s with AUTH=tok
     `${settings.runs} cases with admin, role, missing and bad credentials`,
     async () => {
       await runFuzz(`every route on ${kind}, AUTH=tokens`, settings, desk.caseArbitrary, desk.runCase);
+      expect([...desk.failures.values()].join('\n\n════════\n\n')).toBe('');
       console.log(summarize(desk).text);
     },
     60_000 + settings.runs * 400,

@@ -16,7 +16,7 @@ const settings = fuzzSettings(150);
 describe.each(await storesUnderTest())('every route, fuzzed from the OpenAPI documents, on %s (AUTH=off)', (kind) => {
   let desk: Desk;
   beforeAll(async () => {
-    desk = await startDesk(kind, 'off');
+    desk = await startDesk(kind, 'off', settings.keepGoing);
   });
   afterAll(async () => {
     await desk?.close();
@@ -26,6 +26,7 @@ describe.each(await storesUnderTest())('every route, fuzzed from the OpenAPI doc
     `${settings.runs} cases of 1–3 concurrent requests: statuses, problem+json, schemas, invariants`,
     async () => {
       await runFuzz(`every route on ${kind}, AUTH=off`, settings, desk.caseArbitrary, desk.runCase);
+      expect([...desk.failures.values()].join('\n\n════════\n\n')).toBe('');
       const summary = summarize(desk);
       console.log(summary.text);
       // A fuzzer whose requests all bounce off validation would prove little.

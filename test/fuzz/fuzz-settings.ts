@@ -7,6 +7,8 @@ import fc from 'fast-check';
 export interface FuzzSettings {
   runs: number;
   seed: number;
+  /** FUZZ_KEEP_GOING=1: run every case and report each distinct failure once, at the end. */
+  keepGoing: boolean;
 }
 
 function positive(name: string, fallback: number): number {
@@ -22,7 +24,7 @@ export function fuzzSettings(defaultRuns: number, share = 1): FuzzSettings {
   const runs = Math.max(1, Math.round(positive('FUZZ_RUNS', defaultRuns) * share));
   // Seeds are 32-bit integers in fast-check; a fresh one each run unless one is given.
   const seed = positive('FUZZ_SEED', (Date.now() ^ (Math.random() * 0x7fffffff)) | 0);
-  return { runs, seed };
+  return { runs, seed, keepGoing: process.env.FUZZ_KEEP_GOING === '1' };
 }
 
 /** Runs `property` as fast-check does, printing the seed first (and again with any failure). */

@@ -116,13 +116,13 @@ export const hostileValue: fc.Arbitrary<unknown> = fc.oneof(
 );
 
 /**
- * Header values: only bytes HTTP lets through (tab, printable ASCII, obs-text), which is what
- * a client library will send; the rest is refused before it leaves the client.
+ * Header values: tab and printable ASCII only, which is what a client library sends; undici
+ * refuses the rest (obs-text included) before it leaves the client.
  */
 export const hostileHeaderValue = fc.oneof(
   fc.constantFrom('', ' ', '*', '"1"', 'W/"1"', '"1", "2"', '"abc"', '"-1"', '"999999999999"', '1', ',', '"', '" 1 "', 'null', '\t'),
   fc.constantFrom(255, 256, 4000).map((n) => 'k'.repeat(n)),
-  fc.string({ unit: fc.integer({ min: 0x20, max: 0xff }).map((code) => String.fromCharCode(code)), maxLength: 40 }),
+  fc.string({ unit: fc.integer({ min: 0x20, max: 0x7e }).map((code) => String.fromCharCode(code)), maxLength: 40 }),
   fc.string({ unit: 'grapheme-ascii', maxLength: 40 }).map((text) => text.replace(/[^\t\x20-\x7e]/g, '')),
 );
 

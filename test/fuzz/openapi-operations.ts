@@ -46,10 +46,16 @@ type AddFormats = (ajv: Ajv) => Ajv;
 const addFormats = ((addFormatsModule as unknown as { default?: AddFormats }).default ??
   (addFormatsModule as unknown as AddFormats)) as AddFormats;
 
-/** The options src/shared/http.ts gives its validators, so the fuzzer judges validity alike. */
+/**
+ * The options src/shared/http.ts gives its validators, so the fuzzer judges validity alike,
+ * including its one refinement of a format: a date-time must be one JavaScript's Date can read
+ * (no leap second, no "+16" offset).
+ */
 export function requestAjv(coerceTypes: boolean): Ajv {
   const ajv = new Ajv({ allErrors: true, useDefaults: true, removeAdditional: false, strict: false, coerceTypes } satisfies AjvOptions);
   addFormats(ajv);
+  const rfc3339 = (ajv.formats['date-time'] as { validate: (text: string) => boolean }).validate;
+  ajv.addFormat('date-time', { type: 'string', validate: (text: string) => rfc3339(text) && Number.isFinite(Date.parse(text)) });
   return ajv;
 }
 
