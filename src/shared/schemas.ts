@@ -18,7 +18,12 @@ export function Nullable<T extends TSchema>(schema: T) {
   return Type.Union([schema, Type.Null()]);
 }
 
-export const UuidSchema = Type.String({ format: 'uuid' });
+/**
+ * The lower-case form the API hands out. The uuid format alone also takes "urn:uuid:…" and upper
+ * case, which PostgreSQL's uuid type refuses or folds while SQLite compares text: the stores
+ * would answer differently.
+ */
+export const UuidSchema = Type.String({ format: 'uuid', pattern: '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$' });
 
 export const TimestampSchema = Type.String({
   format: 'date-time',

@@ -30,9 +30,6 @@ import {
 } from './schemas.js';
 import type { WorkPage, WorkService } from './service.js';
 
-/** A 304 has no content, so it declares none (a schema would serialize a `null` payload). */
-const NotModifiedResponse = { description: "Not Modified: the caller's copy (If-None-Match) is current" } as const;
-
 /** The next page's address: the same request with the cursor moved on. */
 function nextLink(url: string, query: Record<string, unknown>, cursor: string): string {
   const params = new URLSearchParams();
@@ -195,15 +192,17 @@ export function registerWorkRoutes(app: HttpApp, work: WorkService, claims: Clai
         summary: 'One work item with its dispatch log; its version is the ETag',
         params: WorkIdParamsSchema,
         headers: IfNoneMatchHeadersSchema,
-        response: { 200: WorkItemSchema, 304: NotModifiedResponse, ...problemResponses(404) },
+        response: { 200: WorkItemSchema, 304: Type.Null({ description: "Not Modified: the caller's copy is current" }), ...problemResponses(404) },
       },
     },
     async (request, reply) => {
       const item = await work.get(request.params.id);
       const etag = etagOf(item);
       reply.header('etag', etag);
-      // No payload at all: a serialized null would go out as Content-Length 4 with no body.
-      if (holdsCurrent(request.headers['if-none-match'], etag)) return reply.code(304).send(undefined);
+      // No payload at all: Fastify would serialize a null as "null" and announce Content-Length 4
+      // on a 304, which has no body (undici then refuses the answer). The type says null; an
+      // absent payload is what Fastify sends without a length.
+      if (holdsCurrent(request.headers['if-none-match'], etag)) return reply.code(304).send(undefined as unknown as null);
       return item;
     },
   );

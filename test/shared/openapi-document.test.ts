@@ -66,6 +66,14 @@ describe('the OpenAPI documents declare the answers as they are sent', () => {
     expect(answer.headers['content-type']).toContain('application/problem+json');
   });
 
+  it('with AUTH=off every operation declares 421, which the Host guard answers on every route', () => {
+    const missing = Object.values(docs)
+      .flatMap((doc) => operations(doc))
+      .filter((op) => !op.responses['421']?.content?.['application/problem+json'])
+      .map((op) => op.name);
+    expect(missing).toEqual([]);
+  });
+
   it("an operation's description states its access level once", () => {
     const repeated = operations(docs.work)
       .filter((op) => (op.description?.match(/Access: /g) ?? []).length > 1)
