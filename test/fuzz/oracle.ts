@@ -9,9 +9,13 @@ import { isLoopbackHost } from '../../src/shared/config.js';
 import type { Operation } from './openapi-operations.js';
 import type { Sendable } from './requests.js';
 
-export type Expectation =
+export type Expectation = (
   | { kind: 'refused'; statuses: readonly number[]; why: string; op: Operation | null }
-  | { kind: 'valid'; op: Operation };
+  | { kind: 'valid'; op: Operation }
+) & {
+  /** Statuses Node's HTTP parser may answer before any route (a head near its size limit). */
+  parser?: readonly number[];
+};
 
 /** Who the request presents itself as, under AUTH=tokens; null under AUTH=off. */
 export type Presented = { as: 'admin' } | { as: 'nobody' } | { as: 'role'; role: string } | null;
@@ -27,6 +31,9 @@ export interface OracleSettings {
 
 const UNSAFE = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 const MAX_PARAM_LENGTH = 100;
+/** Node's limit on the request line and headers together; undici adds a few of its own. */
+const MAX_HEAD_BYTES = 16 * 1024;
+const HEAD_SLACK = 1024;
 
 const refused = (statuses: readonly number[], why: string, op: Operation | null = null): Expectation => ({ kind: 'refused', statuses, why, op });
 
@@ -122,11 +129,16 @@ function rolesOf(op: Operation): string[] | null {
   return match ? match[1]!.split(',').map((role) => role.trim()) : null;
 }
 
-export function expectationFor(
-  request: Sendable,
-  settings: OracleSettings,
-  presented: Presented,
-): Expectation {
+export function expectationFor(request: Sendable, settings: OracleSettings, presented: Presented): Expectation {
+  const head =
+    Buffer.byteLength(`${request.method} ${request.path}${request.query ? `?${request.query}` : ''} HTTP/1.1\r\n`) +
+    Object.entries(request.headers).reduce((sum, [name, value]) => sum + Buffer.byteLength(`${name}: ${value}\r\n`), 0);
+  if (head > MAX_HEAD_BYTES + HEAD_SLACK) return refused([431], 'request line and headers over 16 KiB');
+  const expectation = expectationWithinLimits(request, settings, presented);
+  return head > MAX_HEAD_BYTES - HEAD_SLACK ? { ...expectation, parser: [431] } : expectation;
+}
+
+function expectationWithinLimits(request: Sendable, settings: OracleSettings, presented: Presented): Expectation {
   // HTTP strips the spaces around a header value; the server sees what is left.
   const headers = Object.fromEntries(Object.entries(request.headers).map(([name, value]) => [name, value.trim()]));
   headers.host ??= '127.0.0.1';

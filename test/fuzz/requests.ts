@@ -64,6 +64,13 @@ function headerSafe(value: unknown): string {
   return String(value).replace(/[^\t\x20-\x7e]/g, '');
 }
 
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+
+/** Percent-encoding as a URL library does it: a lone surrogate, which UTF-8 cannot carry, becomes U+FFFD. */
+function encode(text: string): string {
+  return encodeURIComponent(text.replace(LONE_SURROGATE, '\ufffd'));
+}
+
 function queryText(query: Record<string, unknown>): string {
   const pairs: string[] = [];
   for (const [name, value] of Object.entries(query)) {
@@ -71,7 +78,7 @@ function queryText(query: Record<string, unknown>): string {
     const values = Array.isArray(value) ? value : [value];
     for (const one of values) {
       const text = typeof one === 'string' ? one : one === null ? '' : typeof one === 'object' ? JSON.stringify(one) : String(one);
-      pairs.push(`${encodeURIComponent(name)}=${encodeURIComponent(text)}`);
+      pairs.push(`${encode(name)}=${encode(text)}`);
     }
   }
   return pairs.join('&');
@@ -99,7 +106,7 @@ export function concretize(draft: Draft, context: ConcretizeContext): Sendable {
   );
   let body = resolve(draft.body, resolveContext);
 
-  const segments = Object.fromEntries(Object.entries(pathValues).map(([name, value]) => [name, encodeURIComponent(String(value))]));
+  const segments = Object.fromEntries(Object.entries(pathValues).map(([name, value]) => [name, encode(String(value))]));
   let method = op.method;
   let rawQuery = '';
   let bodyText: string | null | undefined; // undefined: serialize `body`
@@ -196,7 +203,7 @@ export function concretize(draft: Draft, context: ConcretizeContext): Sendable {
       const names = Object.keys(segments);
       if (names.length === 0) break;
       const name = names[mutation.pick % names.length]!;
-      segments[name] = mutation.raw ? mutation.text : encodeURIComponent(mutation.text);
+      segments[name] = mutation.raw ? mutation.text : encode(mutation.text);
       described = `path ${name} = ${JSON.stringify(mutation.text.slice(0, 60))}${mutation.raw ? ' (raw)' : ''}`;
       break;
     }
