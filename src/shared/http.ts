@@ -79,16 +79,28 @@ class OneLinePerRequest extends LogController {
 
 type FormatCheck = (text: string) => boolean;
 
+/** The years both stores hold in ISO 8601 form: PostgreSQL has no year 0 and SQLite compares text. */
+const FIRST_TIME = Date.parse('0001-01-01T00:00:00.000Z');
+const LAST_TIME = Date.parse('9999-12-31T23:59:59.999Z');
+
 /**
- * date-time as ajv-formats reads RFC 3339, and also a time JavaScript's Date can hold: ajv-formats
- * takes a leap second (23:59:60) and an offset without minutes (+16), which Date reads as an
- * invalid date, and the services turn every accepted time into a Date (filters, run_after, token
- * expiry). Refused here, such a time is a 422 on its field instead of a RangeError and a 500.
+ * date-time as ajv-formats reads RFC 3339, and also a time JavaScript's Date can hold, in the
+ * years 0001–9999 (UTC): ajv-formats takes a leap second (23:59:60) and an offset without minutes
+ * (+16), which Date reads as an invalid date, and year 0, which PostgreSQL refuses; the services
+ * turn every accepted time into a Date and store it. Refused here, such a time is a 422 on its
+ * field instead of a RangeError or a database error, and a 500.
  */
-function addReadableDateTime(ajv: Ajv): void {
+function addStorableDateTime(ajv: Ajv): void {
   const rfc3339 = ajv.formats['date-time'] as { validate: FormatCheck } | FormatCheck | undefined;
   const wellFormed: FormatCheck = typeof rfc3339 === 'function' ? rfc3339 : (rfc3339?.validate ?? (() => true));
-  ajv.addFormat('date-time', { type: 'string', validate: (text: string) => wellFormed(text) && Number.isFinite(Date.parse(text)) });
+  ajv.addFormat('date-time', {
+    type: 'string',
+    validate: (text: string) => {
+      if (!wellFormed(text)) return false;
+      const at = Date.parse(text);
+      return at >= FIRST_TIME && at <= LAST_TIME;
+    },
+  });
 }
 
 function buildAjv(options: AjvOptions): Ajv {
@@ -100,7 +112,7 @@ function buildAjv(options: AjvOptions): Ajv {
     ...options,
   });
   addFormats(ajv);
-  addReadableDateTime(ajv);
+  addStorableDateTime(ajv);
   return ajv;
 }
 
