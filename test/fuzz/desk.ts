@@ -51,6 +51,9 @@ export interface Desk {
   close(): Promise<void>;
 }
 
+/** The operations whose answer is the work item as written. */
+const WRITES = new Set(['POST /work', 'PATCH /work/{id}', 'POST /work/claim', 'POST /work/{id}/heartbeat']);
+
 /** Nothing resolves: a caller's base_url may name only the allow-listed fake LLM. */
 const refuseEveryName = async (hostname: string): Promise<string[]> => {
   throw new Error(`ENOTFOUND ${hostname}`);
@@ -213,6 +216,7 @@ export async function startDesk(kind: StoreKind, mode: AuthMode, keepGoing = fal
       ),
     );
     const found: string[] = [];
+    const written = new Map<string, { version: number }>();
     const secrets = [SERVER_KEY, ...CALLER_KEYS, ...(mode === 'tokens' ? [ADMIN_SECRET] : [])];
     prepared.forEach(({ sendable, expectation }, index) => {
       const answer = answers[index]!;
@@ -232,10 +236,26 @@ export async function startDesk(kind: StoreKind, mode: AuthMode, keepGoing = fal
           body = undefined;
         }
         pools.learn(expectation.op, answer.status, body, answer.headers.link);
+        const item = body as { id?: unknown; version?: unknown; dispatch_log?: unknown } | undefined;
+        if (WRITES.has(expectation.op.name) && answer.status < 300 && typeof item?.id === 'string' && typeof item.version === 'number' && item.dispatch_log) {
+          if ((written.get(item.id)?.version ?? 0) < item.version) written.set(item.id, item as { version: number });
+        }
         if (answer.status === 204 && expectation.op.name === 'DELETE /work/{id}') deleted.add(decodeURIComponent(sendable.path.split('/')[2]!));
         if (answer.status === 204 && expectation.op.name === 'DELETE /tokens/{id}') revoked.add(decodeURIComponent(sendable.path.split('/')[2]!));
       }
     });
+
+    // A read returns what a write acknowledged: each item a write answered with, read back at
+    // the same version, is the same item (dispatch log, timestamps, payload and all).
+    for (const [id, acknowledged] of written) {
+      const read = await send({ op: services.work.operations[0]!, method: 'GET', path: `/work/${id}`, query: '', headers: {}, body: null, mutation: 'read back' }, mode === 'tokens' ? `Bearer ${ADMIN_SECRET}` : undefined);
+      if (read.status !== 200) continue;
+      const current = JSON.parse(read.text) as { version: number };
+      if (current.version === acknowledged.version && JSON.stringify(current) !== JSON.stringify(acknowledged)) {
+        found.push(`  ✗ item ${id} reads back differently at version ${current.version}:\n  acknowledged ${JSON.stringify(acknowledged).slice(0, 900)}\n  read         ${read.text.slice(0, 900)}`);
+        failures.set(signature('read-back', 'item reads back differently'), found.at(-1)!);
+      }
+    }
 
     const report = await checkInvariants({
       database,

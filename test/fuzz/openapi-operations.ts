@@ -46,16 +46,20 @@ type AddFormats = (ajv: Ajv) => Ajv;
 const addFormats = ((addFormatsModule as unknown as { default?: AddFormats }).default ??
   (addFormatsModule as unknown as AddFormats)) as AddFormats;
 
+const FIRST_TIME = Date.parse('0001-01-01T00:00:00.000Z');
+const LAST_TIME = Date.parse('9999-12-31T23:59:59.999Z');
+
 /**
  * The options src/shared/http.ts gives its validators, so the fuzzer judges validity alike,
  * including its one refinement of a format: a date-time must be one JavaScript's Date can read
- * (no leap second, no "+16" offset).
+ * (no leap second, no "+16" offset), in the years 0001–9999 UTC.
  */
 export function requestAjv(coerceTypes: boolean): Ajv {
   const ajv = new Ajv({ allErrors: true, useDefaults: true, removeAdditional: false, strict: false, coerceTypes } satisfies AjvOptions);
   addFormats(ajv);
   const rfc3339 = (ajv.formats['date-time'] as { validate: (text: string) => boolean }).validate;
-  ajv.addFormat('date-time', { type: 'string', validate: (text: string) => rfc3339(text) && Number.isFinite(Date.parse(text)) });
+  const storable = (text: string) => rfc3339(text) && Date.parse(text) >= FIRST_TIME && Date.parse(text) <= LAST_TIME;
+  ajv.addFormat('date-time', { type: 'string', validate: storable });
   return ajv;
 }
 

@@ -240,12 +240,21 @@ export function concretize(draft: Draft, context: ConcretizeContext): Sendable {
   return {
     op,
     method,
-    path: fillTemplate(op.path, segments) + suffix,
+    // As the client sends it: a URL library resolves "." and ".." segments (%2e too) first.
+    path: clientPath(fillTemplate(op.path, segments) + suffix),
     query: queryPart,
     headers: finalHeaders,
     body: bodyText,
     mutation: described,
   };
+}
+
+function clientPath(path: string): string {
+  try {
+    return new URL(path, 'http://127.0.0.1').pathname;
+  } catch {
+    return path;
+  }
 }
 
 function isObjectAt(value: unknown, path: Array<string | number>): boolean {
