@@ -147,12 +147,13 @@ export async function createHttpApp(options: HttpAppOptions): Promise<HttpApp> {
   const methods = createMethodIndex();
   app.addHook('onRoute', (route) => methods.add(route.method, route.url));
   // Fastify reads a body for these methods whether or not the route wants one (a DELETE too),
-  // so each can answer the parser's 400, 413 and 415: the document says so.
+  // so each can answer the parser's 400, 413 and 415 and the JSON body check's 422: the
+  // document says so.
   app.addHook('onRoute', (route) => {
     const reads = (Array.isArray(route.method) ? route.method : [route.method]).some((method) => BODY_METHODS.has(String(method)));
     if (!reads || !route.schema) return;
     const schema = route.schema as { response?: Record<string, unknown> };
-    schema.response = { ...problemResponses(400, 413, 415), ...schema.response };
+    schema.response = { ...problemResponses(400, 413, 415, 422), ...schema.response };
   });
 
   const bodyAjv = buildAjv({ coerceTypes: false });
