@@ -6,6 +6,7 @@
 
 import fc from 'fast-check';
 import type { JsonSchema, Operation } from './openapi-operations.js';
+import { WORK_STATUSES } from '../../src/work/statuses.js';
 import { type Hint, type Where, dateTimeValue, schemaValue } from './schema-values.js';
 
 export const AGENTS = ['ada', 'bo', 'cy', 'agent.x@y', 'Z-9'] as const;
@@ -189,6 +190,9 @@ export function deskHints(op: Operation, fakeLlmUrl: string): Hint {
     'body.project_id': fc.oneof(idRef('project'), fc.constant(null)),
     'query.project_id': idRef('project'),
     'query.cursor': fc.nat().map((n) => new Reference({ ref: 'cursor', pick: n })),
+    'query.status': fc.subarray([...WORK_STATUSES], { minLength: 1 }).map((statuses) => statuses.join(',')),
+    // Small pages, so that lists hand out cursors to follow.
+    'query.limit': fc.integer({ min: 1, max: 3 }),
     'header.if-match': etagRef('current', 'current', 'stale', 'list', 'weak', 'any', 'ahead'),
     'header.if-none-match': etagRef('current', 'stale', 'any', 'weak', 'list'),
     'header.idempotency-key': fc.constantFrom('k-1', 'k-2', 'retry-42'),
@@ -220,15 +224,80 @@ export function deskHints(op: Operation, fakeLlmUrl: string): Hint {
       { requiredKeys: [] },
     ),
   };
+  Object.assign(table, operationHints(op));
+  // Where safety or time is at stake the hint decides alone, even inside a body the schema makes.
+  const alone = (where: Where) =>
+    where === 'body.base_url' || where === 'body.wait_s' || where === 'body.token' || where.startsWith('header.if-') || where === 'path.id' || where === 'query.cursor';
+  const aloneOnly: Hint = (where) => (alone(where) ? table[where] : undefined);
   return (where: Where, schema: JsonSchema) => {
-    const hinted = table[where];
+    const hinted = table[`${op.name} ${where}`] ?? table[where];
     if (!hinted) return undefined;
-    // Where safety or time is at stake the hint decides alone; elsewhere the schema has a say too.
-    const alone = where === 'body.base_url' || where === 'body.wait_s' || where === 'body.token' || where.startsWith('header.if-') || where === 'path.id';
-    if (alone) return hinted;
-    // The schema's own value without hints, which would otherwise answer for it again.
-    return fc.oneof({ weight: 4, arbitrary: hinted }, { weight: 1, arbitrary: schemaValue(schema, where, () => undefined) });
+    if (alone(where)) return hinted;
+    // Elsewhere the schema has a say too (without the other hints, which would answer for it again).
+    return fc.oneof({ weight: 4, arbitrary: hinted }, { weight: 1, arbitrary: schemaValue(schema, where, aloneOnly) });
   };
+}
+
+/**
+ * Whole bodies for the operations whose fields depend on each other, so that some requests get
+ * past the rules to the state they change (the schema alone rarely pairs a status with its
+ * outcome). They are mixed with the schema's own bodies by `deskHints`.
+ */
+function operationHints(op: Operation): Record<Where, fc.Arbitrary<unknown>> {
+  const agent = fc.constantFrom(...AGENTS);
+  switch (op.name) {
+    case 'PATCH /work/{id}':
+      return {
+        [`${op.name} body`]: fc.oneof(
+          agent.map((name) => ({ status: 'dispatched', agent: name })),
+          fc.constantFrom(
+            { status: 'in_progress' },
+            { status: 'blocked' },
+            { status: 'queued' },
+            { status: 'completed', outcome: 'success' },
+            { status: 'failed', outcome: 'failed' },
+            { status: 'cancelled', outcome: 'cancelled' },
+            { outcome: 'success' },
+          ),
+          fc.record({ notes: fc.oneof(fc.string(), fc.constant(null)) }),
+          fc.record({ priority: fc.integer({ min: 1, max: 5 }), description: fc.constantFrom('edited', 'again') }),
+          agent.map((name) => ({ agent: name })),
+        ),
+      };
+    case 'POST /work/claim':
+      return {
+        [`${op.name} body`]: fc.record(
+          {
+            agent,
+            types: fc.subarray([...TYPES], { minLength: 1 }),
+            lease_s: fc.integer({ min: 1, max: 3 }),
+            wait_s: fc.constantFrom(0, 0, 1),
+            start: fc.boolean(),
+          },
+          { requiredKeys: ['agent'] },
+        ),
+      };
+    case 'POST /work/{id}/heartbeat':
+      return { [`${op.name} body`]: fc.record({ agent, lease_s: fc.integer({ min: 1, max: 3 }) }, { requiredKeys: ['agent'] }) };
+    case 'POST /classify':
+    case 'POST /ui-api/classify':
+      return {
+        [`${op.name} body`]: fc.record(
+          {
+            email_data: fc.record({
+              subject: fc.constantFrom('Invoice 2231 due Friday', 'Lunch?', 'URGENT: wire transfer'),
+              body: fc.constantFrom('<p>Please pay by <b>Friday</b>.</p>', 'Can you review the PR today?', 'Thanks!'),
+            }),
+            id: fc.constantFrom('m-1', 'm-2', 'm-3'),
+            conversationId: fc.constantFrom('conv-1', 'conv-2'),
+            temperature: fc.constantFrom(0, 0.5),
+          },
+          { requiredKeys: ['email_data'] },
+        ),
+      };
+    default:
+      return {};
+  }
 }
 
 /**

@@ -35,9 +35,17 @@ export interface Sendable {
   mutation: string;
 }
 
+const ABSENT = Symbol('absent');
+
+/** Parameters: the required ones always, each optional one about a third of the time. */
 function paramsArbitrary(params: Param[], where: string, hint: Hint): fc.Arbitrary<Record<string, unknown>> {
-  const shape = Object.fromEntries(params.map((param) => [param.name, schemaValue(param.schema, `${where}.${param.name}`, hint)]));
-  return fc.record(shape, { requiredKeys: params.filter((param) => param.required).map((param) => param.name) as never[] });
+  const shape = Object.fromEntries(
+    params.map((param) => {
+      const value = schemaValue(param.schema, `${where}.${param.name}`, hint);
+      return [param.name, param.required ? value : fc.oneof({ weight: 2, arbitrary: fc.constant(ABSENT) }, { weight: 1, arbitrary: value })];
+    }),
+  );
+  return fc.record(shape).map((values) => Object.fromEntries(Object.entries(values).filter(([, value]) => value !== ABSENT)));
 }
 
 /** Valid requests for `op`, each with one mutation (often none) and a credential. */
