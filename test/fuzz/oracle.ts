@@ -34,6 +34,7 @@ const MAX_PARAM_LENGTH = 100;
 /** Node's limit on the request line and headers together; undici adds a few of its own. */
 const MAX_HEAD_BYTES = 16 * 1024;
 const HEAD_SLACK = 1024;
+const HIDDEN = /^\/(openapi\.json|docs(\/.*)?)?$/;
 
 const refused = (statuses: readonly number[], why: string, op: Operation | null = null): Expectation => ({ kind: 'refused', statuses, why, op });
 
@@ -151,6 +152,8 @@ function expectationWithinLimits(request: Sendable, settings: OracleSettings, pr
   const routes = routesAt(settings.operations, request.path);
   const op = routes.find((candidate) => candidate.method === request.method || (request.method === 'HEAD' && candidate.method === 'GET'));
   if (!op) {
+    // Routes the documents leave out: the web UI's page, the document itself, its viewer.
+    if (HIDDEN.test(request.path)) return refused([200, 301, 302, 304, 404, 405], 'a route the document hides');
     if (routes.length === 0 || request.path.endsWith('/')) return refused([404, 405], 'no route has this path');
     return refused([405], `no ${request.method} route at this path`);
   }
