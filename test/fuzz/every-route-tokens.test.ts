@@ -8,7 +8,7 @@ import { summarize } from './tally.js';
 // credential, a malformed or unknown one, or a token of another role minted during the run
 // (and maybe revoked since). The oracle expects 401 and 403 from the document's access levels.
 
-const settings = fuzzSettings(150, 0.25);
+const settings = fuzzSettings(200, 0.25);
 
 describe.each(await storesUnderTest())('every route, fuzzed, on %s with AUTH=tokens', (kind) => {
   let desk: Desk;
@@ -24,6 +24,7 @@ describe.each(await storesUnderTest())('every route, fuzzed, on %s with AUTH=tok
     async () => {
       await runFuzz(`every route on ${kind}, AUTH=tokens`, settings, desk.caseArbitrary, desk.runCase);
       expect([...desk.failures.values()].join('\n\n════════\n\n')).toBe('');
+      expect(await desk.checkEverything()).toEqual([]);
       console.log(summarize(desk).text);
     },
     60_000 + settings.runs * 400,

@@ -11,7 +11,7 @@ import { summarize } from './tally.js';
 // matches its declared schema; the database keeps its invariants (invariants.ts).
 // `npm run fuzz -- --runs 20000` runs many more; `--seed N` replays a run.
 
-const settings = fuzzSettings(150);
+const settings = fuzzSettings(200);
 
 describe.each(await storesUnderTest())('every route, fuzzed from the OpenAPI documents, on %s (AUTH=off)', (kind) => {
   let desk: Desk;
@@ -27,6 +27,7 @@ describe.each(await storesUnderTest())('every route, fuzzed from the OpenAPI doc
     async () => {
       await runFuzz(`every route on ${kind}, AUTH=off`, settings, desk.caseArbitrary, desk.runCase);
       expect([...desk.failures.values()].join('\n\n════════\n\n')).toBe('');
+      expect(await desk.checkEverything()).toEqual([]);
       const summary = summarize(desk);
       console.log(summary.text);
       // A fuzzer whose requests all bounce off validation would prove little.

@@ -241,7 +241,8 @@ export function concretize(draft: Draft, context: ConcretizeContext): Sendable {
     bodyText = body === undefined ? null : JSON.stringify(keepOnMachine(body, context.fakeLlmUrl));
   }
   if (bodyText === null && mutation.kind !== 'content-type') contentType = null;
-  const finalHeaders: Record<string, string> = { ...headers };
+  // Signing in and out must carry the CSRF header, as the route's description says.
+  const finalHeaders: Record<string, string> = op.path === '/session' && op.method !== 'GET' ? { 'x-agentdesk-csrf': '1', ...headers } : { ...headers };
   if (contentType !== null && bodyText !== null) finalHeaders['content-type'] = contentType;
   if (mutation.kind === 'content-type' && contentType !== null) finalHeaders['content-type'] = contentType;
   const queryPart = [queryText(query), rawQuery].filter(Boolean).join('&');
