@@ -19,6 +19,7 @@ import { type StoreKind, type TestDatabase, createTestDatabase, openTestDatabase
 import { type FakeLlm, startFakeLlm } from '../helpers/fake-llm.js';
 import { CALLER_KEYS, Pools, deskHints } from './desk-knowledge.js';
 import { checkInvariants } from './invariants.js';
+import { type ModelBehaviour, modelBehaviour } from './model-answers.js';
 import { type Operation, readOperations } from './openapi-operations.js';
 import { type Expectation, type OracleSettings, type Presented, expectationFor, methodsAt } from './oracle.js';
 import { type Draft, type Sendable, concretize, draftArbitrary } from './requests.js';
@@ -26,6 +27,12 @@ import { type Answer, checkAnswer, describeRequest } from './response-checks.js'
 import fc from 'fast-check';
 
 export type AuthMode = 'off' | 'tokens';
+
+/** One case: requests sent together, and how the language model behaves meanwhile. */
+export interface FuzzCase {
+  drafts: Draft[];
+  model: ModelBehaviour;
+}
 
 interface Service {
   app: HttpApp;
@@ -43,9 +50,9 @@ export interface Desk {
   logs: CapturedLogs;
   /** Cases run so far, and how each request was answered, for the summary. */
   tally: Map<string, number>;
-  caseArbitrary: fc.Arbitrary<Draft[]>;
+  caseArbitrary: fc.Arbitrary<FuzzCase>;
   /** Checks one case; throws on the first broken property unless `keepGoing`. */
-  runCase(drafts: Draft[]): Promise<void>;
+  runCase(fuzzCase: FuzzCase): Promise<void>;
   /** With `keepGoing`: each distinct failure once, with its first example. */
   failures: Map<string, string>;
   /** Every invariant over every row, as at the end of a run. */
@@ -149,10 +156,13 @@ export async function startDesk(kind: StoreKind, mode: AuthMode, keepGoing = fal
   );
   // Up to three different requests at once, or one request sent two or three times at once:
   // the same PATCH, claim or Idempotency-Key racing itself.
-  const caseArbitrary = fc.oneof(
-    { weight: 4, arbitrary: fc.array(draft, { minLength: 1, maxLength: 3 }) },
-    { weight: 1, arbitrary: fc.tuple(draft, fc.integer({ min: 2, max: 3 })).map(([one, times]) => Array.from({ length: times }, () => one)) },
-  );
+  const caseArbitrary: fc.Arbitrary<FuzzCase> = fc.record({
+    drafts: fc.oneof(
+      { weight: 4, arbitrary: fc.array(draft, { minLength: 1, maxLength: 3 }) },
+      { weight: 1, arbitrary: fc.tuple(draft, fc.integer({ min: 2, max: 3 })).map(([one, times]) => Array.from({ length: times }, () => one)) },
+    ),
+    model: modelBehaviour,
+  });
 
   /** The credential a draft presents under AUTH=tokens, and what the oracle should make of it. */
   function credential(draft: Draft): { header: string | undefined; presented: Presented } {
@@ -218,8 +228,11 @@ export async function startDesk(kind: StoreKind, mode: AuthMode, keepGoing = fal
     return report.broken;
   }
 
-  async function runCase(drafts: Draft[]): Promise<void> {
+  async function runCase({ drafts, model }: FuzzCase): Promise<void> {
     const now = new Date();
+    fakeLlm.clearScript();
+    fakeLlm.setDefaultAnswer(model.answer);
+    fakeLlm.script(...model.replies);
     const prepared = drafts.map((draft) => {
       const sendable = concretize(draft, {
         pools,

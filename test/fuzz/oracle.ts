@@ -46,7 +46,9 @@ function templateMatches(template: string, path: string): boolean {
   const want = segmentsOf(template);
   const have = segmentsOf(path);
   if (want.length !== have.length) return false;
-  return want.every((part, index) => (part.startsWith('{') ? have[index] !== '' : part === have[index]));
+  // The router lets a parameter at the end of the path be empty ("/projects/" reaches
+  // /projects/{id}, whose schema then refuses the empty id).
+  return want.every((part, index) => (part.startsWith('{') ? have[index] !== '' || index === want.length - 1 : part === have[index]));
 }
 
 /** The operations whose path matches, the most specific (fewest parameters) first. */
@@ -154,7 +156,7 @@ function expectationWithinLimits(request: Sendable, settings: OracleSettings, pr
   if (!op) {
     // Routes the documents leave out: the web UI's page, the document itself, its viewer.
     if (HIDDEN.test(request.path)) return refused([200, 301, 302, 304, 404, 405], 'a route the document hides');
-    if (routes.length === 0 || request.path.endsWith('/')) return refused([404, 405], 'no route has this path');
+    if (routes.length === 0 || request.path.endsWith('/')) return refused([404, 405], 'no route has this path (for this method)');
     return refused([405], `no ${request.method} route at this path`);
   }
   const values = segments.map((segment) => decodeSegment(segment)!);

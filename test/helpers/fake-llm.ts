@@ -62,6 +62,8 @@ export interface FakeLlm {
   requests: RecordedRequest[];
   /** Queues replies for the next requests; when the queue is empty the default answer is sent. */
   script(...replies: FakeReply[]): void;
+  /** Drops the replies still queued. */
+  clearScript(): void;
   setDefaultAnswer(answer: unknown): void;
   close(): Promise<void>;
 }
@@ -129,6 +131,9 @@ export async function startFakeLlm({ port: listenPort = 0, record = true }: Fake
     openaiBaseUrl: `${url}/v1`,
     requests,
     script: (...replies) => queue.push(...replies),
+    clearScript: () => {
+      queue.length = 0;
+    },
     setDefaultAnswer: (answer) => {
       defaultAnswer = answer;
     },
