@@ -2,6 +2,7 @@
 // test/fuzz with as many cases as asked, on both stores, AUTH=off and AUTH=tokens (a quarter of
 // the runs). The seed is printed at the start of each suite; `--seed` replays one.
 // `--keep-going` runs every case and reports each distinct failure once, instead of stopping.
+// A failure prints the exact replay: npm run fuzz -- --seed N --runs R <file> -t "<suite>".
 import { spawnSync } from 'node:child_process';
 
 const args = process.argv.slice(2);
@@ -23,5 +24,7 @@ for (let index = 0; index < args.length; index += 1) {
     passed.push(arg);
   }
 }
-const result = spawnSync('npx', ['vitest', 'run', 'test/fuzz', ...passed], { stdio: 'inherit', env });
+// Without a file of its own (a replay names one), every suite of test/fuzz.
+const files = passed.some((arg) => arg.startsWith('test/')) ? [] : ['test/fuzz'];
+const result = spawnSync('npx', ['vitest', 'run', ...files, ...passed], { stdio: 'inherit', env });
 process.exit(result.status ?? 1);

@@ -286,9 +286,13 @@ function operationHints(op: Operation): Record<Where, fc.Arbitrary<unknown>> {
           {
             email_data: fc.record({
               subject: fc.constantFrom('Invoice 2231 due Friday', 'Lunch?', 'URGENT: wire transfer'),
-              body: fc.constantFrom('<p>Please pay by <b>Friday</b>.</p>', 'Can you review the PR today?', 'Thanks!'),
+              // Half of them new, so that the model is asked (a repeat is served from the store).
+              body: fc.tuple(
+                fc.constantFrom('<p>Please pay by <b>Friday</b>.</p>', 'Can you review the PR today?', 'Thanks!'),
+                fc.oneof(fc.constant(''), fc.uuid().map((nonce) => ` (ref ${nonce})`)),
+              ).map(([text, nonce]) => text + nonce),
             }),
-            id: fc.constantFrom('m-1', 'm-2', 'm-3'),
+            id: fc.oneof(fc.constantFrom('m-1', 'm-2', 'm-3'), fc.uuid()),
             conversationId: fc.constantFrom('conv-1', 'conv-2'),
             temperature: fc.constantFrom(0, 0.5),
           },

@@ -303,6 +303,8 @@ export async function startDesk(kind: StoreKind, mode: AuthMode, keepGoing = fal
     // Secrets never reach a log line; no request ended in an error the logs had to report.
     const fresh = logs.lines.splice(0);
     for (const line of fresh) {
+      if (line.includes('"msg":"email classified"')) tally.set('(model answered)', (tally.get('(model answered)') ?? 0) + 1);
+      if (line.includes('"msg":"classification failed"')) tally.set('(model failed)', (tally.get('(model failed)') ?? 0) + 1);
       for (const secret of [...secrets, ...pools.tokens.map((token) => token.secret)]) {
         if (line.includes(secret)) found.push(`  ✗ a log line carries a secret (${secret.slice(0, 6)}…): ${line.slice(0, 300)}`);
       }

@@ -6,6 +6,8 @@ import fc from 'fast-check';
 
 export interface FuzzSettings {
   runs: number;
+  /** FUZZ_RUNS as given (before `share`), which is what a replay passes again. */
+  requested: number;
   seed: number;
   /** FUZZ_KEEP_GOING=1: run every case and report each distinct failure once, at the end. */
   keepGoing: boolean;
@@ -21,15 +23,23 @@ function positive(name: string, fallback: number): number {
 
 /** `share` scales the run count for suites that should run fewer cases than the main one. */
 export function fuzzSettings(defaultRuns: number, share = 1): FuzzSettings {
-  const runs = Math.max(1, Math.round(positive('FUZZ_RUNS', defaultRuns) * share));
+  const requested = positive('FUZZ_RUNS', defaultRuns);
+  const runs = Math.max(1, Math.round(requested * share));
   // Seeds are 32-bit integers in fast-check; a fresh one each run unless one is given.
   const seed = positive('FUZZ_SEED', (Date.now() ^ (Math.random() * 0x7fffffff)) | 0);
-  return { runs, seed, keepGoing: process.env.FUZZ_KEEP_GOING === '1' };
+  return { runs, requested, seed, keepGoing: process.env.FUZZ_KEEP_GOING === '1' };
 }
 
 /** Runs `property` as fast-check does, printing the seed first (and again with any failure). */
-export async function runFuzz<T>(label: string, settings: FuzzSettings, arbitrary: fc.Arbitrary<T>, check: (value: T) => Promise<void>): Promise<void> {
-  const replay = `npm run fuzz -- --seed ${settings.seed} --runs ${settings.runs}`;
+/** `only`: the test file and -t filter that pick this one suite, for the replay line. */
+export async function runFuzz<T>(
+  label: string,
+  only: string,
+  settings: FuzzSettings,
+  arbitrary: fc.Arbitrary<T>,
+  check: (value: T) => Promise<void>,
+): Promise<void> {
+  const replay = `npm run fuzz -- --seed ${settings.seed} --runs ${settings.requested} ${only}`;
   console.log(`[fuzz] ${label}: ${settings.runs} cases, seed ${settings.seed} (replay: ${replay})`);
   try {
     // No shrinking: the server keeps its state between cases, so a smaller case would not
