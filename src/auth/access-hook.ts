@@ -4,7 +4,7 @@ import type { AuthConfig } from '../shared/config.js';
 import { isLoopbackHost } from '../shared/config.js';
 import { PROBLEM_CONTENT_TYPE, problem } from '../shared/errors.js';
 import type { HttpApp } from '../shared/http.js';
-import { ProblemSchema } from '../shared/schemas.js';
+import { ProblemResponse } from '../shared/schemas.js';
 import type { Authenticator, Identity, Principal, Proof } from './authenticator.js';
 import { ACCESS, type Access, CSRF_HEADER, ROLES_BY_ACCESS, SESSION_COOKIE, roleMay } from './roles.js';
 
@@ -93,13 +93,21 @@ export function openDeskPrincipal(request: FastifyRequest): Principal {
   return { name, role: 'admin', agent: null, token_id: null };
 }
 
-/** Documents a route's access level in the OpenAPI description: security scheme, 401/403. */
-function describe(route: RouteOptions): void {
+/**
+ * Documents what the hook can answer in the OpenAPI description: with AUTH=off the Host guard's
+ * 421 (every route); otherwise the security scheme, 401/403/429 and the access level.
+ */
+function describe(route: RouteOptions, mode: AuthConfig['mode'], described: WeakSet<object>): void {
+  if (!route.schema) return;
+  const schema = route.schema as Record<string, unknown> & { response?: Record<string, unknown>; description?: string };
+  // A GET route's HEAD twin shares its schema object: describe it once.
+  if (described.has(schema)) return;
+  described.add(schema);
+  if (mode === 'off') schema.response = { 421: ProblemResponse, ...schema.response };
   const access = route.config?.access;
-  if (access === undefined || access === ACCESS.public || !route.schema) return;
-  const schema = route.schema as Record<string, unknown> & { response?: Record<string, unknown> };
+  if (access === undefined || access === ACCESS.public) return;
   schema.security = [{ bearer: [] }, { session: [] }];
-  schema.response = { 401: ProblemSchema, 403: ProblemSchema, 429: ProblemSchema, ...schema.response };
+  schema.response = { 401: ProblemResponse, 403: ProblemResponse, 429: ProblemResponse, ...schema.response };
   const roles = ROLES_BY_ACCESS[access].join(', ');
   schema.description = [schema.description, `Access: ${access} (${roles}).`].filter(Boolean).join('\n\n');
 }
@@ -140,10 +148,11 @@ export async function installAccessControl(app: HttpApp, { config, authenticator
   app.decorateRequest('identity', null);
 
   const routes: RouteOptions[] = [];
+  const described = new WeakSet<object>();
   app.addHook('onRoute', (route) => {
     routes.push(route);
     // Routes of a public scope get their level after this hook; they are hidden from the docs anyway.
-    describe(route);
+    describe(route, config.mode, described);
   });
   app.decorate('accessTable', () =>
     routes.flatMap((route) =>

@@ -110,7 +110,10 @@ const PG_TYPES = {
 // One parser table per pool instead of pg's global one, so nothing else in the process changes.
 function postgresTypeParser(oid: number, format?: string): (value: string) => unknown {
   if (oid === PG_TYPES.TIMESTAMPTZ || oid === PG_TYPES.TIMESTAMP) {
-    return (value) => new Date(value).toISOString();
+    // pg's own parser reads PostgreSQL's text form exactly; `new Date(text)` takes "0001-01-01
+    // 00:00:00+00" for 2001 (a two-digit year) and fails on an offset with seconds.
+    const parse = pg.types.getTypeParser(oid, 'text') as (value: string) => Date;
+    return (value) => parse(value).toISOString();
   }
   if (oid === PG_TYPES.INT8) return (value) => Number(value);
   return pg.types.getTypeParser(oid, format as 'text');

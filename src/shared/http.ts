@@ -17,6 +17,7 @@ import { ACCESS } from '../auth/roles.js';
 import { isDatabaseUnavailable } from './db.js';
 import { createMethodIndex, onClientError, onFrameworkError } from './http-edges.js';
 import { MalformedJsonError, parseJsonBody } from './json-body.js';
+import { problemResponses } from './schemas.js';
 import {
   ConflictError,
   type FieldError,
@@ -76,6 +77,32 @@ class OneLinePerRequest extends LogController {
   }
 }
 
+type FormatCheck = (text: string) => boolean;
+
+/** The years both stores hold in ISO 8601 form: PostgreSQL has no year 0 and SQLite compares text. */
+const FIRST_TIME = Date.parse('0001-01-01T00:00:00.000Z');
+const LAST_TIME = Date.parse('9999-12-31T23:59:59.999Z');
+
+/**
+ * date-time as ajv-formats reads RFC 3339, and also a time JavaScript's Date can hold, in the
+ * years 0001–9999 (UTC): ajv-formats takes a leap second (23:59:60) and an offset without minutes
+ * (+16), which Date reads as an invalid date, and year 0, which PostgreSQL refuses; the services
+ * turn every accepted time into a Date and store it. Refused here, such a time is a 422 on its
+ * field instead of a RangeError or a database error, and a 500.
+ */
+function addStorableDateTime(ajv: Ajv): void {
+  const rfc3339 = ajv.formats['date-time'] as { validate: FormatCheck } | FormatCheck | undefined;
+  const wellFormed: FormatCheck = typeof rfc3339 === 'function' ? rfc3339 : (rfc3339?.validate ?? (() => true));
+  ajv.addFormat('date-time', {
+    type: 'string',
+    validate: (text: string) => {
+      if (!wellFormed(text)) return false;
+      const at = Date.parse(text);
+      return at >= FIRST_TIME && at <= LAST_TIME;
+    },
+  });
+}
+
 function buildAjv(options: AjvOptions): Ajv {
   const ajv = new Ajv({
     allErrors: true,
@@ -85,6 +112,7 @@ function buildAjv(options: AjvOptions): Ajv {
     ...options,
   });
   addFormats(ajv);
+  addStorableDateTime(ajv);
   return ajv;
 }
 
@@ -118,6 +146,15 @@ export async function createHttpApp(options: HttpAppOptions): Promise<HttpApp> {
 
   const methods = createMethodIndex();
   app.addHook('onRoute', (route) => methods.add(route.method, route.url));
+  // Fastify reads a body for these methods whether or not the route wants one (a DELETE too),
+  // so each can answer the parser's 400, 413 and 415 and the JSON body check's 422: the
+  // document says so.
+  app.addHook('onRoute', (route) => {
+    const reads = (Array.isArray(route.method) ? route.method : [route.method]).some((method) => BODY_METHODS.has(String(method)));
+    if (!reads || !route.schema) return;
+    const schema = route.schema as { response?: Record<string, unknown> };
+    schema.response = { ...problemResponses(400, 413, 415, 422), ...schema.response };
+  });
 
   const bodyAjv = buildAjv({ coerceTypes: false });
   const queryAjv = buildAjv({ coerceTypes: true });
@@ -178,6 +215,8 @@ export async function createHttpApp(options: HttpAppOptions): Promise<HttpApp> {
 
   return app;
 }
+
+const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 /** Seconds a client should wait before retrying a 503. */
 const RETRY_AFTER_SECONDS = '1';

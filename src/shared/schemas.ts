@@ -1,4 +1,5 @@
 import { type TSchema, Type } from 'typebox';
+import { PROBLEM_CONTENT_TYPE } from './errors.js';
 
 export const ProblemSchema = Type.Object(
   {
@@ -17,7 +18,12 @@ export function Nullable<T extends TSchema>(schema: T) {
   return Type.Union([schema, Type.Null()]);
 }
 
-export const UuidSchema = Type.String({ format: 'uuid' });
+/**
+ * The lower-case form the API hands out. The uuid format alone also takes "urn:uuid:…" and upper
+ * case, which PostgreSQL's uuid type refuses or folds while SQLite compares text: the stores
+ * would answer differently.
+ */
+export const UuidSchema = Type.String({ format: 'uuid', pattern: '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$' });
 
 export const TimestampSchema = Type.String({
   format: 'date-time',
@@ -29,9 +35,19 @@ export const HealthSchema = Type.Object(
   { additionalProperties: false },
 );
 
-/** Response schemas for the problem documents a route can answer with. */
+/**
+ * An error answer as a route declares it: keyed by its media type, so the OpenAPI document says
+ * application/problem+json, which is what the error handler sends (and Fastify serializes a
+ * problem with this schema because the reply's type matches).
+ */
+export const ProblemResponse = {
+  description: 'RFC 9457 problem document',
+  content: { [PROBLEM_CONTENT_TYPE]: { schema: ProblemSchema } },
+} as const;
+
+/** Response declarations for the problem documents a route can answer with. */
 export function problemResponses<const Codes extends readonly number[]>(...codes: Codes) {
-  return Object.fromEntries(codes.map((code) => [code, ProblemSchema])) as {
-    [K in Codes[number]]: typeof ProblemSchema;
+  return Object.fromEntries(codes.map((code) => [code, ProblemResponse])) as {
+    [K in Codes[number]]: typeof ProblemResponse;
   };
 }

@@ -12,6 +12,9 @@ import { EVENTS_CHANNEL, type WorkStore } from './store.js';
 // (the store's signal), a NOTIFY from another instance, or the `run_after` of a delayed item
 // coming due (one timer, set from the database's own answer). Nothing polls the database.
 
+/** The longest delay setTimeout honours. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
 export interface ClaimDeps {
   store: WorkStore;
   database: Database;
@@ -123,10 +126,13 @@ export function createClaimService({ store, database, logger, now = () => new Da
     if (at >= dueAt) return;
     clearTimeout(dueTimer);
     dueAt = at;
+    // setTimeout takes at most 2^31-1 ms and fires after 1 ms for anything longer: an item due
+    // months away would wake the waiters over and over. No wait lasts that long anyway.
+    const delay = Math.min(Math.max(0, at - now().getTime()) + 5, MAX_TIMER_MS);
     dueTimer = setTimeout(() => {
       dueAt = Number.POSITIVE_INFINITY;
       wake();
-    }, Math.max(0, at - now().getTime()) + 5);
+    }, delay);
     dueTimer.unref();
   }
 

@@ -24,8 +24,18 @@ export function decodeCursor(cursor: string, order: SortOrder): PagePosition {
   if (cursorOrder !== order) {
     throw ValidationError.of('cursor', `belongs to sort=${String(cursorOrder)}, not sort=${order}`);
   }
-  if (typeof created_at !== 'string' || !ISO_UTC.test(created_at)) throw invalid();
+  // The shape alone lets "2024-99-99T99:99:99.999Z" through, which PostgreSQL refuses (a 500)
+  // and SQLite compares as text: only a time that reads back as itself came from a listing.
+  if (typeof created_at !== 'string' || !ISO_UTC.test(created_at) || !isRealTime(created_at)) throw invalid();
   if (typeof id !== 'string' || !UUID.test(id)) throw invalid();
   if (typeof priority !== 'number' || !Number.isInteger(priority) || priority < 1 || priority > 5) throw invalid();
   return { created_at, id, priority };
+}
+
+/** Year 1 on: PostgreSQL has no year 0 in ISO form. */
+const FIRST_TIME = Date.parse('0001-01-01T00:00:00.000Z');
+
+function isRealTime(text: string): boolean {
+  const at = Date.parse(text);
+  return at >= FIRST_TIME && new Date(at).toISOString() === text;
 }

@@ -356,7 +356,11 @@ export function registerEventRoutes(app: HttpApp, hub: EventHub): void {
           },
           { additionalProperties: false },
         ),
-        response: { 200: Type.String({ description: 'text/event-stream' }), ...problemResponses(422, 503) },
+        response: {
+          // Written by hand to the raw socket: declared for the document, never serialized.
+          200: { description: 'The event stream', content: { 'text/event-stream': { schema: Type.String() } } },
+          ...problemResponses(422, 503),
+        },
       },
     },
     async (request, reply) => {

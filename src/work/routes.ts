@@ -194,14 +194,17 @@ export function registerWorkRoutes(app: HttpApp, work: WorkService, claims: Clai
         summary: 'One work item with its dispatch log; its version is the ETag',
         params: WorkIdParamsSchema,
         headers: IfNoneMatchHeadersSchema,
-        response: { 200: WorkItemSchema, 304: Type.Null(), ...problemResponses(404) },
+        response: { 200: WorkItemSchema, 304: Type.Null({ description: "Not Modified: the caller's copy is current" }), ...problemResponses(404) },
       },
     },
     async (request, reply) => {
       const item = await work.get(request.params.id);
       const etag = etagOf(item);
       reply.header('etag', etag);
-      if (holdsCurrent(request.headers['if-none-match'], etag)) return reply.code(304).send(null);
+      // No payload at all: Fastify would serialize a null as "null" and announce Content-Length 4
+      // on a 304, which has no body (undici then refuses the answer). The type says null; an
+      // absent payload is what Fastify sends without a length.
+      if (holdsCurrent(request.headers['if-none-match'], etag)) return reply.code(304).send(undefined as unknown as null);
       return item;
     },
   );

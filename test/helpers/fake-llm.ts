@@ -68,6 +68,8 @@ export interface FakeLlm {
   resetOpenMax(): void;
   /** Queues replies for the next requests; when the queue is empty the default answer is sent. */
   script(...replies: FakeReply[]): void;
+  /** Drops the replies still queued. */
+  clearScript(): void;
   setDefaultAnswer(answer: unknown): void;
   close(): Promise<void>;
 }
@@ -147,6 +149,9 @@ export async function startFakeLlm({ port: listenPort = 0, record = true }: Fake
       open.max = open.now;
     },
     script: (...replies) => queue.push(...replies),
+    clearScript: () => {
+      queue.length = 0;
+    },
     setDefaultAnswer: (answer) => {
       defaultAnswer = answer;
     },

@@ -185,6 +185,26 @@ describe.each(await storesUnderTest())('POST /work/claim on %s', (kind) => {
     expect(Date.now()).toBeGreaterThanOrEqual(Date.parse(runAfter));
   });
 
+  it('an item due years from now does not make a waiting claim spin (found by the fuzzer)', async () => {
+    // Its due time, over 2^31-1 ms away, overflowed setTimeout, which then fires after 1 ms: the
+    // waiters woke, found nothing, set the same timer, and so on for the whole wait_s.
+    await submit({ type: 'far_test', run_after: '9999-12-31T23:59:59.000Z' });
+    const warnings: string[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning.name);
+    process.on('warning', onWarning);
+    const cpuBefore = process.cpuUsage();
+    try {
+      const response = await claim({ agent: 'kim', types: ['never_far'], wait_s: 2 });
+      expect(response.status).toBe(204);
+    } finally {
+      process.off('warning', onWarning);
+    }
+    const cpu = process.cpuUsage(cpuBefore);
+    expect(warnings).not.toContain('TimeoutOverflowWarning');
+    // A spinning wait keeps the process busy for most of its 2 s; a quiet one uses a sliver.
+    expect((cpu.user + cpu.system) / 1000).toBeLessThan(1_000);
+  });
+
   it('a client that disconnects while waiting leaves nothing behind', async () => {
     const controller = new AbortController();
     const waiting = fetch(`${base}/work/claim`, {

@@ -117,6 +117,18 @@ describe.each(await storesUnderTest())('listing work items on %s', (kind) => {
     expect(response.body.errors.map((e: { field: string }) => e.field)).toContain(field);
   });
 
+  it('a cursor whose parts are well-formed but name no real time is a 422 on cursor, not a 500 (found by the fuzzer)', async () => {
+    const cursor = (parts: unknown[]) => Buffer.from(JSON.stringify(parts)).toString('base64url');
+    const id = '3f2504e0-4f89-41d3-9a0c-0305e82c3301';
+    for (const time of ['2024-99-99T99:99:99.999Z', '2024-02-30T00:00:00.000Z', '0000-00-00T00:00:00.000Z', '0000-01-01T00:00:00.000Z', '2024-01-01T24:00:00.000Z']) {
+      for (const sort of ['newest', 'priority']) {
+        const response = await call(t.app, 'GET', `/work?sort=${sort}&cursor=${cursor([sort, time, id, 3])}`);
+        expect(response.status, `${sort} ${time}: ${response.text}`).toBe(422);
+        expect(response.body.errors).toEqual([{ field: 'cursor', message: expect.any(String) }]);
+      }
+    }
+  });
+
   it('a cursor from one sort order is refused by the other', async () => {
     const first = await call(t.app, 'GET', '/work?limit=2');
     const next = nextUrl(first.headers.link)!;

@@ -33,6 +33,18 @@ describe.each(await storesUnderTest())('preconditions and idempotency on %s', (k
     expect(sameAgain.body.version).toBe(2);
   });
 
+  it('a 304 announces no body: no Content-Length, no Content-Type (found by the fuzzer: undici refused a 304 with Content-Length 4)', async () => {
+    const { body: item } = await submit();
+    for (const tag of ['"1"', '*']) {
+      const unchanged = await call(t.app, 'GET', `/work/${item.id}`, undefined, { 'if-none-match': tag });
+      expect(unchanged.status).toBe(304);
+      expect(unchanged.headers.etag).toBe('"1"');
+      expect(unchanged.headers['content-length']).toBeUndefined();
+      expect(unchanged.headers['content-type']).toBeUndefined();
+      expect(unchanged.text).toBe('');
+    }
+  });
+
   it('If-Match: a fresh version is applied, a stale one is a 412 naming the current version and status', async () => {
     const { body: item } = await submit();
     const fresh = await call(t.app, 'PATCH', `/work/${item.id}`, { priority: 1 }, { 'if-match': '"1"' });
