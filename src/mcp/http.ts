@@ -81,15 +81,24 @@ function createRebindingGuard({ auth, host }: McpRouteOptions) {
       }
       if (!same) return refuse(reply, 403, 'Cross-origin requests to /mcp are refused.');
     }
-    if (auth.mode === 'off') {
-      const user = request.headers['x-user'];
-      if (typeof user !== 'string' || !NAME_RE.test(user)) {
-        return refuse(
-          reply,
-          400,
-          'With AUTH=off, /mcp needs an X-User header naming the agent (1–64 of A–Z a–z 0–9 _ . @ -): the tools act as that agent.',
-        );
-      }
+  };
+}
+
+/**
+ * With AUTH=off the tools act as the agent X-User names. Checked after the body is parsed, so a
+ * body that is not JSON is still a 400 and every validation failure a 422, in either order.
+ */
+function createAgentHeaderCheck({ auth }: McpRouteOptions) {
+  return async function agentHeader(request: FastifyRequest, reply: FastifyReply) {
+    if (auth.mode !== 'off') return;
+    const user = request.headers['x-user'];
+    if (typeof user !== 'string' || !NAME_RE.test(user)) {
+      // A missing or malformed header is a validation failure like any other: 422 naming it.
+      const message = 'is required with AUTH=off: it names the agent the tools act as (1–64 of A–Z a–z 0–9 _ . @ -)';
+      return reply
+        .code(422)
+        .type(PROBLEM_CONTENT_TYPE)
+        .send(problem(422, `X-User ${message}`, { errors: [{ field: 'x-user', message }] }));
     }
   };
 }
@@ -145,6 +154,7 @@ export function registerMcpRoutes(app: HttpApp, options: McpRouteOptions): void 
     {
       config,
       onRequest: guard,
+      preValidation: createAgentHeaderCheck(options),
       schema: {
         tags,
         summary: 'Model Context Protocol over Streamable HTTP (stateless; answers in JSON): the agent tools',
@@ -211,24 +221,7 @@ export function registerMcpRoutes(app: HttpApp, options: McpRouteOptions): void 
     },
   );
 
-  // Stateless: no stream for the server to speak first on, and no session to end.
-  for (const method of ['GET', 'DELETE'] as const) {
-    app.route({
-      method,
-      url: '/mcp',
-      config,
-      onRequest: guard,
-      schema: {
-        tags,
-        summary: `MCP ${method}: 405, this endpoint is stateless (no server stream, no sessions)`,
-        response: problemResponses(400, 403, 405, 421),
-      },
-      handler: async (_request, reply) =>
-        reply
-          .code(405)
-          .header('allow', 'POST')
-          .type(PROBLEM_CONTENT_TYPE)
-          .send(problem(405, `This MCP endpoint is stateless: ${method} is not used; send every message with POST.`)),
-    });
-  }
+  // Stateless: no stream for the server to speak first on, and no session to end. GET and
+  // DELETE are not routes at all, so they get the service's 405 with `Allow: POST`, as the
+  // transport specification permits.
 }

@@ -133,8 +133,6 @@ const CASES: Case[] = [
     roles: READ(200),
   },
   // Stateless: no server stream, no session to end.
-  { route: 'GET /mcp', service: 'work', request: async () => ({ url: '/mcp' }), roles: READ(405) },
-  { route: 'DELETE /mcp', service: 'work', request: async () => ({ url: '/mcp' }), roles: READ(405) },
 
   { route: 'GET /health', service: 'classify', request: async () => ({ url: '/health' }), roles: everyone(200), open: 200 },
   { route: 'GET /openapi.json', service: 'classify', request: async () => ({ url: '/openapi.json' }), roles: everyone(200), open: 200 },

@@ -92,10 +92,11 @@ describe('the /mcp endpoint with tokens', () => {
     const body = JSON.stringify(INITIALIZE);
     const rebound = await raw(base, 'POST', { ...agent, ...json, host: `attacker.example:${port}` }, body);
     expect(rebound.status).toBe(421);
-    for (const method of ['POST', 'GET']) {
-      const crossOrigin = await raw(base, method, { ...agent, ...json, origin: 'http://attacker.example' }, method === 'POST' ? body : undefined);
-      expect(crossOrigin.status, method).toBe(403);
-    }
+    const crossOrigin = await raw(base, 'POST', { ...agent, ...json, origin: 'http://attacker.example' }, body);
+    expect(crossOrigin.status).toBe(403);
+    // GET is no route here (stateless): whoever asks gets the 405 and nothing else.
+    const get = await raw(base, 'GET', { ...agent, ...json, origin: 'http://attacker.example' });
+    expect(get.status).toBe(405);
     // Loopback names and the page's own origin are served.
     const local = await raw(base, 'POST', { ...agent, ...json, host: `localhost:${port}`, origin: `http://localhost:${port}` }, body);
     expect(local.status).toBe(200);
@@ -135,8 +136,9 @@ describe('the /mcp endpoint with AUTH=off', () => {
   it('needs X-User, and still refuses a Host that is not loopback', async () => {
     const json = { 'content-type': 'application/json', accept: ACCEPT };
     const nameless = await raw(base, 'POST', json, JSON.stringify(INITIALIZE));
-    expect(nameless.status).toBe(400);
+    expect(nameless.status).toBe(422);
     expect(nameless.body.detail).toContain('X-User');
+    expect(nameless.body.errors[0].field).toBe('x-user');
     const port = new URL(base).port;
     const rebound = await raw(base, 'POST', { ...json, 'x-user': 'desk-bot', host: `attacker.example:${port}` }, JSON.stringify(INITIALIZE));
     expect(rebound.status).toBe(421);
