@@ -1,0 +1,212 @@
+// A throwaway IMAP server: Debian's dovecot-imapd, started in a temporary folder with its own
+// configuration (127.0.0.1, a free port, no TLS, one static password, maildirs owned by
+// `nobody`). Tests deliver mail with IMAP APPEND through imapflow, as a mail client would, and
+// may stop and start the server on the same port and mail to play an outage.
+
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { chmodSync, chownSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtemp } from 'node:fs/promises';
+import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ImapFlow } from 'imapflow';
+import { freePort, sleep } from './processes.js';
+
+export const DOVECOT_BINARY = '/usr/sbin/dovecot';
+
+export interface DovecotOptions {
+  /** Every user logs in with this password (a static passdb). */
+  password?: string;
+  port?: number;
+}
+
+export interface Dovecot {
+  readonly host: '127.0.0.1';
+  readonly port: number;
+  readonly password: string;
+  /** The folder holding the configuration, the mail and the log. */
+  readonly root: string;
+  running(): boolean;
+  /** SIGTERM and wait for the master process to exit; the mail stays. */
+  stop(): Promise<void>;
+  /** Starts again on the same port with the same mail. */
+  start(): Promise<void>;
+  /** APPENDs each message to `folder` of `user` over one connection; answers their UIDs. */
+  append(user: string, messages: Array<string | Buffer>, folder?: string): Promise<number[]>;
+  /** A logged-in client for setup (create or delete folders); the caller logs out. */
+  client(user: string): Promise<ImapFlow>;
+  /** The server's log, for a failing test's message. */
+  log(): string;
+  /** Stops the server and removes its folder. */
+  close(): Promise<void>;
+}
+
+export function dovecotInstalled(): boolean {
+  return existsSync(DOVECOT_BINARY);
+}
+
+const running = new Set<ChildProcess>();
+process.once('exit', () => {
+  for (const child of running) child.kill('SIGKILL');
+});
+
+function configuration(root: string, port: number, password: string): string {
+  const nobody = execFileSync('id', ['-u', 'nobody']).toString().trim();
+  return `# Written by test/helpers/dovecot.ts for one test run.
+base_dir = ${root}/run
+state_dir = ${root}/state
+instance_name = agentdesk-test-${port}
+log_path = ${root}/dovecot.log
+protocols = imap
+listen = 127.0.0.1
+ssl = no
+disable_plaintext_auth = no
+auth_mechanisms = plain login
+mail_location = maildir:${root}/mail/%u
+mail_uid = nobody
+mail_gid = nogroup
+first_valid_uid = ${nobody}
+last_valid_uid = ${nobody}
+default_internal_user = dovecot
+default_login_user = dovenull
+# Tests stop and start the server while clients are connected; no grace period is needed.
+shutdown_clients = yes
+service imap-login {
+  inet_listener imap {
+    address = 127.0.0.1
+    port = ${port}
+  }
+  inet_listener imaps {
+    port = 0
+  }
+}
+passdb {
+  driver = static
+  args = password=${password}
+}
+userdb {
+  driver = static
+  args = uid=nobody gid=nogroup home=${root}/mail/%u
+}
+`;
+}
+
+async function acceptsConnections(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    let greeting = '';
+    const done = (ok: boolean) => {
+      socket.destroy();
+      resolve(ok);
+    };
+    socket.setTimeout(1_000, () => done(false));
+    socket.on('error', () => done(false));
+    socket.on('data', (chunk: Buffer) => {
+      greeting += chunk.toString('latin1');
+      // The first greeting may be "waiting for authentication process"; the ready one names Dovecot.
+      if (/\bready\b/i.test(greeting)) done(true);
+    });
+  });
+}
+
+export async function startDovecot(options: DovecotOptions = {}): Promise<Dovecot> {
+  const root = await mkdtemp(join(tmpdir(), 'agentdesk-dovecot-'));
+  const port = options.port ?? (await freePort());
+  const password = options.password ?? 'dovecot-test-password';
+  // mkdtemp makes the folder private to root; the mail processes run as nobody and must enter it.
+  chmodSync(root, 0o755);
+  for (const folder of ['run', 'state', 'mail']) mkdirSync(join(root, folder));
+  chownSync(join(root, 'mail'), 65534, 65534);
+  const configPath = join(root, 'dovecot.conf');
+  writeFileSync(configPath, configuration(root, port, password));
+
+  let child: ChildProcess | null = null;
+  let exited: Promise<unknown> = Promise.resolve();
+
+  async function start(): Promise<void> {
+    if (child) return;
+    const spawned = spawn(DOVECOT_BINARY, ['-F', '-c', configPath], { stdio: ['ignore', 'ignore', 'pipe'] });
+    const errors: string[] = [];
+    spawned.stderr?.on('data', (chunk: Buffer) => errors.push(chunk.toString('utf8')));
+    running.add(spawned);
+    child = spawned;
+    exited = once(spawned, 'exit').then(() => {
+      running.delete(spawned);
+      if (child === spawned) child = null;
+    });
+    const deadline = Date.now() + 15_000;
+    while (Date.now() < deadline) {
+      if (!child) throw new Error(`dovecot exited during start-up: ${errors.join('')}\n${readLog()}`);
+      if (await acceptsConnections(port)) return;
+      await sleep(50);
+    }
+    throw new Error(`dovecot did not accept connections on ${port}: ${errors.join('')}\n${readLog()}`);
+  }
+
+  async function stop(): Promise<void> {
+    const current = child;
+    if (!current) return;
+    current.kill('SIGTERM');
+    const timer = setTimeout(() => current.kill('SIGKILL'), 5_000);
+    await exited;
+    clearTimeout(timer);
+    // The master is gone; wait until its port is released so a restart can bind it.
+    const deadline = Date.now() + 5_000;
+    while (Date.now() < deadline && (await acceptsConnections(port))) await sleep(50);
+  }
+
+  function readLog(): string {
+    try {
+      return readFileSync(join(root, 'dovecot.log'), 'utf8');
+    } catch {
+      return '';
+    }
+  }
+
+  async function client(user: string): Promise<ImapFlow> {
+    const imap = new ImapFlow({
+      host: '127.0.0.1',
+      port,
+      secure: false,
+      doSTARTTLS: false,
+      auth: { user, pass: password },
+      logger: false,
+      disableAutoIdle: true,
+    });
+    imap.on('error', () => undefined);
+    await imap.connect();
+    return imap;
+  }
+
+  await start();
+  return {
+    host: '127.0.0.1',
+    port,
+    password,
+    root,
+    running: () => child !== null,
+    stop,
+    start,
+    client,
+    async append(user, messages, folder = 'INBOX') {
+      const imap = await client(user);
+      try {
+        const uids: number[] = [];
+        for (const message of messages) {
+          const answer = await imap.append(folder, message);
+          if (!answer || answer.uid === undefined) throw new Error(`APPEND to ${folder} gave no UID`);
+          uids.push(answer.uid);
+        }
+        return uids;
+      } finally {
+        await imap.logout().catch(() => imap.close());
+      }
+    },
+    log: readLog,
+    async close() {
+      await stop();
+      rmSync(root, { recursive: true, force: true });
+    },
+  };
+}
