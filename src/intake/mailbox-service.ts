@@ -13,23 +13,27 @@ import {
   type ConnectionTest,
   type CreateMailbox,
   DEFAULT_MESSAGES_PAGE,
+  type ImportAccepted,
   type IntakeMessage,
   type Mailbox,
   type MessagesQuery,
   type RoutingRule,
   type UpdateMailbox,
 } from './schemas.js';
-import { type SecretBox, SecretUnreadable, secretContext } from './secrets.js';
+import { type SecretBox, openMailboxSecret, secretContext } from './secrets.js';
 import type { IntakeStore, MailboxSettings, MessagePosition } from './store.js';
 import type { AuthKind, IntakeMessageRow, MailboxRow } from './tables.js';
+import { splitUpload } from './uploads.js';
 
 export interface MailboxServiceDeps {
   store: IntakeStore;
   workStore: WorkStore;
   secrets: SecretBox | null;
   timeouts: Timeouts;
-  /** Called after every committed change to a mailbox (created, edited, deleted). */
+  /** Called after every committed change to a mailbox (created, edited, deleted, upload queued). */
   onChange: (id: string) => void;
+  /** Queues uploaded messages and counts them into the backfill, atomically. */
+  queueUpload: (mailboxId: string, messages: Buffer[], at: string) => Promise<void>;
   now?: () => Date;
 }
 
@@ -208,18 +212,11 @@ export function createMailboxService(deps: MailboxServiceDeps) {
     deps.onChange(id);
   }
 
-  /** The stored secret in clear, for a connection; throws SecretUnreadable without the right key. */
-  function openSecret(row: MailboxRow): string {
-    if (row.secret === null) throw new SecretUnreadable();
-    if (!deps.secrets) throw new Error('AGENTDESK_SECRET_KEY is not set: the mailbox secret cannot be decrypted');
-    return deps.secrets.open(row.secret, secretContext(row.id));
-  }
-
   async function test(id: string): Promise<ConnectionTest> {
     const row = await find(id);
     let secret: string;
     try {
-      secret = openSecret(row);
+      secret = openMailboxSecret(deps.secrets, row);
     } catch (error) {
       return { ok: false, stage: 'secret', message: (error as Error).message, ms: 0, folder: null };
     }
@@ -238,7 +235,17 @@ export function createMailboxService(deps: MailboxServiceDeps) {
     return { items: page.map(toIntakeMessage), next_cursor: rows.length > limit && last ? encodePosition(last) : null };
   }
 
-  return { create, get, list, update, remove, test, messages, openSecret };
+  /** Splits an .eml or mbox upload and queues its messages for the mailbox's watcher. */
+  async function importUpload(id: string, body: Buffer, contentType: string): Promise<ImportAccepted> {
+    await find(id);
+    const split = splitUpload(body, contentType);
+    await deps.queueUpload(id, split, now().toISOString());
+    deps.onChange(id);
+    const row = await find(id);
+    return { queued: split.length, backfill: { done: row.backfill_done, total: row.backfill_total } };
+  }
+
+  return { create, get, list, update, remove, test, messages, importUpload };
 }
 
 function encodePosition(row: Pick<IntakeMessageRow, 'created_at' | 'id'>): string {

@@ -1,10 +1,13 @@
 import { Type } from 'typebox';
 import { ACCESS } from '../auth/roles.js';
+import { PROBLEM_CONTENT_TYPE, problem } from '../shared/errors.js';
 import type { HttpApp } from '../shared/http.js';
 import { problemResponses } from '../shared/schemas.js';
 import type { MailboxService } from './mailbox-service.js';
+import { UPLOAD_TYPES } from './uploads.js';
 import {
   ConnectionTestSchema,
+  ImportAcceptedSchema,
   CreateMailboxSchema,
   IntakeMessageSchema,
   MailboxIdParamsSchema,
@@ -23,7 +26,7 @@ function nextLink(url: string, query: Record<string, unknown>, cursor: string): 
   return `<${url.split('?')[0]}?${params.toString()}>; rel="next"`;
 }
 
-export function registerMailboxRoutes(app: HttpApp, mailboxes: MailboxService): void {
+export async function registerMailboxRoutes(app: HttpApp, mailboxes: MailboxService, importMaxBytes: number): Promise<void> {
   const tags = ['mailboxes'];
 
   app.post(
@@ -130,4 +133,31 @@ export function registerMailboxRoutes(app: HttpApp, mailboxes: MailboxService): 
       return page.items;
     },
   );
+
+  // Raw uploads, not JSON: their own parsers, in a scope of their own so no other route takes them.
+  await app.register(async (plugin) => {
+    const scope = plugin as unknown as HttpApp;
+    scope.addContentTypeParser(Object.values(UPLOAD_TYPES), { parseAs: 'buffer', bodyLimit: importMaxBytes }, (_request, body, done) => done(null, body));
+    scope.post(
+      '/mailboxes/:id/import',
+      {
+        bodyLimit: importMaxBytes,
+        config: { access: ACCESS.admin },
+        schema: {
+          tags,
+          summary: 'Take in an export: one .eml (message/rfc822) or an mbox (application/mbox); processed in the background, progress in the mailbox\'s backfill',
+          params: MailboxIdParamsSchema,
+          response: { 202: ImportAcceptedSchema, ...problemResponses(400, 404, 413, 415, 422) },
+        },
+      },
+      async (request, reply) => {
+        const body = request.body as unknown;
+        if (!Buffer.isBuffer(body)) {
+          return reply.code(415).type(PROBLEM_CONTENT_TYPE).send(problem(415, `Send the file as ${Object.values(UPLOAD_TYPES).join(', ')}`));
+        }
+        const accepted = await mailboxes.importUpload(request.params.id, body, request.headers['content-type'] ?? '');
+        return reply.code(202).send(accepted);
+      },
+    );
+  });
 }

@@ -95,8 +95,9 @@ export interface IntakeStore {
   addBackfill(id: string, count: number, at: string): Promise<void>;
 
   findMessageBySource(mailboxId: string, sourceRef: string): Promise<IntakeMessageRow | undefined>;
-  /** An earlier message with the same bytes, or the same Message-ID and content fingerprint. */
+  /** An earlier message with the same bytes. */
   findCopy(mailboxId: string, sourceHash: string): Promise<IntakeMessageRow | undefined>;
+  /** An earlier message with the same content (the classifier's fingerprint), else the same key. */
   findHandled(mailboxId: string, messageKey: string, fingerprint: string | null): Promise<IntakeMessageRow | undefined>;
   /** Message keys among `keys` already logged for this mailbox (to skip known mail on a resync). */
   knownMessageKeys(mailboxId: string, keys: string[]): Promise<Set<string>>;
@@ -105,6 +106,8 @@ export interface IntakeStore {
   /** The conversation a logged message belongs to, if any of `keys` names one. */
   findConversation(mailboxId: string, keys: string[]): Promise<string | undefined>;
   insertMessage(row: IntakeMessageRow): Promise<void>;
+  /** Moves the cursor forward without counting anything; false when the lease is lost. */
+  moveCursor(id: string, owner: string, lastUid: number): Promise<boolean>;
   /** Moves the cursor and the counters with an outcome; false when the lease is lost. `owner` null: no fence (uploads). */
   advance(id: string, owner: string | null, advance: Advance): Promise<boolean>;
   listMessages(mailboxId: string, filter: MessageFilter, after: MessagePosition | null, limit: number): Promise<IntakeMessageRow[]>;
@@ -230,11 +233,7 @@ export function intakeStoreOn(db: Executor): IntakeStore {
         .selectAll()
         .where('mailbox_id', '=', mailboxId)
         .where('status', '=', 'done')
-        .where((eb) =>
-          fingerprint === null
-            ? eb('message_key', '=', messageKey)
-            : eb.or([eb.and([eb('message_key', '=', messageKey), eb('fingerprint', '=', fingerprint)]), eb('fingerprint', '=', fingerprint)]),
-        )
+        .where((eb) => (fingerprint === null ? eb('message_key', '=', messageKey) : eb('fingerprint', '=', fingerprint)))
         .orderBy('created_at')
         .limit(1)
         .executeTakeFirst();
@@ -288,6 +287,13 @@ export function intakeStoreOn(db: Executor): IntakeStore {
 
     async insertMessage(row) {
       await db.insertInto('intake_messages').values(row).execute();
+    },
+
+    async moveCursor(id, owner, lastUid) {
+      const result = await fenced(id, owner)
+        .set((eb) => ({ last_uid: eb.case().when('last_uid', '>', lastUid).then(eb.ref('last_uid')).else(lastUid).end() }))
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows) === 1;
     },
 
     async advance(id, owner, advance) {

@@ -55,7 +55,7 @@ export async function buildWorkApp({ config, database, logger, webRoot }: WorkAp
   registerWorkRoutes(app, work, claims);
   registerProjectRoutes(app, createProjectService({ store }));
   registerEventRoutes(app, hub);
-  registerIntake(app, { config, database, logger, workStore: store });
+  await registerIntake(app, { config, database, logger, workStore: store });
   registerHealthRoute(app, database);
   registerTokenRoutes(app, createTokenService({ store: auth.store, authenticator: auth.authenticator }));
   registerSessionRoutes(app, { config: config.auth, authenticator: auth.authenticator, gate: app.accessGate });

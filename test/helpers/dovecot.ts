@@ -34,6 +34,8 @@ export interface Dovecot {
   start(): Promise<void>;
   /** APPENDs each message to `folder` of `user` over one connection; answers their UIDs. */
   append(user: string, messages: Array<string | Buffer>, folder?: string): Promise<number[]>;
+  /** Drops a message into the user's maildir, as local delivery does (works while the server is down). */
+  deliverLocally(user: string, message: string | Buffer): void;
   /** A logged-in client for setup (create or delete folders); the caller logs out. */
   client(user: string): Promise<ImapFlow>;
   /** The server's log, for a failing test's message. */
@@ -48,7 +50,13 @@ export function dovecotInstalled(): boolean {
 
 const running = new Set<ChildProcess>();
 process.once('exit', () => {
-  for (const child of running) child.kill('SIGKILL');
+  for (const child of running) {
+    try {
+      process.kill(-(child.pid as number), 'SIGKILL');
+    } catch {
+      child.kill('SIGKILL');
+    }
+  }
 });
 
 function configuration(root: string, port: number, password: string): string {
@@ -122,11 +130,14 @@ export async function startDovecot(options: DovecotOptions = {}): Promise<Doveco
   writeFileSync(configPath, configuration(root, port, password));
 
   let child: ChildProcess | null = null;
+  let delivered = 0;
   let exited: Promise<unknown> = Promise.resolve();
 
   async function start(): Promise<void> {
     if (child) return;
-    const spawned = spawn(DOVECOT_BINARY, ['-F', '-c', configPath], { stdio: ['ignore', 'ignore', 'pipe'] });
+    // Its own process group: stopping it signals the master and every process it started,
+    // so a client sees the server go away at once rather than when an orphan notices.
+    const spawned = spawn(DOVECOT_BINARY, ['-F', '-c', configPath], { stdio: ['ignore', 'ignore', 'pipe'], detached: true });
     const errors: string[] = [];
     spawned.stderr?.on('data', (chunk: Buffer) => errors.push(chunk.toString('utf8')));
     running.add(spawned);
@@ -147,10 +158,20 @@ export async function startDovecot(options: DovecotOptions = {}): Promise<Doveco
   async function stop(): Promise<void> {
     const current = child;
     if (!current) return;
-    current.kill('SIGTERM');
-    const timer = setTimeout(() => current.kill('SIGKILL'), 5_000);
+    const group = -(current.pid as number);
+    const signal = (name: NodeJS.Signals) => {
+      try {
+        process.kill(group, name);
+      } catch {
+        // the group is already gone
+      }
+    };
+    signal('SIGTERM');
+    const timer = setTimeout(() => signal('SIGKILL'), 5_000);
     await exited;
     clearTimeout(timer);
+    // Processes the master left behind (log, stats, a session) go with it.
+    signal('SIGKILL');
     // The master is gone; wait until its port is released so a restart can bind it.
     const deadline = Date.now() + 5_000;
     while (Date.now() < deadline && (await acceptsConnections(port))) await sleep(50);
@@ -202,6 +223,20 @@ export async function startDovecot(options: DovecotOptions = {}): Promise<Doveco
       } finally {
         await imap.logout().catch(() => imap.close());
       }
+    },
+    deliverLocally(user, message) {
+      const folder = join(root, 'mail', user);
+      for (const part of ['', 'new', 'cur', 'tmp']) {
+        const path = join(folder, part);
+        if (!existsSync(path)) {
+          mkdirSync(path, { mode: 0o700 });
+          chownSync(path, 65534, 65534);
+        }
+      }
+      delivered += 1;
+      const file = join(folder, 'new', `${Date.now()}.M${delivered}P${process.pid}.agentdesk-test`);
+      writeFileSync(file, message);
+      chownSync(file, 65534, 65534);
     },
     log: readLog,
     async close() {

@@ -63,6 +63,8 @@ export interface FakeLlm {
   /** Queues replies for the next requests; when the queue is empty the default answer is sent. */
   script(...replies: FakeReply[]): void;
   setDefaultAnswer(answer: unknown): void;
+  /** Chooses the default answer from the request's prompt text (null: the default answer). */
+  setAnswerer(answerer: ((prompt: string) => unknown) | null): void;
   close(): Promise<void>;
 }
 
@@ -98,6 +100,7 @@ export async function startFakeLlm({ port: listenPort = 0, record = true }: Fake
   const queue: FakeReply[] = [];
   const requests: RecordedRequest[] = [];
   let defaultAnswer: unknown = FAKE_ANSWER;
+  let answerer: ((prompt: string) => unknown) | null = null;
 
   const server = createServer((request, response) => {
     const chunks: Buffer[] = [];
@@ -117,7 +120,8 @@ export async function startFakeLlm({ port: listenPort = 0, record = true }: Fake
         // recorded as empty; the test will see it
       }
       if (record) requests.push({ api, method: request.method, path, headers: request.headers, body });
-      reply(api, body, queue.shift() ?? { kind: 'answer' }, response, defaultAnswer);
+      const chosen = answerer?.(JSON.stringify(body.messages ?? [])) ?? null;
+      reply(api, body, queue.shift() ?? { kind: 'answer' }, response, chosen ?? defaultAnswer);
     });
   });
 
@@ -131,6 +135,9 @@ export async function startFakeLlm({ port: listenPort = 0, record = true }: Fake
     script: (...replies) => queue.push(...replies),
     setDefaultAnswer: (answer) => {
       defaultAnswer = answer;
+    },
+    setAnswerer: (chosen) => {
+      answerer = chosen;
     },
     close: () =>
       new Promise<void>((resolve) => {

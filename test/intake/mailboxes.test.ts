@@ -4,13 +4,13 @@ import { type TestApp, startWorkApp } from '../helpers/apps.js';
 import { storesUnderTest } from '../helpers/databases.js';
 import { type Dovecot, startDovecot } from '../helpers/dovecot.js';
 import { call } from '../helpers/http.js';
+import { SECRET_KEY } from '../helpers/intake.js';
 import { freePort } from '../helpers/processes.js';
 
 // Issue 11, mailboxes: the API that connects a mailbox. The secret is sealed before it is
 // stored and never comes back; a server without AGENTDESK_SECRET_KEY refuses to take one; the
 // connection test names the stage that failed against a real IMAP server (dovecot).
 
-export const SECRET_KEY = 'a3f1c9e07b5d2468ace0135797531bdf02468ace13579bdf0f1e2d3c4b5a6978';
 const PASSWORD = 'Imap-Pa55word-that-must-never-leak-7c1d';
 
 const stores = await storesUnderTest();
