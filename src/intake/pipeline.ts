@@ -66,8 +66,21 @@ export interface PipelineDeps {
 
 export type Pipeline = ReturnType<typeof createPipeline>;
 
+/** Times a message meets a provider failure before it is recorded as failed. */
+export const PROVIDER_TRIES = 3;
+
+/** The provider could not classify a message just now; it is tried again after a backoff. */
+export class ClassificationUnavailable extends Error {
+  constructor(reason: string) {
+    super(`the classification provider failed: ${reason}`);
+    this.name = 'ClassificationUnavailable';
+  }
+}
+
 export function createPipeline(deps: PipelineDeps) {
   const now = deps.now ?? (() => new Date());
+  /** Provider failures per message, so that one message cannot hold its mailbox forever. */
+  const providerFailures = new Map<string, number>();
 
   async function prepare(mailbox: MailboxRow, message: IncomingMessage): Promise<Prepared> {
     if (await deps.store.findMessageBySource(mailbox.id, message.source_ref)) return { kind: 'seen' };
@@ -87,7 +100,18 @@ export function createPipeline(deps: PipelineDeps) {
     try {
       // Each mailbox keeps its own dedupe memory: the same message in two mailboxes is two messages.
       const result = await deps.classify.classify(parsed.graph as ClassifyRequest, { caller: `mailbox:${mailbox.id}` });
-      if (result.category === FALLBACK_CATEGORY) return { kind: 'failed', reason: `not classified: ${result.reasoning}`, parsed };
+      if (result.category === FALLBACK_CATEGORY) {
+        // The provider failed (after its own retries): try the message again later, a few
+        // times, before it is recorded as failed; the mailbox waits meanwhile, in order.
+        const tries = (providerFailures.get(message.source_ref) ?? 0) + 1;
+        if (tries < PROVIDER_TRIES) {
+          providerFailures.set(message.source_ref, tries);
+          throw new ClassificationUnavailable(result.reasoning);
+        }
+        providerFailures.delete(message.source_ref);
+        return { kind: 'failed', reason: `not classified after ${PROVIDER_TRIES} tries: ${result.reasoning}`, parsed };
+      }
+      providerFailures.delete(message.source_ref);
       return { kind: 'classified', parsed, conversation, result };
     } catch (error) {
       if (error instanceof ValidationError) return { kind: 'failed', reason: `not classified: ${error.errors.map((e) => e.message).join('; ')}`, parsed };

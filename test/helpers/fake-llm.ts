@@ -65,6 +65,8 @@ export interface FakeLlm {
   setDefaultAnswer(answer: unknown): void;
   /** Chooses the default answer from the request's prompt text (null: the default answer). */
   setAnswerer(answerer: ((prompt: string) => unknown) | null): void;
+  /** Chooses the reply from the prompt text when nothing is scripted (null: answer). */
+  setReplier(replier: ((prompt: string) => FakeReply | null) | null): void;
   close(): Promise<void>;
 }
 
@@ -101,6 +103,7 @@ export async function startFakeLlm({ port: listenPort = 0, record = true }: Fake
   const requests: RecordedRequest[] = [];
   let defaultAnswer: unknown = FAKE_ANSWER;
   let answerer: ((prompt: string) => unknown) | null = null;
+  let replier: ((prompt: string) => FakeReply | null) | null = null;
 
   const server = createServer((request, response) => {
     const chunks: Buffer[] = [];
@@ -120,8 +123,9 @@ export async function startFakeLlm({ port: listenPort = 0, record = true }: Fake
         // recorded as empty; the test will see it
       }
       if (record) requests.push({ api, method: request.method, path, headers: request.headers, body });
-      const chosen = answerer?.(JSON.stringify(body.messages ?? [])) ?? null;
-      reply(api, body, queue.shift() ?? { kind: 'answer' }, response, chosen ?? defaultAnswer);
+      const prompt = JSON.stringify(body.messages ?? []);
+      const chosen = answerer?.(prompt) ?? null;
+      reply(api, body, queue.shift() ?? replier?.(prompt) ?? { kind: 'answer' }, response, chosen ?? defaultAnswer);
     });
   });
 
@@ -138,6 +142,9 @@ export async function startFakeLlm({ port: listenPort = 0, record = true }: Fake
     },
     setAnswerer: (chosen) => {
       answerer = chosen;
+    },
+    setReplier: (chosen) => {
+      replier = chosen;
     },
     close: () =>
       new Promise<void>((resolve) => {

@@ -150,6 +150,28 @@ describe('intake flow', () => {
       expect(mailbox.last_sync_at).not.toBeNull();
     });
 
+    it('a provider failure is retried after a pause; a message it keeps failing on is recorded failed and the rest flows', async () => {
+      const retried = newMessageId();
+      fake.script({ kind: 'status', status: 500 }, { kind: 'status', status: 503 });
+      await dovecot.append(user, [mail({ subject: 'Renew the TLS certificate', text: 'Please renew the certificate before Monday.', messageId: retried })]);
+      await waitFor('the error state', async () => /classification provider failed/.test((await call(t.app, 'GET', `/mailboxes/${mailboxId}`)).body.last_error ?? ''));
+      expect(await logOf(retried)).toMatchObject({ status: 'done', action: 'created' });
+
+      const hopeless = newMessageId();
+      const after = newMessageId();
+      const asked = fake.requests.length;
+      fake.setReplier((prompt) => (prompt.includes('<email_subject>Cannot be classified<') ? { kind: 'status', status: 500 } : null));
+      await dovecot.append(user, [
+        mail({ subject: 'Cannot be classified', text: 'The provider fails on this one every time.', messageId: hopeless }),
+        mail({ subject: 'Order more coffee', text: 'Please order more coffee for the office.', messageId: after }),
+      ]);
+      expect(await logOf(after)).toMatchObject({ action: 'created' });
+      expect(await logOf(hopeless)).toMatchObject({ status: 'failed', action: 'failed', error: expect.stringMatching(/^not classified after 3 tries: Classification failed/) });
+      fake.setReplier(null);
+      expect(fake.requests.slice(asked).filter((request) => JSON.stringify(request.body).includes('Cannot be classified'))).toHaveLength(3);
+      await waitFor('the idle state', async () => (await call(t.app, 'GET', `/mailboxes/${mailboxId}`)).body.state === 'idle');
+    });
+
     it('reconnects by itself after dovecot stops and starts again, and catches up', async () => {
       await dovecot.stop();
       const down = await waitFor('the error state', async () => {

@@ -12,7 +12,7 @@ import { ImapFlow } from 'imapflow';
 import type { Logger } from 'pino';
 import { LeaseLost } from '../errors.js';
 import { runOrdered } from '../ordered.js';
-import type { IncomingMessage, Pipeline } from '../pipeline.js';
+import { ClassificationUnavailable, type IncomingMessage, type Pipeline } from '../pipeline.js';
 import type { IntakeStore } from '../store.js';
 import type { MailboxRow, MailboxState } from '../tables.js';
 import { ImapFailure, type Timeouts, checkDns, describeFailure, imapOptions, imapTarget } from './connection.js';
@@ -189,6 +189,13 @@ export function startImapWatcher(deps: WatcherDeps): Watcher {
       try {
         await sync(imap);
       } catch (error) {
+        if (error instanceof ClassificationUnavailable && imap.usable) {
+          // The mail server is fine: wait, then try the same messages again on this connection.
+          log.warn({ reason: error.message }, 'classification failed; retrying after a pause');
+          await setState('error', { error: error.message });
+          await sleepUnless(backoff(), wakeUp);
+          continue;
+        }
         if (error instanceof LeaseLost || error instanceof ImapFailure || imap.usable) throw error;
         throw describeFailure(lastError ?? error, target, 'connect');
       }
@@ -203,6 +210,12 @@ export function startImapWatcher(deps: WatcherDeps): Watcher {
 
   let attempt = 0;
   let ended = false;
+  /** The next wait: doubling from half a second to the configured maximum, with jitter. */
+  const backoff = (): number => {
+    const delay = Math.min(deps.reconnectMaxMs, RECONNECT_MIN_MS * 2 ** attempt) * (0.75 + Math.random() * 0.5);
+    attempt += 1;
+    return delay;
+  };
   const done = (async () => {
     while (!stopped) {
       try {
@@ -228,10 +241,8 @@ export function startImapWatcher(deps: WatcherDeps): Watcher {
         }
       }
       if (stopped) break;
-      const delay = Math.min(deps.reconnectMaxMs, RECONNECT_MIN_MS * 2 ** attempt) * (0.75 + Math.random() * 0.5);
-      attempt += 1;
       rearm();
-      await sleepUnless(delay, wakeUp);
+      await sleepUnless(backoff(), wakeUp);
     }
   })().finally(() => {
     ended = true;
