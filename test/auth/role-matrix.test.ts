@@ -33,7 +33,7 @@ interface Case {
   route: string;
   service: 'work' | 'classify';
   /** The request for one credential; fixtures are made fresh where the call consumes them. */
-  request(f: Fixtures): Promise<{ url: string; payload?: unknown }>;
+  request(f: Fixtures): Promise<{ url: string; payload?: unknown; contentType?: string }>;
   /** The status each role gets; every failing credential gets 401 unless `open`. */
   roles: Record<Role, number>;
   /** Public route: every credential, good or bad, gets this. */
@@ -126,6 +126,12 @@ const CASES: Case[] = [
   },
   { route: 'DELETE /mailboxes/:id', service: 'work', request: async (f) => ({ url: `/mailboxes/${await f.newMailbox()}` }), roles: only(204, 'admin') },
   { route: 'POST /mailboxes/:id/test', service: 'work', request: async (f) => ({ url: `/mailboxes/${f.mailboxId}/test` }), roles: only(200, 'admin') },
+  {
+    route: 'POST /mailboxes/:id/import',
+    service: 'work',
+    request: async (f) => ({ url: `/mailboxes/${f.mailboxId}/import`, payload: 'Subject: matrix\r\n\r\nImported in the role matrix.\r\n', contentType: 'message/rfc822' }),
+    roles: only(202, 'admin'),
+  },
   { route: 'GET /mailboxes/:id/messages', service: 'work', request: async (f) => ({ url: `/mailboxes/${f.mailboxId}/messages` }), roles: READ(200) },
   // Public, but a presented bearer token is checked: GET /session is how a client asks "who am I".
   { route: 'GET /session', service: 'work', request: async () => ({ url: '/session' }), roles: everyone(200) },
@@ -240,8 +246,8 @@ describe.each(await storesUnderTest())('role × route matrix on %s', (kind) => {
     const want: Record<string, number> = {};
     const got: Record<string, number> = {};
     for (const credential of CREDENTIALS) {
-      const { url, payload } = await c.request({ ...fixtures, app });
-      const headers = { ...credentials[credential], [CSRF_HEADER]: '1' };
+      const { url, payload, contentType } = await c.request({ ...fixtures, app });
+      const headers = { ...credentials[credential], [CSRF_HEADER]: '1', ...(contentType && { 'content-type': contentType }) };
       want[credential] = expected(c, credential);
       got[credential] = await statusOf(app, method, url, payload, headers);
     }

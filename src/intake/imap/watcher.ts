@@ -15,7 +15,7 @@ import { runOrdered } from '../ordered.js';
 import { ClassificationUnavailable, type IncomingMessage, type Pipeline } from '../pipeline.js';
 import type { IntakeStore } from '../store.js';
 import type { MailboxRow, MailboxState } from '../tables.js';
-import { ImapFailure, type Timeouts, checkDns, describeFailure, imapOptions, imapTarget } from './connection.js';
+import { ImapFailure, type ImapTarget, type Timeouts, checkDns, describeFailure, imapOptions, imapTarget } from './connection.js';
 
 export interface WatcherDeps {
   mailboxId: string;
@@ -110,10 +110,17 @@ export function startImapWatcher(deps: WatcherDeps): Watcher {
       }));
   }
 
-  /** Takes in every message past the cursor. */
-  async function sync(imap: ImapFlow): Promise<void> {
-    const box = imap.mailbox;
-    if (!box) throw new ImapFailure('folder', 'the folder was closed by the server');
+  /**
+   * Takes in every message past the cursor. The folder is selected again first: a folder
+   * deleted and made again under the open session is only seen that way (a new UIDVALIDITY).
+   */
+  async function sync(imap: ImapFlow, target: ImapTarget): Promise<void> {
+    let box;
+    try {
+      box = await imap.mailboxOpen(target.folder);
+    } catch (error) {
+      throw describeFailure(error, target, imap.usable ? 'folder' : 'connect');
+    }
     const uidValidity = Number(box.uidValidity);
     let row = await current();
     let resync = false;
@@ -177,17 +184,12 @@ export function startImapWatcher(deps: WatcherDeps): Watcher {
     } catch (error) {
       throw describeFailure(error, target, 'connect');
     }
-    try {
-      await imap.mailboxOpen(target.folder);
-    } catch (error) {
-      throw describeFailure(error, target, imap.usable ? 'folder' : 'connect');
-    }
     log.info({ host: target.host, folder: target.folder }, 'mailbox connected');
     while (!stopped) {
       rearm();
       await setState('syncing');
       try {
-        await sync(imap);
+        await sync(imap, target);
       } catch (error) {
         if (error instanceof ClassificationUnavailable && imap.usable) {
           // The mail server is fine: wait, then try the same messages again on this connection.
