@@ -29,7 +29,7 @@ import { appendNote, appendThreadEntry, describeItem, excerpt, followUpNote, ite
 import { type ParsedMessage, UnreadableMessage, conversationOf, parseMessage } from './mime.js';
 import { type Decision, route } from './routing.js';
 import type { RoutingRule } from './schemas.js';
-import { type IntakeStore, intakeStoreOn } from './store.js';
+import { type Advance, type IntakeStore, intakeStoreOn } from './store.js';
 import type { IntakeMessageRow, MailboxRow, MessageAction, MessageSource } from './tables.js';
 
 /** Who the work items a mailbox creates say made them. */
@@ -46,6 +46,12 @@ export interface IncomingMessage {
   upload_id?: number;
   /** Counts towards the backfill in progress. */
   backfill: boolean;
+}
+
+/** A message and what preparing it found, ready to be written. */
+export interface Outcome {
+  message: IncomingMessage;
+  prepared: Prepared;
 }
 
 export type Prepared =
@@ -211,50 +217,68 @@ export function createPipeline(deps: PipelineDeps) {
     Object.assign(row, { action: 'created', work_item_id: item.id });
   }
 
-  async function commitOnce(mailbox: MailboxRow, owner: string, message: IncomingMessage, prepared: Prepared): Promise<MessageAction | null> {
+  /** One message's outcome inside the batch's transaction; null when it was already in the log. */
+  async function writeOutcome(intake: IntakeStore, tx: WorkStore, mailbox: MailboxRow, message: IncomingMessage, prepared: Prepared, at: string): Promise<MessageAction | null> {
+    if (message.upload_id !== undefined) await intake.deleteUpload(message.upload_id);
+    if (prepared.kind === 'seen') return null;
+    const row = logRow(mailbox, message, prepared, at);
+    if (prepared.kind === 'copy') Object.assign(row, { action: 'duplicate', work_item_id: prepared.of.work_item_id });
+    if (prepared.kind === 'classified') await decide(intake, tx, mailbox, message, prepared, row, at);
+    await intake.insertMessage(row);
+    return row.action;
+  }
+
+  /**
+   * Writes the outcomes of consecutive messages in one transaction, in order, with one move of
+   * the cursor and counters: one commit (one fsync on SQLite) for a run of mail.
+   */
+  async function commitOnce(mailbox: MailboxRow, owner: string, batch: readonly Outcome[]): Promise<Array<MessageAction | null>> {
     return deps.workStore.transaction(async (tx, trx) => {
       const intake = intakeStoreOn(trx);
       const at = now().toISOString();
-      let action: MessageAction | null = null;
-      let classified = false;
-      if (prepared.kind !== 'seen') {
-        const row = logRow(mailbox, message, prepared, at);
-        if (prepared.kind === 'copy') Object.assign(row, { action: 'duplicate', work_item_id: prepared.of.work_item_id });
-        if (prepared.kind === 'classified') {
-          classified = true;
-          await decide(intake, tx, mailbox, message, prepared, row, at);
-        }
-        await intake.insertMessage(row);
-        action = row.action;
+      const actions: Array<MessageAction | null> = [];
+      const totals: Advance = { at, seen: 0, classified: 0, created: 0, noted: 0, failed: 0, backfill: 0 };
+      for (const { message, prepared } of batch) {
+        const action = await writeOutcome(intake, tx, mailbox, message, prepared, at);
+        actions.push(action);
+        if (message.uid !== undefined) totals.last_uid = Math.max(totals.last_uid ?? 0, message.uid);
+        if (action === null) continue;
+        totals.seen += 1;
+        if (prepared.kind === 'classified') totals.classified += 1;
+        if (action === 'created') totals.created += 1;
+        if (action === 'noted') totals.noted += 1;
+        if (action === 'failed') totals.failed += 1;
+        if (message.backfill) totals.backfill += 1;
       }
-      if (message.upload_id !== undefined) await intake.deleteUpload(message.upload_id);
-      const moved =
-        action === null
-          ? message.uid === undefined || (await intake.moveCursor(mailbox.id, owner, message.uid))
-          : await intake.advance(mailbox.id, owner, {
-              ...(message.uid !== undefined && { last_uid: message.uid }),
-              action,
-              classified,
-              backfill: message.backfill,
-              at,
-            });
       // Fenced: an instance that lost the mailbox to another writes nothing more for it.
-      if (!moved) throw new LeaseLost(mailbox.id);
-      return action;
+      if (!(await intake.advance(mailbox.id, owner, totals))) throw new LeaseLost(mailbox.id);
+      return actions;
     });
   }
 
-  /** Writes the outcome; answers the action taken (null when the message was already in the log). */
-  async function commit(mailbox: MailboxRow, owner: string, message: IncomingMessage, prepared: Prepared): Promise<MessageAction | null> {
+  /**
+   * Writes the outcomes; answers the action taken for each (null when a message was already in
+   * the log). A conflict on the log's unique keys means another pipeline (an upload and the IMAP
+   * watcher, or a second instance) recorded a message or its work item first: the batch is
+   * written again one message at a time, each decided afresh on what the other wrote.
+   */
+  async function commit(mailbox: MailboxRow, owner: string, batch: readonly Outcome[]): Promise<Array<MessageAction | null>> {
     try {
-      return await commitOnce(mailbox, owner, message, prepared);
+      return await commitOnce(mailbox, owner, batch);
     } catch (error) {
       if (!isUniqueViolation(error)) throw error;
-      // Another pipeline (an upload and the IMAP watcher, or a second instance) recorded this
-      // message or its work item first: decide again on what it wrote.
-      const seen = prepared.kind !== 'seen' && (await deps.store.findMessageBySource(mailbox.id, message.source_ref));
-      return commitOnce(mailbox, owner, message, seen ? { kind: 'seen' } : prepared);
     }
+    const actions: Array<MessageAction | null> = [];
+    for (const outcome of batch) {
+      try {
+        actions.push(...(await commitOnce(mailbox, owner, [outcome])));
+      } catch (error) {
+        if (!isUniqueViolation(error)) throw error;
+        const seen = outcome.prepared.kind !== 'seen' && (await deps.store.findMessageBySource(mailbox.id, outcome.message.source_ref));
+        actions.push(...(await commitOnce(mailbox, owner, [seen ? { ...outcome, prepared: { kind: 'seen' } } : outcome])));
+      }
+    }
+    return actions;
   }
 
   return { prepare, commit };

@@ -50,15 +50,18 @@ export interface StateChange {
   synced?: boolean;
 }
 
-/** What one message's outcome moves on the mailbox, written with the outcome. */
+/** What a batch of outcomes moves on the mailbox, written with the outcomes. */
 export interface Advance {
-  /** The IMAP UID now processed (the cursor only ever moves forward). */
+  /** The highest IMAP UID now processed (the cursor only ever moves forward). */
   last_uid?: number;
   delta_link?: string;
-  action: MessageAction;
-  classified: boolean;
-  /** Counts towards the backfill in progress. */
-  backfill: boolean;
+  /** Messages newly logged, and of them: classified, items created, notes added, failed, part of a backfill. */
+  seen: number;
+  classified: number;
+  created: number;
+  noted: number;
+  failed: number;
+  backfill: number;
   at: string;
 }
 
@@ -300,12 +303,12 @@ export function intakeStoreOn(db: Executor): IntakeStore {
       let query = db
         .updateTable('intake_mailboxes')
         .set((eb) => ({
-          seen_count: eb('seen_count', '+', 1),
-          classified_count: eb('classified_count', '+', advance.classified ? 1 : 0),
-          created_count: eb('created_count', '+', advance.action === 'created' ? 1 : 0),
-          noted_count: eb('noted_count', '+', advance.action === 'noted' ? 1 : 0),
-          failed_count: eb('failed_count', '+', advance.action === 'failed' ? 1 : 0),
-          backfill_done: eb('backfill_done', '+', advance.backfill ? 1 : 0),
+          seen_count: eb('seen_count', '+', advance.seen),
+          classified_count: eb('classified_count', '+', advance.classified),
+          created_count: eb('created_count', '+', advance.created),
+          noted_count: eb('noted_count', '+', advance.noted),
+          failed_count: eb('failed_count', '+', advance.failed),
+          backfill_done: eb('backfill_done', '+', advance.backfill),
           ...(advance.last_uid !== undefined && {
             last_uid: eb.case().when('last_uid', '>', advance.last_uid).then(eb.ref('last_uid')).else(advance.last_uid).end(),
           }),

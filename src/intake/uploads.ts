@@ -7,7 +7,7 @@ import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { Database } from '../shared/db.js';
 import { UnreadableUpload } from './errors.js';
-import { runOrdered } from './ordered.js';
+import { COMMIT_BATCH, runOrdered } from './ordered.js';
 import type { Pipeline } from './pipeline.js';
 import { type IntakeStore, intakeStoreOn } from './store.js';
 import type { IntakeTables, MailboxRow } from './tables.js';
@@ -89,9 +89,10 @@ export async function drainUploads(deps: DrainDeps): Promise<void> {
     await runOrdered(
       batch.map((upload) => ({ source: 'import' as const, source_ref: upload.source_ref, raw: upload.raw, received_at: null, upload_id: upload.id, backfill: true })),
       deps.concurrency,
+      COMMIT_BATCH,
       (message) => deps.pipeline.prepare(row, message),
-      async (message, prepared) => {
-        await deps.pipeline.commit(row, deps.owner, message, prepared);
+      async (batch) => {
+        await deps.pipeline.commit(row, deps.owner, batch.map(({ item, prepared }) => ({ message: item, prepared })));
       },
       deps.stopped,
     );

@@ -265,7 +265,7 @@ function intakeConfig(env: Env): IntakeConfig {
     pollIntervalMs: integer(env, 'INTAKE_POLL_S', 60, 1, 86_400) * 1000,
     leaseMs: integer(env, 'INTAKE_LEASE_S', 30, 2, 3_600) * 1000,
     reconnectMaxMs: integer(env, 'INTAKE_RECONNECT_MAX_S', 60, 1, 3_600) * 1000,
-    concurrency: integer(env, 'INTAKE_CONCURRENCY', 4, 1, 64),
+    concurrency: integer(env, 'INTAKE_CONCURRENCY', 8, 1, 64),
     importMaxBytes: integer(env, 'INTAKE_IMPORT_MAX_MB', 100, 1, 4_096) * 1024 * 1024,
   };
 }

@@ -11,7 +11,7 @@
 import { ImapFlow } from 'imapflow';
 import type { Logger } from 'pino';
 import { LeaseLost } from '../errors.js';
-import { runOrdered } from '../ordered.js';
+import { COMMIT_BATCH, runOrdered } from '../ordered.js';
 import { ClassificationUnavailable, type IncomingMessage, type Pipeline } from '../pipeline.js';
 import type { IntakeStore } from '../store.js';
 import type { MailboxRow, MailboxState } from '../tables.js';
@@ -140,23 +140,36 @@ export function startImapWatcher(deps: WatcherDeps): Watcher {
       await deps.store.addBackfill(row.id, uids.length, new Date().toISOString());
       log.info({ messages: uids.length }, 'backfill started');
     }
-    for (let start = 0; start < uids.length && !stopped; start += CHUNK) {
-      const chunk = uids.slice(start, start + CHUNK);
+    const chunks: number[][] = [];
+    for (let start = 0; start < uids.length; start += CHUNK) chunks.push(uids.slice(start, start + CHUNK));
+    // The next chunk downloads while this one is classified and written.
+    const download = (chunk: number[]) => {
+      const fetching = current().then((fresh) => fetchChunk(imap, chunk, uidValidity, backfill, resync, fresh));
+      fetching.catch(() => undefined);
+      return fetching;
+    };
+    let next = download(chunks[0]!);
+    for (const [index, chunk] of chunks.entries()) {
+      if (stopped) break;
+      const messages = await next;
+      if (index + 1 < chunks.length) next = download(chunks[index + 1]!);
       row = await current();
-      const messages = await fetchChunk(imap, chunk, uidValidity, backfill, resync, row);
       await runOrdered(
         messages,
         deps.concurrency,
+        COMMIT_BATCH,
         (message) => deps.pipeline.prepare(row, message),
-        async (message, prepared) => {
-          await deps.pipeline.commit(row, deps.owner, message, prepared);
+        async (batch) => {
+          await deps.pipeline.commit(row, deps.owner, batch.map(({ item, prepared }) => ({ message: item, prepared })));
         },
         () => stopped,
       );
       // Messages passed over (known, expunged) still move the cursor past this chunk.
       if (!stopped && !(await deps.store.moveCursor(row.id, deps.owner, chunk.at(-1)!))) throw new LeaseLost(row.id);
-      if (backfill) log.info({ done: Math.min(start + CHUNK, uids.length), total: uids.length }, 'backfill progress');
+      if (backfill) log.info({ done: Math.min((index + 1) * CHUNK, uids.length), total: uids.length }, 'backfill progress');
     }
+    // A download started for a chunk that will not be processed is left to finish on its own.
+    await next.catch(() => undefined);
   }
 
   async function connectAndWatch(): Promise<void> {
