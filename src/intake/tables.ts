@@ -95,7 +95,8 @@ export interface UploadRow {
   id: Generated<number>;
   mailbox_id: string;
   source_ref: string;
-  raw: Buffer;
+  /** Buffer from both drivers; typed wider so the UI, which reads these types, needs no Node. */
+  raw: Uint8Array;
   created_at: string;
 }
 
