@@ -8,6 +8,8 @@ import { ValidationError, type FieldError } from '../shared/errors.js';
 import { UnknownProjectReference } from '../work/errors.js';
 import type { WorkStore } from '../work/store.js';
 import { MailboxNotFound, NoSecretKey } from './errors.js';
+import { type GraphEndpoints, createGraphClient, probeGraph } from './graph/client.js';
+import { graphTarget } from './graph/watcher.js';
 import { type Timeouts, imapTarget, probeImap } from './imap/connection.js';
 import {
   type ConnectionTest,
@@ -30,6 +32,7 @@ export interface MailboxServiceDeps {
   workStore: WorkStore;
   secrets: SecretBox | null;
   timeouts: Timeouts;
+  graph: GraphEndpoints;
   /** Called after every committed change to a mailbox (created, edited, deleted, upload queued). */
   onChange: (id: string) => void;
   /** Queues uploaded messages and counts them into the backfill, atomically. */
@@ -113,7 +116,6 @@ export function createMailboxService(deps: MailboxServiceDeps) {
   }
 
   async function create(input: CreateMailbox): Promise<Mailbox> {
-    if (input.kind !== 'imap') throw ValidationError.of('kind', 'only imap mailboxes can be connected for now');
     const errors: FieldError[] = [];
     const secret = secretOf(input, errors);
     const id = randomUUID();
@@ -220,7 +222,8 @@ export function createMailboxService(deps: MailboxServiceDeps) {
     } catch (error) {
       return { ok: false, stage: 'secret', message: (error as Error).message, ms: 0, folder: null };
     }
-    return probeImap(imapTarget(row), secret, deps.timeouts);
+    if (row.kind === 'imap') return probeImap(imapTarget(row), secret, deps.timeouts);
+    return probeGraph(createGraphClient(graphTarget(row), secret, deps.graph));
   }
 
   /** The intake log, newest first; `next_cursor` continues it. */

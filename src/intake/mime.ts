@@ -32,11 +32,13 @@ export interface ParsedMessage {
   in_reply_to: string | null;
   /** References, oldest first: the first is the thread's root. */
   references: string[];
+  /** A thread id the source gives (Graph's conversationId); null for MIME, which has none. */
+  thread: string | null;
   subject: string | null;
   from: { name: string | null; address: string | null } | null;
   sent_at: string | null;
   attachment_names: string[];
-  graph: GraphMessage & { attachments?: Array<{ name: string }> };
+  graph: GraphMessage;
 }
 
 export class UnreadableMessage extends Error {
@@ -70,8 +72,8 @@ function isoDate(value: Date | undefined): string | null {
  * itself. A reply that names only its parent is linked to the parent's thread later, from the
  * intake log (see pipeline.ts).
  */
-export function conversationOf(message: Pick<ParsedMessage, 'references' | 'in_reply_to' | 'message_key'>): string {
-  return message.references[0] ?? message.in_reply_to ?? message.message_key;
+export function conversationOf(message: Pick<ParsedMessage, 'thread' | 'references' | 'in_reply_to' | 'message_key'>): string {
+  return message.thread ?? message.references[0] ?? message.in_reply_to ?? message.message_key;
 }
 
 export async function parseMessage(raw: Buffer, receivedAt: string | null): Promise<ParsedMessage> {
@@ -107,6 +109,7 @@ export async function parseMessage(raw: Buffer, receivedAt: string | null): Prom
     message_key,
     in_reply_to,
     references,
+    thread: null,
     subject: parsed.subject ?? null,
     from: from ? { name: from.name || null, address: from.address || null } : null,
     sent_at,
@@ -130,4 +133,26 @@ export async function parseMessage(raw: Buffer, receivedAt: string | null): Prom
     ...(attachment_names.length > 0 && { attachments: attachment_names.map((name) => ({ name })) }),
   };
   return message;
+}
+
+/** A Graph message (from the delta query) as the pipeline reads it: it is already the classifier's shape. */
+export function fromGraph(message: GraphMessage): ParsedMessage {
+  // The @odata annotations say nothing about the mail; everything else is the message.
+  const graph = Object.fromEntries(Object.entries(message).filter(([key]) => !key.startsWith('@'))) as GraphMessage;
+  const source_hash = createHash('sha256').update(JSON.stringify(graph)).digest('hex');
+  const message_id = graph.internetMessageId?.trim() || null;
+  const address = graph.from?.emailAddress ?? graph.sender?.emailAddress ?? null;
+  return {
+    source_hash,
+    message_id,
+    message_key: message_id ?? `graph:${graph.id ?? source_hash}`,
+    in_reply_to: null,
+    references: [],
+    thread: graph.conversationId?.trim() || null,
+    subject: graph.subject ?? null,
+    from: address ? { name: address.name ?? null, address: address.address ?? null } : null,
+    sent_at: graph.sentDateTime ?? null,
+    attachment_names: (graph.attachments ?? []).map((attachment) => attachment?.name ?? '').filter((name) => name !== ''),
+    graph,
+  };
 }

@@ -14,6 +14,7 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { ClassifyResult } from '../classify/categories.js';
 import { FALLBACK_CATEGORY } from '../classify/categories.js';
+import type { GraphMessage } from '../classify/normalize.js';
 import type { ClassifyRequest } from '../classify/schemas.js';
 import type { ClassifyService } from '../classify/service.js';
 import { prepareBody } from '../classify/text.js';
@@ -26,7 +27,7 @@ import { createWorkService } from '../work/service.js';
 import type { WorkStore } from '../work/store.js';
 import { LeaseLost } from './errors.js';
 import { appendNote, appendThreadEntry, describeItem, excerpt, followUpNote, itemPayload, threadEntry } from './item-content.js';
-import { type ParsedMessage, UnreadableMessage, conversationOf, parseMessage } from './mime.js';
+import { type ParsedMessage, UnreadableMessage, conversationOf, fromGraph, parseMessage } from './mime.js';
 import { type Decision, route } from './routing.js';
 import type { RoutingRule } from './schemas.js';
 import { type Advance, type IntakeStore, intakeStoreOn } from './store.js';
@@ -38,7 +39,8 @@ export const INTAKE_CREATOR = 'intake';
 export interface IncomingMessage {
   source: MessageSource;
   source_ref: string;
-  raw: Buffer;
+  /** The message as received: raw MIME (IMAP, uploads), or a Graph message. */
+  raw: Buffer | GraphMessage;
   received_at: string | null;
   /** IMAP: the cursor moves to this UID with the outcome. */
   uid?: number;
@@ -92,7 +94,7 @@ export function createPipeline(deps: PipelineDeps) {
     if (await deps.store.findMessageBySource(mailbox.id, message.source_ref)) return { kind: 'seen' };
     let parsed: ParsedMessage;
     try {
-      parsed = await parseMessage(message.raw, message.received_at);
+      parsed = Buffer.isBuffer(message.raw) ? await parseMessage(message.raw, message.received_at) : fromGraph(message.raw);
     } catch (error) {
       if (error instanceof UnreadableMessage) return { kind: 'failed', reason: error.message, parsed: null };
       throw error;

@@ -39,6 +39,7 @@ export async function registerIntake(app: HttpApp, { config, database, logger, w
   });
   const pipeline = createPipeline({ store, workStore, classify, logger });
   const secrets = createSecretBox(config.intake.secretKey);
+  const graph = { graphUrl: config.intake.graphUrl, loginUrl: config.intake.graphLoginUrl, timeoutMs: DEFAULT_TIMEOUTS.connectMs };
   const supervisor = config.intake.worker
     ? createSupervisor({
         store,
@@ -46,6 +47,7 @@ export async function registerIntake(app: HttpApp, { config, database, logger, w
         openSecret: (row) => openMailboxSecret(secrets, row),
         config: config.intake,
         timeouts: DEFAULT_TIMEOUTS,
+        graph,
         logger,
       })
     : null;
@@ -54,6 +56,7 @@ export async function registerIntake(app: HttpApp, { config, database, logger, w
     workStore,
     secrets,
     timeouts: DEFAULT_TIMEOUTS,
+    graph,
     onChange: (id) => supervisor?.wake(id),
     queueUpload: (id, messages, at) => queueUpload(database, id, messages, at),
   });

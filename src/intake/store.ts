@@ -109,6 +109,8 @@ export interface IntakeStore {
   /** The conversation a logged message belongs to, if any of `keys` names one. */
   findConversation(mailboxId: string, keys: string[]): Promise<string | undefined>;
   insertMessage(row: IntakeMessageRow): Promise<void>;
+  /** Graph: where the next delta round starts (or the current one goes on); false when the lease is lost. */
+  saveDeltaLink(id: string, owner: string, link: string | null): Promise<boolean>;
   /** Moves the cursor forward without counting anything; false when the lease is lost. */
   moveCursor(id: string, owner: string, lastUid: number): Promise<boolean>;
   /** Moves the cursor and the counters with an outcome; false when the lease is lost. `owner` null: no fence (uploads). */
@@ -290,6 +292,11 @@ export function intakeStoreOn(db: Executor): IntakeStore {
 
     async insertMessage(row) {
       await db.insertInto('intake_messages').values(row).execute();
+    },
+
+    async saveDeltaLink(id, owner, link) {
+      const result = await fenced(id, owner).set({ delta_link: link }).executeTakeFirst();
+      return Number(result.numUpdatedRows) === 1;
     },
 
     async moveCursor(id, owner, lastUid) {

@@ -9,6 +9,8 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { IntakeConfig } from '../shared/config.js';
 import { type Timeouts } from './imap/connection.js';
+import { type GraphEndpoints } from './graph/client.js';
+import { startGraphWatcher } from './graph/watcher.js';
 import { type Watcher, startImapWatcher } from './imap/watcher.js';
 import type { Pipeline } from './pipeline.js';
 import type { IntakeStore } from './store.js';
@@ -21,6 +23,7 @@ export interface SupervisorDeps {
   openSecret: (row: MailboxRow) => string;
   config: Pick<IntakeConfig, 'pollIntervalMs' | 'leaseMs' | 'reconnectMaxMs' | 'concurrency'>;
   timeouts: Timeouts;
+  graph: GraphEndpoints;
   logger: Logger;
 }
 
@@ -33,7 +36,7 @@ export interface Supervisor {
 }
 
 interface Runner {
-  watcher: Watcher | null;
+  watcher: Pick<Watcher, 'poke' | 'running' | 'stop'> | null;
   /** The settings the watcher was started with: a change restarts it. */
   signature: string | null;
   draining: Promise<void> | null;
@@ -85,7 +88,7 @@ export function createSupervisor(deps: SupervisorDeps): Supervisor {
   }
 
   async function refresh(row: MailboxRow, runner: Runner): Promise<void> {
-    const watch = row.enabled === 1 && row.kind === 'imap';
+    const watch = row.enabled === 1;
     const signature = connectionSignature(row);
     if (runner.watcher && (!watch || signature !== runner.signature || !runner.watcher.running())) {
       await runner.watcher.stop();
@@ -94,7 +97,7 @@ export function createSupervisor(deps: SupervisorDeps): Supervisor {
     }
     if (watch && !runner.watcher) {
       runner.signature = signature;
-      runner.watcher = startImapWatcher({
+      const common = {
         mailboxId: row.id,
         owner,
         store: deps.store,
@@ -104,8 +107,8 @@ export function createSupervisor(deps: SupervisorDeps): Supervisor {
         pollIntervalMs: deps.config.pollIntervalMs,
         reconnectMaxMs: deps.config.reconnectMaxMs,
         concurrency: deps.config.concurrency,
-        timeouts: deps.timeouts,
-      });
+      };
+      runner.watcher = row.kind === 'imap' ? startImapWatcher({ ...common, timeouts: deps.timeouts }) : startGraphWatcher({ ...common, endpoints: deps.graph });
     } else if (poked.has(row.id)) {
       runner.watcher?.poke();
     }

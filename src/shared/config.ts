@@ -64,6 +64,9 @@ export interface IntakeConfig {
   concurrency: number;
   /** The largest .eml or mbox upload POST /mailboxes/{id}/import accepts. */
   importMaxBytes: number;
+  /** Microsoft Graph, and where its tokens are issued: the public endpoints unless told (a test's fake). */
+  graphUrl: string;
+  graphLoginUrl: string;
 }
 
 export interface Config {
@@ -267,6 +270,8 @@ function intakeConfig(env: Env): IntakeConfig {
     reconnectMaxMs: integer(env, 'INTAKE_RECONNECT_MAX_S', 60, 1, 3_600) * 1000,
     concurrency: integer(env, 'INTAKE_CONCURRENCY', 8, 1, 64),
     importMaxBytes: integer(env, 'INTAKE_IMPORT_MAX_MB', 100, 1, 4_096) * 1024 * 1024,
+    graphUrl: httpUrl(env, 'INTAKE_GRAPH_URL') ?? 'https://graph.microsoft.com/v1.0',
+    graphLoginUrl: httpUrl(env, 'INTAKE_GRAPH_LOGIN_URL') ?? 'https://login.microsoftonline.com',
   };
 }
 

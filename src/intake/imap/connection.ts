@@ -5,7 +5,8 @@
 
 import { lookup } from 'node:dns/promises';
 import { ImapFlow, type ImapFlowOptions } from 'imapflow';
-import type { ConnectionTest, FailureStage } from '../schemas.js';
+import { ConnectionFailure } from '../failure.js';
+import type { ConnectionTest } from '../schemas.js';
 import type { MailboxRow } from '../tables.js';
 
 export interface ImapTarget {
@@ -51,16 +52,6 @@ export function imapOptions(target: ImapTarget, secret: string, timeouts: Timeou
   };
 }
 
-export class ImapFailure extends Error {
-  constructor(
-    readonly stage: FailureStage,
-    message: string,
-  ) {
-    super(message);
-    this.name = 'ImapFailure';
-  }
-}
-
 interface ErrorLike {
   code?: unknown;
   message?: unknown;
@@ -82,33 +73,33 @@ function serverText(error: ErrorLike): string | null {
 }
 
 /** Names the stage an error belongs to; `during` is where it happened when the error cannot tell. */
-export function describeFailure(error: unknown, target: Pick<ImapTarget, 'host' | 'port' | 'username' | 'folder'>, during: 'connect' | 'folder'): ImapFailure {
-  if (error instanceof ImapFailure) return error;
+export function describeFailure(error: unknown, target: Pick<ImapTarget, 'host' | 'port' | 'username' | 'folder'>, during: 'connect' | 'folder'): ConnectionFailure {
+  if (error instanceof ConnectionFailure) return error;
   const e = (error ?? {}) as ErrorLike;
   const code = typeof e.code === 'string' ? e.code : '';
   const where = `${target.host}:${target.port}`;
   const reply = serverText(e);
   if (e.authenticationFailed === true) {
-    return new ImapFailure('login', `The server refused the login of ${target.username}${reply ? `: ${reply}` : ''}`);
+    return new ConnectionFailure('login', `The server refused the login of ${target.username}${reply ? `: ${reply}` : ''}`);
   }
   if (during === 'folder') {
-    return new ImapFailure('folder', `The folder "${target.folder}" cannot be opened${reply ? `: ${reply}` : ''}`);
+    return new ConnectionFailure('folder', `The folder "${target.folder}" cannot be opened${reply ? `: ${reply}` : ''}`);
   }
-  if (DNS_CODES.has(code)) return new ImapFailure('dns', `${target.host} does not resolve (${code})`);
+  if (DNS_CODES.has(code)) return new ConnectionFailure('dns', `${target.host} does not resolve (${code})`);
   if (e.tlsFailed === true || TLS_CODE.test(code)) {
     const detail = typeof e.message === 'string' ? e.message.replace(/\s+/g, ' ').slice(0, 200) : code;
-    return new ImapFailure('tls', `TLS with ${where} failed: ${detail}${code && !detail.includes(code) ? ` (${code})` : ''}`);
+    return new ConnectionFailure('tls', `TLS with ${where} failed: ${detail}${code && !detail.includes(code) ? ` (${code})` : ''}`);
   }
-  if (TIMEOUT_CODES.has(code)) return new ImapFailure('timeout', `${where} did not answer in time (${code})`);
-  if (code === 'ECONNREFUSED') return new ImapFailure('connect', `Nothing accepts connections on ${where} (ECONNREFUSED)`);
-  if (CONNECT_CODES.has(code)) return new ImapFailure('connect', `The connection to ${where} failed (${code})`);
+  if (TIMEOUT_CODES.has(code)) return new ConnectionFailure('timeout', `${where} did not answer in time (${code})`);
+  if (code === 'ECONNREFUSED') return new ConnectionFailure('connect', `Nothing accepts connections on ${where} (ECONNREFUSED)`);
+  if (CONNECT_CODES.has(code)) return new ConnectionFailure('connect', `The connection to ${where} failed (${code})`);
   // A TLS client speaking to a clear-text port, or the reverse, ends in a parse error or a
   // hang-up before the greeting; say which setting to look at.
   if (code.startsWith('ParserError') || code === 'InvalidResponse') {
-    return new ImapFailure('protocol', `${where} did not answer like an IMAP server (${code}); check the port and the tls setting`);
+    return new ConnectionFailure('protocol', `${where} did not answer like an IMAP server (${code}); check the port and the tls setting`);
   }
   const message = typeof e.message === 'string' ? e.message.replace(/\s+/g, ' ').slice(0, 200) : 'unknown error';
-  return new ImapFailure('protocol', `${where}: ${message}${code ? ` (${code})` : ''}`);
+  return new ConnectionFailure('protocol', `${where}: ${message}${code ? ` (${code})` : ''}`);
 }
 
 /** Resolves the host first, so a name that does not exist is reported as such and quickly. */
@@ -118,7 +109,7 @@ export async function checkDns(host: string): Promise<void> {
     await lookup(host);
   } catch (error) {
     const code = (error as ErrorLike).code;
-    throw new ImapFailure('dns', `${host} does not resolve (${typeof code === 'string' ? code : 'lookup failed'})`);
+    throw new ConnectionFailure('dns', `${host} does not resolve (${typeof code === 'string' ? code : 'lookup failed'})`);
   }
 }
 

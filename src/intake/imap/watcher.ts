@@ -15,7 +15,8 @@ import { COMMIT_BATCH, runOrdered } from '../ordered.js';
 import { ClassificationUnavailable, type IncomingMessage, type Pipeline } from '../pipeline.js';
 import type { IntakeStore } from '../store.js';
 import type { MailboxRow, MailboxState } from '../tables.js';
-import { ImapFailure, type ImapTarget, type Timeouts, checkDns, describeFailure, imapOptions, imapTarget } from './connection.js';
+import { ConnectionFailure } from '../failure.js';
+import { type ImapTarget, type Timeouts, checkDns, describeFailure, imapOptions, imapTarget } from './connection.js';
 
 export interface WatcherDeps {
   mailboxId: string;
@@ -180,7 +181,7 @@ export function startImapWatcher(deps: WatcherDeps): Watcher {
     try {
       secret = deps.openSecret(row);
     } catch (error) {
-      throw new ImapFailure('secret', (error as Error).message);
+      throw new ConnectionFailure('secret', (error as Error).message);
     }
     await checkDns(target.host);
     const imap = new ImapFlow(imapOptions(target, secret, deps.timeouts));
@@ -211,7 +212,7 @@ export function startImapWatcher(deps: WatcherDeps): Watcher {
           await sleepUnless(backoff(), wakeUp);
           continue;
         }
-        if (error instanceof LeaseLost || error instanceof ImapFailure || imap.usable) throw error;
+        if (error instanceof LeaseLost || error instanceof ConnectionFailure || imap.usable) throw error;
         throw describeFailure(lastError ?? error, target, 'connect');
       }
       await setState('idle', { synced: true });
@@ -241,7 +242,7 @@ export function startImapWatcher(deps: WatcherDeps): Watcher {
           return;
         }
         if (stopped) break;
-        const failure = error instanceof ImapFailure ? error : describeFailure(error, { host: '?', port: 0, username: '?', folder: '?' }, 'connect');
+        const failure = error instanceof ConnectionFailure ? error : describeFailure(error, { host: '?', port: 0, username: '?', folder: '?' }, 'connect');
         log.warn({ stage: failure.stage, reason: failure.message }, 'mailbox watcher failed; reconnecting');
         await setState('error', { error: failure.message }).catch(() => undefined);
       } finally {

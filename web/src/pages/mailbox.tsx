@@ -7,7 +7,7 @@ import { href } from '../lib/router.ts';
 import { can, sessionHeaders, useSession } from '../lib/session.ts';
 import { useLoad } from '../lib/use-load.ts';
 import type { ConnectionTest, IntakeMessage, Mailbox, RoutingRule } from '../../../src/intake/schemas.ts';
-import { Backfill, MailboxState, TestResult, useRefresh } from './mailboxes.tsx';
+import { Backfill, MailboxState, TestResult, accountOf, useRefresh } from './mailboxes.tsx';
 
 const PAGE = 50;
 
@@ -64,7 +64,8 @@ export function MailboxPage({ id }: { id: string }) {
       </div>
       <div class="card stack">
         <p class="break">
-          {m.username}@{m.host}:{m.port} ({m.tls}) · folder <code>{m.folder}</code> · {m.auth === 'xoauth2' ? 'OAuth token' : 'password'} stored encrypted
+          {accountOf(m)}
+          {m.kind === 'imap' && ` (${m.tls ?? ''})`} · {m.auth === 'xoauth2' ? 'OAuth token' : m.auth === 'client_secret' ? 'client secret' : 'password'} stored encrypted
         </p>
         <dl class="mailbox-facts small">
           <dt>Last sync</dt>

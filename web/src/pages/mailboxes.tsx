@@ -38,6 +38,11 @@ export function Backfill({ mailbox }: { mailbox: Mailbox }) {
   );
 }
 
+/** Which account a mailbox reads, in one line. */
+export function accountOf(m: Mailbox): string {
+  return m.kind === 'graph' ? `${m.address} (Microsoft 365) · ${m.folder}` : `${m.username}@${m.host}:${m.port} · ${m.folder}`;
+}
+
 export function TestResult({ result }: { result: ConnectionTest | null }) {
   if (result === null) return null;
   return (
@@ -95,9 +100,7 @@ export function MailboxesPage() {
                     <a href={href(`/mailboxes/${m.id}`)}>{m.name}</a>
                     {!m.enabled && <span class="muted small"> (disabled)</span>}
                   </td>
-                  <td class="break small">
-                    {m.username}@{m.host}:{m.port} · {m.folder}
-                  </td>
+                  <td class="break small">{accountOf(m)}</td>
                   <td>
                     <MailboxState mailbox={m} />
                     {m.state === 'error' && m.last_error && <div class="small field-error">{m.last_error}</div>}
@@ -123,7 +126,8 @@ type Secret = 'password' | 'access_token';
 /** Connects a mailbox, then tests the connection with what was saved. */
 function AddMailbox(props: { onAdded: (id: string) => void }) {
   const projects = useProjects();
-  const [form, setForm] = useState({ name: '', host: '', port: '', tls: 'tls', username: '', secret: '', folder: 'INBOX', since: '', project_id: '' });
+  const [kind, setKind] = useState<'imap' | 'graph'>('imap');
+  const [form, setForm] = useState({ name: '', host: '', port: '', tls: 'tls', username: '', secret: '', folder: '', since: '', project_id: '', tenant_id: '', client_id: '', address: '' });
   const [secretKind, setSecretKind] = useState<Secret>('password');
   const [enabled, setEnabled] = useState(true);
   const [busy, setBusy] = useState(false);
@@ -137,17 +141,12 @@ function AddMailbox(props: { onAdded: (id: string) => void }) {
     setProblem(null);
     setTested(null);
     try {
-      const body: Record<string, unknown> = {
-        name: form.name.trim(),
-        kind: 'imap',
-        host: form.host.trim(),
-        tls: form.tls,
-        username: form.username.trim(),
-        [secretKind]: form.secret,
-        folder: form.folder.trim() || 'INBOX',
-        enabled,
-      };
-      if (form.port !== '') body.port = Number(form.port);
+      const body: Record<string, unknown> =
+        kind === 'imap'
+          ? { name: form.name.trim(), kind, host: form.host.trim(), tls: form.tls, username: form.username.trim(), [secretKind]: form.secret, enabled }
+          : { name: form.name.trim(), kind, tenant_id: form.tenant_id.trim(), client_id: form.client_id.trim(), client_secret: form.secret, address: form.address.trim(), enabled };
+      if (form.folder.trim() !== '') body.folder = form.folder.trim();
+      if (kind === 'imap' && form.port !== '') body.port = Number(form.port);
       if (form.since !== '') body.since = new Date(form.since).toISOString();
       if (form.project_id !== '') body.project_id = form.project_id;
       const created = await api<Mailbox>('POST', '/mailboxes', body);
@@ -164,50 +163,82 @@ function AddMailbox(props: { onAdded: (id: string) => void }) {
 
   return (
     <form class="card stack" aria-label="Connect a mailbox" onSubmit={(e) => void submit(e)}>
-      <h2>Connect a mailbox (IMAP)</h2>
+      <h2>Connect a mailbox</h2>
       <div class="row wrap">
         <label class="grow">
           Name
           <input name="name" value={form.name} required maxLength={200} onInput={set('name')} />
         </label>
-        <label class="grow">
-          Server
-          <input name="host" value={form.host} required placeholder="imap.example.com" onInput={set('host')} />
-        </label>
         <label>
-          Port
-          <input name="port" type="number" min={1} max={65535} value={form.port} placeholder={form.tls === 'tls' ? '993' : '143'} onInput={set('port')} />
-        </label>
-        <label>
-          Security
-          <select name="tls" value={form.tls} onChange={set('tls')}>
-            <option value="tls">TLS</option>
-            <option value="starttls">STARTTLS</option>
-            <option value="none">None (clear text)</option>
+          Kind
+          <select name="kind" value={kind} onChange={(e) => setKind(e.currentTarget.value as 'imap' | 'graph')}>
+            <option value="imap">IMAP</option>
+            <option value="graph">Microsoft 365 (Graph)</option>
           </select>
         </label>
       </div>
-      <div class="row wrap">
-        <label class="grow">
-          Username
-          <input name="username" value={form.username} required autoComplete="off" onInput={set('username')} />
-        </label>
-        <label>
-          Sign in with
-          <select name="secret_kind" value={secretKind} onChange={(e) => setSecretKind(e.currentTarget.value as Secret)}>
-            <option value="password">Password</option>
-            <option value="access_token">OAuth access token (XOAUTH2)</option>
-          </select>
-        </label>
-        <label class="grow">
-          {secretKind === 'password' ? 'Password' : 'Access token'}
-          <input name="secret" type="password" value={form.secret} required autoComplete="new-password" onInput={set('secret')} />
-        </label>
-      </div>
+      {kind === 'imap' ? (
+        <>
+          <div class="row wrap">
+            <label class="grow">
+              Server
+              <input name="host" value={form.host} required placeholder="imap.example.com" onInput={set('host')} />
+            </label>
+            <label>
+              Port
+              <input name="port" type="number" min={1} max={65535} value={form.port} placeholder={form.tls === 'tls' ? '993' : '143'} onInput={set('port')} />
+            </label>
+            <label>
+              Security
+              <select name="tls" value={form.tls} onChange={set('tls')}>
+                <option value="tls">TLS</option>
+                <option value="starttls">STARTTLS</option>
+                <option value="none">None (clear text)</option>
+              </select>
+            </label>
+          </div>
+          <div class="row wrap">
+            <label class="grow">
+              Username
+              <input name="username" value={form.username} required autoComplete="off" onInput={set('username')} />
+            </label>
+            <label>
+              Sign in with
+              <select name="secret_kind" value={secretKind} onChange={(e) => setSecretKind(e.currentTarget.value as Secret)}>
+                <option value="password">Password</option>
+                <option value="access_token">OAuth access token (XOAUTH2)</option>
+              </select>
+            </label>
+            <label class="grow">
+              {secretKind === 'password' ? 'Password' : 'Access token'}
+              <input name="secret" type="password" value={form.secret} required autoComplete="new-password" onInput={set('secret')} />
+            </label>
+          </div>
+        </>
+      ) : (
+        <div class="row wrap">
+          <label class="grow">
+            Tenant id
+            <input name="tenant_id" value={form.tenant_id} required onInput={set('tenant_id')} />
+          </label>
+          <label class="grow">
+            App (client) id
+            <input name="client_id" value={form.client_id} required onInput={set('client_id')} />
+          </label>
+          <label class="grow">
+            Client secret
+            <input name="client_secret" type="password" value={form.secret} required autoComplete="new-password" onInput={set('secret')} />
+          </label>
+          <label class="grow">
+            Mailbox address
+            <input name="address" value={form.address} required placeholder="support@contoso.com" onInput={set('address')} />
+          </label>
+        </div>
+      )}
       <div class="row wrap">
         <label>
           Folder
-          <input name="folder" value={form.folder} onInput={set('folder')} />
+          <input name="folder" value={form.folder} placeholder={kind === 'imap' ? 'INBOX' : 'inbox'} onInput={set('folder')} />
         </label>
         <label>
           Also take mail since (optional)
