@@ -7,7 +7,9 @@ import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { chmodSync, chownSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
-import { connect } from 'node:net';
+import { randomBytes } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import { type AddressInfo, connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ImapFlow } from 'imapflow';
@@ -19,6 +21,11 @@ export interface DovecotOptions {
   /** Every user logs in with this password (a static passdb). */
   password?: string;
   port?: number;
+  /**
+   * Also accept OAuth 2 access tokens (XOAUTH2, OAUTHBEARER): dovecot asks a token
+   * introspection endpoint this helper runs, which knows the tokens `issueToken` gave out.
+   */
+  oauth?: boolean;
 }
 
 export interface Dovecot {
@@ -38,6 +45,8 @@ export interface Dovecot {
   deliverLocally(user: string, message: string | Buffer): void;
   /** A logged-in client for setup (create or delete folders); the caller logs out. */
   client(user: string): Promise<ImapFlow>;
+  /** An access token for `user` that the server will take with XOAUTH2 (needs `oauth`). */
+  issueToken(user: string): string;
   /** The server's log, for a failing test's message. */
   log(): string;
   /** Stops the server and removes its folder. */
@@ -59,7 +68,7 @@ process.once('exit', () => {
   }
 });
 
-function configuration(root: string, port: number, password: string): string {
+function configuration(root: string, port: number, password: string, oauth: boolean): string {
   const nobody = execFileSync('id', ['-u', 'nobody']).toString().trim();
   return `# Written by test/helpers/dovecot.ts for one test run.
 base_dir = ${root}/run
@@ -70,7 +79,7 @@ protocols = imap
 listen = 127.0.0.1
 ssl = no
 disable_plaintext_auth = no
-auth_mechanisms = plain login
+auth_mechanisms = plain login${oauth ? ' xoauth2 oauthbearer' : ''}
 mail_location = maildir:${root}/mail/%u
 mail_uid = nobody
 mail_gid = nogroup
@@ -89,7 +98,16 @@ service imap-login {
     port = 0
   }
 }
-passdb {
+${
+    oauth
+      ? `passdb {
+  driver = oauth2
+  mechanisms = xoauth2 oauthbearer
+  args = ${root}/oauth2.conf
+}
+`
+      : ''
+  }passdb {
   driver = static
   args = password=${password}
 }
@@ -127,7 +145,27 @@ export async function startDovecot(options: DovecotOptions = {}): Promise<Doveco
   for (const folder of ['run', 'state', 'mail']) mkdirSync(join(root, folder));
   chownSync(join(root, 'mail'), 65534, 65534);
   const configPath = join(root, 'dovecot.conf');
-  writeFileSync(configPath, configuration(root, port, password));
+  // The token introspection endpoint dovecot asks (RFC 7662): a token is active if issued here.
+  const tokens = new Map<string, string>();
+  let introspection: Server | null = null;
+  if (options.oauth) {
+    introspection = createServer((request, response) => {
+      const chunks: Buffer[] = [];
+      request.on('data', (chunk: Buffer) => chunks.push(chunk));
+      request.on('end', () => {
+        const token = new URLSearchParams(Buffer.concat(chunks).toString('utf8')).get('token') ?? '';
+        const user = tokens.get(token);
+        response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(user ? { active: true, username: user } : { active: false }));
+      });
+    });
+    await new Promise<void>((resolve) => introspection!.listen(0, '127.0.0.1', resolve));
+    const { port: introspectionPort } = introspection.address() as AddressInfo;
+    writeFileSync(
+      join(root, 'oauth2.conf'),
+      `introspection_mode = post\nintrospection_url = http://127.0.0.1:${introspectionPort}/introspect\nusername_attribute = username\nactive_attribute = active\nactive_value = true\nforce_introspection = yes\n`,
+    );
+  }
+  writeFileSync(configPath, configuration(root, port, password, options.oauth === true));
 
   let child: ChildProcess | null = null;
   let delivered = 0;
@@ -238,9 +276,17 @@ export async function startDovecot(options: DovecotOptions = {}): Promise<Doveco
       writeFileSync(file, message);
       chownSync(file, 65534, 65534);
     },
+    issueToken(user) {
+      if (!introspection) throw new Error('start dovecot with oauth: true to issue tokens');
+      const token = `ya29.${randomBytes(18).toString('base64url')}`;
+      tokens.set(token, user);
+      return token;
+    },
     log: readLog,
     async close() {
       await stop();
+      introspection?.closeAllConnections();
+      await new Promise<void>((resolve) => (introspection ? introspection.close(() => resolve()) : resolve()));
       rmSync(root, { recursive: true, force: true });
     },
   };

@@ -217,3 +217,29 @@ describe.each(stores)('mailbox API on %s', (kind) => {
     expect((await call(t.app, 'GET', `/mailboxes/${id}/messages?cursor=bogus`)).status).toBe(422);
   });
 });
+
+describe('XOAUTH2 against dovecot', () => {
+  let dovecot: Dovecot;
+  let t: TestApp;
+  beforeAll(async () => {
+    dovecot = await startDovecot({ password: PASSWORD, oauth: true });
+    t = await startWorkApp('sqlite', { AGENTDESK_SECRET_KEY: SECRET_KEY, INTAKE_WORKER: 'false' });
+  });
+  afterAll(async () => {
+    await t?.close();
+    await dovecot?.close();
+  });
+
+  it('logs in with an access token instead of a password, and names a refused token a login failure', async () => {
+    const token = dovecot.issueToken('oauth-user');
+    const { password: _password, ...withoutPassword } = imapBody(dovecot, { username: 'oauth-user' });
+    const created = await call(t.app, 'POST', '/mailboxes', { ...withoutPassword, access_token: token });
+    expect(created.status, created.text).toBe(201);
+    expect(created.body.auth).toBe('xoauth2');
+    expect(created.text).not.toContain(token);
+    expect((await call(t.app, 'POST', `/mailboxes/${created.body.id}/test`)).body).toMatchObject({ ok: true, message: expect.stringContaining('oauth-user') });
+    const revoked = await call(t.app, 'POST', '/mailboxes', { ...withoutPassword, access_token: 'ya29.not-issued' });
+    expect((await call(t.app, 'POST', `/mailboxes/${revoked.body.id}/test`)).body).toMatchObject({ ok: false, stage: 'login' });
+    expect(await dumpDatabase(t.database)).not.toContain(token);
+  });
+});
