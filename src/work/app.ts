@@ -1,8 +1,8 @@
 import type { Logger } from 'pino';
 import { registerSessionRoutes, registerTokenRoutes } from '../auth/routes.js';
-import { registerIntake } from '../intake/setup.js';
 import { createAuthParts } from '../auth/setup.js';
 import { createTokenService } from '../auth/token-service.js';
+import { registerIntake } from '../intake/setup.js';
 import type { Config } from '../shared/config.js';
 import type { Database } from '../shared/db.js';
 import { registerHealthRoute } from '../shared/health.js';
