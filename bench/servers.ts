@@ -127,7 +127,7 @@ function cpuMs(pid: number): number {
   }
 }
 
-async function startNode(
+export async function startNode(
   script: string,
   args: string[],
   env: Record<string, string>,

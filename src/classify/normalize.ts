@@ -34,6 +34,8 @@ export interface GraphMessage {
   isRead?: boolean | null;
   flag?: { flagStatus?: string | null } | null;
   internetMessageHeaders?: Array<{ name?: string | null; value?: string | null }> | null;
+  /** Graph lists attachments only when asked to expand them; only their names are read. */
+  attachments?: Array<{ name?: string | null }> | null;
 }
 
 export interface SimplifiedEmail {
@@ -73,6 +75,8 @@ export interface Email {
   is_read: boolean | null;
   /** Internet headers by lower-cased name, when the caller selected them. */
   headers: Readonly<Record<string, string>>;
+  /** File names of the attachments, when the caller listed them. */
+  attachment_names: string[];
 }
 
 const SUBJECT_MAX_CHARS = 1_000;
@@ -121,6 +125,7 @@ function fromGraph(input: GraphMessage, maxChars: number): Email {
     flag_status: text(input.flag?.flagStatus),
     is_read: typeof input.isRead === 'boolean' ? input.isRead : null,
     headers: headerMap(input.internetMessageHeaders),
+    attachment_names: attachmentNames(input.attachments),
   };
 }
 
@@ -162,6 +167,7 @@ function emptyEnvelope(): Omit<Email, 'shape' | 'message_id' | 'message_key' | '
     flag_status: null,
     is_read: null,
     headers: {},
+    attachment_names: [],
   };
 }
 
@@ -202,4 +208,14 @@ function headerMap(headers: GraphMessage['internetMessageHeaders']): Record<stri
     if (name && typeof header.value === 'string') map[name] = header.value;
   }
   return map;
+}
+
+const ATTACHMENTS_KEPT = 50;
+
+function attachmentNames(attachments: GraphMessage['attachments']): string[] {
+  if (!Array.isArray(attachments)) return [];
+  return attachments
+    .map((attachment) => (attachment && typeof attachment.name === 'string' ? text(stripInvisible(attachment.name)) : null))
+    .filter((name): name is string => name !== null)
+    .slice(0, ATTACHMENTS_KEPT);
 }

@@ -45,6 +45,7 @@ export function buildUserPrompt(email: Email): string {
   add('email_date', email.sent_at ?? email.received_at);
   add('email_importance', email.importance);
   add('email_has_attachments', email.has_attachments === null ? null : String(email.has_attachments));
+  add('email_attachments', email.attachment_names.length > 0 ? email.attachment_names.join(', ') : null);
   add('email_flag_status', email.flag_status);
   sections.push(`<email_subject>${escapeForPrompt(email.subject)}</email_subject>`);
   sections.push(`<email_body>\n${escapeForPrompt(email.body.text)}\n</email_body>`);

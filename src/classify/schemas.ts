@@ -57,6 +57,14 @@ export const ClassifyRequestSchema = Type.Object(
     internetMessageHeaders: Type.Optional(
       Nullable(Type.Array(Type.Object({ name: Type.String(), value: Type.String() }, { additionalProperties: true }))),
     ),
+    attachments: Type.Optional(
+      Nullable(
+        Type.Array(Type.Object({ name: Type.Optional(Text) }, { additionalProperties: true }), {
+          maxItems: 10_000,
+          description: "Graph's expanded attachments; only their names are read",
+        }),
+      ),
+    ),
     provider: Type.Optional(Type.Enum([...OVERRIDE_PROVIDERS], { description: 'Overrides LLM_PROVIDER for this request' })),
     model: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Overrides LLM_MODEL' })),
     base_url: Type.Optional(

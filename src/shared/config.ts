@@ -61,6 +61,26 @@ export interface AuthConfig {
   sessionTtlMs: number;
 }
 
+export interface IntakeConfig {
+  /** AGENTDESK_SECRET_KEY as 64 hex digits: seals mailbox secrets (AES-256-GCM); null when unset. */
+  secretKey: string | null;
+  /** Whether this instance watches mailboxes (INTAKE_WORKER); the API answers either way. */
+  worker: boolean;
+  /** How often a watched mailbox is synchronised even when IDLE reported nothing. */
+  pollIntervalMs: number;
+  /** How long a mailbox stays with the instance that watches it after its last renewal. */
+  leaseMs: number;
+  /** The longest wait between two reconnection attempts. */
+  reconnectMaxMs: number;
+  /** Messages of one mailbox classified at the same time (their outcomes are still written in order). */
+  concurrency: number;
+  /** The largest .eml or mbox upload POST /mailboxes/{id}/import accepts. */
+  importMaxBytes: number;
+  /** Microsoft Graph, and where its tokens are issued: the public endpoints unless told (a test's fake). */
+  graphUrl: string;
+  graphLoginUrl: string;
+}
+
 export interface Config {
   host: string;
   workPort: number;
@@ -78,6 +98,7 @@ export interface Config {
   auth: AuthConfig;
   /** Where the work service (and its UI) reaches the classification service. */
   classifyUrl: string;
+  intake: IntakeConfig;
 }
 
 export class ConfigError extends Error {
@@ -239,6 +260,38 @@ function authConfig(env: Env, host: string): AuthConfig {
   };
 }
 
+/**
+ * 32 bytes as 64 hex digits or as base64; answered as hex. Never echoed: it is a secret, and a
+ * mistake in it must not land in a log.
+ */
+function secretKey(env: Env): string | null {
+  const raw = read(env, 'AGENTDESK_SECRET_KEY');
+  if (raw === undefined) return null;
+  if (/^[0-9a-fA-F]{64}$/.test(raw)) return raw.toLowerCase();
+  if (/^[A-Za-z0-9+/_-]{43}={0,1}$/.test(raw)) {
+    const bytes = Buffer.from(raw.replace(/-/g, '+').replace(/_/g, '/'), 'base64');
+    if (bytes.length === 32) return bytes.toString('hex');
+  }
+  throw new ConfigError(
+    'AGENTDESK_SECRET_KEY',
+    'must be 32 random bytes written as 64 hex digits or as base64 (e.g. the output of `openssl rand -hex 32`)',
+  );
+}
+
+function intakeConfig(env: Env): IntakeConfig {
+  return {
+    secretKey: secretKey(env),
+    worker: boolean(env, 'INTAKE_WORKER', true),
+    pollIntervalMs: integer(env, 'INTAKE_POLL_S', 60, 1, 86_400) * 1000,
+    leaseMs: integer(env, 'INTAKE_LEASE_S', 30, 2, 3_600) * 1000,
+    reconnectMaxMs: integer(env, 'INTAKE_RECONNECT_MAX_S', 60, 1, 3_600) * 1000,
+    concurrency: integer(env, 'INTAKE_CONCURRENCY', 8, 1, 64),
+    importMaxBytes: integer(env, 'INTAKE_IMPORT_MAX_MB', 100, 1, 4_096) * 1024 * 1024,
+    graphUrl: httpUrl(env, 'INTAKE_GRAPH_URL') ?? 'https://graph.microsoft.com/v1.0',
+    graphLoginUrl: httpUrl(env, 'INTAKE_GRAPH_LOGIN_URL') ?? 'https://login.microsoftonline.com',
+  };
+}
+
 export function loadConfig(env: Env): Readonly<Config> {
   const host = read(env, 'HOST') ?? '127.0.0.1';
   const classifyPort = integer(env, 'CLASSIFY_PORT', 8081, 0, 65_535);
@@ -263,6 +316,7 @@ export function loadConfig(env: Env): Readonly<Config> {
     classifyUrl:
       httpUrl(env, 'CLASSIFY_URL') ??
       `http://${host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host}:${classifyPort}`,
+    intake: intakeConfig(env),
   };
   return deepFreeze(config);
 }

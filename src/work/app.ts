@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import { registerSessionRoutes, registerTokenRoutes } from '../auth/routes.js';
 import { createAuthParts } from '../auth/setup.js';
 import { createTokenService } from '../auth/token-service.js';
+import { registerIntake } from '../intake/setup.js';
 import { registerMcpRoutes } from '../mcp/http.js';
 import type { Config } from '../shared/config.js';
 import type { Database } from '../shared/db.js';
@@ -55,6 +56,7 @@ export async function buildWorkApp({ config, database, logger, webRoot }: WorkAp
   registerWorkRoutes(app, work, claims);
   registerProjectRoutes(app, createProjectService({ store }));
   registerEventRoutes(app, hub);
+  await registerIntake(app, { config, database, logger, workStore: store });
   registerHealthRoute(app, database);
   registerTokenRoutes(app, createTokenService({ store: auth.store, authenticator: auth.authenticator }));
   registerSessionRoutes(app, { config: config.auth, authenticator: auth.authenticator, gate: app.accessGate });

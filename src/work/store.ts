@@ -84,7 +84,11 @@ export interface ClaimQuery {
  * `transaction` run on that transaction; nothing here knows about the lifecycle rules.
  */
 export interface WorkStore {
-  transaction<T>(work: (store: WorkStore) => Promise<T>): Promise<T>;
+  /**
+   * `trx` is the open transaction itself, for a feature that writes its own tables in the same
+   * commit as a work item (mail intake records the message with the item it created).
+   */
+  transaction<T>(work: (store: WorkStore, trx: Transaction<any>) => Promise<T>): Promise<T>;
 
   /** A new item, its first dispatch (if any) and its event, atomically and as cheaply as the store allows. */
   createWorkItem(row: WorkItemRow, dispatch: DispatchRow | null, event: NewEvent, history: NewHistory): Promise<void>;
@@ -157,10 +161,10 @@ type StoreScope =
 function buildStore(db: Executor, dialect: Dialect, scope: StoreScope): WorkStore {
   const store: WorkStore = {
     async transaction(work) {
-      if (!scope.runTransaction) return work(store);
+      if (!scope.runTransaction) return work(store, db as Transaction<any>);
       const appended = { events: false };
       const result = await scope.runTransaction((trx) =>
-        work(buildStore(trx as Transaction<WorkTables>, dialect, { runTransaction: null, pool: null, appended })),
+        work(buildStore(trx as Transaction<WorkTables>, dialect, { runTransaction: null, pool: null, appended }), trx),
       );
       if (appended.events) scope.onEventsCommitted();
       return result;

@@ -20,6 +20,9 @@ interface Fixtures {
   itemOfAda: string;
   projectId: string;
   tokenId: string;
+  mailboxId: string;
+  /** A fresh mailbox (for DELETE). */
+  newMailbox(): Promise<string>;
   /** A fresh work item (for DELETE). */
   newItem(): Promise<string>;
   /** A fresh token (for DELETE). */
@@ -30,7 +33,7 @@ interface Case {
   route: string;
   service: 'work' | 'classify';
   /** The request for one credential; fixtures are made fresh where the call consumes them. */
-  request(f: Fixtures): Promise<{ url: string; payload?: unknown; headers?: Record<string, string> }>;
+  request(f: Fixtures): Promise<{ url: string; payload?: unknown; headers?: Record<string, string>; contentType?: string }>;
   /** The status each role gets; every failing credential gets 401 unless `open`. */
   roles: Record<Role, number>;
   /** Public route: every credential, good or bad, gets this. */
@@ -45,6 +48,9 @@ const everyone = (status: number) => only(status, ...ROLES);
 let counter = 0;
 const unique = (prefix: string) => `${prefix}-${Date.now().toString(36)}-${(counter += 1)}`;
 const email = (subject: string) => ({ email_data: { subject, body: 'Please send the quarterly report by Friday.' } });
+const MATRIX_SECRET_KEY = '5f0e1d2c3b4a59687766554433221100ffeeddccbbaa99887766554433221100';
+/** Port 1 on loopback: nothing listens, so the connection test fails at once (and answers 200). */
+const mailbox = () => ({ name: unique('mailbox'), kind: 'imap', host: '127.0.0.1', port: 1, tls: 'none', username: 'matrix', password: 'matrix-password', enabled: false });
 
 const CASES: Case[] = [
   { route: 'GET /health', service: 'work', request: async () => ({ url: '/health' }), roles: everyone(200), open: 200 },
@@ -110,6 +116,24 @@ const CASES: Case[] = [
   { route: 'GET /tokens', service: 'work', request: async () => ({ url: '/tokens' }), roles: only(200, 'admin') },
   { route: 'GET /tokens/:id', service: 'work', request: async (f) => ({ url: `/tokens/${f.tokenId}` }), roles: only(200, 'admin') },
   { route: 'DELETE /tokens/:id', service: 'work', request: async (f) => ({ url: `/tokens/${await f.newToken()}` }), roles: only(204, 'admin') },
+  { route: 'POST /mailboxes', service: 'work', request: async () => ({ url: '/mailboxes', payload: mailbox() }), roles: only(201, 'admin') },
+  { route: 'GET /mailboxes', service: 'work', request: async () => ({ url: '/mailboxes' }), roles: READ(200) },
+  { route: 'GET /mailboxes/:id', service: 'work', request: async (f) => ({ url: `/mailboxes/${f.mailboxId}` }), roles: READ(200) },
+  {
+    route: 'PATCH /mailboxes/:id',
+    service: 'work',
+    request: async (f) => ({ url: `/mailboxes/${f.mailboxId}`, payload: { name: unique('renamed') } }),
+    roles: only(200, 'admin'),
+  },
+  { route: 'DELETE /mailboxes/:id', service: 'work', request: async (f) => ({ url: `/mailboxes/${await f.newMailbox()}` }), roles: only(204, 'admin') },
+  { route: 'POST /mailboxes/:id/test', service: 'work', request: async (f) => ({ url: `/mailboxes/${f.mailboxId}/test` }), roles: only(200, 'admin') },
+  {
+    route: 'POST /mailboxes/:id/import',
+    service: 'work',
+    request: async (f) => ({ url: `/mailboxes/${f.mailboxId}/import`, payload: 'Subject: matrix\r\n\r\nImported in the role matrix.\r\n', contentType: 'message/rfc822' }),
+    roles: only(202, 'admin'),
+  },
+  { route: 'GET /mailboxes/:id/messages', service: 'work', request: async (f) => ({ url: `/mailboxes/${f.mailboxId}/messages` }), roles: READ(200) },
   // Public, but a presented bearer token is checked: GET /session is how a client asks "who am I".
   { route: 'GET /session', service: 'work', request: async () => ({ url: '/session' }), roles: everyone(200) },
   {
@@ -177,7 +201,7 @@ describe.each(await storesUnderTest())('role × route matrix on %s', (kind) => {
   let fixtures: Fixtures;
 
   beforeAll(async () => {
-    pair = await startAuthPair(kind);
+    pair = await startAuthPair(kind, { AGENTDESK_SECRET_KEY: MATRIX_SECRET_KEY, INTAKE_WORKER: 'false' });
     const app = pair.work;
     const minted: Record<string, string> = {};
     for (const role of ROLES) {
@@ -199,8 +223,11 @@ describe.each(await storesUnderTest())('role × route matrix on %s', (kind) => {
     const admin = bearer(ADMIN_SECRET);
     const newItem = async () =>
       (await call(app, 'POST', '/work', { type: 'matrix', description: 'fixture', agent: 'ada' }, admin)).body.id as string;
+    const newMailbox = async () => (await call(app, 'POST', '/mailboxes', mailbox(), admin)).body.id as string;
     fixtures = {
       app,
+      mailboxId: await newMailbox(),
+      newMailbox,
       itemOfAda: await newItem(),
       projectId: (await call(app, 'POST', '/projects', { name: 'matrix project' }, admin)).body.id,
       tokenId: (await mintToken(app, { role: 'viewer', name: 'listed' })).id,
@@ -232,8 +259,8 @@ describe.each(await storesUnderTest())('role × route matrix on %s', (kind) => {
     const want: Record<string, number> = {};
     const got: Record<string, number> = {};
     for (const credential of CREDENTIALS) {
-      const { url, payload, headers: extra } = await c.request({ ...fixtures, app });
-      const headers = { ...extra, ...credentials[credential], [CSRF_HEADER]: '1' };
+      const { url, payload, headers: extra, contentType } = await c.request({ ...fixtures, app });
+      const headers = { ...extra, ...credentials[credential], [CSRF_HEADER]: '1', ...(contentType && { 'content-type': contentType }) };
       want[credential] = expected(c, credential);
       got[credential] = await statusOf(app, method, url, payload, headers);
     }

@@ -71,6 +71,10 @@ export interface FakeLlm {
   /** Drops the replies still queued. */
   clearScript(): void;
   setDefaultAnswer(answer: unknown): void;
+  /** Chooses the default answer from the request's prompt text (null: the default answer). */
+  setAnswerer(answerer: ((prompt: string) => unknown) | null): void;
+  /** Chooses the reply from the prompt text when nothing is scripted (null: answer). */
+  setReplier(replier: ((prompt: string) => FakeReply | null) | null): void;
   close(): Promise<void>;
 }
 
@@ -107,6 +111,8 @@ export async function startFakeLlm({ port: listenPort = 0, record = true }: Fake
   const requests: RecordedRequest[] = [];
   let defaultAnswer: unknown = FAKE_ANSWER;
   const open = { now: 0, max: 0 };
+  let answerer: ((prompt: string) => unknown) | null = null;
+  let replier: ((prompt: string) => FakeReply | null) | null = null;
 
   const server = createServer((request, response) => {
     const chunks: Buffer[] = [];
@@ -133,7 +139,9 @@ export async function startFakeLlm({ port: listenPort = 0, record = true }: Fake
         recorded.answered_at = Date.now();
         open.now -= 1;
       });
-      reply(api, body, queue.shift() ?? { kind: 'answer' }, response, defaultAnswer);
+      const prompt = JSON.stringify(body.messages ?? []);
+      const chosen = answerer?.(prompt) ?? null;
+      reply(api, body, queue.shift() ?? replier?.(prompt) ?? { kind: 'answer' }, response, chosen ?? defaultAnswer);
     });
   });
 
@@ -154,6 +162,12 @@ export async function startFakeLlm({ port: listenPort = 0, record = true }: Fake
     },
     setDefaultAnswer: (answer) => {
       defaultAnswer = answer;
+    },
+    setAnswerer: (chosen) => {
+      answerer = chosen;
+    },
+    setReplier: (chosen) => {
+      replier = chosen;
     },
     close: () =>
       new Promise<void>((resolve) => {

@@ -9,6 +9,8 @@ import { AgentsPage } from './pages/agents.tsx';
 import { BoardPage } from './pages/board.tsx';
 import { ClassifyPage } from './pages/classify.tsx';
 import { ItemPage } from './pages/item.tsx';
+import { MailboxPage } from './pages/mailbox.tsx';
+import { MailboxesPage } from './pages/mailboxes.tsx';
 import { ProjectsPage } from './pages/projects.tsx';
 import { SignInPage } from './pages/sign-in.tsx';
 import { SubmitPage } from './pages/submit.tsx';
@@ -21,12 +23,14 @@ const NAV: ReadonlyArray<{ path: string; label: string; access: Access }> = [
   { path: '/agents', label: 'Agents', access: 'read' },
   { path: '/projects', label: 'Projects', access: 'read' },
   { path: '/classify', label: 'Classify', access: 'classify' },
+  { path: '/mailboxes', label: 'Mailboxes', access: 'read' },
   { path: '/tokens', label: 'Tokens', access: 'admin' },
 ];
 
 function section(path: string): string {
   if (path.startsWith('/items/')) return '/';
   if (path.startsWith('/projects')) return '/projects';
+  if (path.startsWith('/mailboxes')) return '/mailboxes';
   return path;
 }
 
@@ -82,7 +86,10 @@ function Desk({ session }: { session: SessionState }) {
 
   let page;
   const itemMatch = /^\/items\/([^/]+)$/.exec(path);
+  const mailboxMatch = /^\/mailboxes\/([^/]+)$/.exec(path);
   if (itemMatch) page = <ItemPage id={decodeURIComponent(itemMatch[1] ?? '')} />;
+  else if (mailboxMatch) page = <MailboxPage id={decodeURIComponent(mailboxMatch[1] ?? '')} />;
+  else if (path === '/mailboxes') page = <MailboxesPage />;
   else if (path === '/') page = <BoardPage params={route.params} />;
   else if (path === '/new') page = <SubmitPage params={route.params} />;
   else if (path === '/agents') page = <AgentsPage />;

@@ -1,0 +1,290 @@
+// One message, from raw bytes to a durable outcome, in two steps:
+//   prepare  parse the MIME and classify it through the classification service's own code path
+//            (dedupe included); nothing is written but dedupe's memory, so several messages of a
+//            mailbox may be prepared at once.
+//   commit   decide and write the outcome in one transaction, in arrival order: the work item
+//            or the note, the intake log entry and the mailbox's cursor and counters commit
+//            together, or none of them does. The log's unique keys (one entry per copy, one
+//            created item per message) make a crash and a restart, or two pipelines meeting on
+//            the same message, end with the one outcome.
+// Order of the decision: a copy already handled does nothing; a message of a thread that has a
+// work item becomes a note on it; anything else goes by the routing rules.
+
+import { randomUUID } from 'node:crypto';
+import type { Logger } from 'pino';
+import type { ClassifyResult } from '../classify/categories.js';
+import { FALLBACK_CATEGORY } from '../classify/categories.js';
+import type { GraphMessage } from '../classify/normalize.js';
+import type { ClassifyRequest } from '../classify/schemas.js';
+import type { ClassifyService } from '../classify/service.js';
+import { prepareBody } from '../classify/text.js';
+import { isUniqueViolation } from '../shared/db.js';
+import { ValidationError } from '../shared/errors.js';
+import { WorkItemNotFound } from '../work/errors.js';
+import { changeItem } from '../work/item-changes.js';
+import { isFinal } from '../work/lifecycle.js';
+import { createWorkService } from '../work/service.js';
+import type { ItemWithDispatches, WorkStore } from '../work/store.js';
+import { LeaseLost } from './errors.js';
+import { appendNote, appendThreadEntry, describeItem, excerpt, followUpNote, itemPayload, threadEntry } from './item-content.js';
+import { type ParsedMessage, UnreadableMessage, conversationOf, fromGraph, parseMessage } from './mime.js';
+import { type Decision, route } from './routing.js';
+import type { RoutingRule } from './schemas.js';
+import { type Advance, type IntakeStore, intakeStoreOn } from './store.js';
+import type { IntakeMessageRow, MailboxRow, MessageAction, MessageSource } from './tables.js';
+
+/** Who the work items a mailbox creates say made them. */
+export const INTAKE_CREATOR = 'intake';
+/** Who mail intake's changes are recorded as, in created_by, the audit trail and events. */
+const INTAKE_ACTOR = { name: INTAKE_CREATOR, role: 'intake' } as const;
+
+export interface IncomingMessage {
+  source: MessageSource;
+  source_ref: string;
+  /** The message as received: raw MIME (IMAP, uploads), or a Graph message. */
+  raw: Buffer | GraphMessage;
+  received_at: string | null;
+  /** IMAP: the cursor moves to this UID with the outcome. */
+  uid?: number;
+  /** Uploads: the queued row leaves with the outcome. */
+  upload_id?: number;
+  /** Counts towards the backfill in progress. */
+  backfill: boolean;
+}
+
+/** A message and what preparing it found, ready to be written. */
+export interface Outcome {
+  message: IncomingMessage;
+  prepared: Prepared;
+}
+
+export type Prepared =
+  /** Already in the log (a restart met it again): nothing to do but move the cursor. */
+  | { kind: 'seen' }
+  | { kind: 'failed'; reason: string; parsed: ParsedMessage | null }
+  /** The same bytes were handled before: not classified again. */
+  | { kind: 'copy'; parsed: ParsedMessage; of: IntakeMessageRow }
+  | { kind: 'classified'; parsed: ParsedMessage; conversation: string; result: ClassifyResult };
+
+export interface PipelineDeps {
+  store: IntakeStore;
+  workStore: WorkStore;
+  classify: ClassifyService;
+  logger: Logger;
+  now?: () => Date;
+}
+
+export type Pipeline = ReturnType<typeof createPipeline>;
+
+/** Times a message meets a provider failure before it is recorded as failed. */
+export const PROVIDER_TRIES = 3;
+
+/** The provider could not classify a message just now; it is tried again after a backoff. */
+export class ClassificationUnavailable extends Error {
+  constructor(reason: string) {
+    super(`the classification provider failed: ${reason}`);
+    this.name = 'ClassificationUnavailable';
+  }
+}
+
+export function createPipeline(deps: PipelineDeps) {
+  const now = deps.now ?? (() => new Date());
+  /** Provider failures per message, so that one message cannot hold its mailbox forever. */
+  const providerFailures = new Map<string, number>();
+
+  async function prepare(mailbox: MailboxRow, message: IncomingMessage): Promise<Prepared> {
+    if (await deps.store.findMessageBySource(mailbox.id, message.source_ref)) return { kind: 'seen' };
+    let parsed: ParsedMessage;
+    try {
+      parsed = Buffer.isBuffer(message.raw) ? await parseMessage(message.raw, message.received_at) : fromGraph(message.raw);
+    } catch (error) {
+      if (error instanceof UnreadableMessage) return { kind: 'failed', reason: error.message, parsed: null };
+      throw error;
+    }
+    const copy = await deps.store.findCopy(mailbox.id, parsed.source_hash);
+    if (copy) return { kind: 'copy', parsed, of: copy };
+    // A reply that names only its parent joins the thread the parent was logged in.
+    const related = [parsed.in_reply_to, ...parsed.references].filter((key): key is string => key !== null);
+    const conversation = (await deps.store.findConversation(mailbox.id, related)) ?? conversationOf(parsed);
+    parsed.graph.conversationId = conversation;
+    try {
+      // Each mailbox keeps its own dedupe memory: the same message in two mailboxes is two messages.
+      const result = await deps.classify.classify(parsed.graph as ClassifyRequest, { caller: `mailbox:${mailbox.id}` });
+      if (result.category === FALLBACK_CATEGORY) {
+        // The provider failed (after its own retries): try the message again later, a few
+        // times, before it is recorded as failed; the mailbox waits meanwhile, in order.
+        const tries = (providerFailures.get(message.source_ref) ?? 0) + 1;
+        if (tries < PROVIDER_TRIES) {
+          providerFailures.set(message.source_ref, tries);
+          throw new ClassificationUnavailable(result.reasoning);
+        }
+        providerFailures.delete(message.source_ref);
+        return { kind: 'failed', reason: `not classified after ${PROVIDER_TRIES} tries: ${result.reasoning}`, parsed };
+      }
+      providerFailures.delete(message.source_ref);
+      return { kind: 'classified', parsed, conversation, result };
+    } catch (error) {
+      if (error instanceof ValidationError) return { kind: 'failed', reason: `not classified: ${error.errors.map((e) => e.message).join('; ')}`, parsed };
+      throw error;
+    }
+  }
+
+  function logRow(mailbox: MailboxRow, message: IncomingMessage, prepared: Prepared, at: string): IntakeMessageRow {
+    const parsed = prepared.kind === 'seen' ? null : prepared.parsed;
+    const classified = prepared.kind === 'classified' ? prepared.result : null;
+    return {
+      id: randomUUID(),
+      mailbox_id: mailbox.id,
+      source: message.source,
+      source_ref: message.source_ref,
+      source_hash: parsed?.source_hash ?? '',
+      message_key: parsed?.message_key ?? `unreadable:${message.source_ref}`,
+      conversation_key: prepared.kind === 'classified' ? prepared.conversation : parsed ? conversationOf(parsed) : null,
+      sender: parsed?.from?.address ?? parsed?.from?.name ?? null,
+      subject: parsed?.subject?.slice(0, 1_000) ?? null,
+      received_at: message.received_at,
+      status: prepared.kind === 'failed' ? 'failed' : 'done',
+      action: prepared.kind === 'failed' ? 'failed' : 'recorded',
+      category: classified?.category ?? null,
+      needs_action: classified ? (classified.needs_action ? 1 : 0) : null,
+      priority: classified?.priority ?? null,
+      dedupe_status: classified?.dedupe.status ?? null,
+      fingerprint: classified?.dedupe.fingerprint ?? null,
+      classification: classified ? JSON.stringify(classified) : null,
+      work_item_id: null,
+      rule_index: null,
+      error: prepared.kind === 'failed' ? prepared.reason.slice(0, 2_000) : null,
+      created_at: at,
+    };
+  }
+
+  /** A note on the thread's item; false when the item is gone (deleted since). */
+  async function addFollowUp(tx: WorkStore, itemId: string, message: IncomingMessage, prepared: Extract<Prepared, { kind: 'classified' }>, at: string): Promise<boolean> {
+    const body = prepared.parsed.graph.body;
+    const summary = excerpt(prepareBody(body?.content ?? '', body?.contentType === 'html' ? 'html' : 'text', 4_000).text) || '(no text)';
+    const note = followUpNote(prepared.parsed, at, summary);
+    const entry = threadEntry(prepared.parsed, prepared.result, message.source_ref, message.received_at, summary);
+    try {
+      await changeItem(tx, itemId, () => at, undefined, INTAKE_ACTOR, ({ row }: ItemWithDispatches) => ({
+        action: 'email_follow_up',
+        set: {
+          notes: appendNote(row.notes, note),
+          // A final item keeps its fields (the work service's rule); the note still lands.
+          ...(!isFinal(row.status) && { payload: appendThreadEntry(row.payload, entry) }),
+        },
+      }));
+      return true;
+    } catch (error) {
+      if (error instanceof WorkItemNotFound) return false;
+      throw error;
+    }
+  }
+
+  async function decide(
+    intake: IntakeStore,
+    tx: WorkStore,
+    mailbox: MailboxRow,
+    message: IncomingMessage,
+    prepared: Extract<Prepared, { kind: 'classified' }>,
+    row: IntakeMessageRow,
+    at: string,
+  ): Promise<void> {
+    const { parsed, result } = prepared;
+    const handled = await intake.findHandled(mailbox.id, parsed.message_key, result.dedupe.fingerprint);
+    if (handled) {
+      Object.assign(row, { action: 'duplicate', work_item_id: handled.work_item_id });
+      return;
+    }
+    const related = [parsed.message_key, parsed.in_reply_to, ...parsed.references].filter((key): key is string => key !== null);
+    const threadItem = await intake.findThreadItem(mailbox.id, prepared.conversation, related);
+    if (threadItem && (await addFollowUp(tx, threadItem, message, prepared, at))) {
+      Object.assign(row, { action: 'noted', work_item_id: threadItem });
+      return;
+    }
+    const decision: Decision = route(
+      JSON.parse(mailbox.rules) as RoutingRule[],
+      { category: result.category, needs_action: result.needs_action, priority: result.priority, sender: parsed.from?.address ?? null, subject: parsed.subject },
+      mailbox.project_id,
+    );
+    row.rule_index = decision.rule_index;
+    if (decision.kind === 'record') return;
+    const { item } = await createWorkService({ store: tx, now }).submit(
+      {
+        type: decision.item.type,
+        description: describeItem(parsed, result),
+        priority: decision.item.priority,
+        ...(decision.item.project_id !== null && { project_id: decision.item.project_id }),
+        ...(decision.item.agent !== null && { agent: decision.item.agent }),
+        payload: itemPayload(mailbox, parsed, result, message.source_ref, prepared.conversation, message.received_at),
+      },
+      INTAKE_ACTOR,
+    );
+    Object.assign(row, { action: 'created', work_item_id: item.id });
+  }
+
+  /** One message's outcome inside the batch's transaction; null when it was already in the log. */
+  async function writeOutcome(intake: IntakeStore, tx: WorkStore, mailbox: MailboxRow, message: IncomingMessage, prepared: Prepared, at: string): Promise<MessageAction | null> {
+    if (message.upload_id !== undefined) await intake.deleteUpload(message.upload_id);
+    if (prepared.kind === 'seen') return null;
+    const row = logRow(mailbox, message, prepared, at);
+    if (prepared.kind === 'copy') Object.assign(row, { action: 'duplicate', work_item_id: prepared.of.work_item_id });
+    if (prepared.kind === 'classified') await decide(intake, tx, mailbox, message, prepared, row, at);
+    await intake.insertMessage(row);
+    return row.action;
+  }
+
+  /**
+   * Writes the outcomes of consecutive messages in one transaction, in order, with one move of
+   * the cursor and counters: one commit (one fsync on SQLite) for a run of mail.
+   */
+  async function commitOnce(mailbox: MailboxRow, owner: string, batch: readonly Outcome[]): Promise<Array<MessageAction | null>> {
+    return deps.workStore.transaction(async (tx, trx) => {
+      const intake = intakeStoreOn(trx);
+      const at = now().toISOString();
+      const actions: Array<MessageAction | null> = [];
+      const totals: Advance = { at, seen: 0, classified: 0, created: 0, noted: 0, failed: 0, backfill: 0 };
+      for (const { message, prepared } of batch) {
+        const action = await writeOutcome(intake, tx, mailbox, message, prepared, at);
+        actions.push(action);
+        if (message.uid !== undefined) totals.last_uid = Math.max(totals.last_uid ?? 0, message.uid);
+        if (action === null) continue;
+        totals.seen += 1;
+        if (prepared.kind === 'classified') totals.classified += 1;
+        if (action === 'created') totals.created += 1;
+        if (action === 'noted') totals.noted += 1;
+        if (action === 'failed') totals.failed += 1;
+        if (message.backfill) totals.backfill += 1;
+      }
+      // Fenced: an instance that lost the mailbox to another writes nothing more for it.
+      if (!(await intake.advance(mailbox.id, owner, totals))) throw new LeaseLost(mailbox.id);
+      return actions;
+    });
+  }
+
+  /**
+   * Writes the outcomes; answers the action taken for each (null when a message was already in
+   * the log). A conflict on the log's unique keys means another pipeline (an upload and the IMAP
+   * watcher, or a second instance) recorded a message or its work item first: the batch is
+   * written again one message at a time, each decided afresh on what the other wrote.
+   */
+  async function commit(mailbox: MailboxRow, owner: string, batch: readonly Outcome[]): Promise<Array<MessageAction | null>> {
+    try {
+      return await commitOnce(mailbox, owner, batch);
+    } catch (error) {
+      if (!isUniqueViolation(error)) throw error;
+    }
+    const actions: Array<MessageAction | null> = [];
+    for (const outcome of batch) {
+      try {
+        actions.push(...(await commitOnce(mailbox, owner, [outcome])));
+      } catch (error) {
+        if (!isUniqueViolation(error)) throw error;
+        const seen = outcome.prepared.kind !== 'seen' && (await deps.store.findMessageBySource(mailbox.id, outcome.message.source_ref));
+        actions.push(...(await commitOnce(mailbox, owner, [seen ? { ...outcome, prepared: { kind: 'seen' } } : outcome])));
+      }
+    }
+    return actions;
+  }
+
+  return { prepare, commit };
+}

@@ -1,0 +1,67 @@
+import type { Logger } from 'pino';
+import { createDedupeStore } from '../classify/dedupe-store.js';
+import { createClassifyService } from '../classify/service.js';
+import type { Config } from '../shared/config.js';
+import type { Database } from '../shared/db.js';
+import type { HttpApp } from '../shared/http.js';
+import type { WorkStore } from '../work/store.js';
+import { DEFAULT_TIMEOUTS } from './imap/connection.js';
+import { createMailboxService } from './mailbox-service.js';
+import { createPipeline } from './pipeline.js';
+import { registerMailboxRoutes } from './routes.js';
+import { createSecretBox, openMailboxSecret } from './secrets.js';
+import { createIntakeStore } from './store.js';
+import { createSupervisor } from './supervisor.js';
+import { queueUpload } from './uploads.js';
+
+export interface IntakeDeps {
+  config: Readonly<Config>;
+  database: Database;
+  logger: Logger;
+  /** The work service's store: work items are created in the same transaction as the log entry. */
+  workStore: WorkStore;
+}
+
+/**
+ * Mail intake inside the work service: the mailbox routes, and (with INTAKE_WORKER, the default)
+ * the watchers, which start when the app is ready and stop before it closes.
+ */
+export async function registerIntake(app: HttpApp, { config, database, logger, workStore }: IntakeDeps): Promise<void> {
+  const store = createIntakeStore(database);
+  // The classification service's own code path, in process: normalize, dedupe, provider, store.
+  const classify = createClassifyService({
+    store: createDedupeStore(database),
+    llm: config.llm,
+    allowOverrides: false,
+    maxChars: config.classify.maxChars,
+    retentionDays: config.classify.dedupeRetentionDays,
+    logger,
+  });
+  const pipeline = createPipeline({ store, workStore, classify, logger });
+  const secrets = createSecretBox(config.intake.secretKey);
+  const graph = { graphUrl: config.intake.graphUrl, loginUrl: config.intake.graphLoginUrl, timeoutMs: DEFAULT_TIMEOUTS.connectMs };
+  const supervisor = config.intake.worker
+    ? createSupervisor({
+        store,
+        pipeline,
+        openSecret: (row) => openMailboxSecret(secrets, row),
+        config: config.intake,
+        timeouts: DEFAULT_TIMEOUTS,
+        graph,
+        logger,
+      })
+    : null;
+  const mailboxes = createMailboxService({
+    store,
+    workStore,
+    secrets,
+    timeouts: DEFAULT_TIMEOUTS,
+    graph,
+    onChange: (id) => supervisor?.wake(id),
+    queueUpload: (id, messages, at) => queueUpload(database, id, messages, at),
+  });
+  await registerMailboxRoutes(app, mailboxes, config.intake.importMaxBytes);
+  if (!supervisor) return;
+  app.addHook('onReady', async () => supervisor.start());
+  app.addHook('preClose', async () => supervisor.stop());
+}
