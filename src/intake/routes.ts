@@ -147,6 +147,9 @@ export async function registerMailboxRoutes(app: HttpApp, mailboxes: MailboxServ
           tags,
           summary: 'Take in an export: one .eml (message/rfc822) or an mbox (application/mbox); processed in the background, progress in the mailbox\'s backfill',
           params: MailboxIdParamsSchema,
+          // Documents the upload's media types; the raw file arrives as a Buffer, checked below.
+          consumes: Object.values(UPLOAD_TYPES),
+          body: Type.Any({ description: 'The .eml file or the mbox export, as sent' }),
           response: { 202: ImportAcceptedSchema, ...problemResponses(400, 404, 413, 415, 422) },
         },
       },

@@ -242,7 +242,12 @@ export async function startDesk(kind: StoreKind, mode: AuthMode, keepGoing = fal
         bodyLimit,
         methodsAt: (path) => methodsAt(oracle(draft.op).operations, path),
       });
-      const { header, presented } = credential(draft);
+      const chosen = credential(draft);
+      const { header } = chosen;
+      // A mutated Authorization header is sent instead of the chosen credential (see send), and
+      // no mutation makes a valid one: the caller then presents nothing the service accepts.
+      const presented: Presented =
+        mode === 'tokens' && sendable.headers.authorization !== undefined ? { as: 'nobody' } : chosen.presented;
       const expectation: Expectation = expectationFor(sendable, oracle(draft.op), presented);
       return { sendable, header, expectation };
     });
