@@ -80,6 +80,15 @@ describe('an item through its life in the browser', () => {
     });
     expect(stored.body.dispatch_log).toHaveLength(1);
 
+    // The audit trail: every change with who made it, oldest first, following live changes.
+    const history = page.getByRole('list', { name: 'Changes, oldest first' });
+    await eventually(() => history.locator('li').count()).toBe(4);
+    const lines = await history.locator('li').allInnerTexts();
+    expect(lines[0]).toMatch(/created by alice \(admin\): status: — → queued/);
+    expect(lines[1]).toMatch(/dispatch by alice \(admin\): .*assigned_agent: — → codex-1/);
+    expect(lines[2]).toMatch(/pick_up by alice/);
+    expect(lines[3]).toMatch(/complete by alice \(admin\): .*status: in_progress → completed/);
+
     await screenshot(page, 'item-completed-laptop');
     expect(errors).toEqual([]);
     await context.close();

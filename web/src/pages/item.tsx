@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { ChangeFeedback } from '../components/change-feedback.tsx';
 import { DispatchTimeline } from '../components/dispatch-timeline.tsx';
+import { ItemHistory } from '../components/item-history.tsx';
 import { ItemActions } from '../components/item-actions.tsx';
 import { ItemEditor } from '../components/item-editor.tsx';
 import { LoopFields } from '../components/loop-fields.tsx';
@@ -213,6 +214,10 @@ export function ItemPage({ id }: { id: string }) {
           <section aria-labelledby="log-title" class="card">
             <h2 id="log-title">Dispatch log</h2>
             <DispatchTimeline entries={w.dispatch_log} />
+          </section>
+          <section aria-labelledby="history-title" class="card">
+            <h2 id="history-title">History</h2>
+            <ItemHistory id={w.id} version={w.version} />
           </section>
         </div>
       </div>
