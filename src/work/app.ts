@@ -16,6 +16,10 @@ import { startLeaseSweeper } from './lease-sweeper.js';
 import { createProjectService } from './project-service.js';
 import { registerProjectRoutes, registerWorkRoutes } from './routes.js';
 import { createWorkService } from './service.js';
+import { startStatsCompactor } from './stats/compactor.js';
+import { registerStatsRoutes } from './stats/routes.js';
+import { createStatsService } from './stats/service.js';
+import { createStatsStore } from './stats/store.js';
 import { createWorkStore } from './store.js';
 import { registerWebUi } from './web.js';
 
@@ -49,10 +53,16 @@ export async function buildWorkApp({ config, database, logger, webRoot }: WorkAp
   commits.listen(claims.wake);
   const work = createWorkService({ store });
   const sweeper = startLeaseSweeper({ store, work, logger });
+  const statsStore = createStatsStore(database);
+  const stats = createStatsService({ store: statsStore });
+  const compactor = startStatsCompactor({ store: statsStore, logger });
   app.addHook('preClose', async () => {
     await claims.close();
     await sweeper.stop();
+    await compactor.stop();
   });
+  // Before the item routes, so /work/stats is never read as an item id.
+  registerStatsRoutes(app, stats);
   registerWorkRoutes(app, work, claims);
   registerProjectRoutes(app, createProjectService({ store }));
   registerEventRoutes(app, hub);

@@ -1,0 +1,23 @@
+import { ACCESS } from '../../auth/roles.js';
+import type { HttpApp } from '../../shared/http.js';
+import { problemResponses } from '../../shared/schemas.js';
+import { StatsQuerySchema, WorkStatsSchema } from './schemas.js';
+import type { StatsService } from './service.js';
+
+export const DEFAULT_STATS_DAYS = 7;
+
+export function registerStatsRoutes(app: HttpApp, stats: StatsService): void {
+  app.get(
+    '/work/stats',
+    {
+      config: { access: ACCESS.read },
+      schema: {
+        tags: ['work items'],
+        summary: "The dashboard's numbers in one answer: counts now, hourly flow and queue depth, agents' results",
+        querystring: StatsQuerySchema,
+        response: { 200: WorkStatsSchema, ...problemResponses(422) },
+      },
+    },
+    async (request) => stats.workStats(request.query.days ?? DEFAULT_STATS_DAYS),
+  );
+}
