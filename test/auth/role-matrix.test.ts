@@ -57,6 +57,7 @@ const CASES: Case[] = [
   { route: 'GET /openapi.json', service: 'work', request: async () => ({ url: '/openapi.json' }), roles: everyone(200), open: 200 },
   { route: 'GET /', service: 'work', request: async () => ({ url: '/' }), roles: everyone(200), open: 200 },
   { route: 'GET /work', service: 'work', request: async () => ({ url: '/work' }), roles: READ(200) },
+  { route: 'GET /work/stats', service: 'work', request: async () => ({ url: '/work/stats?days=1' }), roles: READ(200) },
   { route: 'GET /work/counts', service: 'work', request: async () => ({ url: '/work/counts' }), roles: READ(200) },
   { route: 'GET /work/agent/:agent', service: 'work', request: async () => ({ url: '/work/agent/ada' }), roles: READ(200) },
   { route: 'GET /work/:id', service: 'work', request: async (f) => ({ url: `/work/${f.itemOfAda}` }), roles: READ(200) },

@@ -66,7 +66,8 @@ export async function openDesk(
     void d.dismiss();
   });
   page.on('pageerror', (e) => errors.push(e.message));
-  await page.goto(options.path ?? '/');
+  // `#/` is the board; the bare address lands on the dashboard (tests of it pass `path: '/'`).
+  await page.goto(options.path ?? '/#/');
   return { context, page, dialogs, errors };
 }
 

@@ -78,7 +78,7 @@ describe('signing in to the desk', () => {
 
     await signIn(page, token);
     expect(await page.getByTestId('whoami').innerText()).toMatch(/ada\s+agent/);
-    expect(await navLinks(page)).toEqual(['Board', 'Submit', 'Agents', 'Projects', 'Mailboxes']);
+    expect(await navLinks(page)).toEqual(['Dashboard', 'Board', 'Submit', 'Agents', 'Projects', 'Mailboxes']);
     // The cookie is HttpOnly: the page's script cannot read it, and nothing is kept in storage.
     expect(await page.evaluate('document.cookie')).toBe('');
     expect(await page.evaluate('JSON.stringify(localStorage) + JSON.stringify(sessionStorage)')).not.toContain('adk_');
@@ -118,7 +118,7 @@ describe('signing in to the desk', () => {
     const { page, context } = await openSignedOut();
     await signIn(page, token);
     expect(await page.getByTestId('whoami').innerText()).toMatch(/watcher\s+viewer/);
-    expect(await navLinks(page)).toEqual(['Board', 'Agents', 'Projects', 'Mailboxes']);
+    expect(await navLinks(page)).toEqual(['Dashboard', 'Board', 'Agents', 'Projects', 'Mailboxes']);
     await eventually(() => page.locator('table.items').innerText()).toContain('Something to look at');
     expect(await page.getByRole('link', { name: 'Submit work' }).count()).toBe(0);
 
@@ -142,7 +142,7 @@ describe('signing in to the desk', () => {
     const { page, context } = await openSignedOut();
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: desk.url });
     await signIn(page, ADMIN_SECRET);
-    expect(await navLinks(page)).toEqual(['Board', 'Submit', 'Agents', 'Projects', 'Classify', 'Mailboxes', 'Tokens']);
+    expect(await navLinks(page)).toEqual(['Dashboard', 'Board', 'Submit', 'Agents', 'Projects', 'Classify', 'Mailboxes', 'Tokens']);
     await page.getByRole('link', { name: 'Tokens' }).click();
     const form = page.getByRole('form', { name: 'New token' });
     await form.getByLabel('Name').fill('night-shift');

@@ -7,6 +7,7 @@ import { currentUser, saveUser } from './lib/user.ts';
 import type { Access } from '../../src/auth/roles.ts';
 import { AgentsPage } from './pages/agents.tsx';
 import { BoardPage } from './pages/board.tsx';
+import { DashboardPage } from './pages/dashboard.tsx';
 import { ClassifyPage } from './pages/classify.tsx';
 import { ItemPage } from './pages/item.tsx';
 import { MailboxPage } from './pages/mailbox.tsx';
@@ -17,7 +18,9 @@ import { SubmitPage } from './pages/submit.tsx';
 import { TokensPage } from './pages/tokens.tsx';
 
 // Each page shows in the menu only for the roles whose requests it makes.
+// The dashboard comes first, so it is the landing page of everyone who may read.
 const NAV: ReadonlyArray<{ path: string; label: string; access: Access }> = [
+  { path: '/dashboard', label: 'Dashboard', access: 'read' },
   { path: '/', label: 'Board', access: 'read' },
   { path: '/new', label: 'Submit', access: 'submit' },
   { path: '/agents', label: 'Agents', access: 'read' },
@@ -51,13 +54,16 @@ function Desk({ session }: { session: SessionState }) {
   const [askUser, setAskUser] = useState(open && user === null);
   const live = useLiveState();
   const nav = NAV.filter((n) => can(session, n.access));
-  // A role that cannot read the board (intake) lands on the first page it can use.
+  // The address without a hash (a fresh visit, just signed in) is the landing page: the first
+  // page the role can use, the dashboard for readers. `#/` stays the board, so its shared and
+  // bookmarked filter links keep working; a role that cannot read it (intake) goes home too.
   const home = nav[0]?.path ?? '/';
-  const path = route.path === '/' ? home : route.path;
+  const bare = location.hash === '' || location.hash === '#';
+  const reads = can(session, 'read');
+  const path = bare || (route.path === '/' && !reads) ? home : route.path;
   const active = section(path);
 
   // The stream runs while someone who may read is signed in; it sends the session cookie by itself.
-  const reads = can(session, 'read');
   useEffect(() => {
     if (!reads) return undefined;
     startLive();
@@ -90,6 +96,7 @@ function Desk({ session }: { session: SessionState }) {
   if (itemMatch) page = <ItemPage id={decodeURIComponent(itemMatch[1] ?? '')} />;
   else if (mailboxMatch) page = <MailboxPage id={decodeURIComponent(mailboxMatch[1] ?? '')} />;
   else if (path === '/mailboxes') page = <MailboxesPage />;
+  else if (path === '/dashboard') page = <DashboardPage />;
   else if (path === '/') page = <BoardPage params={route.params} />;
   else if (path === '/new') page = <SubmitPage params={route.params} />;
   else if (path === '/agents') page = <AgentsPage />;
@@ -116,7 +123,7 @@ function Desk({ session }: { session: SessionState }) {
         Skip to content
       </a>
       <header class="topbar">
-        <a class="brand" href="#/">
+        <a class="brand" href={href(home)}>
           agentdesk
         </a>
         <nav aria-label="Main">
