@@ -27,6 +27,7 @@ export function launchBrowser(): Promise<Browser> {
 
 export const VIEWPORTS = {
   laptop: { width: 1366, height: 860 },
+  desktop: { width: 1280, height: 800 },
   phone: { width: 390, height: 844 },
 } as const;
 
