@@ -88,7 +88,9 @@ export function TimeChart({ title, summary, times, series, formatTime, height = 
       <h2>{title}</h2>
       <div class="chart-canvas" ref={box} aria-hidden="true" />
       <figcaption class="small">{summary}</figcaption>
-      <table class="visually-hidden">
+      {/* A table ignores a 1px width, so the wrapper is what hides it. */}
+      <div class="visually-hidden">
+      <table class="chart-data">
         <caption>{title}</caption>
         <thead>
           <tr>
@@ -111,6 +113,7 @@ export function TimeChart({ title, summary, times, series, formatTime, height = 
           ))}
         </tbody>
       </table>
+      </div>
     </figure>
   );
 }
