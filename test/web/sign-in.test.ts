@@ -81,7 +81,7 @@ describe('signing in to the desk', () => {
     expect(await navLinks(page)).toEqual(['Dashboard', 'Board', 'Submit', 'Agents', 'Projects', 'Mailboxes']);
     // The first screen after signing in is the dashboard; the board is one link away.
     await page.getByRole('heading', { name: 'Dashboard', level: 1 }).waitFor();
-    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Board' }).click();
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Board', exact: true }).click();
     // The cookie is HttpOnly: the page's script cannot read it, and nothing is kept in storage.
     expect(await page.evaluate('document.cookie')).toBe('');
     expect(await page.evaluate('JSON.stringify(localStorage) + JSON.stringify(sessionStorage)')).not.toContain('adk_');
@@ -124,7 +124,7 @@ describe('signing in to the desk', () => {
     expect(await navLinks(page)).toEqual(['Dashboard', 'Board', 'Agents', 'Projects', 'Mailboxes']);
     // The first screen after signing in is the dashboard; the board is one link away.
     await page.getByRole('heading', { name: 'Dashboard', level: 1 }).waitFor();
-    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Board' }).click();
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Board', exact: true }).click();
     await eventually(() => page.locator('table.items').innerText()).toContain('Something to look at');
     expect(await page.getByRole('link', { name: 'Submit work' }).count()).toBe(0);
 
