@@ -96,10 +96,10 @@ describe.each(await storesUnderTest())('LLM usage on %s', (kind) => {
       expect(report.currency).toBe('USD');
 
       // Each call's own row: attempts and outcome, the tokens adding up to the same totals.
-      const calls = await t.database.kysely.selectFrom('llm_calls').selectAll().orderBy('id').execute();
-      expect(calls.map((row: { attempts: number; result: string }) => [row.attempts, row.result])).toEqual([[1, 'ok'], [1, 'ok'], [1, 'ok'], [2, 'ok'], [2, 'ok']]);
-      expect(calls.reduce((sum: number, row: { input_tokens: number }) => sum + Number(row.input_tokens), 0)).toBe(served.input_tokens);
-      expect(calls.every((row: { latency_ms: number }) => Number(row.latency_ms) >= 0)).toBe(true);
+      const calls = (await t.database.kysely.selectFrom('llm_calls').selectAll().orderBy('id').execute()) as Array<{ attempts: number; result: string; input_tokens: number; latency_ms: number }>;
+      expect(calls.map((row) => [row.attempts, row.result])).toEqual([[1, 'ok'], [1, 'ok'], [1, 'ok'], [2, 'ok'], [2, 'ok']]);
+      expect(calls.reduce((sum, row) => sum + Number(row.input_tokens), 0)).toBe(served.input_tokens);
+      expect(calls.every((row) => Number(row.latency_ms) >= 0)).toBe(true);
     });
 
     it('counts duplicates served from the dedupe store and fallbacks, and the fake sees no call for a duplicate', async () => {
