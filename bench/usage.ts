@@ -111,10 +111,10 @@ async function main(): Promise<void> {
       ),
     );
     for (let i = 0; i < hourRows.length; i += 2_000) await db.insertInto('llm_usage_hourly').values(hourRows.slice(i, i + 2_000)).execute();
-    // 1M calls over the last seven days, for the per-call comparison.
+    // 1M calls over the last seven days, for the per-call comparison (2,000 a statement: SQLite caps the variables).
     const weekStart = Date.now() - 7 * 24 * HOUR_MS;
-    for (let i = 0; i < CALLS; i += 5_000) {
-      const rows = Array.from({ length: Math.min(5_000, CALLS - i) }, (_, j) => ({
+    for (let i = 0; i < CALLS; i += 2_000) {
+      const rows = Array.from({ length: Math.min(2_000, CALLS - i) }, (_, j) => ({
         at: new Date(weekStart + ((i + j) / CALLS) * 7 * 24 * HOUR_MS).toISOString(),
         provider: 'openai',
         model: (i + j) % 2 === 0 ? 'gpt-4.1-mini' : 'claude-haiku-4-5',
