@@ -84,7 +84,7 @@ export interface DedupeStore {
   recordUsage(usage: UsageEvent): Promise<void>;
   /**
    * Forgets everything not touched since `before`, and the per-call usage rows older than it
-   * (the hourly usage totals stay); returns the number of rows removed.
+   * (the hourly usage totals stay); returns the number of dedupe rows removed.
    */
   purgeBefore(before: string): Promise<number>;
 }
@@ -263,7 +263,8 @@ function buildStore(db: Kysely<DedupeTables>, runTransaction: TransactionRunner 
         const result = await db.deleteFrom(table).where('updated_at', '<', before).executeTakeFirst();
         removed += Number(result.numDeletedRows);
       }
-      return removed + (await purgeCallsBefore(db, before));
+      await purgeCallsBefore(db, before);
+      return removed;
     },
   };
 }
