@@ -10,6 +10,9 @@ import type { Backoff } from './llm/retry.js';
 import { registerClassifyRoutes } from './routes.js';
 import { CLASSIFY_BODY_LIMIT } from './schemas.js';
 import { createClassifyService } from './service.js';
+import { createUsageReader } from './usage-report.js';
+import { registerUsageRoute } from './usage-routes.js';
+import { createUsageStore } from './usage-store.js';
 import type { HostResolver } from './ssrf.js';
 
 export interface ClassifyAppDeps {
@@ -46,6 +49,7 @@ export async function buildClassifyApp({ config, database, logger, resolveHost, 
     backoff,
   });
   registerClassifyRoutes(app, service, createClassifyBudget(auth.store, config.classify.rateLimit, logger));
+  registerUsageRoute(app, '/classify/usage', createUsageReader(createUsageStore(database), config.llm.prices), 'classification');
   registerHealthRoute(app, database);
 
   const purge = (): void => {

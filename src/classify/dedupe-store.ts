@@ -2,10 +2,12 @@
 // INSERT … ON CONFLICT statement: whoever inserts the row owns it, and a concurrent request
 // learns so from the conflict, never from a read that could already be stale.
 
-import { type Kysely, sql } from 'kysely';
+import { type Kysely, type QueryCreator, sql } from 'kysely';
 import { type Database, DIALECTS } from '../shared/db.js';
 import type { TransactionRunner } from '../shared/group-commit.js';
 import type { Classification } from './categories.js';
+import type { UsageEvent } from './usage.js';
+import { type UsageTables, purgeCallsBefore, withUsage, writeUsage } from './usage-store.js';
 
 export const MESSAGE_STATES = ['pending', 'done', 'failed'] as const;
 export type MessageState = (typeof MESSAGE_STATES)[number];
@@ -74,15 +76,24 @@ export interface DedupeStore {
    * Stores the classification of the content `fingerprint`, or marks the record failed when there
    * is none. Only while the record still holds that content: an answer for content the record no
    * longer has is dropped, and a failure never replaces an answer. True when it was stored.
+   * `usage`, when given, is recorded in the same transaction whether or not the answer was
+   * stored: the provider was asked either way.
    */
-  saveResult(recordKey: string, fingerprint: string, classification: Classification | null, now: string): Promise<boolean>;
-  /** Forgets everything not touched since `before`; returns the number of rows removed. */
+  saveResult(recordKey: string, fingerprint: string, classification: Classification | null, now: string, usage?: UsageEvent): Promise<boolean>;
+  /** Records usage that comes with no write of the dedupe record (a duplicate served as it is). */
+  recordUsage(usage: UsageEvent): Promise<void>;
+  /**
+   * Forgets everything not touched since `before`, and the per-call usage rows older than it
+   * (the hourly usage totals stay); returns the number of dedupe rows removed.
+   */
   purgeBefore(before: string): Promise<number>;
 }
 
 export function createDedupeStore(database: Pick<Database, 'kysely' | 'transaction' | 'dialect'>): DedupeStore {
   return buildStore(database.kysely as Kysely<DedupeTables>, database.transaction, database.dialect === DIALECTS.sqlite);
 }
+
+type Tables = DedupeTables & UsageTables;
 
 /**
  * `runTransaction` is null inside a transaction: nested calls join the one already open.
@@ -199,13 +210,16 @@ function buildStore(db: Kysely<DedupeTables>, runTransaction: TransactionRunner 
       return Number(result.numUpdatedRows) === 1;
     },
 
-    async saveResult(recordKey, fingerprint, classification, now) {
+    async saveResult(recordKey, fingerprint, classification, now, usage) {
       // Through the transaction runner, so on SQLite it shares a commit with its neighbours.
       if (runTransaction && sharesCommits) {
-        return runTransaction((trx) => buildStore(trx as Kysely<DedupeTables>, null, sharesCommits).saveResult(recordKey, fingerprint, classification, now));
+        return runTransaction((trx) =>
+          buildStore(trx as Kysely<DedupeTables>, null, sharesCommits).saveResult(recordKey, fingerprint, classification, now, usage),
+        );
       }
-      let update = db
-        .updateTable('classify_messages')
+      const update = (creator: QueryCreator<Tables>) => {
+        let query = creator
+          .updateTable('classify_messages')
         .set({
           state: classification ? 'done' : 'failed',
           result: classification ? JSON.stringify(classification) : null,
@@ -214,9 +228,33 @@ function buildStore(db: Kysely<DedupeTables>, runTransaction: TransactionRunner 
         .where('record_key', '=', recordKey)
         // A request with newer content may have replaced it while this one was classifying.
         .where('fingerprint', '=', fingerprint);
-      if (!classification) update = update.where('state', '=', 'pending');
-      const result = await update.executeTakeFirst();
-      return Number(result.numUpdatedRows) === 1;
+        if (!classification) query = query.where('state', '=', 'pending');
+        return query;
+      };
+      const tables = db as unknown as Kysely<Tables>;
+      if (!usage) return Number((await update(tables).executeTakeFirst()).numUpdatedRows) === 1;
+      if (sharesCommits) {
+        // SQLite: already inside the (group) transaction; statements cost no round trip.
+        const result = await update(tables).executeTakeFirst();
+        await writeUsage(tables, usage, false);
+        return Number(result.numUpdatedRows) === 1;
+      }
+      // PostgreSQL: one statement, so the usage costs no round trip and commits with the answer.
+      const row = await withUsage(tables.with('saved', (creator) => update(creator).returning('record_key')), usage)
+        .selectFrom('saved')
+        .select((select) => select.fn.countAll<number>().as('saved'))
+        .executeTakeFirstOrThrow();
+      return Number(row.saved) === 1;
+    },
+
+    async recordUsage(usage) {
+      if (runTransaction && sharesCommits) {
+        return runTransaction((trx) => buildStore(trx as Kysely<DedupeTables>, null, sharesCommits).recordUsage(usage));
+      }
+      const tables = db as unknown as Kysely<Tables>;
+      if (sharesCommits) return writeUsage(tables, usage, false);
+      // PostgreSQL: one autocommit statement, no BEGIN and COMMIT around it.
+      await withUsage(tables, usage).selectNoFrom(sql<number>`1`.as('one')).execute();
     },
 
     async purgeBefore(before) {
@@ -225,6 +263,7 @@ function buildStore(db: Kysely<DedupeTables>, runTransaction: TransactionRunner 
         const result = await db.deleteFrom(table).where('updated_at', '<', before).executeTakeFirst();
         removed += Number(result.numDeletedRows);
       }
+      await purgeCallsBefore(db, before);
       return removed;
     },
   };

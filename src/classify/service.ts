@@ -21,6 +21,7 @@ import type { ClassifyRequest } from './schemas.js';
 import { createGuardedFetch } from './guarded-fetch.js';
 import { systemResolver, type HostResolver } from './ssrf.js';
 import { dedupeScope, type ClassifyContext } from './scope.js';
+import { createTokenTally, type ProviderCall, type UsageEvent } from './usage.js';
 
 export interface ClassifyService {
   /**
@@ -63,6 +64,8 @@ const ANONYMOUS_CALLER = 'anonymous';
 interface Outcome {
   classification: Classification;
   failed: boolean;
+  /** What the call cost and how it went: recorded with the answer (see classifyOwned). */
+  call: ProviderCall;
 }
 
 interface InFlight {
@@ -101,25 +104,39 @@ export function createClassifyService(deps: ClassifyServiceDeps): ClassifyServic
   async function runProvider(email: Email, settings: ProviderSettings, fingerprint: string): Promise<Outcome> {
     const started = performance.now();
     const log = { provider: settings.provider, model: settings.model, host: hostOf(settings) };
+    const tokens = createTokenTally();
+    // The one record of each provider call, whatever its outcome: the usage tables get it with
+    // the dedupe write; anything else that observes calls (metrics) can take it from here.
+    const callOf = (attempts: number, result: ProviderCall['result']): ProviderCall => ({
+      provider: settings.provider,
+      model: settings.model,
+      input_tokens: tokens.input_tokens,
+      output_tokens: tokens.output_tokens,
+      latency_ms: Math.round(performance.now() - started),
+      attempts,
+      result,
+    });
     if (settings.provider === 'rules') {
-      return { classification: finish(classifyWithRules(email), email, fingerprint), failed: false };
+      return { classification: finish(classifyWithRules(email), email, fingerprint), failed: false, call: callOf(1, 'ok') };
     }
     const client = clientFor(settings);
     const { system, user } = buildPrompt(email);
+    const onUsage = tokens.add.bind(tokens);
     const outcome = await withRetry(async ({ timeout_ms, signal }) => {
-      const raw = await client.complete({ system, user, model: settings.model, temperature: settings.temperature, timeout_ms, signal });
+      const raw = await client.complete({ system, user, model: settings.model, temperature: settings.temperature, timeout_ms, signal, onUsage });
       const checked = checkAnswer(raw);
       if (!checked.ok) throw new LlmInvalidAnswer(checked.problems);
       return checked.answer;
     }, policy);
-    const ms = Math.round(performance.now() - started);
+    const call = callOf(outcome.attempts, outcome.ok ? 'ok' : outcome.failure.kind);
+    const ms = call.latency_ms;
     if (outcome.ok) {
       deps.logger.info({ ...log, attempts: outcome.attempts, ms }, 'email classified');
-      return { classification: finish(outcome.value, email, fingerprint), failed: false };
+      return { classification: finish(outcome.value, email, fingerprint), failed: false, call };
     }
     const { failure } = outcome;
     deps.logger.warn({ ...log, attempts: outcome.attempts, ms, failure: failure.kind, status: failure.status }, 'classification failed');
-    return { classification: fallback(failure.kind, outcome.attempts, fingerprint), failed: true };
+    return { classification: fallback(failure.kind, outcome.attempts, fingerprint), failed: true, call };
   }
 
   /**
@@ -171,7 +188,12 @@ export function createClassifyService(deps: ClassifyServiceDeps): ClassifyServic
       const outcome = await run;
       // A failure is not remembered as the answer: the next request for this email tries again.
       const classification = outcome.failed ? null : outcome.classification;
-      for (const recordKey of recordKeys) await deps.store.saveResult(recordKey, fingerprint, classification, now().toISOString());
+      // The call is recorded once, with the first record's write: same transaction, no round trip.
+      let usage: UsageEvent | undefined = { kind: 'call', at: now().toISOString(), call: outcome.call };
+      for (const recordKey of recordKeys) {
+        await deps.store.saveResult(recordKey, fingerprint, classification, now().toISOString(), usage);
+        usage = undefined;
+      }
       return outcome.classification;
     } finally {
       // Only our own entry: a request for the same content may have started after ours.
@@ -199,8 +221,12 @@ export function createClassifyService(deps: ClassifyServiceDeps): ClassifyServic
       const waited = await awaitClassification(source_key, fingerprint);
       if (waited.kind === 'answer') {
         classification = waited.classification;
+        // Served from the store: counted with this record's write, or alone when there is none.
+        const served: UsageEvent = { kind: 'duplicate', at: now().toISOString(), provider: settings.provider, model: settings.model };
         if (source_key !== decision.record_key) {
-          await deps.store.saveResult(decision.record_key, fingerprint, classification, now().toISOString());
+          await deps.store.saveResult(decision.record_key, fingerprint, classification, now().toISOString(), served);
+        } else {
+          await deps.store.recordUsage(served);
         }
       } else if (source_key !== decision.record_key) {
         if (waited.reclaimed) answerFor.push(source_key);

@@ -2,6 +2,7 @@
 // passes the frozen result down; nothing below main touches process.env.
 
 import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { AUTH_MODES, type AuthMode } from '../auth/roles.js';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -15,6 +16,23 @@ export const DEFAULT_MODELS = {
   anthropic: 'claude-haiku-4-5',
   rules: 'rules-v2',
 } as const satisfies Record<LlmProviderName, string>;
+
+/** USD per million tokens, as providers publish their list prices. */
+export interface ModelPrice {
+  input_per_million: number;
+  output_per_million: number;
+}
+export type PriceTable = Readonly<Record<string, Readonly<ModelPrice>>>;
+
+/**
+ * List prices of the default models (USD per million tokens) as published in 2026: estimates
+ * only, for a dashboard figure. Operators with other models or other terms set LLM_PRICES.
+ * The rules provider runs offline and is never priced (it costs nothing).
+ */
+export const DEFAULT_PRICES: PriceTable = {
+  [DEFAULT_MODELS.openai]: { input_per_million: 0.4, output_per_million: 1.6 },
+  [DEFAULT_MODELS.anthropic]: { input_per_million: 1, output_per_million: 5 },
+};
 
 export interface DatabaseConfig {
   /** `sqlite:<path>`, `sqlite::memory:`, `postgres://…` or `postgresql://…`. */
@@ -43,6 +61,8 @@ export interface LlmConfig {
     /** LLM_TOTAL_CONCURRENCY: calls in flight in the process, all callers together. */
     total: number;
   };
+  /** The built-in prices with LLM_PRICES laid over them, by model name. */
+  prices: PriceTable;
 }
 
 export interface AuthConfig {
@@ -219,7 +239,56 @@ function llmConfig(env: Env): LlmConfig {
       queue: integer(env, 'LLM_QUEUE', 64, 0, 100_000),
       total: integer(env, 'LLM_TOTAL_CONCURRENCY', 512, 1, 100_000),
     },
+    prices: llmPrices(env),
   };
+}
+
+const PRICE_FIELDS = ['input_per_million', 'output_per_million'] as const;
+const PRICES_SHAPE = '{ "<model>": { "input_per_million": <USD>, "output_per_million": <USD> }, … }';
+
+/**
+ * LLM_PRICES names a JSON file of prices per model, laid over DEFAULT_PRICES. The errors name
+ * the file, the model and the field, never a value or the text around a JSON fault: a path
+ * set to the wrong file (one holding keys) must not print that file in a startup log.
+ */
+function llmPrices(env: Env): PriceTable {
+  const path = read(env, 'LLM_PRICES');
+  if (path === undefined) return DEFAULT_PRICES;
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new ConfigError('LLM_PRICES', `cannot read ${path}${code ? ` (${code})` : ''}`);
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw new ConfigError('LLM_PRICES', `${path} is not valid JSON; expected ${PRICES_SHAPE}`);
+  }
+  if (!isPlainObject(parsed)) throw new ConfigError('LLM_PRICES', `${path} must hold one JSON object: ${PRICES_SHAPE}`);
+  // No prototype: a model named "__proto__" or "constructor" is just a name.
+  const prices = Object.assign(Object.create(null) as Record<string, ModelPrice>, DEFAULT_PRICES);
+  for (const [model, entry] of Object.entries(parsed)) {
+    const name = JSON.stringify(model.length > 64 ? `${model.slice(0, 64)}…` : model);
+    if (model.trim() === '') throw new ConfigError('LLM_PRICES', `${path}: a model name is empty`);
+    if (!isPlainObject(entry) || Object.keys(entry).some((key) => !(PRICE_FIELDS as readonly string[]).includes(key))) {
+      throw new ConfigError('LLM_PRICES', `${path}: model ${name} must be an object with exactly input_per_million and output_per_million`);
+    }
+    for (const field of PRICE_FIELDS) {
+      const value = entry[field];
+      if (typeof value !== 'number' || !Number.isFinite(value) || value < 0 || value > 1_000_000) {
+        throw new ConfigError('LLM_PRICES', `${path}: model ${name}: ${field} must be a number of USD per million tokens, 0 to 1000000`);
+      }
+    }
+    prices[model] = { input_per_million: entry.input_per_million as number, output_per_million: entry.output_per_million as number };
+  }
+  return prices;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** `localhost`, 127.0.0.0/8 and ::1 (bracketed or not): addresses only this machine can reach. */

@@ -4,6 +4,9 @@ import { createAuthParts } from '../auth/setup.js';
 import { createTokenService } from '../auth/token-service.js';
 import { registerIntake } from '../intake/setup.js';
 import { registerMcpRoutes } from '../mcp/http.js';
+import { createUsageReader } from '../classify/usage-report.js';
+import { registerUsageRoute } from '../classify/usage-routes.js';
+import { createUsageStore } from '../classify/usage-store.js';
 import type { Config } from '../shared/config.js';
 import type { Database } from '../shared/db.js';
 import { registerHealthRoute } from '../shared/health.js';
@@ -72,6 +75,8 @@ export async function buildWorkApp({ config, database, logger, webRoot }: WorkAp
   registerSessionRoutes(app, { config: config.auth, authenticator: auth.authenticator, gate: app.accessGate });
   app.addHook('onClose', () => auth.authenticator.close());
   registerClassifyProxy(app, config.classifyUrl, relayTimeoutMs(config.llm));
+  // The services share the database: the UI's dashboard reads usage here, on its one origin.
+  registerUsageRoute(app, '/ui-api/classify-usage', createUsageReader(createUsageStore(database), config.llm.prices), 'ui');
   registerMcpRoutes(app, { auth: config.auth, host: config.host });
   await registerWebUi(app, webRoot);
   return app;

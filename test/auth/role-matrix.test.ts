@@ -108,6 +108,7 @@ const CASES: Case[] = [
     request: async () => ({ url: '/ui-api/classify', payload: email(unique('proxy')) }),
     roles: only(200, 'intake', 'admin'),
   },
+  { route: 'GET /ui-api/classify-usage', service: 'work', request: async () => ({ url: '/ui-api/classify-usage?group_by=day' }), roles: READ(200) },
   {
     route: 'POST /tokens',
     service: 'work',
@@ -173,6 +174,8 @@ const CASES: Case[] = [
     request: async () => ({ url: '/classify', payload: { ...email(unique('override')), temperature: 0.2 } }),
     roles: { viewer: 403, agent: 403, intake: 403, admin: 200 },
   },
+  // Usage and cost are an operator's read, like the work service's lists.
+  { route: 'GET /classify/usage', service: 'classify', request: async () => ({ url: '/classify/usage?group_by=model' }), roles: READ(200) },
 ];
 
 /** GET /session with a bad bearer is a 401 like any route's; with none it answers "not signed in". */

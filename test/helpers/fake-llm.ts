@@ -1,6 +1,8 @@
 // A real HTTP server on 127.0.0.1 that speaks the OpenAI Chat Completions and Anthropic
 // Messages wire formats, so the official SDKs are exercised end to end. Each test scripts the
-// replies in order; every request is recorded with its headers and parsed body.
+// replies in order; every request is recorded with its headers and parsed body. Each answer
+// reports token usage as the real APIs do (about four characters a token), and the fake keeps
+// its own count of the requests it received and the tokens it billed.
 
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -56,6 +58,13 @@ export interface RecordedRequest {
   answered_at: number | null;
 }
 
+/** What the fake served: every request it received, and the tokens of the answers it billed. */
+export interface FakeUsage {
+  requests: number;
+  input_tokens: number;
+  output_tokens: number;
+}
+
 export interface FakeLlm {
   /** http://127.0.0.1:<port>, the Anthropic base URL. */
   url: string;
@@ -75,6 +84,9 @@ export interface FakeLlm {
   setAnswerer(answerer: ((prompt: string) => unknown) | null): void;
   /** Chooses the reply from the prompt text when nothing is scripted (null: answer). */
   setReplier(replier: ((prompt: string) => FakeReply | null) | null): void;
+  /** Its own count since start (or `resetUsage`), per API and together. */
+  usage(api?: FakeApi): FakeUsage;
+  resetUsage(): void;
   close(): Promise<void>;
 }
 
@@ -113,6 +125,7 @@ export async function startFakeLlm({ port: listenPort = 0, record = true }: Fake
   const open = { now: 0, max: 0 };
   let answerer: ((prompt: string) => unknown) | null = null;
   let replier: ((prompt: string) => FakeReply | null) | null = null;
+  const served: Record<FakeApi, FakeUsage> = { openai: emptyUsage(), anthropic: emptyUsage() };
 
   const server = createServer((request, response) => {
     const chunks: Buffer[] = [];
@@ -135,13 +148,18 @@ export async function startFakeLlm({ port: listenPort = 0, record = true }: Fake
       if (record) requests.push(recorded);
       open.now += 1;
       open.max = Math.max(open.max, open.now);
+      served[api].requests += 1;
       response.once('finish', () => {
         recorded.answered_at = Date.now();
         open.now -= 1;
       });
       const prompt = JSON.stringify(body.messages ?? []);
       const chosen = answerer?.(prompt) ?? null;
-      reply(api, body, queue.shift() ?? replier?.(prompt) ?? { kind: 'answer' }, response, chosen ?? defaultAnswer);
+      const bill = (usage: { input_tokens: number; output_tokens: number }) => {
+        served[api].input_tokens += usage.input_tokens;
+        served[api].output_tokens += usage.output_tokens;
+      };
+      reply({ api, body, bill }, queue.shift() ?? replier?.(prompt) ?? { kind: 'answer' }, response, chosen ?? defaultAnswer);
     });
   });
 
@@ -169,6 +187,19 @@ export async function startFakeLlm({ port: listenPort = 0, record = true }: Fake
     setReplier: (chosen) => {
       replier = chosen;
     },
+    usage: (api) => {
+      if (api) return { ...served[api] };
+      const { openai, anthropic } = served;
+      return {
+        requests: openai.requests + anthropic.requests,
+        input_tokens: openai.input_tokens + anthropic.input_tokens,
+        output_tokens: openai.output_tokens + anthropic.output_tokens,
+      };
+    },
+    resetUsage: () => {
+      served.openai = emptyUsage();
+      served.anthropic = emptyUsage();
+    },
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
@@ -177,15 +208,23 @@ export async function startFakeLlm({ port: listenPort = 0, record = true }: Fake
   };
 }
 
-function reply(api: FakeApi, body: Record<string, unknown>, step: FakeReply, response: ServerResponse, answer: unknown): void {
+interface Exchange {
+  api: FakeApi;
+  body: Record<string, unknown>;
+  /** Adds the tokens of an answer sent to the fake's own count. */
+  bill(usage: { input_tokens: number; output_tokens: number }): void;
+}
+
+function reply(exchange: Exchange, step: FakeReply, response: ServerResponse, answer: unknown): void {
+  const { api, body } = exchange;
   switch (step.kind) {
     case 'hang':
       return;
     case 'delay':
-      setTimeout(() => reply(api, body, step.then, response, answer), step.ms);
+      setTimeout(() => reply(exchange, step.then, response, answer), step.ms);
       return;
     case 'held':
-      void step.latch.wait().then(() => reply(api, body, step.then, response, answer));
+      void step.latch.wait().then(() => reply(exchange, step.then, response, answer));
       return;
     case 'malformed_body':
       response.writeHead(200, { 'content-type': 'application/json' }).end('{"id": "broken", "choices": [');
@@ -196,16 +235,36 @@ function reply(api: FakeApi, body: Record<string, unknown>, step: FakeReply, res
         .end(JSON.stringify(errorBody(api, step.status, step.message ?? `fake error ${step.status}`)));
       return;
     case 'malformed_answer':
-      send(response, api === 'openai' ? openAiCompletion(body, 'Sure! Here is the classification: {category: action') : anthropicText(body));
+      send(response, api === 'openai' ? openAiCompletion(exchange, 'Sure! Here is the classification: {category: action') : anthropicText(exchange));
       return;
     case 'answer':
-      send(response, api === 'openai' ? openAiCompletion(body, JSON.stringify(step.answer ?? answer)) : anthropicToolCall(body, step.answer ?? answer));
+      send(response, api === 'openai' ? openAiCompletion(exchange, JSON.stringify(step.answer ?? answer)) : anthropicToolCall(exchange, step.answer ?? answer));
       return;
     default: {
       const unreachable: never = step;
       throw new Error(`unknown fake reply ${JSON.stringify(unreachable)}`);
     }
   }
+}
+
+function emptyUsage(): FakeUsage {
+  return { requests: 0, input_tokens: 0, output_tokens: 0 };
+}
+
+/** About four characters a token, as the providers' own rule of thumb has it; at least one. */
+function tokensOf(text: string): number {
+  return Math.max(1, Math.ceil(text.length / 4));
+}
+
+/** The tokens an answer is billed for, counted by the fake as it sends them. */
+function billed(exchange: Exchange, output: unknown): { input_tokens: number; output_tokens: number } {
+  const { body } = exchange;
+  const usage = {
+    input_tokens: tokensOf(JSON.stringify([body.system ?? '', body.messages ?? [], body.tools ?? body.response_format ?? null])),
+    output_tokens: tokensOf(typeof output === 'string' ? output : JSON.stringify(output)),
+  };
+  exchange.bill(usage);
+  return usage;
 }
 
 function send(response: ServerResponse, payload: unknown): void {
@@ -217,27 +276,31 @@ function errorBody(api: FakeApi, status: number, message: string): unknown {
   return api === 'openai' ? { error: { message, type, code: null, param: null } } : { type: 'error', error: { type, message } };
 }
 
-function openAiCompletion(body: Record<string, unknown>, content: string): unknown {
+function openAiCompletion(exchange: Exchange, content: string): unknown {
+  const { body } = exchange;
+  const { input_tokens, output_tokens } = billed(exchange, content);
   return {
     id: 'chatcmpl-fake',
     object: 'chat.completion',
     created: Math.floor(Date.now() / 1000),
     model: body.model,
     choices: [{ index: 0, message: { role: 'assistant', content, refusal: null }, finish_reason: 'stop', logprobs: null }],
-    usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
+    usage: { prompt_tokens: input_tokens, completion_tokens: output_tokens, total_tokens: input_tokens + output_tokens },
   };
 }
 
-function anthropicToolCall(body: Record<string, unknown>, input: unknown): unknown {
-  const tools = (body.tools as Array<{ name: string }> | undefined) ?? [];
-  return anthropicMessage(body, [{ type: 'tool_use', id: 'toolu_fake', name: tools[0]?.name ?? 'unknown', input }], 'tool_use');
+function anthropicToolCall(exchange: Exchange, input: unknown): unknown {
+  const tools = (exchange.body.tools as Array<{ name: string }> | undefined) ?? [];
+  return anthropicMessage(exchange, [{ type: 'tool_use', id: 'toolu_fake', name: tools[0]?.name ?? 'unknown', input }], 'tool_use');
 }
 
-function anthropicText(body: Record<string, unknown>): unknown {
-  return anthropicMessage(body, [{ type: 'text', text: 'I think this is probably an action item.' }], 'end_turn');
+function anthropicText(exchange: Exchange): unknown {
+  return anthropicMessage(exchange, [{ type: 'text', text: 'I think this is probably an action item.' }], 'end_turn');
 }
 
-function anthropicMessage(body: Record<string, unknown>, content: unknown[], stopReason: string): unknown {
+function anthropicMessage(exchange: Exchange, content: unknown[], stopReason: string): unknown {
+  const { body } = exchange;
+  const usage = billed(exchange, content);
   return {
     id: 'msg_fake',
     type: 'message',
@@ -246,6 +309,6 @@ function anthropicMessage(body: Record<string, unknown>, content: unknown[], sto
     content,
     stop_reason: stopReason,
     stop_sequence: null,
-    usage: { input_tokens: 1, output_tokens: 1 },
+    usage,
   };
 }

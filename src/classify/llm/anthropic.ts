@@ -5,6 +5,7 @@ import Anthropic, { APIConnectionError, APIConnectionTimeoutError, APIError, API
 import { ANSWER_JSON_SCHEMA } from './answer.js';
 import { LlmInvalidAnswer, type LlmClient, type LlmClientOptions, type LlmRequest } from './client.js';
 import { toFailure } from './sdk-errors.js';
+import { tokenCount } from '../usage.js';
 
 export const ANTHROPIC_DEFAULT_BASE_URL = 'https://api.anthropic.com';
 export const ANSWER_TOOL_NAME = 'record_classification';
@@ -54,6 +55,14 @@ export function createAnthropicClient(options: LlmClientOptions): LlmClient {
         );
       } catch (error) {
         throw toFailure(error, SDK_ERRORS);
+      }
+      if (message.usage) {
+        // Cache reads and writes are billed at other rates; counted as input here, an estimate.
+        const { input_tokens, output_tokens, cache_creation_input_tokens, cache_read_input_tokens } = message.usage;
+        request.onUsage?.({
+          input_tokens: tokenCount(input_tokens) + tokenCount(cache_creation_input_tokens) + tokenCount(cache_read_input_tokens),
+          output_tokens: tokenCount(output_tokens),
+        });
       }
       if (message.stop_reason === 'max_tokens') throw new LlmInvalidAnswer(['the answer was cut off']);
       const call = message.content?.find((block) => block.type === 'tool_use' && block.name === ANSWER_TOOL_NAME);

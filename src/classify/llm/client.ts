@@ -2,6 +2,8 @@
 // Failures carry a kind and an HTTP status, never the provider's message: a 401 body can
 // quote part of the key, and a message is what ends up in logs.
 
+import type { TokenUsage } from '../usage.js';
+
 export interface LlmRequest {
   system: string;
   user: string;
@@ -11,6 +13,11 @@ export interface LlmRequest {
   timeout_ms: number;
   /** Aborts the attempt when the overall deadline passes. */
   signal: AbortSignal;
+  /**
+   * Told the tokens of each response that reports them, before its answer is checked: an
+   * answer rejected afterwards (cut off, not JSON, no tool call) was billed all the same.
+   */
+  onUsage?: (usage: TokenUsage) => void;
 }
 
 export interface LlmClient {

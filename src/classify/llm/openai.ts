@@ -5,6 +5,7 @@ import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUse
 import { ANSWER_JSON_SCHEMA, ANSWER_SCHEMA_NAME } from './answer.js';
 import { LlmInvalidAnswer, type LlmClient, type LlmClientOptions, type LlmRequest } from './client.js';
 import { parseAnswerText, toFailure } from './sdk-errors.js';
+import { tokenCount } from '../usage.js';
 
 export const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1';
 
@@ -47,6 +48,9 @@ export function createOpenAiClient(options: LlmClientOptions): LlmClient {
         );
       } catch (error) {
         throw toFailure(error, SDK_ERRORS);
+      }
+      if (completion.usage) {
+        request.onUsage?.({ input_tokens: tokenCount(completion.usage.prompt_tokens), output_tokens: tokenCount(completion.usage.completion_tokens) });
       }
       const choice = completion.choices?.[0];
       if (!choice) throw new LlmInvalidAnswer(['the response has no choices']);
