@@ -11,7 +11,8 @@ import { fingerprintOf } from './fingerprint.js';
 import { createProviderLimiter, type ProviderSlot } from './provider-limiter.js';
 import { takeTurn } from '../shared/turns.js';
 import { checkAnswer, enforceInvariants, type ModelAnswer } from './llm/answer.js';
-import { LlmInvalidAnswer, type FailureKind, type LlmClient } from './llm/client.js';
+import { LlmInvalidAnswer, type FailureKind, type LlmClient, type LlmCompletion, type TokenUsage } from './llm/client.js';
+import { CALL_OK, NO_CLASSIFY_OBSERVER, type ClassifyObserver } from './observer.js';
 import { buildRetryPolicy, withRetry, type Backoff, type RetryPolicy } from './llm/retry.js';
 import { classifyWithRules } from './rules/classify.js';
 import { hasContent, normalizeEmail, type Email, type EmailInput } from './normalize.js';
@@ -44,6 +45,8 @@ export interface ClassifyServiceDeps {
   /** Shorter waits for tests; production uses the defaults. */
   backoff?: Partial<Backoff>;
   now?: () => Date;
+  /** Told of each provider call and each duplicate served (the metrics). */
+  observer?: ClassifyObserver;
 }
 
 const FAILURE_REASONS = {
@@ -81,6 +84,7 @@ function contentKey(recordKey: string, fingerprint: string): string {
 
 export function createClassifyService(deps: ClassifyServiceDeps): ClassifyService {
   const now = deps.now ?? (() => new Date());
+  const observer = deps.observer ?? NO_CLASSIFY_OBSERVER;
   const policy: RetryPolicy = { ...buildRetryPolicy(deps.llm.timeoutMs, deps.llm.maxRetries), ...deps.backoff };
   // Classifications in flight in this process, by record and content, so a concurrent duplicate
   // awaits instead of polling, and never awaits the answer for content the record no longer has.
@@ -101,18 +105,36 @@ export function createClassifyService(deps: ClassifyServiceDeps): ClassifyServic
   async function runProvider(email: Email, settings: ProviderSettings, fingerprint: string): Promise<Outcome> {
     const started = performance.now();
     const log = { provider: settings.provider, model: settings.model, host: hostOf(settings) };
+    const call = { provider: settings.provider, model: settings.model };
     if (settings.provider === 'rules') {
-      return { classification: finish(classifyWithRules(email), email, fingerprint), failed: false };
+      const classification = finish(classifyWithRules(email), email, fingerprint);
+      observer.providerCall({ ...call, kind: CALL_OK, latency_ms: performance.now() - started, attempts: 1, input_tokens: 0, output_tokens: 0 });
+      return { classification, failed: false };
     }
     const client = clientFor(settings);
     const { system, user } = buildPrompt(email);
+    // Every attempt that got an answer was billed, a retried one too.
+    const tokens = { input_tokens: 0, output_tokens: 0 };
+    const count = (usage: TokenUsage | null) => {
+      tokens.input_tokens += usage?.input_tokens ?? 0;
+      tokens.output_tokens += usage?.output_tokens ?? 0;
+    };
     const outcome = await withRetry(async ({ timeout_ms, signal }) => {
-      const raw = await client.complete({ system, user, model: settings.model, temperature: settings.temperature, timeout_ms, signal });
-      const checked = checkAnswer(raw);
+      let completion: LlmCompletion;
+      try {
+        completion = await client.complete({ system, user, model: settings.model, temperature: settings.temperature, timeout_ms, signal });
+      } catch (error) {
+        if (error instanceof LlmInvalidAnswer) count(error.usage);
+        throw error;
+      }
+      count(completion.usage);
+      const checked = checkAnswer(completion.answer);
       if (!checked.ok) throw new LlmInvalidAnswer(checked.problems);
       return checked.answer;
     }, policy);
-    const ms = Math.round(performance.now() - started);
+    const elapsed = performance.now() - started;
+    const ms = Math.round(elapsed);
+    observer.providerCall({ ...call, kind: outcome.ok ? CALL_OK : outcome.failure.kind, latency_ms: elapsed, attempts: outcome.attempts, ...tokens });
     if (outcome.ok) {
       deps.logger.info({ ...log, attempts: outcome.attempts, ms }, 'email classified');
       return { classification: finish(outcome.value, email, fingerprint), failed: false };
@@ -199,6 +221,7 @@ export function createClassifyService(deps: ClassifyServiceDeps): ClassifyServic
       const waited = await awaitClassification(source_key, fingerprint);
       if (waited.kind === 'answer') {
         classification = waited.classification;
+        observer.duplicateServed();
         if (source_key !== decision.record_key) {
           await deps.store.saveResult(decision.record_key, fingerprint, classification, now().toISOString());
         }

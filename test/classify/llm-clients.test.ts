@@ -53,8 +53,10 @@ async function failureOf(promise: Promise<unknown>): Promise<LlmFailure> {
 
 describe('OpenAI client through the official SDK', () => {
   it('sends model, temperature, both prompts and the strict JSON schema with our key', async () => {
-    const answer = await clients[0]![1]().complete(request());
+    const { answer, usage } = await clients[0]![1]().complete(request());
     expect(answer).toEqual(FAKE_ANSWER);
+    // From the SDK's usage.prompt_tokens and usage.completion_tokens.
+    expect(usage).toEqual({ input_tokens: 1, output_tokens: 1 });
     const [sent] = fake.requests;
     expect(sent!.path).toBe('/v1/chat/completions');
     expect(sent!.headers.authorization).toBe(`Bearer ${KEY}`);
@@ -91,8 +93,9 @@ describe('OpenAI client through the official SDK', () => {
 
 describe('Anthropic client through the official SDK', () => {
   it('forces the answer tool with our schema and sends our key', async () => {
-    const answer = await clients[1]![1]().complete(request());
+    const { answer, usage } = await clients[1]![1]().complete(request());
     expect(answer).toEqual(FAKE_ANSWER);
+    expect(usage).toEqual({ input_tokens: 1, output_tokens: 1 });
     const [sent] = fake.requests;
     expect(sent!.path).toBe('/v1/messages');
     expect(`${sent!.headers.authorization ?? ''} ${sent!.headers['x-api-key'] ?? ''}`).toContain(KEY);

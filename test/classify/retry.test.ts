@@ -138,8 +138,8 @@ describe('retries against the fake provider through the SDKs', () => {
 
   async function classify(client: LlmClient, retryPolicy: RetryPolicy = fast) {
     return withRetry(async ({ timeout_ms, signal }) => {
-      const raw = await client.complete({ system: 's', user: 'u', model: 'm', temperature: 0, timeout_ms, signal });
-      const checked = checkAnswer(raw);
+      const { answer } = await client.complete({ system: 's', user: 'u', model: 'm', temperature: 0, timeout_ms, signal });
+      const checked = checkAnswer(answer);
       if (!checked.ok) throw new LlmInvalidAnswer(checked.problems);
       return checked.answer;
     }, retryPolicy);

@@ -6,8 +6,8 @@ import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'nod
 import type { AddressInfo } from 'node:net';
 
 export type FakeReply =
-  /** A valid answer in the API's format; `answer` replaces the default model answer. */
-  | { kind: 'answer'; answer?: unknown }
+  /** A valid answer in the API's format; `answer` replaces the default model answer, `usage` the reported tokens (1 and 1). */
+  | { kind: 'answer'; answer?: unknown; usage?: FakeUsage }
   /** An error status with an API-shaped error body, e.g. 429 with Retry-After, 500, 401. */
   | { kind: 'status'; status: number; headers?: Record<string, string>; message?: string }
   /** Never answers; the client has to time out. */
@@ -45,6 +45,14 @@ export function createLatch(): Latch {
 }
 
 export type FakeApi = 'openai' | 'anthropic';
+
+/** The tokens a reply reports, sent in each API's own fields (prompt_tokens… or input_tokens…). */
+export interface FakeUsage {
+  input_tokens: number;
+  output_tokens: number;
+}
+
+const DEFAULT_USAGE: FakeUsage = { input_tokens: 1, output_tokens: 1 };
 
 export interface RecordedRequest {
   api: FakeApi;
@@ -196,11 +204,16 @@ function reply(api: FakeApi, body: Record<string, unknown>, step: FakeReply, res
         .end(JSON.stringify(errorBody(api, step.status, step.message ?? `fake error ${step.status}`)));
       return;
     case 'malformed_answer':
-      send(response, api === 'openai' ? openAiCompletion(body, 'Sure! Here is the classification: {category: action') : anthropicText(body));
+      send(response, api === 'openai' ? openAiCompletion(body, 'Sure! Here is the classification: {category: action', DEFAULT_USAGE) : anthropicText(body));
       return;
-    case 'answer':
-      send(response, api === 'openai' ? openAiCompletion(body, JSON.stringify(step.answer ?? answer)) : anthropicToolCall(body, step.answer ?? answer));
+    case 'answer': {
+      const usage = step.usage ?? DEFAULT_USAGE;
+      send(
+        response,
+        api === 'openai' ? openAiCompletion(body, JSON.stringify(step.answer ?? answer), usage) : anthropicToolCall(body, step.answer ?? answer, usage),
+      );
       return;
+    }
     default: {
       const unreachable: never = step;
       throw new Error(`unknown fake reply ${JSON.stringify(unreachable)}`);
@@ -217,27 +230,27 @@ function errorBody(api: FakeApi, status: number, message: string): unknown {
   return api === 'openai' ? { error: { message, type, code: null, param: null } } : { type: 'error', error: { type, message } };
 }
 
-function openAiCompletion(body: Record<string, unknown>, content: string): unknown {
+function openAiCompletion(body: Record<string, unknown>, content: string, usage: FakeUsage): unknown {
   return {
     id: 'chatcmpl-fake',
     object: 'chat.completion',
     created: Math.floor(Date.now() / 1000),
     model: body.model,
     choices: [{ index: 0, message: { role: 'assistant', content, refusal: null }, finish_reason: 'stop', logprobs: null }],
-    usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
+    usage: { prompt_tokens: usage.input_tokens, completion_tokens: usage.output_tokens, total_tokens: usage.input_tokens + usage.output_tokens },
   };
 }
 
-function anthropicToolCall(body: Record<string, unknown>, input: unknown): unknown {
+function anthropicToolCall(body: Record<string, unknown>, input: unknown, usage: FakeUsage): unknown {
   const tools = (body.tools as Array<{ name: string }> | undefined) ?? [];
-  return anthropicMessage(body, [{ type: 'tool_use', id: 'toolu_fake', name: tools[0]?.name ?? 'unknown', input }], 'tool_use');
+  return anthropicMessage(body, [{ type: 'tool_use', id: 'toolu_fake', name: tools[0]?.name ?? 'unknown', input }], 'tool_use', usage);
 }
 
 function anthropicText(body: Record<string, unknown>): unknown {
-  return anthropicMessage(body, [{ type: 'text', text: 'I think this is probably an action item.' }], 'end_turn');
+  return anthropicMessage(body, [{ type: 'text', text: 'I think this is probably an action item.' }], 'end_turn', DEFAULT_USAGE);
 }
 
-function anthropicMessage(body: Record<string, unknown>, content: unknown[], stopReason: string): unknown {
+function anthropicMessage(body: Record<string, unknown>, content: unknown[], stopReason: string, usage: FakeUsage): unknown {
   return {
     id: 'msg_fake',
     type: 'message',
@@ -246,6 +259,6 @@ function anthropicMessage(body: Record<string, unknown>, content: unknown[], sto
     content,
     stop_reason: stopReason,
     stop_sequence: null,
-    usage: { input_tokens: 1, output_tokens: 1 },
+    usage: { input_tokens: usage.input_tokens, output_tokens: usage.output_tokens },
   };
 }

@@ -3,7 +3,7 @@
 
 import Anthropic, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from '@anthropic-ai/sdk';
 import { ANSWER_JSON_SCHEMA } from './answer.js';
-import { LlmInvalidAnswer, type LlmClient, type LlmClientOptions, type LlmRequest } from './client.js';
+import { LlmInvalidAnswer, type LlmClient, type LlmClientOptions, type LlmCompletion, type LlmRequest, type TokenUsage } from './client.js';
 import { toFailure } from './sdk-errors.js';
 
 export const ANTHROPIC_DEFAULT_BASE_URL = 'https://api.anthropic.com';
@@ -29,7 +29,7 @@ export function createAnthropicClient(options: LlmClientOptions): LlmClient {
 
   return {
     provider: 'anthropic',
-    async complete(request: LlmRequest): Promise<unknown> {
+    async complete(request: LlmRequest): Promise<LlmCompletion> {
       let message: Anthropic.Messages.Message;
       try {
         message = await sdk.messages.create(
@@ -55,10 +55,14 @@ export function createAnthropicClient(options: LlmClientOptions): LlmClient {
       } catch (error) {
         throw toFailure(error, SDK_ERRORS);
       }
-      if (message.stop_reason === 'max_tokens') throw new LlmInvalidAnswer(['the answer was cut off']);
+      // input_tokens counts the uncached input; we send no cache_control, so that is all of it.
+      const usage: TokenUsage | null = message.usage
+        ? { input_tokens: message.usage.input_tokens ?? 0, output_tokens: message.usage.output_tokens ?? 0 }
+        : null;
+      if (message.stop_reason === 'max_tokens') throw new LlmInvalidAnswer(['the answer was cut off'], usage);
       const call = message.content?.find((block) => block.type === 'tool_use' && block.name === ANSWER_TOOL_NAME);
-      if (!call || call.type !== 'tool_use') throw new LlmInvalidAnswer(['the model did not call the answer tool']);
-      return call.input;
+      if (!call || call.type !== 'tool_use') throw new LlmInvalidAnswer(['the model did not call the answer tool'], usage);
+      return { answer: call.input, usage };
     },
   };
 }

@@ -13,10 +13,23 @@ export interface LlmRequest {
   signal: AbortSignal;
 }
 
+/** Tokens one response was billed for, from the SDK's usage fields. */
+export interface TokenUsage {
+  input_tokens: number;
+  output_tokens: number;
+}
+
+export interface LlmCompletion {
+  /** The parsed JSON answer, not yet checked against the schema. */
+  answer: unknown;
+  /** Null when the provider reported none (some OpenAI-compatible servers). */
+  usage: TokenUsage | null;
+}
+
 export interface LlmClient {
   readonly provider: 'openai' | 'anthropic';
-  /** One attempt, no retries: returns the parsed JSON answer, or throws an `LlmFailure`. */
-  complete(request: LlmRequest): Promise<unknown>;
+  /** One attempt, no retries: returns the parsed JSON answer and its usage, or throws an `LlmFailure`. */
+  complete(request: LlmRequest): Promise<LlmCompletion>;
 }
 
 export interface LlmClientOptions {
@@ -80,7 +93,11 @@ export class LlmInvalidAnswer extends LlmFailure {
   readonly kind = 'invalid_answer';
   // Sampling may well produce a valid answer on the next attempt.
   readonly retryable = true;
-  constructor(readonly problems: readonly string[]) {
+  constructor(
+    readonly problems: readonly string[],
+    /** An answer that arrived but is unusable was still billed: its tokens, when known. */
+    readonly usage: TokenUsage | null = null,
+  ) {
     super(`the provider's answer did not match the schema: ${problems.slice(0, 5).join('; ')}`);
   }
 }

@@ -3,7 +3,7 @@
 
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
 import { ANSWER_JSON_SCHEMA, ANSWER_SCHEMA_NAME } from './answer.js';
-import { LlmInvalidAnswer, type LlmClient, type LlmClientOptions, type LlmRequest } from './client.js';
+import { LlmInvalidAnswer, type LlmClient, type LlmClientOptions, type LlmCompletion, type LlmRequest, type TokenUsage } from './client.js';
 import { parseAnswerText, toFailure } from './sdk-errors.js';
 
 export const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1';
@@ -27,7 +27,7 @@ export function createOpenAiClient(options: LlmClientOptions): LlmClient {
 
   return {
     provider: 'openai',
-    async complete(request: LlmRequest): Promise<unknown> {
+    async complete(request: LlmRequest): Promise<LlmCompletion> {
       let completion: OpenAI.Chat.Completions.ChatCompletion;
       try {
         completion = await sdk.chat.completions.create(
@@ -48,11 +48,18 @@ export function createOpenAiClient(options: LlmClientOptions): LlmClient {
       } catch (error) {
         throw toFailure(error, SDK_ERRORS);
       }
+      const usage: TokenUsage | null = completion.usage
+        ? { input_tokens: completion.usage.prompt_tokens ?? 0, output_tokens: completion.usage.completion_tokens ?? 0 }
+        : null;
       const choice = completion.choices?.[0];
-      if (!choice) throw new LlmInvalidAnswer(['the response has no choices']);
-      if (choice.message?.refusal) throw new LlmInvalidAnswer(['the model refused to answer']);
-      if (choice.finish_reason === 'length') throw new LlmInvalidAnswer(['the answer was cut off']);
-      return parseAnswerText(choice.message?.content);
+      if (!choice) throw new LlmInvalidAnswer(['the response has no choices'], usage);
+      if (choice.message?.refusal) throw new LlmInvalidAnswer(['the model refused to answer'], usage);
+      if (choice.finish_reason === 'length') throw new LlmInvalidAnswer(['the answer was cut off'], usage);
+      try {
+        return { answer: parseAnswerText(choice.message?.content), usage };
+      } catch (error) {
+        throw error instanceof LlmInvalidAnswer ? new LlmInvalidAnswer(error.problems, usage) : error;
+      }
     },
   };
 }
