@@ -61,6 +61,10 @@ export async function installRequestMetrics(app: HttpApp, registry: Registry): P
           buckets: REQUEST_BUCKETS,
           registers: [registry],
         },
+        // The plugin creates its summary even when it is turned off, in prom-client's global
+        // registry unless told otherwise: the second app in a process would then fail on the
+        // name. It goes to a registry of its own that nothing reads.
+        summary: { registers: [new Registry()] },
       },
     },
   });
