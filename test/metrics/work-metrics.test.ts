@@ -191,6 +191,20 @@ describe.each(await storesUnderTest())('work metrics on %s', (kind) => {
       // The scrape's own queries may be waiting for a connection being opened: present, not zero.
       expect(m.families.get('agentdesk_db_pool_waiting_clients')?.samples).toHaveLength(1);
     }
+    if (kind === 'sqlite') {
+      // Concurrent transactions share commits: 20 of them, fewer batches than transactions.
+      const batches = (x: Scrape) => x.value('agentdesk_db_group_commit_batch_size_count');
+      const members = (x: Scrape) => x.value('agentdesk_db_group_commit_batch_size_sum');
+      const burst = await Promise.all(
+        Array.from({ length: 20 }, (_, i) =>
+          call(t.app, 'POST', '/work', { type: 'metrics_burst', description: 'd' }, { 'idempotency-key': `burst-${i}` }),
+        ),
+      );
+      expect(burst.map((r) => r.status)).toEqual(Array(20).fill(201));
+      const after = await scrape();
+      expect(members(after) - members(m)).toBeGreaterThanOrEqual(20);
+      expect(batches(after) - batches(m)).toBeLessThan(20);
+    }
     // The process's own metrics follow the app's.
     expect(m.families.get('process_resident_memory_bytes')?.type).toBe('gauge');
   });
