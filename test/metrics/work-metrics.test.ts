@@ -209,3 +209,22 @@ describe.each(await storesUnderTest())('work metrics on %s', (kind) => {
     expect(m.families.get('process_resident_memory_bytes')?.type).toBe('gauge');
   });
 });
+
+describe.each(await storesUnderTest())('work metrics while the database is away on %s', (kind) => {
+  it('a scrape still answers 200: the gauges that need the database are left out, the rest are there', async () => {
+    const t = await startWorkApp(kind);
+    try {
+      expect((await call(t.app, 'POST', '/work', { type: 'away', description: 'd' })).status).toBe(201);
+      await t.database.close();
+      const response = await t.app.inject({ method: 'GET', url: '/metrics' });
+      expect(response.statusCode).toBe(200);
+      const m = parsePrometheus(response.body);
+      expect(m.samples('agentdesk_work_items')).toEqual([]);
+      expect(m.samples('agentdesk_work_oldest_queued_age_seconds')).toEqual([]);
+      expect(m.value('agentdesk_http_request_duration_seconds_count', { method: 'POST', route: '/work', status_code: '201' })).toBe(1);
+      expect(t.logs.text()).toContain('metrics: item counts unavailable');
+    } finally {
+      await t.close();
+    }
+  });
+});
