@@ -3,10 +3,12 @@ import { createClassifyBudget } from '../auth/classify-budget.js';
 import { createAuthParts } from '../auth/setup.js';
 import type { Config } from '../shared/config.js';
 import type { Database } from '../shared/db.js';
+import { registerDatabaseMetrics } from '../shared/database-metrics.js';
 import { registerHealthRoute } from '../shared/health.js';
 import { type HttpApp, createHttpApp } from '../shared/http.js';
 import { createDedupeStore } from './dedupe-store.js';
 import type { Backoff } from './llm/retry.js';
+import { createClassifyMetrics } from './metrics.js';
 import { registerClassifyRoutes } from './routes.js';
 import { CLASSIFY_BODY_LIMIT } from './schemas.js';
 import { createClassifyService } from './service.js';
@@ -47,10 +49,12 @@ export async function buildClassifyApp({ config, database, logger, resolveHost, 
     logger,
     resolveHost,
     backoff,
+    observer: createClassifyMetrics(app.metricsRegistry),
   });
   registerClassifyRoutes(app, service, createClassifyBudget(auth.store, config.classify.rateLimit, logger));
   registerUsageRoute(app, '/classify/usage', createUsageReader(createUsageStore(database), config.llm.prices), 'classification');
   registerHealthRoute(app, database);
+  registerDatabaseMetrics(app, app.metricsRegistry, database);
 
   const purge = (): void => {
     service.purgeExpired().then(

@@ -12,6 +12,7 @@ import { createProviderLimiter, type ProviderSlot } from './provider-limiter.js'
 import { takeTurn } from '../shared/turns.js';
 import { checkAnswer, enforceInvariants, type ModelAnswer } from './llm/answer.js';
 import { LlmInvalidAnswer, type FailureKind, type LlmClient } from './llm/client.js';
+import { NO_CLASSIFY_OBSERVER, type ClassifyObserver } from './observer.js';
 import { buildRetryPolicy, withRetry, type Backoff, type RetryPolicy } from './llm/retry.js';
 import { classifyWithRules } from './rules/classify.js';
 import { hasContent, normalizeEmail, type Email, type EmailInput } from './normalize.js';
@@ -45,6 +46,8 @@ export interface ClassifyServiceDeps {
   /** Shorter waits for tests; production uses the defaults. */
   backoff?: Partial<Backoff>;
   now?: () => Date;
+  /** Told of each provider call and each duplicate served (the metrics). */
+  observer?: ClassifyObserver;
 }
 
 const FAILURE_REASONS = {
@@ -84,6 +87,7 @@ function contentKey(recordKey: string, fingerprint: string): string {
 
 export function createClassifyService(deps: ClassifyServiceDeps): ClassifyService {
   const now = deps.now ?? (() => new Date());
+  const observer = deps.observer ?? NO_CLASSIFY_OBSERVER;
   const policy: RetryPolicy = { ...buildRetryPolicy(deps.llm.timeoutMs, deps.llm.maxRetries), ...deps.backoff };
   // Classifications in flight in this process, by record and content, so a concurrent duplicate
   // awaits instead of polling, and never awaits the answer for content the record no longer has.
@@ -117,7 +121,9 @@ export function createClassifyService(deps: ClassifyServiceDeps): ClassifyServic
       result,
     });
     if (settings.provider === 'rules') {
-      return { classification: finish(classifyWithRules(email), email, fingerprint), failed: false, call: callOf(1, 'ok') };
+      const call = callOf(1, 'ok');
+      observer.providerCall(call);
+      return { classification: finish(classifyWithRules(email), email, fingerprint), failed: false, call };
     }
     const client = clientFor(settings);
     const { system, user } = buildPrompt(email);
@@ -129,6 +135,7 @@ export function createClassifyService(deps: ClassifyServiceDeps): ClassifyServic
       return checked.answer;
     }, policy);
     const call = callOf(outcome.attempts, outcome.ok ? 'ok' : outcome.failure.kind);
+    observer.providerCall(call);
     const ms = call.latency_ms;
     if (outcome.ok) {
       deps.logger.info({ ...log, attempts: outcome.attempts, ms }, 'email classified');
@@ -222,6 +229,7 @@ export function createClassifyService(deps: ClassifyServiceDeps): ClassifyServic
       if (waited.kind === 'answer') {
         classification = waited.classification;
         // Served from the store: counted with this record's write, or alone when there is none.
+        observer.duplicateServed();
         const served: UsageEvent = { kind: 'duplicate', at: now().toISOString(), provider: settings.provider, model: settings.model };
         if (source_key !== decision.record_key) {
           await deps.store.saveResult(decision.record_key, fingerprint, classification, now().toISOString(), served);

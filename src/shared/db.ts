@@ -27,6 +27,8 @@ export interface Database {
   transaction: TransactionRunner;
   /** PostgreSQL only: the pool; null on SQLite. */
   readonly pool: pg.Pool | null;
+  /** Tells `observer` of every transaction (and SQLite batch) from now on; returns the function that stops it. */
+  observe(observer: DatabaseObserver): () => void;
   /**
    * Calls `onNotify` for each NOTIFY on `channel`, from any instance, on a connection of its
    * own that reconnects by itself. On SQLite (one process) there is nothing to listen to.
@@ -36,6 +38,52 @@ export interface Database {
   notify(channel: string): Promise<void>;
   ping(): Promise<boolean>;
   close(): Promise<void>;
+}
+
+export const TRANSACTION_OUTCOMES = { committed: 'committed', rolled_back: 'rolled_back' } as const;
+export type TransactionOutcome = (typeof TRANSACTION_OUTCOMES)[keyof typeof TRANSACTION_OUTCOMES];
+
+/** What the metrics learn from the database handle; both methods must be cheap and never throw. */
+export interface DatabaseObserver {
+  /**
+   * A transaction through `transaction` ended after `seconds`. On SQLite that is from the call
+   * to its batch's COMMIT, the wait for the batch included: what the caller waited for.
+   */
+  transaction(seconds: number, outcome: TransactionOutcome): void;
+  /** SQLite only: one group commit ran `size` transactions under one COMMIT. */
+  batch(size: number): void;
+}
+
+/** Observers of one handle, and the transaction runner wrapped to tell them. */
+function createObservers() {
+  const observers = new Set<DatabaseObserver>();
+  return {
+    observe(observer: DatabaseObserver): () => void {
+      observers.add(observer);
+      return () => observers.delete(observer);
+    },
+    batch(size: number): void {
+      for (const observer of observers) observer.batch(size);
+    },
+    timed(run: TransactionRunner): TransactionRunner {
+      return async (work) => {
+        if (observers.size === 0) return run(work);
+        const started = performance.now();
+        const tell = (outcome: TransactionOutcome) => {
+          const seconds = (performance.now() - started) / 1000;
+          for (const observer of observers) observer.transaction(seconds, outcome);
+        };
+        try {
+          const value = await run(work);
+          tell(TRANSACTION_OUTCOMES.committed);
+          return value;
+        } catch (error) {
+          tell(TRANSACTION_OUTCOMES.rolled_back);
+          throw error;
+        }
+      };
+    },
+  };
 }
 
 export interface OpenDatabaseOptions {
@@ -67,11 +115,13 @@ function openSqlite(config: DatabaseConfig, { logger, migrate = true }: OpenData
   raw.pragma('foreign_keys = ON');
   if (migrate) migrateSqlite(raw, logger);
   const kysely = new Kysely<unknown>({ dialect: new ImmediateSqliteDialect({ database: withStatementCache(raw) }) });
+  const observers = createObservers();
   return {
     dialect: DIALECTS.sqlite,
     kysely,
-    transaction: createGroupCommit(kysely),
+    transaction: observers.timed(createGroupCommit(kysely, { onBatch: observers.batch })),
     pool: null,
+    observe: observers.observe,
     listen: async () => async () => {},
     notify: async () => {},
     ping: () => pingWith(kysely),
@@ -157,11 +207,13 @@ async function openPostgres(config: DatabaseConfig, { logger, migrate = true }: 
     }
   }
   const kysely = new Kysely<unknown>({ dialect: new PostgresDialect({ pool }) });
+  const observers = createObservers();
   return {
     dialect: DIALECTS.postgres,
     kysely,
-    transaction: (work) => kysely.transaction().execute(work),
+    transaction: observers.timed((work) => kysely.transaction().execute(work)),
     pool,
+    observe: observers.observe,
     listen: (channel, onNotify) => listenPostgres(config, logger, channel, onNotify),
     notify: async (channel) => {
       await pool.query('SELECT pg_notify($1, $2)', [channel, '']);

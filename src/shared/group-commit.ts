@@ -32,7 +32,13 @@ type Settled = { ok: true; value: unknown } | { ok: false; error: unknown };
 
 export type TransactionRunner = <T>(work: (trx: Transaction<any>) => Promise<T>) => Promise<T>;
 
-export function createGroupCommit(kysely: Kysely<any>, { batchMs = DEFAULT_BATCH_MS }: { batchMs?: number } = {}): TransactionRunner {
+export interface GroupCommitOptions {
+  batchMs?: number;
+  /** Told how many transactions each batch ran (committed or not): the metrics' batch size. */
+  onBatch?: (size: number) => void;
+}
+
+export function createGroupCommit(kysely: Kysely<any>, { batchMs = DEFAULT_BATCH_MS, onBatch }: GroupCommitOptions = {}): TransactionRunner {
   const queue: Job[] = [];
   let scheduled = false;
 
@@ -67,6 +73,7 @@ export function createGroupCommit(kysely: Kysely<any>, { batchMs = DEFAULT_BATCH
       // The batch itself failed (BEGIN, a savepoint or COMMIT): nothing of it was written.
       settled = jobs.slice(0, taken).map(() => ({ ok: false, error }));
     }
+    onBatch?.(taken);
     jobs.slice(0, taken).forEach((job, index) => {
       const outcome = settled[index]!;
       if (outcome.ok) job.resolve(outcome.value);

@@ -15,6 +15,7 @@ import type { Logger } from 'pino';
 import { type AccessControlOptions, type Gate, SECURITY_SCHEMES, installAccessControl, publicScope } from '../auth/access-hook.js';
 import { ACCESS } from '../auth/roles.js';
 import { isDatabaseUnavailable } from './db.js';
+import { Registry, installRequestMetrics, registerMetricsRoute } from './metrics.js';
 import { createMethodIndex, onClientError, onFrameworkError } from './http-edges.js';
 import { MalformedJsonError, parseJsonBody } from './json-body.js';
 import { problemResponses } from './schemas.js';
@@ -43,6 +44,8 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** For routes that authenticate by themselves (sign-in): the access hook's 401 and 429. */
     accessGate: Gate;
+    /** This app's metrics (GET /metrics); features add their own to it. */
+    metricsRegistry: Registry;
   }
 }
 
@@ -119,7 +122,7 @@ function buildAjv(options: AjvOptions): Ajv {
 /**
  * A Fastify instance with everything both services share: validation that coerces query
  * strings but never bodies, problem+json for every error, the OpenAPI document at
- * `/openapi.json` and its viewer at `/docs`, one log line per request. It never listens.
+ * `/openapi.json` and its viewer at `/docs`, `/metrics`, one log line per request. It never listens.
  */
 export async function createHttpApp(options: HttpAppOptions): Promise<HttpApp> {
   const app = Fastify({
@@ -133,6 +136,11 @@ export async function createHttpApp(options: HttpAppOptions): Promise<HttpApp> {
     frameworkErrors: onFrameworkError,
     clientErrorHandler: onClientError,
   }).withTypeProvider<TypeBoxTypeProvider>();
+
+  // First, so every request is timed, those the hooks below refuse included.
+  const metricsRegistry = new Registry();
+  await installRequestMetrics(app, metricsRegistry);
+  app.decorate('metricsRegistry', metricsRegistry);
 
   let closing = false;
   app.addHook('preClose', async () => {
@@ -212,6 +220,7 @@ export async function createHttpApp(options: HttpAppOptions): Promise<HttpApp> {
     await scope.register(swaggerUi, { routePrefix: '/docs' });
   });
   app.get('/openapi.json', { config: { access: ACCESS.public }, schema: { hide: true } }, async () => app.swagger());
+  registerMetricsRoute(app, metricsRegistry);
 
   return app;
 }

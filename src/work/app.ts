@@ -9,6 +9,7 @@ import { registerUsageRoute } from '../classify/usage-routes.js';
 import { createUsageStore } from '../classify/usage-store.js';
 import type { Config } from '../shared/config.js';
 import type { Database } from '../shared/db.js';
+import { registerDatabaseMetrics } from '../shared/database-metrics.js';
 import { registerHealthRoute } from '../shared/health.js';
 import { type HttpApp, createHttpApp } from '../shared/http.js';
 import { createSignal } from '../shared/signal.js';
@@ -16,6 +17,7 @@ import { createClaimService } from './claims.js';
 import { registerClassifyProxy, relayTimeoutMs } from './classify-proxy.js';
 import { createEventHub, registerEventRoutes } from './events.js';
 import { startLeaseSweeper } from './lease-sweeper.js';
+import { createWorkCounters, registerWorkGauges } from './metrics.js';
 import { createProjectService } from './project-service.js';
 import { registerProjectRoutes, registerWorkRoutes } from './routes.js';
 import { createWorkService } from './service.js';
@@ -51,13 +53,17 @@ export async function buildWorkApp({ config, database, logger, webRoot }: WorkAp
   const commits = createSignal();
   const hub = await createEventHub(database, logger);
   const store = createWorkStore(database, commits.fire);
-  const claims = createClaimService({ store, database, logger });
+  const observer = createWorkCounters(app.metricsRegistry);
+  const claims = createClaimService({ store, database, logger, observer });
   commits.listen(() => hub.committed());
   commits.listen(claims.wake);
-  const work = createWorkService({ store });
-  const sweeper = startLeaseSweeper({ store, work, logger });
+  const work = createWorkService({ store, observer });
   const statsStore = createStatsStore(database);
   const stats = createStatsService({ store: statsStore });
+  // The item gauges read the maintained counts (src/work/stats), never a scan of work_items.
+  registerWorkGauges(app.metricsRegistry, { source: stats, claims, hub, logger });
+  registerDatabaseMetrics(app, app.metricsRegistry, database);
+  const sweeper = startLeaseSweeper({ store, work, logger });
   const compactor = startStatsCompactor({ store: statsStore, logger });
   app.addHook('preClose', async () => {
     await claims.close();

@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { Database } from '../shared/db.js';
 import { WORK_EVENTS } from './item-changes.js';
 import { type Actor, toWorkItem } from './item-view.js';
+import { NO_OBSERVER, type WorkObserver } from './observer.js';
 import { type ClaimRequest, LEASE_LIMITS, type WorkItem } from './schemas.js';
 import { secondsAfter } from './plans.js';
 import { EVENTS_CHANNEL, type WorkStore } from './store.js';
@@ -20,6 +21,8 @@ export interface ClaimDeps {
   database: Database;
   logger: Logger;
   now?: () => Date;
+  /** Told of each item a claim hands out (the metrics). */
+  observer?: WorkObserver;
 }
 
 interface Waiter {
@@ -32,7 +35,7 @@ interface Waiter {
 
 export type ClaimService = ReturnType<typeof createClaimService>;
 
-export function createClaimService({ store, database, logger, now = () => new Date() }: ClaimDeps) {
+export function createClaimService({ store, database, logger, now = () => new Date(), observer = NO_OBSERVER }: ClaimDeps) {
   const waiters = new Set<Waiter>();
   let draining = false;
   let again = false;
@@ -56,7 +59,9 @@ export function createClaimService({ store, database, logger, now = () => new Da
       event_type: WORK_EVENTS.updated,
       actor,
     });
-    return claimed && toWorkItem(claimed.row, claimed.dispatches);
+    if (!claimed) return null;
+    observer.claimed(claimed.row.type);
+    return toWorkItem(claimed.row, claimed.dispatches);
   }
 
   /** Claims at once, or waits up to `wait_s`; null when nothing could be claimed. */

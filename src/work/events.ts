@@ -80,6 +80,11 @@ export interface EventHub {
   subscribe(response: ServerResponse, start: StreamStart, filter?: StreamFilter | null): void;
   /** How many clients are subscribed now. */
   clients(): number;
+  /**
+   * How far delivery trails the log, in events: the newest id a reader can see less the
+   * position of the client furthest behind (0 with no clients). One read of the log's head.
+   */
+  lag(): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -264,6 +269,13 @@ export async function createEventHub(database: Database, logger: Logger, options
       wake();
     },
     clients: () => subscribers.size,
+    async lag() {
+      if (subscribers.size === 0) return 0;
+      const { latest } = await log.position();
+      let slowest = Number.POSITIVE_INFINITY;
+      for (const subscriber of subscribers) slowest = Math.min(slowest, subscriber.lastSent);
+      return slowest === Number.POSITIVE_INFINITY ? 0 : Math.max(0, latest - slowest);
+    },
     async close() {
       closed = true;
       for (const timer of [poll, heartbeat, purge]) clearInterval(timer);

@@ -41,6 +41,8 @@ export async function changeItem(
   precondition: VersionPrecondition | undefined,
   actor: Actor,
   rule: (current: ItemWithDispatches, now: string) => Plan | null,
+  /** Told the row as it was and the plan that was written, once it committed. */
+  onApplied?: (before: WorkItemRow, plan: Plan) => void,
 ): Promise<WorkItem> {
   for (let attempt = 1; ; attempt += 1) {
     const current = await store.findWithDispatches(id);
@@ -60,7 +62,10 @@ export async function changeItem(
       event: { type: WORK_EVENTS.updated, data: eventData(row, actor), at: now },
       history: { at: now, actor: actor.name, role: actor.role, action: plan.action, changes: describeChanges(current.row, plan.set) },
     };
-    if (await store.applyChange(change)) return toWorkItem(row, dispatchesAfter(current.dispatches, change));
+    if (await store.applyChange(change)) {
+      onApplied?.(current.row, plan);
+      return toWorkItem(row, dispatchesAfter(current.dispatches, change));
+    }
     if (attempt >= MAX_TRIES) throw new Error(`work item ${id} kept changing under ${MAX_TRIES} attempts to change it`);
   }
 }

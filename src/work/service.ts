@@ -12,10 +12,11 @@ import {
   UnknownProjectReference,
   WorkItemNotFound,
 } from './errors.js';
-import { type VersionPrecondition, WORK_EVENTS, changeItem, checkPrecondition } from './item-changes.js';
+import { type Plan, type VersionPrecondition, WORK_EVENTS, changeItem, checkPrecondition } from './item-changes.js';
 import { newDispatch, planExpiry, planUpdate, requestedStatus, secondsAfter } from './plans.js';
 import { type Actor, SYSTEM_ACTOR, eventData, toSummary, toWorkItem } from './item-view.js';
-import { LEASED_STATUSES } from './lifecycle.js';
+import { LEASED_STATUSES, isFinal } from './lifecycle.js';
+import { LEASE_EXPIRY_OUTCOMES, NO_OBSERVER, type WorkObserver } from './observer.js';
 import {
   ATTEMPT_LIMITS,
   type CountsQuery,
@@ -42,6 +43,8 @@ export { WORK_EVENTS };
 export interface ServiceDeps {
   store: WorkStore;
   now?: () => Date;
+  /** Told of completions, failures and lease expiries (the metrics). */
+  observer?: WorkObserver;
 }
 
 export interface WorkPage {
@@ -60,8 +63,17 @@ export const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
 
 export type WorkService = ReturnType<typeof createWorkService>;
 
-export function createWorkService({ store, now = () => new Date() }: ServiceDeps) {
+export function createWorkService({ store, now = () => new Date(), observer = NO_OBSERVER }: ServiceDeps) {
   const timestamp = () => now().toISOString();
+
+  /** What a committed change means to the observer: a final status reached, a lease run out. */
+  function observe(before: WorkItemRow, plan: Plan): void {
+    const to = plan.set.status;
+    if (plan.action === 'lease_expired') {
+      observer.leaseExpired(before.type, to === 'failed' ? LEASE_EXPIRY_OUTCOMES.failed : LEASE_EXPIRY_OUTCOMES.requeued);
+    }
+    if (to !== undefined && to !== before.status && isFinal(to)) observer.finished(before.type, to);
+  }
   /** Keys of this process's requests still running, so a concurrent twin is refused at once. */
   const keysInFlight = new Set<string>();
 
@@ -158,7 +170,7 @@ export function createWorkService({ store, now = () => new Date() }: ServiceDeps
         // Checked against the row the change is computed from: the guarded write keeps them one.
         assertMayChangeItem(principal, current.row.assigned_agent);
         return planUpdate(current, patch, requested, payload, at);
-      });
+      }, observe);
     } catch (error) {
       if (isForeignKeyViolation(error)) throw new UnknownProjectReference();
       throw error;
@@ -179,7 +191,7 @@ export function createWorkService({ store, now = () => new Date() }: ServiceDeps
 
   /** The sweep's rule for an item whose lease ran out: back to the queue after a backoff, or failed. */
   function expireLease(id: string): Promise<WorkItem> {
-    return changeItem(store, id, timestamp, undefined, SYSTEM_ACTOR, ({ row }, at) => planExpiry(row, at));
+    return changeItem(store, id, timestamp, undefined, SYSTEM_ACTOR, ({ row }, at) => planExpiry(row, at), observe);
   }
 
   async function remove(id: string, principal: Principal | null = null, precondition?: VersionPrecondition): Promise<void> {

@@ -55,6 +55,7 @@ const mailbox = () => ({ name: unique('mailbox'), kind: 'imap', host: '127.0.0.1
 const CASES: Case[] = [
   { route: 'GET /health', service: 'work', request: async () => ({ url: '/health' }), roles: everyone(200), open: 200 },
   { route: 'GET /openapi.json', service: 'work', request: async () => ({ url: '/openapi.json' }), roles: everyone(200), open: 200 },
+  { route: 'GET /metrics', service: 'work', request: async () => ({ url: '/metrics' }), roles: READ(200) },
   { route: 'GET /', service: 'work', request: async () => ({ url: '/' }), roles: everyone(200), open: 200 },
   { route: 'GET /work', service: 'work', request: async () => ({ url: '/work' }), roles: READ(200) },
   { route: 'GET /work/stats', service: 'work', request: async () => ({ url: '/work/stats?days=1' }), roles: READ(200) },
@@ -162,6 +163,7 @@ const CASES: Case[] = [
 
   { route: 'GET /health', service: 'classify', request: async () => ({ url: '/health' }), roles: everyone(200), open: 200 },
   { route: 'GET /openapi.json', service: 'classify', request: async () => ({ url: '/openapi.json' }), roles: everyone(200), open: 200 },
+  { route: 'GET /metrics', service: 'classify', request: async () => ({ url: '/metrics' }), roles: READ(200) },
   {
     route: 'POST /classify',
     service: 'classify',

@@ -77,6 +77,9 @@ export function checkAnswer(request: Sendable, expectation: Expectation, answer:
       const validate = declared.content.get(type);
       if (!validate) {
         problems.push(`content type ${type || '(none)'} is not declared for ${status} (declared: ${[...declared.content.keys()].join(', ')})`);
+      } else if (type === 'text/plain') {
+        // Text (GET /metrics): the body is the string the schema describes, not JSON.
+        if (!validate(answer.text)) problems.push(`body does not match the declared ${status} schema: ${JSON.stringify(validate.errors?.slice(0, 3))}`);
       } else if (type !== 'text/event-stream') {
         const parsed = body === undefined ? parse(answer.text) : { ok: true as const, value: body };
         if (!parsed.ok) problems.push(`a ${status} body that is not JSON`);

@@ -9,7 +9,8 @@ import type { AddressInfo } from 'node:net';
 
 export type FakeReply =
   /** A valid answer in the API's format; `answer` replaces the default model answer. */
-  | { kind: 'answer'; answer?: unknown }
+  /** `usage` fixes the tokens the answer reports (and the fake counts); by default about four characters a token. */
+  | { kind: 'answer'; answer?: unknown; usage?: TokenCounts }
   /** An error status with an API-shaped error body, e.g. 429 with Retry-After, 500, 401. */
   | { kind: 'status'; status: number; headers?: Record<string, string>; message?: string }
   /** Never answers; the client has to time out. */
@@ -208,11 +209,18 @@ export async function startFakeLlm({ port: listenPort = 0, record = true }: Fake
   };
 }
 
+interface TokenCounts {
+  input_tokens: number;
+  output_tokens: number;
+}
+
 interface Exchange {
   api: FakeApi;
   body: Record<string, unknown>;
   /** Adds the tokens of an answer sent to the fake's own count. */
-  bill(usage: { input_tokens: number; output_tokens: number }): void;
+  bill(usage: TokenCounts): void;
+  /** The tokens this answer reports, when the step fixed them. */
+  fixed?: TokenCounts;
 }
 
 function reply(exchange: Exchange, step: FakeReply, response: ServerResponse, answer: unknown): void {
@@ -237,9 +245,11 @@ function reply(exchange: Exchange, step: FakeReply, response: ServerResponse, an
     case 'malformed_answer':
       send(response, api === 'openai' ? openAiCompletion(exchange, 'Sure! Here is the classification: {category: action') : anthropicText(exchange));
       return;
-    case 'answer':
-      send(response, api === 'openai' ? openAiCompletion(exchange, JSON.stringify(step.answer ?? answer)) : anthropicToolCall(exchange, step.answer ?? answer));
+    case 'answer': {
+      const billing = step.usage ? { ...exchange, fixed: step.usage } : exchange;
+      send(response, api === 'openai' ? openAiCompletion(billing, JSON.stringify(step.answer ?? answer)) : anthropicToolCall(billing, step.answer ?? answer));
       return;
+    }
     default: {
       const unreachable: never = step;
       throw new Error(`unknown fake reply ${JSON.stringify(unreachable)}`);
@@ -257,9 +267,9 @@ function tokensOf(text: string): number {
 }
 
 /** The tokens an answer is billed for, counted by the fake as it sends them. */
-function billed(exchange: Exchange, output: unknown): { input_tokens: number; output_tokens: number } {
+function billed(exchange: Exchange, output: unknown): TokenCounts {
   const { body } = exchange;
-  const usage = {
+  const usage = exchange.fixed ?? {
     input_tokens: tokensOf(JSON.stringify([body.system ?? '', body.messages ?? [], body.tools ?? body.response_format ?? null])),
     output_tokens: tokensOf(typeof output === 'string' ? output : JSON.stringify(output)),
   };
