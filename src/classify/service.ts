@@ -12,7 +12,9 @@ import { createProviderLimiter, type ProviderSlot } from './provider-limiter.js'
 import { takeTurn } from '../shared/turns.js';
 import { checkAnswer, enforceInvariants, type ModelAnswer } from './llm/answer.js';
 import { LlmInvalidAnswer, type FailureKind, type LlmClient } from './llm/client.js';
+import { traceProviderCall } from './llm/provider-span.js';
 import { buildRetryPolicy, withRetry, type Backoff, type RetryPolicy } from './llm/retry.js';
+import { NO_TRACING, type Tracing } from '../shared/tracing.js';
 import { classifyWithRules } from './rules/classify.js';
 import { hasContent, normalizeEmail, type Email, type EmailInput } from './normalize.js';
 import { buildPrompt, emailTriesInjection } from './prompt.js';
@@ -44,6 +46,8 @@ export interface ClassifyServiceDeps {
   /** Shorter waits for tests; production uses the defaults. */
   backoff?: Partial<Backoff>;
   now?: () => Date;
+  /** A span around each provider call; none unless given. */
+  tracing?: Tracing;
 }
 
 const FAILURE_REASONS = {
@@ -90,6 +94,7 @@ export function createClassifyService(deps: ClassifyServiceDeps): ClassifyServic
   // kept-alive connections between requests shares only connections that passed.
   const guardedFetch = createGuardedFetch(deps.resolveHost ?? systemResolver);
   const limiter = createProviderLimiter(deps.llm.limits);
+  const tracing = deps.tracing ?? NO_TRACING;
 
   const clientFor = (settings: ProviderSettings): LlmClient => {
     if (settings.caller_credentials) return createLlmClient(settings, guardedFetch);
@@ -106,12 +111,14 @@ export function createClassifyService(deps: ClassifyServiceDeps): ClassifyServic
     }
     const client = clientFor(settings);
     const { system, user } = buildPrompt(email);
-    const outcome = await withRetry(async ({ timeout_ms, signal }) => {
-      const raw = await client.complete({ system, user, model: settings.model, temperature: settings.temperature, timeout_ms, signal });
-      const checked = checkAnswer(raw);
-      if (!checked.ok) throw new LlmInvalidAnswer(checked.problems);
-      return checked.answer;
-    }, policy);
+    const outcome = await traceProviderCall(tracing, log, (onUsage) =>
+      withRetry(async ({ timeout_ms, signal }) => {
+        const raw = await client.complete({ system, user, model: settings.model, temperature: settings.temperature, timeout_ms, signal, onUsage });
+        const checked = checkAnswer(raw);
+        if (!checked.ok) throw new LlmInvalidAnswer(checked.problems);
+        return checked.answer;
+      }, policy),
+    );
     const ms = Math.round(performance.now() - started);
     if (outcome.ok) {
       deps.logger.info({ ...log, attempts: outcome.attempts, ms }, 'email classified');

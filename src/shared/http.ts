@@ -18,6 +18,7 @@ import { isDatabaseUnavailable } from './db.js';
 import { createMethodIndex, onClientError, onFrameworkError } from './http-edges.js';
 import { MalformedJsonError, parseJsonBody } from './json-body.js';
 import { problemResponses } from './schemas.js';
+import type { Tracing } from './tracing.js';
 import {
   ConflictError,
   type FieldError,
@@ -54,6 +55,8 @@ export interface HttpAppOptions {
   title: string;
   description: string;
   version: string;
+  /** Request spans, when tracing is on; registered before any hook so they cover them all. */
+  tracing?: Tracing;
 }
 
 // ajv-formats is CommonJS with a default export; NodeNext sees the module object.
@@ -133,6 +136,7 @@ export async function createHttpApp(options: HttpAppOptions): Promise<HttpApp> {
     frameworkErrors: onFrameworkError,
     clientErrorHandler: onClientError,
   }).withTypeProvider<TypeBoxTypeProvider>();
+  await options.tracing?.instrument(app);
 
   let closing = false;
   app.addHook('preClose', async () => {

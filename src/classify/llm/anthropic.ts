@@ -22,6 +22,9 @@ export function createAnthropicClient(options: LlmClientOptions): LlmClient {
     apiKey: options.api_key,
     baseURL: options.base_url,
     webhookKey: null,
+    // The SDK traces itself through any tracer provider registered globally and sends our
+    // traceparent to Anthropic; our own span covers the call (classify/llm/provider-span.ts).
+    openTelemetry: false,
     maxRetries: 0,
     logLevel: 'off',
     ...(options.fetch ? { fetch: options.fetch } : {}),
@@ -55,6 +58,7 @@ export function createAnthropicClient(options: LlmClientOptions): LlmClient {
       } catch (error) {
         throw toFailure(error, SDK_ERRORS);
       }
+      request.onUsage?.({ input_tokens: message.usage?.input_tokens ?? null, output_tokens: message.usage?.output_tokens ?? null });
       if (message.stop_reason === 'max_tokens') throw new LlmInvalidAnswer(['the answer was cut off']);
       const call = message.content?.find((block) => block.type === 'tool_use' && block.name === ANSWER_TOOL_NAME);
       if (!call || call.type !== 'tool_use') throw new LlmInvalidAnswer(['the model did not call the answer tool']);

@@ -11,6 +11,14 @@ export interface LlmRequest {
   timeout_ms: number;
   /** Aborts the attempt when the overall deadline passes. */
   signal: AbortSignal;
+  /** Told the tokens an attempt used, once the provider has answered it (valid answer or not). */
+  onUsage?: (usage: LlmUsage) => void;
+}
+
+/** Token counts as the provider reported them; null when it did not. */
+export interface LlmUsage {
+  input_tokens: number | null;
+  output_tokens: number | null;
 }
 
 export interface LlmClient {

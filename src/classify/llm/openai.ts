@@ -48,6 +48,7 @@ export function createOpenAiClient(options: LlmClientOptions): LlmClient {
       } catch (error) {
         throw toFailure(error, SDK_ERRORS);
       }
+      request.onUsage?.({ input_tokens: completion.usage?.prompt_tokens ?? null, output_tokens: completion.usage?.completion_tokens ?? null });
       const choice = completion.choices?.[0];
       if (!choice) throw new LlmInvalidAnswer(['the response has no choices']);
       if (choice.message?.refusal) throw new LlmInvalidAnswer(['the model refused to answer']);
