@@ -7,11 +7,13 @@ import type {
   RootOperationNode,
   UnknownRow,
 } from 'kysely';
+import type pg from 'pg';
 import { DIALECTS, type Database } from './db.js';
 import type { SpanAttributes, SpanHandle, Tracing } from './tracing.js';
 
 // Spans for the database: one per logical transaction, on both stores, and one per statement
-// outside a transaction (and, on PostgreSQL, inside one). On SQLite the statements of a
+// outside a transaction (and, on PostgreSQL, inside one), whether it goes through Kysely or
+// straight to the pool (the work store's single-statement PostgreSQL paths). On SQLite the statements of a
 // transaction run inside a group-commit batch (group-commit.ts) shared with other requests'
 // transactions: their spans would hang under whichever request started the batch, so there
 // the transaction's span (from the caller's call to its commit) is the only one. No SQL text,
@@ -68,6 +70,68 @@ function statementSpans(tracing: Tracing, system: string): KyselyPlugin {
   };
 }
 
+/** `INSERT work_items` from `WITH item AS (INSERT INTO work_items …`: the first write, else the first read. */
+function summarize(text: string): { operation: string; table: string | null } {
+  const write = /\b(INSERT\s+INTO|UPDATE|DELETE\s+FROM)\s+"?(\w+)/i.exec(text);
+  if (write) return { operation: write[1]!.split(/\s+/)[0]!.toUpperCase(), table: write[2]! };
+  const read = /\bSELECT\b[\s\S]*?\bFROM\s+"?(\w+)/i.exec(text);
+  if (read) return { operation: 'SELECT', table: read[1]! };
+  return { operation: /^\s*(\w+)/.exec(text)?.[1]?.toUpperCase() ?? 'SQL', table: null };
+}
+
+/** The few dozen statement texts the services send, summarized once each. */
+const SUMMARIES = new Map<string, { operation: string; table: string | null }>();
+const MAX_SUMMARIES = 512;
+
+function summaryOf(text: string): { operation: string; table: string | null } {
+  let summary = SUMMARIES.get(text);
+  if (!summary) {
+    if (SUMMARIES.size >= MAX_SUMMARIES) SUMMARIES.clear();
+    summary = summarize(text);
+    SUMMARIES.set(text, summary);
+  }
+  return summary;
+}
+
+type PoolQuery = (...args: unknown[]) => Promise<pg.QueryResult>;
+
+/** The pool, with a span around each promise-returning `query`; everything else is the pool's own. */
+function tracedPool(pool: pg.Pool, tracing: Tracing): pg.Pool {
+  const query: PoolQuery = (...args) => {
+    const untraced = (pool.query as unknown as PoolQuery).bind(pool);
+    if (typeof args[args.length - 1] === 'function') return untraced(...args);
+    const first = args[0];
+    const text = typeof first === 'string' ? first : ((first as { text?: unknown } | null)?.text ?? '');
+    const { operation, table } = summaryOf(typeof text === 'string' ? text : '');
+    const span = tracing.start(table === null ? operation : `${operation} ${table}`, {
+      'db.system.name': SYSTEM_NAMES.postgres,
+      'db.operation.name': operation,
+      ...(table !== null && { 'db.collection.name': table }),
+    });
+    return untraced(...args).then(
+      (result) => {
+        span.set({ 'db.response.returned_rows': result.rowCount ?? result.rows.length });
+        span.end();
+        return result;
+      },
+      (error: unknown) => {
+        // The SQLSTATE, never the message: PostgreSQL quotes the offending value in some.
+        const code = (error as { code?: unknown } | null)?.code;
+        span.fail(typeof code === 'string' ? code : 'error');
+        span.end();
+        throw error;
+      },
+    );
+  };
+  return new Proxy(pool, {
+    get(target, property) {
+      if (property === 'query') return query;
+      const value: unknown = Reflect.get(target, property, target);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+}
+
 /** `database` with spans, when tracing is on; `database` itself, untouched, when it is off. */
 export function traceDatabase(database: Database, tracing: Tracing): Database {
   if (!tracing.enabled) return database;
@@ -78,6 +142,7 @@ export function traceDatabase(database: Database, tracing: Tracing): Database {
   return {
     ...database,
     kysely: database.kysely.withPlugin(plugin),
+    pool: database.pool && tracedPool(database.pool, tracing),
     transaction: (work) =>
       tracing.span('db.transaction', attributes, () =>
         database.transaction(postgres ? (trx) => work(trx.withPlugin(plugin)) : work),
