@@ -16,7 +16,8 @@ import type { SpanAttributes, SpanHandle, Tracing } from './tracing.js';
 // straight to the pool (the work store's single-statement PostgreSQL paths). On SQLite the statements of a
 // transaction run inside a group-commit batch (group-commit.ts) shared with other requests'
 // transactions: their spans would hang under whichever request started the batch, so there
-// the transaction's span (from the caller's call to its commit) is the only one. No SQL text,
+// the transaction's span (from the caller's call to its commit) is the only one. Only within a
+// trace (a request's): the lease sweeper's polls and the purges make none. No SQL text,
 // no parameters: the operation and the table say what ran, and values are the users' data.
 
 const SYSTEM_NAMES = { sqlite: 'sqlite', postgres: 'postgresql' } as const;
@@ -138,14 +139,18 @@ export function traceDatabase(database: Database, tracing: Tracing): Database {
   const system = SYSTEM_NAMES[database.dialect];
   const plugin = statementSpans(tracing, system);
   const attributes: SpanAttributes = { 'db.system.name': system };
+  const inTrace = { onlyInTrace: true } as const;
   const postgres = database.dialect === DIALECTS.postgres;
   return {
     ...database,
     kysely: database.kysely.withPlugin(plugin),
     pool: database.pool && tracedPool(database.pool, tracing),
     transaction: (work) =>
-      tracing.span('db.transaction', attributes, () =>
-        database.transaction(postgres ? (trx) => work(trx.withPlugin(plugin)) : work),
+      tracing.span(
+        'db.transaction',
+        attributes,
+        () => database.transaction(postgres ? (trx) => work(trx.withPlugin(plugin)) : work),
+        inTrace,
       ),
   };
 }

@@ -8,7 +8,7 @@ import { BasicTracerProvider, BatchSpanProcessor } from '@opentelemetry/sdk-trac
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import type { TracingConfig } from './config.js';
-import type { SpanAttributes, SpanHandle, TracedService, Tracing } from './tracing.js';
+import { NO_SPAN, type SpanAttributes, type SpanHandle, type TracedService, type Tracing } from './tracing.js';
 
 // OpenTelemetry behind the Tracing port. Only tracing.ts imports this file, dynamically, when
 // OTEL_EXPORTER_OTLP_ENDPOINT is set: with tracing off none of these packages is loaded.
@@ -80,7 +80,8 @@ export function createOtelTracing(config: TracingConfig, service: TracedService,
   return {
     enabled: true,
 
-    async span(name, attributes, work) {
+    async span(name, attributes, work, options) {
+      if (options?.onlyInTrace && trace.getSpan(context.active()) === undefined) return work(NO_SPAN);
       const span = tracer.startSpan(name, { attributes, kind: SpanKind.INTERNAL });
       try {
         return await context.with(trace.setSpan(context.active(), span), () => work(handleOf(span)));
@@ -94,6 +95,7 @@ export function createOtelTracing(config: TracingConfig, service: TracedService,
     },
 
     start(name: string, attributes: SpanAttributes) {
+      if (trace.getSpan(context.active()) === undefined) return NO_SPAN;
       return handleOf(tracer.startSpan(name, { attributes, kind: SpanKind.CLIENT }));
     },
 

@@ -20,14 +20,22 @@ export interface SpanHandle {
   end(): void;
 }
 
+export interface SpanOptions {
+  /**
+   * Only as part of a trace already begun (a request, a provider call): work that timers start
+   * (the lease sweeper polls twice a second) would otherwise make a trace of its own each time.
+   */
+  onlyInTrace?: boolean;
+}
+
 export interface Tracing {
   readonly enabled: boolean;
   /**
    * Runs `work` inside a span that is the parent of every span begun while it runs, and ends it
    * when `work` settles (failed, if it throws).
    */
-  span<T>(name: string, attributes: SpanAttributes, work: (span: SpanHandle) => Promise<T>): Promise<T>;
-  /** Begins a leaf span under the active one; the caller ends it. */
+  span<T>(name: string, attributes: SpanAttributes, work: (span: SpanHandle) => Promise<T>, options?: SpanOptions): Promise<T>;
+  /** Begins a leaf span under the active one, if there is one (else a no-op); the caller ends it. */
   start(name: string, attributes: SpanAttributes): SpanHandle;
   /** The W3C trace context (`traceparent`) of the active span, for a request this one makes. */
   propagationHeaders(): Record<string, string>;
@@ -37,7 +45,7 @@ export interface Tracing {
   shutdown(): Promise<void>;
 }
 
-const NO_SPAN: SpanHandle = { set: () => undefined, fail: () => undefined, end: () => undefined };
+export const NO_SPAN: SpanHandle = { set: () => undefined, fail: () => undefined, end: () => undefined };
 
 export const NO_TRACING: Tracing = Object.freeze({
   enabled: false,

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type TestApp, startWorkApp } from '../helpers/apps.js';
+import { ConfigError, loadConfig } from '../../src/shared/config.js';
 import { SERVER_KEY, startClassifyApp } from '../helpers/classify-app.js';
 import { storesUnderTest } from '../helpers/databases.js';
 import { type FakeLlm, FAKE_ANSWER, startFakeLlm } from '../helpers/fake-llm.js';
@@ -48,7 +49,7 @@ describe.each(await storesUnderTest())('tracing on %s', (kind) => {
   }
 
   it('a submitted work item: a server span for the route with HTTP attributes, and a database span under it', async () => {
-    const t = await startWorkApp(kind, { ...traced, OTEL_SERVICE_NAME: 'desk-under-test' });
+    const t = await startWorkApp(kind, { ...traced, OTEL_SERVICE_NAME: 'desk-under-test', OTEL_EXPORTER_OTLP_HEADERS: 'x-collector-token=open%20sesame' });
     open.push(t);
     const base = await listen(t);
     const response = await fetch(`${base}/work?source=test`, {
@@ -59,6 +60,7 @@ describe.each(await storesUnderTest())('tracing on %s', (kind) => {
     expect(response.status).toBe(201);
     await closeAll();
 
+    expect(collector.headers.every((headers) => headers['x-collector-token'] === 'open sesame')).toBe(true);
     const server = only(collector.spans, 'POST /work');
     expect(server.kind).toBe(SPAN_KIND.server);
     expect(server.attributes).toMatchObject({
@@ -89,6 +91,17 @@ describe.each(await storesUnderTest())('tracing on %s', (kind) => {
     for (const span of collector.spans.filter((each) => each.attributes['db.system.name'] !== undefined)) {
       expect(span.attributes['db.query.text']).toBeUndefined();
     }
+  });
+
+  it('work started by timers (the lease sweeper, purges) makes no traces of its own', async () => {
+    const t = await startWorkApp(kind, traced);
+    open.push(t);
+    const base = await listen(t);
+    // Long enough for the sweeper to look for expired leases a few times.
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    expect((await fetch(`${base}/health`)).status).toBe(200);
+    await closeAll();
+    expect(collector.spans.filter((span) => span.parentSpanId === null).map((span) => span.name)).toEqual(['GET /health']);
   });
 
   it('an incoming traceparent makes the request part of the caller’s trace', async () => {
@@ -242,5 +255,37 @@ describe('tracing across the classify relay', () => {
     expect(classified.traceId).toBe(relay.traceId);
     expect(ancestorsOf(classified, collector.spans)).toContain(relay);
     expect(ancestorsOf(only(collector.spans, 'llm.call'), collector.spans)).toContain(relay);
+  });
+});
+
+describe('tracing settings', () => {
+  it('are off unless OTEL_EXPORTER_OTLP_ENDPOINT is set', () => {
+    expect(loadConfig({}).tracing).toBeNull();
+    expect(loadConfig({ OTEL_SERVICE_NAME: 'x', OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' }).tracing).toBeNull();
+  });
+
+  it('refuse a protocol other than http/json, and a malformed endpoint, naming the variable', () => {
+    const endpoint = { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318/' };
+    expect(loadConfig({ ...endpoint, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' }).tracing?.endpoint).toBe('http://127.0.0.1:4318');
+    expect(() => loadConfig({ ...endpoint, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf' })).toThrow(/OTEL_EXPORTER_OTLP_PROTOCOL: only http\/json/);
+    expect(() => loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'collector:4318' })).toThrow(ConfigError);
+  });
+
+  it('read OTEL_EXPORTER_OTLP_HEADERS without ever echoing a value', () => {
+    const endpoint = { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318' };
+    expect(loadConfig({ ...endpoint, OTEL_EXPORTER_OTLP_HEADERS: 'Authorization=Bearer%20s3cr3t, x-team = desk' }).tracing?.headers).toEqual({
+      authorization: 'Bearer s3cr3t',
+      'x-team': 'desk',
+    });
+    for (const bad of ['s3cr3t-no-name', 'x=%E0%A4%A-s3cr3t']) {
+      let message = '';
+      try {
+        loadConfig({ ...endpoint, OTEL_EXPORTER_OTLP_HEADERS: bad });
+      } catch (error) {
+        message = (error as Error).message;
+      }
+      expect(message).toMatch(/^OTEL_EXPORTER_OTLP_HEADERS: /);
+      expect(message).not.toContain('s3cr3t');
+    }
   });
 });
