@@ -6,6 +6,8 @@ import type { Database } from '../shared/db.js';
 import { registerDatabaseMetrics } from '../shared/database-metrics.js';
 import { registerHealthRoute } from '../shared/health.js';
 import { type HttpApp, createHttpApp } from '../shared/http.js';
+import { traceDatabase } from '../shared/traced-database.js';
+import { TRACED_SERVICES, startTracing } from '../shared/tracing.js';
 import { createDedupeStore } from './dedupe-store.js';
 import type { Backoff } from './llm/retry.js';
 import { createClassifyMetrics } from './metrics.js';
@@ -30,10 +32,13 @@ export interface ClassifyAppDeps {
 const PURGE_EVERY_MS = 60 * 60 * 1000;
 
 /** The classification service as a Fastify app that never listens: `main` or a test decides that. */
-export async function buildClassifyApp({ config, database, logger, resolveHost, backoff }: ClassifyAppDeps): Promise<HttpApp> {
+export async function buildClassifyApp({ config, logger, resolveHost, backoff, ...deps }: ClassifyAppDeps): Promise<HttpApp> {
+  const tracing = await startTracing(config.tracing, TRACED_SERVICES.classify, logger);
+  const database = traceDatabase(deps.database, tracing);
   const auth = await createAuthParts(config, database, logger);
   const app = await createHttpApp({
     logger,
+    tracing,
     access: auth.access,
     bodyLimit: CLASSIFY_BODY_LIMIT,
     title: 'agentdesk email classification service',
@@ -50,6 +55,7 @@ export async function buildClassifyApp({ config, database, logger, resolveHost, 
     resolveHost,
     backoff,
     observer: createClassifyMetrics(app.metricsRegistry),
+    tracing,
   });
   registerClassifyRoutes(app, service, createClassifyBudget(auth.store, config.classify.rateLimit, logger));
   registerUsageRoute(app, '/classify/usage', createUsageReader(createUsageStore(database), config.llm.prices), 'classification');
@@ -68,6 +74,7 @@ export async function buildClassifyApp({ config, database, logger, resolveHost, 
   app.addHook('onClose', async () => {
     clearInterval(timer);
     await auth.authenticator.close();
+    await tracing.shutdown();
   });
   return app;
 }

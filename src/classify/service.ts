@@ -13,7 +13,9 @@ import { takeTurn } from '../shared/turns.js';
 import { checkAnswer, enforceInvariants, type ModelAnswer } from './llm/answer.js';
 import { LlmInvalidAnswer, type FailureKind, type LlmClient } from './llm/client.js';
 import { NO_CLASSIFY_OBSERVER, type ClassifyObserver } from './observer.js';
+import { traceProviderCall } from './llm/provider-span.js';
 import { buildRetryPolicy, withRetry, type Backoff, type RetryPolicy } from './llm/retry.js';
+import { NO_TRACING, type Tracing } from '../shared/tracing.js';
 import { classifyWithRules } from './rules/classify.js';
 import { hasContent, normalizeEmail, type Email, type EmailInput } from './normalize.js';
 import { buildPrompt, emailTriesInjection } from './prompt.js';
@@ -48,6 +50,8 @@ export interface ClassifyServiceDeps {
   now?: () => Date;
   /** Told of each provider call and each duplicate served (the metrics). */
   observer?: ClassifyObserver;
+  /** A span around each provider call; none unless given. */
+  tracing?: Tracing;
 }
 
 const FAILURE_REASONS = {
@@ -97,6 +101,7 @@ export function createClassifyService(deps: ClassifyServiceDeps): ClassifyServic
   // kept-alive connections between requests shares only connections that passed.
   const guardedFetch = createGuardedFetch(deps.resolveHost ?? systemResolver);
   const limiter = createProviderLimiter(deps.llm.limits);
+  const tracing = deps.tracing ?? NO_TRACING;
 
   const clientFor = (settings: ProviderSettings): LlmClient => {
     if (settings.caller_credentials) return createLlmClient(settings, guardedFetch);
@@ -128,13 +133,18 @@ export function createClassifyService(deps: ClassifyServiceDeps): ClassifyServic
     const client = clientFor(settings);
     const { system, user } = buildPrompt(email);
     const onUsage = tokens.add.bind(tokens);
-    const outcome = await withRetry(async ({ timeout_ms, signal }) => {
-      const raw = await client.complete({ system, user, model: settings.model, temperature: settings.temperature, timeout_ms, signal, onUsage });
-      const checked = checkAnswer(raw);
-      if (!checked.ok) throw new LlmInvalidAnswer(checked.problems);
-      return checked.answer;
-    }, policy);
-    const call = callOf(outcome.attempts, outcome.ok ? 'ok' : outcome.failure.kind);
+    const { outcome, record: call } = await traceProviderCall(
+      tracing,
+      log,
+      () =>
+        withRetry(async ({ timeout_ms, signal }) => {
+          const raw = await client.complete({ system, user, model: settings.model, temperature: settings.temperature, timeout_ms, signal, onUsage });
+          const checked = checkAnswer(raw);
+          if (!checked.ok) throw new LlmInvalidAnswer(checked.problems);
+          return checked.answer;
+        }, policy),
+      (done) => callOf(done.attempts, done.ok ? 'ok' : done.failure.kind),
+    );
     observer.providerCall(call);
     const ms = call.latency_ms;
     if (outcome.ok) {

@@ -101,6 +101,16 @@ export interface IntakeConfig {
   graphLoginUrl: string;
 }
 
+/** OpenTelemetry export (src/shared/tracing.ts); null, the default, means no tracing at all. */
+export interface TracingConfig {
+  /** OTEL_EXPORTER_OTLP_ENDPOINT: the collector's base URL; spans go to `<endpoint>/v1/traces`. */
+  endpoint: string;
+  /** OTEL_SERVICE_NAME; null names each service `agentdesk-work` or `agentdesk-classify`. */
+  serviceName: string | null;
+  /** OTEL_EXPORTER_OTLP_HEADERS (a collector's credentials, often): sent with every export, never logged. */
+  headers: Readonly<Record<string, string>>;
+}
+
 export interface Config {
   host: string;
   workPort: number;
@@ -119,6 +129,7 @@ export interface Config {
   /** Where the work service (and its UI) reaches the classification service. */
   classifyUrl: string;
   intake: IntakeConfig;
+  tracing: TracingConfig | null;
 }
 
 export class ConfigError extends Error {
@@ -361,6 +372,43 @@ function intakeConfig(env: Env): IntakeConfig {
   };
 }
 
+/** Only what the OTLP/HTTP JSON exporter sends; `http/protobuf` would need another exporter package. */
+const OTLP_PROTOCOL = 'http/json';
+
+/** `key=value` pairs, comma-separated, values percent-encoded (the OpenTelemetry convention). */
+function otlpHeaders(env: Env): Record<string, string> {
+  const raw = read(env, 'OTEL_EXPORTER_OTLP_HEADERS');
+  const headers: Record<string, string> = {};
+  if (raw === undefined) return headers;
+  for (const pair of raw.split(',')) {
+    if (pair.trim() === '') continue;
+    const equals = pair.indexOf('=');
+    const name = pair.slice(0, equals).trim().toLowerCase();
+    // Never echo a value: these usually carry the collector's API key.
+    if (equals <= 0 || !/^[!#$%&'*+.^_`|~0-9a-z-]+$/.test(name)) {
+      throw new ConfigError('OTEL_EXPORTER_OTLP_HEADERS', 'expected name=value pairs separated by commas');
+    }
+    try {
+      headers[name] = decodeURIComponent(pair.slice(equals + 1).trim());
+    } catch {
+      throw new ConfigError('OTEL_EXPORTER_OTLP_HEADERS', `the value of ${name} is not valid percent-encoding`);
+    }
+  }
+  return headers;
+}
+
+function tracingConfig(env: Env): TracingConfig | null {
+  const endpoint = httpUrl(env, 'OTEL_EXPORTER_OTLP_ENDPOINT');
+  if (endpoint === undefined) return null;
+  for (const name of ['OTEL_EXPORTER_OTLP_PROTOCOL', 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL']) {
+    const protocol = read(env, name);
+    if (protocol !== undefined && protocol !== OTLP_PROTOCOL) {
+      throw new ConfigError(name, `only ${OTLP_PROTOCOL} is supported, got "${protocol}"`);
+    }
+  }
+  return { endpoint, serviceName: read(env, 'OTEL_SERVICE_NAME') ?? null, headers: otlpHeaders(env) };
+}
+
 export function loadConfig(env: Env): Readonly<Config> {
   const host = read(env, 'HOST') ?? '127.0.0.1';
   const classifyPort = integer(env, 'CLASSIFY_PORT', 8081, 0, 65_535);
@@ -386,6 +434,7 @@ export function loadConfig(env: Env): Readonly<Config> {
       httpUrl(env, 'CLASSIFY_URL') ??
       `http://${host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host}:${classifyPort}`,
     intake: intakeConfig(env),
+    tracing: tracingConfig(env),
   };
   return deepFreeze(config);
 }

@@ -19,6 +19,7 @@ import { Registry, installRequestMetrics, registerMetricsRoute } from './metrics
 import { createMethodIndex, onClientError, onFrameworkError } from './http-edges.js';
 import { MalformedJsonError, parseJsonBody } from './json-body.js';
 import { problemResponses } from './schemas.js';
+import type { Tracing } from './tracing.js';
 import {
   ConflictError,
   type FieldError,
@@ -57,6 +58,8 @@ export interface HttpAppOptions {
   title: string;
   description: string;
   version: string;
+  /** Request spans, when tracing is on; registered before any hook so they cover them all. */
+  tracing?: Tracing;
 }
 
 // ajv-formats is CommonJS with a default export; NodeNext sees the module object.
@@ -136,6 +139,7 @@ export async function createHttpApp(options: HttpAppOptions): Promise<HttpApp> {
     frameworkErrors: onFrameworkError,
     clientErrorHandler: onClientError,
   }).withTypeProvider<TypeBoxTypeProvider>();
+  await options.tracing?.instrument(app);
 
   // First, so every request is timed, those the hooks below refuse included.
   const metricsRegistry = new Registry();

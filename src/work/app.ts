@@ -13,6 +13,8 @@ import { registerDatabaseMetrics } from '../shared/database-metrics.js';
 import { registerHealthRoute } from '../shared/health.js';
 import { type HttpApp, createHttpApp } from '../shared/http.js';
 import { createSignal } from '../shared/signal.js';
+import { traceDatabase } from '../shared/traced-database.js';
+import { TRACED_SERVICES, startTracing } from '../shared/tracing.js';
 import { createClaimService } from './claims.js';
 import { registerClassifyProxy, relayTimeoutMs } from './classify-proxy.js';
 import { createEventHub, registerEventRoutes } from './events.js';
@@ -39,10 +41,13 @@ export interface WorkAppDeps {
 export const WORK_BODY_LIMIT = 1024 * 1024;
 
 /** The work-item service as a Fastify app that never listens: `main` or a test decides that. */
-export async function buildWorkApp({ config, database, logger, webRoot }: WorkAppDeps): Promise<HttpApp> {
+export async function buildWorkApp({ config, logger, webRoot, ...deps }: WorkAppDeps): Promise<HttpApp> {
+  const tracing = await startTracing(config.tracing, TRACED_SERVICES.work, logger);
+  const database = traceDatabase(deps.database, tracing);
   const auth = await createAuthParts(config, database, logger);
   const app = await createHttpApp({
     logger,
+    tracing,
     access: auth.access,
     bodyLimit: WORK_BODY_LIMIT,
     title: 'agentdesk work-item service',
@@ -80,10 +85,12 @@ export async function buildWorkApp({ config, database, logger, webRoot }: WorkAp
   registerTokenRoutes(app, createTokenService({ store: auth.store, authenticator: auth.authenticator }));
   registerSessionRoutes(app, { config: config.auth, authenticator: auth.authenticator, gate: app.accessGate });
   app.addHook('onClose', () => auth.authenticator.close());
-  registerClassifyProxy(app, config.classifyUrl, relayTimeoutMs(config.llm));
+  registerClassifyProxy(app, config.classifyUrl, relayTimeoutMs(config.llm), tracing);
   // The services share the database: the UI's dashboard reads usage here, on its one origin.
   registerUsageRoute(app, '/ui-api/classify-usage', createUsageReader(createUsageStore(database), config.llm.prices), 'ui');
   registerMcpRoutes(app, { auth: config.auth, host: config.host });
   await registerWebUi(app, webRoot);
+  // Last, so the spans of everything closing before it are still sent.
+  app.addHook('onClose', () => tracing.shutdown());
   return app;
 }

@@ -6,6 +6,7 @@ import type { LlmConfig } from '../shared/config.js';
 import type { HttpApp } from '../shared/http.js';
 import { PROBLEM_CONTENT_TYPE, problem } from '../shared/errors.js';
 import { problemResponses } from '../shared/schemas.js';
+import type { Tracing } from '../shared/tracing.js';
 
 // The UI's Classify page posts here; the work service forwards the email to the
 // classification service named in its config, so the browser talks to one origin only. The
@@ -28,7 +29,7 @@ export function relayTimeoutMs(llm: Pick<LlmConfig, 'timeoutMs' | 'maxRetries'>)
   return classifyDeadlineMs(llm) + RELAY_MARGIN_MS;
 }
 
-export function registerClassifyProxy(app: HttpApp, classifyUrl: string, timeoutMs: number): void {
+export function registerClassifyProxy(app: HttpApp, classifyUrl: string, timeoutMs: number, tracing: Tracing): void {
   // Node's default agent gives up on headers after 300 s, which a long LLM_TIMEOUT_MS outlasts.
   const dispatcher = new Agent({ headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
   app.addHook('onClose', async () => dispatcher.close());
@@ -51,6 +52,8 @@ export function registerClassifyProxy(app: HttpApp, classifyUrl: string, timeout
           method: 'POST',
           headers: {
             'content-type': 'application/json',
+            // traceparent: the classifier's spans join this request's trace.
+            ...tracing.propagationHeaders(),
             ...Object.fromEntries(
               FORWARDED_HEADERS.flatMap((name) => {
                 const value = request.headers[name];

@@ -182,7 +182,12 @@ describe.each(await storesUnderTest())('work metrics on %s', (kind) => {
     expect(committed(m) - committed(before)).toBeGreaterThanOrEqual(1);
     expect(m.families.get('agentdesk_db_transaction_duration_seconds')?.type).toBe('histogram');
     if (kind === 'sqlite') {
-      expect(m.value('agentdesk_db_group_commit_batch_size_count')).toBeGreaterThanOrEqual(committed(m));
+      // Every committed transaction was a member of some batch; a batch holds one or more.
+      const batches = m.value('agentdesk_db_group_commit_batch_size_count');
+      const members = m.value('agentdesk_db_group_commit_batch_size_sum');
+      expect(members).toBeGreaterThanOrEqual(committed(m));
+      expect(batches).toBeGreaterThanOrEqual(1);
+      expect(batches).toBeLessThanOrEqual(members);
       expect(m.families.has('agentdesk_db_pool_waiting_clients')).toBe(false);
     } else {
       expect(m.families.has('agentdesk_db_group_commit_batch_size')).toBe(false);
