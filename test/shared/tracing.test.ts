@@ -136,6 +136,7 @@ describe.each(await storesUnderTest())('tracing on %s', (kind) => {
     const base = await listen(t);
     // One failed attempt, then an answer: two attempts, and the tokens of the one answered.
     fake.script({ kind: 'status', status: 500 }, { kind: 'answer' });
+    fake.resetUsage();
     const response = await fetch(`${base}/classify`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -153,8 +154,9 @@ describe.each(await storesUnderTest())('tracing on %s', (kind) => {
       'gen_ai.request.model': 'trace-model',
       'agentdesk.llm.attempts': 2,
       'agentdesk.llm.result': 'ok',
-      'gen_ai.usage.input_tokens': 1,
-      'gen_ai.usage.output_tokens': 1,
+      // What the fake billed for the one answer it gave.
+      'gen_ai.usage.input_tokens': fake.usage('openai').input_tokens,
+      'gen_ai.usage.output_tokens': fake.usage('openai').output_tokens,
       'server.address': new URL(fake.url).host,
     });
     expect(call.resource['service.name']).toBe('agentdesk-classify');
@@ -208,7 +210,9 @@ describe.each(await storesUnderTest())('tracing on %s', (kind) => {
       'agentdesk.llm.result': 'rate_limit',
       'error.type': 'rate_limit',
     });
-    expect(call.attributes['gen_ai.usage.input_tokens']).toBeUndefined();
+    // No attempt was answered, so nothing was billed (the same record the usage tables keep).
+    expect(call.attributes['gen_ai.usage.input_tokens']).toBe(0);
+    expect(call.attributes['gen_ai.usage.output_tokens']).toBe(0);
     // Only our own spans: the Anthropic SDK emits none of its own.
     expect(collector.spans.every((span) => !span.name.startsWith('messages'))).toBe(true);
   });

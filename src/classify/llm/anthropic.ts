@@ -23,6 +23,9 @@ export function createAnthropicClient(options: LlmClientOptions): LlmClient {
     apiKey: options.api_key,
     baseURL: options.base_url,
     webhookKey: null,
+    // The SDK traces itself through any tracer provider registered globally and sends our
+    // traceparent to Anthropic; our own span covers the call (classify/llm/provider-span.ts).
+    openTelemetry: false,
     maxRetries: 0,
     logLevel: 'off',
     ...(options.fetch ? { fetch: options.fetch } : {}),
