@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
+import { createCoalescer } from '../shared/coalesce.js';
 import type { Database } from '../shared/db.js';
 import { WORK_EVENTS } from './item-changes.js';
 import { type Actor, toWorkItem } from './item-view.js';
@@ -11,6 +12,9 @@ import { EVENTS_CHANNEL, type WorkStore } from './store.js';
 // memory, until something that could make an item claimable happens: a commit in this process
 // (the store's signal), a NOTIFY from another instance, or the `run_after` of a delayed item
 // coming due (one timer, set from the database's own answer). Nothing polls the database.
+
+/** Bounds one claim statement: the claimers beyond it wait for the next. */
+const MAX_CLAIM_BATCH = 32;
 
 /** The longest delay setTimeout honours. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
@@ -41,27 +45,40 @@ export function createClaimService({ store, database, logger, now = () => new Da
   let unlisten: Promise<() => Promise<void>> | null = null;
   let closed = false;
 
-  async function claimOnce(request: ClaimRequest, actor: Actor): Promise<WorkItem | null> {
-    const at = now().toISOString();
-    const leaseS = request.lease_s ?? LEASE_LIMITS.default;
-    const claimed = await store.claim({
-      agent: request.agent,
-      types: request.types ?? null,
-      project_id: request.project_id ?? null,
-      now: at,
-      status: request.start === false ? 'dispatched' : 'in_progress',
-      lease_s: leaseS,
-      lease_expires_at: secondsAfter(at, leaseS),
-      dispatch_id: randomUUID(),
-      event_type: WORK_EVENTS.updated,
-      actor,
-    });
-    return claimed && toWorkItem(claimed.row, claimed.dispatches);
-  }
+  /** One claim; the claims that arrive together run as one batch (one statement on PostgreSQL). */
+  const claimOnce = createCoalescer<{ request: ClaimRequest; actor: Actor }, WorkItem | null>({
+    // Only claims with the same filters can share the one read of the queue.
+    keyOf: ({ request }) => JSON.stringify([request.types ? [...request.types].sort() : null, request.project_id ?? null]),
+    // An agent twice in one batch could be handed its own dispatched item twice.
+    conflictOf: ({ request }) => request.agent,
+    maxBatch: MAX_CLAIM_BATCH,
+    async run(claims) {
+      const at = now().toISOString();
+      const { request: first } = claims[0]!;
+      const claimed = await store.claim({
+        types: first.types ?? null,
+        project_id: first.project_id ?? null,
+        now: at,
+        event_type: WORK_EVENTS.updated,
+        claimers: claims.map(({ request, actor }) => {
+          const leaseS = request.lease_s ?? LEASE_LIMITS.default;
+          return {
+            agent: request.agent,
+            status: request.start === false ? 'dispatched' : 'in_progress',
+            lease_s: leaseS,
+            lease_expires_at: secondsAfter(at, leaseS),
+            dispatch_id: randomUUID(),
+            actor,
+          };
+        }),
+      });
+      return claimed.map((item) => item && toWorkItem(item.row, item.dispatches));
+    },
+  });
 
   /** Claims at once, or waits up to `wait_s`; null when nothing could be claimed. */
   async function claim(request: ClaimRequest, actor: Actor, signal?: AbortSignal): Promise<WorkItem | null> {
-    const first = await claimOnce(request, actor);
+    const first = await claimOnce({ request, actor });
     if (first || !request.wait_s || closed || signal?.aborted) return first;
     startListening();
     return new Promise<WorkItem | null>((resolve, reject) => {
@@ -104,7 +121,7 @@ export function createClaimService({ store, database, logger, now = () => new Da
           for (const waiter of [...waiters]) {
             if (waiter.gone || !waiters.has(waiter)) continue;
             try {
-              const item = await claimOnce(waiter.request, waiter.actor);
+              const item = await claimOnce({ request: waiter.request, actor: waiter.actor });
               if (item) waiter.settle(item);
             } catch (error) {
               waiter.settle(error as Error);

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type pg from 'pg';
 import { dispatchLogJsonSql, summaryJsonSql, timeSql } from './item-view.js';
-import type { ClaimQuery, ItemChange, ItemWithDispatches, NewEvent } from './store.js';
+import type { ItemChange, ItemWithDispatches, NewEvent } from './store.js';
 import type { DispatchRow, NewHistory, WorkItemRow } from './tables.js';
 
 // The hot paths of the agent loop on PostgreSQL, each one statement and so one round trip:
@@ -50,7 +50,7 @@ function placeholders(from: number, count: number): string {
   return Array.from({ length: count }, (_, i) => `$${from + i}`).join(', ');
 }
 
-function named(text: string): { name: string; text: string } {
+export function named(text: string): { name: string; text: string } {
   return { name: `agentdesk_${createHash('sha1').update(text).digest('hex').slice(0, 16)}`, text };
 }
 
@@ -86,11 +86,11 @@ export async function createItemPostgres(
   );
 }
 
-interface RowWithLog extends WorkItemRow {
+export interface RowWithLog extends WorkItemRow {
   dispatch_log: DispatchRow[];
 }
 
-function split({ dispatch_log, ...row }: RowWithLog): ItemWithDispatches {
+export function split({ dispatch_log, ...row }: RowWithLog): ItemWithDispatches {
   return { row, dispatches: dispatch_log };
 }
 
@@ -137,79 +137,4 @@ export async function applyChangePostgres(pool: pg.Pool, change: ItemChange): Pr
   const text = `${parts.join(', ')} SELECT count(*)::int AS changed FROM changed`;
   const { rows } = await pool.query<{ changed: number }>({ ...named(text), values });
   return rows[0]!.changed === 1;
-}
-
-// The claim: the caller's own dispatched items first, oldest first; then the queue in order.
-// SKIP LOCKED lets concurrent claimers pass rows another claimer is taking instead of waiting.
-const CLAIM = named(`WITH mine AS (
-    SELECT id FROM work_items
-    WHERE assigned_agent = $1 AND status = 'dispatched'
-      AND ($2::text[] IS NULL OR type = ANY($2)) AND ($3::uuid IS NULL OR project_id = $3)
-    ORDER BY created_at, id LIMIT 1 FOR UPDATE SKIP LOCKED
-  ), queued AS (
-    SELECT id FROM work_items
-    WHERE status = 'queued' AND (run_after IS NULL OR run_after <= $4)
-      AND ($2::text[] IS NULL OR type = ANY($2)) AND ($3::uuid IS NULL OR project_id = $3)
-      AND NOT EXISTS (SELECT 1 FROM mine)
-    ORDER BY priority, created_at, id LIMIT 1 FOR UPDATE SKIP LOCKED
-  ), picked AS (
-    SELECT w.id, w.status AS was, w.lease_expires_at AS lease_was
-    FROM work_items w WHERE w.id IN (SELECT id FROM mine UNION ALL SELECT id FROM queued)
-  ), claimed AS (
-    UPDATE work_items w
-    SET status = $5, assigned_agent = $1, attempts = w.attempts + 1, lease_s = $6, lease_expires_at = $7,
-        run_after = NULL, version = w.version + 1, updated_at = $4
-    FROM picked WHERE w.id = picked.id
-    RETURNING w.*, picked.was, picked.lease_was
-  ), opened AS (
-    INSERT INTO dispatch_log (id, work_item_id, agent, dispatched_at, completed_at, outcome, reason)
-    SELECT $8, id, $1, $4, NULL, NULL, NULL FROM claimed WHERE was = 'queued'
-  ), history AS (
-    INSERT INTO work_history (work_item_id, at, actor, role, action, changes)
-    SELECT id, $4, $10, $11, 'claimed', json_build_object(
-      'status', json_build_object('from', was, 'to', status),
-      'assigned_agent', json_build_object('from', CASE WHEN was = 'queued' THEN NULL ELSE assigned_agent END, 'to', assigned_agent),
-      'attempts', json_build_object('from', attempts - 1, 'to', attempts),
-      'lease_expires_at', json_build_object('from', ${timeSql('lease_was')}, 'to', ${timeSql('lease_expires_at')})
-    )::text FROM claimed
-  ), event AS (
-    INSERT INTO events (type, data, created_at)
-    SELECT $9, ${summaryJsonSql('claimed', { actor: "json_build_object('name', $10::text, 'role', $11::text)" })}, $4 FROM claimed
-  )
-  SELECT claimed.*, ${dispatchLogJsonSql('claimed.id')} AS dispatch_log FROM claimed`);
-
-export async function claimPostgres(pool: pg.Pool, query: ClaimQuery): Promise<ItemWithDispatches | null> {
-  const { rows } = await pool.query<RowWithLog & { was: string; lease_was: string | null }>({
-    ...CLAIM,
-    values: [
-      query.agent,
-      query.types,
-      query.project_id,
-      query.now,
-      query.status,
-      query.lease_s,
-      query.lease_expires_at,
-      query.dispatch_id,
-      query.event_type,
-      query.actor.name,
-      query.actor.role,
-    ],
-  });
-  const found = rows[0];
-  if (!found) return null;
-  const { was, lease_was: _leaseWas, ...withLog } = found;
-  const claimed = split(withLog);
-  // The log was read as it stood before this statement: add the entry it opened.
-  if (was === 'queued') {
-    claimed.dispatches.push({
-      id: query.dispatch_id,
-      work_item_id: claimed.row.id,
-      agent: query.agent,
-      dispatched_at: query.now,
-      completed_at: null,
-      outcome: null,
-      reason: null,
-    });
-  }
-  return claimed;
 }

@@ -3,14 +3,15 @@ import type pg from 'pg';
 import type { Database, Dialect } from '../shared/db.js';
 import type { TransactionRunner } from '../shared/group-commit.js';
 import type { DispatchReason, Outcome, SortOrder, WorkStatus } from './schemas.js';
+import { claimPostgres } from './store-postgres-claim.js';
 import {
   applyChangePostgres,
-  claimPostgres,
   createItemPostgres,
   findWithDispatchesPostgres,
   isSingleStatementChange,
 } from './store-postgres.js';
 import { type Actor, eventData } from './item-view.js';
+import { claimStartsAttempt } from './lifecycle.js';
 import type { DispatchRow, IdempotencyRow, NewHistory, ProjectRow, WorkItemRow, WorkTables } from './tables.js';
 
 export interface HistoryEntryRow extends NewHistory {
@@ -64,18 +65,26 @@ export interface ItemChange {
   history: NewHistory;
 }
 
-export interface ClaimQuery {
-  agent: string;
+/**
+ * Claims that run together as one statement: the same filters and the same moment, each claimer
+ * a different agent (an agent twice could be handed its own dispatched item twice).
+ */
+export interface ClaimBatch {
   types: string[] | null;
   project_id: string | null;
   now: string;
+  event_type: string;
+  claimers: Claimer[];
+}
+
+export interface Claimer {
+  agent: string;
   /** What the claimed item becomes: in_progress, or dispatched when the agent starts later. */
   status: 'in_progress' | 'dispatched';
   lease_s: number;
   lease_expires_at: string;
   /** The id of the dispatch entry, when the claim takes a queued item. */
   dispatch_id: string;
-  event_type: string;
   actor: Actor;
 }
 
@@ -101,10 +110,14 @@ export interface WorkStore {
   listWorkItems(filter: WorkFilter, order: SortOrder, after: PagePosition | null, limit: number): Promise<WorkItemRow[]>;
   countByStatus(filter: Omit<WorkFilter, 'statuses'>): Promise<Partial<Record<WorkStatus, number>>>;
 
-  /** Takes the first claimable item for the agent in one atomic step, or null. */
-  claim(query: ClaimQuery): Promise<ItemWithDispatches | null>;
+  /**
+   * Takes, in one atomic step, the first claimable item for each claimer (its own dispatched
+   * items first, then the queue in order, no item twice): one answer per claimer, null when
+   * nothing was left for it.
+   */
+  claim(batch: ClaimBatch): Promise<(ItemWithDispatches | null)[]>;
   /** The earliest future `run_after` of a queued item the claim could take, or null. */
-  nextRunAfter(query: Pick<ClaimQuery, 'types' | 'project_id' | 'now'>): Promise<string | null>;
+  nextRunAfter(query: Pick<ClaimBatch, 'types' | 'project_id' | 'now'>): Promise<string | null>;
   /** Items whose lease ran out at or before `now`, soonest first. */
   expiredLeases(now: string, limit: number): Promise<WorkItemRow[]>;
 
@@ -232,70 +245,47 @@ function buildStore(db: Executor, dialect: Dialect, scope: StoreScope): WorkStor
       return true;
     },
 
-    async claim(query) {
+    async claim(batch) {
       if (scope.pool) {
-        const claimed = await claimPostgres(scope.pool, query);
-        if (claimed) scope.onEventsCommitted();
+        const claimed = await claimPostgres(scope.pool, batch);
+        if (claimed.some((item) => item !== null)) scope.onEventsCommitted();
         return claimed;
       }
-      if (scope.runTransaction) return store.transaction((tx) => tx.claim(query));
-      // SQLite: the transaction is the only writer, so reading the candidate and writing it is atomic.
-      const mine = await claimable(db, query)
-        .selectAll()
-        .where('assigned_agent', '=', query.agent)
-        .where('status', '=', 'dispatched')
-        .orderBy('created_at')
-        .orderBy('id')
-        .limit(1)
-        .executeTakeFirst();
-      const row =
-        mine ??
-        (await claimable(db, query)
-          .selectAll()
-          .where('status', '=', 'queued')
-          .where((eb) => eb.or([eb('run_after', 'is', null), eb('run_after', '<=', query.now)]))
-          .orderBy('priority')
-          .orderBy('created_at')
-          .orderBy('id')
-          .limit(1)
-          .executeTakeFirst());
-      if (!row) return null;
-      const claimed: WorkItemRow = {
-        ...row,
-        status: query.status,
-        assigned_agent: query.agent,
-        attempts: row.attempts + 1,
-        lease_s: query.lease_s,
-        lease_expires_at: query.lease_expires_at,
-        run_after: null,
-        version: row.version + 1,
-        updated_at: query.now,
-      };
-      const { id, ...set } = claimed;
-      const opened: DispatchRow | undefined =
-        row.status === 'queued'
-          ? { id: query.dispatch_id, work_item_id: id, agent: query.agent, dispatched_at: query.now, completed_at: null, outcome: null, reason: null }
-          : undefined;
-      await store.applyChange({
-        id,
-        from_version: row.version,
-        set,
-        ...(opened && { openDispatch: opened }),
-        event: { type: query.event_type, data: eventData(claimed, query.actor), at: query.now },
-        history: {
-          at: query.now,
-          actor: query.actor.name,
-          role: query.actor.role,
-          action: 'claimed',
-          changes: JSON.stringify({
-            status: { from: row.status, to: claimed.status },
-            assigned_agent: { from: row.assigned_agent, to: claimed.assigned_agent },
-            attempts: { from: row.attempts, to: claimed.attempts },
-            lease_expires_at: { from: row.lease_expires_at, to: claimed.lease_expires_at },
-          }),
-        },
-      });
-      return { row: claimed, dispatches: await store.listDispatches(id) };
+      if (scope.runTransaction) return store.transaction((tx) => tx.claim(batch));
+      // SQLite: the transaction is the only writer, so reading the candidates and writing them
+      // is atomic. Each claimer's own dispatched item first; one read of the queue for the rest.
+      const mine: (WorkItemRow | undefined)[] = [];
+      for (const claimer of batch.claimers) {
+        mine.push(
+          await claimable(db, batch)
+            .selectAll()
+            .where('assigned_agent', '=', claimer.agent)
+            .where('status', '=', 'dispatched')
+            .orderBy('created_at')
+            .orderBy('id')
+            .limit(1)
+            .executeTakeFirst(),
+        );
+      }
+      const wanting = mine.filter((row) => row === undefined).length;
+      const queued =
+        wanting === 0
+          ? []
+          : await claimable(db, batch)
+              .selectAll()
+              .where('status', '=', 'queued')
+              .where((eb) => eb.or([eb('run_after', 'is', null), eb('run_after', '<=', batch.now)]))
+              .orderBy('priority')
+              .orderBy('created_at')
+              .orderBy('id')
+              .limit(wanting)
+              .execute();
+      const claimed: (ItemWithDispatches | null)[] = [];
+      for (const [index, claimer] of batch.claimers.entries()) {
+        const row = mine[index] ?? queued.shift();
+        claimed.push(row ? await claimRow(store, row, claimer, batch) : null);
+      }
+      return claimed;
     },
 
     async nextRunAfter(query) {
@@ -456,8 +446,49 @@ function applyFilter<Q extends { where: (...args: any[]) => any }>(query: Q, fil
   return filtered;
 }
 
+/** Writes one claim of `row` (SQLite), through the same guarded change as every other. */
+async function claimRow(store: WorkStore, row: WorkItemRow, claimer: Claimer, batch: ClaimBatch): Promise<ItemWithDispatches> {
+  const claimed: WorkItemRow = {
+    ...row,
+    status: claimer.status,
+    assigned_agent: claimer.agent,
+    attempts: claimStartsAttempt(row) ? row.attempts + 1 : row.attempts,
+    lease_s: claimer.lease_s,
+    lease_expires_at: claimer.lease_expires_at,
+    run_after: null,
+    version: row.version + 1,
+    updated_at: batch.now,
+  };
+  const { id, ...set } = claimed;
+  const opened: DispatchRow | undefined =
+    row.status === 'queued'
+      ? { id: claimer.dispatch_id, work_item_id: id, agent: claimer.agent, dispatched_at: batch.now, completed_at: null, outcome: null, reason: null }
+      : undefined;
+  const { actor } = claimer;
+  await store.applyChange({
+    id,
+    from_version: row.version,
+    set,
+    ...(opened && { openDispatch: opened }),
+    event: { type: batch.event_type, data: eventData(claimed, actor), at: batch.now },
+    history: {
+      at: batch.now,
+      actor: actor.name,
+      role: actor.role,
+      action: 'claimed',
+      changes: JSON.stringify({
+        status: { from: row.status, to: claimed.status },
+        assigned_agent: { from: row.assigned_agent, to: claimed.assigned_agent },
+        attempts: { from: row.attempts, to: claimed.attempts },
+        lease_expires_at: { from: row.lease_expires_at, to: claimed.lease_expires_at },
+      }),
+    },
+  });
+  return { row: claimed, dispatches: await store.listDispatches(id) };
+}
+
 /** Work items the claim may consider, by its type and project filters. */
-function claimable(db: Executor, query: Pick<ClaimQuery, 'types' | 'project_id'>) {
+function claimable(db: Executor, query: Pick<ClaimBatch, 'types' | 'project_id'>) {
   let selected = db.selectFrom('work_items');
   if (query.types) selected = selected.where('type', 'in', query.types);
   if (query.project_id) selected = selected.where('project_id', '=', query.project_id);
