@@ -94,11 +94,20 @@ export function split({ dispatch_log, ...row }: RowWithLog): ItemWithDispatches 
   return { row, dispatches: dispatch_log };
 }
 
-const FIND_WITH_LOG = named(`SELECT w.*, ${dispatchLogJsonSql('w.id')} AS dispatch_log FROM work_items w WHERE w.id = $1`);
+const FIND_WITH_LOG = named(`SELECT w.*, ${dispatchLogJsonSql('w.id')} AS dispatch_log FROM work_items w WHERE w.id = ANY($1::uuid[])`);
 
-export async function findWithDispatchesPostgres(pool: pg.Pool, id: string): Promise<ItemWithDispatches | undefined> {
-  const { rows } = await pool.query<RowWithLog>({ ...FIND_WITH_LOG, values: [id] });
-  return rows[0] ? split(rows[0]) : undefined;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Several items with their logs in one round trip (the reads of concurrent changes); undefined for a missing one. */
+export async function findManyWithDispatchesPostgres(pool: pg.Pool, ids: string[]): Promise<(ItemWithDispatches | undefined)[]> {
+  // Text that is no uuid names no item, and must not fail the others' read.
+  const wanted = ids.filter((id) => UUID.test(id));
+  const found = new Map<string, ItemWithDispatches>();
+  if (wanted.length > 0) {
+    const { rows } = await pool.query<RowWithLog>({ ...FIND_WITH_LOG, values: [wanted] });
+    for (const row of rows) found.set(row.id.toLowerCase(), split(row));
+  }
+  return ids.map((id) => found.get(id.toLowerCase()));
 }
 
 /**
@@ -110,31 +119,70 @@ export function isSingleStatementChange(change: ItemChange): boolean {
   return !(change.closeDispatch && change.openDispatch);
 }
 
-/** The change as one statement; resolves false when the item is gone or its version moved on. */
-export async function applyChangePostgres(pool: pg.Pool, change: ItemChange): Promise<boolean> {
-  const columns = Object.keys(change.set) as (keyof ItemChange['set'])[];
-  const values: unknown[] = [change.id, change.from_version, ...columns.map((column) => change.set[column])];
-  const param = (value: unknown) => {
-    values.push(value);
-    return `$${values.length}`;
-  };
-  const assignments = columns.map((column, index) => `${column} = $${index + 3}`).join(', ');
-  const parts = [`WITH changed AS (UPDATE work_items SET ${assignments} WHERE id = $1 AND version = $2 RETURNING id)`];
+/**
+ * Changes of one shape (changeShape) as one statement, whatever their number: the batch goes in
+ * as one JSON array, each change is written only if its item is still at its `from_version`,
+ * and the answer says which were. No item may appear twice in one batch.
+ */
+export async function applyChangesPostgres(pool: pg.Pool, changes: ItemChange[]): Promise<boolean[]> {
+  const input = changes.map((change) => ({
+    id: change.id,
+    v: change.from_version,
+    s: change.set,
+    c: change.closeDispatch ?? null,
+    o: change.openDispatch ?? null,
+    h: change.history,
+    e: change.event,
+  }));
+  const { rows } = await pool.query<{ id: string }>({ ...changeStatement(changes[0]!), values: [JSON.stringify(input)] });
+  const applied = new Set(rows.map((row) => row.id));
+  return changes.map((change) => applied.has(change.id.toLowerCase()));
+}
+
+/** What decides the text of a change's statement: the columns it sets and the log entries it touches. */
+export function changeShape(change: ItemChange): string {
+  return `${Object.keys(change.set).join(',')}|${change.closeDispatch ? 'close' : ''}|${change.openDispatch ? 'open' : ''}`;
+}
+
+const MAX_CHANGE_STATEMENTS = 256;
+const changeStatements = new Map<string, { name: string; text: string }>();
+
+function changeStatement(change: ItemChange): { name: string; text: string } {
+  const shape = changeShape(change);
+  let statement = changeStatements.get(shape);
+  if (statement) return statement;
+  // json_populate_record reads each value as its column's type, so no cast is spelled out here.
+  const assignments = Object.keys(change.set)
+    .map((column) => `${column} = (i.s).${column}`)
+    .join(', ');
+  const kept = 'i.id IN (SELECT id FROM changed)';
+  const parts = [
+    `WITH input AS (
+      SELECT e.ord, (e.value->>'id')::uuid AS id, (e.value->>'v')::int AS from_version, s, e.value AS v
+      FROM json_array_elements($1::json) WITH ORDINALITY AS e(value, ord)
+      CROSS JOIN LATERAL json_populate_record(NULL::work_items, e.value->'s') AS s
+    )`,
+    `changed AS (UPDATE work_items w SET ${assignments} FROM input i WHERE w.id = i.id AND w.version = i.from_version RETURNING w.id)`,
+  ];
   if (change.closeDispatch) {
-    const { at, outcome, reason } = change.closeDispatch;
-    parts.push(`closed AS (UPDATE dispatch_log SET completed_at = ${param(at)}, outcome = ${param(outcome)}, reason = ${param(reason)}
-      WHERE work_item_id = $1 AND completed_at IS NULL AND EXISTS (SELECT 1 FROM changed))`);
+    parts.push(`closed AS (UPDATE dispatch_log d SET completed_at = c.completed_at, outcome = c.outcome, reason = c.reason
+      FROM input i CROSS JOIN LATERAL json_populate_record(NULL::dispatch_log, json_build_object(
+        'completed_at', i.v->'c'->'at', 'outcome', i.v->'c'->'outcome', 'reason', i.v->'c'->'reason')) AS c
+      WHERE d.work_item_id = i.id AND d.completed_at IS NULL AND ${kept})`);
   }
   if (change.openDispatch) {
-    const opened = change.openDispatch;
-    const list = DISPATCH_COLUMNS.map((column) => param(opened[column])).join(', ');
-    parts.push(`opened AS (INSERT INTO dispatch_log (${DISPATCH_COLUMNS.join(', ')}) SELECT ${list} FROM changed)`);
+    parts.push(`opened AS (INSERT INTO dispatch_log (${DISPATCH_COLUMNS.join(', ')})
+      SELECT ${DISPATCH_COLUMNS.map((column) => `o.${column}`).join(', ')}
+      FROM input i CROSS JOIN LATERAL json_populate_record(NULL::dispatch_log, i.v->'o') AS o WHERE ${kept})`);
   }
-  const history = HISTORY_COLUMNS.map((column) => param(change.history[column])).join(', ');
-  parts.push(`history AS (INSERT INTO work_history (work_item_id, ${HISTORY_COLUMNS.join(', ')}) SELECT $1, ${history} FROM changed)`);
-  const { type, data, at } = change.event;
-  parts.push(`event AS (INSERT INTO events (type, data, created_at) SELECT ${param(type)}, ${param(data)}, ${param(at)} FROM changed)`);
-  const text = `${parts.join(', ')} SELECT count(*)::int AS changed FROM changed`;
-  const { rows } = await pool.query<{ changed: number }>({ ...named(text), values });
-  return rows[0]!.changed === 1;
+  parts.push(`history AS (INSERT INTO work_history (work_item_id, ${HISTORY_COLUMNS.join(', ')})
+    SELECT i.id, ${HISTORY_COLUMNS.map((column) => `h.${column}`).join(', ')}
+    FROM input i CROSS JOIN LATERAL json_populate_record(NULL::work_history, i.v->'h') AS h WHERE ${kept} ORDER BY i.ord)`);
+  parts.push(`event AS (INSERT INTO events (type, data, created_at)
+    SELECT i.v->'e'->>'type', i.v->'e'->>'data', (i.v->'e'->>'at')::timestamptz FROM input i WHERE ${kept} ORDER BY i.ord)`);
+  statement = named(`${parts.join(', ')} SELECT id FROM changed`);
+  // Shapes are few (the moves and edits there are); the bound is against a surprise.
+  if (changeStatements.size >= MAX_CHANGE_STATEMENTS) changeStatements.clear();
+  changeStatements.set(shape, statement);
+  return statement;
 }

@@ -5,11 +5,13 @@ import type { TransactionRunner } from '../shared/group-commit.js';
 import type { DispatchReason, Outcome, SortOrder, WorkStatus } from './schemas.js';
 import { claimPostgres } from './store-postgres-claim.js';
 import {
-  applyChangePostgres,
+  applyChangesPostgres,
+  changeShape,
   createItemPostgres,
-  findWithDispatchesPostgres,
+  findManyWithDispatchesPostgres,
   isSingleStatementChange,
 } from './store-postgres.js';
+import { createCoalescer } from '../shared/coalesce.js';
 import { type Actor, eventData } from './item-view.js';
 import { claimStartsAttempt } from './lifecycle.js';
 import type { DispatchRow, IdempotencyRow, NewHistory, ProjectRow, WorkItemRow, WorkTables } from './tables.js';
@@ -158,16 +160,39 @@ type Executor = Kysely<WorkTables> | Transaction<WorkTables>;
  * hub learns of new events in one place whichever service wrote them.
  */
 export function createWorkStore(database: Database, onEventsCommitted: () => void = () => {}): WorkStore {
+  const { pool } = database;
   return buildStore(database.kysely as Kysely<WorkTables>, database.dialect, {
     runTransaction: database.transaction,
-    pool: database.pool,
+    pool: pool && coalescedPostgres(pool),
     onEventsCommitted,
   });
 }
 
+/**
+ * PostgreSQL: the reads and the guarded writes of concurrent changes, each coalesced into one
+ * statement per batch (shared/coalesce.ts): one round trip and one commit for many agents.
+ */
+function coalescedPostgres(pool: pg.Pool): PostgresScope {
+  return {
+    pool,
+    findWithDispatches: createCoalescer({ keyOf: () => 'read', run: (ids: string[]) => findManyWithDispatchesPostgres(pool, ids) }),
+    applyChange: createCoalescer({
+      keyOf: changeShape,
+      conflictOf: (change: ItemChange) => change.id.toLowerCase(),
+      run: (changes: ItemChange[]) => applyChangesPostgres(pool, changes),
+    }),
+  };
+}
+
+interface PostgresScope {
+  pool: pg.Pool;
+  findWithDispatches(id: string): Promise<ItemWithDispatches | undefined>;
+  applyChange(change: ItemChange): Promise<boolean>;
+}
+
 /** How a store reaches the database: directly (top level) or inside an open transaction. */
 type StoreScope =
-  | { runTransaction: TransactionRunner; pool: pg.Pool | null; onEventsCommitted: () => void }
+  | { runTransaction: TransactionRunner; pool: PostgresScope | null; onEventsCommitted: () => void }
   /** Inside a transaction: nested calls join it, and appended events are noted for after COMMIT. */
   | { runTransaction: null; pool: null; appended: { events: boolean } };
 
@@ -185,7 +210,7 @@ function buildStore(db: Executor, dialect: Dialect, scope: StoreScope): WorkStor
 
     async createWorkItem(row, dispatch, event, history) {
       if (scope.pool) {
-        await createItemPostgres(scope.pool, row, dispatch, event, history);
+        await createItemPostgres(scope.pool.pool, row, dispatch, event, history);
         scope.onEventsCommitted();
         return;
       }
@@ -201,14 +226,14 @@ function buildStore(db: Executor, dialect: Dialect, scope: StoreScope): WorkStor
     },
 
     async findWithDispatches(id) {
-      if (scope.pool) return findWithDispatchesPostgres(scope.pool, id);
+      if (scope.pool) return scope.pool.findWithDispatches(id);
       const row = await store.findWorkItem(id);
       return row && { row, dispatches: await store.listDispatches(id) };
     },
 
     async applyChange(change) {
       if (scope.pool && isSingleStatementChange(change)) {
-        const applied = await applyChangePostgres(scope.pool, change);
+        const applied = await scope.pool.applyChange(change);
         if (applied) scope.onEventsCommitted();
         return applied;
       }
@@ -247,7 +272,7 @@ function buildStore(db: Executor, dialect: Dialect, scope: StoreScope): WorkStor
 
     async claim(batch) {
       if (scope.pool) {
-        const claimed = await claimPostgres(scope.pool, batch);
+        const claimed = await claimPostgres(scope.pool.pool, batch);
         if (claimed.some((item) => item !== null)) scope.onEventsCommitted();
         return claimed;
       }
