@@ -10,6 +10,7 @@ import { registerHealthRoute } from '../shared/health.js';
 import { type HttpApp, createHttpApp } from '../shared/http.js';
 import { createSignal } from '../shared/signal.js';
 import { createClaimService } from './claims.js';
+import { createRecentItems } from './item-changes.js';
 import { registerClassifyProxy, relayTimeoutMs } from './classify-proxy.js';
 import { createEventHub, registerEventRoutes } from './events.js';
 import { startLeaseSweeper } from './lease-sweeper.js';
@@ -44,10 +45,11 @@ export async function buildWorkApp({ config, database, logger, webRoot }: WorkAp
   const commits = createSignal();
   const hub = await createEventHub(database, logger);
   const store = createWorkStore(database, commits.fire);
-  const claims = createClaimService({ store, database, logger });
+  const recent = createRecentItems();
+  const claims = createClaimService({ store, database, logger, recent });
   commits.listen(() => hub.committed());
   commits.listen(claims.wake);
-  const work = createWorkService({ store });
+  const work = createWorkService({ store, recent });
   const sweeper = startLeaseSweeper({ store, work, logger });
   app.addHook('preClose', async () => {
     await claims.close();

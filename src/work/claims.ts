@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { createCoalescer } from '../shared/coalesce.js';
 import type { Database } from '../shared/db.js';
-import { WORK_EVENTS } from './item-changes.js';
+import { type RecentItems, WORK_EVENTS } from './item-changes.js';
 import { type Actor, toWorkItem } from './item-view.js';
 import { type ClaimRequest, LEASE_LIMITS, type WorkItem } from './schemas.js';
 import { secondsAfter } from './plans.js';
@@ -23,6 +23,8 @@ export interface ClaimDeps {
   store: WorkStore;
   database: Database;
   logger: Logger;
+  /** Claimed items are remembered here: the claimer's next change starts from them. */
+  recent?: RecentItems;
   now?: () => Date;
 }
 
@@ -36,7 +38,7 @@ interface Waiter {
 
 export type ClaimService = ReturnType<typeof createClaimService>;
 
-export function createClaimService({ store, database, logger, now = () => new Date() }: ClaimDeps) {
+export function createClaimService({ store, database, logger, recent, now = () => new Date() }: ClaimDeps) {
   const waiters = new Set<Waiter>();
   let draining = false;
   let again = false;
@@ -72,7 +74,11 @@ export function createClaimService({ store, database, logger, now = () => new Da
           };
         }),
       });
-      return claimed.map((item) => item && toWorkItem(item.row, item.dispatches));
+      return claimed.map((item) => {
+        if (!item) return null;
+        recent?.remember(item);
+        return toWorkItem(item.row, item.dispatches);
+      });
     },
   });
 

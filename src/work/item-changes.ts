@@ -34,6 +34,39 @@ export function checkPrecondition(row: WorkItemRow, precondition: VersionPrecond
 
 const MAX_TRIES = 20;
 
+/** How many recently written items a process keeps, and the largest payload worth keeping. */
+const RECENT_ITEMS = 512;
+const RECENT_PAYLOAD_CHARS = 4_096;
+
+/**
+ * The items this process wrote last, as it wrote them: a change can start from this copy instead
+ * of a read (the agent that claimed an item completes it next). The copy is only a guess: the
+ * write is guarded by the version it carries, and every change to an item moves its version
+ * (claims, changes, deletes, on any instance), so a write that lands proves the copy was current.
+ * A stale copy costs one failed write and a read, as a lost race does. Each copy is used once.
+ */
+export type RecentItems = ReturnType<typeof createRecentItems>;
+
+export function createRecentItems(capacity = RECENT_ITEMS) {
+  const items = new Map<string, ItemWithDispatches>();
+  return {
+    remember(item: ItemWithDispatches): void {
+      const key = item.row.id.toLowerCase();
+      items.delete(key);
+      if ((item.row.payload?.length ?? 0) > RECENT_PAYLOAD_CHARS) return;
+      items.set(key, item);
+      // A Map iterates in insertion order: the first key is the oldest.
+      if (items.size > capacity) items.delete(items.keys().next().value as string);
+    },
+    take(id: string): ItemWithDispatches | undefined {
+      const key = id.toLowerCase();
+      const item = items.get(key);
+      items.delete(key);
+      return item;
+    },
+  };
+}
+
 export async function changeItem(
   store: WorkStore,
   id: string,
@@ -41,14 +74,26 @@ export async function changeItem(
   precondition: VersionPrecondition | undefined,
   actor: Actor,
   rule: (current: ItemWithDispatches, now: string) => Plan | null,
+  recent?: RecentItems,
 ): Promise<WorkItem> {
   for (let attempt = 1; ; attempt += 1) {
-    const current = await store.findWithDispatches(id);
+    const copy = attempt === 1 ? recent?.take(id) : undefined;
+    const current = copy ?? (await store.findWithDispatches(id));
     if (!current) throw new WorkItemNotFound(id);
-    checkPrecondition(current.row, precondition);
     const now = at();
-    const plan = rule(current, now);
-    if (!plan) return toWorkItem(current.row, current.dispatches);
+    let plan: Plan | null;
+    try {
+      checkPrecondition(current.row, precondition);
+      plan = rule(current, now);
+    } catch (error) {
+      // A copy may be stale: only the item as it is now may refuse the change.
+      if (copy) continue;
+      throw error;
+    }
+    if (!plan) {
+      if (copy) continue;
+      return toWorkItem(current.row, current.dispatches);
+    }
 
     const row: WorkItemRow = { ...current.row, ...plan.set, version: current.row.version + 1, updated_at: now };
     const change: ItemChange = {
@@ -60,7 +105,11 @@ export async function changeItem(
       event: { type: WORK_EVENTS.updated, data: eventData(row, actor), at: now },
       history: { at: now, actor: actor.name, role: actor.role, action: plan.action, changes: describeChanges(current.row, plan.set) },
     };
-    if (await store.applyChange(change)) return toWorkItem(row, dispatchesAfter(current.dispatches, change));
+    if (await store.applyChange(change)) {
+      const dispatches = dispatchesAfter(current.dispatches, change);
+      recent?.remember({ row, dispatches });
+      return toWorkItem(row, dispatches);
+    }
     if (attempt >= MAX_TRIES) throw new Error(`work item ${id} kept changing under ${MAX_TRIES} attempts to change it`);
   }
 }

@@ -12,7 +12,7 @@ import {
   UnknownProjectReference,
   WorkItemNotFound,
 } from './errors.js';
-import { type VersionPrecondition, WORK_EVENTS, changeItem, checkPrecondition } from './item-changes.js';
+import { type RecentItems, type VersionPrecondition, WORK_EVENTS, changeItem, checkPrecondition } from './item-changes.js';
 import { newDispatch, planExpiry, planUpdate, requestedStatus, secondsAfter } from './plans.js';
 import { type Actor, SYSTEM_ACTOR, eventData, toSummary, toWorkItem } from './item-view.js';
 import { LEASED_STATUSES } from './lifecycle.js';
@@ -41,6 +41,8 @@ export { WORK_EVENTS };
 
 export interface ServiceDeps {
   store: WorkStore;
+  /** Items this process wrote last, for changes to start from (item-changes.ts). */
+  recent?: RecentItems;
   now?: () => Date;
 }
 
@@ -60,7 +62,7 @@ export const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
 
 export type WorkService = ReturnType<typeof createWorkService>;
 
-export function createWorkService({ store, now = () => new Date() }: ServiceDeps) {
+export function createWorkService({ store, recent, now = () => new Date() }: ServiceDeps) {
   const timestamp = () => now().toISOString();
   /** Keys of this process's requests still running, so a concurrent twin is refused at once. */
   const keysInFlight = new Set<string>();
@@ -158,7 +160,7 @@ export function createWorkService({ store, now = () => new Date() }: ServiceDeps
         // Checked against the row the change is computed from: the guarded write keeps them one.
         assertMayChangeItem(principal, current.row.assigned_agent);
         return planUpdate(current, patch, requested, payload, at);
-      });
+      }, recent);
     } catch (error) {
       if (isForeignKeyViolation(error)) throw new UnknownProjectReference();
       throw error;
@@ -174,7 +176,7 @@ export function createWorkService({ store, now = () => new Date() }: ServiceDeps
       if (!LEASED_STATUSES.includes(row.status)) throw new LeaseNotHeld(row.status);
       const length = request.lease_s ?? row.lease_s ?? LEASE_LIMITS.default;
       return { action: 'heartbeat', set: { lease_s: length, lease_expires_at: secondsAfter(at, length) } };
-    });
+    }, recent);
   }
 
   /** The sweep's rule for an item whose lease ran out: back to the queue after a backoff, or failed. */
