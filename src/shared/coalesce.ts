@@ -1,8 +1,8 @@
 // Coalescing: the calls that arrive while one batch of their kind is running wait for it to
 // end, then run together as the next batch (one statement, one round trip, one commit), the way
 // group-commit.ts batches SQLite transactions. Under load the batches grow by themselves; alone,
-// a call waits only for the end of the current I/O phase. Each caller gets its own answer, or
-// the batch's error if the batch as a whole failed.
+// a call waits only for the end of the current I/O phase. Each caller gets its own answer: a
+// batch that fails runs again one call at a time, so one bad call cannot fail the others.
 //
 // Calls are grouped by `keyOf` (only calls of one key can share a statement) and kept apart by
 // `conflictOf` (two calls with the same conflict key never share a batch: the second waits for
@@ -52,15 +52,25 @@ export function createCoalescer<I, O>({ keyOf, conflictOf, run, maxBatch = DEFAU
     return batch;
   }
 
+  async function runBatch(batch: Job<I, O>[]): Promise<void> {
+    try {
+      const outputs = await run(batch.map((job) => job.input));
+      batch.forEach((job, index) => job.resolve(outputs[index] as O));
+    } catch (error) {
+      if (batch.length === 1) {
+        batch[0]!.reject(error);
+        return;
+      }
+      // One call may have failed the statement for all (a foreign key, a constraint): the
+      // statement wrote nothing, so each runs again alone and gets its own answer.
+      await Promise.all(batch.map((job) => runBatch([job])));
+    }
+  }
+
   async function drain(key: string, lane: Lane<I, O>): Promise<void> {
     while (lane.queue.length > 0) {
       const batch = take(lane);
-      try {
-        const outputs = await run(batch.map((job) => job.input));
-        batch.forEach((job, index) => job.resolve(outputs[index] as O));
-      } catch (error) {
-        for (const job of batch) job.reject(error);
-      }
+      await runBatch(batch);
     }
     lane.running = false;
     lanes.delete(key);

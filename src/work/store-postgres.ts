@@ -46,44 +46,45 @@ const DISPATCH_COLUMN_SET: Record<keyof DispatchRow, true> = {
 };
 export const DISPATCH_COLUMNS = Object.keys(DISPATCH_COLUMN_SET) as (keyof DispatchRow)[];
 
-function placeholders(from: number, count: number): string {
-  return Array.from({ length: count }, (_, i) => `$${from + i}`).join(', ');
-}
-
 export function named(text: string): { name: string; text: string } {
   return { name: `agentdesk_${createHash('sha1').update(text).digest('hex').slice(0, 16)}`, text };
 }
 
-const ITEM_CTE = `WITH item AS (INSERT INTO work_items (${ITEM_COLUMNS.join(', ')}) VALUES (${placeholders(1, ITEM_COLUMNS.length)}))`;
-const EVENT_INSERT = (from: number) => `INSERT INTO events (type, data, created_at) VALUES (${placeholders(from, 3)})`;
 const HISTORY_COLUMNS = ['at', 'actor', 'role', 'action', 'changes'] as const satisfies readonly (keyof NewHistory)[];
-/** The history entry of the new item: its id is the statement's first parameter. */
-const HISTORY_CTE = (from: number) =>
-  `history AS (INSERT INTO work_history (work_item_id, ${HISTORY_COLUMNS.join(', ')}) VALUES ($1, ${placeholders(from, HISTORY_COLUMNS.length)}))`;
-const CREATE_ITEM = named(
-  `${ITEM_CTE}, ${HISTORY_CTE(ITEM_COLUMNS.length + 1)} ${EVENT_INSERT(ITEM_COLUMNS.length + HISTORY_COLUMNS.length + 1)}`,
-);
-const CREATE_DISPATCHED_ITEM = named(
-  `${ITEM_CTE}, ${HISTORY_CTE(ITEM_COLUMNS.length + 1)}, dispatch AS (INSERT INTO dispatch_log (${DISPATCH_COLUMNS.join(', ')}) VALUES (${placeholders(
-    ITEM_COLUMNS.length + HISTORY_COLUMNS.length + 1,
-    DISPATCH_COLUMNS.length,
-  )})) ${EVENT_INSERT(ITEM_COLUMNS.length + HISTORY_COLUMNS.length + DISPATCH_COLUMNS.length + 1)}`,
-);
 
-export async function createItemPostgres(
-  pool: pg.Pool,
-  row: WorkItemRow,
-  dispatch: DispatchRow | null,
-  event: NewEvent,
-  history: NewHistory,
-): Promise<void> {
-  const eventValues = [event.type, event.data, event.at];
-  const itemValues = [...ITEM_COLUMNS.map((column) => row[column]), ...HISTORY_COLUMNS.map((column) => history[column])];
-  await pool.query(
-    dispatch
-      ? { ...CREATE_DISPATCHED_ITEM, values: [...itemValues, ...DISPATCH_COLUMNS.map((c) => dispatch[c]), ...eventValues] }
-      : { ...CREATE_ITEM, values: [...itemValues, ...eventValues] },
-  );
+const columnsOf = (alias: string, columns: readonly string[]) => columns.map((column) => `${alias}.${column}`).join(', ');
+
+// New items, each with its history entry, its first dispatch (if any) and its event: the items
+// submitted together in one statement, the batch as one JSON array.
+const CREATE_ITEMS = named(`WITH input AS (
+    SELECT e.ord, e.value AS v FROM json_array_elements($1::json) WITH ORDINALITY AS e(value, ord)
+  ), item AS (
+    INSERT INTO work_items (${ITEM_COLUMNS.join(', ')})
+    SELECT ${columnsOf('r', ITEM_COLUMNS)} FROM input i CROSS JOIN LATERAL json_populate_record(NULL::work_items, i.v->'r') AS r
+    ORDER BY i.ord
+  ), history AS (
+    INSERT INTO work_history (work_item_id, ${HISTORY_COLUMNS.join(', ')})
+    SELECT (i.v->'r'->>'id')::uuid, ${columnsOf('h', HISTORY_COLUMNS)}
+    FROM input i CROSS JOIN LATERAL json_populate_record(NULL::work_history, i.v->'h') AS h ORDER BY i.ord
+  ), dispatch AS (
+    INSERT INTO dispatch_log (${DISPATCH_COLUMNS.join(', ')})
+    SELECT ${columnsOf('d', DISPATCH_COLUMNS)} FROM input i CROSS JOIN LATERAL json_populate_record(NULL::dispatch_log, i.v->'d') AS d
+    WHERE json_typeof(i.v->'d') = 'object'
+  )
+  INSERT INTO events (type, data, created_at)
+  SELECT i.v->'e'->>'type', i.v->'e'->>'data', (i.v->'e'->>'at')::timestamptz FROM input i ORDER BY i.ord`);
+
+export interface NewItem {
+  row: WorkItemRow;
+  dispatch: DispatchRow | null;
+  event: NewEvent;
+  history: NewHistory;
+}
+
+export async function createItemsPostgres(pool: pg.Pool, items: NewItem[]): Promise<void[]> {
+  const input = items.map(({ row, dispatch, event, history }) => ({ r: row, d: dispatch, e: event, h: history }));
+  await pool.query({ ...CREATE_ITEMS, values: [JSON.stringify(input)] });
+  return items.map(() => undefined);
 }
 
 export interface RowWithLog extends WorkItemRow {

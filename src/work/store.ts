@@ -7,9 +7,10 @@ import { claimPostgres } from './store-postgres-claim.js';
 import {
   applyChangesPostgres,
   changeShape,
-  createItemPostgres,
+  createItemsPostgres,
   findManyWithDispatchesPostgres,
   isSingleStatementChange,
+  type NewItem,
 } from './store-postgres.js';
 import { createCoalescer } from '../shared/coalesce.js';
 import { type Actor, eventData } from './item-view.js';
@@ -169,12 +170,13 @@ export function createWorkStore(database: Database, onEventsCommitted: () => voi
 }
 
 /**
- * PostgreSQL: the reads and the guarded writes of concurrent changes, each coalesced into one
- * statement per batch (shared/coalesce.ts): one round trip and one commit for many agents.
+ * PostgreSQL: new items, and the reads and the guarded writes of concurrent changes, each
+ * coalesced into one statement per batch (shared/coalesce.ts): one round trip and one commit for many agents.
  */
 function coalescedPostgres(pool: pg.Pool): PostgresScope {
   return {
     pool,
+    createItem: createCoalescer({ keyOf: () => 'create', run: (items: NewItem[]) => createItemsPostgres(pool, items) }),
     findWithDispatches: createCoalescer({ keyOf: () => 'read', run: (ids: string[]) => findManyWithDispatchesPostgres(pool, ids) }),
     applyChange: createCoalescer({
       keyOf: changeShape,
@@ -186,6 +188,7 @@ function coalescedPostgres(pool: pg.Pool): PostgresScope {
 
 interface PostgresScope {
   pool: pg.Pool;
+  createItem(item: NewItem): Promise<void>;
   findWithDispatches(id: string): Promise<ItemWithDispatches | undefined>;
   applyChange(change: ItemChange): Promise<boolean>;
 }
@@ -210,7 +213,7 @@ function buildStore(db: Executor, dialect: Dialect, scope: StoreScope): WorkStor
 
     async createWorkItem(row, dispatch, event, history) {
       if (scope.pool) {
-        await createItemPostgres(scope.pool.pool, row, dispatch, event, history);
+        await scope.pool.createItem({ row, dispatch, event, history });
         scope.onEventsCommitted();
         return;
       }
