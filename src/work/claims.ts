@@ -112,7 +112,7 @@ export function createClaimService({ store, database, logger, recent, now = () =
     });
   }
 
-  /** Something changed: let the waiting claimers try again, one after another, oldest first. */
+  /** Something changed: let the waiting claimers try again, oldest first. */
   function wake(): void {
     if (waiters.size === 0 || closed) return;
     if (draining) {
@@ -124,15 +124,18 @@ export function createClaimService({ store, database, logger, recent, now = () =
       try {
         do {
           again = false;
-          for (const waiter of [...waiters]) {
-            if (waiter.gone || !waiters.has(waiter)) continue;
-            try {
-              const item = await claimOnce({ request: waiter.request, actor: waiter.actor });
-              if (item) waiter.settle(item);
-            } catch (error) {
-              waiter.settle(error as Error);
-            }
-          }
+          // All at once, oldest first: the coalescer runs them as one batch per filter, in order.
+          await Promise.all(
+            [...waiters].map(async (waiter) => {
+              if (waiter.gone || !waiters.has(waiter)) return;
+              try {
+                const item = await claimOnce({ request: waiter.request, actor: waiter.actor });
+                if (item) waiter.settle(item);
+              } catch (error) {
+                waiter.settle(error as Error);
+              }
+            }),
+          );
           if (waiters.size > 0) await scheduleDueItems();
         } while (again && !closed);
       } finally {
