@@ -1,13 +1,17 @@
 import { createHash } from 'node:crypto';
 import type pg from 'pg';
-import { dispatchLogJsonSql, summaryJsonSql, timeSql } from './item-view.js';
+import { dispatchLogJsonSql } from './item-view.js';
 import type { ItemChange, ItemWithDispatches, NewEvent } from './store.js';
 import type { DispatchRow, NewHistory, WorkItemRow } from './tables.js';
 
-// The hot paths of the agent loop on PostgreSQL, each one statement and so one round trip:
-// submitting, claiming, and a change guarded by the version it was computed from. Data-modifying
-// CTEs commit together, so the item, its dispatch entry and its event are still written
-// atomically. Every statement is named, so each connection parses and plans it once.
+// The hot paths of the agent loop on PostgreSQL, each one statement and so one round trip for a
+// whole batch of callers (store.ts coalesces the calls that arrive together): submitting, reading
+// items, and changes guarded by the version they were computed from (the claim is in
+// store-postgres-claim.ts). A batch goes in as one parameter (an array, or a JSON array read with
+// json_populate_record, which types each value as its column), so the text, and its prepared
+// plan, do not depend on the batch size. Data-modifying CTEs commit together, so an item, its
+// dispatch entry, its history and its event are still written atomically. Every statement is
+// named, so each connection parses and plans it once.
 
 /** Every column of a work item, in one order; the type makes a missing one a compile error. */
 const ITEM_COLUMN_SET: Record<keyof WorkItemRow, true> = {
