@@ -16,6 +16,7 @@ import { createSignal } from '../shared/signal.js';
 import { traceDatabase } from '../shared/traced-database.js';
 import { TRACED_SERVICES, startTracing } from '../shared/tracing.js';
 import { createClaimService } from './claims.js';
+import { createRecentItems } from './item-changes.js';
 import { registerClassifyProxy, relayTimeoutMs } from './classify-proxy.js';
 import { createEventHub, registerEventRoutes } from './events.js';
 import { startLeaseSweeper } from './lease-sweeper.js';
@@ -59,10 +60,11 @@ export async function buildWorkApp({ config, logger, webRoot, ...deps }: WorkApp
   const hub = await createEventHub(database, logger);
   const store = createWorkStore(database, commits.fire);
   const observer = createWorkCounters(app.metricsRegistry);
-  const claims = createClaimService({ store, database, logger, observer });
+  const recent = createRecentItems();
+  const claims = createClaimService({ store, database, logger, recent, observer });
   commits.listen(() => hub.committed());
   commits.listen(claims.wake);
-  const work = createWorkService({ store, observer });
+  const work = createWorkService({ store, recent, observer });
   const statsStore = createStatsStore(database);
   const stats = createStatsService({ store: statsStore });
   // The item gauges read the maintained counts (src/work/stats), never a scan of work_items.

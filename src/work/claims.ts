@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
+import { createCoalescer } from '../shared/coalesce.js';
 import type { Database } from '../shared/db.js';
-import { WORK_EVENTS } from './item-changes.js';
+import { type RecentItems, WORK_EVENTS } from './item-changes.js';
 import { type Actor, toWorkItem } from './item-view.js';
 import { NO_OBSERVER, type WorkObserver } from './observer.js';
 import { type ClaimRequest, LEASE_LIMITS, type WorkItem } from './schemas.js';
@@ -13,6 +14,9 @@ import { EVENTS_CHANNEL, type WorkStore } from './store.js';
 // (the store's signal), a NOTIFY from another instance, or the `run_after` of a delayed item
 // coming due (one timer, set from the database's own answer). Nothing polls the database.
 
+/** Bounds one claim statement: the claimers beyond it wait for the next. */
+const MAX_CLAIM_BATCH = 32;
+
 /** The longest delay setTimeout honours. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
@@ -20,6 +24,8 @@ export interface ClaimDeps {
   store: WorkStore;
   database: Database;
   logger: Logger;
+  /** Claimed items are remembered here: the claimer's next change starts from them. */
+  recent?: RecentItems;
   now?: () => Date;
   /** Told of each item a claim hands out (the metrics). */
   observer?: WorkObserver;
@@ -35,7 +41,7 @@ interface Waiter {
 
 export type ClaimService = ReturnType<typeof createClaimService>;
 
-export function createClaimService({ store, database, logger, now = () => new Date(), observer = NO_OBSERVER }: ClaimDeps) {
+export function createClaimService({ store, database, logger, recent, now = () => new Date(), observer = NO_OBSERVER }: ClaimDeps) {
   const waiters = new Set<Waiter>();
   let draining = false;
   let again = false;
@@ -44,29 +50,45 @@ export function createClaimService({ store, database, logger, now = () => new Da
   let unlisten: Promise<() => Promise<void>> | null = null;
   let closed = false;
 
-  async function claimOnce(request: ClaimRequest, actor: Actor): Promise<WorkItem | null> {
-    const at = now().toISOString();
-    const leaseS = request.lease_s ?? LEASE_LIMITS.default;
-    const claimed = await store.claim({
-      agent: request.agent,
-      types: request.types ?? null,
-      project_id: request.project_id ?? null,
-      now: at,
-      status: request.start === false ? 'dispatched' : 'in_progress',
-      lease_s: leaseS,
-      lease_expires_at: secondsAfter(at, leaseS),
-      dispatch_id: randomUUID(),
-      event_type: WORK_EVENTS.updated,
-      actor,
-    });
-    if (!claimed) return null;
-    observer.claimed(claimed.row.type);
-    return toWorkItem(claimed.row, claimed.dispatches);
-  }
+  /** One claim; the claims that arrive together run as one batch (one statement on PostgreSQL). */
+  const claimOnce = createCoalescer<{ request: ClaimRequest; actor: Actor }, WorkItem | null>({
+    // Only claims with the same filters can share the one read of the queue.
+    keyOf: ({ request }) => JSON.stringify([request.types ? [...request.types].sort() : null, request.project_id ?? null]),
+    // An agent twice in one batch could be handed its own dispatched item twice.
+    conflictOf: ({ request }) => request.agent,
+    maxBatch: MAX_CLAIM_BATCH,
+    async run(claims) {
+      const at = now().toISOString();
+      const { request: first } = claims[0]!;
+      const claimed = await store.claim({
+        types: first.types ?? null,
+        project_id: first.project_id ?? null,
+        now: at,
+        event_type: WORK_EVENTS.updated,
+        claimers: claims.map(({ request, actor }) => {
+          const leaseS = request.lease_s ?? LEASE_LIMITS.default;
+          return {
+            agent: request.agent,
+            status: request.start === false ? 'dispatched' : 'in_progress',
+            lease_s: leaseS,
+            lease_expires_at: secondsAfter(at, leaseS),
+            dispatch_id: randomUUID(),
+            actor,
+          };
+        }),
+      });
+      return claimed.map((item) => {
+        if (!item) return null;
+        observer.claimed(item.row.type);
+        recent?.remember(item);
+        return toWorkItem(item.row, item.dispatches);
+      });
+    },
+  });
 
   /** Claims at once, or waits up to `wait_s`; null when nothing could be claimed. */
   async function claim(request: ClaimRequest, actor: Actor, signal?: AbortSignal): Promise<WorkItem | null> {
-    const first = await claimOnce(request, actor);
+    const first = await claimOnce({ request, actor });
     if (first || !request.wait_s || closed || signal?.aborted) return first;
     startListening();
     return new Promise<WorkItem | null>((resolve, reject) => {
@@ -94,7 +116,7 @@ export function createClaimService({ store, database, logger, now = () => new Da
     });
   }
 
-  /** Something changed: let the waiting claimers try again, one after another, oldest first. */
+  /** Something changed: let the waiting claimers try again, oldest first. */
   function wake(): void {
     if (waiters.size === 0 || closed) return;
     if (draining) {
@@ -106,15 +128,18 @@ export function createClaimService({ store, database, logger, now = () => new Da
       try {
         do {
           again = false;
-          for (const waiter of [...waiters]) {
-            if (waiter.gone || !waiters.has(waiter)) continue;
-            try {
-              const item = await claimOnce(waiter.request, waiter.actor);
-              if (item) waiter.settle(item);
-            } catch (error) {
-              waiter.settle(error as Error);
-            }
-          }
+          // All at once, oldest first: the coalescer runs them as one batch per filter, in order.
+          await Promise.all(
+            [...waiters].map(async (waiter) => {
+              if (waiter.gone || !waiters.has(waiter)) return;
+              try {
+                const item = await claimOnce({ request: waiter.request, actor: waiter.actor });
+                if (item) waiter.settle(item);
+              } catch (error) {
+                waiter.settle(error as Error);
+              }
+            }),
+          );
           if (waiters.size > 0) await scheduleDueItems();
         } while (again && !closed);
       } finally {

@@ -34,6 +34,46 @@ export function checkPrecondition(row: WorkItemRow, precondition: VersionPrecond
 
 const MAX_TRIES = 20;
 
+/** How many recently written items a process keeps, and the largest payload worth keeping. */
+const RECENT_ITEMS = 512;
+const RECENT_PAYLOAD_CHARS = 4_096;
+
+/**
+ * The items this process wrote last, as it wrote them: a change can start from this copy instead
+ * of a read (the agent that claimed an item completes it next). The copy is only a guess: the
+ * write is guarded by the version it carries, and every change to an item moves its version
+ * (claims, changes, deletes, on any instance), so a write that lands proves the copy was current.
+ * A stale copy costs one failed write and a read, as a lost race does. Each copy is used once.
+ */
+export type RecentItems = ReturnType<typeof createRecentItems>;
+
+export function createRecentItems(capacity = RECENT_ITEMS) {
+  const items = new Map<string, ItemWithDispatches>();
+  return {
+    remember(item: ItemWithDispatches): void {
+      const key = item.row.id.toLowerCase();
+      items.delete(key);
+      if ((item.row.payload?.length ?? 0) > RECENT_PAYLOAD_CHARS) return;
+      items.set(key, item);
+      // A Map iterates in insertion order: the first key is the oldest.
+      if (items.size > capacity) items.delete(items.keys().next().value as string);
+    },
+    take(id: string): ItemWithDispatches | undefined {
+      const key = id.toLowerCase();
+      const item = items.get(key);
+      items.delete(key);
+      return item;
+    },
+  };
+}
+
+export interface ChangeHooks {
+  /** Told the row as it was and the plan that was written, once it committed (the metrics). */
+  onApplied?: (before: WorkItemRow, plan: Plan) => void;
+  /** Items this process wrote last: the change starts from the copy, guarded by its version. */
+  recent?: RecentItems;
+}
+
 export async function changeItem(
   store: WorkStore,
   id: string,
@@ -41,16 +81,27 @@ export async function changeItem(
   precondition: VersionPrecondition | undefined,
   actor: Actor,
   rule: (current: ItemWithDispatches, now: string) => Plan | null,
-  /** Told the row as it was and the plan that was written, once it committed. */
-  onApplied?: (before: WorkItemRow, plan: Plan) => void,
+  /** The change's companions: who is told once it committed, and the copies a change may start from. */
+  hooks: ChangeHooks = {},
 ): Promise<WorkItem> {
   for (let attempt = 1; ; attempt += 1) {
-    const current = await store.findWithDispatches(id);
+    const copy = attempt === 1 ? hooks.recent?.take(id) : undefined;
+    const current = copy ?? (await store.findWithDispatches(id));
     if (!current) throw new WorkItemNotFound(id);
-    checkPrecondition(current.row, precondition);
     const now = at();
-    const plan = rule(current, now);
-    if (!plan) return toWorkItem(current.row, current.dispatches);
+    let plan: Plan | null;
+    try {
+      checkPrecondition(current.row, precondition);
+      plan = rule(current, now);
+    } catch (error) {
+      // A copy may be stale: only the item as it is now may refuse the change.
+      if (copy) continue;
+      throw error;
+    }
+    if (!plan) {
+      if (copy) continue;
+      return toWorkItem(current.row, current.dispatches);
+    }
 
     const row: WorkItemRow = { ...current.row, ...plan.set, version: current.row.version + 1, updated_at: now };
     const change: ItemChange = {
@@ -63,8 +114,10 @@ export async function changeItem(
       history: { at: now, actor: actor.name, role: actor.role, action: plan.action, changes: describeChanges(current.row, plan.set) },
     };
     if (await store.applyChange(change)) {
-      onApplied?.(current.row, plan);
-      return toWorkItem(row, dispatchesAfter(current.dispatches, change));
+      const dispatches = dispatchesAfter(current.dispatches, change);
+      hooks.recent?.remember({ row, dispatches });
+      hooks.onApplied?.(current.row, plan);
+      return toWorkItem(row, dispatches);
     }
     if (attempt >= MAX_TRIES) throw new Error(`work item ${id} kept changing under ${MAX_TRIES} attempts to change it`);
   }

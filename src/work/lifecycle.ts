@@ -1,4 +1,5 @@
 import type { DispatchReason, Outcome, WorkStatus } from './schemas.js';
+import type { WorkItemRow } from './tables.js';
 
 // The whole lifecycle in one table: from a status, which statuses may follow and by what move.
 // `reassign` is the move to `dispatched` that hands the item to another agent.
@@ -90,6 +91,17 @@ export const LEASE_EFFECT_OF_MOVE: Readonly<Record<Move, LeaseEffect>> = {
   fail: LEASE_EFFECTS.end,
   cancel: LEASE_EFFECTS.end,
 };
+
+/**
+ * Whether a claim of `row` starts a new attempt. It does when it takes a queued item, or an item
+ * a person dispatched to the agent. An agent re-claiming the item its own earlier claim
+ * (`start: false`) dispatched to it, lease still on, carries on that attempt: counting it again
+ * would spend the item's attempts without a lease ever running out, and fail it early.
+ * store-postgres-claim.ts states the same rule in SQL.
+ */
+export function claimStartsAttempt(row: Pick<WorkItemRow, 'status' | 'lease_expires_at' | 'attempts'>): boolean {
+  return !(row.status === 'dispatched' && row.lease_expires_at !== null && row.attempts > 0);
+}
 
 /** Why the open dispatch entry closes, for the moves that close it. */
 export const CLOSE_REASON_OF_MOVE: Readonly<Partial<Record<Move, DispatchReason>>> = {

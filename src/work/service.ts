@@ -12,7 +12,7 @@ import {
   UnknownProjectReference,
   WorkItemNotFound,
 } from './errors.js';
-import { type Plan, type VersionPrecondition, WORK_EVENTS, changeItem, checkPrecondition } from './item-changes.js';
+import { type Plan, type RecentItems, type VersionPrecondition, WORK_EVENTS, changeItem, checkPrecondition } from './item-changes.js';
 import { newDispatch, planExpiry, planUpdate, requestedStatus, secondsAfter } from './plans.js';
 import { type Actor, SYSTEM_ACTOR, eventData, toSummary, toWorkItem } from './item-view.js';
 import { LEASED_STATUSES, isFinal } from './lifecycle.js';
@@ -42,6 +42,8 @@ export { WORK_EVENTS };
 
 export interface ServiceDeps {
   store: WorkStore;
+  /** Items this process wrote last, for changes to start from (item-changes.ts). */
+  recent?: RecentItems;
   now?: () => Date;
   /** Told of completions, failures and lease expiries (the metrics). */
   observer?: WorkObserver;
@@ -63,7 +65,7 @@ export const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
 
 export type WorkService = ReturnType<typeof createWorkService>;
 
-export function createWorkService({ store, now = () => new Date(), observer = NO_OBSERVER }: ServiceDeps) {
+export function createWorkService({ store, recent, now = () => new Date(), observer = NO_OBSERVER }: ServiceDeps) {
   const timestamp = () => now().toISOString();
 
   /** What a committed change means to the observer: a final status reached, a lease run out. */
@@ -170,7 +172,7 @@ export function createWorkService({ store, now = () => new Date(), observer = NO
         // Checked against the row the change is computed from: the guarded write keeps them one.
         assertMayChangeItem(principal, current.row.assigned_agent);
         return planUpdate(current, patch, requested, payload, at);
-      }, observe);
+      }, { onApplied: observe, recent });
     } catch (error) {
       if (isForeignKeyViolation(error)) throw new UnknownProjectReference();
       throw error;
@@ -186,12 +188,12 @@ export function createWorkService({ store, now = () => new Date(), observer = NO
       if (!LEASED_STATUSES.includes(row.status)) throw new LeaseNotHeld(row.status);
       const length = request.lease_s ?? row.lease_s ?? LEASE_LIMITS.default;
       return { action: 'heartbeat', set: { lease_s: length, lease_expires_at: secondsAfter(at, length) } };
-    });
+    }, { recent });
   }
 
   /** The sweep's rule for an item whose lease ran out: back to the queue after a backoff, or failed. */
   function expireLease(id: string): Promise<WorkItem> {
-    return changeItem(store, id, timestamp, undefined, SYSTEM_ACTOR, ({ row }, at) => planExpiry(row, at), observe);
+    return changeItem(store, id, timestamp, undefined, SYSTEM_ACTOR, ({ row }, at) => planExpiry(row, at), { onApplied: observe });
   }
 
   async function remove(id: string, principal: Principal | null = null, precondition?: VersionPrecondition): Promise<void> {

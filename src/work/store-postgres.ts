@@ -1,13 +1,17 @@
 import { createHash } from 'node:crypto';
 import type pg from 'pg';
-import { dispatchLogJsonSql, summaryJsonSql, timeSql } from './item-view.js';
-import type { ClaimQuery, ItemChange, ItemWithDispatches, NewEvent } from './store.js';
+import { dispatchLogJsonSql } from './item-view.js';
+import type { ItemChange, ItemWithDispatches, NewEvent } from './store.js';
 import type { DispatchRow, NewHistory, WorkItemRow } from './tables.js';
 
-// The hot paths of the agent loop on PostgreSQL, each one statement and so one round trip:
-// submitting, claiming, and a change guarded by the version it was computed from. Data-modifying
-// CTEs commit together, so the item, its dispatch entry and its event are still written
-// atomically. Every statement is named, so each connection parses and plans it once.
+// The hot paths of the agent loop on PostgreSQL, each one statement and so one round trip for a
+// whole batch of callers (store.ts coalesces the calls that arrive together): submitting, reading
+// items, and changes guarded by the version they were computed from (the claim is in
+// store-postgres-claim.ts). A batch goes in as one parameter (an array, or a JSON array read with
+// json_populate_record, which types each value as its column), so the text, and its prepared
+// plan, do not depend on the batch size. Data-modifying CTEs commit together, so an item, its
+// dispatch entry, its history and its event are still written atomically. Every statement is
+// named, so each connection parses and plans it once.
 
 /** Every column of a work item, in one order; the type makes a missing one a compile error. */
 const ITEM_COLUMN_SET: Record<keyof WorkItemRow, true> = {
@@ -46,59 +50,69 @@ const DISPATCH_COLUMN_SET: Record<keyof DispatchRow, true> = {
 };
 export const DISPATCH_COLUMNS = Object.keys(DISPATCH_COLUMN_SET) as (keyof DispatchRow)[];
 
-function placeholders(from: number, count: number): string {
-  return Array.from({ length: count }, (_, i) => `$${from + i}`).join(', ');
-}
-
-function named(text: string): { name: string; text: string } {
+export function named(text: string): { name: string; text: string } {
   return { name: `agentdesk_${createHash('sha1').update(text).digest('hex').slice(0, 16)}`, text };
 }
 
-const ITEM_CTE = `WITH item AS (INSERT INTO work_items (${ITEM_COLUMNS.join(', ')}) VALUES (${placeholders(1, ITEM_COLUMNS.length)}))`;
-const EVENT_INSERT = (from: number) => `INSERT INTO events (type, data, created_at) VALUES (${placeholders(from, 3)})`;
 const HISTORY_COLUMNS = ['at', 'actor', 'role', 'action', 'changes'] as const satisfies readonly (keyof NewHistory)[];
-/** The history entry of the new item: its id is the statement's first parameter. */
-const HISTORY_CTE = (from: number) =>
-  `history AS (INSERT INTO work_history (work_item_id, ${HISTORY_COLUMNS.join(', ')}) VALUES ($1, ${placeholders(from, HISTORY_COLUMNS.length)}))`;
-const CREATE_ITEM = named(
-  `${ITEM_CTE}, ${HISTORY_CTE(ITEM_COLUMNS.length + 1)} ${EVENT_INSERT(ITEM_COLUMNS.length + HISTORY_COLUMNS.length + 1)}`,
-);
-const CREATE_DISPATCHED_ITEM = named(
-  `${ITEM_CTE}, ${HISTORY_CTE(ITEM_COLUMNS.length + 1)}, dispatch AS (INSERT INTO dispatch_log (${DISPATCH_COLUMNS.join(', ')}) VALUES (${placeholders(
-    ITEM_COLUMNS.length + HISTORY_COLUMNS.length + 1,
-    DISPATCH_COLUMNS.length,
-  )})) ${EVENT_INSERT(ITEM_COLUMNS.length + HISTORY_COLUMNS.length + DISPATCH_COLUMNS.length + 1)}`,
-);
 
-export async function createItemPostgres(
-  pool: pg.Pool,
-  row: WorkItemRow,
-  dispatch: DispatchRow | null,
-  event: NewEvent,
-  history: NewHistory,
-): Promise<void> {
-  const eventValues = [event.type, event.data, event.at];
-  const itemValues = [...ITEM_COLUMNS.map((column) => row[column]), ...HISTORY_COLUMNS.map((column) => history[column])];
-  await pool.query(
-    dispatch
-      ? { ...CREATE_DISPATCHED_ITEM, values: [...itemValues, ...DISPATCH_COLUMNS.map((c) => dispatch[c]), ...eventValues] }
-      : { ...CREATE_ITEM, values: [...itemValues, ...eventValues] },
-  );
+const columnsOf = (alias: string, columns: readonly string[]) => columns.map((column) => `${alias}.${column}`).join(', ');
+
+// New items, each with its history entry, its first dispatch (if any) and its event: the items
+// submitted together in one statement, the batch as one JSON array.
+const CREATE_ITEMS = named(`WITH input AS (
+    SELECT e.ord, e.value AS v FROM json_array_elements($1::json) WITH ORDINALITY AS e(value, ord)
+  ), item AS (
+    INSERT INTO work_items (${ITEM_COLUMNS.join(', ')})
+    SELECT ${columnsOf('r', ITEM_COLUMNS)} FROM input i CROSS JOIN LATERAL json_populate_record(NULL::work_items, i.v->'r') AS r
+    ORDER BY i.ord
+  ), history AS (
+    INSERT INTO work_history (work_item_id, ${HISTORY_COLUMNS.join(', ')})
+    SELECT (i.v->'r'->>'id')::uuid, ${columnsOf('h', HISTORY_COLUMNS)}
+    FROM input i CROSS JOIN LATERAL json_populate_record(NULL::work_history, i.v->'h') AS h ORDER BY i.ord
+  ), dispatch AS (
+    INSERT INTO dispatch_log (${DISPATCH_COLUMNS.join(', ')})
+    SELECT ${columnsOf('d', DISPATCH_COLUMNS)} FROM input i CROSS JOIN LATERAL json_populate_record(NULL::dispatch_log, i.v->'d') AS d
+    WHERE json_typeof(i.v->'d') = 'object'
+  )
+  INSERT INTO events (type, data, created_at)
+  SELECT i.v->'e'->>'type', i.v->'e'->>'data', (i.v->'e'->>'at')::timestamptz FROM input i ORDER BY i.ord`);
+
+export interface NewItem {
+  row: WorkItemRow;
+  dispatch: DispatchRow | null;
+  event: NewEvent;
+  history: NewHistory;
 }
 
-interface RowWithLog extends WorkItemRow {
+export async function createItemsPostgres(pool: pg.Pool, items: NewItem[]): Promise<void[]> {
+  const input = items.map(({ row, dispatch, event, history }) => ({ r: row, d: dispatch, e: event, h: history }));
+  await pool.query({ ...CREATE_ITEMS, values: [JSON.stringify(input)] });
+  return items.map(() => undefined);
+}
+
+export interface RowWithLog extends WorkItemRow {
   dispatch_log: DispatchRow[];
 }
 
-function split({ dispatch_log, ...row }: RowWithLog): ItemWithDispatches {
+export function split({ dispatch_log, ...row }: RowWithLog): ItemWithDispatches {
   return { row, dispatches: dispatch_log };
 }
 
-const FIND_WITH_LOG = named(`SELECT w.*, ${dispatchLogJsonSql('w.id')} AS dispatch_log FROM work_items w WHERE w.id = $1`);
+const FIND_WITH_LOG = named(`SELECT w.*, ${dispatchLogJsonSql('w.id')} AS dispatch_log FROM work_items w WHERE w.id = ANY($1::uuid[])`);
 
-export async function findWithDispatchesPostgres(pool: pg.Pool, id: string): Promise<ItemWithDispatches | undefined> {
-  const { rows } = await pool.query<RowWithLog>({ ...FIND_WITH_LOG, values: [id] });
-  return rows[0] ? split(rows[0]) : undefined;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Several items with their logs in one round trip (the reads of concurrent changes); undefined for a missing one. */
+export async function findManyWithDispatchesPostgres(pool: pg.Pool, ids: string[]): Promise<(ItemWithDispatches | undefined)[]> {
+  // Text that is no uuid names no item, and must not fail the others' read.
+  const wanted = ids.filter((id) => UUID.test(id));
+  const found = new Map<string, ItemWithDispatches>();
+  if (wanted.length > 0) {
+    const { rows } = await pool.query<RowWithLog>({ ...FIND_WITH_LOG, values: [wanted] });
+    for (const row of rows) found.set(row.id.toLowerCase(), split(row));
+  }
+  return ids.map((id) => found.get(id.toLowerCase()));
 }
 
 /**
@@ -110,106 +124,70 @@ export function isSingleStatementChange(change: ItemChange): boolean {
   return !(change.closeDispatch && change.openDispatch);
 }
 
-/** The change as one statement; resolves false when the item is gone or its version moved on. */
-export async function applyChangePostgres(pool: pg.Pool, change: ItemChange): Promise<boolean> {
-  const columns = Object.keys(change.set) as (keyof ItemChange['set'])[];
-  const values: unknown[] = [change.id, change.from_version, ...columns.map((column) => change.set[column])];
-  const param = (value: unknown) => {
-    values.push(value);
-    return `$${values.length}`;
-  };
-  const assignments = columns.map((column, index) => `${column} = $${index + 3}`).join(', ');
-  const parts = [`WITH changed AS (UPDATE work_items SET ${assignments} WHERE id = $1 AND version = $2 RETURNING id)`];
-  if (change.closeDispatch) {
-    const { at, outcome, reason } = change.closeDispatch;
-    parts.push(`closed AS (UPDATE dispatch_log SET completed_at = ${param(at)}, outcome = ${param(outcome)}, reason = ${param(reason)}
-      WHERE work_item_id = $1 AND completed_at IS NULL AND EXISTS (SELECT 1 FROM changed))`);
-  }
-  if (change.openDispatch) {
-    const opened = change.openDispatch;
-    const list = DISPATCH_COLUMNS.map((column) => param(opened[column])).join(', ');
-    parts.push(`opened AS (INSERT INTO dispatch_log (${DISPATCH_COLUMNS.join(', ')}) SELECT ${list} FROM changed)`);
-  }
-  const history = HISTORY_COLUMNS.map((column) => param(change.history[column])).join(', ');
-  parts.push(`history AS (INSERT INTO work_history (work_item_id, ${HISTORY_COLUMNS.join(', ')}) SELECT $1, ${history} FROM changed)`);
-  const { type, data, at } = change.event;
-  parts.push(`event AS (INSERT INTO events (type, data, created_at) SELECT ${param(type)}, ${param(data)}, ${param(at)} FROM changed)`);
-  const text = `${parts.join(', ')} SELECT count(*)::int AS changed FROM changed`;
-  const { rows } = await pool.query<{ changed: number }>({ ...named(text), values });
-  return rows[0]!.changed === 1;
+/**
+ * Changes of one shape (changeShape) as one statement, whatever their number: the batch goes in
+ * as one JSON array, each change is written only if its item is still at its `from_version`,
+ * and the answer says which were. No item may appear twice in one batch.
+ */
+export async function applyChangesPostgres(pool: pg.Pool, changes: ItemChange[]): Promise<boolean[]> {
+  const input = changes.map((change) => ({
+    id: change.id,
+    v: change.from_version,
+    s: change.set,
+    c: change.closeDispatch ?? null,
+    o: change.openDispatch ?? null,
+    h: change.history,
+    e: change.event,
+  }));
+  const { rows } = await pool.query<{ id: string }>({ ...changeStatement(changes[0]!), values: [JSON.stringify(input)] });
+  const applied = new Set(rows.map((row) => row.id));
+  return changes.map((change) => applied.has(change.id.toLowerCase()));
 }
 
-// The claim: the caller's own dispatched items first, oldest first; then the queue in order.
-// SKIP LOCKED lets concurrent claimers pass rows another claimer is taking instead of waiting.
-const CLAIM = named(`WITH mine AS (
-    SELECT id FROM work_items
-    WHERE assigned_agent = $1 AND status = 'dispatched'
-      AND ($2::text[] IS NULL OR type = ANY($2)) AND ($3::uuid IS NULL OR project_id = $3)
-    ORDER BY created_at, id LIMIT 1 FOR UPDATE SKIP LOCKED
-  ), queued AS (
-    SELECT id FROM work_items
-    WHERE status = 'queued' AND (run_after IS NULL OR run_after <= $4)
-      AND ($2::text[] IS NULL OR type = ANY($2)) AND ($3::uuid IS NULL OR project_id = $3)
-      AND NOT EXISTS (SELECT 1 FROM mine)
-    ORDER BY priority, created_at, id LIMIT 1 FOR UPDATE SKIP LOCKED
-  ), picked AS (
-    SELECT w.id, w.status AS was, w.lease_expires_at AS lease_was
-    FROM work_items w WHERE w.id IN (SELECT id FROM mine UNION ALL SELECT id FROM queued)
-  ), claimed AS (
-    UPDATE work_items w
-    SET status = $5, assigned_agent = $1, attempts = w.attempts + 1, lease_s = $6, lease_expires_at = $7,
-        run_after = NULL, version = w.version + 1, updated_at = $4
-    FROM picked WHERE w.id = picked.id
-    RETURNING w.*, picked.was, picked.lease_was
-  ), opened AS (
-    INSERT INTO dispatch_log (id, work_item_id, agent, dispatched_at, completed_at, outcome, reason)
-    SELECT $8, id, $1, $4, NULL, NULL, NULL FROM claimed WHERE was = 'queued'
-  ), history AS (
-    INSERT INTO work_history (work_item_id, at, actor, role, action, changes)
-    SELECT id, $4, $10, $11, 'claimed', json_build_object(
-      'status', json_build_object('from', was, 'to', status),
-      'assigned_agent', json_build_object('from', CASE WHEN was = 'queued' THEN NULL ELSE assigned_agent END, 'to', assigned_agent),
-      'attempts', json_build_object('from', attempts - 1, 'to', attempts),
-      'lease_expires_at', json_build_object('from', ${timeSql('lease_was')}, 'to', ${timeSql('lease_expires_at')})
-    )::text FROM claimed
-  ), event AS (
-    INSERT INTO events (type, data, created_at)
-    SELECT $9, ${summaryJsonSql('claimed', { actor: "json_build_object('name', $10::text, 'role', $11::text)" })}, $4 FROM claimed
-  )
-  SELECT claimed.*, ${dispatchLogJsonSql('claimed.id')} AS dispatch_log FROM claimed`);
+/** What decides the text of a change's statement: the columns it sets and the log entries it touches. */
+export function changeShape(change: ItemChange): string {
+  return `${Object.keys(change.set).join(',')}|${change.closeDispatch ? 'close' : ''}|${change.openDispatch ? 'open' : ''}`;
+}
 
-export async function claimPostgres(pool: pg.Pool, query: ClaimQuery): Promise<ItemWithDispatches | null> {
-  const { rows } = await pool.query<RowWithLog & { was: string; lease_was: string | null }>({
-    ...CLAIM,
-    values: [
-      query.agent,
-      query.types,
-      query.project_id,
-      query.now,
-      query.status,
-      query.lease_s,
-      query.lease_expires_at,
-      query.dispatch_id,
-      query.event_type,
-      query.actor.name,
-      query.actor.role,
-    ],
-  });
-  const found = rows[0];
-  if (!found) return null;
-  const { was, lease_was: _leaseWas, ...withLog } = found;
-  const claimed = split(withLog);
-  // The log was read as it stood before this statement: add the entry it opened.
-  if (was === 'queued') {
-    claimed.dispatches.push({
-      id: query.dispatch_id,
-      work_item_id: claimed.row.id,
-      agent: query.agent,
-      dispatched_at: query.now,
-      completed_at: null,
-      outcome: null,
-      reason: null,
-    });
+const MAX_CHANGE_STATEMENTS = 256;
+const changeStatements = new Map<string, { name: string; text: string }>();
+
+function changeStatement(change: ItemChange): { name: string; text: string } {
+  const shape = changeShape(change);
+  let statement = changeStatements.get(shape);
+  if (statement) return statement;
+  // json_populate_record reads each value as its column's type, so no cast is spelled out here.
+  const assignments = Object.keys(change.set)
+    .map((column) => `${column} = (i.s).${column}`)
+    .join(', ');
+  const kept = 'i.id IN (SELECT id FROM changed)';
+  const parts = [
+    `WITH input AS (
+      SELECT e.ord, (e.value->>'id')::uuid AS id, (e.value->>'v')::int AS from_version, s, e.value AS v
+      FROM json_array_elements($1::json) WITH ORDINALITY AS e(value, ord)
+      CROSS JOIN LATERAL json_populate_record(NULL::work_items, e.value->'s') AS s
+    )`,
+    `changed AS (UPDATE work_items w SET ${assignments} FROM input i WHERE w.id = i.id AND w.version = i.from_version RETURNING w.id)`,
+  ];
+  if (change.closeDispatch) {
+    parts.push(`closed AS (UPDATE dispatch_log d SET completed_at = c.completed_at, outcome = c.outcome, reason = c.reason
+      FROM input i CROSS JOIN LATERAL json_populate_record(NULL::dispatch_log, json_build_object(
+        'completed_at', i.v->'c'->'at', 'outcome', i.v->'c'->'outcome', 'reason', i.v->'c'->'reason')) AS c
+      WHERE d.work_item_id = i.id AND d.completed_at IS NULL AND ${kept})`);
   }
-  return claimed;
+  if (change.openDispatch) {
+    parts.push(`opened AS (INSERT INTO dispatch_log (${DISPATCH_COLUMNS.join(', ')})
+      SELECT ${DISPATCH_COLUMNS.map((column) => `o.${column}`).join(', ')}
+      FROM input i CROSS JOIN LATERAL json_populate_record(NULL::dispatch_log, i.v->'o') AS o WHERE ${kept})`);
+  }
+  parts.push(`history AS (INSERT INTO work_history (work_item_id, ${HISTORY_COLUMNS.join(', ')})
+    SELECT i.id, ${HISTORY_COLUMNS.map((column) => `h.${column}`).join(', ')}
+    FROM input i CROSS JOIN LATERAL json_populate_record(NULL::work_history, i.v->'h') AS h WHERE ${kept} ORDER BY i.ord)`);
+  parts.push(`event AS (INSERT INTO events (type, data, created_at)
+    SELECT i.v->'e'->>'type', i.v->'e'->>'data', (i.v->'e'->>'at')::timestamptz FROM input i WHERE ${kept} ORDER BY i.ord)`);
+  statement = named(`${parts.join(', ')} SELECT id FROM changed`);
+  // Shapes are few (the moves and edits there are); the bound is against a surprise.
+  if (changeStatements.size >= MAX_CHANGE_STATEMENTS) changeStatements.clear();
+  changeStatements.set(shape, statement);
+  return statement;
 }

@@ -3,14 +3,18 @@ import type pg from 'pg';
 import type { Database, Dialect } from '../shared/db.js';
 import type { TransactionRunner } from '../shared/group-commit.js';
 import type { DispatchReason, Outcome, SortOrder, WorkStatus } from './schemas.js';
+import { claimPostgres } from './store-postgres-claim.js';
+import { claimSqlite, claimable } from './store-sqlite-claim.js';
 import {
-  applyChangePostgres,
-  claimPostgres,
-  createItemPostgres,
-  findWithDispatchesPostgres,
+  applyChangesPostgres,
+  changeShape,
+  createItemsPostgres,
+  findManyWithDispatchesPostgres,
   isSingleStatementChange,
+  type NewItem,
 } from './store-postgres.js';
-import { type Actor, eventData } from './item-view.js';
+import { createCoalescer } from '../shared/coalesce.js';
+import type { Actor } from './item-view.js';
 import type { DispatchRow, IdempotencyRow, NewHistory, ProjectRow, WorkItemRow, WorkTables } from './tables.js';
 
 export interface HistoryEntryRow extends NewHistory {
@@ -64,18 +68,26 @@ export interface ItemChange {
   history: NewHistory;
 }
 
-export interface ClaimQuery {
-  agent: string;
+/**
+ * Claims that run together as one statement: the same filters and the same moment, each claimer
+ * a different agent (an agent twice could be handed its own dispatched item twice).
+ */
+export interface ClaimBatch {
   types: string[] | null;
   project_id: string | null;
   now: string;
+  event_type: string;
+  claimers: Claimer[];
+}
+
+export interface Claimer {
+  agent: string;
   /** What the claimed item becomes: in_progress, or dispatched when the agent starts later. */
   status: 'in_progress' | 'dispatched';
   lease_s: number;
   lease_expires_at: string;
   /** The id of the dispatch entry, when the claim takes a queued item. */
   dispatch_id: string;
-  event_type: string;
   actor: Actor;
 }
 
@@ -101,10 +113,14 @@ export interface WorkStore {
   listWorkItems(filter: WorkFilter, order: SortOrder, after: PagePosition | null, limit: number): Promise<WorkItemRow[]>;
   countByStatus(filter: Omit<WorkFilter, 'statuses'>): Promise<Partial<Record<WorkStatus, number>>>;
 
-  /** Takes the first claimable item for the agent in one atomic step, or null. */
-  claim(query: ClaimQuery): Promise<ItemWithDispatches | null>;
+  /**
+   * Takes, in one atomic step, the first claimable item for each claimer (its own dispatched
+   * items first, then the queue in order, no item twice): one answer per claimer, null when
+   * nothing was left for it.
+   */
+  claim(batch: ClaimBatch): Promise<(ItemWithDispatches | null)[]>;
   /** The earliest future `run_after` of a queued item the claim could take, or null. */
-  nextRunAfter(query: Pick<ClaimQuery, 'types' | 'project_id' | 'now'>): Promise<string | null>;
+  nextRunAfter(query: Pick<ClaimBatch, 'types' | 'project_id' | 'now'>): Promise<string | null>;
   /** Items whose lease ran out at or before `now`, soonest first. */
   expiredLeases(now: string, limit: number): Promise<WorkItemRow[]>;
 
@@ -145,16 +161,41 @@ type Executor = Kysely<WorkTables> | Transaction<WorkTables>;
  * hub learns of new events in one place whichever service wrote them.
  */
 export function createWorkStore(database: Database, onEventsCommitted: () => void = () => {}): WorkStore {
+  const { pool } = database;
   return buildStore(database.kysely as Kysely<WorkTables>, database.dialect, {
     runTransaction: database.transaction,
-    pool: database.pool,
+    pool: pool && coalescedPostgres(pool),
     onEventsCommitted,
   });
 }
 
+/**
+ * PostgreSQL: new items, and the reads and the guarded writes of concurrent changes, each
+ * coalesced into one statement per batch (shared/coalesce.ts): one round trip and one commit for many agents.
+ */
+function coalescedPostgres(pool: pg.Pool): PostgresScope {
+  return {
+    pool,
+    createItem: createCoalescer({ keyOf: () => 'create', run: (items: NewItem[]) => createItemsPostgres(pool, items) }),
+    findWithDispatches: createCoalescer({ keyOf: () => 'read', run: (ids: string[]) => findManyWithDispatchesPostgres(pool, ids) }),
+    applyChange: createCoalescer({
+      keyOf: changeShape,
+      conflictOf: (change: ItemChange) => change.id.toLowerCase(),
+      run: (changes: ItemChange[]) => applyChangesPostgres(pool, changes),
+    }),
+  };
+}
+
+interface PostgresScope {
+  pool: pg.Pool;
+  createItem(item: NewItem): Promise<void>;
+  findWithDispatches(id: string): Promise<ItemWithDispatches | undefined>;
+  applyChange(change: ItemChange): Promise<boolean>;
+}
+
 /** How a store reaches the database: directly (top level) or inside an open transaction. */
 type StoreScope =
-  | { runTransaction: TransactionRunner; pool: pg.Pool | null; onEventsCommitted: () => void }
+  | { runTransaction: TransactionRunner; pool: PostgresScope | null; onEventsCommitted: () => void }
   /** Inside a transaction: nested calls join it, and appended events are noted for after COMMIT. */
   | { runTransaction: null; pool: null; appended: { events: boolean } };
 
@@ -172,7 +213,7 @@ function buildStore(db: Executor, dialect: Dialect, scope: StoreScope): WorkStor
 
     async createWorkItem(row, dispatch, event, history) {
       if (scope.pool) {
-        await createItemPostgres(scope.pool, row, dispatch, event, history);
+        await scope.pool.createItem({ row, dispatch, event, history });
         scope.onEventsCommitted();
         return;
       }
@@ -188,14 +229,14 @@ function buildStore(db: Executor, dialect: Dialect, scope: StoreScope): WorkStor
     },
 
     async findWithDispatches(id) {
-      if (scope.pool) return findWithDispatchesPostgres(scope.pool, id);
+      if (scope.pool) return scope.pool.findWithDispatches(id);
       const row = await store.findWorkItem(id);
       return row && { row, dispatches: await store.listDispatches(id) };
     },
 
     async applyChange(change) {
       if (scope.pool && isSingleStatementChange(change)) {
-        const applied = await applyChangePostgres(scope.pool, change);
+        const applied = await scope.pool.applyChange(change);
         if (applied) scope.onEventsCommitted();
         return applied;
       }
@@ -232,70 +273,14 @@ function buildStore(db: Executor, dialect: Dialect, scope: StoreScope): WorkStor
       return true;
     },
 
-    async claim(query) {
+    async claim(batch) {
       if (scope.pool) {
-        const claimed = await claimPostgres(scope.pool, query);
-        if (claimed) scope.onEventsCommitted();
+        const claimed = await claimPostgres(scope.pool.pool, batch);
+        if (claimed.some((item) => item !== null)) scope.onEventsCommitted();
         return claimed;
       }
-      if (scope.runTransaction) return store.transaction((tx) => tx.claim(query));
-      // SQLite: the transaction is the only writer, so reading the candidate and writing it is atomic.
-      const mine = await claimable(db, query)
-        .selectAll()
-        .where('assigned_agent', '=', query.agent)
-        .where('status', '=', 'dispatched')
-        .orderBy('created_at')
-        .orderBy('id')
-        .limit(1)
-        .executeTakeFirst();
-      const row =
-        mine ??
-        (await claimable(db, query)
-          .selectAll()
-          .where('status', '=', 'queued')
-          .where((eb) => eb.or([eb('run_after', 'is', null), eb('run_after', '<=', query.now)]))
-          .orderBy('priority')
-          .orderBy('created_at')
-          .orderBy('id')
-          .limit(1)
-          .executeTakeFirst());
-      if (!row) return null;
-      const claimed: WorkItemRow = {
-        ...row,
-        status: query.status,
-        assigned_agent: query.agent,
-        attempts: row.attempts + 1,
-        lease_s: query.lease_s,
-        lease_expires_at: query.lease_expires_at,
-        run_after: null,
-        version: row.version + 1,
-        updated_at: query.now,
-      };
-      const { id, ...set } = claimed;
-      const opened: DispatchRow | undefined =
-        row.status === 'queued'
-          ? { id: query.dispatch_id, work_item_id: id, agent: query.agent, dispatched_at: query.now, completed_at: null, outcome: null, reason: null }
-          : undefined;
-      await store.applyChange({
-        id,
-        from_version: row.version,
-        set,
-        ...(opened && { openDispatch: opened }),
-        event: { type: query.event_type, data: eventData(claimed, query.actor), at: query.now },
-        history: {
-          at: query.now,
-          actor: query.actor.name,
-          role: query.actor.role,
-          action: 'claimed',
-          changes: JSON.stringify({
-            status: { from: row.status, to: claimed.status },
-            assigned_agent: { from: row.assigned_agent, to: claimed.assigned_agent },
-            attempts: { from: row.attempts, to: claimed.attempts },
-            lease_expires_at: { from: row.lease_expires_at, to: claimed.lease_expires_at },
-          }),
-        },
-      });
-      return { row: claimed, dispatches: await store.listDispatches(id) };
+      if (scope.runTransaction) return store.transaction((tx) => tx.claim(batch));
+      return claimSqlite(store, db, batch);
     },
 
     async nextRunAfter(query) {
@@ -454,12 +439,4 @@ function applyFilter<Q extends { where: (...args: any[]) => any }>(query: Q, fil
   if (filter.since !== undefined) filtered = filtered.where('created_at', '>', filter.since);
   if (filter.updated_since !== undefined) filtered = filtered.where('updated_at', '>', filter.updated_since);
   return filtered;
-}
-
-/** Work items the claim may consider, by its type and project filters. */
-function claimable(db: Executor, query: Pick<ClaimQuery, 'types' | 'project_id'>) {
-  let selected = db.selectFrom('work_items');
-  if (query.types) selected = selected.where('type', 'in', query.types);
-  if (query.project_id) selected = selected.where('project_id', '=', query.project_id);
-  return selected;
 }

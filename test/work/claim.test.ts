@@ -71,6 +71,47 @@ describe.each(await storesUnderTest())('POST /work/claim on %s', (kind) => {
     expect(response.body.lease_expires_at).not.toBeNull();
   });
 
+  it('the holder re-claiming the item its own claim dispatched carries on that attempt; a hand dispatch counts one', async () => {
+    const item = await submit({ type: 'reclaim_test', max_attempts: 1 });
+    const first = await claim({ agent: 'cy', types: ['reclaim_test'], start: false, lease_s: 60 });
+    expect(first.body).toMatchObject({ id: item.id, status: 'dispatched', attempts: 1 });
+    const again = await claim({ agent: 'cy', types: ['reclaim_test'], start: false, lease_s: 90 });
+    expect(again.body).toMatchObject({ id: item.id, status: 'dispatched', attempts: 1, max_attempts: 1 });
+    expect(Date.parse(again.body.lease_expires_at)).toBeGreaterThan(Date.parse(first.body.lease_expires_at));
+    const started = await claim({ agent: 'cy', types: ['reclaim_test'] });
+    expect(started.body).toMatchObject({ id: item.id, status: 'in_progress', attempts: 1 });
+    expect(started.body.dispatch_log).toHaveLength(1);
+
+    // Handed over by a person (no lease yet): the claim starts an attempt.
+    const handed = await submit({ type: 'reclaim_test', agent: 'cy' });
+    const taken = await claim({ agent: 'cy', types: ['reclaim_test'] });
+    expect(taken.body).toMatchObject({ id: handed.id, status: 'in_progress', attempts: 1 });
+    const history = await call(t.app, 'GET', `/work/${item.id}/history`);
+    expect(history.body.filter((entry: any) => entry.action === 'claimed').map((entry: any) => entry.changes.attempts)).toEqual([
+      { from: 0, to: 1 },
+      { from: 1, to: 1 },
+      { from: 1, to: 1 },
+    ]);
+  });
+
+  it('concurrent claims by agents with different filters each get an item of their own filter', async () => {
+    const a = await Promise.all(Array.from({ length: 6 }, () => submit({ type: 'mixed_a' })));
+    const b = await Promise.all(Array.from({ length: 6 }, () => submit({ type: 'mixed_b' })));
+    const claims = await Promise.all([
+      ...Array.from({ length: 6 }, (_, i) => claim({ agent: `ma-${i}`, types: ['mixed_a'] })),
+      ...Array.from({ length: 6 }, (_, i) => claim({ agent: `mb-${i}`, types: ['mixed_b'] })),
+      // The same agent twice at once gets two different items.
+      claim({ agent: 'twice', types: ['mixed_a', 'mixed_b'] }),
+      claim({ agent: 'twice', types: ['mixed_a', 'mixed_b'] }),
+    ]);
+    const ids = claims.filter((response) => response.status === 200).map((response) => response.body.id);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(ids).toHaveLength(12);
+    for (const response of claims.slice(0, 6)) if (response.status === 200) expect(response.body.type).toBe('mixed_a');
+    for (const response of claims.slice(6, 12)) if (response.status === 200) expect(response.body.type).toBe('mixed_b');
+    expect([...a, ...b].map((item) => item.id).sort()).toEqual([...ids].sort());
+  });
+
   it('filters by types (any of) and project', async () => {
     const { body: project } = await call(t.app, 'POST', '/projects', { name: `claims ${kind}` });
     const other = await submit({ type: 'filter_b' });

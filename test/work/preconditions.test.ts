@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type TestApp, startWorkApp } from '../helpers/apps.js';
-import { storesUnderTest } from '../helpers/databases.js';
+import { buildWorkApp } from '../../src/work/app.js';
+import { type TestApp, captureLogs, startWorkApp, testConfig } from '../helpers/apps.js';
+import { openTestDatabase, storesUnderTest } from '../helpers/databases.js';
 import { call } from '../helpers/http.js';
 
 // Versions and ETags, If-Match / If-None-Match, Idempotency-Key, field edits and the list
@@ -174,5 +175,37 @@ describe.each(await storesUnderTest())('preconditions and idempotency on %s', (k
     expect(bad.status).toBe(422);
     expect(bad.body.errors[0].field).toBe('status');
     expect(bad.body.errors[0].message).toContain('queued, dispatched, in_progress, blocked, completed, failed, cancelled');
+  });
+
+  it('a change starts from the copy of the item this instance wrote last only while it is current', async () => {
+    // A second instance on the same database changes the items behind the first one's back.
+    const database = await openTestDatabase(t.testDatabase);
+    const other = await buildWorkApp({ config: testConfig(t.testDatabase), database, logger: captureLogs('warn').logger });
+    try {
+      const claimOne = async () => {
+        const { body: item } = await submit({ type: 'copy_test' });
+        const claimed = await call(t.app, 'POST', '/work/claim', { agent: 'ann', types: ['copy_test'] });
+        expect(claimed.body.id).toBe(item.id);
+        return claimed.body;
+      };
+      const edited = await claimOne();
+      expect((await call(other, 'PATCH', `/work/${edited.id}`, { notes: 'from the other instance' })).body.version).toBe(3);
+      const done = await call(t.app, 'PATCH', `/work/${edited.id}`, { status: 'completed', outcome: 'success', agent: 'ann' }, { 'if-match': '"3"' });
+      expect(done.status, done.text).toBe(200);
+      expect(done.body).toMatchObject({ status: 'completed', notes: 'from the other instance', version: 4 });
+
+      const reassigned = await claimOne();
+      expect((await call(other, 'PATCH', `/work/${reassigned.id}`, { agent: 'bo' })).status).toBe(200);
+      const refused = await call(t.app, 'PATCH', `/work/${reassigned.id}`, { status: 'completed', outcome: 'success', agent: 'ann' });
+      expect(refused.status).toBe(409);
+      expect(refused.body.detail).toContain('dispatched to bo');
+
+      const deleted = await claimOne();
+      expect((await call(other, 'DELETE', `/work/${deleted.id}`)).status).toBe(204);
+      expect((await call(t.app, 'PATCH', `/work/${deleted.id}`, { notes: 'too late' })).status).toBe(404);
+    } finally {
+      await other.close();
+      await database.close();
+    }
   });
 });

@@ -113,4 +113,24 @@ describe.each((await storesUnderTest()).filter((kind) => kind === 'postgres'))('
     const { rows } = await other.query("SELECT data FROM events WHERE type = 'project.updated' ORDER BY id DESC LIMIT 1");
     expect(JSON.parse(rows[0].data)).toEqual(stored);
   });
+
+  it('an unknown project in requests that arrive together refuses only its own (submits and edits run in batches)', async () => {
+    const unknown = '0b9f8a52-2f0a-4e7e-9a39-3c8d1f1f2e10';
+    const { body: project } = await call(t.app, 'POST', '/projects', { name: `Batch ${kind}` });
+    const submits = await Promise.all(
+      Array.from({ length: 9 }, (_, i) =>
+        call(t.app, 'POST', '/work', { type: 'batch_fk', description: `item ${i}`, project_id: i === 4 ? unknown : project.id }),
+      ),
+    );
+    expect(submits.map((response) => response.status)).toEqual([201, 201, 201, 201, 422, 201, 201, 201, 201]);
+    expect(submits[4]!.body.errors[0].field).toBe('project_id');
+    const created = submits.filter((response) => response.status === 201).map((response) => response.body);
+    const edits = await Promise.all(
+      created.map((item, i) => call(t.app, 'PATCH', `/work/${item.id}`, { project_id: i === 2 ? unknown : null })),
+    );
+    expect(edits.map((response) => response.status)).toEqual([200, 200, 422, 200, 200, 200, 200, 200]);
+    const listed = await call(t.app, 'GET', '/work?type=batch_fk&limit=100');
+    expect(listed.body).toHaveLength(8);
+    expect(listed.body.filter((item: { project_id: string | null }) => item.project_id === project.id)).toHaveLength(1);
+  });
 });
