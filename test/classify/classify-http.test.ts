@@ -3,7 +3,7 @@ import type { TestApp } from '../helpers/apps.js';
 import { storesUnderTest } from '../helpers/databases.js';
 import { FAKE_ANSWER, type FakeLlm, startFakeLlm } from '../helpers/fake-llm.js';
 import { call } from '../helpers/http.js';
-import { SERVER_KEY, startClassifyApp } from '../helpers/classify-app.js';
+import { SERVER_KEY, startClassifyApp, openAiFake } from '../helpers/classify-app.js';
 import { fixtureJson } from './fixtures.js';
 
 const RESULT_FIELDS = ['category', 'confidence', 'dedupe', 'details', 'needs_action', 'priority', 'reasoning', 'task_description'];
@@ -22,9 +22,7 @@ describe.each(await storesUnderTest())('POST /classify with an OpenAI provider o
   beforeAll(async () => {
     fake = await startFakeLlm();
     t = await startClassifyApp(kind, {
-      LLM_PROVIDER: 'openai',
-      LLM_API_KEY: SERVER_KEY,
-      LLM_BASE_URL: fake.openaiBaseUrl,
+      ...openAiFake(fake),
       LLM_MODEL: 'server-model',
       LLM_TIMEOUT_MS: '300',
       LLM_MAX_RETRIES: '2',

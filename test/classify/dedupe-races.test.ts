@@ -3,7 +3,7 @@ import type { TestApp } from '../helpers/apps.js';
 import { storesUnderTest } from '../helpers/databases.js';
 import { FAKE_ANSWER, type FakeLlm, createLatch, startFakeLlm } from '../helpers/fake-llm.js';
 import { call } from '../helpers/http.js';
-import { SERVER_KEY, startClassifyApp } from '../helpers/classify-app.js';
+import { startClassifyApp, openAiFake } from '../helpers/classify-app.js';
 
 // Races between requests for one message, ordered by holding the fake provider's answers
 // until the test lets them go: no sleeps decide who wins.
@@ -27,9 +27,7 @@ describe.each(await storesUnderTest())('dedupe races on %s', (kind) => {
   beforeAll(async () => {
     fake = await startFakeLlm();
     t = await startClassifyApp(kind, {
-      LLM_PROVIDER: 'openai',
-      LLM_API_KEY: SERVER_KEY,
-      LLM_BASE_URL: fake.openaiBaseUrl,
+      ...openAiFake(fake),
       // Long enough that a held answer never times out; the deadline is then 2 s × 1 + 5 s.
       LLM_TIMEOUT_MS: '2000',
       LLM_MAX_RETRIES: '0',

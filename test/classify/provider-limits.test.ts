@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestApp } from '../helpers/apps.js';
 import { storesUnderTest } from '../helpers/databases.js';
 import { FAKE_ANSWER, type FakeLlm, type FakeReply, createLatch, startFakeLlm } from '../helpers/fake-llm.js';
-import { SERVER_KEY, startClassifyApp } from '../helpers/classify-app.js';
+import { startClassifyApp, openAiFake } from '../helpers/classify-app.js';
 import { type AuthPair, bearer, mintToken, startAuthPair } from '../helpers/auth.js';
 
 // Bursts (issue 9): per caller, LLM_CONCURRENCY provider calls in flight and LLM_QUEUE waiting,
@@ -38,9 +38,7 @@ describe.each(await storesUnderTest())('provider call limits on %s', (kind) => {
   beforeAll(async () => {
     fake = await startFakeLlm();
     t = await startClassifyApp(kind, {
-      LLM_PROVIDER: 'openai',
-      LLM_API_KEY: SERVER_KEY,
-      LLM_BASE_URL: fake.openaiBaseUrl,
+      ...openAiFake(fake),
       LLM_TIMEOUT_MS: '20000',
       LLM_MAX_RETRIES: '0',
       LLM_CONCURRENCY: '2',
@@ -133,9 +131,7 @@ describe.each(await storesUnderTest())('provider call limits with tokens on %s',
   beforeAll(async () => {
     fake = await startFakeLlm();
     pair = await startAuthPair(kind, {
-      LLM_PROVIDER: 'openai',
-      LLM_API_KEY: SERVER_KEY,
-      LLM_BASE_URL: fake.openaiBaseUrl,
+      ...openAiFake(fake),
       LLM_TIMEOUT_MS: '20000',
       LLM_MAX_RETRIES: '0',
       LLM_CONCURRENCY: '1',

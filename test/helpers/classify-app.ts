@@ -4,9 +4,15 @@ import { type TestApp, captureLogs, startTestApp } from './apps.js';
 import type { StoreKind } from './databases.js';
 import { buildClassifyApp } from '../../src/classify/app.js';
 import type { HostResolver } from '../../src/classify/ssrf.js';
+import type { FakeLlm } from './fake-llm.js';
 
 export const SERVER_KEY = 'sk-server-key-4f1c9a7e2b';
 export const CALLER_KEY = 'sk-caller-key-8d2e6b0a13';
+
+/** The settings that point a service at `fake` through OpenAI's wire format, with the server's key. */
+export function openAiFake(fake: FakeLlm): Record<string, string> {
+  return { LLM_PROVIDER: 'openai', LLM_API_KEY: SERVER_KEY, LLM_BASE_URL: fake.openaiBaseUrl };
+}
 
 /** Public-looking names the tests use, resolved without DNS. */
 export const TEST_HOSTS: Record<string, string[]> = {

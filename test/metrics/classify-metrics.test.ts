@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestApp } from '../helpers/apps.js';
-import { SERVER_KEY, startClassifyApp } from '../helpers/classify-app.js';
+import { SERVER_KEY, startClassifyApp, openAiFake } from '../helpers/classify-app.js';
 import { storesUnderTest } from '../helpers/databases.js';
 import { type FakeLlm, startFakeLlm } from '../helpers/fake-llm.js';
 import { call } from '../helpers/http.js';
@@ -24,9 +24,7 @@ describe.each(await storesUnderTest())('classify metrics on %s', (kind) => {
   beforeAll(async () => {
     fake = await startFakeLlm();
     t = await startClassifyApp(kind, {
-      LLM_PROVIDER: 'openai',
-      LLM_API_KEY: SERVER_KEY,
-      LLM_BASE_URL: fake.openaiBaseUrl,
+      ...openAiFake(fake),
       LLM_MODEL: MODEL,
       LLM_TIMEOUT_MS: '500',
       LLM_MAX_RETRIES: '1',

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type TestApp, startWorkApp } from '../helpers/apps.js';
 import { ConfigError, loadConfig } from '../../src/shared/config.js';
-import { SERVER_KEY, startClassifyApp } from '../helpers/classify-app.js';
+import { SERVER_KEY, startClassifyApp, openAiFake } from '../helpers/classify-app.js';
 import { storesUnderTest } from '../helpers/databases.js';
 import { type FakeLlm, FAKE_ANSWER, startFakeLlm } from '../helpers/fake-llm.js';
 import { type CollectedSpan, type FakeCollector, ancestorsOf, startFakeCollector } from '../helpers/fake-collector.js';
@@ -125,9 +125,7 @@ describe.each(await storesUnderTest())('tracing on %s', (kind) => {
     const body = `Please wire the flamingo payment ${secret} before Friday.`;
     const t = await startClassifyApp(kind, {
       ...traced,
-      LLM_PROVIDER: 'openai',
-      LLM_API_KEY: SERVER_KEY,
-      LLM_BASE_URL: fake.openaiBaseUrl,
+      ...openAiFake(fake),
       LLM_MODEL: 'trace-model',
       LLM_TIMEOUT_MS: '2000',
       LLM_MAX_RETRIES: '2',
@@ -233,9 +231,7 @@ describe('tracing across the classify relay', () => {
   it('the work service forwards traceparent, so the classifier’s spans join the same trace', async () => {
     const classify = await startClassifyApp('sqlite', {
       OTEL_EXPORTER_OTLP_ENDPOINT: collector.url,
-      LLM_PROVIDER: 'openai',
-      LLM_API_KEY: SERVER_KEY,
-      LLM_BASE_URL: fake.openaiBaseUrl,
+      ...openAiFake(fake),
     });
     const classifyUrl = await classify.app.listen({ host: '127.0.0.1', port: 0 });
     const work = await startWorkApp('sqlite', { OTEL_EXPORTER_OTLP_ENDPOINT: collector.url, CLASSIFY_URL: classifyUrl });
