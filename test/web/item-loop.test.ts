@@ -322,7 +322,7 @@ describe('the item page shows the agent loop', () => {
 
     // The board marks the lease and the attempt on the row.
     const board = await context.newPage();
-    await board.goto('/');
+    await board.goto('/#/');
     const row = board.locator(`tr[data-id="${id}"]`);
     await eventually(() => row.locator('.loop-mark').count()).toBeGreaterThan(0);
     expect(await row.locator('[title^="Lease expires"]').count()).toBe(1);
