@@ -2,16 +2,15 @@ import { fileURLToPath } from 'node:url';
 import { ConfigError, loadConfig } from './shared/config.js';
 import { openDatabase } from './shared/db.js';
 import { createLogger } from './shared/logger.js';
-import { type RunningService, serve } from './shared/server.js';
-import { superviseServices } from './shared/supervise.js';
-import { buildClassifyApp } from './classify/app.js';
-import { buildWorkApp } from './work/app.js';
+import type { RunningService } from './shared/server.js';
 
 // Starting the services, shared by `npm start` (src/main.ts) and `agentdesk serve` (the CLI),
 // so the two cannot drift. This is the process's main: it reads the environment it is given,
 // once, and exits the process on a start-up failure (2: configuration, 1: anything else).
 // `all` starts each service in a process of its own (shared/supervise.ts), so classification
 // load never stalls the work API's event loop; both use the one database.
+// The services' code (Fastify, the SDKs, metrics) is imported only once the configuration has
+// been read and the database opened, so a bad environment is refused in a fraction of the time.
 
 export const SERVICES = ['all', 'work', 'classify'] as const;
 export type Selection = (typeof SERVICES)[number];
@@ -57,20 +56,24 @@ async function start(selection: string, env: NodeJS.ProcessEnv): Promise<void> {
     // Opened above for the migrations, once, before two processes could race to apply them.
     await database.close();
     // The children run main.js, not process.argv[1]: under `agentdesk serve` that is the CLI.
+    const { superviseServices } = await import('./shared/supervise.js');
     superviseServices(SERVICES_MAIN, [{ name: 'work', args: ['work'] }, { name: 'classify', args: ['classify'] }], env, logger);
     return;
   }
   const services: RunningService[] = [];
   if (selection === 'work') {
+    const { buildWorkApp } = await import('./work/app.js');
     services.push({ name: 'work', app: await buildWorkApp({ config, database, logger }), port: config.workPort, uiPath: '/' });
   }
   if (selection === 'classify') {
+    const { buildClassifyApp } = await import('./classify/app.js');
     services.push({
       name: 'classify',
       app: await buildClassifyApp({ config, database, logger }),
       port: config.classifyPort,
     });
   }
+  const { serve } = await import('./shared/server.js');
   await serve(services, config.host, logger, () => database.close());
 }
 
