@@ -86,24 +86,53 @@ async function timed(url: string): Promise<number> {
   return performance.now() - started;
 }
 
-async function firstPaintInChromium(url: string): Promise<number | null> {
+/**
+ * Timed in the page, not by polling it from here: from the start of navigation to the end of the
+ * frame that first shows the numbers and the charts (the first animation frame after they are in
+ * the DOM, then the task after it, which runs once that frame is drawn).
+ */
+const PAINT_WATCH = `
+new MutationObserver((_, observer) => {
+  if (!document.querySelector('[data-testid="tile-created"]') || !document.querySelector('[data-testid="chart-depth"] canvas')) return;
+  observer.disconnect();
+  window.__dashboardInDomAt = performance.now();
+  requestAnimationFrame(() => setTimeout(() => { window.__dashboardPaintedAt = performance.now(); }, 0));
+}).observe(document, { childList: true, subtree: true });`;
+
+/** One load of the page, in ms from the start of navigation. */
+interface PaintSample {
+  script_loaded: number;
+  stats_answered: number;
+  in_dom: number;
+  painted: number;
+}
+
+const PAINT_SAMPLE = `(() => {
+  const end = (part) => Math.round(performance.getEntriesByType('resource').find((e) => e.name.includes(part))?.responseEnd ?? -1);
+  return { script_loaded: end('/assets/index-'), stats_answered: end('/work/stats'), in_dom: Math.round(window.__dashboardInDomAt), painted: Math.round(window.__dashboardPaintedAt) };
+})()`;
+
+/** The median of five loads, each in a fresh browser context (nothing cached), by when it was drawn. */
+async function firstPaintInChromium(url: string): Promise<PaintSample | null> {
   if (!existsSync(CHROMIUM)) return null;
   const { chromium } = await import('playwright-core');
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run'] });
   try {
-    const samples: number[] = [];
+    const samples: PaintSample[] = [];
     for (let i = 0; i < 5; i += 1) {
       const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-      await context.addInitScript({ content: "localStorage.setItem('agentdesk.user', 'bench');" });
+      await context.addInitScript({ content: `localStorage.setItem('agentdesk.user', 'bench');${PAINT_WATCH}` });
       const page = await context.newPage();
       await page.goto(url);
-      await page.getByTestId('tile-created').waitFor({ timeout: 30_000 });
-      // From the start of navigation to the numbers and charts in the DOM.
-      samples.push(await page.evaluate('performance.now()'));
+      // A function, not a string: the page's CSP forbids evaluating strings in it.
+      await page.waitForFunction(() => (globalThis as { __dashboardPaintedAt?: number }).__dashboardPaintedAt !== undefined, undefined, {
+        timeout: 30_000,
+      });
+      samples.push((await page.evaluate(PAINT_SAMPLE)) as PaintSample);
       await context.close();
     }
-    samples.sort((a, b) => a - b);
-    return percentile(samples, 0.5);
+    samples.sort((a, b) => a.painted - b.painted);
+    return samples[Math.floor(samples.length / 2)]!;
   } finally {
     await browser.close();
   }
@@ -153,9 +182,10 @@ async function readPath(kind: BenchDbKind): Promise<void> {
       items: ITEMS,
       page_and_assets_ms: round(pageMs),
       api_plus_page_p95_ms: round(pageMs + p95),
-      chromium_first_paint_ms: paint === null ? null : round(paint),
+      chromium_first_paint_ms: paint === null ? null : paint.painted,
+      chromium_marks_ms: paint,
       budget_ms: BUDGET_MS,
-      ratio_to_budget: Math.round(((paint ?? pageMs + p95) / BUDGET_MS) * 1000) / 1000,
+      ratio_to_budget: Math.round(((paint?.painted ?? pageMs + p95) / BUDGET_MS) * 1000) / 1000,
     });
   } finally {
     await server.stop();

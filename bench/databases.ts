@@ -63,6 +63,27 @@ export async function freshDatabase(kind: BenchDbKind): Promise<BenchDatabase> {
   return { kind, url: url.toString(), schema };
 }
 
+/**
+ * ANALYZE of every table in `schema`: what autovacuum does to any table within a minute of a
+ * bulk insert. Each system's drain starts from planner statistics, not from a fresh table's
+ * guesses, which no desk that has run for a minute has (on a never-analyzed table PostgreSQL
+ * guesses a handful of rows and may sort the whole queue for every claim). Every system of a
+ * queue run gets it, between its adds and its drain.
+ */
+export async function analyzeSchema(url: string, schema: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ name: string }>(
+      'SELECT format(\'%I.%I\', schemaname, tablename) AS name FROM pg_tables WHERE schemaname = $1',
+      [schema],
+    );
+    for (const { name } of rows) await client.query(`ANALYZE ${name}`);
+  } finally {
+    await client.end();
+  }
+}
+
 export async function dropAll(): Promise<void> {
   for (const cleanup of cleanups.splice(0).reverse()) {
     await cleanup().catch((error: unknown) => process.stderr.write(`cleanup failed: ${String(error)}\n`));

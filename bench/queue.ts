@@ -1,6 +1,6 @@
 import { cpus, loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
-import { BENCH_DB_KINDS, type BenchDbKind, freshDatabase, parseDbKind, postgresAdminUrl } from './databases.js';
+import { analyzeSchema, BENCH_DB_KINDS, type BenchDbKind, freshDatabase, parseDbKind, postgresAdminUrl } from './databases.js';
 import { ANCHORS, type Anchor, type AnchorResult } from './queue-anchors.js';
 import type { QueueClientReply } from './queue-client.js';
 import { type PhaseResult, round } from './queue-phase.js';
@@ -110,6 +110,7 @@ async function benchAgentdesk(kind: BenchDbKind): Promise<void> {
       server_cpu_ms_per_op: perOp(submitCpu, submit.ok),
       client_cpu_ms_per_op: perOp(submit.client_cpu_ms, submit.ok),
     });
+    if (database.schema) await analyzeSchema(postgresAdminUrl(), database.schema);
     const entry: (typeof measured)[string] = { submit: submit.per_s, claimComplete: null };
     measured[kind] = entry;
 

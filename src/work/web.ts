@@ -52,7 +52,10 @@ async function registerStatic(app: HttpApp, root: string): Promise<void> {
     wildcard: false,
     index: ['index.html'],
     schemaHide: true,
-    setHeaders(reply, path) {
+    // The build writes .br and .gz copies of each text file (web/vite.config.ts).
+    preCompressed: true,
+    setHeaders(reply, servedPath) {
+      const path = servedPath.replace(/\.(?:br|gz)$/, '');
       reply.header('x-content-type-options', 'nosniff');
       if (path.endsWith('.html')) {
         reply.header('cache-control', 'no-cache');

@@ -1,5 +1,14 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildClassifyApp } from '../../src/classify/app.js';
+import type { HttpApp } from '../../src/shared/http.js';
+import { captureLogs, testConfig } from '../helpers/apps.js';
+import { openAiFake, testResolver } from '../helpers/classify-app.js';
+import { type FakeLlm, startFakeLlm } from '../helpers/fake-llm.js';
 import { eventually, launchBrowser, openDesk, screenshot } from './browser.js';
 import { type Desk, startDesk } from './desk-server.js';
 
@@ -8,6 +17,34 @@ import { type Desk, startDesk } from './desk-server.js';
 
 let desk: Desk;
 let browser: Browser;
+let fake: FakeLlm;
+let classifier: HttpApp;
+const folder = mkdtempSync(join(tmpdir(), 'agentdesk-dashboard-'));
+const pricesPath = join(folder, 'prices.json');
+writeFileSync(pricesPath, JSON.stringify({ 'priced-model': { input_per_million: 2, output_per_million: 8 } }));
+
+/**
+ * The classification service on the desk's own database (as `npm start` runs the two), asked
+ * over HTTP by the fake provider's wire format: three new emails, then one of them again.
+ */
+async function classifySome(): Promise<void> {
+  fake = await startFakeLlm();
+  classifier = await buildClassifyApp({
+    config: testConfig(desk.work.testDatabase, { ...openAiFake(fake), LLM_MODEL: 'priced-model', LLM_PRICES: pricesPath }),
+    database: desk.work.database,
+    logger: captureLogs('warn').logger,
+    resolveHost: testResolver,
+  });
+  await classifier.listen({ port: 0, host: '127.0.0.1' });
+  const { port } = classifier.server.address() as AddressInfo;
+  const classify = (n: number) =>
+    fetch(`http://127.0.0.1:${port}/classify`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ id: `dashboard-${n}`, email_data: { subject: `Invoice ${n}`, body: `Please pay invoice ${n} by Friday.` } }),
+    });
+  for (const n of [1, 2, 3, 1]) expect((await classify(n)).status).toBe(200);
+}
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -20,7 +57,8 @@ async function finish(agent: string, type: string, outcome: 'completed' | 'faile
 }
 
 beforeAll(async () => {
-  [desk, browser] = await Promise.all([startDesk(), launchBrowser()]);
+  [desk, browser] = await Promise.all([startDesk({ LLM_PRICES: pricesPath }), launchBrowser()]);
+  await classifySome();
   for (let i = 0; i < 9; i += 1) {
     expect((await desk.api('POST', '/work', { type: i < 6 ? 'triage' : 'reply', description: `Seeded ${i}` })).status).toBe(201);
   }
@@ -31,7 +69,10 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await browser?.close();
+  await classifier?.close();
+  await fake?.close();
   await desk?.close();
+  rmSync(folder, { recursive: true, force: true });
 });
 
 const tile = (page: Page, id: string) => page.getByTestId(`tile-${id}`).locator('dd').innerText();
@@ -84,8 +125,18 @@ describe('the dashboard', () => {
     expect(rows.map((row) => row.slice(4))).toEqual(
       stats.agents.map((a: any) => [shown(a.lead_time_median_s), shown(a.lead_time_p90_s)]),
     );
-    // The classifier usage endpoint is not there: the panel says so, the rest stands.
-    expect(await page.getByTestId('usage-panel').innerText()).toContain('Classifier usage unavailable');
+    // The classifier: what the fake provider counted, and the cost of its tokens at the set prices.
+    const billed = fake.usage();
+    expect(billed.requests).toBe(3);
+    const cost = (billed.input_tokens * 2 + billed.output_tokens * 8) / 1_000_000;
+    const usage = page.getByTestId('usage-panel');
+    await eventually(() => usage.locator('figcaption').first().innerText()).toBe(
+      'Last 7 days: 3 provider calls, 1 duplicates answered from the store.',
+    );
+    // The currency's symbol is the browser locale's ($ or US$): the number is what counts.
+    const costText = await usage.locator('figcaption').nth(1).innerText();
+    expect(Number(/^Estimated cost over 7 days: \D*([\d.]+)\.$/.exec(costText)?.[1]), costText).toBeCloseTo(cost, 4);
+    expect(await columnTotals(page, 'usage-calls')).toEqual({ Calls: 3, 'Duplicates saved': 1 });
     await screenshot(page, 'dashboard-desktop');
     expect(errors).toEqual([]);
     await context.close();

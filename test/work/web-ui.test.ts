@@ -1,6 +1,7 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { brotliCompressSync, brotliDecompressSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { HttpApp } from '../../src/shared/http.js';
 import { buildWorkApp } from '../../src/work/app.js';
@@ -25,6 +26,12 @@ describe('the work service serves the web UI', () => {
     mkdirSync(join(root, 'assets'));
     writeFileSync(join(root, 'index.html'), '<!doctype html><title>agentdesk</title><script type="module" src="./assets/app-1a2b.js"></script>');
     writeFileSync(join(root, 'assets', 'app-1a2b.js'), 'console.log("ui")');
+    // As the build leaves them (web/vite.config.ts): a brotli and a gzip copy beside each text file.
+    for (const file of ['index.html', join('assets', 'app-1a2b.js')]) {
+      const raw = readFileSync(join(root, file));
+      writeFileSync(join(root, `${file}.br`), brotliCompressSync(raw));
+      writeFileSync(join(root, `${file}.gz`), gzipSync(raw));
+    }
     testDatabase = await createTestDatabase('sqlite');
     database = await openTestDatabase(testDatabase);
   });
@@ -57,6 +64,25 @@ describe('the work service serves the web UI', () => {
     const api = await app.inject({ method: 'GET', url: '/work' });
     expect(api.statusCode).toBe(200);
     expect(api.json()).toEqual([]);
+  });
+
+  it('sends the compressed copy a browser accepts, with the headers of the file it stands for', async () => {
+    const app = await appWith(root);
+    const page = await app.inject({ method: 'GET', url: '/', headers: { 'accept-encoding': 'gzip, deflate, br' } });
+    expect(page.statusCode).toBe(200);
+    expect(page.headers['content-encoding']).toBe('br');
+    expect(page.headers['content-type']).toContain('text/html');
+    expect(page.headers['content-security-policy']).toContain("script-src 'self'");
+    expect(page.headers['cache-control']).toBe('no-cache');
+    expect(String(page.headers.vary).toLowerCase()).toContain('accept-encoding');
+    expect(brotliDecompressSync(page.rawPayload).toString()).toContain('<title>agentdesk</title>');
+    const asset = await app.inject({ method: 'GET', url: '/assets/app-1a2b.js', headers: { 'accept-encoding': 'gzip' } });
+    expect(asset.headers['content-encoding']).toBe('gzip');
+    expect(asset.headers['content-type']).toContain('javascript');
+    expect(asset.headers['cache-control']).toContain('immutable');
+    const plain = await app.inject({ method: 'GET', url: '/assets/app-1a2b.js', headers: { 'accept-encoding': 'identity' } });
+    expect(plain.headers['content-encoding']).toBeUndefined();
+    expect(plain.body).toBe('console.log("ui")');
   });
 
   it('says how to build the UI when it is not built', async () => {

@@ -39,9 +39,6 @@ function section(path: string): string {
 
 export function App() {
   const session = useSession();
-  useEffect(() => {
-    void loadSession();
-  }, []);
   if (session.auth === null) return <p class="muted boot">Loading…</p>;
   if (session.auth === 'tokens' && session.principal === null) return <SignInPage />;
   return <Desk session={session} />;

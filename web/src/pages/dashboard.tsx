@@ -5,6 +5,7 @@ import { ApiProblem, api, withQuery } from '../lib/api.ts';
 import { statusLabel } from '../lib/format.ts';
 import { useLive } from '../lib/live.ts';
 import { href } from '../lib/router.ts';
+import { prefetch, takePrefetched } from '../lib/prefetch.ts';
 import { useLoad } from '../lib/use-load.ts';
 import type { WorkStats } from '../../../src/work/stats/schemas.ts';
 
@@ -62,12 +63,28 @@ function formatCost(cost: number | null, currency: string): string {
   }
 }
 
+const STATS_PATH = withQuery('/work/stats', { days: DAYS });
+
+/** Starts the dashboard's main read while the app is still asking who we are. */
+export function prefetchDashboard(): void {
+  prefetch(STATS_PATH);
+}
+
 async function loadStats(signal: AbortSignal): Promise<WorkStats> {
-  return (await api<WorkStats>('GET', withQuery('/work/stats', { days: DAYS }), undefined, signal)).data;
+  const early = takePrefetched<WorkStats>(STATS_PATH);
+  if (early !== null) {
+    try {
+      return (await early).data;
+    } catch {
+      // Refused before sign-in, or the network blinked: read again now.
+    }
+  }
+  return (await api<WorkStats>('GET', STATS_PATH, undefined, signal)).data;
 }
 
 async function loadUsage(signal: AbortSignal): Promise<UsageState> {
-  const since = new Date(Date.now() - DAYS * 86_400_000).toISOString().slice(0, 10);
+  // Midnight UTC of the first of the days shown: the API takes a date-time, and a bare date is refused.
+  const since = `${new Date(Date.now() - (DAYS - 1) * 86_400_000).toISOString().slice(0, 10)}T00:00:00Z`;
   try {
     const { data } = await api<Usage>('GET', withQuery('/ui-api/classify-usage', { group_by: 'day', since }), undefined, signal);
     return data && Array.isArray(data.rows) ? { available: true, usage: data } : { available: false };
@@ -259,6 +276,7 @@ function UsageCharts({ usage }: { usage: Usage }) {
   return (
     <div class="chart-grid" data-testid="usage-panel">
       <TimeChart
+        testId="usage-calls"
         title="Classifier calls per day"
         summary={`Last ${DAYS} days: ${calls} provider calls, ${duplicates_served} duplicates answered from the store.`}
         times={times}
