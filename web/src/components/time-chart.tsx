@@ -1,4 +1,4 @@
-import { useEffect, useRef } from 'preact/hooks';
+import { useLayoutEffect, useRef } from 'preact/hooks';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 
@@ -38,7 +38,9 @@ export function TimeChart({ title, summary, times, series, formatTime, height = 
   const box = useRef<HTMLDivElement>(null);
   const plot = useRef<uPlot | null>(null);
 
-  useEffect(() => {
+  // A layout effect: the chart goes in before the browser draws the page, so the first frame
+  // has it (a plain effect would run after that frame, and cost a second layout and paint).
+  useLayoutEffect(() => {
     const element = box.current;
     if (!element) return undefined;
     const width = Math.max(240, element.clientWidth);
@@ -75,7 +77,7 @@ export function TimeChart({ title, summary, times, series, formatTime, height = 
     // The series' labels and colours fix the chart's shape; new numbers go through setData.
   }, [series.map((s) => `${s.label}:${s.color}`).join('|'), height]);
 
-  useEffect(() => {
+  useLayoutEffect(() => {
     plot.current?.setData([times, ...series.map((s) => s.values)]);
   }, [times, series]);
 
