@@ -1,4 +1,4 @@
-import { useLayoutEffect, useRef } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 
@@ -81,9 +81,17 @@ export function TimeChart({ title, summary, times, series, formatTime, height = 
     plot.current?.setData([times, ...series.map((s) => s.values)]);
   }, [times, series]);
 
-  const rows = times
-    .map((time, index) => ({ time, values: series.map((s) => s.values[index] ?? null) }))
-    .filter((row) => !skipEmptyRows || row.values.some((value) => value !== null && value !== 0));
+  // The table for screen readers (up to 168 rows a chart) is built once the chart is on screen:
+  // it is half of the page's nodes and would otherwise hold up the first paint. Effects run
+  // after the browser has drawn, so it follows one frame later.
+  const [tableShown, setTableShown] = useState(false);
+  useEffect(() => setTableShown(true), []);
+
+  const rows = !tableShown
+    ? []
+    : times
+        .map((time, index) => ({ time, values: series.map((s) => s.values[index] ?? null) }))
+        .filter((row) => !skipEmptyRows || row.values.some((value) => value !== null && value !== 0));
 
   return (
     <figure class="card chart" data-testid={testId}>
@@ -91,31 +99,33 @@ export function TimeChart({ title, summary, times, series, formatTime, height = 
       <div class="chart-canvas" ref={box} aria-hidden="true" />
       <figcaption class="small">{summary}</figcaption>
       {/* A table ignores a 1px width, so the wrapper is what hides it. */}
-      <div class="visually-hidden">
-      <table class="chart-data">
-        <caption>{title}</caption>
-        <thead>
-          <tr>
-            <th scope="col">Time</th>
-            {series.map((s) => (
-              <th scope="col" key={s.label}>
-                {s.label}
-              </th>
-            ))}
-          </tr>
-        </thead>
-        <tbody>
-          {rows.map((row) => (
-            <tr key={row.time}>
-              <th scope="row">{formatTime(row.time)}</th>
-              {row.values.map((value, index) => (
-                <td key={series[index]!.label}>{value ?? '–'}</td>
+      {tableShown && (
+        <div class="visually-hidden">
+        <table class="chart-data">
+          <caption>{title}</caption>
+          <thead>
+            <tr>
+              <th scope="col">Time</th>
+              {series.map((s) => (
+                <th scope="col" key={s.label}>
+                  {s.label}
+                </th>
               ))}
             </tr>
-          ))}
-        </tbody>
-      </table>
-      </div>
+          </thead>
+          <tbody>
+            {rows.map((row) => (
+              <tr key={row.time}>
+                <th scope="row">{formatTime(row.time)}</th>
+                {row.values.map((value, index) => (
+                  <td key={series[index]!.label}>{value ?? '–'}</td>
+                ))}
+              </tr>
+            ))}
+          </tbody>
+        </table>
+        </div>
+      )}
     </figure>
   );
 }
