@@ -1,4 +1,4 @@
-import { type ApiResponse, api } from './api.ts';
+import { type ApiResponse, api, withQuery } from './api.ts';
 
 // The landing page's first reads start with the script instead of after the session answer and
 // the first render: on the dashboard that wait was most of the time to the numbers. A page takes
@@ -21,3 +21,7 @@ export function takePrefetched<T>(path: string): Promise<ApiResponse<T>> | null 
   if (early === undefined || Date.now() - early.at > FRESH_MS) return null;
   return early.answer as Promise<ApiResponse<T>>;
 }
+
+/** The dashboard's days, and the one read that paints all of it but the classifier panel. */
+export const DASHBOARD_DAYS = 7;
+export const DASHBOARD_STATS_PATH = withQuery('/work/stats', { days: DASHBOARD_DAYS });

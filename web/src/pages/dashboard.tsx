@@ -5,7 +5,7 @@ import { ApiProblem, api, withQuery } from '../lib/api.ts';
 import { statusLabel } from '../lib/format.ts';
 import { useLive } from '../lib/live.ts';
 import { href } from '../lib/router.ts';
-import { prefetch, takePrefetched } from '../lib/prefetch.ts';
+import { DASHBOARD_DAYS, DASHBOARD_STATS_PATH, takePrefetched } from '../lib/prefetch.ts';
 import { useLoad } from '../lib/use-load.ts';
 import type { WorkStats } from '../../../src/work/stats/schemas.ts';
 
@@ -13,7 +13,7 @@ import type { WorkStats } from '../../../src/work/stats/schemas.ts';
 // classifier costs. One request (GET /work/stats) paints everything but the classifier panel,
 // which asks the usage endpoint on its own so that a desk without it still shows the rest.
 
-const DAYS = 7;
+const DAYS = DASHBOARD_DAYS;
 /** Events arrive in bursts: read the numbers again at most this often. */
 const RELOAD_EVERY_MS = 2_000;
 const OPEN = ['queued', 'dispatched', 'in_progress', 'blocked'] as const;
@@ -63,15 +63,8 @@ function formatCost(cost: number | null, currency: string): string {
   }
 }
 
-const STATS_PATH = withQuery('/work/stats', { days: DAYS });
-
-/** Starts the dashboard's main read while the app is still asking who we are. */
-export function prefetchDashboard(): void {
-  prefetch(STATS_PATH);
-}
-
 async function loadStats(signal: AbortSignal): Promise<WorkStats> {
-  const early = takePrefetched<WorkStats>(STATS_PATH);
+  const early = takePrefetched<WorkStats>(DASHBOARD_STATS_PATH);
   if (early !== null) {
     try {
       return (await early).data;
@@ -79,7 +72,7 @@ async function loadStats(signal: AbortSignal): Promise<WorkStats> {
       // Refused before sign-in, or the network blinked: read again now.
     }
   }
-  return (await api<WorkStats>('GET', STATS_PATH, undefined, signal)).data;
+  return (await api<WorkStats>('GET', DASHBOARD_STATS_PATH, undefined, signal)).data;
 }
 
 async function loadUsage(signal: AbortSignal): Promise<UsageState> {
@@ -154,7 +147,10 @@ function Tiles({ stats }: { stats: WorkStats }) {
       {tiles.map((tile) => (
         <div class="card tile" key={tile.id} data-testid={`tile-${tile.id}`}>
           <dt class="muted small">{tile.label}</dt>
-          <dd class="tile-value">{tile.link ? <a href={tile.link}>{tile.value}</a> : tile.value}</dd>
+          {/* Element Timing: the browser reports when these numbers were first painted (bench:dashboard reads it). */}
+          <dd class="tile-value" {...{ elementtiming: 'dashboard-numbers' }}>
+            {tile.link ? <a href={tile.link}>{tile.value}</a> : tile.value}
+          </dd>
         </div>
       ))}
     </dl>
