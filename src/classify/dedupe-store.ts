@@ -4,10 +4,12 @@
 
 import { type Kysely, type QueryCreator, sql } from 'kysely';
 import { type Database, DIALECTS } from '../shared/db.js';
+import type pg from 'pg';
 import type { TransactionRunner } from '../shared/group-commit.js';
 import type { Classification } from './categories.js';
 import type { UsageEvent } from './usage.js';
-import { type UsageTables, purgeCallsBefore, withUsage, writeUsage } from './usage-store.js';
+import { claimPostgres } from './dedupe-store-postgres.js';
+import { type UsageTables, hourOf, purgeCallsBefore, withUsage, writeUsage } from './usage-store.js';
 
 export const MESSAGE_STATES = ['pending', 'done', 'failed'] as const;
 export type MessageState = (typeof MESSAGE_STATES)[number];
@@ -50,9 +52,41 @@ export interface StoredMessage {
   updated_at: string;
 }
 
+export interface ClaimRequest {
+  thread_key: string;
+  record_key: string;
+  fingerprint: string;
+  /** The scope and the fingerprint: the key the owner of this content is found under. */
+  fingerprint_key: string;
+  conversation_id: string | null;
+  now: string;
+  /** Recorded with the claim when the record is found done with this very content. */
+  served: Extract<UsageEvent, { kind: 'duplicate' }>;
+}
+
+export interface Claim {
+  /** Requests for the thread, this one included. */
+  seen_count: number;
+  /** The record as it was found, or undefined when this request inserted it (and owns it). */
+  existing: StoredMessage | undefined;
+  /**
+   * Only for a record this request inserted: undefined when it became the owner of the
+   * content, else the owner and, when the claim could read it, the owner's record.
+   */
+  owner: { record_key: string; message: StoredMessage | undefined } | undefined;
+  /** `served` was recorded: `existing` holds this content and its classification. */
+  served: boolean;
+}
+
 export interface DedupeStore {
   /** Runs `work` in one transaction: one commit (one fsync on SQLite) for a whole decision. */
   transaction<T>(work: (store: DedupeStore) => Promise<T>): Promise<T>;
+  /**
+   * The first step of every decision in one commit (one round trip on PostgreSQL): counts the
+   * thread, claims the record (`claimMessage`), claims the content for a record it inserted
+   * (`claimFingerprint`), and records `served` when the record already holds this content, done.
+   */
+  claim(request: ClaimRequest): Promise<Claim>;
   /** Counts one more request for the thread and returns the count, this one included. */
   bumpThread(threadKey: string, now: string): Promise<number>;
   /** Inserts a pending record; returns undefined when inserted, else the record already there. */
@@ -89,8 +123,9 @@ export interface DedupeStore {
   purgeBefore(before: string): Promise<number>;
 }
 
-export function createDedupeStore(database: Pick<Database, 'kysely' | 'transaction' | 'dialect'>): DedupeStore {
-  return buildStore(database.kysely as Kysely<DedupeTables>, database.transaction, database.dialect === DIALECTS.sqlite);
+export function createDedupeStore(database: Pick<Database, 'kysely' | 'transaction' | 'dialect' | 'pool'>): DedupeStore {
+  const pool = database.dialect === DIALECTS.postgres ? database.pool : null;
+  return buildStore(database.kysely as Kysely<DedupeTables>, database.transaction, database.dialect === DIALECTS.sqlite, pool);
 }
 
 type Tables = DedupeTables & UsageTables;
@@ -99,8 +134,9 @@ type Tables = DedupeTables & UsageTables;
  * `runTransaction` is null inside a transaction: nested calls join the one already open.
  * `sharesCommits`: the runner gives concurrent transactions one commit (SQLite), so a lone write
  * is cheaper through it; on PostgreSQL it would only add a BEGIN and a COMMIT round trip.
+ * `pool`: PostgreSQL outside a transaction, where the claim is one statement of its own.
  */
-function buildStore(db: Kysely<DedupeTables>, runTransaction: TransactionRunner | null, sharesCommits: boolean): DedupeStore {
+function buildStore(db: Kysely<DedupeTables>, runTransaction: TransactionRunner | null, sharesCommits: boolean, pool: pg.Pool | null = null): DedupeStore {
 
   const toStored = (row: Pick<MessageRow, 'record_key' | 'fingerprint' | 'state' | 'result' | 'updated_at'>): StoredMessage => ({
     record_key: row.record_key,
@@ -119,7 +155,40 @@ function buildStore(db: Kysely<DedupeTables>, runTransaction: TransactionRunner 
     return row && toStored(row);
   };
 
+  const toStoredRow = (recordKey: string, row: { fingerprint: string; state: MessageState; result: string | null; updated_at: string }) =>
+    toStored({ record_key: recordKey, ...row });
+
   return {
+    async claim(request) {
+      if (pool) {
+        const served = { hour: hourOf(request.served.at), provider: request.served.provider, model: request.served.model };
+        const row = await claimPostgres(pool, { ...request, served });
+        const owner =
+          row.owner === null
+            ? undefined
+            : {
+                record_key: row.owner,
+                message:
+                  row.owner_fingerprint === null
+                    ? undefined
+                    : toStoredRow(row.owner, { fingerprint: row.owner_fingerprint, state: row.owner_state!, result: row.owner_result, updated_at: row.owner_updated_at! }),
+              };
+        return { seen_count: Number(row.seen_count), existing: row.inserted ? undefined : toStoredRow(request.record_key, row), owner, served: row.served };
+      }
+      // SQLite (one commit, shared with its neighbours), or inside a transaction: step by step.
+      if (runTransaction) return this.transaction((store) => store.claim(request));
+      const seen_count = await this.bumpThread(request.thread_key, request.now);
+      const existing = await this.claimMessage(request.record_key, request.fingerprint, request.conversation_id, request.now);
+      if (existing) {
+        const served = existing.fingerprint === request.fingerprint && existing.classification !== null;
+        if (served) await writeUsage(db, request.served, !sharesCommits);
+        return { seen_count, existing, owner: undefined, served };
+      }
+      const ownerKey = await this.claimFingerprint(request.fingerprint_key, request.record_key, request.now);
+      const owner = ownerKey === undefined ? undefined : { record_key: ownerKey, message: await findMessage(ownerKey) };
+      return { seen_count, existing: undefined, owner, served: false };
+    },
+
     async transaction(work) {
       if (!runTransaction) return work(this);
       return runTransaction((trx) => work(buildStore(trx as Kysely<DedupeTables>, null, sharesCommits)));

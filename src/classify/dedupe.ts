@@ -5,10 +5,13 @@
 //   4. otherwise                     → new
 // Each step is an atomic claim in the store, so two concurrent requests for one new email
 // cannot both come out "new". Every key starts with the request's scope (scope.ts): requests
-// in different scopes never see each other's emails, counts or answers.
+// in different scopes never see each other's emails, counts or answers. The store makes the
+// usual steps (1, 2 and the thread count) as one claim, in one commit and, on PostgreSQL, one
+// round trip; only an email whose content changed under its id takes further steps.
 
-import type { DedupeVerdict } from './categories.js';
+import type { Classification, DedupeVerdict } from './categories.js';
 import type { DedupeStore } from './dedupe-store.js';
+import type { UsageEvent } from './usage.js';
 
 export interface DedupeInput {
   /** From `dedupeScope`: whose memory this request reads and writes. */
@@ -20,13 +23,19 @@ export interface DedupeInput {
   conversation_id: string | null;
   fingerprint: string;
   now: string;
+  /** What a duplicate answered from the store counts as (usage.ts). */
+  served: Extract<UsageEvent, { kind: 'duplicate' }>;
 }
 
 export type DedupeAction =
   /** This request owns `record_key` and must classify the email. */
   | { kind: 'classify' }
-  /** The email's classification is (or soon will be) stored under `source_key`. */
-  | { kind: 'reuse'; source_key: string };
+  /**
+   * The email's classification is (or soon will be) stored under `source_key`. `stored`: the
+   * claim found it there already; `recorded`: the claim also counted the duplicate served
+   * (the source is this request's own record, so there is nothing else to write).
+   */
+  | { kind: 'reuse'; source_key: string; stored: { classification: Classification; recorded: boolean } | null };
 
 export interface DedupeDecision {
   verdict: DedupeVerdict;
@@ -52,16 +61,20 @@ function messagePartOf(input: Pick<DedupeInput, 'message_key' | 'fingerprint'>):
   return input.message_key !== null ? `id:${input.message_key}` : `fp:${input.fingerprint}`;
 }
 
-export function decideDedupe(store: DedupeStore, input: DedupeInput): Promise<DedupeDecision> {
-  return store.transaction((transaction) => decide(transaction, input));
-}
-
-async function decide(store: DedupeStore, input: DedupeInput): Promise<DedupeDecision> {
+export async function decideDedupe(store: DedupeStore, input: DedupeInput): Promise<DedupeDecision> {
   const recordKey = recordKeyOf(input);
-  const seenCount = await store.bumpThread(threadKeyOf(input), input.now);
+  const claim = await store.claim({
+    thread_key: threadKeyOf(input),
+    record_key: recordKey,
+    fingerprint: input.fingerprint,
+    fingerprint_key: fingerprintKeyOf(input),
+    conversation_id: input.conversation_id,
+    now: input.now,
+    served: input.served,
+  });
   const verdict = (status: DedupeVerdict['status'], matchedOn: DedupeVerdict['matched_on']): DedupeVerdict => ({
     status,
-    seen_count: seenCount,
+    seen_count: claim.seen_count,
     matched_on: matchedOn,
     message_id: input.message_id,
     conversation_id: input.conversation_id,
@@ -72,24 +85,39 @@ async function decide(store: DedupeStore, input: DedupeInput): Promise<DedupeDec
     record_key: recordKey,
     action,
   });
+  const reuse = (sourceKey: string, stored: Extract<DedupeAction, { kind: 'reuse' }>['stored'] = null): DedupeAction => ({
+    kind: 'reuse',
+    source_key: sourceKey,
+    stored,
+  });
 
-  const existing = await store.claimMessage(recordKey, input.fingerprint, input.conversation_id, input.now);
+  const { existing } = claim;
   if (existing) {
     // Without a message key the record is keyed by content, so its conflict is a content match.
     const matchedOn = input.message_key !== null ? 'id' : 'fingerprint';
-    if (existing.fingerprint === input.fingerprint) return decision('duplicate', matchedOn, { kind: 'reuse', source_key: recordKey });
-    const replaced = await store.replaceFingerprint(recordKey, existing.fingerprint, input.fingerprint, input.now);
-    if (!replaced) {
-      // Another request changed the content first; if it changed it to ours, we are its duplicate.
-      const current = await store.findMessage(recordKey);
-      if (current?.fingerprint === input.fingerprint) return decision('duplicate', matchedOn, { kind: 'reuse', source_key: recordKey });
+    if (existing.fingerprint === input.fingerprint) {
+      const stored = claim.served && existing.classification ? { classification: existing.classification, recorded: true } : null;
+      return decision('duplicate', matchedOn, reuse(recordKey, stored));
     }
-    await store.claimFingerprint(fingerprintKeyOf(input), recordKey, input.now);
-    return decision('updated', 'id', { kind: 'classify' });
+    // The content changed under this id: the rest of the decision in one transaction of its own.
+    return store.transaction(async (transaction) => {
+      const replaced = await transaction.replaceFingerprint(recordKey, existing.fingerprint, input.fingerprint, input.now);
+      if (!replaced) {
+        // Another request changed the content first; if it changed it to ours, we are its duplicate.
+        const current = await transaction.findMessage(recordKey);
+        if (current?.fingerprint === input.fingerprint) return decision('duplicate', matchedOn, reuse(recordKey));
+      }
+      await transaction.claimFingerprint(fingerprintKeyOf(input), recordKey, input.now);
+      return decision('updated', 'id', { kind: 'classify' });
+    });
   }
 
-  const owner = await store.claimFingerprint(fingerprintKeyOf(input), recordKey, input.now);
-  if (owner !== undefined) return decision('duplicate', 'fingerprint', { kind: 'reuse', source_key: owner });
-  if (input.conversation_id !== null && seenCount > 1) return decision('updated', 'conversation', { kind: 'classify' });
+  const { owner } = claim;
+  if (owner !== undefined) {
+    const found = owner.message;
+    const stored = found?.fingerprint === input.fingerprint && found.classification ? { classification: found.classification, recorded: false } : null;
+    return decision('duplicate', 'fingerprint', reuse(owner.record_key, stored));
+  }
+  if (input.conversation_id !== null && claim.seen_count > 1) return decision('updated', 'conversation', { kind: 'classify' });
   return decision('new', 'none', { kind: 'classify' });
 }

@@ -222,29 +222,33 @@ export function createClassifyService(deps: ClassifyServiceDeps): ClassifyServic
   async function classifyEmail(email: Email, settings: ProviderSettings, context: ClassifyContext, slot: ProviderSlot | null): Promise<ClassifyResult> {
     const fingerprint = fingerprintOf(email);
     const scope = dedupeScope(settings, context);
+    const at = now().toISOString();
+    // What a duplicate answered from the store counts as: with the claim when it finds the
+    // answer in this request's own record, else with this record's write, else alone.
+    const served = { kind: 'duplicate', at, provider: settings.provider, model: settings.model } as const;
     const decision = await decideDedupe(deps.store, {
       scope,
       message_key: email.message_key,
       message_id: email.message_id,
       conversation_id: email.conversation_id,
       fingerprint,
-      now: now().toISOString(),
+      now: at,
+      served,
     });
 
     let classification: Classification | null = null;
     const answerFor = [decision.record_key];
     if (decision.action.kind === 'reuse') {
-      const { source_key } = decision.action;
-      const waited = await awaitClassification(source_key, fingerprint);
+      const { source_key, stored } = decision.action;
+      const waited: WaitOutcome = stored ? { kind: 'answer', classification: stored.classification } : await awaitClassification(source_key, fingerprint);
       if (waited.kind === 'answer') {
         classification = waited.classification;
-        // Served from the store: counted with this record's write, or alone when there is none.
         observer.duplicateServed();
-        const served: UsageEvent = { kind: 'duplicate', at: now().toISOString(), provider: settings.provider, model: settings.model };
+        // A claim that found the answer in this request's own record has counted it already.
         if (source_key !== decision.record_key) {
-          await deps.store.saveResult(decision.record_key, fingerprint, classification, now().toISOString(), served);
-        } else {
-          await deps.store.recordUsage(served);
+          await deps.store.saveResult(decision.record_key, fingerprint, classification, now().toISOString(), { ...served, at: now().toISOString() });
+        } else if (!stored?.recorded) {
+          await deps.store.recordUsage({ ...served, at: now().toISOString() });
         }
       } else if (source_key !== decision.record_key) {
         if (waited.reclaimed) answerFor.push(source_key);

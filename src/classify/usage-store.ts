@@ -75,6 +75,26 @@ function countersOf(event: UsageEvent): UsageCounters {
   };
 }
 
+/** The shard a PostgreSQL statement adds to (see POSTGRES_SHARDS). */
+// The connection's backend is busy with this transaction only, so two transactions in flight
+// never share a shard unless their pids collide modulo the shard count.
+const POSTGRES_SHARD_SQL = `pg_backend_pid() % ${POSTGRES_SHARDS}`;
+
+/**
+ * PostgreSQL text of a data-modifying statement that adds one duplicate served to its hour for
+ * each row `fromWhere` (e.g. "FROM found WHERE …") yields, for a hand-written statement that
+ * records the hit together with the lookup that found the answer. `hour`, `provider` and
+ * `model` are its placeholders ($n); the columns come from the same counters as `addToHour`.
+ */
+export function duplicateServedSql(params: { hour: string; provider: string; model: string }, fromWhere: string): string {
+  const counters = countersOf({ kind: 'duplicate', at: '', provider: 'rules', model: '' });
+  const values = USAGE_COUNTERS.map((name) => String(counters[name]));
+  const adds = USAGE_COUNTERS.map((name) => `${name} = h.${name} + excluded.${name}`);
+  return `INSERT INTO llm_usage_hourly AS h (hour, provider, model, shard, ${USAGE_COUNTERS.join(', ')})
+    SELECT ${params.hour}::timestamptz, ${params.provider}, ${params.model}, ${POSTGRES_SHARD_SQL}, ${values.join(', ')} ${fromWhere}
+    ON CONFLICT (hour, provider, model, shard) DO UPDATE SET ${adds.join(', ')}`;
+}
+
 /** Adds the event to its hour's row. */
 export function addToHour(on: Creator, event: UsageEvent, postgres: boolean) {
   const creator = on as unknown as QueryCreator<UsageTables>;
@@ -86,9 +106,7 @@ export function addToHour(on: Creator, event: UsageEvent, postgres: boolean) {
       hour: hourOf(event.at),
       provider,
       model,
-      // The connection's backend is busy with this transaction only, so two transactions in
-      // flight never share a shard unless their pids collide modulo the shard count.
-      shard: postgres ? sql<number>`pg_backend_pid() % ${sql.lit(POSTGRES_SHARDS)}` : 0,
+      shard: postgres ? sql<number>`${sql.raw(POSTGRES_SHARD_SQL)}` : 0,
       ...counters,
     })
     .onConflict((conflict) =>

@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import { dispatchLogJsonSql, summaryJsonSql, timeSql } from './item-view.js';
-import { type RowWithLog, named, split } from './store-postgres.js';
+import { named } from '../shared/named-statement.js';
+import { type RowWithLog, split } from './store-postgres.js';
 import type { ClaimBatch, ItemWithDispatches } from './store.js';
 
 // The claim on PostgreSQL: a batch of claimers (claims.ts gathers the ones that arrive together)

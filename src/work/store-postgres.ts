@@ -1,5 +1,5 @@
-import { createHash } from 'node:crypto';
 import type pg from 'pg';
+import { named } from '../shared/named-statement.js';
 import { dispatchLogJsonSql } from './item-view.js';
 import type { ItemChange, ItemWithDispatches, NewEvent } from './store.js';
 import type { DispatchRow, NewHistory, WorkItemRow } from './tables.js';
@@ -49,10 +49,6 @@ const DISPATCH_COLUMN_SET: Record<keyof DispatchRow, true> = {
   reason: true,
 };
 export const DISPATCH_COLUMNS = Object.keys(DISPATCH_COLUMN_SET) as (keyof DispatchRow)[];
-
-export function named(text: string): { name: string; text: string } {
-  return { name: `agentdesk_${createHash('sha1').update(text).digest('hex').slice(0, 16)}`, text };
-}
 
 const HISTORY_COLUMNS = ['at', 'actor', 'role', 'action', 'changes'] as const satisfies readonly (keyof NewHistory)[];
 
