@@ -8,8 +8,9 @@ import type pg from 'pg';
 import type { TransactionRunner } from '../shared/group-commit.js';
 import type { Classification } from './categories.js';
 import type { UsageEvent } from './usage.js';
-import { claimPostgres } from './dedupe-store-postgres.js';
-import { type UsageTables, hourOf, purgeCallsBefore, withUsage, writeUsage } from './usage-store.js';
+import { createCoalescer } from '../shared/coalesce.js';
+import { type ClaimParams, type ClaimRow, type SaveParams, claimManyPostgres, saveManyPostgres } from './dedupe-store-postgres.js';
+import { type UsageTables, callRowOf, countersOf, hourOf, purgeCallsBefore, withUsage, writeUsage } from './usage-store.js';
 
 export const MESSAGE_STATES = ['pending', 'done', 'failed'] as const;
 export type MessageState = (typeof MESSAGE_STATES)[number];
@@ -124,8 +125,29 @@ export interface DedupeStore {
 }
 
 export function createDedupeStore(database: Pick<Database, 'kysely' | 'transaction' | 'dialect' | 'pool'>): DedupeStore {
-  const pool = database.dialect === DIALECTS.postgres ? database.pool : null;
-  return buildStore(database.kysely as Kysely<DedupeTables>, database.transaction, database.dialect === DIALECTS.sqlite, pool);
+  const batches = database.dialect === DIALECTS.postgres && database.pool ? coalescedPostgres(database.pool) : null;
+  return buildStore(database.kysely as Kysely<DedupeTables>, database.transaction, database.dialect === DIALECTS.sqlite, batches);
+}
+
+/** The claims, and the answers' writes, that arrive together: one statement for each kind. */
+interface PostgresBatches {
+  claim(params: ClaimParams): Promise<ClaimRow>;
+  save(params: SaveParams): Promise<boolean>;
+}
+
+function coalescedPostgres(pool: pg.Pool): PostgresBatches {
+  return {
+    claim: createCoalescer({
+      keyOf: () => 'claim',
+      conflictOf: (claim: ClaimParams) => [`t ${claim.thread_key}`, `r ${claim.record_key}`, `f ${claim.fingerprint_key}`],
+      run: (claims: ClaimParams[]) => claimManyPostgres(pool, claims),
+    }),
+    save: createCoalescer({
+      keyOf: () => 'save',
+      conflictOf: (save: SaveParams) => save.record_key,
+      run: (saves: SaveParams[]) => saveManyPostgres(pool, saves),
+    }),
+  };
 }
 
 type Tables = DedupeTables & UsageTables;
@@ -134,9 +156,14 @@ type Tables = DedupeTables & UsageTables;
  * `runTransaction` is null inside a transaction: nested calls join the one already open.
  * `sharesCommits`: the runner gives concurrent transactions one commit (SQLite), so a lone write
  * is cheaper through it; on PostgreSQL it would only add a BEGIN and a COMMIT round trip.
- * `pool`: PostgreSQL outside a transaction, where the claim is one statement of its own.
+ * `batches`: PostgreSQL outside a transaction, where claims and answers go in batch statements.
  */
-function buildStore(db: Kysely<DedupeTables>, runTransaction: TransactionRunner | null, sharesCommits: boolean, pool: pg.Pool | null = null): DedupeStore {
+function buildStore(
+  db: Kysely<DedupeTables>,
+  runTransaction: TransactionRunner | null,
+  sharesCommits: boolean,
+  batches: PostgresBatches | null = null,
+): DedupeStore {
 
   const toStored = (row: Pick<MessageRow, 'record_key' | 'fingerprint' | 'state' | 'result' | 'updated_at'>): StoredMessage => ({
     record_key: row.record_key,
@@ -160,9 +187,9 @@ function buildStore(db: Kysely<DedupeTables>, runTransaction: TransactionRunner 
 
   return {
     async claim(request) {
-      if (pool) {
-        const served = { hour: hourOf(request.served.at), provider: request.served.provider, model: request.served.model };
-        const row = await claimPostgres(pool, { ...request, served });
+      if (batches) {
+        const { served, ...keys } = request;
+        const row = await batches.claim({ ...keys, hour: hourOf(served.at), provider: served.provider, model: served.model });
         const owner =
           row.owner === null
             ? undefined
@@ -280,6 +307,16 @@ function buildStore(db: Kysely<DedupeTables>, runTransaction: TransactionRunner 
     },
 
     async saveResult(recordKey, fingerprint, classification, now, usage) {
+      if (batches) {
+        const result = classification ? JSON.stringify(classification) : null;
+        const recorded = usage && {
+          hour: hourOf(usage.at),
+          ...(usage.kind === 'call' ? { provider: usage.call.provider, model: usage.call.model } : { provider: usage.provider, model: usage.model }),
+          counters: countersOf(usage),
+          call: callRowOf(usage) as Record<string, unknown> | null,
+        };
+        return batches.save({ record_key: recordKey, fingerprint, result, now, usage: recorded ?? null });
+      }
       // Through the transaction runner, so on SQLite it shares a commit with its neighbours.
       if (runTransaction && sharesCommits) {
         return runTransaction((trx) =>
@@ -301,19 +338,10 @@ function buildStore(db: Kysely<DedupeTables>, runTransaction: TransactionRunner 
         return query;
       };
       const tables = db as unknown as Kysely<Tables>;
-      if (!usage) return Number((await update(tables).executeTakeFirst()).numUpdatedRows) === 1;
-      if (sharesCommits) {
-        // SQLite: already inside the (group) transaction; statements cost no round trip.
-        const result = await update(tables).executeTakeFirst();
-        await writeUsage(tables, usage, false);
-        return Number(result.numUpdatedRows) === 1;
-      }
-      // PostgreSQL: one statement, so the usage costs no round trip and commits with the answer.
-      const row = await withUsage(tables.with('saved', (creator) => update(creator).returning('record_key')), usage)
-        .selectFrom('saved')
-        .select((select) => select.fn.countAll<number>().as('saved'))
-        .executeTakeFirstOrThrow();
-      return Number(row.saved) === 1;
+      const result = await update(tables).executeTakeFirst();
+      // Inside a transaction already (SQLite's group commit, or one open on PostgreSQL).
+      if (usage) await writeUsage(tables, usage, !sharesCommits);
+      return Number(result.numUpdatedRows) === 1;
     },
 
     async recordUsage(usage) {

@@ -63,7 +63,8 @@ export function hourOf(at: string): string {
   return `${new Date(at).toISOString().slice(0, 13)}:00:00.000Z`;
 }
 
-function countersOf(event: UsageEvent): UsageCounters {
+/** What one event adds to its hour's row. */
+export function countersOf(event: UsageEvent): UsageCounters {
   if (event.kind === 'duplicate') return { calls: 0, input_tokens: 0, output_tokens: 0, duplicates_served: 1, fallbacks: 0 };
   const { call } = event;
   return {
@@ -81,17 +82,16 @@ function countersOf(event: UsageEvent): UsageCounters {
 const POSTGRES_SHARD_SQL = `pg_backend_pid() % ${POSTGRES_SHARDS}`;
 
 /**
- * PostgreSQL text of a data-modifying statement that adds one duplicate served to its hour for
- * each row `fromWhere` (e.g. "FROM found WHERE …") yields, for a hand-written statement that
- * records the hit together with the lookup that found the answer. `hour`, `provider` and
- * `model` are its placeholders ($n); the columns come from the same counters as `addToHour`.
+ * PostgreSQL text of an insert that adds rows of `source` (a CTE or table with the columns
+ * hour, provider, model and the counters) to their hours, summed per hour and model first (one
+ * statement may touch a row once), for the hand-written statements that record usage of a whole
+ * batch together with the dedupe writes.
  */
-export function duplicateServedSql(params: { hour: string; provider: string; model: string }, fromWhere: string): string {
-  const counters = countersOf({ kind: 'duplicate', at: '', provider: 'rules', model: '' });
-  const values = USAGE_COUNTERS.map((name) => String(counters[name]));
+export function addToHoursSql(source: string): string {
+  const sums = USAGE_COUNTERS.map((name) => `sum(${name})`);
   const adds = USAGE_COUNTERS.map((name) => `${name} = h.${name} + excluded.${name}`);
   return `INSERT INTO llm_usage_hourly AS h (hour, provider, model, shard, ${USAGE_COUNTERS.join(', ')})
-    SELECT ${params.hour}::timestamptz, ${params.provider}, ${params.model}, ${POSTGRES_SHARD_SQL}, ${values.join(', ')} ${fromWhere}
+    SELECT hour, provider, model, ${POSTGRES_SHARD_SQL}, ${sums.join(', ')} FROM ${source} GROUP BY hour, provider, model
     ON CONFLICT (hour, provider, model, shard) DO UPDATE SET ${adds.join(', ')}`;
 }
 
@@ -116,12 +116,26 @@ export function addToHour(on: Creator, event: UsageEvent, postgres: boolean) {
     );
 }
 
+type NewCallRow = Omit<CallRow, 'id'>;
+
+/** The columns a call's row is written with, in one order; the type makes a missing one a compile error. */
+const CALL_COLUMN_SET: Record<keyof NewCallRow, true> = {
+  at: true,
+  provider: true,
+  model: true,
+  result: true,
+  attempts: true,
+  input_tokens: true,
+  output_tokens: true,
+  latency_ms: true,
+};
+export const CALL_COLUMNS = Object.keys(CALL_COLUMN_SET) as (keyof NewCallRow)[];
+
 /** The call's own row; null for a duplicate, which made no call. */
-export function insertCall(on: Creator, event: UsageEvent) {
-  const creator = on as unknown as QueryCreator<UsageTables>;
+export function callRowOf(event: UsageEvent): NewCallRow | null {
   if (event.kind !== 'call') return null;
   const { call } = event;
-  return creator.insertInto('llm_calls').values({
+  return {
     at: event.at,
     provider: call.provider,
     model: call.model,
@@ -130,7 +144,14 @@ export function insertCall(on: Creator, event: UsageEvent) {
     input_tokens: call.input_tokens,
     output_tokens: call.output_tokens,
     latency_ms: Math.max(0, Math.round(call.latency_ms)),
-  });
+  };
+}
+
+/** The insert of the call's own row; null for a duplicate, which made no call. */
+export function insertCall(on: Creator, event: UsageEvent) {
+  const creator = on as unknown as QueryCreator<UsageTables>;
+  const row = callRowOf(event);
+  return row && creator.insertInto('llm_calls').values(row);
 }
 
 /** On SQLite, inside a transaction already open: the rows written one after the other. */

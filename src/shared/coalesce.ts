@@ -5,8 +5,8 @@
 // batch that fails runs again one call at a time, so one bad call cannot fail the others.
 //
 // Calls are grouped by `keyOf` (only calls of one key can share a statement) and kept apart by
-// `conflictOf` (two calls with the same conflict key never share a batch: the second waits for
-// the next one), so a batch statement never sees, say, one item or one agent twice.
+// `conflictOf` (two calls with a conflict key in common never share a batch: the second waits
+// for the next one), so a batch statement never sees, say, one item or one agent twice.
 
 interface Job<I, O> {
   input: I;
@@ -21,8 +21,8 @@ interface Lane<I, O> {
 
 export interface CoalescerOptions<I, O> {
   keyOf(input: I): string;
-  /** Calls with the same conflict key go in different batches, in arrival order. */
-  conflictOf?(input: I): string;
+  /** Calls with a conflict key in common go in different batches, in arrival order. */
+  conflictOf?(input: I): string | readonly string[];
   /** Runs one batch; answers one output per input, in order. */
   run(inputs: I[]): Promise<O[]>;
   /** Bounds the size of one batch (and of its statement). */
@@ -42,11 +42,11 @@ export function createCoalescer<I, O>({ keyOf, conflictOf, run, maxBatch = DEFAU
     const seen = new Set<string>();
     for (const job of lane.queue) {
       const conflict = conflictOf(job.input);
-      if (batch.length >= maxBatch || seen.has(conflict)) left.push(job);
-      else {
-        seen.add(conflict);
-        batch.push(job);
-      }
+      const conflicts = typeof conflict === 'string' ? [conflict] : conflict;
+      const waits = batch.length >= maxBatch || conflicts.some((key) => seen.has(key));
+      // A call left for later holds its keys too: no later call sharing one may overtake it.
+      for (const key of conflicts) seen.add(key);
+      (waits ? left : batch).push(job);
     }
     lane.queue = left;
     return batch;
