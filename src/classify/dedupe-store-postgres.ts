@@ -20,6 +20,19 @@ import { named } from '../shared/named-statement.js';
 import type { MessageState } from './dedupe-store.js';
 import { CALL_COLUMNS, addToHoursSql } from './usage-store.js';
 
+/**
+ * pool.query, but on a connection handed out first: a new connection runs db.ts's set-up query,
+ * and pool.query would queue its own behind it at once, which pg warns about (deprecated).
+ */
+async function query<R extends pg.QueryResultRow>(pool: pg.Pool, config: pg.QueryConfig): Promise<pg.QueryResult<R>> {
+  const client = await pool.connect();
+  try {
+    return await client.query<R>(config);
+  } finally {
+    client.release();
+  }
+}
+
 const CLAIM = named(`WITH input AS (
     SELECT * FROM json_to_recordset($1::json) AS i(ord int, thread_key text, record_key text, fingerprint text,
       conversation_id text, now timestamptz, fingerprint_key text, hour timestamptz, provider text, model text)
@@ -89,7 +102,7 @@ export interface ClaimRow {
 
 export async function claimManyPostgres(pool: pg.Pool, claims: ClaimParams[]): Promise<ClaimRow[]> {
   const input = claims.map((claim, ord) => ({ ord, ...claim }));
-  const { rows } = await pool.query<ClaimRow>({ ...CLAIM, values: [JSON.stringify(input)] });
+  const { rows } = await query<ClaimRow>(pool, { ...CLAIM, values: [JSON.stringify(input)] });
   if (rows.length !== claims.length) throw new Error(`dedupe claim: ${rows.length} rows for ${claims.length} requests`);
   return rows;
 }
@@ -134,6 +147,6 @@ export async function saveManyPostgres(pool: pg.Pool, saves: SaveParams[]): Prom
     ...save,
     ...(usage && { hour: usage.hour, provider: usage.provider, model: usage.model, ...usage.counters, call: usage.call }),
   }));
-  const { rows } = await pool.query<{ ord: number; saved: boolean }>({ ...SAVE, values: [JSON.stringify(input)] });
+  const { rows } = await query<{ ord: number; saved: boolean }>(pool, { ...SAVE, values: [JSON.stringify(input)] });
   return rows.map((row) => row.saved);
 }
