@@ -6,6 +6,7 @@ import { type Kysely, type QueryCreator, sql } from 'kysely';
 import { type Database, DIALECTS } from '../shared/db.js';
 import type { TransactionRunner } from '../shared/group-commit.js';
 import type { Classification } from './categories.js';
+import { decideInOneStatement, type OneStepKeys, type OneStepOutcome } from './dedupe-store-postgres.js';
 import type { UsageEvent } from './usage.js';
 import { type UsageTables, purgeCallsBefore, withUsage, writeUsage } from './usage-store.js';
 
@@ -53,6 +54,11 @@ export interface StoredMessage {
 export interface DedupeStore {
   /** Runs `work` in one transaction: one commit (one fsync on SQLite) for a whole decision. */
   transaction<T>(work: (store: DedupeStore) => Promise<T>): Promise<T>;
+  /**
+   * PostgreSQL outside a transaction only: the common outcomes of a decision in one statement
+   * (dedupe-store-postgres.ts); dedupe.ts goes on from where it stopped.
+   */
+  decideInOneStep?(keys: OneStepKeys, served: Extract<UsageEvent, { kind: 'duplicate' }>): Promise<OneStepOutcome>;
   /** Counts one more request for the thread and returns the count, this one included. */
   bumpThread(threadKey: string, now: string): Promise<number>;
   /** Inserts a pending record; returns undefined when inserted, else the record already there. */
@@ -119,7 +125,7 @@ function buildStore(db: Kysely<DedupeTables>, runTransaction: TransactionRunner 
     return row && toStored(row);
   };
 
-  return {
+  const store: DedupeStore = {
     async transaction(work) {
       if (!runTransaction) return work(this);
       return runTransaction((trx) => work(buildStore(trx as Kysely<DedupeTables>, null, sharesCommits)));
@@ -267,4 +273,8 @@ function buildStore(db: Kysely<DedupeTables>, runTransaction: TransactionRunner 
       return removed;
     },
   };
+  if (runTransaction && !sharesCommits) {
+    store.decideInOneStep = (keys, served) => decideInOneStatement(db as Kysely<unknown>, keys, served);
+  }
+  return store;
 }

@@ -7,8 +7,9 @@
 // cannot both come out "new". Every key starts with the request's scope (scope.ts): requests
 // in different scopes never see each other's emails, counts or answers.
 
-import type { DedupeVerdict } from './categories.js';
+import type { Classification, DedupeVerdict } from './categories.js';
 import type { DedupeStore } from './dedupe-store.js';
+import type { UsageEvent } from './usage.js';
 
 export interface DedupeInput {
   /** From `dedupeScope`: whose memory this request reads and writes. */
@@ -33,6 +34,8 @@ export interface DedupeDecision {
   /** Where this email's classification is stored. */
   record_key: string;
   action: DedupeAction;
+  /** A duplicate the decision served itself: the stored classification, its use already counted. */
+  answered?: Classification;
 }
 
 export function recordKeyOf(input: Pick<DedupeInput, 'scope' | 'message_key' | 'fingerprint'>): string {
@@ -52,31 +55,81 @@ function messagePartOf(input: Pick<DedupeInput, 'message_key' | 'fingerprint'>):
   return input.message_key !== null ? `id:${input.message_key}` : `fp:${input.fingerprint}`;
 }
 
-export function decideDedupe(store: DedupeStore, input: DedupeInput): Promise<DedupeDecision> {
+/** A duplicate served from the store: what the store counts for it when it serves it itself. */
+export type DuplicateServed = Extract<UsageEvent, { kind: 'duplicate' }>;
+
+/**
+ * The verdict, and the claims that go with it. Where the store can decide in one statement
+ * (PostgreSQL), the common outcomes take one round trip, and a duplicate of an answered record
+ * comes back `answered`, its use of the store already counted with `served`.
+ */
+export function decideDedupe(store: DedupeStore, input: DedupeInput, served?: DuplicateServed): Promise<DedupeDecision> {
+  if (store.decideInOneStep && served) return decideInOneStep(store, input, served);
   return store.transaction((transaction) => decide(transaction, input));
 }
 
-async function decide(store: DedupeStore, input: DedupeInput): Promise<DedupeDecision> {
-  const recordKey = recordKeyOf(input);
-  const seenCount = await store.bumpThread(threadKeyOf(input), input.now);
-  const verdict = (status: DedupeVerdict['status'], matchedOn: DedupeVerdict['matched_on']): DedupeVerdict => ({
-    status,
-    seen_count: seenCount,
-    matched_on: matchedOn,
-    message_id: input.message_id,
-    conversation_id: input.conversation_id,
-    fingerprint: input.fingerprint,
-  });
-  const decision = (status: DedupeVerdict['status'], matchedOn: DedupeVerdict['matched_on'], action: DedupeAction): DedupeDecision => ({
-    verdict: verdict(status, matchedOn),
-    record_key: recordKey,
+type Decide = (status: DedupeVerdict['status'], matchedOn: DedupeVerdict['matched_on'], action: DedupeAction) => DedupeDecision;
+
+function decisionsFor(input: DedupeInput, seenCount: number): Decide {
+  return (status, matchedOn, action) => ({
+    verdict: {
+      status,
+      seen_count: seenCount,
+      matched_on: matchedOn,
+      message_id: input.message_id,
+      conversation_id: input.conversation_id,
+      fingerprint: input.fingerprint,
+    },
+    record_key: recordKeyOf(input),
     action,
   });
+}
+
+/** A record that holds content nobody had: new, or the next email of a thread already seen. */
+function firstOfContent(input: DedupeInput, seenCount: number, decision: Decide): DedupeDecision {
+  if (input.conversation_id !== null && seenCount > 1) return decision('updated', 'conversation', { kind: 'classify' });
+  return decision('new', 'none', { kind: 'classify' });
+}
+
+async function decideInOneStep(store: DedupeStore, input: DedupeInput, served: DuplicateServed): Promise<DedupeDecision> {
+  const recordKey = recordKeyOf(input);
+  const fingerprintKey = fingerprintKeyOf(input);
+  const outcome = await store.decideInOneStep!(
+    { recordKey, threadKey: threadKeyOf(input), fingerprintKey, fingerprint: input.fingerprint, conversationId: input.conversation_id, now: input.now },
+    served,
+  );
+  const decision = decisionsFor(input, outcome.seenCount);
+  switch (outcome.kind) {
+    case 'served':
+      return { ...decision('duplicate', matchedOnRecord(input), { kind: 'reuse', source_key: recordKey }), answered: outcome.classification };
+    case 'created':
+      return firstOfContent(input, outcome.seenCount, decision);
+    case 'owned':
+      return decision('duplicate', 'fingerprint', { kind: 'reuse', source_key: outcome.owner });
+    case 'undecided': {
+      // The thread is counted; the general path goes on from the step that did not take.
+      if (!outcome.inserted) return store.transaction((transaction) => decide(transaction, input, outcome.seenCount));
+      const owner = await store.claimFingerprint(fingerprintKey, recordKey, input.now);
+      if (owner !== undefined) return decision('duplicate', 'fingerprint', { kind: 'reuse', source_key: owner });
+      return firstOfContent(input, outcome.seenCount, decision);
+    }
+  }
+}
+
+/** Without a message key the record is keyed by content, so a match on it is a content match. */
+function matchedOnRecord(input: DedupeInput): DedupeVerdict['matched_on'] {
+  return input.message_key !== null ? 'id' : 'fingerprint';
+}
+
+/** The general path, step by step in one transaction; `counted`: the thread was counted already. */
+async function decide(store: DedupeStore, input: DedupeInput, counted?: number): Promise<DedupeDecision> {
+  const recordKey = recordKeyOf(input);
+  const seenCount = counted ?? (await store.bumpThread(threadKeyOf(input), input.now));
+  const decision = decisionsFor(input, seenCount);
 
   const existing = await store.claimMessage(recordKey, input.fingerprint, input.conversation_id, input.now);
   if (existing) {
-    // Without a message key the record is keyed by content, so its conflict is a content match.
-    const matchedOn = input.message_key !== null ? 'id' : 'fingerprint';
+    const matchedOn = matchedOnRecord(input);
     if (existing.fingerprint === input.fingerprint) return decision('duplicate', matchedOn, { kind: 'reuse', source_key: recordKey });
     const replaced = await store.replaceFingerprint(recordKey, existing.fingerprint, input.fingerprint, input.now);
     if (!replaced) {
@@ -90,6 +143,5 @@ async function decide(store: DedupeStore, input: DedupeInput): Promise<DedupeDec
 
   const owner = await store.claimFingerprint(fingerprintKeyOf(input), recordKey, input.now);
   if (owner !== undefined) return decision('duplicate', 'fingerprint', { kind: 'reuse', source_key: owner });
-  if (input.conversation_id !== null && seenCount > 1) return decision('updated', 'conversation', { kind: 'classify' });
-  return decision('new', 'none', { kind: 'classify' });
+  return firstOfContent(input, seenCount, decision);
 }

@@ -5,7 +5,7 @@ import type { Logger } from 'pino';
 import type { LlmConfig } from '../shared/config.js';
 import { ValidationError } from '../shared/errors.js';
 import { FALLBACK_CATEGORY, SIGNAL_PROMPT_INJECTION, type Classification, type ClassifyResult } from './categories.js';
-import { decideDedupe, fingerprintKeyOf } from './dedupe.js';
+import { type DuplicateServed, decideDedupe, fingerprintKeyOf } from './dedupe.js';
 import type { DedupeStore } from './dedupe-store.js';
 import { fingerprintOf } from './fingerprint.js';
 import { createProviderLimiter, type ProviderSlot } from './provider-limiter.js';
@@ -222,25 +222,27 @@ export function createClassifyService(deps: ClassifyServiceDeps): ClassifyServic
   async function classifyEmail(email: Email, settings: ProviderSettings, context: ClassifyContext, slot: ProviderSlot | null): Promise<ClassifyResult> {
     const fingerprint = fingerprintOf(email);
     const scope = dedupeScope(settings, context);
-    const decision = await decideDedupe(deps.store, {
-      scope,
-      message_key: email.message_key,
-      message_id: email.message_id,
-      conversation_id: email.conversation_id,
-      fingerprint,
-      now: now().toISOString(),
-    });
+    const at = now().toISOString();
+    const served: DuplicateServed = { kind: 'duplicate', at, provider: settings.provider, model: settings.model };
+    const decision = await decideDedupe(
+      deps.store,
+      { scope, message_key: email.message_key, message_id: email.message_id, conversation_id: email.conversation_id, fingerprint, now: at },
+      served,
+    );
 
     let classification: Classification | null = null;
     const answerFor = [decision.record_key];
-    if (decision.action.kind === 'reuse') {
+    if (decision.answered) {
+      // Served and counted by the decision itself (one statement on PostgreSQL).
+      classification = decision.answered;
+      observer.duplicateServed();
+    } else if (decision.action.kind === 'reuse') {
       const { source_key } = decision.action;
       const waited = await awaitClassification(source_key, fingerprint);
       if (waited.kind === 'answer') {
         classification = waited.classification;
         // Served from the store: counted with this record's write, or alone when there is none.
         observer.duplicateServed();
-        const served: UsageEvent = { kind: 'duplicate', at: now().toISOString(), provider: settings.provider, model: settings.model };
         if (source_key !== decision.record_key) {
           await deps.store.saveResult(decision.record_key, fingerprint, classification, now().toISOString(), served);
         } else {

@@ -56,7 +56,7 @@ export interface UsageSum extends UsageCounters {
  * Concurrent PostgreSQL transactions adding to one (hour, model) row would queue on its lock
  * until each commits; spread over this many rows by connection they do not. Readers sum them.
  */
-const POSTGRES_SHARDS = 16;
+export const POSTGRES_USAGE_SHARDS = 16;
 
 /** The hour an event counts in: the rollup's key, the same text on both databases. */
 export function hourOf(at: string): string {
@@ -88,7 +88,7 @@ export function addToHour(on: Creator, event: UsageEvent, postgres: boolean) {
       model,
       // The connection's backend is busy with this transaction only, so two transactions in
       // flight never share a shard unless their pids collide modulo the shard count.
-      shard: postgres ? sql<number>`pg_backend_pid() % ${sql.lit(POSTGRES_SHARDS)}` : 0,
+      shard: postgres ? sql<number>`pg_backend_pid() % ${sql.lit(POSTGRES_USAGE_SHARDS)}` : 0,
       ...counters,
     })
     .onConflict((conflict) =>
