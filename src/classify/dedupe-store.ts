@@ -1,8 +1,10 @@
 // The SQL of dedupe, the same on SQLite and PostgreSQL. Each claim is a single
 // INSERT … ON CONFLICT statement: whoever inserts the row owns it, and a concurrent request
-// learns so from the conflict, never from a read that could already be stale.
+// learns so from the conflict, never from a read that could already be stale. On PostgreSQL
+// the two hot paths (the claim and the answer's write) run as batch statements instead
+// (dedupe-store-postgres.ts), which keep the same rules.
 
-import { type Kysely, type QueryCreator, sql } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import { type Database, DIALECTS } from '../shared/db.js';
 import type pg from 'pg';
 import type { TransactionRunner } from '../shared/group-commit.js';
@@ -323,23 +325,16 @@ function buildStore(
           buildStore(trx as Kysely<DedupeTables>, null, sharesCommits).saveResult(recordKey, fingerprint, classification, now, usage),
         );
       }
-      const update = (creator: QueryCreator<Tables>) => {
-        let query = creator
-          .updateTable('classify_messages')
-        .set({
-          state: classification ? 'done' : 'failed',
-          result: classification ? JSON.stringify(classification) : null,
-          updated_at: now,
-        })
+      // Inside a transaction already (SQLite's group commit, or one open on PostgreSQL).
+      const tables = db as unknown as Kysely<Tables>;
+      let update = tables
+        .updateTable('classify_messages')
+        .set({ state: classification ? 'done' : 'failed', result: classification ? JSON.stringify(classification) : null, updated_at: now })
         .where('record_key', '=', recordKey)
         // A request with newer content may have replaced it while this one was classifying.
         .where('fingerprint', '=', fingerprint);
-        if (!classification) query = query.where('state', '=', 'pending');
-        return query;
-      };
-      const tables = db as unknown as Kysely<Tables>;
-      const result = await update(tables).executeTakeFirst();
-      // Inside a transaction already (SQLite's group commit, or one open on PostgreSQL).
+      if (!classification) update = update.where('state', '=', 'pending');
+      const result = await update.executeTakeFirst();
       if (usage) await writeUsage(tables, usage, !sharesCommits);
       return Number(result.numUpdatedRows) === 1;
     },
