@@ -317,6 +317,10 @@ const UNAVAILABLE_CODES = new Set([
   '57P03',
   '57014', // query_canceled: the statement timeout fired
   '53300', // too_many_connections
+  // Two batch statements that lock rows in different orders (across instances) can deadlock;
+  // PostgreSQL aborts one, and the caller is told to try again, like SQLite's busy below.
+  '40P01', // deadlock_detected
+  '40001', // serialization_failure
   '08000',
   '08001',
   '08003',

@@ -96,10 +96,9 @@ function summaryOf(text: string): { operation: string; table: string | null } {
 
 type PoolQuery = (...args: unknown[]) => Promise<pg.QueryResult>;
 
-/** The pool, with a span around each promise-returning `query`; everything else is the pool's own. */
-function tracedPool(pool: pg.Pool, tracing: Tracing): pg.Pool {
-  const query: PoolQuery = (...args) => {
-    const untraced = (pool.query as unknown as PoolQuery).bind(pool);
+/** `query` of a pool or of a client it handed out, with a span around each promise it returns. */
+function tracedQuery(untraced: PoolQuery, tracing: Tracing): PoolQuery {
+  return (...args) => {
     if (typeof args[args.length - 1] === 'function') return untraced(...args);
     const first = args[0];
     const text = typeof first === 'string' ? first : ((first as { text?: unknown } | null)?.text ?? '');
@@ -124,13 +123,33 @@ function tracedPool(pool: pg.Pool, tracing: Tracing): pg.Pool {
       },
     );
   };
-  return new Proxy(pool, {
-    get(target, property) {
+}
+
+/** Everything of `target` as it is, but `query` traced. */
+function withTracedQuery<T extends object>(target: T, query: PoolQuery, more: (property: string | symbol) => unknown = () => undefined): T {
+  return new Proxy(target, {
+    get(object, property) {
       if (property === 'query') return query;
-      const value: unknown = Reflect.get(target, property, target);
-      return typeof value === 'function' ? value.bind(target) : value;
+      const replaced = more(property);
+      if (replaced !== undefined) return replaced;
+      const value: unknown = Reflect.get(object, property, object);
+      return typeof value === 'function' ? value.bind(object) : value;
     },
   });
+}
+
+/**
+ * The pool, with a span around each promise-returning `query`, its own and that of the clients
+ * it hands out (the batch statements that take a connection first); everything else is the pool's own.
+ */
+function tracedPool(pool: pg.Pool, tracing: Tracing): pg.Pool {
+  const query = tracedQuery((pool.query as unknown as PoolQuery).bind(pool), tracing);
+  const connect = async (...args: unknown[]) => {
+    if (typeof args[0] === 'function') return (pool.connect as (...a: unknown[]) => unknown)(...args);
+    const client = await pool.connect();
+    return withTracedQuery(client, tracedQuery((client.query as unknown as PoolQuery).bind(client), tracing));
+  };
+  return withTracedQuery(pool, query, (property) => (property === 'connect' ? connect : undefined));
 }
 
 /** `database` with spans, when tracing is on; `database` itself, untouched, when it is off. */
