@@ -64,16 +64,3 @@ export function createLogView(found: readonly LoggedMessage[]): LogView {
     },
   };
 }
-
-/** Every value a message's decisions may look up, for one lookup per batch. */
-export interface LogKeys {
-  source_refs: string[];
-  source_hashes: string[];
-  message_keys: string[];
-  fingerprints: string[];
-  item_conversations: string[];
-}
-
-export function emptyLogKeys(): LogKeys {
-  return { source_refs: [], source_hashes: [], message_keys: [], fingerprints: [], item_conversations: [] };
-}

@@ -100,7 +100,7 @@ function relatedKeys(parsed: ParsedMessage): string[] {
 function mergeQueries(queries: readonly LogQuery[]): LogQuery {
   const merged: Required<LogQuery> = { source_refs: [], source_hashes: [], message_keys: [], fingerprints: [], item_conversations: [] };
   for (const query of queries) {
-    for (const field of Object.keys(merged) as Array<keyof LogQuery>) merged[field] = [...merged[field], ...(query[field] ?? [])];
+    for (const field of Object.keys(merged) as Array<keyof LogQuery>) (merged[field] as string[]).push(...(query[field] ?? []));
   }
   return merged;
 }
