@@ -67,6 +67,24 @@ async function json(url: string, init?: RequestInit): Promise<any> {
   return body;
 }
 
+/** The sum of a counter's series in the Prometheus text (all label sets). */
+function metricSum(text: string, name: string): number {
+  let total = 0;
+  for (const line of text.split('\n')) {
+    if (line.startsWith(`${name} `) || line.startsWith(`${name}{`)) total += Number(line.slice(line.lastIndexOf(' ') + 1));
+  }
+  return total;
+}
+
+/** Transactions the service ran, and on SQLite the commits (fsyncs) they shared. */
+async function databaseCounts(url: string): Promise<{ transactions: number; commits: number }> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  return {
+    transactions: metricSum(text, 'agentdesk_db_transaction_duration_seconds_count'),
+    commits: metricSum(text, 'agentdesk_db_group_commit_batch_size_count'),
+  };
+}
+
 async function runOne(kind: BenchDbKind, dovecot: Dovecot): Promise<void> {
   const user = `bench-${kind}`;
   progress(kind, `appending ${MESSAGES} messages`);
@@ -89,6 +107,7 @@ async function runOne(kind: BenchDbKind, dovecot: Dovecot): Promise<void> {
     args['cpu-prof'] ? ['--cpu-prof', '--cpu-prof-dir', args['cpu-prof']] : [],
   );
   try {
+    const countsBefore = await databaseCounts(server.url);
     const cpuBefore = server.cpuMs();
     const started = performance.now();
     const mailbox = await json(`${server.url}/mailboxes`, {
@@ -116,6 +135,8 @@ async function runOne(kind: BenchDbKind, dovecot: Dovecot): Promise<void> {
     const seconds = (performance.now() - started) / 1_000;
     const final = await json(`${server.url}/mailboxes/${mailbox.id}`);
     const cpu = server.cpuMs() - cpuBefore;
+    const counts = await databaseCounts(server.url);
+    const perMessage = (value: number) => Math.round((value / MESSAGES) * 100) / 100;
     emit({
       db: kind,
       messages: MESSAGES,
@@ -127,6 +148,9 @@ async function runOne(kind: BenchDbKind, dovecot: Dovecot): Promise<void> {
       items_created: final.counts.items_created,
       failed: final.counts.failed,
       service_cpu_ms_per_msg: Math.round((cpu / MESSAGES) * 100) / 100,
+      // Through the database handle's runner (dedupe's and intake's); SQLite: and their commits.
+      transactions_per_msg: perMessage(counts.transactions - countsBefore.transactions),
+      ...(kind === 'sqlite' && { commits_per_msg: perMessage(counts.commits - countsBefore.commits) }),
       api_get_work_ms: percentiles(api),
       peak_rss_mb: server.peakRssMb(),
     });

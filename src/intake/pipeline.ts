@@ -1,14 +1,17 @@
 // One message, from raw bytes to a durable outcome, in two steps:
 //   prepare  parse the MIME and classify it through the classification service's own code path
 //            (dedupe included); nothing is written but dedupe's memory, so several messages of a
-//            mailbox may be prepared at once.
-//   commit   decide and write the outcome in one transaction, in arrival order: the work item
-//            or the note, the intake log entry and the mailbox's cursor and counters commit
-//            together, or none of them does. The log's unique keys (one entry per copy, one
-//            created item per message) make a crash and a restart, or two pipelines meeting on
-//            the same message, end with the one outcome.
+//            mailbox may be prepared at once. Their reads of the intake log are coalesced into
+//            one lookup for the messages being prepared together.
+//   commit   decide and write the outcomes of a run of messages in one transaction, in arrival
+//            order: the work items or notes, the intake log entries and the mailbox's cursor and
+//            counters commit together, or none of them does. The log's unique keys (one entry
+//            per copy, one created item per message) make a crash and a restart, or two
+//            pipelines meeting on the same message, end with the one outcome.
 // Order of the decision: a copy already handled does nothing; a message of a thread that has a
-// work item becomes a note on it; anything else goes by the routing rules.
+// work item becomes a note on it; anything else goes by the routing rules. A batch is decided
+// on one read of the log (log-view.ts) and written with one statement per table, so its cost in
+// round trips does not grow with its length.
 
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
@@ -18,19 +21,21 @@ import type { GraphMessage } from '../classify/normalize.js';
 import type { ClassifyRequest } from '../classify/schemas.js';
 import type { ClassifyService } from '../classify/service.js';
 import { prepareBody } from '../classify/text.js';
+import { createCoalescer } from '../shared/coalesce.js';
 import { isUniqueViolation } from '../shared/db.js';
 import { ValidationError } from '../shared/errors.js';
 import { WorkItemNotFound } from '../work/errors.js';
 import { changeItem } from '../work/item-changes.js';
 import { isFinal } from '../work/lifecycle.js';
-import { createWorkService } from '../work/service.js';
+import { type PlannedItem, planItem, writePlannedItems } from '../work/service.js';
 import type { ItemWithDispatches, WorkStore } from '../work/store.js';
 import { LeaseLost } from './errors.js';
+import { type LogView, createLogView } from './log-view.js';
 import { appendNote, appendThreadEntry, describeItem, excerpt, followUpNote, itemPayload, threadEntry } from './item-content.js';
 import { type ParsedMessage, UnreadableMessage, conversationOf, fromGraph, parseMessage } from './mime.js';
 import { type Decision, route } from './routing.js';
 import type { RoutingRule } from './schemas.js';
-import { type Advance, type IntakeStore, intakeStoreOn } from './store.js';
+import { type Advance, type IntakeStore, type LogQuery, type LoggedMessage, intakeStoreOn } from './store.js';
 import type { IntakeMessageRow, MailboxRow, MessageAction, MessageSource } from './tables.js';
 
 /** Who the work items a mailbox creates say made them. */
@@ -63,7 +68,7 @@ export type Prepared =
   | { kind: 'seen' }
   | { kind: 'failed'; reason: string; parsed: ParsedMessage | null }
   /** The same bytes were handled before: not classified again. */
-  | { kind: 'copy'; parsed: ParsedMessage; of: IntakeMessageRow }
+  | { kind: 'copy'; parsed: ParsedMessage; of: LoggedMessage }
   | { kind: 'classified'; parsed: ParsedMessage; conversation: string; result: ClassifyResult };
 
 export interface PipelineDeps {
@@ -87,25 +92,75 @@ export class ClassificationUnavailable extends Error {
   }
 }
 
+/** The keys a message is known by in the log besides its own: what it replies to, its thread. */
+function relatedKeys(parsed: ParsedMessage): string[] {
+  return [parsed.in_reply_to, ...parsed.references].filter((key): key is string => key !== null);
+}
+
+function mergeQueries(queries: readonly LogQuery[]): LogQuery {
+  const merged: Required<LogQuery> = { source_refs: [], source_hashes: [], message_keys: [], fingerprints: [], item_conversations: [] };
+  for (const query of queries) {
+    for (const field of Object.keys(merged) as Array<keyof LogQuery>) (merged[field] as string[]).push(...(query[field] ?? []));
+  }
+  return merged;
+}
+
+/** What the decisions of a batch may read in the log: one lookup before the first of them. */
+function decisionQuery(batch: readonly Outcome[]): LogQuery {
+  const queries = batch.map(({ message, prepared }): LogQuery => {
+    if (prepared.kind !== 'classified') return { source_refs: [message.source_ref] };
+    const { parsed, result } = prepared;
+    const fingerprint = result.dedupe.fingerprint;
+    return {
+      source_refs: [message.source_ref],
+      message_keys: [parsed.message_key, ...relatedKeys(parsed)],
+      fingerprints: fingerprint === null ? [] : [fingerprint],
+      item_conversations: [prepared.conversation],
+    };
+  });
+  return mergeQueries(queries);
+}
+
+/** What a batch writes once its messages are decided, in this order (the log names the items). */
+interface BatchWrites {
+  items: PlannedItem[];
+  rows: IntakeMessageRow[];
+  uploads: number[];
+}
+
 export function createPipeline(deps: PipelineDeps) {
   const now = deps.now ?? (() => new Date());
   /** Provider failures per message, so that one message cannot hold its mailbox forever. */
   const providerFailures = new Map<string, number>();
+  // Messages prepared side by side ask the log together: one statement for all of them.
+  const lookup = createCoalescer({
+    keyOf: (query: LogQuery & { mailbox_id: string }) => query.mailbox_id,
+    run: async (queries: Array<LogQuery & { mailbox_id: string }>) => {
+      const found = await deps.store.findLogged(queries[0]!.mailbox_id, mergeQueries(queries));
+      return queries.map(() => found);
+    },
+  });
 
   async function prepare(mailbox: MailboxRow, message: IncomingMessage): Promise<Prepared> {
-    if (await deps.store.findMessageBySource(mailbox.id, message.source_ref)) return { kind: 'seen' };
-    let parsed: ParsedMessage;
+    let parsed: ParsedMessage | null = null;
+    let unreadable: string | null = null;
     try {
       parsed = Buffer.isBuffer(message.raw) ? await parseMessage(message.raw, message.received_at) : fromGraph(message.raw);
     } catch (error) {
-      if (error instanceof UnreadableMessage) return { kind: 'failed', reason: error.message, parsed: null };
-      throw error;
+      if (!(error instanceof UnreadableMessage)) throw error;
+      unreadable = error.message;
     }
-    const copy = await deps.store.findCopy(mailbox.id, parsed.source_hash);
-    if (copy) return { kind: 'copy', parsed, of: copy };
     // A reply that names only its parent joins the thread the parent was logged in.
-    const related = [parsed.in_reply_to, ...parsed.references].filter((key): key is string => key !== null);
-    const conversation = (await deps.store.findConversation(mailbox.id, related)) ?? conversationOf(parsed);
+    const related = parsed ? relatedKeys(parsed) : [];
+    const log = createLogView(
+      await lookup({ mailbox_id: mailbox.id, source_refs: [message.source_ref], source_hashes: parsed ? [parsed.source_hash] : [], message_keys: related }),
+    );
+    // Already in the log (a restart met it again): nothing to do but move the cursor.
+    if (log.has(message.source_ref)) return { kind: 'seen' };
+    if (!parsed) return { kind: 'failed', reason: unreadable!, parsed: null };
+    const copy = log.copyOf(parsed.source_hash);
+    if (copy) return { kind: 'copy', parsed, of: copy };
+    const conversation = log.conversation(related) ?? conversationOf(parsed);
     parsed.graph.conversationId = conversation;
     try {
       // Each mailbox keeps its own dedupe memory: the same message in two mailboxes is two messages.
@@ -181,8 +236,9 @@ export function createPipeline(deps: PipelineDeps) {
   }
 
   async function decide(
-    intake: IntakeStore,
     tx: WorkStore,
+    log: LogView,
+    writes: BatchWrites,
     mailbox: MailboxRow,
     message: IncomingMessage,
     prepared: Extract<Prepared, { kind: 'classified' }>,
@@ -190,16 +246,19 @@ export function createPipeline(deps: PipelineDeps) {
     at: string,
   ): Promise<void> {
     const { parsed, result } = prepared;
-    const handled = await intake.findHandled(mailbox.id, parsed.message_key, result.dedupe.fingerprint);
+    const handled = log.handled(parsed.message_key, result.dedupe.fingerprint);
     if (handled) {
       Object.assign(row, { action: 'duplicate', work_item_id: handled.work_item_id });
       return;
     }
-    const related = [parsed.message_key, parsed.in_reply_to, ...parsed.references].filter((key): key is string => key !== null);
-    const threadItem = await intake.findThreadItem(mailbox.id, prepared.conversation, related);
-    if (threadItem && (await addFollowUp(tx, threadItem, message, prepared, at))) {
-      Object.assign(row, { action: 'noted', work_item_id: threadItem });
-      return;
+    const threadItem = log.threadItem(prepared.conversation, [parsed.message_key, ...relatedKeys(parsed)]);
+    if (threadItem) {
+      // A reply to a message of this same batch: its item must exist before the note goes on it.
+      if (writes.items.some(({ item }) => item.id === threadItem)) await writePlannedItems(tx, writes.items.splice(0));
+      if (await addFollowUp(tx, threadItem, message, prepared, at)) {
+        Object.assign(row, { action: 'noted', work_item_id: threadItem });
+        return;
+      }
     }
     const decision: Decision = route(
       JSON.parse(mailbox.rules) as RoutingRule[],
@@ -208,7 +267,7 @@ export function createPipeline(deps: PipelineDeps) {
     );
     row.rule_index = decision.rule_index;
     if (decision.kind === 'record') return;
-    const { item } = await createWorkService({ store: tx, now }).submit(
+    const planned = planItem(
       {
         type: decision.item.type,
         description: describeItem(parsed, result),
@@ -218,33 +277,42 @@ export function createPipeline(deps: PipelineDeps) {
         payload: itemPayload(mailbox, parsed, result, message.source_ref, prepared.conversation, message.received_at),
       },
       INTAKE_ACTOR,
+      at,
     );
-    Object.assign(row, { action: 'created', work_item_id: item.id });
+    writes.items.push(planned);
+    Object.assign(row, { action: 'created', work_item_id: planned.item.id });
   }
 
-  /** One message's outcome inside the batch's transaction; null when it was already in the log. */
-  async function writeOutcome(intake: IntakeStore, tx: WorkStore, mailbox: MailboxRow, message: IncomingMessage, prepared: Prepared, at: string): Promise<MessageAction | null> {
-    if (message.upload_id !== undefined) await intake.deleteUpload(message.upload_id);
-    if (prepared.kind === 'seen') return null;
+  /** One message's outcome, decided on the batch's view of the log; null when it was already in the log. */
+  async function decideOutcome(tx: WorkStore, log: LogView, writes: BatchWrites, mailbox: MailboxRow, outcome: Outcome, at: string): Promise<MessageAction | null> {
+    const { message, prepared } = outcome;
+    if (message.upload_id !== undefined) writes.uploads.push(message.upload_id);
+    // Logged since it was prepared (another pipeline, or a run this one had to write again).
+    if (prepared.kind === 'seen' || log.has(message.source_ref)) return null;
     const row = logRow(mailbox, message, prepared, at);
     if (prepared.kind === 'copy') Object.assign(row, { action: 'duplicate', work_item_id: prepared.of.work_item_id });
-    if (prepared.kind === 'classified') await decide(intake, tx, mailbox, message, prepared, row, at);
-    await intake.insertMessage(row);
+    if (prepared.kind === 'classified') await decide(tx, log, writes, mailbox, message, prepared, row, at);
+    writes.rows.push(row);
+    log.add(row);
     return row.action;
   }
 
   /**
    * Writes the outcomes of consecutive messages in one transaction, in order, with one move of
-   * the cursor and counters: one commit (one fsync on SQLite) for a run of mail.
+   * the cursor and counters: one commit (one fsync on SQLite) for a run of mail. The log is read
+   * once for the whole run, and each table written with one statement.
    */
   async function commitOnce(mailbox: MailboxRow, owner: string, batch: readonly Outcome[]): Promise<Array<MessageAction | null>> {
     return deps.workStore.transaction(async (tx, trx) => {
       const intake = intakeStoreOn(trx);
       const at = now().toISOString();
+      const log = createLogView(await intake.findLogged(mailbox.id, decisionQuery(batch)));
+      const writes: BatchWrites = { items: [], rows: [], uploads: [] };
       const actions: Array<MessageAction | null> = [];
       const totals: Advance = { at, seen: 0, classified: 0, created: 0, noted: 0, failed: 0, backfill: 0 };
-      for (const { message, prepared } of batch) {
-        const action = await writeOutcome(intake, tx, mailbox, message, prepared, at);
+      for (const outcome of batch) {
+        const { message, prepared } = outcome;
+        const action = await decideOutcome(tx, log, writes, mailbox, outcome, at);
         actions.push(action);
         if (message.uid !== undefined) totals.last_uid = Math.max(totals.last_uid ?? 0, message.uid);
         if (action === null) continue;
@@ -255,6 +323,9 @@ export function createPipeline(deps: PipelineDeps) {
         if (action === 'failed') totals.failed += 1;
         if (message.backfill) totals.backfill += 1;
       }
+      await writePlannedItems(tx, writes.items);
+      await intake.insertMessages(writes.rows);
+      await intake.deleteUploads(writes.uploads);
       // Fenced: an instance that lost the mailbox to another writes nothing more for it.
       if (!(await intake.advance(mailbox.id, owner, totals))) throw new LeaseLost(mailbox.id);
       return actions;
@@ -273,14 +344,16 @@ export function createPipeline(deps: PipelineDeps) {
     } catch (error) {
       if (!isUniqueViolation(error)) throw error;
     }
+    // Each message's transaction reads the log afresh: one the other pipeline logged is passed
+    // over, one whose item it created becomes a duplicate of it.
     const actions: Array<MessageAction | null> = [];
     for (const outcome of batch) {
       try {
         actions.push(...(await commitOnce(mailbox, owner, [outcome])));
       } catch (error) {
+        // The other one committed between this transaction's read and its write: read again.
         if (!isUniqueViolation(error)) throw error;
-        const seen = outcome.prepared.kind !== 'seen' && (await deps.store.findMessageBySource(mailbox.id, outcome.message.source_ref));
-        actions.push(...(await commitOnce(mailbox, owner, [seen ? { ...outcome, prepared: { kind: 'seen' } } : outcome])));
+        actions.push(...(await commitOnce(mailbox, owner, [outcome])));
       }
     }
     return actions;

@@ -2,7 +2,7 @@
 // fenced by its lease (`lease_owner = me`): an instance that lost a mailbox to another cannot
 // move its cursor or record a message any more, so its transaction rolls back instead.
 
-import { type Kysely, type Transaction, sql } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import type { Database } from '../shared/db.js';
 import type { IntakeMessageRow, IntakeTables, MailboxRow, MailboxState, MessageAction } from './tables.js';
 
@@ -65,6 +65,38 @@ export interface Advance {
   at: string;
 }
 
+/** A log entry as the pipeline's decisions read it. */
+export type LoggedMessage = Pick<
+  IntakeMessageRow,
+  'id' | 'source_ref' | 'source_hash' | 'message_key' | 'conversation_key' | 'fingerprint' | 'status' | 'action' | 'work_item_id' | 'created_at'
+>;
+
+/** Values to look up in the log, each on its own column; a row matching any of them is found. */
+export interface LogQuery {
+  source_refs?: readonly string[];
+  source_hashes?: readonly string[];
+  message_keys?: readonly string[];
+  fingerprints?: readonly string[];
+  /** Only the entries that have a work item. */
+  item_conversations?: readonly string[];
+}
+
+const LOGGED_COLUMNS = [
+  'id',
+  'source_ref',
+  'source_hash',
+  'message_key',
+  'conversation_key',
+  'fingerprint',
+  'status',
+  'action',
+  'work_item_id',
+  'created_at',
+] as const satisfies readonly (keyof LoggedMessage)[];
+
+/** Distinct values, in slices that keep a statement's parameters well under the drivers' limits. */
+const LOOKUP_SLICE = 500;
+
 export interface UploadToQueue {
   source_ref: string;
   raw: Buffer;
@@ -97,18 +129,15 @@ export interface IntakeStore {
   /** Adds to the backfill total, starting a new one when the last was complete. */
   addBackfill(id: string, count: number, at: string): Promise<void>;
 
-  findMessageBySource(mailboxId: string, sourceRef: string): Promise<IntakeMessageRow | undefined>;
-  /** An earlier message with the same bytes. */
-  findCopy(mailboxId: string, sourceHash: string): Promise<IntakeMessageRow | undefined>;
-  /** An earlier message with the same content (the classifier's fingerprint), else the same key. */
-  findHandled(mailboxId: string, messageKey: string, fingerprint: string | null): Promise<IntakeMessageRow | undefined>;
+  /**
+   * The logged messages of the mailbox that match any of the values given, in one round trip:
+   * what the pipeline decides a batch of messages on (log-view.ts picks among them).
+   */
+  findLogged(mailboxId: string, query: LogQuery): Promise<LoggedMessage[]>;
   /** Message keys among `keys` already logged for this mailbox (to skip known mail on a resync). */
   knownMessageKeys(mailboxId: string, keys: string[]): Promise<Set<string>>;
-  /** The work item of the thread: made for one of its messages, or noted by one. */
-  findThreadItem(mailboxId: string, conversationKey: string | null, relatedKeys: string[]): Promise<string | undefined>;
-  /** The conversation a logged message belongs to, if any of `keys` names one. */
-  findConversation(mailboxId: string, keys: string[]): Promise<string | undefined>;
-  insertMessage(row: IntakeMessageRow): Promise<void>;
+  /** Log entries, in order (one statement per slice of them). */
+  insertMessages(rows: IntakeMessageRow[]): Promise<void>;
   /** Graph: where the next delta round starts (or the current one goes on); false when the lease is lost. */
   saveDeltaLink(id: string, owner: string, link: string | null): Promise<boolean>;
   /** Moves the cursor forward without counting anything; false when the lease is lost. */
@@ -119,7 +148,7 @@ export interface IntakeStore {
 
   queueUploads(mailboxId: string, uploads: UploadToQueue[], at: string): Promise<void>;
   nextUploads(mailboxId: string, limit: number): Promise<QueuedUpload[]>;
-  deleteUpload(id: number): Promise<void>;
+  deleteUploads(ids: number[]): Promise<void>;
 }
 
 export function createIntakeStore(database: Database): IntakeStore {
@@ -211,37 +240,35 @@ export function intakeStoreOn(db: Executor): IntakeStore {
         .execute();
     },
 
-    findMessageBySource(mailboxId, sourceRef) {
-      return db
-        .selectFrom('intake_messages')
-        .selectAll()
-        .where('mailbox_id', '=', mailboxId)
-        .where('source_ref', '=', sourceRef)
-        .executeTakeFirst();
-    },
-
-    findCopy(mailboxId, sourceHash) {
-      return db
-        .selectFrom('intake_messages')
-        .selectAll()
-        .where('mailbox_id', '=', mailboxId)
-        .where('source_hash', '=', sourceHash)
-        .where('status', '=', 'done')
-        .orderBy('created_at')
-        .limit(1)
-        .executeTakeFirst();
-    },
-
-    findHandled(mailboxId, messageKey, fingerprint) {
-      return db
-        .selectFrom('intake_messages')
-        .selectAll()
-        .where('mailbox_id', '=', mailboxId)
-        .where('status', '=', 'done')
-        .where((eb) => (fingerprint === null ? eb('message_key', '=', messageKey) : eb('fingerprint', '=', fingerprint)))
-        .orderBy('created_at')
-        .limit(1)
-        .executeTakeFirst();
+    async findLogged(mailboxId, query) {
+      // One SELECT per column, each an IN on that column's index, joined by UNION ALL: one
+      // round trip. No ORDER BY and no other indexed column in a part: either makes SQLite's
+      // planner (which has no statistics) walk the whole mailbox in created_at order instead.
+      const parts: Array<[keyof LoggedMessage, readonly string[] | undefined]> = [
+        ['source_ref', query.source_refs],
+        ['source_hash', query.source_hashes],
+        ['message_key', query.message_keys],
+        ['fingerprint', query.fingerprints],
+        ['conversation_key', query.item_conversations],
+      ];
+      const selects = [];
+      for (const [column, values] of parts) {
+        const distinct = [...new Set(values ?? [])];
+        for (let start = 0; start < distinct.length; start += LOOKUP_SLICE) {
+          let select = db
+            .selectFrom('intake_messages')
+            .select(LOGGED_COLUMNS)
+            .where('mailbox_id', '=', mailboxId)
+            .where(column, 'in', distinct.slice(start, start + LOOKUP_SLICE));
+          // A long thread may have many entries; only the ones with an item matter here.
+          if (column === 'conversation_key') select = select.where('work_item_id', 'is not', null);
+          selects.push(select);
+        }
+      }
+      if (selects.length === 0) return [];
+      const rows = await selects.slice(1).reduce((union, next) => union.unionAll(next), selects[0]!).execute();
+      // A row matching on two columns comes back twice.
+      return [...new Map(rows.map((row) => [row.id, row])).values()];
     },
 
     async knownMessageKeys(mailboxId, keys) {
@@ -255,43 +282,11 @@ export function intakeStoreOn(db: Executor): IntakeStore {
       return new Set(rows.map((row) => row.message_key));
     },
 
-    async findThreadItem(mailboxId, conversationKey, relatedKeys) {
-      if (conversationKey === null && relatedKeys.length === 0) return undefined;
-      const row = await db
-        .selectFrom('intake_messages')
-        .select('work_item_id')
-        .where('mailbox_id', '=', mailboxId)
-        .where('work_item_id', 'is not', null)
-        .where((eb) => {
-          const either = [];
-          if (conversationKey !== null) either.push(eb('conversation_key', '=', conversationKey));
-          if (relatedKeys.length > 0) either.push(eb('message_key', 'in', relatedKeys));
-          return eb.or(either);
-        })
-        // The item made for the thread, before any note on it.
-        .orderBy(sql`case when action = 'created' then 0 else 1 end`)
-        .orderBy('created_at', 'desc')
-        .limit(1)
-        .executeTakeFirst();
-      return row?.work_item_id ?? undefined;
-    },
-
-    async findConversation(mailboxId, keys) {
-      if (keys.length === 0) return undefined;
-      const row = await db
-        .selectFrom('intake_messages')
-        .select('conversation_key')
-        .where('mailbox_id', '=', mailboxId)
-        .where('message_key', 'in', keys)
-        .where('conversation_key', 'is not', null)
-        .orderBy('created_at')
-        .limit(1)
-        .executeTakeFirst();
-      return row?.conversation_key ?? undefined;
-    },
-
-    async insertMessage(row) {
-      await db.insertInto('intake_messages').values(row).execute();
+    async insertMessages(rows) {
+      // In slices, like the lookups: a row has 24 columns, so a slice is under 1,000 parameters.
+      for (let start = 0; start < rows.length; start += 40) {
+        await db.insertInto('intake_messages').values(rows.slice(start, start + 40)).execute();
+      }
     },
 
     async saveDeltaLink(id, owner, link) {
@@ -357,8 +352,10 @@ export function intakeStoreOn(db: Executor): IntakeStore {
       return rows.map((row) => ({ id: Number(row.id), source_ref: row.source_ref, raw: Buffer.from(row.raw) }));
     },
 
-    async deleteUpload(id) {
-      await db.deleteFrom('intake_uploads').where('id', '=', id).execute();
+    async deleteUploads(ids) {
+      for (let start = 0; start < ids.length; start += LOOKUP_SLICE) {
+        await db.deleteFrom('intake_uploads').where('id', 'in', ids.slice(start, start + LOOKUP_SLICE)).execute();
+      }
     },
   };
 }

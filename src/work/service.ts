@@ -36,6 +36,7 @@ import {
   type WorkStatus,
 } from './schemas.js';
 import type { WorkFilter, WorkStore } from './store.js';
+import type { NewItem } from './store-postgres.js';
 import type { WorkItemRow } from './tables.js';
 
 export { WORK_EVENTS };
@@ -80,18 +81,9 @@ export function createWorkService({ store, recent, now = () => new Date(), obser
   const keysInFlight = new Set<string>();
 
   async function create(tx: WorkStore, input: CreateWorkItem, actor: Actor, at: string): Promise<WorkItem> {
-    const row = newRow(input, actor.name, at);
-    const dispatch = input.agent ? newDispatch(row.id, input.agent, at) : null;
-    const changes = { status: { from: null, to: row.status }, ...(dispatch && { assigned_agent: { from: null, to: dispatch.agent } }) };
-    const history = { at, actor: actor.name, role: actor.role, action: 'created', changes: JSON.stringify(changes) };
-    try {
-      await tx.createWorkItem(row, dispatch, { type: WORK_EVENTS.created, data: eventData(row, actor), at }, history);
-    } catch (error) {
-      // The foreign key is the existence check: one statement instead of a read and a write.
-      if (isForeignKeyViolation(error)) throw new UnknownProjectReference();
-      throw error;
-    }
-    return toWorkItem(row, dispatch ? [dispatch] : []);
+    const { item, write } = planItem(input, actor, at);
+    await unknownProjectAsDomainError(() => tx.createWorkItem(write.row, write.dispatch, write.event, write.history));
+    return item;
   }
 
   /** `principal.name` becomes created_by: the caller's identity, never a header it wrote. */
@@ -248,6 +240,42 @@ function toFilter(query: CountsQuery): WorkFilter {
   if (query.type !== undefined) filter.type = query.type;
   if (query.since !== undefined) filter.since = new Date(query.since).toISOString();
   return filter;
+}
+
+/** A new item, checked and given its id, with everything its creation writes; not yet written. */
+export interface PlannedItem {
+  item: WorkItem;
+  write: NewItem;
+}
+
+/**
+ * The one definition of what submitting an item writes: its row, its first dispatch, its
+ * history entry and its event. Planning apart from writing lets a caller that creates many
+ * (mail intake, a batch of messages) know each id at once and write them all in one go.
+ */
+export function planItem(input: CreateWorkItem, actor: Actor, at: string): PlannedItem {
+  const row = newRow(input, actor.name, at);
+  const dispatch = input.agent ? newDispatch(row.id, input.agent, at) : null;
+  const changes = { status: { from: null, to: row.status }, ...(dispatch && { assigned_agent: { from: null, to: dispatch.agent } }) };
+  const history = { at, actor: actor.name, role: actor.role, action: 'created', changes: JSON.stringify(changes) };
+  const event = { type: WORK_EVENTS.created, data: eventData(row, actor), at };
+  return { item: toWorkItem(row, dispatch ? [dispatch] : []), write: { row, dispatch, event, history } };
+}
+
+/** Writes planned items together (in the caller's transaction, if `store` is one). */
+export async function writePlannedItems(store: WorkStore, planned: readonly PlannedItem[]): Promise<void> {
+  if (planned.length === 0) return;
+  await unknownProjectAsDomainError(() => store.createWorkItems(planned.map(({ write }) => write)));
+}
+
+async function unknownProjectAsDomainError(write: () => Promise<void>): Promise<void> {
+  try {
+    await write();
+  } catch (error) {
+    // The foreign key is the existence check: one statement instead of a read and a write.
+    if (isForeignKeyViolation(error)) throw new UnknownProjectReference();
+    throw error;
+  }
 }
 
 function newRow(input: CreateWorkItem, createdBy: string, at: string): WorkItemRow {

@@ -1,3 +1,4 @@
+import { CompiledQuery } from 'kysely';
 import type pg from 'pg';
 import { named } from '../shared/named-statement.js';
 import { dispatchLogJsonSql } from './item-view.js';
@@ -82,9 +83,17 @@ export interface NewItem {
 }
 
 export async function createItemsPostgres(pool: pg.Pool, items: NewItem[]): Promise<void[]> {
-  const input = items.map(({ row, dispatch, event, history }) => ({ r: row, d: dispatch, e: event, h: history }));
-  await pool.query({ ...CREATE_ITEMS, values: [JSON.stringify(input)] });
+  await pool.query({ ...CREATE_ITEMS, values: [itemsJson(items)] });
   return items.map(() => undefined);
+}
+
+/** The same statement for a connection inside a transaction (Kysely's), where pool.query cannot go. */
+export function createItemsQuery(items: readonly NewItem[]): CompiledQuery {
+  return CompiledQuery.raw(CREATE_ITEMS.text, [itemsJson(items)]);
+}
+
+function itemsJson(items: readonly NewItem[]): string {
+  return JSON.stringify(items.map(({ row, dispatch, event, history }) => ({ r: row, d: dispatch, e: event, h: history })));
 }
 
 export interface RowWithLog extends WorkItemRow {

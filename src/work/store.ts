@@ -9,6 +9,7 @@ import {
   applyChangesPostgres,
   changeShape,
   createItemsPostgres,
+  createItemsQuery,
   findManyWithDispatchesPostgres,
   isSingleStatementChange,
   type NewItem,
@@ -104,6 +105,8 @@ export interface WorkStore {
 
   /** A new item, its first dispatch (if any) and its event, atomically and as cheaply as the store allows. */
   createWorkItem(row: WorkItemRow, dispatch: DispatchRow | null, event: NewEvent, history: NewHistory): Promise<void>;
+  /** New items written together: one statement per table (per slice) rather than four per item. */
+  createWorkItems(items: readonly NewItem[]): Promise<void>;
   findWorkItem(id: string): Promise<WorkItemRow | undefined>;
   findWithDispatches(id: string): Promise<ItemWithDispatches | undefined>;
   /** Writes `change` if the item is still at `from_version`; false when it is gone or has moved on. */
@@ -155,6 +158,9 @@ export interface WorkStore {
 export const EVENTS_CHANNEL = 'agentdesk_events';
 
 type Executor = Kysely<WorkTables> | Transaction<WorkTables>;
+
+/** Items per statement when many are created at once on SQLite. */
+const CREATE_SLICE = 40;
 
 /**
  * `onEventsCommitted` runs after every commit that appended at least one event, so the event
@@ -222,6 +228,25 @@ function buildStore(db: Executor, dialect: Dialect, scope: StoreScope): WorkStor
       await db.insertInto('work_history').values({ ...history, work_item_id: row.id }).execute();
       if (dispatch) await db.insertInto('dispatch_log').values(dispatch).execute();
       await store.appendEvent(event.type, event.data, event.at);
+    },
+
+    async createWorkItems(items) {
+      if (items.length === 0) return;
+      if (scope.runTransaction) return store.transaction((tx) => tx.createWorkItems(items));
+      if (dialect === 'postgres') {
+        await db.executeQuery(createItemsQuery(items));
+      } else {
+        // Slices keep each statement's parameters (21 per item row) under SQLite's limit.
+        for (let start = 0; start < items.length; start += CREATE_SLICE) {
+          const slice = items.slice(start, start + CREATE_SLICE);
+          await db.insertInto('work_items').values(slice.map(({ row }) => row)).execute();
+          await db.insertInto('work_history').values(slice.map(({ row, history }) => ({ ...history, work_item_id: row.id }))).execute();
+          const dispatches = slice.flatMap(({ dispatch }) => (dispatch ? [dispatch] : []));
+          if (dispatches.length > 0) await db.insertInto('dispatch_log').values(dispatches).execute();
+          await db.insertInto('events').values(slice.map(({ event }) => ({ type: event.type, data: event.data, created_at: event.at }))).execute();
+        }
+      }
+      scope.appended.events = true;
     },
 
     findWorkItem(id) {

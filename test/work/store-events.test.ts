@@ -75,4 +75,38 @@ describe.each(await storesUnderTest())('store event notification on %s', (kind) 
     ).rejects.toBeDefined();
     expect(notified).toBe(0);
   });
+
+  it('creates many items at once (mail intake) with their dispatch, history and event, inside a transaction', async () => {
+    notified = 0;
+    const first = item();
+    const second = { ...item(), status: 'dispatched' as const, assigned_agent: 'agent-1' };
+    const dispatch = { id: randomUUID(), work_item_id: second.id, agent: 'agent-1', dispatched_at: at(), completed_at: null, outcome: null, reason: null };
+    const many = Array.from({ length: 45 }, () => item());
+    await store.transaction(async (tx) => {
+      await tx.createWorkItems([
+        { row: first, dispatch: null, event: { type: 'work.created', data: '{}', at: at() }, history: history() },
+        { row: second, dispatch, event: { type: 'work.created', data: '{}', at: at() }, history: history() },
+        // More than one SQLite slice.
+        ...many.map((row) => ({ row, dispatch: null, event: { type: 'work.created', data: '{}', at: at() }, history: history() })),
+      ]);
+    });
+    expect(notified).toBe(1);
+    expect((await store.findWorkItem(first.id))?.status).toBe('queued');
+    expect((await store.findWorkItem(many.at(-1)!.id))?.description).toBe('d');
+    expect((await store.listDispatches(second.id)).map((entry) => entry.agent)).toEqual(['agent-1']);
+    expect((await store.listHistory(second.id)).map((entry) => entry.action)).toEqual(['created']);
+  });
+
+  it('creates none of many items when the transaction rolls back', async () => {
+    notified = 0;
+    const row = item();
+    await expect(
+      store.transaction(async (tx) => {
+        await tx.createWorkItems([{ row, dispatch: null, event: { type: 'work.created', data: '{}', at: at() }, history: history() }]);
+        throw new Error('refused');
+      }),
+    ).rejects.toThrow('refused');
+    expect(await store.findWorkItem(row.id)).toBeUndefined();
+    expect(notified).toBe(0);
+  });
 });
