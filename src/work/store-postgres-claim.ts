@@ -78,22 +78,7 @@ interface ClaimedRow extends RowWithLog {
 
 export async function claimPostgres(pool: pg.Pool, batch: ClaimBatch): Promise<(ItemWithDispatches | null)[]> {
   const { claimers } = batch;
-  const { rows } = await pool.query<ClaimedRow>({
-    ...CLAIM,
-    values: [
-      claimers.map((c) => c.agent),
-      claimers.map((c) => c.status),
-      claimers.map((c) => c.lease_s),
-      claimers.map((c) => c.lease_expires_at),
-      claimers.map((c) => c.dispatch_id),
-      claimers.map((c) => c.actor.name),
-      claimers.map((c) => c.actor.role),
-      batch.types,
-      batch.project_id,
-      batch.now,
-      batch.event_type,
-    ],
-  });
+  const { rows } = await pool.query<ClaimedRow>(claimQuery(batch));
   const answers: (ItemWithDispatches | null)[] = claimers.map(() => null);
   for (const found of rows) {
     const { ord, was, attempts_was: _attempts, lease_was: _lease, opened_id, actor_name: _name, actor_role: _role, ...withLog } = found;
@@ -113,4 +98,25 @@ export async function claimPostgres(pool: pg.Pool, batch: ClaimBatch): Promise<(
     answers[Number(ord) - 1] = claimed;
   }
   return answers;
+}
+
+/** The statement and values of claimPostgres (exported so a test can explain its plan). */
+export function claimQuery(batch: ClaimBatch): { name: string; text: string; values: unknown[] } {
+  const { claimers } = batch;
+  return {
+    ...CLAIM,
+    values: [
+      claimers.map((c) => c.agent),
+      claimers.map((c) => c.status),
+      claimers.map((c) => c.lease_s),
+      claimers.map((c) => c.lease_expires_at),
+      claimers.map((c) => c.dispatch_id),
+      claimers.map((c) => c.actor.name),
+      claimers.map((c) => c.actor.role),
+      batch.types,
+      batch.project_id,
+      batch.now,
+      batch.event_type,
+    ],
+  };
 }

@@ -135,6 +135,13 @@ export function isSingleStatementChange(change: ItemChange): boolean {
  * and the answer says which were. No item may appear twice in one batch.
  */
 export async function applyChangesPostgres(pool: pg.Pool, changes: ItemChange[]): Promise<boolean[]> {
+  const { rows } = await pool.query<{ id: string }>(changesQuery(changes));
+  const applied = new Set(rows.map((row) => row.id));
+  return changes.map((change) => applied.has(change.id.toLowerCase()));
+}
+
+/** The statement and values of applyChangesPostgres (exported so a test can explain its plan). */
+export function changesQuery(changes: ItemChange[]): { name: string; text: string; values: unknown[] } {
   const input = changes.map((change) => ({
     id: change.id,
     v: change.from_version,
@@ -144,9 +151,7 @@ export async function applyChangesPostgres(pool: pg.Pool, changes: ItemChange[])
     h: change.history,
     e: change.event,
   }));
-  const { rows } = await pool.query<{ id: string }>({ ...changeStatement(changes[0]!), values: [JSON.stringify(input)] });
-  const applied = new Set(rows.map((row) => row.id));
-  return changes.map((change) => applied.has(change.id.toLowerCase()));
+  return { ...changeStatement(changes[0]!), values: [JSON.stringify(input), changes.map((change) => change.id)] };
 }
 
 /** What decides the text of a change's statement: the columns it sets and the log entries it touches. */
@@ -172,7 +177,11 @@ function changeStatement(change: ItemChange): { name: string; text: string } {
       FROM json_array_elements($1::json) WITH ORDINALITY AS e(value, ord)
       CROSS JOIN LATERAL json_populate_record(NULL::work_items, e.value->'s') AS s
     )`,
-    `changed AS (UPDATE work_items w SET ${assignments} FROM input i WHERE w.id = i.id AND w.version = i.from_version RETURNING w.id)`,
+    // The id list ($2) gives the planner what the JSON cannot: a row count (json_array_elements
+    // counts as 100 rows, which made it join by hashing the whole table, 2.5 ms at 8,000 items)
+    // and a probe of the primary key.
+    `changed AS (UPDATE work_items w SET ${assignments} FROM input i
+      WHERE w.id = ANY($2::uuid[]) AND w.id = i.id AND w.version = i.from_version RETURNING w.id)`,
   ];
   if (change.closeDispatch) {
     parts.push(`closed AS (UPDATE dispatch_log d SET completed_at = c.completed_at, outcome = c.outcome, reason = c.reason
