@@ -169,19 +169,37 @@ function postgresTypeParser(oid: number, format?: string): (value: string) => un
   return pg.types.getTypeParser(oid, format as 'text');
 }
 
-const ENSURE_SYNCHRONOUS_COMMIT =
-  "SELECT set_config('synchronous_commit', 'on', false) WHERE current_setting('synchronous_commit') = 'off'";
+/**
+ * The URL to connect with: an answer means the commit is on disk, which a role, database or URL
+ * setting of synchronous_commit=off would break silently. One look at the setting a session gets
+ * decides; only `off` is overridden (the other values all flush locally and are left alone), by a
+ * startup option, which outranks role and database settings and comes after the URL's own.
+ */
+async function durableConnectionString(url: string, connectionTimeoutMillis: number): Promise<string> {
+  const probe = new pg.Client({ connectionString: url, connectionTimeoutMillis });
+  await probe.connect();
+  try {
+    const { rows } = await probe.query<{ synchronous_commit: string }>('SHOW synchronous_commit');
+    if (rows[0]?.synchronous_commit !== 'off') return url;
+  } finally {
+    await probe.end();
+  }
+  const parsed = new URL(url);
+  parsed.searchParams.set('options', `${parsed.searchParams.get('options') ?? ''} -c synchronous_commit=on`.trim());
+  return parsed.toString();
+}
 
 async function openPostgres(config: DatabaseConfig, { logger, migrate = true }: OpenDatabaseOptions): Promise<Database> {
+  const connectionTimeoutMillis = Math.max(1_000, Math.min(config.statementTimeoutMs, 10_000));
   const pool = new pg.Pool({
-    connectionString: config.url,
+    connectionString: await durableConnectionString(config.url, connectionTimeoutMillis),
     max: config.poolSize,
     statement_timeout: config.statementTimeoutMs,
     // The server enforces statement_timeout; if the network goes silent, only a client-side
     // timeout and TCP keep-alive notice, so a query can never hang forever.
     query_timeout: config.statementTimeoutMs + 1_000,
     keepAlive: true,
-    connectionTimeoutMillis: Math.max(1_000, Math.min(config.statementTimeoutMs, 10_000)),
+    connectionTimeoutMillis,
     idleTimeoutMillis: 30_000,
     types: { getTypeParser: postgresTypeParser } as pg.CustomTypesConfig,
   });
@@ -191,13 +209,7 @@ async function openPostgres(config: DatabaseConfig, { logger, migrate = true }: 
   // out but between two queries (mid-transaction) makes pg emit 'error' on the client, which
   // would crash the process; swallowing it is safe because the next query on that client fails
   // (a 503), and the pool discards the client on release as no longer queryable.
-  pool.on('connect', (client) => {
-    client.on('error', () => undefined);
-    // An answer means the commit is on disk. A role, database or URL setting of
-    // synchronous_commit=off would break that silently, so every session turns it back on (the
-    // other values all flush locally and are left alone). Queued before any query of the pool's.
-    client.query(ENSURE_SYNCHRONOUS_COMMIT).catch(() => undefined);
-  });
+  pool.on('connect', (client) => client.on('error', () => undefined));
   if (migrate) {
     try {
       await migratePostgres(pool, logger);
