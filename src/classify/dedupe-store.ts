@@ -12,6 +12,7 @@ import type { Classification } from './categories.js';
 import type { UsageEvent } from './usage.js';
 import { createCoalescer } from '../shared/coalesce.js';
 import { type ClaimParams, type ClaimRow, type SaveParams, claimManyPostgres, saveManyPostgres } from './dedupe-store-postgres.js';
+import { addUsageSqlite, bumpThreadSqlite, claimFingerprintSqlite, claimMessageSqlite, findMessageSqlite, saveSqlite } from './dedupe-store-sqlite.js';
 import { type UsageTables, callRowOf, countersOf, hourOf, purgeCallsBefore, withUsage, writeUsage } from './usage-store.js';
 
 export const MESSAGE_STATES = ['pending', 'done', 'failed'] as const;
@@ -176,6 +177,7 @@ function buildStore(
   });
 
   const findMessage = async (recordKey: string): Promise<StoredMessage | undefined> => {
+    if (sharesCommits) return findMessageSqlite(db, recordKey, toStoredRow);
     const row = await db
       .selectFrom('classify_messages')
       .select(['record_key', 'fingerprint', 'state', 'result', 'updated_at'])
@@ -210,7 +212,7 @@ function buildStore(
       const existing = await this.claimMessage(request.record_key, request.fingerprint, request.conversation_id, request.now);
       if (existing) {
         const served = existing.fingerprint === request.fingerprint && existing.classification !== null;
-        if (served) await writeUsage(db, request.served, !sharesCommits);
+        if (served) await (sharesCommits ? addUsageSqlite(db, request.served) : writeUsage(db, request.served, true));
         return { seen_count, existing, owner: undefined, served };
       }
       const ownerKey = await this.claimFingerprint(request.fingerprint_key, request.record_key, request.now);
@@ -224,6 +226,7 @@ function buildStore(
     },
 
     async bumpThread(threadKey, now) {
+      if (sharesCommits) return bumpThreadSqlite(db, threadKey, now);
       const row = await db
         .insertInto('classify_threads')
         .values({ thread_key: threadKey, seen_count: 1, created_at: now, updated_at: now })
@@ -236,6 +239,7 @@ function buildStore(
     },
 
     async claimMessage(recordKey, fingerprint, conversationId, now) {
+      if (sharesCommits) return claimMessageSqlite(db, { record_key: recordKey, fingerprint, conversation_id: conversationId, now }, toStoredRow);
       const inserted = await db
         .insertInto('classify_messages')
         .values({ record_key: recordKey, fingerprint, conversation_id: conversationId, state: 'pending', result: null, created_at: now, updated_at: now })
@@ -265,6 +269,7 @@ function buildStore(
     },
 
     async claimFingerprint(fingerprintKey, recordKey, now) {
+      if (sharesCommits) return claimFingerprintSqlite(db, fingerprintKey, recordKey, now);
       // The column is named fingerprint but holds the scoped key (migration 002 predates scopes).
       const inserted = await db
         .insertInto('classify_fingerprints')
@@ -319,13 +324,13 @@ function buildStore(
         };
         return batches.save({ record_key: recordKey, fingerprint, result, now, usage: recorded ?? null });
       }
-      // Through the transaction runner, so on SQLite it shares a commit with its neighbours.
-      if (runTransaction && sharesCommits) {
-        return runTransaction((trx) =>
-          buildStore(trx as Kysely<DedupeTables>, null, sharesCommits).saveResult(recordKey, fingerprint, classification, now, usage),
-        );
+      // SQLite: through the transaction runner, so it shares a commit with its neighbours.
+      if (sharesCommits) {
+        const record = { record_key: recordKey, fingerprint, classification, now };
+        if (runTransaction) return runTransaction((trx) => saveSqlite(trx, record, usage));
+        return saveSqlite(db, record, usage);
       }
-      // Inside a transaction already (SQLite's group commit, or one open on PostgreSQL).
+      // Inside a transaction open on PostgreSQL.
       const tables = db as unknown as Kysely<Tables>;
       let update = tables
         .updateTable('classify_messages')
