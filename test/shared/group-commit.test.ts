@@ -90,11 +90,13 @@ describe('group commit on a real SQLite file', () => {
     };
     let timerRanAfter = -1;
     let finished = 0;
-    setTimeout(() => (timerRanAfter = finished), 0);
     // 20 transactions of 4 ms each: one batch would hold the loop (and the write lock) 80 ms.
     const results = await Promise.all(
       Array.from({ length: 20 }, (_, i) =>
         run(async (trx) => {
+          // Set from inside the first batch, so it can only run once a batch gives the loop back
+          // (set before the first batch, a slow machine could run it before any batch began).
+          if (i === 0) setTimeout(() => (timerRanAfter = finished), 0);
           await trx.insertInto('notes').values({ body: `slow ${i}` }).execute();
           spin(4);
           finished += 1;
