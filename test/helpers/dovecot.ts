@@ -45,12 +45,24 @@ export interface Dovecot {
   deliverLocally(user: string, message: string | Buffer): void;
   /** A logged-in client for setup (create or delete folders); the caller logs out. */
   client(user: string): Promise<ImapFlow>;
+  /**
+   * Deletes `folder` and makes it again, so it gets a new UIDVALIDITY. Another session may hold
+   * the folder selected and write its index into it while dovecot removes it; dovecot then
+   * answers NO and the DELETE is tried again until the folder is gone.
+   */
+  recreateFolder(user: string, folder: string): Promise<void>;
   /** An access token for `user` that the server will take with XOAUTH2 (needs `oauth`). */
   issueToken(user: string): string;
   /** The server's log, for a failing test's message. */
   log(): string;
   /** Stops the server and removes its folder. */
   close(): Promise<void>;
+}
+
+/** What the server answered to a failed command, which imapflow keeps off its error message. */
+function serverText(error: unknown): string {
+  const failed = error as { message?: string; responseStatus?: string; responseText?: string; executedCommand?: string };
+  return [failed.executedCommand, failed.responseStatus, failed.responseText ?? failed.message].filter(Boolean).join(' ');
 }
 
 export function dovecotInstalled(): boolean {
@@ -253,11 +265,34 @@ export async function startDovecot(options: DovecotOptions = {}): Promise<Doveco
       try {
         const uids: number[] = [];
         for (const message of messages) {
-          const answer = await imap.append(folder, message);
+          const answer = await imap.append(folder, message).catch((error: unknown) => {
+            throw new Error(`APPEND to ${folder} failed: ${serverText(error)}\n${readLog()}`);
+          });
           if (!answer || answer.uid === undefined) throw new Error(`APPEND to ${folder} gave no UID`);
           uids.push(answer.uid);
         }
         return uids;
+      } finally {
+        await imap.logout().catch(() => imap.close());
+      }
+    },
+    async recreateFolder(user, folder) {
+      const imap = await client(user);
+      try {
+        const deadline = Date.now() + 10_000;
+        for (;;) {
+          const listed = (await imap.list()).some((entry) => entry.path === folder);
+          if (!listed) break;
+          try {
+            await imap.mailboxDelete(folder);
+          } catch (error) {
+            if (Date.now() > deadline) throw new Error(`DELETE ${folder} failed: ${serverText(error)}\n${readLog()}`);
+            await sleep(100);
+          }
+        }
+        await imap.mailboxCreate(folder).catch((error: unknown) => {
+          throw new Error(`CREATE ${folder} failed: ${serverText(error)}\n${readLog()}`);
+        });
       } finally {
         await imap.logout().catch(() => imap.close());
       }

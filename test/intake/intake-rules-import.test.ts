@@ -95,10 +95,7 @@ describe('intake rules, resync and imports', () => {
       const before = (await mailbox(id)).counts.seen;
 
       // The folder is deleted and made again: same messages, a new UIDVALIDITY, and one new message.
-      const admin = await dovecot.client(user);
-      await admin.mailboxDelete('Team');
-      await admin.mailboxCreate('Team');
-      await admin.logout();
+      await dovecot.recreateFolder(user, 'Team');
       const third = newMessageId();
       await dovecot.append(user, [first, second, mail({ subject: 'Book the offsite', text: 'Please book the offsite venue.', messageId: third })], 'Team');
       await call(t.app, 'PATCH', `/mailboxes/${id}`, { name: 'Team folder (poked)' });
