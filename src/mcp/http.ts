@@ -174,9 +174,12 @@ export function registerMcpRoutes(app: HttpApp, options: McpRouteOptions): void 
 
       // Fires when the caller hangs up or cancels: the server ends, and with it the tool calls.
       const stop = new AbortController();
+      const stopped = new Promise<null>((resolve) => stop.signal.addEventListener('abort', () => resolve(null), { once: true }));
       reply.raw.once('close', () => {
         if (!reply.raw.writableFinished) stop.abort();
       });
+      // A caller that hung up while its request was checked has already closed: no event will come.
+      if (request.raw.socket?.destroyed === true) stop.abort();
       const untrack = messages
         .filter((message) => message.method !== undefined && message.id !== undefined)
         .map((message) => inner.track(principal, message.id, stop));
@@ -192,7 +195,6 @@ export function registerMcpRoutes(app: HttpApp, options: McpRouteOptions): void 
         onError: (error) => request.log.debug({ err: { message: error.message } }, 'mcp protocol error'),
       });
       const transport = new WebStandardStreamableHTTPServerTransport({ enableJsonResponse: true });
-      const stopped = new Promise<null>((resolve) => stop.signal.addEventListener('abort', () => resolve(null), { once: true }));
       // Closing a server that answered has nothing left to release (no stream, no timer), and
       // its close builds an error with a stack: only one that did not answer is closed.
       let answered = false;

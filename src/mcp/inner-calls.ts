@@ -13,16 +13,27 @@ import type { HttpApp } from '../shared/http.js';
 //     signal and, when that fires, closes the inner response's socket, which is what a real
 //     client going away looks like to a route (the claim ends its wait on it);
 //   - the /mcp requests in flight are kept by caller and JSON-RPC id, so a
-//     notifications/cancelled stops the one it names.
+//     notifications/cancelled stops the one it names. The cancellation travels on its own
+//     connection and can overtake the call it names (a busy server, a slow token check): one
+//     for an id neither running nor recently answered is kept for a few seconds, and the call
+//     that arrives under that id is stopped as it starts.
 
 const INNER_CALL_HEADER = 'x-agentdesk-mcp-call';
+/**
+ * How long an early cancellation waits for its call, and how long an answered call's id is
+ * remembered so a late cancellation is not taken for an early one. Short, because a client
+ * that starts again numbers its requests from the start again.
+ */
+const EARLY_CANCEL_MS = 10_000;
+/** Bounds both memories: a caller sending cancellations for ids it never uses cannot grow them. */
+const MAX_REMEMBERED = 10_000;
 
 export interface InnerCalls {
   /** An `inject` for one /mcp request: its caller's address, and its stop signal. */
   injector(request: FastifyRequest, stop: AbortSignal): Pick<FastifyInstance, 'inject'>;
   /** Keeps `stop` under the caller and request id until `untrack` is called. */
   track(principal: Principal, requestId: unknown, stop: AbortController): () => void;
-  /** Stops the caller's request with that id, if this instance runs it. */
+  /** Stops the caller's request with that id: now if it runs, as it starts if it has not arrived yet. */
   cancel(principal: Principal, requestId: unknown): void;
 }
 
@@ -34,6 +45,23 @@ function callerKey(principal: Principal, requestId: unknown): string {
 export function createInnerCalls(app: HttpApp): InnerCalls {
   const stops = new Map<string, AbortSignal>();
   const running = new Map<string, Set<AbortController>>();
+  // Keys to the time they are forgotten, oldest first (a Map keeps insertion order).
+  const cancelledEarly = new Map<string, number>();
+  const answered = new Map<string, number>();
+  const remember = (memory: Map<string, number>, key: string) => {
+    memory.delete(key);
+    memory.set(key, Date.now() + EARLY_CANCEL_MS);
+    for (const [oldest, until] of memory) {
+      if (memory.size <= MAX_REMEMBERED && until > Date.now()) break;
+      memory.delete(oldest);
+    }
+  };
+  const recalls = (memory: Map<string, number>, key: string) => {
+    const until = memory.get(key);
+    if (until === undefined) return false;
+    memory.delete(key);
+    return until > Date.now();
+  };
 
   app.addHook('onRequest', async (request, reply) => {
     const id = request.headers[INNER_CALL_HEADER];
@@ -72,14 +100,19 @@ export function createInnerCalls(app: HttpApp): InnerCalls {
       let set = running.get(key);
       if (!set) running.set(key, (set = new Set()));
       set.add(stop);
+      if (recalls(cancelledEarly, key)) stop.abort();
       return () => {
         set.delete(stop);
         if (set.size === 0) running.delete(key);
+        remember(answered, key);
       };
     },
 
     cancel(principal, requestId) {
-      for (const stop of running.get(callerKey(principal, requestId)) ?? []) stop.abort();
+      const key = callerKey(principal, requestId);
+      const calls = running.get(key);
+      if (calls) for (const stop of calls) stop.abort();
+      else if (!recalls(answered, key)) remember(cancelledEarly, key);
     },
   };
 }

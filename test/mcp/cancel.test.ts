@@ -61,6 +61,40 @@ describe.each(await storesUnderTest())('an abandoned claim over MCP on %s', (kin
     expectNoErrorsLogged();
   });
 
+  /** One JSON-RPC message POSTed to /mcp as the bot, as a client's transport sends it. */
+  function post(message: Record<string, unknown>): Promise<Response> {
+    return fetch(`${base}/mcp`, {
+      method: 'POST',
+      headers: { ...bearer(botToken), 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', ...message }),
+    });
+  }
+  const claimCall = (id: number, type: string, waitS: number) =>
+    post({ id, method: 'tools/call', params: { name: 'claim_next_work', arguments: { wait_s: waitS, types: [type] } } });
+  const cancellation = (requestId: number) => post({ method: 'notifications/cancelled', params: { requestId, reason: 'the agent stopped' } });
+
+  it('a cancellation that overtakes its call stops the call as it arrives', async () => {
+    expect((await cancellation(41)).status).toBe(202);
+    const started = Date.now();
+    const answer = await claimCall(41, 'overtaken', WAIT_S);
+    expect(answer.status).toBe(202);
+    expect(await answer.text()).not.toContain('jsonrpc');
+    expect(Date.now() - started).toBeLessThan(WAIT_S * 500);
+    await expectNobodyClaims('overtaken');
+    expectNoErrorsLogged();
+  });
+
+  it('a cancellation that comes after its answer leaves the next call with that id alone', async () => {
+    const first = await claimCall(42, 'late_cancel', 0);
+    expect(first.status).toBe(200);
+    expect((await cancellation(42)).status).toBe(202);
+    const submitted = await api(base, 'POST', '/work', admin, { type: 'late_cancel', description: 'for the call after the late cancellation' });
+    expect(submitted.status).toBe(201);
+    const again = await claimCall(42, 'late_cancel', 0);
+    expect(again.status).toBe(200);
+    expect(JSON.stringify(await again.json())).toContain(submitted.body.id);
+  });
+
   it('a tool call the client cancels ends its waiting claim', async () => {
     const client = await connectHttp(base, bearer(botToken));
     const stop = new AbortController();
