@@ -2,6 +2,7 @@ import { cpus, loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import { analyzeSchema, type BenchDbKind, freshDatabase, parseDbKind, postgresAdminUrl } from './databases.js';
 import { measurePrepareHugeHtml, promptSizes } from './email-preparation.js';
+import { cpuTicks, StealMeter } from './host-steal.js';
 import { DUPLICATE_EMAILS, duplicateBody, type LoadKind, type LoadResult } from './load.js';
 import { type BenchServer, runLoad, startClassify, startClassifyCeiling, startFakeProvider } from './servers.js';
 import { runMain } from './run-main.js';
@@ -17,7 +18,9 @@ import { Tally } from './tally.js';
 // before the run, then answered from the store), and the offline rules provider. The ceiling
 // and the service alternate in rounds, so drift on a shared machine hits both alike. Then, in
 // process, the time to prepare a 5 MB HTML email and the prompt size of every fixture. JSON
-// lines on stdout, progress on stderr.
+// lines on stdout, progress on stderr. Each measured line says how much of the machine the
+// host took during its runs (host_steal_pct): the service's one busy event loop loses more to
+// it than the ceiling does, so a run with steal says little about the code.
 
 const { values: args } = parseArgs({
   options: {
@@ -125,9 +128,16 @@ async function checkAnswers(service: BenchServer, benchCase: Case): Promise<void
 }
 
 /** CPU the given processes used while one load run went on, beside its result. */
-async function loadWithCpu(target: BenchServer, load: LoadKind, watched: BenchServer[]): Promise<{ result: LoadResult; cpuMs: number[] }> {
+async function loadWithCpu(
+  target: BenchServer,
+  load: LoadKind,
+  watched: BenchServer[],
+  steal: StealMeter,
+): Promise<{ result: LoadResult; cpuMs: number[] }> {
   const before = watched.map((server) => server.cpuMs());
+  const ticks = cpuTicks();
   const result = await runLoad({ kind: load, url: target.url, connections: CONNECTIONS, warmupS: 0, durationS: DURATION_S / ROUNDS });
+  steal.add(ticks, cpuTicks());
   return { result, cpuMs: watched.map((server, index) => server.cpuMs() - before[index]!) };
 }
 
@@ -151,14 +161,15 @@ async function measure(benchCase: Case, ceiling: BenchServer, fake: BenchServer)
   // it still takes for empty, PostgreSQL scans the whole dedupe table for each batch.
   if (database.schema) await analyzeSchema(postgresAdminUrl(), database.schema);
   const [bare, real] = [new Tally(), new Tally()];
+  const [bareSteal, realSteal] = [new StealMeter(), new StealMeter()];
   let [ceilingCpu, ceilingFakeCpu, ceilingAnswered, serviceCpu, fakeCpu, answered] = [0, 0, 0, 0, 0, 0];
   for (let slice = 0; slice < ROUNDS; slice += 1) {
-    const bareRun = await loadWithCpu(ceiling, 'classify', [ceiling, fake]);
+    const bareRun = await loadWithCpu(ceiling, 'classify', [ceiling, fake], bareSteal);
     bare.add([bareRun.result]);
     ceilingCpu += bareRun.cpuMs[0]!;
     ceilingFakeCpu += bareRun.cpuMs[1]!;
     ceilingAnswered += bareRun.result.ok;
-    const realRun = await loadWithCpu(service, benchCase.load, [service, fake]);
+    const realRun = await loadWithCpu(service, benchCase.load, [service, fake], realSteal);
     real.add([realRun.result]);
     serviceCpu += realRun.cpuMs[0]!;
     fakeCpu += realRun.cpuMs[1]!;
@@ -182,6 +193,7 @@ async function measure(benchCase: Case, ceiling: BenchServer, fake: BenchServer)
     ...ceilingStats,
     server_cpu_us_per_request: cpuPerRequest(ceilingCpu, ceilingAnswered),
     fake_provider_cpu_us_per_request: cpuPerRequest(ceilingFakeCpu, ceilingAnswered),
+    host_steal_pct: bareSteal.percent(),
   });
   const { value: rps, ...stats } = real.summary();
   const ratio = round(rps / ceilingRps);
@@ -195,6 +207,7 @@ async function measure(benchCase: Case, ceiling: BenchServer, fake: BenchServer)
     ...(benchCase.target !== undefined && { target: benchCase.target, met: ratio >= benchCase.target }),
     server_cpu_us_per_request: cpuPerRequest(serviceCpu, answered),
     ...(benchCase.name !== 'rules_provider' && { fake_provider_cpu_us_per_request: cpuPerRequest(fakeCpu, answered) }),
+    host_steal_pct: realSteal.percent(),
     warnings_logged: warnings,
     peak_rss_mb: peakRss,
   });
