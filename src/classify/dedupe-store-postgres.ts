@@ -20,19 +20,6 @@ import { named } from '../shared/named-statement.js';
 import type { MessageState } from './dedupe-store.js';
 import { CALL_COLUMNS, addToHoursSql } from './usage-store.js';
 
-/**
- * pool.query, but on a connection handed out first: a new connection runs db.ts's set-up query,
- * and pool.query would queue its own behind it at once, which pg warns about (deprecated).
- */
-async function query<R extends pg.QueryResultRow>(pool: pg.Pool, config: pg.QueryConfig): Promise<pg.QueryResult<R>> {
-  const client = await pool.connect();
-  try {
-    return await client.query<R>(config);
-  } finally {
-    client.release();
-  }
-}
-
 const CLAIM = named(`WITH input AS (
     SELECT * FROM json_to_recordset($1::json) AS i(ord int, thread_key text, record_key text, fingerprint text,
       conversation_id text, now timestamptz, fingerprint_key text, hour timestamptz, provider text, model text)
@@ -103,7 +90,7 @@ export interface ClaimRow {
 
 export async function claimManyPostgres(pool: pg.Pool, claims: ClaimParams[]): Promise<ClaimRow[]> {
   const input = claims.map((claim, ord) => ({ ord, ...claim }));
-  const { rows } = await query<ClaimRow>(pool, { ...CLAIM, values: [JSON.stringify(input)] });
+  const { rows } = await pool.query<ClaimRow>({ ...CLAIM, values: [JSON.stringify(input)] });
   if (rows.length !== claims.length) throw new Error(`dedupe claim: ${rows.length} rows for ${claims.length} requests`);
   return rows;
 }
@@ -146,7 +133,7 @@ export interface SaveParams {
 }
 
 export async function saveManyPostgres(pool: pg.Pool, saves: SaveParams[]): Promise<boolean[]> {
-  const { rows } = await query<{ ord: number; saved: boolean }>(pool, saveQuery(saves));
+  const { rows } = await pool.query<{ ord: number; saved: boolean }>(saveQuery(saves));
   return rows.map((row) => row.saved);
 }
 
