@@ -8,10 +8,11 @@ import { claimQuery } from '../../src/work/store-postgres-claim.js';
 import type { ItemChange } from '../../src/work/store.js';
 import { type TestDatabase, createTestDatabase, openTestDatabase, storesUnderTest } from '../helpers/databases.js';
 
-// The claim and the batched change on PostgreSQL (and the dedupe's save, which had the same fault), planned as the planner sees a desk after a
-// burst: statistics taken while every item was queued, then most of them finished. Both plans
-// went wrong here once (bench:queue): the claim walked an index of every item past ~7,000
-// finished ones, and a change hashed the whole work_items table to find a handful of rows.
+// The claim, the batched change and the dedupe's save on PostgreSQL, planned as the planner
+// sees a desk after a burst: statistics taken while every item was queued, then most of them
+// finished. All three plans went wrong once under the benchmarks: the claim walked an index of
+// every item past ~7,000 finished ones, and a change (like the save) hashed the whole table to
+// find a handful of rows.
 
 const QUEUED_AT_ANALYZE = 4_000;
 const FINISHED_SINCE = 3_900;
