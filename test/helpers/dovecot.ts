@@ -48,7 +48,8 @@ export interface Dovecot {
   /**
    * Deletes `folder` and makes it again, so it gets a new UIDVALIDITY. Another session may hold
    * the folder selected and write its index into it while dovecot removes it; dovecot then
-   * answers NO and the DELETE is tried again until the folder is gone.
+   * answers NO and the DELETE is tried again until the folder is gone (and `append` tries again
+   * an APPEND that dovecot refuses with "deleted under us" for the same reason).
    */
   recreateFolder(user: string, folder: string): Promise<void>;
   /** An access token for `user` that the server will take with XOAUTH2 (needs `oauth`). */
@@ -58,6 +59,9 @@ export interface Dovecot {
   /** Stops the server and removes its folder. */
   close(): Promise<void>;
 }
+
+/** Dovecot's answer when a session's view of a folder was replaced by a new folder of that name. */
+const DELETED_UNDER_US = 'Mailbox was deleted under us';
 
 /** What the server answered to a failed command, which imapflow keeps off its error message. */
 function serverText(error: unknown): string {
@@ -261,15 +265,27 @@ export async function startDovecot(options: DovecotOptions = {}): Promise<Doveco
     start,
     client,
     async append(user, messages, folder = 'INBOX') {
-      const imap = await client(user);
+      let imap = await client(user);
       try {
         const uids: number[] = [];
         for (const message of messages) {
-          const answer = await imap.append(folder, message).catch((error: unknown) => {
-            throw new Error(`APPEND to ${folder} failed: ${serverText(error)}\n${readLog()}`);
-          });
-          if (!answer || answer.uid === undefined) throw new Error(`APPEND to ${folder} gave no UID`);
-          uids.push(answer.uid);
+          for (let attempt = 1; ; attempt += 1) {
+            try {
+              const answer = await imap.append(folder, message);
+              if (!answer || answer.uid === undefined) throw new Error(`APPEND to ${folder} gave no UID`);
+              uids.push(answer.uid);
+              break;
+            } catch (error) {
+              // A folder just made again while another session still held the old one: that
+              // session's index writes make dovecot refuse the next APPEND once; nothing was stored.
+              if (attempt >= 5 || !serverText(error).includes(DELETED_UNDER_US)) {
+                throw new Error(`APPEND to ${folder} failed: ${serverText(error)}\n${readLog()}`);
+              }
+              await imap.logout().catch(() => imap.close());
+              await sleep(100 * attempt);
+              imap = await client(user);
+            }
+          }
         }
         return uids;
       } finally {
