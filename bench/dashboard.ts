@@ -5,7 +5,7 @@ import pg from 'pg';
 import { openDatabase } from '../src/shared/db.js';
 import { createLogger } from '../src/shared/logger.js';
 import { loadMigrations } from '../src/shared/migrate.js';
-import { buildWorkApp } from '../src/work/app.js';
+import { buildWorkApp } from '../src/services/work.js';
 import { loadConfig } from '../src/shared/config.js';
 import { type BenchDatabase, type BenchDbKind, freshDatabase, parseDbKind } from './databases.js';
 import { runMain } from './run-main.js';

@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import { loadConfig } from '../src/shared/config.js';
 import { openDatabase } from '../src/shared/db.js';
 import { createLogger } from '../src/shared/logger.js';
-import { buildWorkApp } from '../src/work/app.js';
+import { buildWorkApp } from '../src/services/work.js';
 import { createStatsService } from '../src/work/stats/service.js';
 import { createStatsStore } from '../src/work/stats/store.js';
 import { freshDatabase, parseDbKind } from './databases.js';

@@ -3,9 +3,9 @@ import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../src/shared/config.js';
 import { openDatabase } from '../src/shared/db.js';
-import type { HttpApp } from '../src/shared/http.js';
+import type { HttpApp } from '../src/shared/http-types.js';
 import { createLogger } from '../src/shared/logger.js';
-import { buildWorkApp } from '../src/work/app.js';
+import { buildWorkApp } from '../src/services/work.js';
 import { freshDatabase, parseDbKind } from './databases.js';
 import { runMain } from './run-main.js';
 

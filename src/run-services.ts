@@ -62,11 +62,11 @@ async function start(selection: string, env: NodeJS.ProcessEnv): Promise<void> {
   }
   const services: RunningService[] = [];
   if (selection === 'work') {
-    const { buildWorkApp } = await import('./work/app.js');
+    const { buildWorkApp } = await import('./services/work.js');
     services.push({ name: 'work', app: await buildWorkApp({ config, database, logger }), port: config.workPort, uiPath: '/' });
   }
   if (selection === 'classify') {
-    const { buildClassifyApp } = await import('./classify/app.js');
+    const { buildClassifyApp } = await import('./services/classify.js');
     services.push({
       name: 'classify',
       app: await buildClassifyApp({ config, database, logger }),

@@ -3,7 +3,7 @@ import type { FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import type { AuthConfig } from '../shared/config.js';
 import { isLoopbackHost } from '../shared/config.js';
 import { PROBLEM_CONTENT_TYPE, problem } from '../shared/errors.js';
-import type { HttpApp } from '../shared/http.js';
+import type { HttpApp } from '../shared/http-types.js';
 import { ProblemResponse } from '../shared/schemas.js';
 import type { Authenticator, Identity, Principal, Proof } from './authenticator.js';
 import { ACCESS, type Access, CSRF_HEADER, ROLES_BY_ACCESS, SESSION_COOKIE, roleMay } from './roles.js';

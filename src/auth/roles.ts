@@ -38,9 +38,6 @@ export function roleMay(role: Role, access: Access): boolean {
   return (ROLES_BY_ACCESS[access] as readonly Role[]).includes(role);
 }
 
-export const AUTH_MODES = ['tokens', 'off'] as const;
-export type AuthMode = (typeof AUTH_MODES)[number];
-
 /** The header a browser session must send with every state-changing request (see csrf in access-hook.ts). */
 export const CSRF_HEADER = 'x-agentdesk-csrf';
 export const SESSION_COOKIE = 'agentdesk_session';

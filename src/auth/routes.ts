@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { AuthConfig } from '../shared/config.js';
 import { ConflictError, ForbiddenError } from '../shared/errors.js';
-import type { HttpApp } from '../shared/http.js';
+import type { HttpApp } from '../shared/http-types.js';
 import { problemResponses } from '../shared/schemas.js';
 import { type Gate, openDeskPrincipal, readCookie } from './access-hook.js';
 import type { Authenticator } from './authenticator.js';

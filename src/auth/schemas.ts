@@ -1,6 +1,7 @@
 import { type Static, Type } from 'typebox';
 import { Nullable, TimestampSchema, UuidSchema } from '../shared/schemas.js';
-import { AUTH_MODES, ROLES } from './roles.js';
+import { AUTH_MODES } from '../shared/auth-modes.js';
+import { ROLES } from './roles.js';
 
 const NAME_PATTERN = '^[A-Za-z0-9_.@-]+$';
 

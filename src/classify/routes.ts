@@ -1,7 +1,7 @@
 import type { ClassifyBudget } from '../auth/classify-budget.js';
 import { ACCESS } from '../auth/roles.js';
 import { ForbiddenError } from '../shared/errors.js';
-import type { HttpApp } from '../shared/http.js';
+import type { HttpApp } from '../shared/http-types.js';
 import { problemResponses } from '../shared/schemas.js';
 import { hasOverrides } from './providers.js';
 import { CLASSIFY_BODY_LIMIT, ClassifyRequestSchema, ClassifyResultSchema } from './schemas.js';
@@ -39,7 +39,7 @@ export function registerClassifyRoutes(app: HttpApp, service: ClassifyService, b
       try {
         // The provider limiter's line is the token's (the client address when tokens are off):
         // a per-minute budget does not stop one caller from filling the provider's concurrency.
-        const result = await service.classify(request.body, context, request.identity?.credential ?? request.ip);
+        const { classification: result } = await service.classify(request.body, context, request.identity?.credential ?? request.ip);
         // Served from the store: no provider was asked, so the call is not counted.
         if (result.dedupe.status === 'duplicate') await reservation.release();
         return result;

@@ -15,6 +15,11 @@ import type { ProviderSettings } from './providers.js';
 export interface ClassifyContext {
   /** Who asks: the owner of the request's token. null while the service has no tokens. */
   caller: string | null;
+  /**
+   * An in-process caller whose requests are made of outside data (mail intake): provider
+   * settings in the request are refused whatever CLASSIFY_ALLOW_OVERRIDES says.
+   */
+  refuseOverrides?: boolean;
 }
 
 export const ANONYMOUS: Readonly<ClassifyContext> = Object.freeze({ caller: null });

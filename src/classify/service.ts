@@ -26,13 +26,22 @@ import { systemResolver, type HostResolver } from './ssrf.js';
 import { dedupeScope, type ClassifyContext } from './scope.js';
 import { createTokenTally, type ProviderCall, type UsageEvent } from './usage.js';
 
+/**
+ * What a caller gets: the result (the fallback one when the provider failed) and whether it
+ * failed, so no caller has to recognise the fallback by its category.
+ */
+export interface Classified {
+  classification: ClassifyResult;
+  failed: boolean;
+}
+
 export interface ClassifyService {
   /**
    * `context` says who asks, which decides whose stored answers this request may be given.
    * `limitKey` keys the limits on provider calls (provider-limiter.ts): the route passes the
    * token's credential, or the client address when tokens are off.
    */
-  classify(request: ClassifyRequest, context: ClassifyContext, limitKey?: string): Promise<ClassifyResult>;
+  classify(request: ClassifyRequest, context: ClassifyContext, limitKey?: string): Promise<Classified>;
   /** Forgets dedupe records older than the retention period; returns the rows removed. */
   purgeExpired(): Promise<number>;
 }
@@ -195,7 +204,7 @@ export function createClassifyService(deps: ClassifyServiceDeps): ClassifyServic
     settings: ProviderSettings,
     fingerprint: string,
     slot: ProviderSlot | null,
-  ): Promise<Classification> {
+  ): Promise<Outcome> {
     const run = slot ? slot.run(() => runProvider(email, settings, fingerprint)) : runProvider(email, settings, fingerprint);
     // Never rejects: a waiter that gets null looks at the store, and an unawaited rejection would end the process.
     const entry: InFlight = { answer: run.then((outcome) => (outcome.failed ? null : outcome.classification), () => null) };
@@ -211,7 +220,7 @@ export function createClassifyService(deps: ClassifyServiceDeps): ClassifyServic
         await deps.store.saveResult(recordKey, fingerprint, classification, now().toISOString(), usage);
         usage = undefined;
       }
-      return outcome.classification;
+      return outcome;
     } finally {
       // Only our own entry: a request for the same content may have started after ours.
       for (const key of keys) if (inFlight.get(key) === entry) inFlight.delete(key);
@@ -219,7 +228,7 @@ export function createClassifyService(deps: ClassifyServiceDeps): ClassifyServic
   }
 
   /** Dedupe, then the stored classification or a new one; `slot` is this request's place in its caller's line. */
-  async function classifyEmail(email: Email, settings: ProviderSettings, context: ClassifyContext, slot: ProviderSlot | null): Promise<ClassifyResult> {
+  async function classifyEmail(email: Email, settings: ProviderSettings, context: ClassifyContext, slot: ProviderSlot | null): Promise<Classified> {
     const fingerprint = fingerprintOf(email);
     const scope = dedupeScope(settings, context);
     const at = now().toISOString();
@@ -256,16 +265,18 @@ export function createClassifyService(deps: ClassifyServiceDeps): ClassifyServic
         if (waited.orphaned) await deps.store.moveFingerprint(fingerprintKeyOf({ scope, fingerprint }), source_key, decision.record_key, now().toISOString());
       }
     }
-    classification ??= await classifyOwned(answerFor, email, settings, fingerprint, slot);
+    // A stored answer is never a failure: failures are not remembered (see classifyOwned).
+    let failed = false;
+    if (!classification) ({ classification, failed } = await classifyOwned(answerFor, email, settings, fingerprint, slot));
     deps.logger.debug({ dedupe: decision.verdict.status, matched_on: decision.verdict.matched_on, category: classification.category }, 'classify result');
-    return { ...classification, dedupe: decision.verdict };
+    return { classification: { ...classification, dedupe: decision.verdict }, failed };
   }
 
   return {
     async classify(request, context, limitKey = ANONYMOUS_CALLER) {
       // A burst of arrivals is prepared a few per turn of the loop, not all in one go.
       await takeTurn();
-      const settings = await resolveSettings(request, { llm: deps.llm, allowOverrides: deps.allowOverrides, resolveHost: deps.resolveHost });
+      const settings = await resolveSettings(request, { llm: deps.llm, allowOverrides: deps.allowOverrides && context.refuseOverrides !== true, resolveHost: deps.resolveHost });
       const email = normalizeEmail(request as EmailInput, deps.maxChars);
       if (!hasContent(email)) throw emptyEmail(request);
       // Before dedupe claims a record: a refused request leaves nothing behind, so its retry is

@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import { ACCESS } from '../auth/roles.js';
-import type { HttpApp } from '../shared/http.js';
+import type { HttpApp } from '../shared/http-types.js';
 import { Nullable, problemResponses } from '../shared/schemas.js';
 import { MAX_DAY_ROWS, USAGE_GROUPS, type UsageReader } from './usage-report.js';
 

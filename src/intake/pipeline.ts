@@ -16,7 +16,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { ClassifyResult } from '../classify/categories.js';
-import { FALLBACK_CATEGORY } from '../classify/categories.js';
 import type { GraphMessage } from '../classify/normalize.js';
 import type { ClassifyRequest } from '../classify/schemas.js';
 import type { ClassifyService } from '../classify/service.js';
@@ -164,8 +163,12 @@ export function createPipeline(deps: PipelineDeps) {
     parsed.graph.conversationId = conversation;
     try {
       // Each mailbox keeps its own dedupe memory: the same message in two mailboxes is two messages.
-      const result = await deps.classify.classify(parsed.graph as ClassifyRequest, { caller: `mailbox:${mailbox.id}` });
-      if (result.category === FALLBACK_CATEGORY) {
+      // A mailbox's messages are outside data: provider settings in one are refused, never obeyed.
+      const { classification: result, failed } = await deps.classify.classify(parsed.graph as ClassifyRequest, {
+        caller: `mailbox:${mailbox.id}`,
+        refuseOverrides: true,
+      });
+      if (failed) {
         // The provider failed (after its own retries): try the message again later, a few
         // times, before it is recorded as failed; the mailbox waits meanwhile, in order.
         const tries = (providerFailures.get(message.source_ref) ?? 0) + 1;

@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import { ACCESS } from '../auth/roles.js';
 import { PROBLEM_CONTENT_TYPE, problem } from '../shared/errors.js';
-import type { HttpApp } from '../shared/http.js';
+import type { HttpApp } from '../shared/http-types.js';
 import { problemResponses } from '../shared/schemas.js';
 import type { MailboxService } from './mailbox-service.js';
 import { UPLOAD_TYPES } from './uploads.js';

@@ -1,9 +1,8 @@
 import type { Logger } from 'pino';
-import { createDedupeStore } from '../classify/dedupe-store.js';
-import { createClassifyService } from '../classify/service.js';
+import type { ClassifyService } from '../classify/service.js';
 import type { Config } from '../shared/config.js';
 import type { Database } from '../shared/db.js';
-import type { HttpApp } from '../shared/http.js';
+import type { HttpApp } from '../shared/http-types.js';
 import type { WorkStore } from '../work/store.js';
 import { DEFAULT_TIMEOUTS } from './imap/connection.js';
 import { createMailboxService } from './mailbox-service.js';
@@ -20,24 +19,22 @@ export interface IntakeDeps {
   logger: Logger;
   /** The work service's store: work items are created in the same transaction as the log entry. */
   workStore: WorkStore;
+  /**
+   * The classification service's own code path, in process (normalize, dedupe, provider, store),
+   * built by the composition root with this process's metrics and tracing.
+   */
+  classify: ClassifyService;
+  /** The service's clock (the log's timestamps). */
+  now?: () => Date;
 }
 
 /**
  * Mail intake inside the work service: the mailbox routes, and (with INTAKE_WORKER, the default)
  * the watchers, which start when the app is ready and stop before it closes.
  */
-export async function registerIntake(app: HttpApp, { config, database, logger, workStore }: IntakeDeps): Promise<void> {
+export async function registerIntake(app: HttpApp, { config, database, logger, workStore, classify, now }: IntakeDeps): Promise<void> {
   const store = createIntakeStore(database);
-  // The classification service's own code path, in process: normalize, dedupe, provider, store.
-  const classify = createClassifyService({
-    store: createDedupeStore(database),
-    llm: config.llm,
-    allowOverrides: false,
-    maxChars: config.classify.maxChars,
-    retentionDays: config.classify.dedupeRetentionDays,
-    logger,
-  });
-  const pipeline = createPipeline({ store, workStore, classify, logger });
+  const pipeline = createPipeline({ store, workStore, classify, logger, now });
   const secrets = createSecretBox(config.intake.secretKey);
   const graph = { graphUrl: config.intake.graphUrl, loginUrl: config.intake.graphLoginUrl, timeoutMs: DEFAULT_TIMEOUTS.connectMs };
   const supervisor = config.intake.worker

@@ -7,7 +7,7 @@ import { createInjectFetch } from '../client/inject-fetch.js';
 import { createWorkClient } from '../client/work-client.js';
 import { type AuthConfig, isLoopbackHost } from '../shared/config.js';
 import { PROBLEM_CONTENT_TYPE, problem } from '../shared/errors.js';
-import type { HttpApp } from '../shared/http.js';
+import type { HttpApp } from '../shared/http-types.js';
 import { problemResponses } from '../shared/schemas.js';
 import { createInnerCalls } from './inner-calls.js';
 import { createMcpServer } from './server.js';

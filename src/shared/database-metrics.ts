@@ -1,6 +1,6 @@
 import { Gauge, Histogram, type Registry } from 'prom-client';
 import { DIALECTS, type Database } from './db.js';
-import type { HttpApp } from './http.js';
+import type { HttpApp } from './http-types.js';
 import { METRIC_PREFIX } from './metrics.js';
 
 // The database as the app sees it: how long its transactions take, and, on PostgreSQL, how busy

@@ -1,14 +1,14 @@
-import { ACCESS } from '../auth/roles.js';
+import type { FastifyContextConfig } from 'fastify';
 import type { Database } from './db.js';
-import type { HttpApp } from './http.js';
+import type { HttpApp } from './http-types.js';
 import { HealthSchema } from './schemas.js';
 
-/** `GET /health`: ok while the database answers a query, 503 while it does not. */
-export function registerHealthRoute(app: HttpApp, database: Pick<Database, 'ping'>): void {
+/** `GET /health`: ok while the database answers a query, 503 while it does not; `access` is the root's public level. */
+export function registerHealthRoute(app: HttpApp, database: Pick<Database, 'ping'>, access: FastifyContextConfig['access']): void {
   app.get(
     '/health',
     {
-      config: { access: ACCESS.public },
+      config: { access },
       schema: {
         tags: ['health'],
         summary: 'Whether the service can reach its database',

@@ -1,8 +1,8 @@
 import fastifyMetricsModule from 'fastify-metrics';
 import promClient, { Registry, collectDefaultMetrics } from 'prom-client';
 import { Type } from 'typebox';
-import { ACCESS } from '../auth/roles.js';
-import type { HttpApp } from './http.js';
+import type { FastifyContextConfig } from 'fastify';
+import type { HttpApp } from './http-types.js';
 
 // `GET /metrics` in the Prometheus text format. Each app has a registry of its own: tests build
 // several apps in one process, and two registrations of one name in prom-client's global
@@ -72,12 +72,12 @@ export async function installRequestMetrics(app: HttpApp, registry: Registry): P
 
 export const METRICS_CONTENT_TYPE = promClient.register.contentType;
 
-/** `GET /metrics`: the registry in the Prometheus text format, for a reader's credential. */
-export function registerMetricsRoute(app: HttpApp, registry: Registry): void {
+/** `GET /metrics`: the registry in the Prometheus text format, at the access level the root gives (a reader's). */
+export function registerMetricsRoute(app: HttpApp, registry: Registry, access: FastifyContextConfig['access']): void {
   app.get(
     '/metrics',
     {
-      config: { access: ACCESS.read },
+      config: { access },
       schema: {
         tags: ['metrics'],
         summary: 'Prometheus metrics: requests, the desk’s own counters and gauges, the database and the process',

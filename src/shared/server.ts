@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { HttpApp } from './http.js';
+import type { HttpApp } from './http-types.js';
 import { logRuntimeStats } from './runtime-stats.js';
 
 export interface RunningService {

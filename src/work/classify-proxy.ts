@@ -3,7 +3,7 @@ import { Agent, fetch } from 'undici';
 import { ACCESS, CSRF_HEADER } from '../auth/roles.js';
 import { classifyDeadlineMs } from '../classify/deadline.js';
 import type { LlmConfig } from '../shared/config.js';
-import type { HttpApp } from '../shared/http.js';
+import type { HttpApp } from '../shared/http-types.js';
 import { PROBLEM_CONTENT_TYPE, problem } from '../shared/errors.js';
 import { problemResponses } from '../shared/schemas.js';
 import type { Tracing } from '../shared/tracing.js';

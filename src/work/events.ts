@@ -4,7 +4,7 @@ import { Type } from 'typebox';
 import type { Database } from '../shared/db.js';
 import { ACCESS } from '../auth/roles.js';
 import { ValidationError } from '../shared/errors.js';
-import type { HttpApp } from '../shared/http.js';
+import type { HttpApp } from '../shared/http-types.js';
 import { UuidSchema, problemResponses } from '../shared/schemas.js';
 import { AgentNameSchema, WorkTypeSchema } from './schemas.js';
 import { type EventLog, type StoredEvent, createEventLog } from './event-log.js';

@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import { assertMayDispatch } from '../auth/policy.js';
 import { ACCESS } from '../auth/roles.js';
-import type { HttpApp } from '../shared/http.js';
+import type { HttpApp } from '../shared/http-types.js';
 import { problemResponses } from '../shared/schemas.js';
 import type { ProjectService } from './project-service.js';
 import type { ClaimService } from './claims.js';

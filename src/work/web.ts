@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import fastifyStatic from '@fastify/static';
 import { publicScope } from '../auth/access-hook.js';
 import { ACCESS } from '../auth/roles.js';
-import type { HttpApp } from '../shared/http.js';
+import type { HttpApp } from '../shared/http-types.js';
 
 // The UI is a static build (web/dist) served from this process, on the API's origin, so it
 // needs no second server and no CORS. It routes with the URL hash, so only `/` and the hashed

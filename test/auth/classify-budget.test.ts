@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { buildClassifyApp } from '../../src/classify/app.js';
-import type { HttpApp } from '../../src/shared/http.js';
+import { buildClassifyApp } from '../../src/services/classify.js';
+import type { HttpApp } from '../../src/shared/http-types.js';
 import { captureLogs, testConfig } from '../helpers/apps.js';
 import { ADMIN_SECRET, type AuthPair, bearer, mintToken, startAuthPair } from '../helpers/auth.js';
 import { storesUnderTest } from '../helpers/databases.js';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateToken } from '../../src/auth/token-format.js';
 import { CSRF_HEADER, ROLES, type Role } from '../../src/auth/roles.js';
-import type { HttpApp } from '../../src/shared/http.js';
+import type { HttpApp } from '../../src/shared/http-types.js';
 import { ADMIN_SECRET, type AuthPair, bearer, expireToken, mintToken, startAuthPair } from '../helpers/auth.js';
 import { storesUnderTest } from '../helpers/databases.js';
 import { call } from '../helpers/http.js';

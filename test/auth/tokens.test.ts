@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateToken, isWellFormedToken } from '../../src/auth/token-format.js';
 import { CSRF_HEADER } from '../../src/auth/roles.js';
 import type { Database } from '../../src/shared/db.js';
-import { buildWorkApp } from '../../src/work/app.js';
+import { buildWorkApp } from '../../src/services/work.js';
 import { captureLogs, testConfig } from '../helpers/apps.js';
 import { ADMIN_SECRET, AUTH_ENV, type AuthPair, bearer, dumpDatabase, mintToken, startAuthPair } from '../helpers/auth.js';
 import { createTestDatabase, openTestDatabase, storesUnderTest } from '../helpers/databases.js';

@@ -104,13 +104,13 @@ describe.each(await storesUnderTest())('dedupe retention on %s', (kind) => {
       now: () => clock,
     });
     const email = { email_data: { subject: 'Retention', body: 'Please keep this.' }, id: 'retention-1', conversationId: 'retention-conv' };
-    expect((await service.classify(email, ANONYMOUS)).dedupe.status).toBe('new');
+    expect((await service.classify(email, ANONYMOUS)).classification.dedupe.status).toBe('new');
     clock = new Date('2030-01-20T00:00:00.000Z');
     expect(await service.purgeExpired()).toBe(0);
-    expect((await service.classify(email, ANONYMOUS)).dedupe).toMatchObject({ status: 'duplicate', seen_count: 2 });
+    expect((await service.classify(email, ANONYMOUS)).classification.dedupe).toMatchObject({ status: 'duplicate', seen_count: 2 });
     clock = new Date('2030-02-25T00:00:00.000Z');
     expect(await service.purgeExpired()).toBe(3);
-    expect((await service.classify(email, ANONYMOUS)).dedupe).toMatchObject({ status: 'new', seen_count: 1 });
+    expect((await service.classify(email, ANONYMOUS)).classification.dedupe).toMatchObject({ status: 'new', seen_count: 1 });
   });
 });
 
@@ -139,7 +139,7 @@ describe.each(await storesUnderTest())('abandoned classifications on %s', (kind)
     // Claimed two hours earlier by an instance that crashed before saving its answer.
     expect(await store.claimMessage(recordKey, fingerprint, null, '2031-05-01T10:00:00.000Z')).toBeUndefined();
     const started = Date.now();
-    const result = await service.classify(email, ANONYMOUS);
+    const { classification: result } = await service.classify(email, ANONYMOUS);
     expect(Date.now() - started).toBeLessThan(2_000);
     expect(result).toMatchObject({ category: 'action_required', dedupe: { status: 'duplicate', matched_on: 'id' } });
     expect((await store.findMessage(recordKey))?.state).toBe('done');

@@ -5,12 +5,12 @@
 
 import type { AddressInfo } from 'node:net';
 import { Agent, request } from 'undici';
-import { buildClassifyApp } from '../../src/classify/app.js';
+import { buildClassifyApp } from '../../src/services/classify.js';
 import { CLASSIFY_BODY_LIMIT } from '../../src/classify/schemas.js';
 import type { Database } from '../../src/shared/db.js';
-import type { HttpApp } from '../../src/shared/http.js';
+import type { HttpApp } from '../../src/shared/http-types.js';
 import { MAX_JSON_DEPTH } from '../../src/shared/json-body.js';
-import { WORK_BODY_LIMIT, buildWorkApp } from '../../src/work/app.js';
+import { WORK_BODY_LIMIT, buildWorkApp } from '../../src/services/work.js';
 import { CLASSIFY_PROXY_BODY_LIMIT } from '../../src/work/classify-proxy.js';
 import { type CapturedLogs, captureLogs, testConfig } from '../helpers/apps.js';
 import { ADMIN_SECRET } from '../helpers/auth.js';

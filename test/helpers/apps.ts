@@ -2,9 +2,9 @@ import { Writable } from 'node:stream';
 import type { Logger } from 'pino';
 import { type Config, loadConfig } from '../../src/shared/config.js';
 import type { Database } from '../../src/shared/db.js';
-import type { HttpApp } from '../../src/shared/http.js';
+import type { HttpApp } from '../../src/shared/http-types.js';
 import { createLogger } from '../../src/shared/logger.js';
-import { buildWorkApp } from '../../src/work/app.js';
+import { buildWorkApp } from '../../src/services/work.js';
 import { type StoreKind, type TestDatabase, createTestDatabase, openTestDatabase } from './databases.js';
 
 /** Log lines captured in memory, so tests can read what the service wrote. */

@@ -5,10 +5,10 @@
 import type { AddressInfo } from 'node:net';
 import { type Kysely, sql } from 'kysely';
 import { expect } from 'vitest';
-import { buildClassifyApp } from '../../src/classify/app.js';
+import { buildClassifyApp } from '../../src/services/classify.js';
 import type { Database } from '../../src/shared/db.js';
-import type { HttpApp } from '../../src/shared/http.js';
-import { buildWorkApp } from '../../src/work/app.js';
+import type { HttpApp } from '../../src/shared/http-types.js';
+import { buildWorkApp } from '../../src/services/work.js';
 import { type CapturedLogs, captureLogs, testConfig } from './apps.js';
 import { type StoreKind, type TestDatabase, createTestDatabase, openTestDatabase } from './databases.js';
 import { call } from './http.js';

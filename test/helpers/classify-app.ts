@@ -2,7 +2,7 @@
 
 import { type TestApp, captureLogs, startTestApp } from './apps.js';
 import type { StoreKind } from './databases.js';
-import { buildClassifyApp } from '../../src/classify/app.js';
+import { buildClassifyApp } from '../../src/services/classify.js';
 import type { HostResolver } from '../../src/classify/ssrf.js';
 import type { FakeLlm } from './fake-llm.js';
 

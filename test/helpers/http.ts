@@ -1,4 +1,4 @@
-import type { HttpApp } from '../../src/shared/http.js';
+import type { HttpApp } from '../../src/shared/http-types.js';
 
 export interface JsonResponse<T = any> {
   status: number;

@@ -1,6 +1,6 @@
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildWorkApp } from '../../src/work/app.js';
+import { buildWorkApp } from '../../src/services/work.js';
 import { type TestApp, captureLogs, startWorkApp, testConfig } from '../helpers/apps.js';
 import { createTestDatabase, openTestDatabase } from '../helpers/databases.js';
 import { startClassifyApp } from '../helpers/classify-app.js';

@@ -1,8 +1,8 @@
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildClassifyApp } from '../../src/classify/app.js';
+import { buildClassifyApp } from '../../src/services/classify.js';
 import type { Database } from '../../src/shared/db.js';
-import type { HttpApp } from '../../src/shared/http.js';
+import type { HttpApp } from '../../src/shared/http-types.js';
 import { type TestApp, captureLogs, startWorkApp, testConfig } from '../helpers/apps.js';
 import { type TestDatabase, createTestDatabase, openTestDatabase, storesUnderTest } from '../helpers/databases.js';
 import { type FakeLlm, createLatch, startFakeLlm } from '../helpers/fake-llm.js';

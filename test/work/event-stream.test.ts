@@ -3,9 +3,11 @@ import type { AddressInfo, Socket } from 'node:net';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/shared/db.js';
-import { type HttpApp, createHttpApp } from '../../src/shared/http.js';
+import type { HttpApp } from '../../src/shared/http-types.js';
+import { createHttpApp } from '../../src/shared/http-app.js';
 import { type EventHub, type EventHubOptions, createEventHub, registerEventRoutes } from '../../src/work/events.js';
 import { createWorkStore } from '../../src/work/store.js';
+import { SECURITY_SCHEMES, installAccessControl } from '../../src/auth/access-hook.js';
 import { createAuthParts } from '../../src/auth/setup.js';
 import { captureLogs, testConfig } from '../helpers/apps.js';
 import { type StoreKind, type TestDatabase, createTestDatabase, openTestDatabase, storesUnderTest } from '../helpers/databases.js';
@@ -34,7 +36,15 @@ async function startStreamApp(kind: StoreKind, options: EventHubOptions = {}): P
   const database = await openTestDatabase(testDatabase);
   const { logger } = captureLogs('warn');
   const auth = await createAuthParts(testConfig(testDatabase), database, logger);
-  const app = await createHttpApp({ logger, access: auth.access, bodyLimit: 1024 * 1024, title: 't', description: 't', version: '0' });
+  const app = await createHttpApp({
+    logger,
+    installAccess: async (target) => void (await installAccessControl(target, auth.access)),
+    securitySchemes: SECURITY_SCHEMES,
+    bodyLimit: 1024 * 1024,
+    title: 't',
+    description: 't',
+    version: '0',
+  });
   app.addHook('onClose', () => auth.authenticator.close());
   const hub = await createEventHub(database, logger, options);
   const store = createWorkStore(database, () => hub.committed());

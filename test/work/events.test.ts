@@ -1,8 +1,8 @@
 import type { AddressInfo } from 'node:net';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildWorkApp } from '../../src/work/app.js';
-import type { HttpApp } from '../../src/shared/http.js';
+import { buildWorkApp } from '../../src/services/work.js';
+import type { HttpApp } from '../../src/shared/http-types.js';
 import { type TestApp, captureLogs, startWorkApp, testConfig } from '../helpers/apps.js';
 import { openTestDatabase, storesUnderTest } from '../helpers/databases.js';
 import { call } from '../helpers/http.js';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildWorkApp } from '../../src/work/app.js';
+import { buildWorkApp } from '../../src/services/work.js';
 import { type TestApp, captureLogs, startWorkApp, testConfig } from '../helpers/apps.js';
 import { openTestDatabase, storesUnderTest } from '../helpers/databases.js';
 import { call } from '../helpers/http.js';

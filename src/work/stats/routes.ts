@@ -1,5 +1,5 @@
 import { ACCESS } from '../../auth/roles.js';
-import type { HttpApp } from '../../shared/http.js';
+import type { HttpApp } from '../../shared/http-types.js';
 import { problemResponses } from '../../shared/schemas.js';
 import { StatsQuerySchema, WorkStatsSchema } from './schemas.js';
 import type { StatsService } from './service.js';

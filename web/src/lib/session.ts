@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
-import { type Access, type AuthMode, CSRF_HEADER, type Role, roleMay } from '../../../src/auth/roles.ts';
+import type { AuthMode } from '../../../src/shared/auth-modes.ts';
+import { type Access, CSRF_HEADER, type Role, roleMay } from '../../../src/auth/roles.ts';
 
 // Who the browser is signed in as. With AUTH=tokens the page never holds a token: it trades
 // one for an HttpOnly session cookie (POST /session) and from then on the browser sends the

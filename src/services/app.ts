@@ -1,0 +1,64 @@
+import swaggerUi from '@fastify/swagger-ui';
+import type { Logger } from 'pino';
+import { type Gate, SECURITY_SCHEMES, installAccessControl, publicScope } from '../auth/access-hook.js';
+import { ACCESS } from '../auth/roles.js';
+import { type AuthParts, createAuthParts } from '../auth/setup.js';
+import type { Config } from '../shared/config.js';
+import type { Database } from '../shared/db.js';
+import type { HttpApp } from '../shared/http-types.js';
+import { createHttpApp } from '../shared/http-app.js';
+import { registerMetricsRoute } from '../shared/metrics.js';
+import { traceDatabase } from '../shared/traced-database.js';
+import { type TracedService, type Tracing, startTracing } from '../shared/tracing.js';
+
+// What both services start from, so the two roots (work.ts, classify.ts) differ only in the
+// features they mount: tracing, the traced database, who the callers are (auth), the Fastify
+// app with the access hook installed, the API description and /metrics.
+
+export interface ServiceAppOptions {
+  config: Readonly<Config>;
+  database: Database;
+  logger: Logger;
+  service: TracedService;
+  bodyLimit: number;
+  title: string;
+  description: string;
+  version: string;
+}
+
+export interface ServiceApp {
+  app: HttpApp;
+  /** The database every feature of this service uses: traced when tracing is on. */
+  database: Database;
+  tracing: Tracing;
+  auth: AuthParts;
+  /** For routes that authenticate by themselves (sign-in): the access hook's 401 and 429. */
+  gate: Gate;
+}
+
+/** A service's app before its features: closing it stops nothing yet (the root adds that, in order). */
+export async function buildServiceApp({ config, logger, service, ...options }: ServiceAppOptions): Promise<ServiceApp> {
+  const tracing = await startTracing(config.tracing, service, logger);
+  const database = traceDatabase(options.database, tracing);
+  const auth = await createAuthParts(config, database, logger);
+  let gate: Gate | undefined;
+  const app = await createHttpApp({
+    logger,
+    tracing,
+    installAccess: async (target) => {
+      gate = await installAccessControl(target, auth.access);
+    },
+    securitySchemes: SECURITY_SCHEMES,
+    bodyLimit: options.bodyLimit,
+    title: options.title,
+    description: options.description,
+    version: options.version,
+  });
+  await publicScope(app, async (scope) => {
+    await scope.register(swaggerUi, { routePrefix: '/docs' });
+  });
+  app.get('/openapi.json', { config: { access: ACCESS.public }, schema: { hide: true } }, async () => app.swagger());
+  registerMetricsRoute(app, app.metricsRegistry, ACCESS.read);
+  if (!gate) throw new Error('the access hook was not installed');
+  return { app, database, tracing, auth, gate };
+}

@@ -1,0 +1,110 @@
+import type { Logger } from 'pino';
+import { registerSessionRoutes, registerTokenRoutes } from '../auth/routes.js';
+import { ACCESS } from '../auth/roles.js';
+import { createTokenService } from '../auth/token-service.js';
+import { createUsageReader } from '../classify/usage-report.js';
+import { registerUsageRoute } from '../classify/usage-routes.js';
+import { createUsageStore } from '../classify/usage-store.js';
+import { registerIntake } from '../intake/setup.js';
+import { registerMcpRoutes } from '../mcp/http.js';
+import type { Config } from '../shared/config.js';
+import { registerDatabaseMetrics } from '../shared/database-metrics.js';
+import type { Database } from '../shared/db.js';
+import { registerHealthRoute } from '../shared/health.js';
+import type { HttpApp } from '../shared/http-types.js';
+import { createSignal } from '../shared/signal.js';
+import { TRACED_SERVICES } from '../shared/tracing.js';
+import { createClaimService } from '../work/claims.js';
+import { registerClassifyProxy, relayTimeoutMs } from '../work/classify-proxy.js';
+import { createEventHub, registerEventRoutes } from '../work/events.js';
+import { createRecentItems } from '../work/item-changes.js';
+import { SWEEP_EVERY_MS, startLeaseSweeper } from '../work/lease-sweeper.js';
+import { createWorkCounters, registerWorkGauges } from '../work/metrics.js';
+import { createProjectService } from '../work/project-service.js';
+import { registerProjectRoutes, registerWorkRoutes } from '../work/routes.js';
+import { createWorkService } from '../work/service.js';
+import { startStatsCompactor } from '../work/stats/compactor.js';
+import { registerStatsRoutes } from '../work/stats/routes.js';
+import { createStatsService } from '../work/stats/service.js';
+import { createStatsStore } from '../work/stats/store.js';
+import { createWorkStore } from '../work/store.js';
+import { registerWebUi } from '../work/web.js';
+import { buildServiceApp } from './app.js';
+import { buildClassifyService } from './classify.js';
+
+// The work service's composition root: the work API, projects, events and stats, and what runs
+// beside them in this process: sign-in and tokens, mail intake (with the process's one
+// ClassifyService), MCP, the classify proxy and usage for the UI, and the web UI itself.
+
+export interface WorkAppDeps {
+  config: Readonly<Config>;
+  database: Database;
+  logger: Logger;
+  /** Where the built web UI lives; found next to the code when absent. */
+  webRoot?: string | null;
+  /**
+   * The clock every part of the service reads (leases, backoff, expiry, timestamps); tests give
+   * one they move by hand instead of sleeping.
+   */
+  now?: () => Date;
+  /** How often the lease sweeper looks for expired leases; tests with a hand-moved clock shorten it. */
+  sweepEveryMs?: number;
+}
+
+export const WORK_BODY_LIMIT = 1024 * 1024;
+
+/** The work-item service as a Fastify app that never listens: `main` or a test decides that. */
+export async function buildWorkApp({ config, logger, webRoot, now = () => new Date(), sweepEveryMs = SWEEP_EVERY_MS, ...deps }: WorkAppDeps): Promise<HttpApp> {
+  const { app, database, tracing, auth, gate } = await buildServiceApp({
+    config,
+    database: deps.database,
+    logger,
+    service: TRACED_SERVICES.work,
+    bodyLimit: WORK_BODY_LIMIT,
+    title: 'agentdesk work-item service',
+    description: 'Work items dispatched to agents, tracked through their lifecycle, grouped into projects.',
+    version: '0.1.0',
+  });
+  // The store signals each commit that appended events; the hub and the waiting claims listen.
+  const commits = createSignal();
+  const hub = await createEventHub(database, logger);
+  const store = createWorkStore(database, commits.fire);
+  const observer = createWorkCounters(app.metricsRegistry);
+  const recent = createRecentItems();
+  const claims = createClaimService({ store, database, logger, recent, observer, now });
+  commits.listen(() => hub.committed());
+  commits.listen(claims.wake);
+  const work = createWorkService({ store, recent, observer, now });
+  const statsStore = createStatsStore(database);
+  const stats = createStatsService({ store: statsStore, now });
+  // The item gauges read the maintained counts (src/work/stats), never a scan of work_items.
+  registerWorkGauges(app.metricsRegistry, { source: stats, claims, hub, logger });
+  registerDatabaseMetrics(app, app.metricsRegistry, database);
+  const sweeper = startLeaseSweeper({ store, work, logger, now, everyMs: sweepEveryMs });
+  const compactor = startStatsCompactor({ store: statsStore, logger });
+  app.addHook('preClose', async () => {
+    await claims.close();
+    await sweeper.stop();
+    await compactor.stop();
+  });
+  // Before the item routes, so /work/stats is never read as an item id.
+  registerStatsRoutes(app, stats);
+  registerWorkRoutes(app, work, claims);
+  registerProjectRoutes(app, createProjectService({ store, now }));
+  registerEventRoutes(app, hub);
+  // Intake classifies in process: the same service as POST /classify, counted and traced here.
+  const classify = buildClassifyService({ config, database, logger, metrics: app.metricsRegistry, tracing });
+  await registerIntake(app, { config, database, logger, workStore: store, classify, now });
+  registerHealthRoute(app, database, ACCESS.public);
+  registerTokenRoutes(app, createTokenService({ store: auth.store, authenticator: auth.authenticator, now }));
+  registerSessionRoutes(app, { config: config.auth, authenticator: auth.authenticator, gate });
+  app.addHook('onClose', () => auth.authenticator.close());
+  registerClassifyProxy(app, config.classifyUrl, relayTimeoutMs(config.llm), tracing);
+  // The services share the database: the UI's dashboard reads usage here, on its one origin.
+  registerUsageRoute(app, '/ui-api/classify-usage', createUsageReader(createUsageStore(database), config.llm.prices), 'ui');
+  registerMcpRoutes(app, { auth: config.auth, host: config.host });
+  await registerWebUi(app, webRoot);
+  // Last, so the spans of everything closing before it are still sent.
+  app.addHook('onClose', () => tracing.shutdown());
+  return app;
+}

@@ -1,0 +1,171 @@
+import swagger, { type FastifyDynamicSwaggerOptions } from '@fastify/swagger';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import Fastify, {
+  type FastifyBaseLogger,
+  type FastifyError,
+  type FastifyReply,
+  type FastifyRequest,
+  LogController,
+} from 'fastify';
+import type { Logger } from 'pino';
+import type { HttpApp } from './http-types.js';
+import { Registry, installRequestMetrics } from './metrics.js';
+import { createMethodIndex, onClientError, onFrameworkError } from './http-edges.js';
+import { parseJsonBody } from './json-body.js';
+import { toProblem } from './problem.js';
+import { problemResponses } from './schemas.js';
+import type { Tracing } from './tracing.js';
+import { PROBLEM_CONTENT_TYPE, RateLimitedError, problem } from './errors.js';
+import { createAjv } from './validation.js';
+
+// The app factory both services share: Fastify set up the same way for each. Who may call what
+// is not decided here: the composition root (src/services) passes the access hook in, so this
+// folder imports no feature.
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** This app's metrics (GET /metrics); features add their own to it. */
+    metricsRegistry: Registry;
+  }
+}
+
+export interface HttpAppOptions {
+  logger: Logger;
+  /**
+   * Who may call what: installs the hook that enforces the access level every route declares.
+   * Runs before any route is registered, after the error handling is in place.
+   */
+  installAccess: (app: HttpApp) => Promise<void>;
+  /** The credentials the OpenAPI document describes (components.securitySchemes). */
+  securitySchemes: NonNullable<NonNullable<NonNullable<FastifyDynamicSwaggerOptions['openapi']>['components']>['securitySchemes']>;
+  bodyLimit: number;
+  title: string;
+  description: string;
+  version: string;
+  /** Request spans, when tracing is on; registered before any hook so they cover them all. */
+  tracing?: Tracing;
+}
+
+/** One line per request, written when it completes, instead of Fastify's two. */
+class OneLinePerRequest extends LogController {
+  override incomingRequest(): void {}
+
+  override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
+    const line = {
+      method: request.method,
+      url: request.url,
+      status: reply.statusCode,
+      ms: Math.round(reply.elapsedTime * 10) / 10,
+    };
+    if (error) reply.log.error({ ...line, err: error }, 'request errored');
+    else reply.log.info(line, 'request');
+  }
+}
+
+/**
+ * A Fastify instance with everything both services share: validation that coerces query
+ * strings but never bodies, problem+json for every error, the OpenAPI document (its routes and
+ * `/metrics` are added by the caller, at the access level it chooses), one log line per request.
+ * It never listens.
+ */
+export async function createHttpApp(options: HttpAppOptions): Promise<HttpApp> {
+  const app = Fastify({
+    loggerInstance: options.logger as FastifyBaseLogger,
+    bodyLimit: options.bodyLimit,
+    logController: new OneLinePerRequest(),
+    // Answered below as problem+json, with Retry-After, instead of Fastify's own 503 body.
+    return503OnClosing: false,
+    forceCloseConnections: 'idle',
+    ajv: { customOptions: { strict: false } },
+    frameworkErrors: onFrameworkError,
+    clientErrorHandler: onClientError,
+  }).withTypeProvider<TypeBoxTypeProvider>();
+  await options.tracing?.instrument(app);
+
+  // First, so every request is timed, those the hooks below refuse included.
+  const metricsRegistry = new Registry();
+  await installRequestMetrics(app, metricsRegistry);
+  app.decorate('metricsRegistry', metricsRegistry);
+
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+  app.addHook('onRequest', async (_request, reply) => {
+    if (!closing) return;
+    reply.header('connection', 'close').header('retry-after', RETRY_AFTER_SECONDS);
+    return reply.code(503).type(PROBLEM_CONTENT_TYPE).send(problem(503, 'The service is shutting down; retry shortly.'));
+  });
+
+  const methods = createMethodIndex();
+  app.addHook('onRoute', (route) => methods.add(route.method, route.url));
+  // Fastify reads a body for these methods whether or not the route wants one (a DELETE too),
+  // so each can answer the parser's 400, 413 and 415 and the JSON body check's 422: the
+  // document says so.
+  app.addHook('onRoute', (route) => {
+    const reads = (Array.isArray(route.method) ? route.method : [route.method]).some((method) => BODY_METHODS.has(String(method)));
+    if (!reads || !route.schema) return;
+    const schema = route.schema as { response?: Record<string, unknown> };
+    schema.response = { ...problemResponses(400, 413, 415, 422), ...schema.response };
+  });
+
+  const bodyAjv = createAjv({ coerceTypes: false });
+  const queryAjv = createAjv({ coerceTypes: true });
+  app.setValidatorCompiler(({ schema, httpPart }) =>
+    (httpPart === 'body' ? bodyAjv : queryAjv).compile(schema as object),
+  );
+
+  // Only JSON is accepted: anything else, plain text included, is a 415. Every JSON body goes
+  // through one parser that refuses what no store can keep (see json-body.ts).
+  app.removeContentTypeParser(['text/plain', 'application/json']);
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
+    try {
+      done(null, parseJsonBody(body as string));
+    } catch (error) {
+      done(error as Error, undefined);
+    }
+  });
+
+  app.setErrorHandler((error, request, reply) => {
+    const mapped = toProblem(error as FastifyError);
+    if (error instanceof RateLimitedError) reply.header('retry-after', String(error.retryAfterSeconds));
+    if (mapped.status === 503) {
+      // Expected while the database is away; the message is enough, a stack adds nothing.
+      request.log.warn({ err: { message: (error as Error).message } }, 'database unavailable');
+    } else if (mapped.status >= 500) {
+      request.log.error({ err: error }, 'request failed');
+    }
+    if (mapped.status === 503) reply.header('retry-after', RETRY_AFTER_SECONDS);
+    return reply.code(mapped.status).type(PROBLEM_CONTENT_TYPE).send(mapped);
+  });
+
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0] ?? '/';
+    const allowed = methods.allowed(path);
+    if (allowed.length > 0) {
+      return reply
+        .code(405)
+        .header('allow', allowed.join(', '))
+        .type(PROBLEM_CONTENT_TYPE)
+        .send(problem(405, `${request.method} is not allowed on ${path}; allowed: ${allowed.join(', ')}`));
+    }
+    return reply.code(404).type(PROBLEM_CONTENT_TYPE).send(problem(404, `No route for ${request.method} ${path}`));
+  });
+
+  await options.installAccess(app);
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: { title: options.title, description: options.description, version: options.version },
+      components: { securitySchemes: options.securitySchemes },
+    },
+  });
+  return app;
+}
+
+const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+/** Seconds a client should wait before retrying a 503. */
+const RETRY_AFTER_SECONDS = '1';
+
