@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
-import { ConfigError, loadConfig } from './shared/config.js';
-import { openDatabase } from './shared/db.js';
+import { ConfigError } from './shared/config.js';
 import { createLogger } from './shared/logger.js';
+import { DatabaseOpenError, type Opened, openFromEnvironment } from './shared/open-from-env.js';
 import type { RunningService } from './shared/server.js';
 
 // Starting the services, shared by `npm start` (src/main.ts) and `agentdesk serve` (the CLI),
@@ -25,33 +25,30 @@ async function start(selection: string, env: NodeJS.ProcessEnv): Promise<void> {
     process.stderr.write(`unknown service "${selection}"; expected one of ${SERVICES.join(', ')}\n`);
     process.exit(2);
   }
-  let config;
+  let opened: Opened;
   try {
-    config = loadConfig(env);
+    opened = await openFromEnvironment(env, (config) => createLogger(config.logLevel), (logger) => {
+      // The provider SDKs read these at every request and no constructor option turns them off;
+      // headers we did not choose must not reach a provider, so they are dropped here, once.
+      for (const name of SDK_ENVIRONMENT_INPUTS) {
+        if (env[name] !== undefined) {
+          logger.warn({ variable: name }, 'ignored: provider settings come only from LLM_* variables');
+          delete env[name];
+        }
+      }
+    });
   } catch (error) {
     if (error instanceof ConfigError) {
       process.stderr.write(`configuration error: ${error.message}\n`);
       process.exit(2);
     }
+    if (error instanceof DatabaseOpenError) {
+      process.stderr.write(`${error.message}\n`);
+      process.exit(1);
+    }
     throw error;
   }
-  const logger = createLogger(config.logLevel);
-  // The provider SDKs read these at every request and no constructor option turns them off;
-  // headers we did not choose must not reach a provider, so they are dropped here, once.
-  for (const name of SDK_ENVIRONMENT_INPUTS) {
-    if (env[name] !== undefined) {
-      logger.warn({ variable: name }, 'ignored: provider settings come only from LLM_* variables');
-      delete env[name];
-    }
-  }
-  let database;
-  try {
-    database = await openDatabase(config.database, { logger });
-  } catch (error) {
-    // Name the setting, never its value: a PostgreSQL URL may carry a password.
-    process.stderr.write(`cannot open the database named by DATABASE_URL: ${(error as Error).message}\n`);
-    process.exit(1);
-  }
+  const { config, logger, database } = opened;
   if (selection === 'all') {
     // Opened above for the migrations, once, before two processes could race to apply them.
     await database.close();

@@ -1,13 +1,13 @@
-import { Ajv } from 'ajv';
-import addFormatsModule from 'ajv-formats';
 import pino from 'pino';
 import { CreateTokenSchema, type CreateToken } from '../auth/schemas.js';
 import { REVOCATIONS_CHANNEL, createAuthStore } from '../auth/store.js';
 import { createTokenService } from '../auth/token-service.js';
-import { ConfigError, loadConfig } from '../shared/config.js';
-import { type Database, openDatabase } from '../shared/db.js';
+import { ConfigError } from '../shared/config.js';
+import type { Database } from '../shared/db.js';
 import { ValidationError } from '../shared/errors.js';
 import { createLogger } from '../shared/logger.js';
+import { DatabaseOpenError, openFromEnvironment } from '../shared/open-from-env.js';
+import { createAjv } from '../shared/validation.js';
 import { CannotReachError, type CliIo, UsageError } from './context.js';
 import type { TokenBackend } from './token.js';
 
@@ -18,36 +18,25 @@ import type { TokenBackend } from './token.js';
 /** Created by the command line rather than by a token. */
 export const CLI_CREATOR = 'cli';
 
-type AddFormats = (ajv: Ajv) => Ajv;
-const addFormats = ((addFormatsModule as unknown as { default?: AddFormats }).default ??
-  (addFormatsModule as unknown as AddFormats)) as AddFormats;
-
 /** The request schema the API applies, so this path refuses what the API would, in the same words. */
 function checkCreate(input: unknown): asserts input is CreateToken {
-  const ajv = new Ajv({ allErrors: true, strict: false });
-  addFormats(ajv);
-  const check = ajv.compile<CreateToken>(CreateTokenSchema);
+  const check = createAjv().compile<CreateToken>(CreateTokenSchema);
   if (!check(input)) {
     throw new Error((check.errors ?? []).map((e) => `${e.instancePath.replace(/^\//, '') || 'input'} ${e.message}`).join('; '));
   }
 }
 
 async function withDatabase<T>(io: CliIo, work: (database: Database) => Promise<T>): Promise<T> {
-  let config;
-  try {
-    config = loadConfig(io.env);
-  } catch (error) {
-    if (error instanceof ConfigError) throw new UsageError(`configuration error: ${error.message}`);
-    throw error;
-  }
-  // Migration notices go to stderr: stdout carries only what the command answers.
-  const logger = createLogger(config.logLevel === 'info' ? 'warn' : config.logLevel, pino.destination(2));
   let database: Database;
   try {
-    database = await openDatabase(config.database, { logger });
+    // Migration notices go to stderr: stdout carries only what the command answers.
+    ({ database } = await openFromEnvironment(io.env, (config) =>
+      createLogger(config.logLevel === 'info' ? 'warn' : config.logLevel, pino.destination(2)),
+    ));
   } catch (error) {
-    // Name the setting, never its value: a PostgreSQL URL may carry a password.
-    throw new CannotReachError(`cannot open the database named by DATABASE_URL: ${(error as Error).message}`);
+    if (error instanceof ConfigError) throw new UsageError(`configuration error: ${error.message}`);
+    if (error instanceof DatabaseOpenError) throw new CannotReachError(error.message);
+    throw error;
   }
   try {
     return await work(database);

@@ -1,6 +1,8 @@
 import { type Command, Option } from 'commander';
 import type { ListWorkQuery, UpdateWorkItem, WorkItem, WorkItemSummary } from '../work/schemas.js';
 import { LEASE_LIMITS, MAX_PAGE_SIZE, SORT_ORDERS, WAIT_LIMITS, WORK_STATUSES } from '../work/schemas.js';
+import { MOVES } from '../work/lifecycle.js';
+import { patchForMove } from '../work/move-request.js';
 import type { CliContext } from './context.js';
 import { json, paintFor } from './format.js';
 import { integer, itemId, list, projectId, readPayload } from './options.js';
@@ -9,12 +11,12 @@ import { workDetail, workLine, workTable } from './work-view.js';
 // `agentdesk work …`: the work API from a shell, through the typed client.
 
 /** The lifecycle moves the CLI names, and the change each one asks for. */
-const MOVES = {
-  start: { summary: 'Start (or resume) an item dispatched to you', change: { status: 'in_progress' } },
-  block: { summary: 'Block an item in progress (say why with --notes)', change: { status: 'blocked' } },
-  complete: { summary: 'Complete an item in progress', change: { status: 'completed', outcome: 'success' } },
-  fail: { summary: 'Fail an item in progress or blocked', change: { status: 'failed', outcome: 'failed' } },
-  cancel: { summary: 'Cancel an item not yet started', change: { status: 'cancelled', outcome: 'cancelled' } },
+const VERBS = {
+  start: { summary: 'Start (or resume) an item dispatched to you', change: patchForMove(MOVES.pick_up) },
+  block: { summary: 'Block an item in progress (say why with --notes)', change: patchForMove(MOVES.block) },
+  complete: { summary: 'Complete an item in progress', change: patchForMove(MOVES.complete) },
+  fail: { summary: 'Fail an item in progress or blocked', change: patchForMove(MOVES.fail) },
+  cancel: { summary: 'Cancel an item not yet started', change: patchForMove(MOVES.cancel) },
 } as const satisfies Record<string, { summary: string; change: UpdateWorkItem }>;
 
 interface JsonOption {
@@ -168,7 +170,7 @@ export function registerWorkCommand(program: Command, context: CliContext): void
       show(await context.work().heartbeat(id, { agent, ...(options.lease !== undefined && { lease_s: options.lease }) }), options);
     });
 
-  for (const [name, move] of Object.entries(MOVES)) {
+  for (const [name, move] of Object.entries(VERBS)) {
     work
       .command(name)
       .description(move.summary)

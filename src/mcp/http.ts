@@ -11,7 +11,7 @@ import type { HttpApp } from '../shared/http-types.js';
 import { problemResponses } from '../shared/schemas.js';
 import { createInnerCalls } from './inner-calls.js';
 import { createMcpServer } from './server.js';
-import { type Caller, createServiceFacts } from './tools.js';
+import type { Caller } from './tools.js';
 
 // MCP over Streamable HTTP at /mcp, stateless: each POST builds a server for its caller, answers
 // in JSON, and is gone. Nothing a session would hold is worth holding: who the caller is comes
@@ -145,7 +145,6 @@ async function asProblem(response: Response): Promise<ReturnType<typeof problem>
 export function registerMcpRoutes(app: HttpApp, options: McpRouteOptions): void {
   const guard = createRebindingGuard(options);
   const inner = createInnerCalls(app);
-  const service = createServiceFacts();
   const tags = ['mcp'];
   const config = { access: ACCESS.read };
 
@@ -190,7 +189,6 @@ export function registerMcpRoutes(app: HttpApp, options: McpRouteOptions): void 
       });
       const server = createMcpServer({
         client,
-        service,
         caller: async () => caller,
         onError: (error) => request.log.debug({ err: { message: error.message } }, 'mcp protocol error'),
       });

@@ -11,13 +11,13 @@ import {
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
-import addFormatsModule from 'ajv-formats';
+import type { ErrorObject, ValidateFunction } from 'ajv';
 import { roleMay } from '../auth/roles.js';
+import { createAjv } from '../shared/validation.js';
 import { ProblemError } from '../client/errors.js';
 import type { WorkClient } from '../client/work-client.js';
 import { refusalText } from './refusals.js';
-import { type Caller, type ServiceFacts, TOOLS, type ToolDefinition } from './tools.js';
+import { type Caller, TOOLS, type ToolDefinition } from './tools.js';
 
 // One MCP server over the tools, for one caller: the HTTP route builds one per request (it is
 // stateless), stdio builds one per process. We use the SDK's low-level `Server` rather than
@@ -39,12 +39,8 @@ const RESOURCE_PATTERN = /^agentdesk:\/\/work\/([0-9a-fA-F-]{36})$/;
 const OPEN_STATUSES = 'dispatched,in_progress,blocked';
 const RESOURCE_LIST_SIZE = 50;
 
-type AddFormats = (ajv: Ajv) => Ajv;
-const addFormats = ((addFormatsModule as unknown as { default?: AddFormats }).default ??
-  (addFormatsModule as unknown as AddFormats)) as AddFormats;
-
-const ajv = new Ajv({ allErrors: true, useDefaults: true, coerceTypes: false, strict: false });
-addFormats(ajv);
+// The API's own Ajv set-up, so a tool refuses what the route behind it would.
+const ajv = createAjv();
 // The SDK's Server builds an Ajv of its own unless given a validator (it uses it only for
 // elicitation, which we do not send): one shared instance spares every request that cost.
 const SHARED_VALIDATOR = new AjvJsonSchemaValidator(ajv);
@@ -95,14 +91,12 @@ function toolError(text: string): CallToolResult {
 
 export interface McpServerDeps {
   client: WorkClient;
-  /** What is known of the service; shared by the servers of one process, so it is found out once. */
-  service: ServiceFacts;
   /** The caller; a promise so stdio can ask the service who its token is, once, when first needed. */
   caller: () => Promise<Caller>;
   onError?: (error: Error) => void;
 }
 
-export function createMcpServer({ client, service, caller, onError }: McpServerDeps): Server {
+export function createMcpServer({ client, caller, onError }: McpServerDeps): Server {
   const server = new Server(SERVER_INFO, {
     capabilities: { tools: { listChanged: false }, resources: { listChanged: false } },
     instructions: INSTRUCTIONS,
@@ -126,7 +120,7 @@ export function createMcpServer({ client, service, caller, onError }: McpServerD
       return toolError(`Invalid arguments: ${argumentErrors(tool.validate.errors)}. Fix them and call ${tool.definition.name} again.`);
     }
     try {
-      const structured = await tool.definition.run(args, { client, service, caller: await caller(), signal: extra.signal });
+      const structured = await tool.definition.run(args, { client, caller: await caller(), signal: extra.signal });
       return { content: [{ type: 'text', text: JSON.stringify(structured) }], structuredContent: structured };
     } catch (error) {
       return toolError(refusalText(error, tool.definition.name));

@@ -3,7 +3,7 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { createWorkClient } from '../client/work-client.js';
 import { ToolRefusal } from './refusals.js';
 import { createMcpServer } from './server.js';
-import { type Caller, createServiceFacts } from './tools.js';
+import type { Caller } from './tools.js';
 
 // `agentdesk mcp`: the same MCP server on stdin/stdout, for clients that only spawn processes.
 // It talks to a running agentdesk over real HTTP with the typed client. Who it acts as is asked
@@ -60,7 +60,6 @@ export async function runStdioServer(options: StdioServerOptions): Promise<void>
   let caller: Promise<Caller> | null = null;
   const server = createMcpServer({
     client,
-    service: createServiceFacts(),
     caller: () => {
       caller ??= whoAmI().catch((error: unknown) => {
         caller = null;

@@ -2,6 +2,8 @@ import type { Static, TSchema } from 'typebox';
 import { ACCESS, type Access, type Role } from '../auth/roles.js';
 import { ProblemError } from '../client/errors.js';
 import type { WorkClient } from '../client/work-client.js';
+import { MOVES } from '../work/lifecycle.js';
+import { patchForMove } from '../work/move-request.js';
 import type { UpdateWorkItem, WorkItem } from '../work/schemas.js';
 import {
   BlockInputSchema,
@@ -34,19 +36,8 @@ export interface Caller {
   role: Role;
 }
 
-/** What the tools learn about the service they talk to, kept for the life of the process. */
-export interface ServiceFacts {
-  /** Whether GET /work/{id}/history exists: null until a call finds out. */
-  hasHistory: boolean | null;
-}
-
-export function createServiceFacts(): ServiceFacts {
-  return { hasHistory: null };
-}
-
 export interface ToolContext {
   client: WorkClient;
-  service: ServiceFacts;
   caller: Caller;
   signal: AbortSignal;
 }
@@ -72,10 +63,10 @@ export interface ToolDefinition<Input extends TSchema = TSchema> {
 }
 
 const READS: ToolAnnotations = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
-const MOVES: ToolAnnotations = { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false };
+const MOVE_HINTS: ToolAnnotations = { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false };
 /** Completed and failed are final: no move leads out of them. */
-const FINAL_MOVES: ToolAnnotations = { ...MOVES, destructiveHint: true };
-const ADDS: ToolAnnotations = { ...MOVES, idempotentHint: false };
+const FINAL_MOVES: ToolAnnotations = { ...MOVE_HINTS, destructiveHint: true };
+const ADDS: ToolAnnotations = { ...MOVE_HINTS, idempotentHint: false };
 
 /** How often a read-then-write is retried when someone else's change wins the race. */
 const WRITE_ATTEMPTS = 5;
@@ -133,37 +124,15 @@ async function changeFromCurrent(
   }
 }
 
-type HistoryEntry = { at: string; actor: string; action: string } & Record<string, unknown>;
-
-/** What the dispatch log tells of an item's past, for a service without GET /work/{id}/history. */
-export function historyFromDispatchLog(item: WorkItem): HistoryEntry[] {
-  const entries: HistoryEntry[] = [{ at: item.created_at, actor: item.created_by, action: 'created' }];
-  for (const dispatch of item.dispatch_log) {
-    entries.push({ at: dispatch.dispatched_at, actor: dispatch.agent, action: 'dispatched' });
-    if (dispatch.completed_at !== null) {
-      entries.push({ at: dispatch.completed_at, actor: dispatch.agent, action: dispatch.reason ?? dispatch.outcome ?? 'closed' });
-    }
-  }
-  return entries.sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : 0));
-}
-
-async function itemWithHistory({ client, service, signal }: ToolContext, id: string): Promise<Record<string, unknown>> {
-  const fromLog = (item: WorkItem) => ({ ...item, history: historyFromDispatchLog(item), history_source: 'dispatch_log' });
-  if (service.hasHistory === false) return fromLog(await client.getWork(id, { signal }));
+/** The item and its whole audit trail (GET /work/{id}/history), read together. */
+async function itemWithHistory({ client, signal }: ToolContext, id: string): Promise<Record<string, unknown>> {
   const [item, history] = await Promise.all([
     client.getWork(id, { signal }),
+    // Held until the item is read: a missing item is refused with the item's own error.
     client.getWorkHistory(id, { signal }).catch((error: unknown) => error),
   ]);
-  if (Array.isArray(history)) {
-    service.hasHistory = true;
-    return { ...item, history, history_source: 'history' };
-  }
-  // The item was found, so a 404 here means the service has no history route.
-  if (history instanceof ProblemError && history.status === 404) {
-    service.hasHistory = false;
-    return fromLog(item);
-  }
-  throw history;
+  if (!Array.isArray(history)) throw history;
+  return { ...item, history, history_source: 'history' };
 }
 
 export const TOOLS: readonly ToolDefinition[] = [
@@ -194,7 +163,7 @@ export const TOOLS: readonly ToolDefinition[] = [
     access: ACCESS.work,
     input: HeartbeatInputSchema,
     output: ItemOutputSchema,
-    annotations: MOVES,
+    annotations: MOVE_HINTS,
     run: ({ id, ...rest }, { client, caller, signal }) => client.heartbeat(id, { ...rest, agent: caller.agent }, { signal }),
   }),
   define({
@@ -227,8 +196,8 @@ export const TOOLS: readonly ToolDefinition[] = [
     access: ACCESS.work,
     input: StartInputSchema,
     output: ItemOutputSchema,
-    annotations: MOVES,
-    run: ({ id, version }, { client, signal }) => client.updateWork(id, { status: 'in_progress' }, { signal, ifMatch: version }),
+    annotations: MOVE_HINTS,
+    run: ({ id, version }, { client, signal }) => client.updateWork(id, patchForMove(MOVES.pick_up), { signal, ifMatch: version }),
   }),
   define({
     name: 'block_work',
@@ -238,8 +207,8 @@ export const TOOLS: readonly ToolDefinition[] = [
     access: ACCESS.work,
     input: BlockInputSchema,
     output: ItemOutputSchema,
-    annotations: MOVES,
-    run: ({ id, reason, version }, context) => changeFromCurrent(context, id, version, () => ({ status: 'blocked' }), reason),
+    annotations: MOVE_HINTS,
+    run: ({ id, reason, version }, context) => changeFromCurrent(context, id, version, () => patchForMove(MOVES.block), reason),
   }),
   define({
     name: 'complete_work',
@@ -251,7 +220,7 @@ export const TOOLS: readonly ToolDefinition[] = [
     output: ItemOutputSchema,
     annotations: FINAL_MOVES,
     run({ id, notes, result, version }, context) {
-      const done: UpdateWorkItem = { status: 'completed', outcome: 'success' };
+      const done: UpdateWorkItem = patchForMove(MOVES.complete);
       if (notes === undefined && result === undefined) {
         return context.client.updateWork(id, done, { signal: context.signal, ifMatch: version });
       }
@@ -273,7 +242,7 @@ export const TOOLS: readonly ToolDefinition[] = [
     output: ItemOutputSchema,
     annotations: FINAL_MOVES,
     run: ({ id, reason, version }, context) =>
-      changeFromCurrent(context, id, version, () => ({ status: 'failed', outcome: 'failed' }), reason),
+      changeFromCurrent(context, id, version, () => patchForMove(MOVES.fail), reason),
   }),
   define({
     name: 'add_note',

@@ -3,7 +3,10 @@ import { Nullable, TimestampSchema, UuidSchema } from '../shared/schemas.js';
 import { ATTEMPT_LIMITS, LEASE_LIMITS, RETRY_DELAY_LIMITS, WAIT_LIMITS } from './limits.js';
 
 import {
+  CHANGE_ACTIONS,
   DISPATCH_REASONS,
+  type HistoryAction,
+  MOVE_ACTIONS,
   type DispatchReason,
   OUTCOMES,
   type Outcome,
@@ -11,7 +14,7 @@ import {
   type WorkStatus,
 } from './statuses.js';
 
-export { DISPATCH_REASONS, OUTCOMES, WORK_STATUSES, type DispatchReason, type Outcome, type WorkStatus };
+export { DISPATCH_REASONS, OUTCOMES, WORK_STATUSES, type DispatchReason, type HistoryAction, type Outcome, type WorkStatus };
 
 export const SORT_ORDERS = ['newest', 'priority'] as const;
 export type SortOrder = (typeof SORT_ORDERS)[number];
@@ -243,8 +246,7 @@ export const HistoryEntrySchema = Type.Object(
     actor: Type.String({ description: 'The token’s agent or name; X-User or anonymous with AUTH=off; agentdesk for the lease sweep' }),
     role: Type.String({ description: 'viewer, agent, intake, admin, or system' }),
     action: Type.String({
-      description:
-        'created, claimed, heartbeat, lease_expired, edited, or the move: dispatch, reassign, release, pick_up, block, unblock, complete, fail, cancel',
+      description: `${CHANGE_ACTIONS.join(', ')}, or the move: ${MOVE_ACTIONS.join(', ')}`,
     }),
     changes: Type.Record(Type.String(), Type.Unknown(), { description: 'field → {from, to} (payload: {edited: true})' }),
   },

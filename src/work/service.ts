@@ -15,7 +15,8 @@ import {
 import { type Plan, type RecentItems, type VersionPrecondition, WORK_EVENTS, changeItem, checkPrecondition } from './item-changes.js';
 import { newDispatch, planExpiry, planUpdate, requestedStatus, secondsAfter } from './plans.js';
 import { type Actor, SYSTEM_ACTOR, eventData, toSummary, toWorkItem } from './item-view.js';
-import { LEASED_STATUSES, isFinal } from './lifecycle.js';
+import { LEASED_STATUSES, type Move, isFinal } from './lifecycle.js';
+import type { HistoryAction, MOVE_ACTIONS } from './statuses.js';
 import { LEASE_EXPIRY_OUTCOMES, NO_OBSERVER, type WorkObserver } from './observer.js';
 import {
   ATTEMPT_LIMITS,
@@ -61,6 +62,13 @@ export interface Submitted {
   replayed: boolean;
 }
 
+/** True only when the two unions are the same. */
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+// The history vocabulary (statuses.ts) names every move of the lifecycle table and no other:
+// a move added to one and not the other stops the build here.
+const MOVES_ARE_HISTORY_ACTIONS: Same<Move, (typeof MOVE_ACTIONS)[number]> = true;
+void MOVES_ARE_HISTORY_ACTIONS;
+
 /** How long an Idempotency-Key is remembered. */
 export const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
 
@@ -72,7 +80,7 @@ export function createWorkService({ store, recent, now = () => new Date(), obser
   /** What a committed change means to the observer: a final status reached, a lease run out. */
   function observe(before: WorkItemRow, plan: Plan): void {
     const to = plan.set.status;
-    if (plan.action === 'lease_expired') {
+    if (plan.action === ('lease_expired' satisfies HistoryAction)) {
       observer.leaseExpired(before.type, to === 'failed' ? LEASE_EXPIRY_OUTCOMES.failed : LEASE_EXPIRY_OUTCOMES.requeued);
     }
     if (to !== undefined && to !== before.status && isFinal(to)) observer.finished(before.type, to);
@@ -179,7 +187,7 @@ export function createWorkService({ store, recent, now = () => new Date(), obser
       if (row.status === 'blocked') return null;
       if (!LEASED_STATUSES.includes(row.status)) throw new LeaseNotHeld(row.status);
       const length = request.lease_s ?? row.lease_s ?? LEASE_LIMITS.default;
-      return { action: 'heartbeat', set: { lease_s: length, lease_expires_at: secondsAfter(at, length) } };
+      return { action: 'heartbeat' satisfies HistoryAction, set: { lease_s: length, lease_expires_at: secondsAfter(at, length) } };
     }, { recent });
   }
 
@@ -257,7 +265,7 @@ export function planItem(input: CreateWorkItem, actor: Actor, at: string): Plann
   const row = newRow(input, actor.name, at);
   const dispatch = input.agent ? newDispatch(row.id, input.agent, at) : null;
   const changes = { status: { from: null, to: row.status }, ...(dispatch && { assigned_agent: { from: null, to: dispatch.agent } }) };
-  const history = { at, actor: actor.name, role: actor.role, action: 'created', changes: JSON.stringify(changes) };
+  const history = { at, actor: actor.name, role: actor.role, action: 'created' satisfies HistoryAction, changes: JSON.stringify(changes) };
   const event = { type: WORK_EVENTS.created, data: eventData(row, actor), at };
   return { item: toWorkItem(row, dispatch ? [dispatch] : []), write: { row, dispatch, event, history } };
 }

@@ -17,3 +17,13 @@ export type Outcome = (typeof OUTCOMES)[number];
 /** Why a dispatch entry closed. */
 export const DISPATCH_REASONS = ['completed', 'failed', 'cancelled', 'released', 'reassigned', 'lease_expired'] as const;
 export type DispatchReason = (typeof DISPATCH_REASONS)[number];
+
+/** What a history row's `action` says when the change is not a move of the lifecycle. */
+export const CHANGE_ACTIONS = ['created', 'claimed', 'heartbeat', 'lease_expired', 'edited', 'email_follow_up'] as const;
+
+/** The moves of lifecycle.ts as history actions (service.ts checks at compile time that the two agree). */
+export const MOVE_ACTIONS = ['dispatch', 'reassign', 'release', 'pick_up', 'block', 'unblock', 'complete', 'fail', 'cancel'] as const;
+
+/** Every action a history row may record; the history response's description lists them from here. */
+export const HISTORY_ACTIONS = [...CHANGE_ACTIONS, ...MOVE_ACTIONS] as const;
+export type HistoryAction = (typeof HISTORY_ACTIONS)[number];
