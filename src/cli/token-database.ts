@@ -9,7 +9,7 @@ import { createLogger } from '../shared/logger.js';
 import { DatabaseOpenError, openFromEnvironment } from '../shared/open-from-env.js';
 import { createAjv } from '../shared/validation.js';
 import { CannotReachError, type CliIo, UsageError } from './context.js';
-import type { TokenBackend } from './token.js';
+import type { TokenBackend } from './token-backend.js';
 
 // The token commands on the database named by DATABASE_URL, with the services' own code: the
 // bootstrap path, needing no running service and no token. Loaded only when used, so the

@@ -1,8 +1,8 @@
 import { type Command, Option } from 'commander';
 import type { CreateToken, TokenRecord } from '../auth/schemas.js';
 import { ROLES } from '../auth/roles.js';
-import type { CreatedToken } from '../client/work-client.js';
 import { type CliContext, UsageError } from './context.js';
+import type { TokenBackend } from './token-backend.js';
 import { json, paintFor, relativeTime, table } from './format.js';
 
 // `agentdesk token create|ls|revoke`. Two paths, chosen by the environment:
@@ -14,12 +14,6 @@ import { json, paintFor, relativeTime, table } from './format.js';
 
 const TOKEN_ID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-/** The same operations over the database or over the API. */
-export interface TokenBackend {
-  create(input: CreateToken): Promise<CreatedToken>;
-  list(): Promise<TokenRecord[]>;
-  revoke(id: string): Promise<void>;
-}
 
 async function backendFor(context: CliContext): Promise<TokenBackend> {
   const { io } = context;

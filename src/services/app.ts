@@ -9,7 +9,8 @@ import type { HttpApp } from '../shared/http-types.js';
 import { createHttpApp } from '../shared/http-app.js';
 import { registerMetricsRoute } from '../shared/metrics.js';
 import { traceDatabase } from '../shared/traced-database.js';
-import { type TracedService, type Tracing, startTracing } from '../shared/tracing.js';
+import { startTracing } from '../shared/start-tracing.js';
+import type { TracedService, Tracing } from '../shared/tracing.js';
 
 // What both services start from, so the two roots (work.ts, classify.ts) differ only in the
 // features they mount: tracing, the traced database, who the callers are (auth), the Fastify

@@ -47,14 +47,19 @@ export interface WorkAppDeps {
    * one they move by hand instead of sleeping.
    */
   now?: () => Date;
-  /** How often the lease sweeper looks for expired leases; tests with a hand-moved clock shorten it. */
+  /** How often the lease sweeper looks for expired leases (SWEEP_EVERY_MS). */
   sweepEveryMs?: number;
+  /**
+   * Given the lease sweeper's `sweep` once it runs: a test that moves the clock by hand sweeps
+   * when it chooses instead of waiting for the timer.
+   */
+  onLeaseSweeper?: (sweep: () => Promise<number>) => void;
 }
 
 export const WORK_BODY_LIMIT = 1024 * 1024;
 
 /** The work-item service as a Fastify app that never listens: `main` or a test decides that. */
-export async function buildWorkApp({ config, logger, webRoot, now = () => new Date(), sweepEveryMs = SWEEP_EVERY_MS, ...deps }: WorkAppDeps): Promise<HttpApp> {
+export async function buildWorkApp({ config, logger, webRoot, now = () => new Date(), sweepEveryMs = SWEEP_EVERY_MS, onLeaseSweeper, ...deps }: WorkAppDeps): Promise<HttpApp> {
   const { app, database, tracing, auth, gate } = await buildServiceApp({
     config,
     database: deps.database,
@@ -81,6 +86,7 @@ export async function buildWorkApp({ config, logger, webRoot, now = () => new Da
   registerWorkGauges(app.metricsRegistry, { source: stats, claims, hub, logger });
   registerDatabaseMetrics(app, app.metricsRegistry, database);
   const sweeper = startLeaseSweeper({ store, work, logger, now, everyMs: sweepEveryMs });
+  onLeaseSweeper?.(sweeper.sweep);
   const compactor = startStatsCompactor({ store: statsStore, logger });
   app.addHook('preClose', async () => {
     await claims.close();

@@ -1,10 +1,8 @@
 import type { FastifyInstance } from 'fastify';
-import type { Logger } from 'pino';
-import type { TracingConfig } from './config.js';
 
 // The port every traced piece of code talks to. Tracing is off unless OTEL_EXPORTER_OTLP_ENDPOINT
 // is set, and off must cost nothing: this file imports no OpenTelemetry package, and the one
-// that does (tracing-otel.ts) is imported dynamically, only when it is on. Callers either check
+// that does (tracing-otel.ts) is imported dynamically, only when it is on (start-tracing.ts). Callers either check
 // `enabled` once where they are built (and skip wrapping altogether) or call `span`, whose
 // no-op is a plain call of the work.
 
@@ -58,10 +56,3 @@ export const NO_TRACING: Tracing = Object.freeze({
 
 export const TRACED_SERVICES = { work: 'work', classify: 'classify' } as const;
 export type TracedService = (typeof TRACED_SERVICES)[keyof typeof TRACED_SERVICES];
-
-/** The tracer for one service: the no-op without a config, else OpenTelemetry, loaded now. */
-export async function startTracing(config: TracingConfig | null, service: TracedService, logger: Logger): Promise<Tracing> {
-  if (config === null) return NO_TRACING;
-  const { createOtelTracing } = await import('./tracing-otel.js');
-  return createOtelTracing(config, service, logger);
-}

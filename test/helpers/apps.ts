@@ -4,7 +4,7 @@ import { type Config, loadConfig } from '../../src/shared/config.js';
 import type { Database } from '../../src/shared/db.js';
 import type { HttpApp } from '../../src/shared/http-types.js';
 import { createLogger } from '../../src/shared/logger.js';
-import { buildWorkApp } from '../../src/services/work.js';
+import { type WorkAppDeps, buildWorkApp } from '../../src/services/work.js';
 import { type StoreKind, type TestDatabase, createTestDatabase, openTestDatabase } from './databases.js';
 
 /** Log lines captured in memory, so tests can read what the service wrote. */
@@ -68,6 +68,9 @@ export async function startTestApp(
   };
 }
 
-export function startWorkApp(kind: StoreKind, env: Record<string, string> = {}): Promise<TestApp> {
-  return startTestApp(kind, env, captureLogs('info'), buildWorkApp);
+/** What a test may set on the work app beyond the environment: its clock and its lease sweeps. */
+export type WorkAppOptions = Pick<WorkAppDeps, 'now' | 'sweepEveryMs' | 'onLeaseSweeper'>;
+
+export function startWorkApp(kind: StoreKind, env: Record<string, string> = {}, options: WorkAppOptions = {}): Promise<TestApp> {
+  return startTestApp(kind, env, captureLogs('info'), (parts) => buildWorkApp({ ...parts, ...options }));
 }

@@ -1,6 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type TestApp, startWorkApp } from '../helpers/apps.js';
+import { createJumpingClock } from '../helpers/clock.js';
 import { storesUnderTest } from '../helpers/databases.js';
 import { call } from '../helpers/http.js';
 import { connectSse } from '../helpers/sse.js';
@@ -10,8 +11,11 @@ import { connectSse } from '../helpers/sse.js';
 describe.each(await storesUnderTest())('POST /work/claim on %s', (kind) => {
   let t: TestApp;
   let base: string;
+  // Real time, so long polls and their timers run as they do in production; a wait for a
+  // delayed item's due time is a jump of the clock instead of a sleep.
+  const clock = createJumpingClock();
   beforeAll(async () => {
-    t = await startWorkApp(kind);
+    t = await startWorkApp(kind, {}, { now: clock.now });
     await t.app.listen({ host: '127.0.0.1', port: 0 });
     base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
   });
@@ -49,7 +53,7 @@ describe.each(await storesUnderTest())('POST /work/claim on %s', (kind) => {
 
   it('a claimed item is in_progress, dispatched to the agent, on a lease, with one attempt counted', async () => {
     const item = await submit({ type: 'shape_test' });
-    const before = Date.now();
+    const before = clock.now().getTime();
     const response = await claim({ agent: 'bo', types: ['shape_test'], lease_s: 120 });
     expect(response.status).toBe(200);
     expect(response.headers.etag).toBe(`"${response.body.version}"`);
@@ -57,7 +61,7 @@ describe.each(await storesUnderTest())('POST /work/claim on %s', (kind) => {
     expect(claimed).toMatchObject({ id: item.id, status: 'in_progress', assigned_agent: 'bo', attempts: 1, version: 2 });
     const lease = Date.parse(claimed.lease_expires_at);
     expect(lease).toBeGreaterThanOrEqual(before + 119_000);
-    expect(lease).toBeLessThanOrEqual(Date.now() + 121_000);
+    expect(lease).toBeLessThanOrEqual(clock.now().getTime() + 121_000);
     expect(claimed.dispatch_log).toEqual([
       expect.objectContaining({ agent: 'bo', completed_at: null, outcome: null, reason: null }),
     ]);
@@ -150,13 +154,13 @@ describe.each(await storesUnderTest())('POST /work/claim on %s', (kind) => {
   });
 
   it('run_after: queued and listed with it, not claimable before then, claimable after', async () => {
-    const runAfter = new Date(Date.now() + 1_500).toISOString();
+    const runAfter = new Date(clock.now().getTime() + 1_500).toISOString();
     const item = await submit({ type: 'delayed_test', run_after: runAfter });
     expect(item).toMatchObject({ status: 'queued', run_after: runAfter });
     const listed = await call(t.app, 'GET', '/work?type=delayed_test');
     expect(listed.body[0]).toMatchObject({ id: item.id, status: 'queued', run_after: runAfter });
     expect((await claim({ agent: 'fay', types: ['delayed_test'] })).status).toBe(204);
-    await new Promise((resolve) => setTimeout(resolve, Date.parse(runAfter) - Date.now() + 50));
+    clock.advance(Date.parse(runAfter) - clock.now().getTime() + 50);
     const later = await claim({ agent: 'fay', types: ['delayed_test'] });
     expect(later.status).toBe(200);
     expect(later.body.id).toBe(item.id);
@@ -218,12 +222,12 @@ describe.each(await storesUnderTest())('POST /work/claim on %s', (kind) => {
   });
 
   it('a long poll wakes when a delayed item comes due', async () => {
-    const runAfter = new Date(Date.now() + 800).toISOString();
+    const runAfter = new Date(clock.now().getTime() + 800).toISOString();
     const item = await submit({ type: 'due_test', run_after: runAfter });
     const response = await claim({ agent: 'ida', types: ['due_test'], wait_s: 5 });
     expect(response.status).toBe(200);
     expect(response.body.id).toBe(item.id);
-    expect(Date.now()).toBeGreaterThanOrEqual(Date.parse(runAfter));
+    expect(clock.now().getTime()).toBeGreaterThanOrEqual(Date.parse(runAfter));
   });
 
   it('an item due years from now does not make a waiting claim spin (found by the fuzzer)', async () => {

@@ -1,17 +1,24 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SWEEP_EVERY_MS } from '../../src/work/lease-sweeper.js';
 import { type TestApp, startWorkApp } from '../helpers/apps.js';
+import { createTestClock } from '../helpers/clock.js';
 import { storesUnderTest } from '../helpers/databases.js';
 import { call } from '../helpers/http.js';
 
 // Leases through HTTP on both stores: expiry back to the queue with a backoff, failure at
-// max_attempts, heartbeats, pausing while blocked, and who may act on a held item.
+// max_attempts, heartbeats, pausing while blocked, and who may act on a held item. The service
+// reads a clock the test moves, and the lease sweeper runs when the test says (as its timer
+// would, every SWEEP_EVERY_MS): nothing here waits for real time to pass.
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** Longer than the sweeper's timer: the test turns its sweeps by hand. */
+const NO_TIMER_MS = 60 * 60 * 1000;
 
 describe.each(await storesUnderTest())('leases on %s', (kind) => {
   let t: TestApp;
+  const clock = createTestClock();
+  let sweeper: () => Promise<number> = async () => 0;
   beforeAll(async () => {
-    t = await startWorkApp(kind);
+    t = await startWorkApp(kind, {}, { now: clock.now, sweepEveryMs: NO_TIMER_MS, onLeaseSweeper: (sweep) => (sweeper = sweep) });
   });
   afterAll(() => t.close());
 
@@ -22,12 +29,19 @@ describe.each(await storesUnderTest())('leases on %s', (kind) => {
   };
   const claim = (body: Record<string, unknown>) => call(t.app, 'POST', '/work/claim', body);
   const get = async (id: string) => (await call(t.app, 'GET', `/work/${id}`)).body;
-  /** Reads the item until `done` holds or the time is up; the last read either way. */
+  /** Time passes: the clock moves by `ms` in steps of the sweeper's timer, which sweeps after each. */
+  const pass = async (ms: number) => {
+    for (let left = ms; left > 0; left -= SWEEP_EVERY_MS) {
+      clock.advance(Math.min(left, SWEEP_EVERY_MS));
+      await sweeper();
+    }
+  };
+  /** Lets time pass, a timer's step at a time, until `done` holds or `ms` has passed; the last read either way. */
   const waitFor = async (id: string, done: (item: any) => boolean, ms = 5_000) => {
-    const until = Date.now() + ms;
+    const until = clock.now().getTime() + ms;
     let item = await get(id);
-    while (!done(item) && Date.now() < until) {
-      await sleep(100);
+    while (!done(item) && clock.now().getTime() < until) {
+      await pass(SWEEP_EVERY_MS);
       item = await get(id);
     }
     return item;
@@ -38,7 +52,7 @@ describe.each(await storesUnderTest())('leases on %s', (kind) => {
     const claimed = (await claim({ agent: 'ann', types: ['expire_a'], lease_s: 1 })).body;
     const expiry = Date.parse(claimed.lease_expires_at);
     const back = await waitFor(item.id, (current) => current.status === 'queued');
-    expect(Date.now() - expiry).toBeLessThan(2_000 + 500);
+    expect(clock.now().getTime() - expiry).toBeLessThan(2_000 + 500);
     expect(back).toMatchObject({ status: 'queued', assigned_agent: null, attempts: 1, lease_expires_at: null });
     expect(back.dispatch_log).toEqual([
       expect.objectContaining({ agent: 'ann', outcome: 'failed', reason: 'lease_expired' }),
@@ -55,7 +69,7 @@ describe.each(await storesUnderTest())('leases on %s', (kind) => {
     const expiredAt = Date.parse(back.dispatch_log[0].completed_at);
     expect(Date.parse(back.run_after) - expiredAt).toBe(1_000);
     expect((await claim({ agent: 'bo', types: ['expire_b'] })).status).toBe(204);
-    await sleep(Date.parse(back.run_after) - Date.now() + 50);
+    clock.setTo(Date.parse(back.run_after) + 50);
     const second = await claim({ agent: 'bo', types: ['expire_b'], lease_s: 1 });
     expect(second.body.attempts).toBe(2);
     const backAgain = await waitFor(item.id, (current) => current.status === 'queued' && current.attempts === 2);
@@ -82,15 +96,15 @@ describe.each(await storesUnderTest())('leases on %s', (kind) => {
     const item = await submit({ type: 'keep_a' });
     await claim({ agent: 'ann', types: ['keep_a'], lease_s: 1 });
     for (let beat = 0; beat < 4; beat += 1) {
-      await sleep(500);
+      await pass(500);
       const response = await call(t.app, 'POST', `/work/${item.id}/heartbeat`, { agent: 'ann' });
       expect(response.status).toBe(200);
-      expect(Date.parse(response.body.lease_expires_at)).toBeGreaterThan(Date.now() + 500);
+      expect(Date.parse(response.body.lease_expires_at)).toBeGreaterThan(clock.now().getTime() + 500);
     }
-    await sleep(500);
+    await pass(500);
     const noted = await call(t.app, 'PATCH', `/work/${item.id}`, { notes: 'half way', agent: 'ann' });
     expect(noted.status).toBe(200);
-    expect(Date.parse(noted.body.lease_expires_at)).toBeGreaterThan(Date.now() + 500);
+    expect(Date.parse(noted.body.lease_expires_at)).toBeGreaterThan(clock.now().getTime() + 500);
     const done = await call(t.app, 'PATCH', `/work/${item.id}`, { status: 'completed', outcome: 'success', agent: 'ann' });
     expect(done.body).toMatchObject({ status: 'completed', lease_expires_at: null, attempts: 1 });
     expect(done.body.dispatch_log[0]).toMatchObject({ outcome: 'success', reason: 'completed' });
@@ -100,7 +114,7 @@ describe.each(await storesUnderTest())('leases on %s', (kind) => {
     const item = await submit({ type: 'keep_b' });
     await claim({ agent: 'ann', types: ['keep_b'], lease_s: 10 });
     const longer = await call(t.app, 'POST', `/work/${item.id}/heartbeat`, { agent: 'ann', lease_s: 3_600 });
-    expect(Date.parse(longer.body.lease_expires_at)).toBeGreaterThan(Date.now() + 3_590_000);
+    expect(Date.parse(longer.body.lease_expires_at)).toBeGreaterThan(clock.now().getTime() + 3_590_000);
     const stranger = await call(t.app, 'POST', `/work/${item.id}/heartbeat`, { agent: 'mallory' });
     expect(stranger.status).toBe(409);
     expect(stranger.body.detail).toContain('dispatched to ann');
@@ -116,13 +130,13 @@ describe.each(await storesUnderTest())('leases on %s', (kind) => {
     await claim({ agent: 'ann', types: ['pause_a'], lease_s: 1 });
     const blocked = await call(t.app, 'PATCH', `/work/${item.id}`, { status: 'blocked' });
     expect(blocked.body.lease_expires_at).toBeNull();
-    await sleep(2_000);
+    await pass(2_000);
     expect(await get(item.id)).toMatchObject({ status: 'blocked', assigned_agent: 'ann' });
     const beat = await call(t.app, 'POST', `/work/${item.id}/heartbeat`, { agent: 'ann' });
     expect(beat.status).toBe(200);
     expect(beat.body.lease_expires_at).toBeNull();
     const resumed = await call(t.app, 'PATCH', `/work/${item.id}`, { status: 'in_progress' });
-    expect(Date.parse(resumed.body.lease_expires_at)).toBeGreaterThan(Date.now());
+    expect(Date.parse(resumed.body.lease_expires_at)).toBeGreaterThan(clock.now().getTime());
     const back = await waitFor(item.id, (current) => current.status === 'queued');
     expect(back.status).toBe('queued');
   });
