@@ -79,6 +79,13 @@ describe.each(await storesUnderTest())('agentdesk token on %s', (kind) => {
     const badName = await agentdesk(url, 'token', 'create', '--role', 'viewer', '--name', 'two words');
     expect(badName.code).toBe(1);
     expect(badName.stderr).toContain('name');
+    // The API's own date check (one Ajv set-up): a leap second parses as no Date, year 0 is not
+    // storable; the database path refused neither before.
+    for (const time of ['2030-06-30T23:59:60Z', '0000-01-01T00:00:00Z']) {
+      const badTime = await agentdesk(url, 'token', 'create', '--role', 'viewer', '--name', 'x', '--expires-at', time);
+      expect(badTime, time).toMatchObject({ code: 1, stdout: '' });
+      expect(badTime.stderr).toContain('expires_at');
+    }
   });
 
   it('list shows no secret; revoke stops the token at once', async () => {

@@ -172,6 +172,18 @@ describe('intake flow', () => {
       await waitFor('the idle state', async () => (await call(t.app, 'GET', `/mailboxes/${mailboxId}`)).body.state === 'idle');
     });
 
+    it("intake's provider calls, failures included, are counted in the work service's /metrics (one ClassifyService, built by the root)", async () => {
+      const metrics = await call(t.app, 'GET', '/metrics');
+      expect(metrics.status).toBe(200);
+      const count = (pattern: RegExp) =>
+        metrics.text
+          .split('\n')
+          .filter((line) => pattern.test(line))
+          .reduce((sum, line) => sum + Number(line.split(' ').at(-1)), 0);
+      expect(count(/^agentdesk_classify_provider_calls_total\{.*kind="ok"/)).toBeGreaterThan(0);
+      expect(count(/^agentdesk_classify_fallbacks_total\{/)).toBeGreaterThan(0);
+    });
+
     it('reconnects by itself after dovecot stops and starts again, and catches up', async () => {
       await dovecot.stop();
       const down = await waitFor('the error state', async () => {

@@ -30,7 +30,7 @@ interface StreamApp {
   close(): Promise<void>;
 }
 
-/** The event stream wired as buildWorkApp does, with the hub in reach. */
+/** The event stream wired as buildWorkApp (src/services/work.ts) does, with the hub in reach. */
 async function startStreamApp(kind: StoreKind, options: EventHubOptions = {}): Promise<StreamApp> {
   const testDatabase = await createTestDatabase(kind);
   const database = await openTestDatabase(testDatabase);
