@@ -16,7 +16,7 @@ import { type AccessControlOptions, type Gate, SECURITY_SCHEMES, installAccessCo
 import { ACCESS } from '../auth/roles.js';
 import { isDatabaseUnavailable } from './db.js';
 import { Registry, installRequestMetrics, registerMetricsRoute } from './metrics.js';
-import { createMethodIndex, onClientError, onFrameworkError } from './http-edges.js';
+import { createMethodIndex, lingerOverRefusedBody, onClientError, onFrameworkError } from './http-edges.js';
 import { MalformedJsonError, parseJsonBody } from './json-body.js';
 import { problemResponses } from './schemas.js';
 import type { Tracing } from './tracing.js';
@@ -155,6 +155,8 @@ export async function createHttpApp(options: HttpAppOptions): Promise<HttpApp> {
     reply.header('connection', 'close').header('retry-after', RETRY_AFTER_SECONDS);
     return reply.code(503).type(PROBLEM_CONTENT_TYPE).send(problem(503, 'The service is shutting down; retry shortly.'));
   });
+
+  app.addHook('onSend', lingerOverRefusedBody);
 
   const methods = createMethodIndex();
   app.addHook('onRoute', (route) => methods.add(route.method, route.url));
