@@ -188,7 +188,7 @@ export async function createHttpApp(options: HttpAppOptions): Promise<HttpApp> {
   });
 
   app.setErrorHandler((error, request, reply) => {
-    const mapped = toProblem(error as FastifyError);
+    const mapped = toProblem(error as FastifyError, request.routeOptions.schema?.consumes);
     if (error instanceof RateLimitedError) reply.header('retry-after', String(error.retryAfterSeconds));
     if (mapped.status === 503) {
       // Expected while the database is away; the message is enough, a stack adds nothing.
@@ -273,7 +273,7 @@ function fieldErrors(errors: ErrorObject[], context: string): FieldError[] {
 }
 
 /** The one mapping from any error to the problem document the client sees. */
-export function toProblem(error: FastifyError): Problem {
+export function toProblem(error: FastifyError, consumes?: readonly string[]): Problem {
   if (error instanceof ValidationError) {
     return problem(422, error.message, { errors: error.errors });
   }
@@ -306,7 +306,10 @@ export function toProblem(error: FastifyError): Problem {
     return problem(400, 'The body is not valid JSON');
   }
   if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
-    return problem(415, 'The body must be JSON, sent with Content-Type: application/json');
+    // A route that takes files says which (its schema's `consumes`); every other one takes JSON.
+    return consumes && consumes.length > 0
+      ? problem(415, `This endpoint takes ${consumes.join(', ')}; send the file with one of these as its Content-Type`)
+      : problem(415, 'The body must be JSON, sent with Content-Type: application/json');
   }
   if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
     return problem(413, `The body is larger than this endpoint accepts`);
