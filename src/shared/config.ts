@@ -173,7 +173,7 @@ export const CONFIG_VARIABLES: readonly ConfigVariable[] = [
   { name: 'ALLOWED_HOSTS', group: 'auth', default: 'empty', meaning: 'Comma-separated `Host` names served besides loopback ones: every route with `AUTH=off`, `/mcp` in both modes' },
   { name: 'AUTH_FAILURE_LIMIT', group: 'auth', default: '`30`', meaning: '401s a minute from one address before it gets `429`' },
   { name: 'SESSION_TTL_HOURS', group: 'auth', default: '`12`', meaning: 'Lifetime of a browser session (never longer than its token)' },
-  { name: 'LLM_PROVIDER', group: 'llm', default: 'from the keys set (below the table)', meaning: '`openai`, `anthropic` or `rules` (offline)' },
+  { name: 'LLM_PROVIDER', group: 'llm', default: 'chosen from the keys set (see below)', meaning: '`openai`, `anthropic` or `rules` (offline)' },
   { name: 'LLM_MODEL', group: 'llm', default: '`gpt-4.1-mini` / `claude-haiku-4-5` / `rules-v2`', meaning: 'Model name' },
   { name: 'LLM_BASE_URL', group: 'llm', default: 'the provider\'s own', meaning: 'Any OpenAI-compatible server (Ollama, vLLM, LM Studio) or an Anthropic-compatible one' },
   { name: 'LLM_API_KEY', group: 'llm', default: '`OPENAI_API_KEY` / `ANTHROPIC_API_KEY`', meaning: 'Provider key; never logged, echoed or stored' },
