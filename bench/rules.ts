@@ -2,7 +2,7 @@ import { availableParallelism, loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import { normalizeEmail, type Email } from '../src/classify/normalize.js';
 import { classifyWithRules } from '../src/classify/rules/classify.js';
-import { evaluate, loadLabelledSet, type LabelledEmail, type Score } from './rules-labelled.js';
+import { evaluate, evaluateFields, FIELDS, loadLabelledSet, type LabelledEmail, type Score } from './rules-labelled.js';
 import { runMain } from './run-main.js';
 
 // `npm run bench:rules [-- --split dev] [-- --misses]`: the offline classifier on the labelled
@@ -49,6 +49,20 @@ function accuracy(): void {
   for (const [name, score] of Object.entries(result.by_category)) line('category', name, score);
   if (args.misses) {
     for (const miss of result.misses) process.stderr.write(`miss ${miss.id}${miss.holdout ? ' (holdout)' : ''}: expected ${miss.expected}, got ${miss.got}\n`);
+  }
+  // Per field: the category on every email, priority and deadline on those labelled with them.
+  const fields = evaluateFields(set, (email) => {
+    const answer = classifyWithRules(normalizeEmail(email.input, MAX_CHARS));
+    return { category: answer.category, priority: answer.priority, deadline: answer.details.deadline };
+  });
+  for (const field of FIELDS) print({ metric: 'field_accuracy', split: args.split, scope: 'overall', name: 'all', field, ...fields.overall[field] });
+  for (const [language, scores] of Object.entries(fields.by_language)) {
+    for (const field of FIELDS) print({ metric: 'field_accuracy', split: args.split, scope: 'language', name: language, field, ...scores[field] });
+  }
+  if (args.misses) {
+    for (const miss of fields.misses.filter((entry) => entry.field !== 'category')) {
+      process.stderr.write(`miss ${miss.id} ${miss.field}: expected ${miss.expected}, got ${miss.got}\n`);
+    }
   }
 }
 
