@@ -131,14 +131,19 @@ export function clip(text: string, language: Language): string {
     kept.push(word);
     length = next;
   }
-  // A clause ending in the last third reads better than a cut in the middle of the next one.
-  const clauseEnd = kept.findLastIndex((word, index) => index >= kept.length * 0.66 && /[,;:]$/.test(word));
-  if (clauseEnd > 0) kept.splice(clauseEnd + 1);
+  // A clause ending in the last third reads better than a cut in the middle of the next one;
+  // a whole clause ends whole, dates and numbers included.
+  const lastThird = (mark: RegExp) => kept.findLastIndex((word, index) => index >= kept.length * 0.66 && mark.test(word));
+  const clauseEnd = Math.max(lastThird(/[;:]$/), 0) || lastThird(/,$/);
+  if (clauseEnd > 0) return `${kept.slice(0, clauseEnd + 1).join(' ').replace(/[,;:–-]+$/u, '')}${tail}`;
   const phrasing = PHRASING[language];
+  const isDatePart = (word: string | undefined) => word !== undefined && (NUMBERISH.test(word.replace(/,$/, '')) || phrasing.dateWords.test(word.replace(/,$/, '')));
   while (kept.length > 1) {
     const last = kept.at(-1)!.replace(/[,;:–-]+$/u, '');
-    const bare = last.toLowerCase();
-    if (last === '' || NUMBERISH.test(last) || phrasing.dangling.has(bare) || phrasing.dateWords.test(bare)) kept.pop();
+    // A number or a month is cut off only when the date it starts goes on past the cut: "den 27. | November".
+    // German ordinals belong to the word after them: "den 2. | Bauabschnitt".
+    const cutDate = (isDatePart(last) && isDatePart(words[kept.length])) || (language === 'de' && /^\d{1,2}\.$/.test(last));
+    if (last === '' || cutDate || phrasing.dangling.has(last.toLowerCase())) kept.pop();
     else break;
   }
   return `${kept.join(' ').replace(/[,;:–-]+$/u, '')}${tail}`;
