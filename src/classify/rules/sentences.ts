@@ -37,6 +37,9 @@ const ORDINAL_AT_END = /(?:^|\s)\d{1,2}\.(?:\d{1,2}\.)?\s*$/u;
 /** What follows a break that cannot open a sentence: a lower-case word, a digit, a closing mark. */
 const CONTINUES = /^[\p{Ll}\p{N},;:)\]]/u;
 
+/** Longer than any abbreviation or ordinal with the space around it. */
+const TAIL_CHARS = 24;
+
 const segmenters = new Map<Language, Intl.Segmenter>();
 
 function segmenterFor(language: Language): Intl.Segmenter {
@@ -49,8 +52,10 @@ function segmenterFor(language: Language): Intl.Segmenter {
 }
 
 /** Whether ICU's break after `piece` (and before `next`) falls inside a sentence. */
-function isFalseBreak(piece: string, next: string, language: Language): boolean {
+function isFalseBreak(current: string, next: string, language: Language): boolean {
   if (CONTINUES.test(next)) return true;
+  // Only the end of the sentence so far matters; reading all of it at every break would be quadratic.
+  const piece = current.slice(-TAIL_CHARS);
   const word = LAST_WORD_BEFORE_DOT.exec(piece)?.[1]?.toLowerCase();
   if (word !== undefined) {
     if (ABBREVIATIONS[language].has(word)) return true;
