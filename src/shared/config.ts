@@ -14,7 +14,7 @@ export type LlmProviderName = (typeof LLM_PROVIDERS)[number];
 export const DEFAULT_MODELS = {
   openai: 'gpt-4.1-mini',
   anthropic: 'claude-haiku-4-5',
-  rules: 'rules-v2',
+  rules: 'rules-v3',
 } as const satisfies Record<LlmProviderName, string>;
 
 /** USD per million tokens, as providers publish their list prices. */
@@ -174,7 +174,7 @@ export const CONFIG_VARIABLES: readonly ConfigVariable[] = [
   { name: 'AUTH_FAILURE_LIMIT', group: 'auth', default: '`30`', meaning: '401s a minute from one address before it gets `429`' },
   { name: 'SESSION_TTL_HOURS', group: 'auth', default: '`12`', meaning: 'Lifetime of a browser session (never longer than its token)' },
   { name: 'LLM_PROVIDER', group: 'llm', default: 'chosen from the keys set (see below)', meaning: '`openai`, `anthropic` or `rules` (offline)' },
-  { name: 'LLM_MODEL', group: 'llm', default: '`gpt-4.1-mini` / `claude-haiku-4-5` / `rules-v2`', meaning: 'Model name' },
+  { name: 'LLM_MODEL', group: 'llm', default: '`gpt-4.1-mini` / `claude-haiku-4-5` / `rules-v3`', meaning: 'Model name' },
   { name: 'LLM_BASE_URL', group: 'llm', default: 'the provider\'s own', meaning: 'Any OpenAI-compatible server (Ollama, vLLM, LM Studio) or an Anthropic-compatible one' },
   { name: 'LLM_API_KEY', group: 'llm', default: '`OPENAI_API_KEY` / `ANTHROPIC_API_KEY`', meaning: 'Provider key; never logged, echoed or stored' },
   { name: 'OPENAI_API_KEY', group: 'llm', default: 'none', meaning: 'Used when `LLM_API_KEY` is unset and the provider is `openai`; chooses `openai` when no provider is named' },

@@ -12,9 +12,13 @@ import type { Language } from './lexicon.js';
 import { isAutomated, PRECEDENCE, scoreCategories } from './score.js';
 import { detectSignals, has, signalList, type Signals } from './signals.js';
 import { describeTask } from './task.js';
+import { DEFAULT_MODELS } from '../../shared/config.js';
 
-/** Also the default model name of the `rules` provider (DEFAULT_MODELS in shared/config.ts). */
-export const RULES_MODEL = 'rules-v2';
+/**
+ * The `rules` provider's model name, part of the dedupe scope: v3 writes ISO deadlines and new
+ * task descriptions, so answers stored by v2 are not served for it.
+ */
+export const RULES_MODEL = DEFAULT_MODELS.rules;
 
 const LANGUAGE_NAMES: Readonly<Record<Language, string>> = { en: 'English', de: 'German', es: 'Spanish', fr: 'French' };
 
