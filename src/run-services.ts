@@ -1,7 +1,8 @@
 import { fileURLToPath } from 'node:url';
 import { ConfigError, loadConfig } from './shared/config.js';
 import { openDatabase } from './shared/db.js';
-import { createLogger } from './shared/logger.js';
+import { describeStore } from './shared/banner.js';
+import { createLogger, isPretty } from './shared/logger.js';
 import type { RunningService } from './shared/server.js';
 
 // Starting the services, shared by `npm start` (src/main.ts) and `agentdesk serve` (the CLI),
@@ -35,7 +36,8 @@ async function start(selection: string, env: NodeJS.ProcessEnv): Promise<void> {
     }
     throw error;
   }
-  const logger = createLogger(config.logLevel);
+  const logger = createLogger(config.logLevel, undefined, config.logFormat);
+  const banner = isPretty(config.logFormat) ? { store: describeStore(config.database.url), auth: config.auth.mode } : undefined;
   // The provider SDKs read these at every request and no constructor option turns them off;
   // headers we did not choose must not reach a provider, so they are dropped here, once.
   for (const name of SDK_ENVIRONMENT_INPUTS) {
@@ -57,7 +59,7 @@ async function start(selection: string, env: NodeJS.ProcessEnv): Promise<void> {
     await database.close();
     // The children run main.js, not process.argv[1]: under `agentdesk serve` that is the CLI.
     const { superviseServices } = await import('./shared/supervise.js');
-    superviseServices(SERVICES_MAIN, [{ name: 'work', args: ['work'] }, { name: 'classify', args: ['classify'] }], env, logger);
+    superviseServices(SERVICES_MAIN, [{ name: 'work', args: ['work'] }, { name: 'classify', args: ['classify'] }], env, logger, banner);
     return;
   }
   const services: RunningService[] = [];
@@ -74,7 +76,7 @@ async function start(selection: string, env: NodeJS.ProcessEnv): Promise<void> {
     });
   }
   const { serve } = await import('./shared/server.js');
-  await serve(services, config.host, logger, () => database.close());
+  await serve(services, config.host, logger, () => database.close(), banner);
 }
 
 /** Starts `selection` from `env` (process.env: the SDK inputs are deleted from it) and serves until a signal. */

@@ -8,6 +8,10 @@ import { AUTH_MODES, type AuthMode } from '../auth/roles.js';
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
+/** `auto`: readable lines and a start-up banner on a terminal, JSON lines anywhere else. */
+export const LOG_FORMATS = ['auto', 'json', 'pretty'] as const;
+export type LogFormat = (typeof LOG_FORMATS)[number];
+
 export const LLM_PROVIDERS = ['openai', 'anthropic', 'rules'] as const;
 export type LlmProviderName = (typeof LLM_PROVIDERS)[number];
 
@@ -116,6 +120,7 @@ export interface Config {
   workPort: number;
   classifyPort: number;
   logLevel: LogLevel;
+  logFormat: LogFormat;
   database: DatabaseConfig;
   llm: LlmConfig;
   classify: {
@@ -163,7 +168,8 @@ export const CONFIG_VARIABLES: readonly ConfigVariable[] = [
   { name: 'WORK_PORT', group: 'server', default: '`8080`', meaning: 'Work-item service: API, web UI, events, `/mcp`' },
   { name: 'CLASSIFY_PORT', group: 'server', default: '`8081`', meaning: 'Classification service' },
   { name: 'CLASSIFY_URL', group: 'server', default: '`http://<HOST>:<CLASSIFY_PORT>` (`127.0.0.1` for a wildcard `HOST`)', meaning: 'Where the work service (its UI\'s Classify page) reaches the classifier' },
-  { name: 'LOG_LEVEL', group: 'server', default: '`info`', meaning: '`fatal`, `error`, `warn`, `info`, `debug`, `trace` or `silent`; pino JSON lines, one per request; `debug` adds event-loop lag and RSS once a second' },
+  { name: 'LOG_LEVEL', group: 'server', default: '`info`', meaning: '`fatal`, `error`, `warn`, `info`, `debug`, `trace` or `silent`; one line per request (`/health` checks at `debug`); `debug` adds event-loop lag and RSS once a second' },
+  { name: 'LOG_FORMAT', group: 'server', default: '`auto`', meaning: '`json`: pino JSON lines; `pretty`: readable lines and a start-up banner (URLs, store, auth mode); `auto`: `pretty` when standard output is a terminal, else `json`' },
   { name: 'DATABASE_URL', group: 'database', default: '`sqlite:./data/agentdesk.db`', meaning: '`sqlite:<path>` (folder created), `sqlite::memory:`, or `postgres://…` / `postgresql://…`' },
   { name: 'DATABASE_POOL_SIZE', group: 'database', default: '`10`', meaning: 'PostgreSQL connections per process (1–1000); `npm start` runs two processes' },
   { name: 'DATABASE_STATEMENT_TIMEOUT_MS', group: 'database', default: '`5000`', meaning: 'Statement timeout on PostgreSQL, busy timeout on SQLite' },
@@ -492,6 +498,7 @@ export function loadConfig(env: Env): Readonly<Config> {
     workPort: integer(env, 'WORK_PORT', 8080, 0, 65_535),
     classifyPort,
     logLevel: oneOf(env, 'LOG_LEVEL', LOG_LEVELS) ?? 'info',
+    logFormat: oneOf(env, 'LOG_FORMAT', LOG_FORMATS) ?? 'auto',
     database: {
       url: databaseUrl(env),
       poolSize: integer(env, 'DATABASE_POOL_SIZE', 10, 1, 1_000),

@@ -79,6 +79,8 @@ class OneLinePerRequest extends LogController {
       ms: Math.round(reply.elapsedTime * 10) / 10,
     };
     if (error) reply.log.error({ ...line, err: error }, 'request errored');
+    // A load balancer's health checks, every few seconds, would bury the requests that matter.
+    else if (request.routeOptions.url === '/health' && reply.statusCode < 400) reply.log.debug(line, 'request');
     else reply.log.info(line, 'request');
   }
 }
