@@ -1,6 +1,7 @@
 import { fileURLToPath } from 'node:url';
+import { describeStore } from './shared/banner.js';
 import { ConfigError } from './shared/config.js';
-import { createLogger } from './shared/logger.js';
+import { createLogger, isPretty } from './shared/logger.js';
 import { DatabaseOpenError, type Opened, openFromEnvironment } from './shared/open-from-env.js';
 import type { RunningService } from './shared/server.js';
 
@@ -27,7 +28,7 @@ async function start(selection: string, env: NodeJS.ProcessEnv): Promise<void> {
   }
   let opened: Opened;
   try {
-    opened = await openFromEnvironment(env, (config) => createLogger(config.logLevel), (logger) => {
+    opened = await openFromEnvironment(env, (config) => createLogger(config.logLevel, undefined, config.logFormat), (logger) => {
       // The provider SDKs read these at every request and no constructor option turns them off;
       // headers we did not choose must not reach a provider, so they are dropped here, once.
       for (const name of SDK_ENVIRONMENT_INPUTS) {
@@ -49,12 +50,13 @@ async function start(selection: string, env: NodeJS.ProcessEnv): Promise<void> {
     throw error;
   }
   const { config, logger, database } = opened;
+  const banner = isPretty(config.logFormat) ? { store: describeStore(config.database.url), auth: config.auth.mode } : undefined;
   if (selection === 'all') {
     // Opened above for the migrations, once, before two processes could race to apply them.
     await database.close();
     // The children run main.js, not process.argv[1]: under `agentdesk serve` that is the CLI.
     const { superviseServices } = await import('./shared/supervise.js');
-    superviseServices(SERVICES_MAIN, [{ name: 'work', args: ['work'] }, { name: 'classify', args: ['classify'] }], env, logger);
+    superviseServices(SERVICES_MAIN, [{ name: 'work', args: ['work'] }, { name: 'classify', args: ['classify'] }], env, logger, banner);
     return;
   }
   const services: RunningService[] = [];
@@ -71,7 +73,7 @@ async function start(selection: string, env: NodeJS.ProcessEnv): Promise<void> {
     });
   }
   const { serve } = await import('./shared/server.js');
-  await serve(services, config.host, logger, () => database.close());
+  await serve(services, config.host, logger, () => database.close(), banner);
 }
 
 /** Starts `selection` from `env` (process.env: the SDK inputs are deleted from it) and serves until a signal. */

@@ -10,7 +10,7 @@ import Fastify, {
 import type { Logger } from 'pino';
 import type { HttpApp } from './http-types.js';
 import { Registry, installRequestMetrics } from './metrics.js';
-import { createMethodIndex, onClientError, onFrameworkError } from './http-edges.js';
+import { createMethodIndex, lingerOverRefusedBody, onClientError, onFrameworkError } from './http-edges.js';
 import { parseJsonBody } from './json-body.js';
 import { toProblem } from './problem.js';
 import { problemResponses } from './schemas.js';
@@ -58,6 +58,8 @@ class OneLinePerRequest extends LogController {
       ms: Math.round(reply.elapsedTime * 10) / 10,
     };
     if (error) reply.log.error({ ...line, err: error }, 'request errored');
+    // A load balancer's health checks, every few seconds, would bury the requests that matter.
+    else if (request.routeOptions.url === '/health' && reply.statusCode < 400) reply.log.debug(line, 'request');
     else reply.log.info(line, 'request');
   }
 }
@@ -97,6 +99,8 @@ export async function createHttpApp(options: HttpAppOptions): Promise<HttpApp> {
     return reply.code(503).type(PROBLEM_CONTENT_TYPE).send(problem(503, 'The service is shutting down; retry shortly.'));
   });
 
+  app.addHook('onSend', lingerOverRefusedBody);
+
   const methods = createMethodIndex();
   app.addHook('onRoute', (route) => methods.add(route.method, route.url));
   // Fastify reads a body for these methods whether or not the route wants one (a DELETE too),
@@ -127,7 +131,7 @@ export async function createHttpApp(options: HttpAppOptions): Promise<HttpApp> {
   });
 
   app.setErrorHandler((error, request, reply) => {
-    const mapped = toProblem(error as FastifyError);
+    const mapped = toProblem(error as FastifyError, request.routeOptions.schema?.consumes);
     if (error instanceof RateLimitedError) reply.header('retry-after', String(error.retryAfterSeconds));
     if (mapped.status === 503) {
       // Expected while the database is away; the message is enough, a stack adds nothing.

@@ -1,5 +1,6 @@
 import pino, { type DestinationStream, type Logger } from 'pino';
-import type { LogLevel } from './config.js';
+import type { LogFormat, LogLevel } from './config.js';
+import { prettyDestination } from './pretty-log.js';
 
 // Anything that could hold a credential is censored wherever it appears in a log object.
 const REDACT_PATHS = [
@@ -15,7 +16,12 @@ const REDACT_PATHS = [
   'headers["x-api-key"]',
 ];
 
-export function createLogger(level: LogLevel, destination?: DestinationStream): Logger {
+/** Whether `format` means readable lines here: `auto` on a terminal only. */
+export function isPretty(format: LogFormat, stream: { isTTY?: boolean } = process.stdout): boolean {
+  return format === 'pretty' || (format === 'auto' && stream.isTTY === true);
+}
+
+export function createLogger(level: LogLevel, destination?: DestinationStream, format: LogFormat = 'json'): Logger {
   return pino(
     {
       level,
@@ -23,7 +29,7 @@ export function createLogger(level: LogLevel, destination?: DestinationStream): 
       base: { pid: process.pid },
       timestamp: pino.stdTimeFunctions.isoTime,
     },
-    destination,
+    destination ?? (isPretty(format) ? prettyDestination() : undefined),
   );
 }
 

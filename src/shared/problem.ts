@@ -54,7 +54,7 @@ function fieldErrors(errors: ErrorObject[], context: string): FieldError[] {
 }
 
 /** The one mapping from any error to the problem document the client sees. */
-export function toProblem(error: FastifyError): Problem {
+export function toProblem(error: FastifyError, consumes?: readonly string[]): Problem {
   if (error instanceof ValidationError) {
     return problem(422, error.message, { errors: error.errors });
   }
@@ -87,7 +87,10 @@ export function toProblem(error: FastifyError): Problem {
     return problem(400, 'The body is not valid JSON');
   }
   if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
-    return problem(415, 'The body must be JSON, sent with Content-Type: application/json');
+    // A route that takes files says which (its schema's `consumes`); every other one takes JSON.
+    return consumes && consumes.length > 0
+      ? problem(415, `This endpoint takes ${consumes.join(', ')}; send the file with one of these as its Content-Type`)
+      : problem(415, 'The body must be JSON, sent with Content-Type: application/json');
   }
   if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
     return problem(413, `The body is larger than this endpoint accepts`);

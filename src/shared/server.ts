@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { type BannerFacts, READY_MESSAGE, type ReadyService, bannerText } from './banner.js';
 import type { HttpApp } from './http-types.js';
 import { logRuntimeStats } from './runtime-stats.js';
 
@@ -26,16 +27,21 @@ export async function serve(
   host: string,
   logger: Logger,
   cleanup: () => Promise<void>,
+  /** Given when a person reads the output (LOG_FORMAT): the banner's facts. */
+  banner?: BannerFacts,
 ): Promise<void> {
+  const ready: ReadyService[] = [];
   for (const service of services) {
     const address = await service.app.listen({ host, port: service.port });
     logger.info({ service: service.name, address }, 'listening');
-    if (service.uiPath !== undefined) {
-      const bound = service.app.server.address();
-      const url = browsableUrl(host, typeof bound === 'object' && bound ? bound.port : service.port, service.uiPath);
-      logger.info({ service: service.name, url }, `open ${url} in a browser for the web UI`);
-    }
+    const bound = service.app.server.address();
+    const url = browsableUrl(host, typeof bound === 'object' && bound ? bound.port : service.port, service.uiPath ?? '/');
+    if (service.uiPath !== undefined) logger.info({ service: service.name, url }, `open ${url} in a browser for the web UI`);
+    ready.push({ name: service.name, url });
   }
+  // Under `main all` the parent prints one banner for both services (shared/supervise.ts).
+  if (process.send !== undefined) for (const service of ready) process.send({ type: READY_MESSAGE, ...service });
+  else if (banner) process.stdout.write(bannerText(ready, banner));
 
   const stopStats = logRuntimeStats(logger, services.map((service) => service.name));
 

@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import type { Logger } from 'pino';
+import { type BannerFacts, READY_MESSAGE, type ReadyService, bannerText } from './banner.js';
 
 // `main all` runs each service in a process of its own: classification parses emails of up to
 // 5 MB and drives hundreds of provider calls, and on a shared event loop that work held up the
@@ -28,7 +29,15 @@ interface Running {
 const STOP_GRACE_MS = 30_000;
 
 /** Runs `node <script> <args>` for each service, with `env`, and supervises them. */
-export function superviseServices(script: string, services: ChildService[], env: NodeJS.ProcessEnv, logger: Logger): void {
+export function superviseServices(
+  script: string,
+  services: ChildService[],
+  env: NodeJS.ProcessEnv,
+  logger: Logger,
+  /** Given when a person reads the output (LOG_FORMAT): one banner once every service listens. */
+  banner?: BannerFacts,
+): void {
+  const ready: ReadyService[] = [];
   const running: Running[] = services.map(({ name, args }) => {
     const child = spawn(process.execPath, [...process.execArgv, script, ...args], {
       env,
@@ -42,6 +51,14 @@ export function superviseServices(script: string, services: ChildService[], env:
         logger.error({ service: name, err: { message: error.message } }, 'service could not be started');
         resolve({ code: 1, signal: null });
       });
+    });
+    child.on('message', (message: { type?: string; name?: string; url?: string }) => {
+      if (message?.type !== READY_MESSAGE || typeof message.name !== 'string' || typeof message.url !== 'string') return;
+      ready.push({ name: message.name, url: message.url });
+      if (banner && ready.length === services.length) {
+        const order = services.map((service) => service.name);
+        process.stdout.write(bannerText([...ready].sort((a, b) => order.indexOf(a.name) - order.indexOf(b.name)), banner));
+      }
     });
     logger.info({ service: name, child_pid: child.pid }, 'service process started');
     return { name, child, exited };

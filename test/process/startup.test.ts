@@ -1,6 +1,6 @@
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { type TestDatabase, createTestDatabase } from '../helpers/databases.js';
-import { killAllServers, startWorkServer } from '../helpers/processes.js';
+import { killAllServers, startDesk, startWorkServer } from '../helpers/processes.js';
 
 // Issue 8, defect 15: a person who runs `npm start` is told where to point the browser.
 
@@ -25,5 +25,30 @@ describe('start-up', () => {
     expect(open!.msg).toBe(`open http://127.0.0.1:${server.port}/ in a browser for the web UI`);
     expect(open!.url).toBe(`http://127.0.0.1:${server.port}/`);
     expect(await server.stop()).toEqual({ code: 0, signal: null });
+  });
+
+  // Issue 25: a person at a terminal read JSON lines, one per health check, with the address
+  // buried in one of them. LOG_FORMAT=pretty is what `auto` picks on a terminal.
+  it('for a person: a banner with both URLs, the store and the auth mode, readable lines, no health checks', async () => {
+    const store = await createTestDatabase('sqlite');
+    try {
+      const desk = await startDesk({ env: { DATABASE_URL: store.config.url, LOG_FORMAT: 'pretty' } });
+      for (let n = 0; n < 3; n += 1) expect((await fetch(`${desk.url}/health`)).status).toBe(200);
+      expect((await fetch(`${desk.url}/work`)).status).toBe(200);
+      await vi.waitFor(() => {
+        expect(desk.stdout()).toContain('agentdesk is running');
+        expect(desk.stdout()).toMatch(/INFO +request .*url=\/work /);
+      });
+      const out = desk.stdout();
+      expect(out).toMatch(new RegExp(`web UI and work API +${desk.url}/\n`));
+      expect(out).toMatch(new RegExp(`classifier API +${desk.classifyUrl}/\n`));
+      expect(out).toContain(`store                SQLite file ${store.config.url.slice('sqlite:'.length)}`);
+      expect(out).toMatch(/auth +off: /);
+      expect(out.split('\n').filter((line) => line.startsWith('{'))).toEqual([]);
+      expect(out).not.toMatch(/url=\/health/);
+      expect(await desk.stop()).toEqual({ code: 0, signal: null });
+    } finally {
+      await store.destroy();
+    }
   });
 });
