@@ -38,6 +38,9 @@ export const DEFAULT_PRICES: PriceTable = {
   [DEFAULT_MODELS.anthropic]: { input_per_million: 1, output_per_million: 5 },
 };
 
+/** Where `npm start` keeps its data without DATABASE_URL, relative to where it runs. */
+export const DEFAULT_DATABASE_URL = 'sqlite:./data/agentdesk.db';
+
 export interface DatabaseConfig {
   /** `sqlite:<path>`, `sqlite::memory:`, `postgres://…` or `postgresql://…`. */
   url: string;
@@ -284,7 +287,7 @@ function httpUrl(env: Env, name: string): string | undefined {
 }
 
 function databaseUrl(env: Env): string {
-  const raw = read(env, 'DATABASE_URL') ?? 'sqlite:./data/agentdesk.db';
+  const raw = read(env, 'DATABASE_URL') ?? DEFAULT_DATABASE_URL;
   if (/^sqlite:.+/.test(raw)) return raw;
   if (/^postgres(ql)?:\/\/.+/.test(raw)) {
     try {
