@@ -97,6 +97,7 @@ describe('a page forgets the last subject’s dialogs and drafts', () => {
     expect(await rules.getByLabel('Subject contains').count()).toBe(0);
     expect(await rules.getByRole('button', { name: 'Save rules' }).isDisabled()).toBe(true);
     expect((await desk.api('GET', `/mailboxes/${b}`)).body.rules).toEqual([]);
+    expect(await page.title()).toBe('Mailbox Mailbox B · agentdesk');
     expect(errors).toEqual([]);
     await context.close();
   });
@@ -109,6 +110,21 @@ describe('a page forgets the last subject’s dialogs and drafts', () => {
     await eventually(() => project.inputValue()).toBe(p1);
     await page.goto(`/#/new?project_id=${p2}`);
     await eventually(() => project.inputValue()).toBe(p2);
+    await context.close();
+  });
+
+  it('every page has its own title', async () => {
+    const id = await newItem('Rotate the staging keys');
+    const { page, context } = await openDesk(browser, desk.url, { path: '/#/' });
+    await eventually(() => page.title()).toBe('Board · agentdesk');
+    await page.goto(`/#/items/${id}`);
+    await eventually(() => page.title()).toBe('Rotate the staging keys · agentdesk');
+    await page.goto('/#/no-such-page');
+    await eventually(() => page.title()).toBe('Not found · agentdesk');
+    await page.goto('/#/tokens');
+    await eventually(() => page.title()).toBe('Tokens · agentdesk');
+    await page.goto('/#/items/00000000-0000-4000-8000-000000000000');
+    await eventually(() => page.title()).toBe('Item not found · agentdesk');
     await context.close();
   });
 });

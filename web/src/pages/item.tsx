@@ -18,6 +18,7 @@ import { href, navigate } from '../lib/router.ts';
 import { can, mayChangeItem, useSession } from '../lib/session.ts';
 import { useItemChange } from '../lib/use-item-change.ts';
 import { useLoad } from '../lib/use-load.ts';
+import { useTitle } from '../lib/title.ts';
 import { isFinal } from '../../../src/work/lifecycle.ts';
 import type { WorkItem } from '../../../src/work/schemas.ts';
 
@@ -62,6 +63,7 @@ export function ItemPage({ id }: { id: string }) {
   };
 
   const w = item.data;
+  useTitle(w ? w.description : item.error ? 'Item not found' : 'Item');
   if (!w) {
     return (
       <section>
