@@ -24,9 +24,51 @@ export interface TimeChartProps {
   /** How the table names a point in time. */
   formatTime: (unixSeconds: number) => string;
   height?: number;
+  /**
+   * What the numbers are: counts get whole-number ticks; money gets currency ticks. Either way
+   * an all-zero chart keeps a small axis (0–1), not uPlot's 0–100.
+   */
+  unit?: { kind: 'count' } | { kind: 'money'; currency: string };
+  /**
+   * How values join: `steps` holds each value over its period (a count per hour is no ramp
+   * from the hour before); `bars` draws one bar per period, series side by side.
+   */
+  shape?: 'steps' | 'bars';
   /** Only the rows with any non-zero value go in the table (168 empty hours help nobody). */
   skipEmptyRows?: boolean;
   testId?: string;
+}
+
+/** Whole-number tick steps: a count axis never reads 0.25 calls. */
+const COUNT_INCRS = [1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1_000, 2_000, 5_000, 10_000, 20_000, 50_000, 100_000, 1_000_000];
+
+function moneyFormat(currency: string, max: number): (v: number) => string {
+  const digits = max >= 10 ? 0 : max >= 1 ? 2 : 4;
+  try {
+    const f = new Intl.NumberFormat(undefined, { style: 'currency', currency, minimumFractionDigits: 0, maximumFractionDigits: digits });
+    return (v) => f.format(v);
+  } catch {
+    return (v) => `${v.toFixed(digits)} ${currency}`;
+  }
+}
+
+/** From zero to a round number above the highest value; 0–1 when every value is zero. */
+function yRange(_u: uPlot, _min: number, max: number): uPlot.Range.MinMax {
+  if (!(max > 0)) return [0, 1];
+  const [, top] = uPlot.rangeNum(0, max, 0.1, true);
+  return [0, top ?? max];
+}
+
+/** The spacing of the points, in seconds (a day when there is only one). */
+const period = (times: number[]) => (times.length > 1 ? times[1]! - times[0]! : 86_400);
+
+/**
+ * What uPlot draws. A step holds a value until the next point, so the last period would have no
+ * width: a closing point one period on repeats it, and the current hour shows as an hour.
+ */
+function plotData(times: number[], series: ChartSeries[], shape: 'steps' | 'bars'): uPlot.AlignedData {
+  if (shape !== 'steps' || times.length === 0) return [times, ...series.map((s) => s.values)];
+  return [[...times, times.at(-1)! + period(times)], ...series.map((s) => [...s.values, s.values.at(-1) ?? null])];
 }
 
 function cssColor(color: string, element: Element): string {
@@ -34,7 +76,18 @@ function cssColor(color: string, element: Element): string {
   return getComputedStyle(element).getPropertyValue(color).trim() || '#888';
 }
 
-export function TimeChart({ title, summary, times, series, formatTime, height = 220, skipEmptyRows = true, testId }: TimeChartProps) {
+export function TimeChart({
+  title,
+  summary,
+  times,
+  series,
+  formatTime,
+  height = 220,
+  unit = { kind: 'count' },
+  shape = 'steps',
+  skipEmptyRows = true,
+  testId,
+}: TimeChartProps) {
   const box = useRef<HTMLDivElement>(null);
   const plot = useRef<uPlot | null>(null);
 
@@ -50,17 +103,42 @@ export function TimeChart({ title, summary, times, series, formatTime, height = 
         height,
         legend: { show: true, live: false },
         cursor: { drag: { x: false, y: false } },
-        scales: { x: { time: true } },
+        scales: {
+          // Bars need half a period of room at each end, or the first and last are cut in two.
+          x: shape === 'bars' ? { time: true, range: (_u, min, max) => [min - period(times) / 2, max + period(times) / 2] } : { time: true },
+          y: { range: yRange },
+        },
         axes: [
           { stroke: cssColor('--muted', element), grid: { stroke: cssColor('--border', element) } },
-          { stroke: cssColor('--muted', element), grid: { stroke: cssColor('--border', element) }, size: 48 },
+          {
+            stroke: cssColor('--muted', element),
+            grid: { stroke: cssColor('--border', element) },
+            size: unit.kind === 'money' ? 64 : 48,
+            ...(unit.kind === 'count'
+              ? { incrs: COUNT_INCRS, values: (_u: uPlot, ticks: number[]) => ticks.map((t) => String(Math.round(t))) }
+              : {
+                  values: (u: uPlot, ticks: number[]) => {
+                    const format = moneyFormat(unit.currency, u.scales.y?.max ?? 1);
+                    return ticks.map(format);
+                  },
+                }),
+          },
         ],
         series: [
           {},
-          ...series.map((s) => ({ label: s.label, stroke: cssColor(s.color, element), width: 2, points: { show: false } })),
+          ...series.map((s, index) => {
+            const color = cssColor(s.color, element);
+            if (shape === 'bars') {
+              // Side by side within the period: each series takes its own slice of the bar slot.
+              const size = 0.8 / series.length;
+              const align = series.length === 1 ? 0 : index === 0 ? -1 : 1;
+              return { label: s.label, stroke: color, fill: color, width: 0, points: { show: false }, paths: uPlot.paths.bars!({ size: [size, 40], align: align as -1 | 0 | 1 }) };
+            }
+            return { label: s.label, stroke: color, width: 2, points: { show: false }, paths: uPlot.paths.stepped!({ align: 1 }) };
+          }),
         ],
       },
-      [times, ...series.map((s) => s.values)],
+      plotData(times, series, shape),
       element,
     );
     plot.current = chart;
@@ -75,10 +153,10 @@ export function TimeChart({ title, summary, times, series, formatTime, height = 
       plot.current = null;
     };
     // The series' labels and colours fix the chart's shape; new numbers go through setData.
-  }, [series.map((s) => `${s.label}:${s.color}`).join('|'), height]);
+  }, [series.map((s) => `${s.label}:${s.color}`).join('|'), height, shape, unit.kind === 'money' ? unit.currency : '']);
 
   useLayoutEffect(() => {
-    plot.current?.setData([times, ...series.map((s) => s.values)]);
+    plot.current?.setData(plotData(times, series, shape));
   }, [times, series]);
 
   // The table for screen readers (up to 168 rows a chart) is built once the chart is on screen:

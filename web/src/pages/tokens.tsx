@@ -70,16 +70,16 @@ export function TokensPage() {
         <p class="empty">No tokens yet. Create one above for each agent, script or person that calls this desk.</p>
       ) : (
         <div class="table-wrap">
-          <table class="tokens">
+          <table class="tokens cards-on-phone">
             <caption class="visually-hidden">API tokens</caption>
             <thead>
               <tr>
                 <th scope="col">Name</th>
                 <th scope="col">Role</th>
                 <th scope="col">Agent</th>
-                <th scope="col" class="opt">Created</th>
+                <th scope="col">Created</th>
                 <th scope="col">State</th>
-                <th scope="col" class="opt">Last used</th>
+                <th scope="col">Last used</th>
                 <th scope="col">
                   <span class="visually-hidden">Actions</span>
                 </th>
@@ -89,15 +89,15 @@ export function TokensPage() {
               {tokens.data.map((t) => (
                 <tr key={t.id} class={t.revoked_at ? 'revoked' : undefined}>
                   <td>{t.name}</td>
-                  <td>{t.role}</td>
-                  <td>{t.agent ?? '—'}</td>
-                  <td class="opt">
+                  <td data-label="Role">{t.role}</td>
+                  <td data-label="Agent">{t.agent ?? '—'}</td>
+                  <td data-label="Created">
                     <time dateTime={t.created_at}>{formatDateTime(t.created_at)}</time>
                     <span class="muted small"> by {t.created_by}</span>
                   </td>
-                  <td>{stateOf(t)}</td>
-                  <td class="opt">{t.last_used_at ? <time dateTime={t.last_used_at}>{formatDateTime(t.last_used_at)}</time> : 'never'}</td>
-                  <td>
+                  <td data-label="State">{stateOf(t)}</td>
+                  <td data-label="Last used">{t.last_used_at ? <time dateTime={t.last_used_at}>{formatDateTime(t.last_used_at)}</time> : 'never'}</td>
+                  <td class="actions">
                     {!t.revoked_at && (
                       <button type="button" class="danger subtle" onClick={() => setRevoking(t)} aria-label={`Revoke ${t.name}`}>
                         Revoke…
