@@ -113,7 +113,8 @@ export function TimeChart({
           {
             stroke: cssColor('--muted', element),
             grid: { stroke: cssColor('--border', element) },
-            size: unit.kind === 'money' ? 64 : 48,
+            // As wide as the longest tick label (US$0.0075 is wider than 48 px), never narrower.
+            size: (_u: uPlot, values: string[] | null) => Math.max(48, ...(values ?? []).map((v) => Math.ceil(v.length * 7.5) + 18)),
             ...(unit.kind === 'count'
               ? { incrs: COUNT_INCRS, values: (_u: uPlot, ticks: number[]) => ticks.map((t) => String(Math.round(t))) }
               : {
