@@ -1,6 +1,7 @@
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
+import { COUNT_INCRS, countLabels, moneyFormat, period, steppedData, yRange } from '../lib/chart-axes.ts';
 
 // A time series chart drawn by uPlot on a canvas, as wide as its container (a ResizeObserver
 // follows the container, so it fits a phone and a desktop alike). The numbers it draws are also
@@ -39,36 +40,9 @@ export interface TimeChartProps {
   testId?: string;
 }
 
-/** Whole-number tick steps: a count axis never reads 0.25 calls. */
-const COUNT_INCRS = [1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1_000, 2_000, 5_000, 10_000, 20_000, 50_000, 100_000, 1_000_000];
-
-function moneyFormat(currency: string, max: number): (v: number) => string {
-  const digits = max >= 10 ? 0 : max >= 1 ? 2 : 4;
-  try {
-    const f = new Intl.NumberFormat(undefined, { style: 'currency', currency, minimumFractionDigits: 0, maximumFractionDigits: digits });
-    return (v) => f.format(v);
-  } catch {
-    return (v) => `${v.toFixed(digits)} ${currency}`;
-  }
-}
-
-/** From zero to a round number above the highest value; 0–1 when every value is zero. */
-function yRange(_u: uPlot, _min: number, max: number): uPlot.Range.MinMax {
-  if (!(max > 0)) return [0, 1];
-  const [, top] = uPlot.rangeNum(0, max, 0.1, true);
-  return [0, top ?? max];
-}
-
-/** The spacing of the points, in seconds (a day when there is only one). */
-const period = (times: number[]) => (times.length > 1 ? times[1]! - times[0]! : 86_400);
-
-/**
- * What uPlot draws. A step holds a value until the next point, so the last period would have no
- * width: a closing point one period on repeats it, and the current hour shows as an hour.
- */
 function plotData(times: number[], series: ChartSeries[], shape: 'steps' | 'bars'): uPlot.AlignedData {
-  if (shape !== 'steps' || times.length === 0) return [times, ...series.map((s) => s.values)];
-  return [[...times, times.at(-1)! + period(times)], ...series.map((s) => [...s.values, s.values.at(-1) ?? null])];
+  const columns = series.map((s) => s.values);
+  return shape === 'steps' ? steppedData(times, columns) : [times, ...columns];
 }
 
 function cssColor(color: string, element: Element): string {
@@ -106,7 +80,7 @@ export function TimeChart({
         scales: {
           // Bars need half a period of room at each end, or the first and last are cut in two.
           x: shape === 'bars' ? { time: true, range: (_u, min, max) => [min - period(times) / 2, max + period(times) / 2] } : { time: true },
-          y: { range: yRange },
+          y: { range: (_u, _min, max) => yRange(max, unit.kind) },
         },
         axes: [
           { stroke: cssColor('--muted', element), grid: { stroke: cssColor('--border', element) } },
@@ -116,7 +90,7 @@ export function TimeChart({
             // As wide as the longest tick label (US$0.0075 is wider than 48 px), never narrower.
             size: (_u: uPlot, values: string[] | null) => Math.max(48, ...(values ?? []).map((v) => Math.ceil(v.length * 7.5) + 18)),
             ...(unit.kind === 'count'
-              ? { incrs: COUNT_INCRS, values: (_u: uPlot, ticks: number[]) => ticks.map((t) => String(Math.round(t))) }
+              ? { incrs: COUNT_INCRS, values: (_u: uPlot, ticks: number[]) => countLabels(ticks) }
               : {
                   values: (u: uPlot, ticks: number[]) => {
                     const format = moneyFormat(unit.currency, u.scales.y?.max ?? 1);
