@@ -127,4 +127,23 @@ describe('a page forgets the last subject’s dialogs and drafts', () => {
     await eventually(() => page.title()).toBe('Item not found · agentdesk');
     await context.close();
   });
+
+  it('the history of a claimed item speaks in words and local times, not columns and ISO instants', async () => {
+    expect((await desk.api('POST', '/work', { type: 'history_words', description: 'Claimed for its history' })).status).toBe(201);
+    const claimed = await desk.api('POST', '/work/claim', { agent: 'bot-1', types: ['history_words'], lease_s: 120 }, 'bot-1');
+    expect(claimed.status).toBe(200);
+    const { page, context } = await openDesk(browser, desk.url, { path: `/#/items/${claimed.body.id}` });
+    const history = page.getByRole('list', { name: 'Changes, oldest first' });
+    await eventually(() => history.locator('li').count()).toBe(2);
+    const lines = await history.locator('li').allInnerTexts();
+    // en-GB, UTC (browser.ts): "26 Nov 2026, 03:24:57".
+    expect(lines[1]).toMatch(/^\d{1,2} \w{3} \d{4}, \d{2}:\d{2}:\d{2} Claimed by bot-1 \(\w+\): /);
+    expect(lines[1]).toMatch(/Status: queued → in progress/);
+    expect(lines[1]).toMatch(/Assigned agent: — → bot-1/);
+    expect(lines[1]).toMatch(/Lease until: — → \d{1,2} \w{3} \d{4}, \d{2}:\d{2}:\d{2}/);
+    for (const line of lines) {
+      expect(line).not.toMatch(/lease_expires_at|assigned_agent|\d{4}-\d{2}-\d{2}T/);
+    }
+    await context.close();
+  });
 });
