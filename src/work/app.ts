@@ -4,6 +4,7 @@ import { createAuthParts } from '../auth/setup.js';
 import { createTokenService } from '../auth/token-service.js';
 import { registerIntake } from '../intake/setup.js';
 import { registerMcpRoutes } from '../mcp/http.js';
+import { registerMcpSetupRoute } from '../mcp/setup-route.js';
 import { createUsageReader } from '../classify/usage-report.js';
 import { registerUsageRoute } from '../classify/usage-routes.js';
 import { createUsageStore } from '../classify/usage-store.js';
@@ -91,6 +92,7 @@ export async function buildWorkApp({ config, logger, webRoot, ...deps }: WorkApp
   // The services share the database: the UI's dashboard reads usage here, on its one origin.
   registerUsageRoute(app, '/ui-api/classify-usage', createUsageReader(createUsageStore(database), config.llm.prices), 'ui');
   registerMcpRoutes(app, { auth: config.auth, host: config.host });
+  registerMcpSetupRoute(app);
   await registerWebUi(app, webRoot);
   // Last, so the spans of everything closing before it are still sent.
   app.addHook('onClose', () => tracing.shutdown());

@@ -110,6 +110,7 @@ const CASES: Case[] = [
     roles: only(200, 'intake', 'admin'),
   },
   { route: 'GET /ui-api/classify-usage', service: 'work', request: async () => ({ url: '/ui-api/classify-usage?group_by=day' }), roles: READ(200) },
+  { route: 'GET /ui-api/mcp-setup', service: 'work', request: async () => ({ url: '/ui-api/mcp-setup' }), roles: only(200, 'admin') },
   {
     route: 'POST /tokens',
     service: 'work',
