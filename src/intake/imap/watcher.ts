@@ -15,6 +15,7 @@ import { COMMIT_BATCH, runOrdered } from '../ordered.js';
 import { ClassificationUnavailable, type IncomingMessage, type Pipeline } from '../pipeline.js';
 import type { IntakeStore } from '../store.js';
 import type { MailboxRow, MailboxState } from '../tables.js';
+import { cleanText } from '../clean-text.js';
 import { ConnectionFailure } from '../failure.js';
 import { type ImapTarget, type Timeouts, checkDns, describeFailure, imapOptions, imapTarget } from './connection.js';
 
@@ -90,11 +91,10 @@ export function startImapWatcher(deps: WatcherDeps): Watcher {
     if (skipKnown) {
       // After a UIDVALIDITY change: envelopes first, and only unknown messages are downloaded.
       const envelopes = await imap.fetchAll(uids.join(','), { uid: true, envelope: true }, { uid: true });
-      const known = await deps.store.knownMessageKeys(
-        row.id,
-        envelopes.map((message) => message.envelope?.messageId).filter((id): id is string => Boolean(id)),
-      );
-      wanted = envelopes.filter((message) => !known.has(message.envelope?.messageId ?? '')).map((message) => message.uid);
+      // Cleaned as mime.ts cleans the Message-ID (clean-text.ts), so that the keys compare.
+      const keyOf = (message: (typeof envelopes)[number]) => cleanText(message.envelope?.messageId ?? '').trim();
+      const known = await deps.store.knownMessageKeys(row.id, envelopes.map(keyOf).filter((id) => id !== ''));
+      wanted = envelopes.filter((message) => !known.has(keyOf(message))).map((message) => message.uid);
       if (wanted.length === 0) return [];
     }
     const fetched = await imap.fetchAll(wanted.join(','), { uid: true, internalDate: true, source: { maxLength: MAX_MESSAGE_BYTES } }, { uid: true });
