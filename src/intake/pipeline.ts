@@ -29,7 +29,7 @@ import { changeItem } from '../work/item-changes.js';
 import { isFinal } from '../work/lifecycle.js';
 import { type PlannedItem, planItem, writePlannedItems } from '../work/service.js';
 import type { ItemWithDispatches, WorkStore } from '../work/store.js';
-import { cleanText, cutText } from './clean-text.js';
+import { cleanDeep, cleanText, cutText } from './clean-text.js';
 import { LeaseLost } from './errors.js';
 import { type LogView, createLogView } from './log-view.js';
 import { appendNote, appendThreadEntry, describeItem, excerpt, followUpNote, itemPayload, threadEntry } from './item-content.js';
@@ -179,7 +179,8 @@ export function createPipeline(deps: PipelineDeps) {
         return { kind: 'failed', reason: `not classified after ${PROVIDER_TRIES} tries: ${result.reasoning}`, parsed };
       }
       providerFailures.delete(message.source_ref);
-      return { kind: 'classified', parsed, conversation, result };
+      // Model output enters intake here, and lands on the item and the log: cleaned like mail.
+      return { kind: 'classified', parsed, conversation, result: cleanDeep(result) };
     } catch (error) {
       if (error instanceof ValidationError) return { kind: 'failed', reason: `not classified: ${error.errors.map((e) => e.message).join('; ')}`, parsed };
       // The classification service could not store this message's dedupe record.

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type TestApp, startWorkApp } from '../helpers/apps.js';
 import { storesUnderTest } from '../helpers/databases.js';
 import { type Dovecot, startDovecot } from '../helpers/dovecot.js';
-import { type FakeLlm, startFakeLlm } from '../helpers/fake-llm.js';
+import { FAKE_ANSWER, type FakeLlm, startFakeLlm } from '../helpers/fake-llm.js';
 import { call } from '../helpers/http.js';
 import { SECRET_KEY } from '../helpers/intake.js';
 import { mail, newMessageId, waitFor } from '../helpers/mail.js';
@@ -147,6 +147,19 @@ describe('mail text no store can keep', () => {
       expect(accepted.json()).toMatchObject({ queued: 6 });
       await waitFor('the import to finish', async () => (await mailbox(id)).backfill.done === 6);
       await expectCleaned(id, all, after, true);
+    });
+
+    it('a model answer with U+0000 or a lone surrogate lands on the item cleaned', async () => {
+      const id = await connect(`nul-model-${kind}`, { name: 'Model NUL', enabled: false });
+      const messageId = newMessageId();
+      fake.setAnswerer((prompt) => (prompt.includes('Echo a NUL') ? { ...FAKE_ANSWER, task_description: 'Pay\u0000 the invoice \ud800', reasoning: 'Asked\u0000.' } : null));
+      const accepted = await t.app.inject({ method: 'POST', url: `/mailboxes/${id}/import`, headers: { 'content-type': 'message/rfc822' }, payload: mail({ subject: 'Echo a NUL', text: 'Please.', messageId }) });
+      expect(accepted.statusCode, accepted.body).toBe(202);
+      const entry = await logOf(id, messageId);
+      expect(entry).toMatchObject({ status: 'done', action: 'created' });
+      const item = await itemOf(entry);
+      expect(item.description).toBe('Pay the invoice \ufffd');
+      expect(item.payload.classification.reasoning).toBe('Asked.');
     });
 
     it('a message the database still refuses is recorded as failed, with the reason, and the next one goes on', async () => {
