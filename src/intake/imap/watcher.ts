@@ -17,7 +17,8 @@ import type { IntakeStore } from '../store.js';
 import type { MailboxRow, MailboxState } from '../tables.js';
 import { cleanText } from '../clean-text.js';
 import { ConnectionFailure } from '../failure.js';
-import { type ImapTarget, type Timeouts, checkDns, describeFailure, imapOptions, imapTarget } from './connection.js';
+import { type HostGuard, normalizeHost } from '../host-guard.js';
+import { type ImapTarget, type Timeouts, checkHost, describeFailure, imapOptions, imapTarget } from './connection.js';
 
 export interface WatcherDeps {
   mailboxId: string;
@@ -31,6 +32,8 @@ export interface WatcherDeps {
   reconnectMaxMs: number;
   concurrency: number;
   timeouts: Timeouts;
+  /** Where mailbox hosts may connect to (host-guard.ts). */
+  guard: HostGuard;
 }
 
 export interface Watcher {
@@ -183,8 +186,8 @@ export function startImapWatcher(deps: WatcherDeps): Watcher {
     } catch (error) {
       throw new ConnectionFailure('secret', (error as Error).message);
     }
-    await checkDns(target.host);
-    const imap = new ImapFlow(imapOptions(target, secret, deps.timeouts));
+    await checkHost(deps.guard, normalizeHost(target.host) ?? target.host);
+    const imap = new ImapFlow(imapOptions(target, secret, deps.guard, deps.timeouts));
     client = imap;
     let lastError: unknown = null;
     imap.on('error', (error: unknown) => {
