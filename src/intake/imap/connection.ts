@@ -81,13 +81,14 @@ function serverText(error: ErrorLike): string | null {
 }
 
 /**
- * Names the stage an error belongs to; `during` is where it happened when the error cannot tell.
+ * Names the stage an error belongs to; `during` is where it happened when the error cannot tell
+ * (`session`: after the server greeted and the login went through).
  * Until an IMAP server has answered, every failure reads the same ("connect"): a closed port, a
  * silent one, and one where something else listens (or TLS where there is none) are not told
  * apart, so the connection test cannot be used to map a network's ports; and no library or
  * OpenSSL text is passed on.
  */
-export function describeFailure(error: unknown, target: Pick<ImapTarget, 'host' | 'port' | 'username' | 'folder'>, during: 'connect' | 'folder'): ConnectionFailure {
+export function describeFailure(error: unknown, target: Pick<ImapTarget, 'host' | 'port' | 'username' | 'folder'>, during: 'connect' | 'session' | 'folder'): ConnectionFailure {
   if (error instanceof ConnectionFailure) return error;
   if (error instanceof HostNotAllowed) return new ConnectionFailure('connect', `Refused to connect: ${error.message}`);
   const e = (error ?? {}) as ErrorLike;
@@ -109,6 +110,7 @@ export function describeFailure(error: unknown, target: Pick<ImapTarget, 'host' 
   if (e.tlsFailed === true && code === '' && typeof e.message === 'string' && /STARTTLS/.test(e.message)) {
     return new ConnectionFailure('tls', `${where} does not offer STARTTLS, which the mailbox's tls setting requires`);
   }
+  if (during === 'session') return new ConnectionFailure('connect', `The connection to ${where} was lost`);
   return new ConnectionFailure('connect', `No IMAP server answered at ${where}; check the host, the port and the tls setting`);
 }
 

@@ -123,7 +123,7 @@ export function startImapWatcher(deps: WatcherDeps): Watcher {
     try {
       box = await imap.mailboxOpen(target.folder);
     } catch (error) {
-      throw describeFailure(error, target, imap.usable ? 'folder' : 'connect');
+      throw describeFailure(error, target, imap.usable ? 'folder' : 'session');
     }
     const uidValidity = Number(box.uidValidity);
     let row = await current();
@@ -216,13 +216,13 @@ export function startImapWatcher(deps: WatcherDeps): Watcher {
           continue;
         }
         if (error instanceof LeaseLost || error instanceof ConnectionFailure || imap.usable) throw error;
-        throw describeFailure(lastError ?? error, target, 'connect');
+        throw describeFailure(lastError ?? error, target, 'session');
       }
       await setState('idle', { synced: true });
       attempt = 0;
       await sleepUnless(deps.pollIntervalMs, wakeUp);
       if (!imap.usable && !stopped) {
-        throw describeFailure(lastError ?? Object.assign(new Error('the server closed the connection'), { code: 'EConnectionClosed' }), target, 'connect');
+        throw describeFailure(lastError ?? Object.assign(new Error('the server closed the connection'), { code: 'EConnectionClosed' }), target, 'session');
       }
     }
   }
