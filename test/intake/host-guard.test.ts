@@ -1,6 +1,7 @@
 import { type Server, type Socket, createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHostGuard, normalizeHost } from '../../src/intake/host-guard.js';
+import { loadConfig } from '../../src/shared/config.js';
 import { type ImapTarget, probeImap } from '../../src/intake/imap/connection.js';
 import { type Dovecot, startDovecot } from '../helpers/dovecot.js';
 import { freePort } from '../helpers/processes.js';
@@ -69,6 +70,14 @@ describe('mailbox host guard', () => {
     expect(await verdict(listed, '10.0.0.1')).toMatch(/not allowed/);
     for (const host of ['meta.example', '169.254.169.254', '::ffff:169.254.169.254', '::ffff:a9fe:a9fe', 'fd00:ec2::254', 'fe80::1', '0.0.0.0', '::', '100.100.100.200', '224.0.0.1']) {
       expect(await verdict(listed, host), host).toMatch(/link-local, cloud metadata or unspecified address/);
+    }
+  });
+
+  it('reads INTAKE_ALLOWED_HOSTS as names, addresses and CIDR ranges, and names it when an entry is wrong', () => {
+    expect(loadConfig({ INTAKE_ALLOWED_HOSTS: ' [::1], 10.0.0.0/8 ,Mail.Corp.example,' }).intake.allowedHosts).toEqual(['::1', '10.0.0.0/8', 'mail.corp.example']);
+    expect(loadConfig({}).intake.allowedHosts).toEqual([]);
+    for (const wrong of ['10.0.0.0/33', 'mail.example/8', '10.0.0.0/8/1', '::1/129', '10.0.0.0/x']) {
+      expect(() => loadConfig({ INTAKE_ALLOWED_HOSTS: wrong }), wrong).toThrow(/INTAKE_ALLOWED_HOSTS/);
     }
   });
 
