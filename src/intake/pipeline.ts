@@ -369,6 +369,8 @@ export function createPipeline(deps: PipelineDeps) {
     } catch (error) {
       if (!isUniqueViolation(error) && !isUnstorable(error)) throw error;
     }
+    // Each message's transaction reads the log afresh: one the other pipeline logged is passed
+    // over, one whose item it created becomes a duplicate of it.
     const actions: Array<MessageAction | null> = [];
     for (const outcome of batch) actions.push(...(await commitAlone(mailbox, owner, outcome)));
     return actions;
