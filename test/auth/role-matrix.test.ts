@@ -208,7 +208,7 @@ describe.each(await storesUnderTest())('role × route matrix on %s', (kind) => {
   let fixtures: Fixtures;
 
   beforeAll(async () => {
-    pair = await startAuthPair(kind, { AGENTDESK_SECRET_KEY: MATRIX_SECRET_KEY, INTAKE_WORKER: 'false' });
+    pair = await startAuthPair(kind, { AGENTDESK_SECRET_KEY: MATRIX_SECRET_KEY, INTAKE_WORKER: 'false', INTAKE_ALLOWED_HOSTS: '127.0.0.1' });
     const app = pair.work;
     const minted: Record<string, string> = {};
     for (const role of ROLES) {
