@@ -12,6 +12,7 @@ export function registerStatsRoutes(app: HttpApp, stats: StatsService): void {
     {
       config: { access: ACCESS.read },
       schema: {
+        operationId: 'getWorkStats',
         tags: ['work items'],
         summary: "The dashboard's numbers in one answer: counts now, hourly flow and queue depth, agents' results",
         querystring: StatsQuerySchema,
