@@ -171,13 +171,18 @@ describe('the OpenAPI documents declare the answers as they are sent', () => {
 
   it('refuses an MCP batch of more than 100 messages with a 422, as documented', async () => {
     const ping = (id: number) => ({ jsonrpc: '2.0', id, method: 'ping' });
-    const answer = await work.app.inject({
-      method: 'POST',
-      url: '/mcp',
-      headers: { accept: 'application/json, text/event-stream', 'content-type': 'application/json', 'x-user': 'batch-bot' },
-      payload: JSON.stringify(Array.from({ length: 101 }, (_, i) => ping(i))),
-    });
-    expect(answer.statusCode).toBe(422);
-    expect(answer.json().detail).toMatch(/100/);
+    const batch = (size: number) =>
+      work.app.inject({
+        method: 'POST',
+        url: '/mcp',
+        headers: { accept: 'application/json, text/event-stream', 'content-type': 'application/json', 'x-user': 'batch-bot' },
+        payload: JSON.stringify(Array.from({ length: size }, (_, i) => ping(i))),
+      });
+    const over = await batch(101);
+    expect(over.statusCode).toBe(422);
+    expect(over.headers['content-type']).toContain('application/problem+json');
+    const full = await batch(100);
+    expect(full.statusCode).toBe(200);
+    expect(full.json()).toHaveLength(100);
   });
 });
