@@ -162,7 +162,8 @@ export function registerMcpRoutes(app: HttpApp, options: McpRouteOptions): void 
         tags,
         summary: 'Model Context Protocol over Streamable HTTP (stateless; answers in JSON): the agent tools',
         description:
-          'Send Accept: application/json, text/event-stream. The tools act as the agent of the token (with AUTH=off, of X-User) and call the API with the same credential.',
+          'Send Accept: application/json, text/event-stream. The tools act as the agent of the token (with AUTH=off, of X-User) and call the API with the same credential. ' +
+          `A batch holds at most ${MAX_MCP_BATCH} messages. Stateless: GET and DELETE /mcp answer 405 with Allow: POST.`,
         body: McpBodySchema,
         response: { 200: Type.Unknown({ description: 'The JSON-RPC response(s)' }), 202: Type.Null(), ...problemResponses(400, 406, 413, 415, 421, 422) },
       },

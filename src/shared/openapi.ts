@@ -1,4 +1,5 @@
 import { type TSchema, Type } from 'typebox';
+import { MAX_JSON_DEPTH } from './json-body.js';
 
 // What the OpenAPI documents say beyond the route schemas: the tags (declared once, described),
 // the license, the server, and the response headers the services send. The routes declare their
@@ -116,5 +117,14 @@ export function boundRequestSchemas(schema: Record<string, unknown>, bodyLimit: 
   if (schema.body !== undefined) schema.body = bounded(schema.body, bodyLimit);
   for (const part of ['querystring', 'params', 'headers'] as const) {
     if (schema[part] !== undefined) schema[part] = bounded(schema[part], MAX_HEADER_BYTES);
+  }
+  // The body's size and depth, which JSON Schema cannot say, in the answers that refuse them.
+  const response = schema.response as Record<string, { description?: string }> | undefined;
+  if (response?.[413]) response[413] = { ...response[413], description: `The body is over this endpoint's limit of ${bodyLimit} bytes` };
+  if (response?.[422] && schema.body !== undefined) {
+    response[422] = {
+      ...response[422],
+      description: `The request is invalid (\`errors\` names the fields), a JSON body nests deeper than ${MAX_JSON_DEPTH} levels, or it holds text no store can keep`,
+    };
   }
 }

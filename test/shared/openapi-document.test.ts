@@ -165,6 +165,9 @@ describe('the OpenAPI documents declare the answers as they are sent', () => {
     // A body's strings are bounded by the body limit, a query's by Node's header limit.
     const description = docs.work.paths['/work'].post.requestBody.content['application/json'].schema.properties.description;
     expect(description.maxLength).toBeGreaterThan(0);
+    // Size and depth, which JSON Schema cannot state, are in the answers that refuse them.
+    expect(docs.work.paths['/work'].post.responses['413'].description).toMatch(/limit of \d+ bytes/);
+    expect(docs.classify.paths['/classify'].post.responses['422'].description).toMatch(/deeper than 64 levels/);
     const classify = docs.classify.paths['/classify'].post.requestBody.content['application/json'].schema;
     expect(unboundedStrings(classify)).toEqual([]);
   });
