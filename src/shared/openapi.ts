@@ -62,8 +62,6 @@ export function withHeaders<T extends object>(response: T, ...names: ResponseHea
 
 interface Operation {
   tags?: string[];
-  parameters?: unknown[];
-  security?: unknown[];
 }
 
 /**
