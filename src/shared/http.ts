@@ -1,6 +1,7 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
 import { Ajv, type ErrorObject, type Options as AjvOptions } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import Fastify, {
@@ -12,12 +13,22 @@ import Fastify, {
   LogController,
 } from 'fastify';
 import type { Logger } from 'pino';
-import { type AccessControlOptions, type Gate, SECURITY_SCHEMES, installAccessControl, publicScope } from '../auth/access-hook.js';
+import {
+  type AccessControlOptions,
+  CSRF_PARAMETER,
+  DOCUMENT_SECURITY,
+  type Gate,
+  SECURITY_SCHEMES,
+  documentCsrf,
+  installAccessControl,
+  publicScope,
+} from '../auth/access-hook.js';
 import { ACCESS } from '../auth/roles.js';
 import { isDatabaseUnavailable } from './db.js';
 import { Registry, installRequestMetrics, registerMetricsRoute } from './metrics.js';
 import { createMethodIndex, lingerOverRefusedBody, onClientError, onFrameworkError } from './http-edges.js';
 import { MalformedJsonError, parseJsonBody } from './json-body.js';
+import { OPENAPI_LICENSE, OPENAPI_SERVERS, boundRequestSchemas, finishDocument } from './openapi.js';
 import { problemResponses } from './schemas.js';
 import type { Tracing } from './tracing.js';
 import {
@@ -171,6 +182,9 @@ export async function createHttpApp(options: HttpAppOptions): Promise<HttpApp> {
     const schema = route.schema as { response?: Record<string, unknown> };
     schema.response = { ...problemResponses(400, 413, 415, 422), ...schema.response };
   });
+  app.addHook('onRoute', (route) => {
+    if (route.schema) boundRequestSchemas(route.schema as Record<string, unknown>, route.bodyLimit ?? options.bodyLimit);
+  });
 
   const bodyAjv = buildAjv({ coerceTypes: false });
   const queryAjv = buildAjv({ coerceTypes: true });
@@ -220,14 +234,30 @@ export async function createHttpApp(options: HttpAppOptions): Promise<HttpApp> {
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
-      info: { title: options.title, description: options.description, version: options.version },
-      components: { securitySchemes: SECURITY_SCHEMES },
+      info: { title: options.title, description: options.description, version: options.version, license: { ...OPENAPI_LICENSE } },
+      servers: [...OPENAPI_SERVERS],
+      security: [...DOCUMENT_SECURITY],
+      components: { securitySchemes: SECURITY_SCHEMES, parameters: { csrf: CSRF_PARAMETER } },
     },
+    transformObject: (generated) =>
+      documentCsrf(finishDocument((generated as { openapiObject: Parameters<typeof finishDocument>[0] }).openapiObject)) as never,
   });
   await publicScope(app, async (scope) => {
     await scope.register(swaggerUi, { routePrefix: '/docs' });
   });
-  app.get('/openapi.json', { config: { access: ACCESS.public }, schema: { hide: true } }, async () => app.swagger());
+  app.get(
+    '/openapi.json',
+    {
+      config: { access: ACCESS.public },
+      schema: {
+        operationId: 'getOpenApiDocument',
+        tags: ['openapi'],
+        summary: 'This OpenAPI 3.1 document',
+        response: { 200: Type.Object({}, { additionalProperties: true, description: 'The OpenAPI document' }) },
+      },
+    },
+    async () => app.swagger(),
+  );
   registerMetricsRoute(app, metricsRegistry);
 
   return app;

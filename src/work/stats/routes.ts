@@ -15,6 +15,7 @@ export function registerStatsRoutes(app: HttpApp, stats: StatsService): void {
       // Only here: this answer is tens of kB; the work routes answer a few hundred bytes.
       onSend: compressJson,
       schema: {
+        operationId: 'getWorkStats',
         tags: ['work items'],
         summary: "The dashboard's numbers in one answer: counts now, hourly flow and queue depth, agents' results",
         querystring: StatsQuerySchema,
