@@ -102,6 +102,8 @@ async function runOne(kind: BenchDbKind, dovecot: Dovecot): Promise<void> {
       LLM_PROVIDER: 'rules',
       AGENTDESK_SECRET_KEY: SECRET_KEY,
       INTAKE_CONCURRENCY: args.concurrency,
+      // The bench's dovecot listens on loopback, which a mailbox may use only when listed.
+      INTAKE_ALLOWED_HOSTS: dovecot.host,
     },
     port,
     args['cpu-prof'] ? ['--cpu-prof', '--cpu-prof-dir', args['cpu-prof']] : [],

@@ -4,7 +4,7 @@ import type { AuthConfig } from '../shared/config.js';
 import { isLoopbackHost } from '../shared/config.js';
 import { PROBLEM_CONTENT_TYPE, problem } from '../shared/errors.js';
 import type { HttpApp } from '../shared/http-types.js';
-import { ProblemResponse } from '../shared/schemas.js';
+import { ProblemResponse, problemResponses } from '../shared/schemas.js';
 import type { Authenticator, Identity, Principal, Proof } from './authenticator.js';
 import { ACCESS, type Access, CSRF_HEADER, ROLES_BY_ACCESS, SESSION_COOKIE, roleMay, roleWithArticle } from './roles.js';
 
@@ -105,11 +105,46 @@ function describe(route: RouteOptions, mode: AuthConfig['mode'], described: Weak
   described.add(schema);
   if (mode === 'off') schema.response = { 421: ProblemResponse, ...schema.response };
   const access = route.config?.access;
-  if (access === undefined || access === ACCESS.public) return;
-  schema.security = [{ bearer: [] }, { session: [] }];
-  schema.response = { 401: ProblemResponse, 403: ProblemResponse, 429: ProblemResponse, ...schema.response };
+  if (access === undefined) return;
+  if (access === ACCESS.public) {
+    // Public: the document's default (a credential) does not apply.
+    schema.security = [];
+    return;
+  }
+  schema.security = [...DOCUMENT_SECURITY];
+  schema.response = { ...problemResponses(401, 403, 429), ...schema.response };
   const roles = ROLES_BY_ACCESS[access].join(', ');
   schema.description = [schema.description, `Access: ${access} (${roles}).`].filter(Boolean).join('\n\n');
+}
+
+/** Every operation needs one of these unless it says otherwise (`security: []`, the public ones). */
+export const DOCUMENT_SECURITY: ReadonlyArray<Record<string, string[]>> = [{ bearer: [] }, { session: [] }];
+
+/** The CSRF header as a documented parameter of the state-changing operations a browser calls. */
+export const CSRF_PARAMETER = {
+  name: CSRF_HEADER,
+  in: 'header',
+  required: false,
+  description: `Required when the request is authenticated by the session cookie (a signed-in browser): without it the answer is 403. Any value; ignored with a bearer token.`,
+  schema: { type: 'string', maxLength: 64 },
+} as const;
+
+const UNSAFE_OPERATIONS = new Set(['post', 'put', 'patch', 'delete']);
+
+/**
+ * Adds the CSRF parameter to every state-changing operation that takes a credential (the session
+ * routes, which are public, declare it in their own schemas). Documentation only: the hook above
+ * is what asks for it.
+ */
+export function documentCsrf<T extends { paths?: Record<string, Record<string, unknown>> }>(document: T): T {
+  for (const methods of Object.values(document.paths ?? {})) {
+    for (const [method, value] of Object.entries(methods)) {
+      const operation = value as { security?: unknown[]; parameters?: unknown[] };
+      if (!UNSAFE_OPERATIONS.has(method) || operation.security?.length === 0) continue;
+      operation.parameters = [...(operation.parameters ?? []), { $ref: '#/components/parameters/csrf' }];
+    }
+  }
+  return document;
 }
 
 export const SECURITY_SCHEMES = {

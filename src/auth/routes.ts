@@ -3,6 +3,7 @@ import { Type } from 'typebox';
 import type { AuthConfig } from '../shared/config.js';
 import { ConflictError, ForbiddenError } from '../shared/errors.js';
 import type { HttpApp } from '../shared/http-types.js';
+import { withHeaders } from '../shared/openapi.js';
 import { problemResponses } from '../shared/schemas.js';
 import { type Gate, openDeskPrincipal, readCookie } from './access-hook.js';
 import type { Authenticator } from './authenticator.js';
@@ -18,6 +19,19 @@ import {
 } from './schemas.js';
 import type { TokenService } from './token-service.js';
 
+/**
+ * The CSRF header on the session routes: documented here, checked by the handlers (a 403, as the
+ * access hook answers on other routes, rather than a 422), so it stays optional to validation.
+ */
+const CsrfHeadersSchema = Type.Object({
+  [CSRF_HEADER]: Type.Optional(
+    Type.String({
+      maxLength: 64,
+      description: 'Any value; required to sign in, and to sign out a browser that holds the session cookie (403 without it)',
+    }),
+  ),
+});
+
 function callerName(request: FastifyRequest): string {
   return request.principal?.name ?? 'anonymous';
 }
@@ -31,10 +45,11 @@ export function registerTokenRoutes(app: HttpApp, tokens: TokenService): void {
     {
       config,
       schema: {
+        operationId: 'createToken',
         tags,
         summary: 'Create an API token; the answer holds its secret, which is never shown again',
         body: CreateTokenSchema,
-        response: { 201: CreatedTokenSchema, ...problemResponses(400, 413, 415, 422) },
+        response: { 201: withHeaders(CreatedTokenSchema, 'Location', 'Cache-Control'), ...problemResponses(400, 413, 415, 422) },
       },
     },
     async (request, reply) => {
@@ -47,7 +62,7 @@ export function registerTokenRoutes(app: HttpApp, tokens: TokenService): void {
     '/tokens',
     {
       config,
-      schema: { tags, summary: 'Every token, newest first, without secrets', response: { 200: Type.Array(TokenRecordSchema) } },
+      schema: { operationId: 'listTokens', tags, summary: 'Every token, newest first, without secrets', response: { 200: Type.Array(TokenRecordSchema) } },
     },
     async () => tokens.list(),
   );
@@ -57,6 +72,7 @@ export function registerTokenRoutes(app: HttpApp, tokens: TokenService): void {
     {
       config,
       schema: {
+        operationId: 'getToken',
         tags,
         summary: 'One token, without its secret',
         params: TokenIdParamsSchema,
@@ -71,10 +87,11 @@ export function registerTokenRoutes(app: HttpApp, tokens: TokenService): void {
     {
       config,
       schema: {
+        operationId: 'revokeToken',
         tags,
         summary: 'Revoke a token at once, on every instance, with the browser sessions it opened',
         params: TokenIdParamsSchema,
-        response: { 204: Type.Null(), ...problemResponses(404) },
+        response: { 204: Type.Null({ description: 'Revoked' }), ...problemResponses(404) },
       },
     },
     async (request, reply) => {
@@ -133,9 +150,11 @@ export function registerSessionRoutes(app: HttpApp, { config, authenticator, gat
     {
       config: access,
       schema: {
+        operationId: 'getSession',
         tags,
         summary: 'Whether authentication is on and who the caller is (null: not signed in)',
-        response: { 200: SessionSchema, ...problemResponses(401, 429) },
+        description: 'Public: answers without a credential. With `Authorization: Bearer` it checks that token; with the session cookie, that session (a cookie that no longer works is cleared).',
+        response: { 200: withHeaders(SessionSchema, 'Cache-Control', 'Set-Cookie'), ...problemResponses(401, 429) },
       },
     },
     async (request, reply) => {
@@ -149,11 +168,13 @@ export function registerSessionRoutes(app: HttpApp, { config, authenticator, gat
     {
       config: access,
       schema: {
+        operationId: 'signIn',
         tags,
         summary: 'Sign a browser in: exchange a token for an HttpOnly session cookie',
         description: `Send the ${CSRF_HEADER} header. The cookie lasts SESSION_TTL_HOURS, or until the token expires or is revoked.`,
+        headers: CsrfHeadersSchema,
         body: SignInSchema,
-        response: { 200: SessionSchema, ...problemResponses(400, 401, 403, 409, 413, 415, 422, 429) },
+        response: { 200: withHeaders(SessionSchema, 'Set-Cookie', 'Cache-Control'), ...problemResponses(400, 401, 403, 409, 413, 415, 422, 429) },
       },
     },
     async (request, reply) => {
@@ -175,9 +196,11 @@ export function registerSessionRoutes(app: HttpApp, { config, authenticator, gat
     {
       config: access,
       schema: {
+        operationId: 'signOut',
         tags,
         summary: 'Sign out: the session ends on every instance and the cookie is cleared',
-        response: { 204: Type.Null(), ...problemResponses(403) },
+        headers: CsrfHeadersSchema,
+        response: { 204: withHeaders(Type.Null({ description: 'Signed out' }), 'Set-Cookie'), ...problemResponses(403) },
       },
     },
     async (request, reply) => {

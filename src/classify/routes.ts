@@ -15,6 +15,7 @@ export function registerClassifyRoutes(app: HttpApp, service: ClassifyService, b
       bodyLimit: CLASSIFY_BODY_LIMIT,
       config: { access: ACCESS.classify },
       schema: {
+        operationId: 'classifyEmail',
         tags: ['classification'],
         summary: 'Classify one email (simplified shape or a Microsoft Graph message)',
         description:

@@ -56,8 +56,8 @@ for (const [network, prefix] of [
   blocked.addSubnet(network, prefix, 'ipv6');
 }
 
-/** An IPv4 address hidden in an IPv6 one (::ffff:a.b.c.d or ::ffff:hhhh:hhhh). */
-function embeddedIpv4(address: string): string | null {
+/** An IPv4 address hidden in an IPv6 one (::ffff:a.b.c.d or ::ffff:hhhh:hhhh); mail intake's host guard reads it too. */
+export function embeddedIpv4(address: string): string | null {
   const dotted = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
   if (dotted) return dotted[1]!;
   const hex = /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/i.exec(address);

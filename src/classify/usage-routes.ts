@@ -51,6 +51,7 @@ export function registerUsageRoute(app: HttpApp, path: string, reader: UsageRead
     {
       config: { access: ACCESS.read },
       schema: {
+        operationId: 'getClassificationUsage',
         tags: [tag],
         summary: 'LLM usage and estimated cost of the classifier, per UTC day or per model',
         description:

@@ -1,16 +1,22 @@
+import { existsSync } from 'node:fs';
 import { type Command, Option } from 'commander';
 import type { CreateToken, TokenRecord } from '../auth/schemas.js';
 import { ROLES } from '../auth/roles.js';
+import { DEFAULT_DATABASE_URL } from '../shared/config.js';
 import { type CliContext, UsageError } from './context.js';
 import type { TokenBackend } from './token-backend.js';
 import { json, paintFor, relativeTime, table } from './format.js';
 
 // `agentdesk token create|ls|revoke`. Two paths, chosen by the environment:
-// - DATABASE_URL set: straight to that database, as the services would (the bootstrap: the
-//   first admin token needs no running service and no token);
+// - straight to the database, as the services would (the bootstrap: the first admin token
+//   needs no running service and no token): the one DATABASE_URL names, or, with neither it nor
+//   AGENTDESK_TOKEN set, the default database `npm start` uses when it exists here
+//   (./data/agentdesk.db, the sign-in page's hint run in the checkout);
 // - otherwise through the API at AGENTDESK_URL, with an admin token in AGENTDESK_TOKEN.
 // `create` prints the secret alone on stdout (so `TOKEN=$(agentdesk token create …)` works)
 // and what it made on stderr; the secret is never shown again.
+
+const DEFAULT_DATABASE_FILE = DEFAULT_DATABASE_URL.slice('sqlite:'.length);
 
 const TOKEN_ID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -18,6 +24,9 @@ const TOKEN_ID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{1
 async function backendFor(context: CliContext): Promise<TokenBackend> {
   const { io } = context;
   if (io.env.DATABASE_URL?.trim()) return (await import('./token-database.js')).databaseTokens(io);
+  if (!io.env.AGENTDESK_TOKEN?.trim() && existsSync(DEFAULT_DATABASE_FILE)) {
+    return (await import('./token-database.js')).databaseTokens({ ...io, env: { ...io.env, DATABASE_URL: DEFAULT_DATABASE_URL } });
+  }
   return {
     create: (input) => context.work().createToken(input),
     list: () => context.work().listTokens(),

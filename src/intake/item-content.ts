@@ -1,9 +1,11 @@
 // What a message writes on a work item: the description and payload of a new item, and the
 // note and payload entry a later message of the same thread adds. Bounded, so a long thread
-// never pushes an item past the work service's limits (notes 10,000 characters, payload 64 KiB).
+// never pushes an item past the work service's limits (notes 10,000 characters, payload 64 KiB);
+// cut without splitting a character, since half of one is not storable (clean-text.ts).
 
 import type { ClassifyResult } from '../classify/categories.js';
 import { MAX_PAYLOAD_BYTES } from '../work/schemas.js';
+import { cutText, cutTextEnd } from './clean-text.js';
 import type { ParsedMessage } from './mime.js';
 
 const MAX_NOTES_CHARS = 10_000;
@@ -27,7 +29,7 @@ export function describeItem(message: ParsedMessage, result: ClassifyResult): st
   const task = result.task_description?.trim() || result.details.suggested_title?.trim();
   const subject = message.subject?.trim();
   const text = task || (subject ? `Email: ${subject}` : `Email from ${sender(message)}`);
-  return text.slice(0, MAX_DESCRIPTION_CHARS);
+  return cutText(text, MAX_DESCRIPTION_CHARS);
 }
 
 function emailRef(mailbox: MailboxRef, message: ParsedMessage, sourceRef: string, conversation: string, receivedAt: string | null) {
@@ -61,7 +63,7 @@ export function itemPayload(
   };
   // The classification is model output: bounded like everything else that lands on an item.
   if (Buffer.byteLength(JSON.stringify(payload)) > MAX_PAYLOAD_BYTES) {
-    return { ...payload, classification: { ...result, details: { ...result.details, key_points: [], next_steps: [] }, reasoning: result.reasoning.slice(0, 500) } };
+    return { ...payload, classification: { ...result, details: { ...result.details, key_points: [], next_steps: [] }, reasoning: cutText(result.reasoning, 500) } };
   }
   return payload;
 }
@@ -69,7 +71,7 @@ export function itemPayload(
 /** The first lines of the message's new text (quoted history left out by the classifier). */
 export function excerpt(text: string): string {
   const flat = text.replace(/\s+/g, ' ').trim();
-  return flat.length > NOTE_EXCERPT_CHARS ? `${flat.slice(0, NOTE_EXCERPT_CHARS - 1)}…` : flat;
+  return flat.length > NOTE_EXCERPT_CHARS ? `${cutText(flat, NOTE_EXCERPT_CHARS - 1)}…` : flat;
 }
 
 export function followUpNote(message: ParsedMessage, at: string, summary: string): string {
@@ -79,7 +81,7 @@ export function followUpNote(message: ParsedMessage, at: string, summary: string
 /** Appends a note, dropping the oldest text when the whole would pass the limit. */
 export function appendNote(current: string | null, note: string): string {
   const joined = current ? `${current}\n\n${note}` : note;
-  return joined.length > MAX_NOTES_CHARS ? `…${joined.slice(joined.length - MAX_NOTES_CHARS + 1)}` : joined;
+  return joined.length > MAX_NOTES_CHARS ? `…${cutTextEnd(joined, MAX_NOTES_CHARS - 1)}` : joined;
 }
 
 /** Adds the message to the payload's thread, keeping the newest entries that fit. */

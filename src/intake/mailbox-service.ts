@@ -10,6 +10,7 @@ import type { WorkStore } from '../work/store.js';
 import { MailboxNotFound, NoSecretKey } from './errors.js';
 import { type GraphEndpoints, createGraphClient, probeGraph } from './graph/client.js';
 import { graphTarget } from './graph/watcher.js';
+import { type HostGuard, HostNotAllowed, normalizeHost } from './host-guard.js';
 import { type Timeouts, imapTarget, probeImap } from './imap/connection.js';
 import {
   type ConnectionTest,
@@ -33,6 +34,8 @@ export interface MailboxServiceDeps {
   secrets: SecretBox | null;
   timeouts: Timeouts;
   graph: GraphEndpoints;
+  /** Where an IMAP host may point (host-guard.ts): checked on create and update, and again on connect. */
+  guard: HostGuard;
   /** Called after every committed change to a mailbox (created, edited, deleted, upload queued). */
   onChange: (id: string) => void;
   /** Queues uploaded messages and counts them into the backfill, atomically. */
@@ -71,6 +74,23 @@ function refuseFields(input: Fields, names: readonly (keyof Fields)[], kind: str
 
 export function createMailboxService(deps: MailboxServiceDeps) {
   const now = deps.now ?? (() => new Date());
+
+  /** The host as it will be stored and connected to, once the guard passed it; undefined when not sent. */
+  async function checkHost(host: string | undefined, errors: FieldError[]): Promise<string | undefined> {
+    if (host === undefined) return undefined;
+    const normalized = normalizeHost(host);
+    if (normalized === null) {
+      errors.push({ field: 'host', message: 'may hold brackets only around an IPv6 address, as in [2001:db8::25]' });
+      return host;
+    }
+    try {
+      await deps.guard.check(normalized);
+    } catch (error) {
+      if (!(error instanceof HostNotAllowed)) throw error;
+      errors.push({ field: 'host', message: error.reason });
+    }
+    return normalized;
+  }
 
   function seal(id: string, field: string, value: string): string {
     if (!deps.secrets) throw new NoSecretKey(field);
@@ -121,11 +141,12 @@ export function createMailboxService(deps: MailboxServiceDeps) {
     const id = randomUUID();
     const at = now().toISOString();
     const tls = input.kind === 'imap' ? (input.tls ?? 'tls') : null;
+    const host = input.kind === 'imap' ? await checkHost(input.host, errors) : input.host;
     const row: MailboxRow = {
       id,
       name: input.name,
       kind: input.kind,
-      host: input.host ?? null,
+      host: host ?? null,
       port: input.kind === 'imap' ? (input.port ?? (tls === 'tls' ? 993 : 143)) : null,
       tls,
       username: input.username ?? null,
@@ -185,6 +206,7 @@ export function createMailboxService(deps: MailboxServiceDeps) {
     if (patch.enabled !== undefined) changes.enabled = patch.enabled ? 1 : 0;
     if (patch.rules !== undefined) changes.rules = JSON.stringify(patch.rules);
     if (secret) changes.auth = secret.auth;
+    if (current.kind === 'imap' && patch.host !== undefined) changes.host = await checkHost(patch.host, errors);
     checkKind({ ...current, ...changes, secret: secret ? 'sent' : current.secret }, { ...patch, kind: current.kind } as Fields, errors);
     if (errors.length > 0) throw new ValidationError(errors);
     if (secret) changes.secret = seal(id, secret.field, secret.value);
@@ -222,7 +244,7 @@ export function createMailboxService(deps: MailboxServiceDeps) {
     } catch (error) {
       return { ok: false, stage: 'secret', message: (error as Error).message, ms: 0, folder: null };
     }
-    if (row.kind === 'imap') return probeImap(imapTarget(row), secret, deps.timeouts);
+    if (row.kind === 'imap') return probeImap(imapTarget(row), secret, deps.guard, deps.timeouts);
     return probeGraph(createGraphClient(graphTarget(row), secret, deps.graph));
   }
 

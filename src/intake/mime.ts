@@ -5,6 +5,7 @@
 import { createHash } from 'node:crypto';
 import { type AddressObject, type EmailAddress, simpleParser } from 'mailparser';
 import type { GraphEmailAddress, GraphMessage } from '../classify/normalize.js';
+import { cleanOptional, cleanText } from './clean-text.js';
 
 /** Headers passed on to the classifier: the ones that say a message is bulk or automated. */
 const PASSED_HEADERS = new Set([
@@ -50,13 +51,15 @@ export class UnreadableMessage extends Error {
 
 function idList(value: string | string[] | undefined): string[] {
   const all = Array.isArray(value) ? value : value ? value.split(/\s+/) : [];
-  return all.map((id) => id.trim()).filter((id) => id !== '');
+  return all.map((id) => cleanText(id).trim()).filter((id) => id !== '');
 }
 
 function addresses(value: AddressObject | AddressObject[] | undefined): EmailAddress[] {
   const objects = Array.isArray(value) ? value : value ? [value] : [];
   // Groups ("undisclosed-recipients:;") hold their members one level down.
-  return objects.flatMap((object) => object.value.flatMap((entry) => (entry.group ? entry.group : [entry])));
+  return objects
+    .flatMap((object) => object.value.flatMap((entry) => (entry.group ? entry.group : [entry])))
+    .map((entry) => ({ ...entry, name: cleanText(entry.name ?? ''), address: cleanOptional(entry.address) }));
 }
 
 function toGraph(address: EmailAddress): GraphEmailAddress {
@@ -85,22 +88,24 @@ export async function parseMessage(raw: Buffer, receivedAt: string | null): Prom
     throw new UnreadableMessage(`not a readable MIME message: ${(error as Error).message}`);
   }
   const named = parsed.headerLines.filter((line) => /^[\x21-\x39\x3b-\x7e]+$/.test(line.key));
-  const text = typeof parsed.text === 'string' ? parsed.text : '';
-  const html = typeof parsed.html === 'string' ? parsed.html : '';
+  // Every text taken from the message is cleaned here, where it enters (see clean-text.ts).
+  const text = typeof parsed.text === 'string' ? cleanText(parsed.text) : '';
+  const html = typeof parsed.html === 'string' ? cleanText(parsed.html) : '';
+  const subject = cleanOptional(parsed.subject) ?? null;
   if (named.length === 0 && text.trim() === '' && html.trim() === '') {
     throw new UnreadableMessage('not a readable MIME message: no header and no body found');
   }
   const from = addresses(parsed.from)[0] ?? null;
-  const message_id = parsed.messageId?.trim() || null;
+  const message_id = cleanOptional(parsed.messageId)?.trim() || null;
   const references = idList(parsed.references).slice(0, MAX_REFERENCES);
   const in_reply_to = idList(parsed.inReplyTo)[0] ?? null;
   const attachment_names = parsed.attachments
-    .map((attachment) => attachment.filename?.trim())
+    .map((attachment) => cleanOptional(attachment.filename)?.trim())
     .filter((name): name is string => Boolean(name))
     .slice(0, MAX_ATTACHMENTS);
   const headers = named
     .filter((line) => PASSED_HEADERS.has(line.key.toLowerCase()))
-    .map((line) => ({ name: line.key.toLowerCase(), value: line.line.slice(line.line.indexOf(':') + 1).replace(/\r?\n[ \t]+/g, ' ').trim() }));
+    .map((line) => ({ name: line.key.toLowerCase(), value: cleanText(line.line.slice(line.line.indexOf(':') + 1)).replace(/\r?\n[ \t]+/g, ' ').trim() }));
   const message_key = message_id ?? `sha256:${source_hash}`;
   const sent_at = isoDate(parsed.date);
   const message: ParsedMessage = {
@@ -110,7 +115,7 @@ export async function parseMessage(raw: Buffer, receivedAt: string | null): Prom
     in_reply_to,
     references,
     thread: null,
-    subject: parsed.subject ?? null,
+    subject,
     from: from ? { name: from.name || null, address: from.address || null } : null,
     sent_at,
     attachment_names,
@@ -120,7 +125,7 @@ export async function parseMessage(raw: Buffer, receivedAt: string | null): Prom
     id: message_key,
     ...(message_id && { internetMessageId: message_id }),
     conversationId: conversationOf(message),
-    subject: parsed.subject ?? null,
+    subject,
     body: html.trim() !== '' ? { contentType: 'html', content: html } : { contentType: 'text', content: text },
     from: from ? toGraph(from) : null,
     toRecipients: addresses(parsed.to).map(toGraph),

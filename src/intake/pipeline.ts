@@ -28,6 +28,7 @@ import { changeItem } from '../work/item-changes.js';
 import { isFinal } from '../work/lifecycle.js';
 import { type PlannedItem, planItem, writePlannedItems } from '../work/service.js';
 import type { ItemWithDispatches, WorkStore } from '../work/store.js';
+import { cleanDeep, cleanText, cutText } from './clean-text.js';
 import { LeaseLost } from './errors.js';
 import { type LogView, createLogView } from './log-view.js';
 import { appendNote, appendThreadEntry, describeItem, excerpt, followUpNote, itemPayload, threadEntry } from './item-content.js';
@@ -36,6 +37,7 @@ import { type Decision, route } from './routing.js';
 import type { RoutingRule } from './schemas.js';
 import { type Advance, type IntakeStore, type LogQuery, type LoggedMessage, intakeStoreOn } from './store.js';
 import type { IntakeMessageRow, MailboxRow, MessageAction, MessageSource } from './tables.js';
+import { isUnstorable } from './unstorable.js';
 
 /** Who the work items a mailbox creates say made them. */
 export const INTAKE_CREATOR = 'intake';
@@ -180,9 +182,12 @@ export function createPipeline(deps: PipelineDeps) {
         return { kind: 'failed', reason: `not classified after ${PROVIDER_TRIES} tries: ${result.reasoning}`, parsed };
       }
       providerFailures.delete(message.source_ref);
-      return { kind: 'classified', parsed, conversation, result };
+      // Model output enters intake here, and lands on the item and the log: cleaned like mail.
+      return { kind: 'classified', parsed, conversation, result: cleanDeep(result) };
     } catch (error) {
       if (error instanceof ValidationError) return { kind: 'failed', reason: `not classified: ${error.errors.map((e) => e.message).join('; ')}`, parsed };
+      // The classification service could not store this message's dedupe record.
+      if (isUnstorable(error)) return { kind: 'failed', reason: `not classified: ${cleanText((error as Error).message)}`, parsed };
       throw error;
     }
   }
@@ -199,7 +204,7 @@ export function createPipeline(deps: PipelineDeps) {
       message_key: parsed?.message_key ?? `unreadable:${message.source_ref}`,
       conversation_key: prepared.kind === 'classified' ? prepared.conversation : parsed ? conversationOf(parsed) : null,
       sender: parsed?.from?.address ?? parsed?.from?.name ?? null,
-      subject: parsed?.subject?.slice(0, 1_000) ?? null,
+      subject: parsed?.subject ? cutText(parsed.subject, 1_000) : null,
       received_at: message.received_at,
       status: prepared.kind === 'failed' ? 'failed' : 'done',
       action: prepared.kind === 'failed' ? 'failed' : 'recorded',
@@ -211,7 +216,7 @@ export function createPipeline(deps: PipelineDeps) {
       classification: classified ? JSON.stringify(classified) : null,
       work_item_id: null,
       rule_index: null,
-      error: prepared.kind === 'failed' ? prepared.reason.slice(0, 2_000) : null,
+      error: prepared.kind === 'failed' ? cutText(prepared.reason, 2_000) : null,
       created_at: at,
     };
   }
@@ -336,29 +341,41 @@ export function createPipeline(deps: PipelineDeps) {
   }
 
   /**
+   * One message in its own transaction. A conflict on the log's unique keys means the other
+   * pipeline committed between this transaction's read and its write: read again, once. A
+   * message the database refuses (isUnstorable) is recorded as failed with the reason, so the
+   * mailbox or the import goes on with the next one instead of meeting it again forever.
+   */
+  async function commitAlone(mailbox: MailboxRow, owner: string, outcome: Outcome, again = true): Promise<Array<MessageAction | null>> {
+    try {
+      return await commitOnce(mailbox, owner, [outcome]);
+    } catch (error) {
+      if (isUniqueViolation(error) && again) return commitAlone(mailbox, owner, outcome, false);
+      if (!isUnstorable(error)) throw error;
+      const reason = `could not be stored: ${cleanText((error as Error).message)}`;
+      deps.logger.warn({ mailbox: mailbox.id, source_ref: outcome.message.source_ref, reason }, 'message recorded as failed');
+      // Nothing of the message but the reason: whatever of it the database refused stays out.
+      return commitOnce(mailbox, owner, [{ message: outcome.message, prepared: { kind: 'failed', reason, parsed: null } }]);
+    }
+  }
+
+  /**
    * Writes the outcomes; answers the action taken for each (null when a message was already in
    * the log). A conflict on the log's unique keys means another pipeline (an upload and the IMAP
-   * watcher, or a second instance) recorded a message or its work item first: the batch is
-   * written again one message at a time, each decided afresh on what the other wrote.
+   * watcher, or a second instance) recorded a message or its work item first; a refused write
+   * means one message of the batch cannot be stored. Either way the batch is written again one
+   * message at a time, each decided afresh on what is in the log by then.
    */
   async function commit(mailbox: MailboxRow, owner: string, batch: readonly Outcome[]): Promise<Array<MessageAction | null>> {
     try {
       return await commitOnce(mailbox, owner, batch);
     } catch (error) {
-      if (!isUniqueViolation(error)) throw error;
+      if (!isUniqueViolation(error) && !isUnstorable(error)) throw error;
     }
     // Each message's transaction reads the log afresh: one the other pipeline logged is passed
     // over, one whose item it created becomes a duplicate of it.
     const actions: Array<MessageAction | null> = [];
-    for (const outcome of batch) {
-      try {
-        actions.push(...(await commitOnce(mailbox, owner, [outcome])));
-      } catch (error) {
-        // The other one committed between this transaction's read and its write: read again.
-        if (!isUniqueViolation(error)) throw error;
-        actions.push(...(await commitOnce(mailbox, owner, [outcome])));
-      }
-    }
+    for (const outcome of batch) actions.push(...(await commitAlone(mailbox, owner, outcome)));
     return actions;
   }
 

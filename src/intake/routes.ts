@@ -2,6 +2,7 @@ import { Type } from 'typebox';
 import { ACCESS } from '../auth/roles.js';
 import { PROBLEM_CONTENT_TYPE, problem } from '../shared/errors.js';
 import type { HttpApp } from '../shared/http-types.js';
+import { withHeaders } from '../shared/openapi.js';
 import { problemResponses } from '../shared/schemas.js';
 import type { MailboxService } from './mailbox-service.js';
 import { UPLOAD_TYPES } from './uploads.js';
@@ -11,6 +12,7 @@ import {
   CreateMailboxSchema,
   IntakeMessageSchema,
   MailboxIdParamsSchema,
+  MAX_MESSAGES_PAGE,
   MailboxSchema,
   MessagesQuerySchema,
   UpdateMailboxSchema,
@@ -34,10 +36,11 @@ export async function registerMailboxRoutes(app: HttpApp, mailboxes: MailboxServ
     {
       config: { access: ACCESS.admin },
       schema: {
+        operationId: 'createMailbox',
         tags,
         summary: 'Connect a mailbox; its secret is encrypted at rest and never returned',
         body: CreateMailboxSchema,
-        response: { 201: MailboxSchema, ...problemResponses(400, 413, 415, 422) },
+        response: { 201: withHeaders(MailboxSchema, 'Location'), ...problemResponses(400, 413, 415, 422) },
       },
     },
     async (request, reply) => {
@@ -50,7 +53,7 @@ export async function registerMailboxRoutes(app: HttpApp, mailboxes: MailboxServ
     '/mailboxes',
     {
       config: { access: ACCESS.read },
-      schema: { tags, summary: 'Every mailbox with its state and counters, oldest first', response: { 200: Type.Array(MailboxSchema) } },
+      schema: { operationId: 'listMailboxes', tags, summary: 'Every mailbox with its state and counters, oldest first', response: { 200: Type.Array(MailboxSchema) } },
     },
     async () => mailboxes.list(),
   );
@@ -60,6 +63,7 @@ export async function registerMailboxRoutes(app: HttpApp, mailboxes: MailboxServ
     {
       config: { access: ACCESS.read },
       schema: {
+        operationId: 'getMailbox',
         tags,
         summary: 'One mailbox: settings (never the secret), state, last error, counters, backfill progress',
         params: MailboxIdParamsSchema,
@@ -74,6 +78,7 @@ export async function registerMailboxRoutes(app: HttpApp, mailboxes: MailboxServ
     {
       config: { access: ACCESS.admin },
       schema: {
+        operationId: 'updateMailbox',
         tags,
         summary: 'Change a mailbox: settings, secret, enabled, routing rules',
         params: MailboxIdParamsSchema,
@@ -89,10 +94,11 @@ export async function registerMailboxRoutes(app: HttpApp, mailboxes: MailboxServ
     {
       config: { access: ACCESS.admin },
       schema: {
+        operationId: 'deleteMailbox',
         tags,
         summary: 'Disconnect a mailbox and forget its intake log (the work items stay)',
         params: MailboxIdParamsSchema,
-        response: { 204: Type.Null(), ...problemResponses(404) },
+        response: { 204: Type.Null({ description: 'Disconnected' }), ...problemResponses(404) },
       },
     },
     async (request, reply) => {
@@ -106,6 +112,7 @@ export async function registerMailboxRoutes(app: HttpApp, mailboxes: MailboxServ
     {
       config: { access: ACCESS.admin },
       schema: {
+        operationId: 'testMailbox',
         tags,
         summary: 'Connect, log in and open the folder; answers what was found or where it failed (dns, connect, tls, login, folder)',
         params: MailboxIdParamsSchema,
@@ -120,11 +127,12 @@ export async function registerMailboxRoutes(app: HttpApp, mailboxes: MailboxServ
     {
       config: { access: ACCESS.read },
       schema: {
+        operationId: 'listMailboxMessages',
         tags,
         summary: 'The intake log: every message taken in, its classification, the action taken and its work item; newest first, next page in the Link header',
         params: MailboxIdParamsSchema,
         querystring: MessagesQuerySchema,
-        response: { 200: Type.Array(IntakeMessageSchema), ...problemResponses(404, 422) },
+        response: { 200: withHeaders(Type.Array(IntakeMessageSchema, { maxItems: MAX_MESSAGES_PAGE }), 'Link'), ...problemResponses(404, 422) },
       },
     },
     async (request, reply) => {
@@ -144,6 +152,7 @@ export async function registerMailboxRoutes(app: HttpApp, mailboxes: MailboxServ
         bodyLimit: importMaxBytes,
         config: { access: ACCESS.admin },
         schema: {
+          operationId: 'importMailboxMessages',
           tags,
           summary: 'Take in an export: one .eml (message/rfc822) or an mbox (application/mbox); processed in the background, progress in the mailbox\'s backfill',
           params: MailboxIdParamsSchema,

@@ -4,6 +4,7 @@ import type { Config } from '../shared/config.js';
 import type { Database } from '../shared/db.js';
 import type { HttpApp } from '../shared/http-types.js';
 import type { WorkStore } from '../work/store.js';
+import { createHostGuard } from './host-guard.js';
 import { DEFAULT_TIMEOUTS } from './imap/connection.js';
 import { createMailboxService } from './mailbox-service.js';
 import { createPipeline } from './pipeline.js';
@@ -36,6 +37,7 @@ export async function registerIntake(app: HttpApp, { config, database, logger, w
   const store = createIntakeStore(database);
   const pipeline = createPipeline({ store, workStore, classify, logger, now });
   const secrets = createSecretBox(config.intake.secretKey);
+  const guard = createHostGuard(config.intake.allowedHosts);
   const graph = { graphUrl: config.intake.graphUrl, loginUrl: config.intake.graphLoginUrl, timeoutMs: DEFAULT_TIMEOUTS.connectMs };
   const supervisor = config.intake.worker
     ? createSupervisor({
@@ -45,6 +47,7 @@ export async function registerIntake(app: HttpApp, { config, database, logger, w
         config: config.intake,
         timeouts: DEFAULT_TIMEOUTS,
         graph,
+        guard,
         logger,
       })
     : null;
@@ -54,6 +57,7 @@ export async function registerIntake(app: HttpApp, { config, database, logger, w
     secrets,
     timeouts: DEFAULT_TIMEOUTS,
     graph,
+    guard,
     onChange: (id) => supervisor?.wake(id),
     queueUpload: (id, messages, at) => queueUpload(database, id, messages, at),
   });

@@ -10,6 +10,7 @@ import type { Logger } from 'pino';
 import type { IntakeConfig } from '../shared/config.js';
 import { type Timeouts } from './imap/connection.js';
 import { type GraphEndpoints } from './graph/client.js';
+import type { HostGuard } from './host-guard.js';
 import { startGraphWatcher } from './graph/watcher.js';
 import { type Watcher, startImapWatcher } from './imap/watcher.js';
 import type { Pipeline } from './pipeline.js';
@@ -24,6 +25,7 @@ export interface SupervisorDeps {
   config: Pick<IntakeConfig, 'pollIntervalMs' | 'leaseMs' | 'reconnectMaxMs' | 'concurrency'>;
   timeouts: Timeouts;
   graph: GraphEndpoints;
+  guard: HostGuard;
   logger: Logger;
 }
 
@@ -108,7 +110,7 @@ export function createSupervisor(deps: SupervisorDeps): Supervisor {
         reconnectMaxMs: deps.config.reconnectMaxMs,
         concurrency: deps.config.concurrency,
       };
-      runner.watcher = row.kind === 'imap' ? startImapWatcher({ ...common, timeouts: deps.timeouts }) : startGraphWatcher({ ...common, endpoints: deps.graph });
+      runner.watcher = row.kind === 'imap' ? startImapWatcher({ ...common, timeouts: deps.timeouts, guard: deps.guard }) : startGraphWatcher({ ...common, endpoints: deps.graph });
     } else if (poked.has(row.id)) {
       runner.watcher?.poke();
     }

@@ -30,7 +30,9 @@ export interface McpRouteOptions {
 }
 
 const JSON_RPC_MESSAGE = Type.Object({ jsonrpc: Type.Literal('2.0') }, { additionalProperties: true });
-const McpBodySchema = Type.Union([JSON_RPC_MESSAGE, Type.Array(JSON_RPC_MESSAGE, { minItems: 1 })], {
+/** Messages in one batch: each may start tool calls, so a batch is bounded like a page. */
+export const MAX_MCP_BATCH = 100;
+const McpBodySchema = Type.Union([JSON_RPC_MESSAGE, Type.Array(JSON_RPC_MESSAGE, { minItems: 1, maxItems: MAX_MCP_BATCH })], {
   description: 'A JSON-RPC message of the Model Context Protocol (or a batch of them)',
 });
 interface JsonRpcMessage {
@@ -155,10 +157,12 @@ export function registerMcpRoutes(app: HttpApp, options: McpRouteOptions): void 
       onRequest: guard,
       preValidation: createAgentHeaderCheck(options),
       schema: {
+        operationId: 'callMcp',
         tags,
         summary: 'Model Context Protocol over Streamable HTTP (stateless; answers in JSON): the agent tools',
         description:
-          'Send Accept: application/json, text/event-stream. The tools act as the agent of the token (with AUTH=off, of X-User) and call the API with the same credential.',
+          'Send Accept: application/json, text/event-stream. The tools act as the agent of the token (with AUTH=off, of X-User) and call the API with the same credential. ' +
+          `A batch holds at most ${MAX_MCP_BATCH} messages. Stateless: GET and DELETE /mcp answer 405 with Allow: POST.`,
         body: McpBodySchema,
         response: { 200: Type.Unknown({ description: 'The JSON-RPC response(s)' }), 202: Type.Null(), ...problemResponses(400, 406, 413, 415, 421, 422) },
       },

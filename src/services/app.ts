@@ -1,6 +1,15 @@
 import swaggerUi from '@fastify/swagger-ui';
 import type { Logger } from 'pino';
-import { type Gate, SECURITY_SCHEMES, installAccessControl, publicScope } from '../auth/access-hook.js';
+import { Type } from 'typebox';
+import {
+  CSRF_PARAMETER,
+  DOCUMENT_SECURITY,
+  type Gate,
+  SECURITY_SCHEMES,
+  documentCsrf,
+  installAccessControl,
+  publicScope,
+} from '../auth/access-hook.js';
 import { ACCESS } from '../auth/roles.js';
 import { type AuthParts, createAuthParts } from '../auth/setup.js';
 import type { Config } from '../shared/config.js';
@@ -49,7 +58,7 @@ export async function buildServiceApp({ config, logger, service, ...options }: S
     installAccess: async (target) => {
       gate = await installAccessControl(target, auth.access);
     },
-    securitySchemes: SECURITY_SCHEMES,
+    document: { securitySchemes: SECURITY_SCHEMES, security: DOCUMENT_SECURITY, parameters: { csrf: CSRF_PARAMETER }, finish: documentCsrf },
     bodyLimit: options.bodyLimit,
     title: options.title,
     description: options.description,
@@ -58,7 +67,19 @@ export async function buildServiceApp({ config, logger, service, ...options }: S
   await publicScope(app, async (scope) => {
     await scope.register(swaggerUi, { routePrefix: '/docs' });
   });
-  app.get('/openapi.json', { config: { access: ACCESS.public }, schema: { hide: true } }, async () => app.swagger());
+  app.get(
+    '/openapi.json',
+    {
+      config: { access: ACCESS.public },
+      schema: {
+        operationId: 'getOpenApiDocument',
+        tags: ['openapi'],
+        summary: 'This OpenAPI 3.1 document',
+        response: { 200: Type.Object({}, { additionalProperties: true, description: 'The OpenAPI document' }) },
+      },
+    },
+    async () => app.swagger(),
+  );
   registerMetricsRoute(app, app.metricsRegistry, ACCESS.read);
   if (!gate) throw new Error('the access hook was not installed');
   return { app, database, tracing, auth, gate };

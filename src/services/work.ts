@@ -7,6 +7,7 @@ import { registerUsageRoute } from '../classify/usage-routes.js';
 import { createUsageStore } from '../classify/usage-store.js';
 import { registerIntake } from '../intake/setup.js';
 import { registerMcpRoutes } from '../mcp/http.js';
+import { registerMcpSetupRoute } from '../mcp/setup-route.js';
 import type { Config } from '../shared/config.js';
 import { registerDatabaseMetrics } from '../shared/database-metrics.js';
 import type { Database } from '../shared/db.js';
@@ -109,6 +110,7 @@ export async function buildWorkApp({ config, logger, webRoot, now = () => new Da
   // The services share the database: the UI's dashboard reads usage here, on its one origin.
   registerUsageRoute(app, '/ui-api/classify-usage', createUsageReader(createUsageStore(database), config.llm.prices), 'ui');
   registerMcpRoutes(app, { auth: config.auth, host: config.host });
+  registerMcpSetupRoute(app);
   await registerWebUi(app, webRoot);
   // Last, so the spans of everything closing before it are still sent.
   app.addHook('onClose', () => tracing.shutdown());

@@ -3,6 +3,7 @@
 
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { AUTH_MODES, type AuthMode } from './auth-modes.js';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -37,6 +38,9 @@ export const DEFAULT_PRICES: PriceTable = {
   [DEFAULT_MODELS.openai]: { input_per_million: 0.4, output_per_million: 1.6 },
   [DEFAULT_MODELS.anthropic]: { input_per_million: 1, output_per_million: 5 },
 };
+
+/** Where `npm start` keeps its data without DATABASE_URL, relative to where it runs. */
+export const DEFAULT_DATABASE_URL = 'sqlite:./data/agentdesk.db';
 
 export interface DatabaseConfig {
   /** `sqlite:<path>`, `sqlite::memory:`, `postgres://…` or `postgresql://…`. */
@@ -103,6 +107,12 @@ export interface IntakeConfig {
   /** Microsoft Graph, and where its tokens are issued: the public endpoints unless told (a test's fake). */
   graphUrl: string;
   graphLoginUrl: string;
+  /**
+   * INTAKE_ALLOWED_HOSTS: IMAP hosts that may be on a loopback or private network (company mail
+   * servers are): host names as written on the mailbox, addresses, or CIDR ranges. Link-local
+   * and cloud metadata addresses are refused even when listed (src/intake/host-guard.ts).
+   */
+  allowedHosts: readonly string[];
 }
 
 /** OpenTelemetry export (src/shared/tracing.ts); null, the default, means no tracing at all. */
@@ -284,7 +294,7 @@ function httpUrl(env: Env, name: string): string | undefined {
 }
 
 function databaseUrl(env: Env): string {
-  const raw = read(env, 'DATABASE_URL') ?? 'sqlite:./data/agentdesk.db';
+  const raw = read(env, 'DATABASE_URL') ?? DEFAULT_DATABASE_URL;
   if (/^sqlite:.+/.test(raw)) return raw;
   if (/^postgres(ql)?:\/\/.+/.test(raw)) {
     try {
@@ -450,7 +460,26 @@ function intakeConfig(env: Env): IntakeConfig {
     importMaxBytes: integer(env, 'INTAKE_IMPORT_MAX_MB', 100, 1, 4_096) * 1024 * 1024,
     graphUrl: httpUrl(env, 'INTAKE_GRAPH_URL') ?? 'https://graph.microsoft.com/v1.0',
     graphLoginUrl: httpUrl(env, 'INTAKE_GRAPH_LOGIN_URL') ?? 'https://login.microsoftonline.com',
+    allowedHosts: intakeAllowedHosts(env),
   };
+}
+
+/** Host names, addresses (IPv6 with or without brackets) and CIDR ranges, comma-separated. */
+function intakeAllowedHosts(env: Env): readonly string[] {
+  const entries = (read(env, 'INTAKE_ALLOWED_HOSTS') ?? '')
+    .split(',')
+    .map((entry) => entry.trim().toLowerCase().replace(/^\[(.*)\]$/, '$1'))
+    .filter(Boolean);
+  for (const entry of entries) {
+    const [network, prefix, extra] = entry.split('/');
+    if (prefix === undefined) continue;
+    const version = isIP(network!);
+    const bits = /^\d{1,3}$/.test(prefix) ? Number(prefix) : -1;
+    if (extra !== undefined || version === 0 || bits < 0 || bits > (version === 4 ? 32 : 128)) {
+      throw new ConfigError('INTAKE_ALLOWED_HOSTS', `"${entry}" is neither a host name, an address nor a CIDR range (e.g. 10.0.0.0/8)`);
+    }
+  }
+  return Object.freeze(entries);
 }
 
 /** Only what the OTLP/HTTP JSON exporter sends; `http/protobuf` would need another exporter package. */

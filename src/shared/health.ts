@@ -10,6 +10,7 @@ export function registerHealthRoute(app: HttpApp, database: Pick<Database, 'ping
     {
       config: { access },
       schema: {
+        operationId: 'getHealth',
         tags: ['health'],
         summary: 'Whether the service can reach its database',
         response: { 200: HealthSchema, 503: HealthSchema },

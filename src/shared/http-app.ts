@@ -12,6 +12,7 @@ import type { HttpApp } from './http-types.js';
 import { Registry, installRequestMetrics } from './metrics.js';
 import { createMethodIndex, lingerOverRefusedBody, onClientError, onFrameworkError } from './http-edges.js';
 import { parseJsonBody } from './json-body.js';
+import { OPENAPI_LICENSE, OPENAPI_SERVERS, boundRequestSchemas, finishDocument } from './openapi.js';
 import { toProblem } from './problem.js';
 import { problemResponses } from './schemas.js';
 import type { Tracing } from './tracing.js';
@@ -29,6 +30,19 @@ declare module 'fastify' {
   }
 }
 
+type OpenApi = NonNullable<FastifyDynamicSwaggerOptions['openapi']>;
+
+export interface DocumentAccess {
+  /** components.securitySchemes: the credentials a caller may present. */
+  securitySchemes: NonNullable<NonNullable<OpenApi['components']>['securitySchemes']>;
+  /** The document-wide security requirement. */
+  security: ReadonlyArray<NonNullable<OpenApi['security']>[number]>;
+  /** components.parameters the access rules add to operations. */
+  parameters: NonNullable<NonNullable<OpenApi['components']>['parameters']>;
+  /** A last pass over the finished document (the CSRF header on state-changing operations). */
+  finish<T extends { paths?: Record<string, Record<string, unknown>> }>(document: T): T;
+}
+
 export interface HttpAppOptions {
   logger: Logger;
   /**
@@ -36,8 +50,8 @@ export interface HttpAppOptions {
    * Runs before any route is registered, after the error handling is in place.
    */
   installAccess: (app: HttpApp) => Promise<void>;
-  /** The credentials the OpenAPI document describes (components.securitySchemes). */
-  securitySchemes: NonNullable<NonNullable<NonNullable<FastifyDynamicSwaggerOptions['openapi']>['components']>['securitySchemes']>;
+  /** What the OpenAPI document says about access, from the root (src/auth knows it). */
+  document: DocumentAccess;
   bodyLimit: number;
   title: string;
   description: string;
@@ -112,6 +126,9 @@ export async function createHttpApp(options: HttpAppOptions): Promise<HttpApp> {
     const schema = route.schema as { response?: Record<string, unknown> };
     schema.response = { ...problemResponses(400, 413, 415, 422), ...schema.response };
   });
+  app.addHook('onRoute', (route) => {
+    if (route.schema) boundRequestSchemas(route.schema as Record<string, unknown>, route.bodyLimit ?? options.bodyLimit);
+  });
 
   const bodyAjv = createAjv({ coerceTypes: false });
   const queryAjv = createAjv({ coerceTypes: true });
@@ -161,9 +178,13 @@ export async function createHttpApp(options: HttpAppOptions): Promise<HttpApp> {
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
-      info: { title: options.title, description: options.description, version: options.version },
-      components: { securitySchemes: options.securitySchemes },
+      info: { title: options.title, description: options.description, version: options.version, license: { ...OPENAPI_LICENSE } },
+      servers: [...OPENAPI_SERVERS],
+      security: [...options.document.security],
+      components: { securitySchemes: options.document.securitySchemes, parameters: options.document.parameters },
     },
+    transformObject: (generated) =>
+      options.document.finish(finishDocument((generated as { openapiObject: Parameters<typeof finishDocument>[0] }).openapiObject)) as never,
   });
   return app;
 }

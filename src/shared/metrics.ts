@@ -79,6 +79,7 @@ export function registerMetricsRoute(app: HttpApp, registry: Registry, access: F
     {
       config: { access },
       schema: {
+        operationId: 'getMetrics',
         tags: ['metrics'],
         summary: 'Prometheus metrics: requests, the desk’s own counters and gauges, the database and the process',
         description:

@@ -1,5 +1,6 @@
 import { type TSchema, Type } from 'typebox';
 import { PROBLEM_CONTENT_TYPE } from './errors.js';
+import { type ResponseHeader, withHeaders } from './openapi.js';
 
 export const ProblemSchema = Type.Object(
   {
@@ -45,9 +46,22 @@ export const ProblemResponse = {
   content: { [PROBLEM_CONTENT_TYPE]: { schema: ProblemSchema } },
 } as const;
 
+/** The headers that come with a problem of some statuses, whichever route answers it. */
+const PROBLEM_HEADERS: Partial<Record<number, ResponseHeader[]>> = {
+  401: ['WWW-Authenticate'],
+  405: ['Allow'],
+  429: ['Retry-After'],
+  503: ['Retry-After'],
+};
+
 /** Response declarations for the problem documents a route can answer with. */
 export function problemResponses<const Codes extends readonly number[]>(...codes: Codes) {
-  return Object.fromEntries(codes.map((code) => [code, ProblemResponse])) as {
+  return Object.fromEntries(
+    codes.map((code) => {
+      const headers = PROBLEM_HEADERS[code];
+      return [code, headers ? withHeaders(ProblemResponse, ...headers) : ProblemResponse];
+    }),
+  ) as {
     [K in Codes[number]]: typeof ProblemResponse;
   };
 }

@@ -39,6 +39,7 @@ export function registerClassifyProxy(app: HttpApp, classifyUrl: string, timeout
       bodyLimit: CLASSIFY_PROXY_BODY_LIMIT,
       config: { access: ACCESS.classify },
       schema: {
+        operationId: 'classifyEmailForUi',
         tags: ['ui'],
         summary: "Forwards an email to the classification service (the web UI's Classify page)",
         body: Type.Object({}, { additionalProperties: true }),

@@ -350,6 +350,7 @@ export function registerEventRoutes(app: HttpApp, hub: EventHub): void {
       // A stream outlives the check at its start: it ends when its credential is revoked.
       config: { access: ACCESS.read, stream: true },
       schema: {
+        operationId: 'streamEvents',
         tags: ['events'],
         summary:
           'Server-Sent Events: work.created, work.updated, work.deleted, project.created, project.updated; resume with Last-Event-ID',

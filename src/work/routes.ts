@@ -2,6 +2,7 @@ import { Type } from 'typebox';
 import { actingAgent, assertMayDispatch, requireActingAgent } from '../auth/policy.js';
 import { ACCESS } from '../auth/roles.js';
 import type { HttpApp } from '../shared/http-types.js';
+import { withHeaders } from '../shared/openapi.js';
 import { problemResponses } from '../shared/schemas.js';
 import type { ProjectService } from './project-service.js';
 import type { ClaimService } from './claims.js';
@@ -19,6 +20,7 @@ import {
   IfMatchHeadersSchema,
   IfNoneMatchHeadersSchema,
   ListWorkQuerySchema,
+  MAX_PAGE_SIZE,
   ProjectIdParamsSchema,
   ProjectSchema,
   StatusCountsSchema,
@@ -77,11 +79,12 @@ export function registerWorkRoutes(app: HttpApp, work: WorkService, claims: Clai
     {
       config: { access: ACCESS.submit },
       schema: {
+        operationId: 'submitWorkItem',
         tags,
         summary: 'Submit a work item; with `agent` it is dispatched in the same transaction',
         headers: SubmitHeadersSchema,
         body: CreateWorkItemSchema,
-        response: { 201: WorkItemSchema, ...problemResponses(400, 409, 413, 415, 422) },
+        response: { 201: withHeaders(WorkItemSchema, 'Location', 'ETag', 'Idempotent-Replayed'), ...problemResponses(400, 409, 413, 415, 422) },
       },
     },
     async (request, reply) => {
@@ -98,11 +101,12 @@ export function registerWorkRoutes(app: HttpApp, work: WorkService, claims: Clai
     {
       config: { access: ACCESS.work },
       schema: {
+        operationId: 'claimWorkItem',
         tags,
         summary:
           'Claim the next work item: your own dispatched items first, then the queue; 204 when none (or after wait_s)',
         body: ClaimSchema,
-        response: { 200: WorkItemSchema, 204: Type.Null(), ...problemResponses(400, 413, 415, 422) },
+        response: { 200: withHeaders(WorkItemSchema, 'ETag'), 204: Type.Null({ description: 'Nothing to claim' }), ...problemResponses(400, 413, 415, 422) },
       },
     },
     async (request, reply) => {
@@ -131,11 +135,12 @@ export function registerWorkRoutes(app: HttpApp, work: WorkService, claims: Clai
     {
       config: { access: ACCESS.work },
       schema: {
+        operationId: 'heartbeatWorkItem',
         tags,
         summary: "Extend the holder's lease on a work item; answers the item with its new lease_expires_at",
         params: WorkIdParamsSchema,
         body: HeartbeatSchema,
-        response: { 200: WorkItemSchema, ...problemResponses(400, 404, 409, 413, 415, 422) },
+        response: { 200: withHeaders(WorkItemSchema, 'ETag'), ...problemResponses(400, 404, 409, 413, 415, 422) },
       },
     },
     async (request, reply) => {
@@ -150,10 +155,11 @@ export function registerWorkRoutes(app: HttpApp, work: WorkService, claims: Clai
     {
       config: { access: ACCESS.read },
       schema: {
+        operationId: 'listWorkItems',
         tags,
         summary: 'List work items, newest first or in queue order; next page in the Link header',
         querystring: ListWorkQuerySchema,
-        response: { 200: Type.Array(WorkItemSummarySchema), ...problemResponses(422) },
+        response: { 200: withHeaders(Type.Array(WorkItemSummarySchema, { maxItems: MAX_PAGE_SIZE }), 'Link'), ...problemResponses(422) },
       },
     },
     async (request, reply) => sendPage(reply, request, await work.list(request.query)),
@@ -164,6 +170,7 @@ export function registerWorkRoutes(app: HttpApp, work: WorkService, claims: Clai
     {
       config: { access: ACCESS.read },
       schema: {
+        operationId: 'countWorkItems',
         tags,
         summary: 'Number of work items in each status, with the same filters as the list',
         querystring: CountsQuerySchema,
@@ -178,11 +185,12 @@ export function registerWorkRoutes(app: HttpApp, work: WorkService, claims: Clai
     {
       config: { access: ACCESS.read },
       schema: {
+        operationId: 'listAgentWorkItems',
         tags,
         summary: "An agent's work items",
         params: AgentParamsSchema,
         querystring: AgentWorkQuerySchema,
-        response: { 200: Type.Array(WorkItemSummarySchema), ...problemResponses(404, 422) },
+        response: { 200: withHeaders(Type.Array(WorkItemSummarySchema, { maxItems: MAX_PAGE_SIZE }), 'Link'), ...problemResponses(404, 422) },
       },
     },
     async (request, reply) => sendPage(reply, request, await work.list(request.query, request.params.agent)),
@@ -193,11 +201,16 @@ export function registerWorkRoutes(app: HttpApp, work: WorkService, claims: Clai
     {
       config: { access: ACCESS.read },
       schema: {
+        operationId: 'getWorkItem',
         tags,
         summary: 'One work item with its dispatch log; its version is the ETag',
         params: WorkIdParamsSchema,
         headers: IfNoneMatchHeadersSchema,
-        response: { 200: WorkItemSchema, 304: Type.Null({ description: "Not Modified: the caller's copy is current" }), ...problemResponses(404) },
+        response: {
+          200: withHeaders(WorkItemSchema, 'ETag'),
+          304: withHeaders(Type.Null({ description: "Not Modified: the caller's copy is current" }), 'ETag'),
+          ...problemResponses(404),
+        },
       },
     },
     async (request, reply) => {
@@ -217,6 +230,7 @@ export function registerWorkRoutes(app: HttpApp, work: WorkService, claims: Clai
     {
       config: { access: ACCESS.read },
       schema: {
+        operationId: 'getWorkItemHistory',
         tags,
         summary: 'Every change to a work item, oldest first: when, who (actor and role), what changed',
         params: WorkIdParamsSchema,
@@ -231,12 +245,13 @@ export function registerWorkRoutes(app: HttpApp, work: WorkService, claims: Clai
     {
       config: { access: ACCESS.work },
       schema: {
+        operationId: 'updateWorkItem',
         tags,
         summary: 'Move a work item through its lifecycle, reassign it, or edit it; If-Match guards against stale views',
         params: WorkIdParamsSchema,
         headers: IfMatchHeadersSchema,
         body: UpdateWorkItemSchema,
-        response: { 200: WorkItemSchema, ...problemResponses(400, 404, 409, 412, 413, 415, 422) },
+        response: { 200: withHeaders(WorkItemSchema, 'ETag'), ...problemResponses(400, 404, 409, 412, 413, 415, 422) },
       },
     },
     async (request, reply) => {
@@ -256,11 +271,12 @@ export function registerWorkRoutes(app: HttpApp, work: WorkService, claims: Clai
     {
       config: { access: ACCESS.admin },
       schema: {
+        operationId: 'deleteWorkItem',
         tags,
         summary: 'Delete a work item and its dispatch log',
         params: WorkIdParamsSchema,
         headers: IfMatchHeadersSchema,
-        response: { 204: Type.Null(), ...problemResponses(404, 412) },
+        response: { 204: Type.Null({ description: 'Deleted' }), ...problemResponses(404, 412) },
       },
     },
     async (request, reply) => {
@@ -278,10 +294,11 @@ export function registerProjectRoutes(app: HttpApp, projects: ProjectService): v
     {
       config: { access: ACCESS.admin },
       schema: {
+        operationId: 'createProject',
         tags,
         summary: 'Create a project (names are unique ignoring case)',
         body: CreateProjectSchema,
-        response: { 201: ProjectSchema, ...problemResponses(400, 409, 413, 415, 422) },
+        response: { 201: withHeaders(ProjectSchema, 'Location'), ...problemResponses(400, 409, 413, 415, 422) },
       },
     },
     async (request, reply) => {
@@ -294,7 +311,7 @@ export function registerProjectRoutes(app: HttpApp, projects: ProjectService): v
     '/projects',
     {
       config: { access: ACCESS.read },
-      schema: { tags, summary: 'All projects, by name', response: { 200: Type.Array(ProjectSchema) } },
+      schema: { operationId: 'listProjects', tags, summary: 'All projects, by name', response: { 200: Type.Array(ProjectSchema) } },
     },
     async () => projects.list(),
   );
@@ -304,6 +321,7 @@ export function registerProjectRoutes(app: HttpApp, projects: ProjectService): v
     {
       config: { access: ACCESS.read },
       schema: {
+        operationId: 'getProject',
         tags,
         summary: 'One project',
         params: ProjectIdParamsSchema,
@@ -318,6 +336,7 @@ export function registerProjectRoutes(app: HttpApp, projects: ProjectService): v
     {
       config: { access: ACCESS.admin },
       schema: {
+        operationId: 'updateProject',
         tags,
         summary: 'Rename a project or change its external reference (null clears it)',
         params: ProjectIdParamsSchema,

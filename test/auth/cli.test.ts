@@ -1,9 +1,13 @@
 import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isWellFormedToken } from '../../src/auth/token-format.js';
-import type { Database } from '../../src/shared/db.js';
+import { type Database, openDatabase } from '../../src/shared/db.js';
+import { createLogger } from '../../src/shared/logger.js';
 import type { HttpApp } from '../../src/shared/http-types.js';
 import { buildWorkApp } from '../../src/services/work.js';
 import { captureLogs, testConfig } from '../helpers/apps.js';
@@ -101,5 +105,49 @@ describe.each(await storesUnderTest())('agentdesk token on %s', (kind) => {
     // The service's cache holds an answer for half a second at most; on PostgreSQL the notice is sooner.
     await expect.poll(async () => (await call(app, 'GET', '/work', undefined, bearer(secret))).status, { timeout: 2_000 }).toBe(401);
     expect((await agentdesk(url, 'token', 'revoke', '00000000-0000-4000-8000-000000000000')).stderr).toContain('No token');
+  });
+});
+
+// Issue 25: the sign-in page's hint, run in the checkout where `npm start` keeps its data, failed
+// unless DATABASE_URL was set: the CLI must find the default database that `npm start` uses.
+describe('agentdesk token without DATABASE_URL', () => {
+  const folders: string[] = [];
+  afterAll(() => {
+    for (const folder of folders) rmSync(folder, { recursive: true, force: true });
+  });
+
+  async function inFolder(folder: string, ...args: string[]) {
+    try {
+      const { stdout, stderr } = await run(process.execPath, [CLI, ...args], {
+        cwd: folder,
+        env: { PATH: process.env.PATH ?? '/usr/bin:/bin', AGENTDESK_URL: 'http://127.0.0.1:9' },
+        timeout: 30_000,
+      });
+      return { code: 0, stdout, stderr };
+    } catch (error) {
+      const failed = error as { code: number; stdout: string; stderr: string };
+      return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
+    }
+  }
+
+  it("uses npm start's default database (./data/agentdesk.db) when it exists there", async () => {
+    const checkout = mkdtempSync(join(tmpdir(), 'agentdesk-checkout-'));
+    folders.push(checkout);
+    // What a first `npm start` in that folder leaves: the database, migrated.
+    const database = await openDatabase({ url: `sqlite:${join(checkout, 'data', 'agentdesk.db')}`, poolSize: 1, statementTimeoutMs: 5_000 }, { logger: createLogger('silent') });
+    await database.close();
+    const made = await inFolder(checkout, 'token', 'create', '--role', 'admin', '--name', 'you');
+    expect(made.code, made.stderr).toBe(0);
+    expect(isWellFormedToken(made.stdout.trim())).toBe(true);
+    const listed = await inFolder(checkout, 'token', 'ls', '--json');
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(JSON.parse(listed.stdout)).toEqual([expect.objectContaining({ name: 'you', role: 'admin' })]);
+
+    // Elsewhere, with no database there, it still goes to the API (here: nobody answers).
+    const elsewhere = mkdtempSync(join(tmpdir(), 'agentdesk-elsewhere-'));
+    folders.push(elsewhere);
+    const viaApi = await inFolder(elsewhere, 'token', 'ls');
+    expect(viaApi.code).toBe(3);
+    expect(viaApi.stderr).toContain('cannot reach agentdesk');
   });
 });

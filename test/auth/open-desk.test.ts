@@ -112,7 +112,9 @@ describe.each(await storesUnderTest())('AUTH=tokens on %s', (kind) => {
     expect(doc.components.securitySchemes.session).toMatchObject({ type: 'apiKey', in: 'cookie' });
     expect(doc.paths['/work'].get.security).toEqual([{ bearer: [] }, { session: [] }]);
     expect(doc.paths['/work'].get.responses).toHaveProperty('401');
-    expect(doc.paths['/health'].get.security).toBeUndefined();
+    // The document's default is a credential (issue 25): a public route says it needs none.
+    expect(doc.security).toEqual([{ bearer: [] }, { session: [] }]);
+    expect(doc.paths['/health'].get.security).toEqual([]);
     expect((await call(t.app, 'GET', '/docs/')).status).toBe(200);
   });
 

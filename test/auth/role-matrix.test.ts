@@ -110,6 +110,7 @@ const CASES: Case[] = [
     roles: only(200, 'intake', 'admin'),
   },
   { route: 'GET /ui-api/classify-usage', service: 'work', request: async () => ({ url: '/ui-api/classify-usage?group_by=day' }), roles: READ(200) },
+  { route: 'GET /ui-api/mcp-setup', service: 'work', request: async () => ({ url: '/ui-api/mcp-setup' }), roles: only(200, 'admin') },
   {
     route: 'POST /tokens',
     service: 'work',
@@ -207,7 +208,7 @@ describe.each(await storesUnderTest())('role × route matrix on %s', (kind) => {
   let fixtures: Fixtures;
 
   beforeAll(async () => {
-    pair = await startAuthPair(kind, { AGENTDESK_SECRET_KEY: MATRIX_SECRET_KEY, INTAKE_WORKER: 'false' });
+    pair = await startAuthPair(kind, { AGENTDESK_SECRET_KEY: MATRIX_SECRET_KEY, INTAKE_WORKER: 'false', INTAKE_ALLOWED_HOSTS: '127.0.0.1' });
     const app = pair.work;
     const minted: Record<string, string> = {};
     for (const role of ROLES) {

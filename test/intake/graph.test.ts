@@ -135,4 +135,26 @@ describe.each(stores)('graph mailboxes on %s', (kind) => {
     expect(t.logs.text()).not.toContain(CLIENT_SECRET);
     expect(JSON.stringify((await call(t.app, 'GET', '/mailboxes')).body)).not.toContain(CLIENT_SECRET);
   });
+
+  it('cleans U+0000 and lone surrogates out of Graph messages, and goes on with the next one (issue 26)', async () => {
+    const id = (await call(t.app, 'POST', '/mailboxes', body({ name: `nul ${kind}` }))).body.id;
+    await waitFor('the idle state', async () => (await call(t.app, 'GET', `/mailboxes/${id}`)).body.state === 'idle');
+    const receivedDateTime = new Date(Date.now() + 1_000).toISOString();
+    const dirty = graph.add(
+      graphMessage('Please pay invoice 42\u0000 by Friday', {
+        receivedDateTime,
+        internetMessageId: '<graph-nul\u0000@contoso.com>',
+        from: { emailAddress: { name: 'Al\u0000ice\ud800', address: 'alice@contoso.com' } },
+        body: { contentType: 'text', content: 'Please pay\u0000 it.' },
+      }),
+    );
+    const next = graph.add(graphMessage('Order the badges', { receivedDateTime }));
+    await waitFor('both in the log', async () => (await log(id)).length === 2, 15_000);
+    const entries = await log(id);
+    expect(entries.find((entry) => entry.source_ref === `graph:${dirty}`)).toMatchObject({ status: 'done', action: 'created', subject: 'Please pay invoice 42 by Friday', message_id: '<graph-nul@contoso.com>' });
+    expect(entries.find((entry) => entry.source_ref === `graph:${next}`)).toMatchObject({ status: 'done', action: 'created' });
+    const item = (await call(t.app, 'GET', `/work/${entries.find((entry) => entry.source_ref === `graph:${dirty}`).work_item_id}`)).body;
+    expect(item.payload.email.from).toEqual({ name: 'Alice\ufffd', address: 'alice@contoso.com' });
+    expect((await call(t.app, 'GET', `/mailboxes/${id}`)).body).toMatchObject({ last_error: null, counts: { failed: 0 } });
+  });
 });

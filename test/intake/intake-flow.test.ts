@@ -55,6 +55,8 @@ describe('intake flow', () => {
         // IDLE must do the work: the poll would come long after the test's deadlines.
         INTAKE_POLL_S: '300',
         INTAKE_RECONNECT_MAX_S: '1',
+        // The test's dovecot listens on loopback, which a mailbox may use only when listed.
+        INTAKE_ALLOWED_HOSTS: dovecot.host,
       });
       const project = await call(t.app, 'POST', '/projects', { name: `inbox ${kind}` });
       const created = await call(t.app, 'POST', '/mailboxes', {

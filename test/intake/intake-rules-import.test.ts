@@ -42,6 +42,8 @@ describe('intake rules, resync and imports', () => {
         INTAKE_POLL_S: '300',
         INTAKE_RECONNECT_MAX_S: '1',
         INTAKE_IMPORT_MAX_MB: '1',
+        // The test's dovecot listens on loopback, which a mailbox may use only when listed.
+        INTAKE_ALLOWED_HOSTS: dovecot.host,
       });
     });
     afterAll(() => t?.close());

@@ -39,7 +39,7 @@ describe('mailbox connection test against dovecot', () => {
   describe.each(stores)('on %s', (kind) => {
     let t: TestApp;
     beforeAll(async () => {
-      t = await startWorkApp(kind, { AGENTDESK_SECRET_KEY: SECRET_KEY, INTAKE_WORKER: 'false' });
+      t = await startWorkApp(kind, { AGENTDESK_SECRET_KEY: SECRET_KEY, INTAKE_WORKER: 'false', INTAKE_ALLOWED_HOSTS: dovecot.host });
     });
     afterAll(() => t?.close());
 
@@ -76,7 +76,8 @@ describe('mailbox connection test against dovecot', () => {
     it('a closed port is a connect failure, a host that does not resolve a DNS failure', async () => {
       const closed = await test((await create({ port: await freePort() })).id);
       expect(closed).toMatchObject({ ok: false, stage: 'connect' });
-      expect(closed.message).toContain('ECONNREFUSED');
+      // Issue 26: no library code that tells a closed port from a silent or a foreign one.
+      expect(closed.message).not.toContain('ECONNREFUSED');
       const dns = await test((await create({ host: 'no-such-host.invalid' })).id);
       expect(dns).toMatchObject({ ok: false, stage: 'dns' });
       expect(dns.message).toContain('no-such-host.invalid');
@@ -84,8 +85,11 @@ describe('mailbox connection test against dovecot', () => {
 
     it('TLS against a clear-text port, or STARTTLS a server does not offer, is a TLS failure', async () => {
       const direct = await test((await create({ tls: 'tls' })).id);
-      expect(direct.ok).toBe(false);
-      expect(['tls', 'protocol', 'timeout']).toContain(direct.stage);
+      // Before an IMAP server answered, nothing tells what listens there (issue 26), nor any OpenSSL text.
+      const closed = await test((await create({ port: await freePort() })).id);
+      expect(direct).toMatchObject({ ok: false, stage: 'connect' });
+      expect(direct.message.replace(String(dovecot.port), 'PORT')).toBe(closed.message.replace(/\d+(?=;)/, 'PORT'));
+      expect(direct.message).not.toMatch(/ssl|openssl|version number|EPROTO|routines/i);
       const upgrade = await test((await create({ tls: 'starttls' })).id);
       expect(upgrade).toMatchObject({ ok: false, stage: 'tls' });
       expect(upgrade.message).toMatch(/STARTTLS/);
@@ -124,13 +128,52 @@ describe.each(stores)('mailbox API on %s', (kind) => {
     ...extra,
   });
 
+  let listed: TestApp;
   beforeAll(async () => {
     t = await startWorkApp(kind, { AGENTDESK_SECRET_KEY: SECRET_KEY, INTAKE_WORKER: 'false' });
     bare = await startWorkApp(kind, { INTAKE_WORKER: 'false' });
+    listed = await startWorkApp(kind, { AGENTDESK_SECRET_KEY: SECRET_KEY, INTAKE_WORKER: 'false', INTAKE_ALLOWED_HOSTS: '[::1], 10.0.0.0/8,localhost,169.254.169.254' });
   });
   afterAll(async () => {
     await t?.close();
     await bare?.close();
+    await listed?.close();
+  });
+
+  it('refuses mailbox hosts on loopback, private, link-local and metadata addresses with a 422 on host (issue 26)', async () => {
+    const refused = ['169.254.169.254', '127.0.0.1', 'localhost', '10.1.2.3', '192.168.0.10', '::1', '[::1]', '::ffff:169.254.169.254', 'fd00:ec2::254', '0.0.0.0', 'fe80::1', '100.100.100.200'];
+    for (const host of refused) {
+      const response = await call(t.app, 'POST', '/mailboxes', body({ host, port: 22, enabled: false }));
+      expect(response.status, `${host}: ${response.text}`).toBe(422);
+      expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
+      expect(response.body.errors, host).toEqual([{ field: 'host', message: expect.stringMatching(/^is not allowed: /) }]);
+    }
+    const brackets = await call(t.app, 'POST', '/mailboxes', body({ host: '[imap.example.com]' }));
+    expect(brackets.status).toBe(422);
+    expect(brackets.body.errors).toEqual([{ field: 'host', message: expect.stringContaining('IPv6') }]);
+    // Editing is checked the same way.
+    const id = (await call(t.app, 'POST', '/mailboxes', body({ enabled: false }))).body.id;
+    const moved = await call(t.app, 'PATCH', `/mailboxes/${id}`, { host: '169.254.169.254' });
+    expect(moved.status).toBe(422);
+    expect(moved.body.errors).toEqual([{ field: 'host', message: expect.stringContaining('link-local') }]);
+    expect((await call(t.app, 'GET', `/mailboxes/${id}`)).body.host).toBe('imap.example.com');
+    expect((await call(t.app, 'GET', '/mailboxes')).body.map((m: { host: string }) => m.host)).not.toContain('169.254.169.254');
+  });
+
+  it('takes loopback and private hosts the operator listed in INTAKE_ALLOWED_HOSTS, never link-local ones; [::1] is stored as ::1', async () => {
+    for (const host of ['localhost', '10.20.30.40']) {
+      const response = await call(listed.app, 'POST', '/mailboxes', body({ host, enabled: false }));
+      expect(response.status, `${host}: ${response.text}`).toBe(201);
+      expect(response.body.host).toBe(host);
+    }
+    const bracketed = await call(listed.app, 'POST', '/mailboxes', body({ host: '[::1]', enabled: false }));
+    expect(bracketed.status, bracketed.text).toBe(201);
+    expect(bracketed.body.host).toBe('::1');
+    // Listed or not, a metadata address is never a mail server.
+    const metadata = await call(listed.app, 'POST', '/mailboxes', body({ host: '169.254.169.254', enabled: false }));
+    expect(metadata.status).toBe(422);
+    expect(metadata.body.errors).toEqual([{ field: 'host', message: expect.stringContaining('link-local') }]);
+    expect((await call(listed.app, 'POST', '/mailboxes', body({ host: '192.168.1.1', enabled: false }))).status).toBe(422);
   });
 
   it('refuses a secret it could not encrypt: no AGENTDESK_SECRET_KEY is a 422 that says so', async () => {
@@ -223,7 +266,7 @@ describe('XOAUTH2 against dovecot', () => {
   let t: TestApp;
   beforeAll(async () => {
     dovecot = await startDovecot({ password: PASSWORD, oauth: true });
-    t = await startWorkApp('sqlite', { AGENTDESK_SECRET_KEY: SECRET_KEY, INTAKE_WORKER: 'false' });
+    t = await startWorkApp('sqlite', { AGENTDESK_SECRET_KEY: SECRET_KEY, INTAKE_WORKER: 'false', INTAKE_ALLOWED_HOSTS: dovecot.host });
   });
   afterAll(async () => {
     await t?.close();

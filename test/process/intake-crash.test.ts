@@ -74,6 +74,7 @@ describe.each(stores)('kill -9 mid-backfill on %s', (kind) => {
       INTAKE_LEASE_S: '2',
       INTAKE_CONCURRENCY: '4',
       INTAKE_RECONNECT_MAX_S: '1',
+      INTAKE_ALLOWED_HOSTS: dovecot.host,
     };
     const first: ServerProcess = await startWorkServer({ env });
     const created = await fetchJson(first.url, 'POST', '/mailboxes', {

@@ -44,7 +44,7 @@ export interface DeskPage {
 export async function openDesk(
   browser: Browser,
   baseUrl: string,
-  options: { user?: string | null; viewport?: keyof typeof VIEWPORTS; path?: string } = {},
+  options: { user?: string | null; viewport?: keyof typeof VIEWPORTS; path?: string; init?: string } = {},
 ): Promise<DeskPage> {
   const context = await browser.newContext({
     baseURL: baseUrl,
@@ -59,6 +59,7 @@ export async function openDesk(
   if (user !== null) {
     await context.addInitScript({ content: `localStorage.setItem('agentdesk.user', ${JSON.stringify(user)});` });
   }
+  if (options.init !== undefined) await context.addInitScript({ content: options.init });
   const page = await context.newPage();
   const dialogs: string[] = [];
   const errors: string[] = [];
@@ -80,4 +81,19 @@ export async function screenshot(page: Page, name: string): Promise<void> {
 /** expect.poll with room for a real server and a real browser (the default gives up after 1 s). */
 export function eventually<T>(read: () => T | Promise<T>) {
   return expect.poll(read, { timeout: 10_000, interval: 50 });
+}
+
+/** An init script that sums the page's layout shifts (as CLS counts them) into `window.__layoutShift`. */
+export const TRACK_LAYOUT_SHIFT = `
+  window.__layoutShift = 0;
+  new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) if (!entry.hadRecentInput) window.__layoutShift += entry.value;
+  }).observe({ type: 'layout-shift', buffered: true });
+`;
+
+/** The layout shift summed so far, after two frames so the last paint is in. */
+export function layoutShift(page: Page): Promise<number> {
+  return page.evaluate<number>(
+    'new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => resolve(window.__layoutShift))))',
+  );
 }

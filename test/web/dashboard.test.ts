@@ -9,7 +9,7 @@ import type { HttpApp } from '../../src/shared/http-types.js';
 import { captureLogs, testConfig } from '../helpers/apps.js';
 import { openAiFake, testResolver } from '../helpers/classify-app.js';
 import { type FakeLlm, startFakeLlm } from '../helpers/fake-llm.js';
-import { eventually, launchBrowser, openDesk, screenshot } from './browser.js';
+import { eventually, launchBrowser, layoutShift, openDesk, screenshot, TRACK_LAYOUT_SHIFT } from './browser.js';
 import { type Desk, startDesk } from './desk-server.js';
 
 // The dashboard in Chromium: the landing page, its numbers (as the page exposes them in text)
@@ -96,6 +96,18 @@ function columnTotals(page: Page, chart: string): Promise<Record<string, number>
 }
 
 describe('the dashboard', () => {
+  // A layout property, not a time budget: whatever order the answers arrive in, nothing the user
+  // already sees moves (the classifier's card used to paint first and be pushed 660 px down).
+  it.each(['desktop', 'phone'] as const)('does not jump while it loads (%s: cumulative layout shift under 0.05)', async (viewport) => {
+    const { page, context, errors } = await openDesk(browser, desk.url, { path: '/', viewport, init: TRACK_LAYOUT_SHIFT });
+    await eventually(() => tile(page, 'created')).toBe('9');
+    await eventually(() => page.getByTestId('usage-panel').locator('figcaption').count()).toBe(2);
+    await eventually(() => page.locator('table.chart-data').count()).toBe(4);
+    expect(await layoutShift(page)).toBeLessThan(0.05);
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
   it('is the first screen, and its numbers as text are the seeded ones (desktop)', async () => {
     const { page, context, errors } = await openDesk(browser, desk.url, { path: '/', viewport: 'desktop' });
     await page.getByRole('heading', { name: 'Dashboard', level: 1 }).waitFor();

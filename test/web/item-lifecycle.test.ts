@@ -84,10 +84,17 @@ describe('an item through its life in the browser', () => {
     const history = page.getByRole('list', { name: 'Changes, oldest first' });
     await eventually(() => history.locator('li').count()).toBe(4);
     const lines = await history.locator('li').allInnerTexts();
-    expect(lines[0]).toMatch(/created by alice \(admin\): status: — → queued/);
-    expect(lines[1]).toMatch(/dispatch by alice \(admin\): .*assigned_agent: — → codex-1/);
-    expect(lines[2]).toMatch(/pick_up by alice/);
-    expect(lines[3]).toMatch(/complete by alice \(admin\): .*status: in_progress → completed/);
+    expect(lines[0]).toMatch(/Created by alice \(admin\): Status: — → queued/);
+    expect(lines[1]).toMatch(/Dispatched by alice \(admin\): .*Assigned agent: — → codex-1/);
+    expect(lines[2]).toMatch(/Picked up by alice \(admin\): .*Status: dispatched → in progress/);
+    expect(lines[3]).toMatch(/Completed by alice \(admin\): .*Status: in progress → completed/);
+    // In words and local times, as the rest of the page: no column names, no ISO instants.
+    for (const line of lines) {
+      expect(line).not.toMatch(/\b[a-z]+_[a-z_]+\b/);
+      expect(line).not.toMatch(/\d{4}-\d{2}-\d{2}T\d{2}:/);
+    }
+    // The tab names the item, not the board.
+    expect(await page.title()).toBe('Review PR #42 of the billing API · agentdesk');
 
     await screenshot(page, 'item-completed-laptop');
     expect(errors).toEqual([]);

@@ -28,6 +28,7 @@ beforeAll(async () => {
       LLM_API_KEY: 'sk-fake-ui',
       LLM_MAX_RETRIES: '0',
       INTAKE_POLL_S: '300',
+      INTAKE_ALLOWED_HOSTS: dovecot.host,
     }),
     launchBrowser(),
   ]);

@@ -1,4 +1,7 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_SECRET, AUTH_ENV } from '../helpers/auth.js';
 import { eventually, launchBrowser, screenshot } from './browser.js';
@@ -160,8 +163,23 @@ describe('signing in to the desk', () => {
     const secret = await shown.innerText();
     secrets.push(secret);
     expect(secret).toMatch(/^adk_[0-9A-Za-z]{43}_[0-9A-Za-z]{6}$/);
-    await page.getByRole('button', { name: 'Copy' }).click();
+    await page.getByRole('button', { name: 'Copy', exact: true }).click();
     await eventually(() => page.evaluate('navigator.clipboard.readText()')).toBe(secret);
+
+    // Ready-to-paste MCP configurations for the new token, and both work as pasted.
+    const http = JSON.parse(await page.getByTestId('mcp-http').innerText());
+    expect(http).toEqual({ mcpServers: { agentdesk: { type: 'http', url: `${desk.url}/mcp`, headers: { Authorization: `Bearer ${secret}` } } } });
+    const stdio = JSON.parse(await page.getByTestId('mcp-stdio').innerText()).mcpServers.agentdesk;
+    expect(stdio).toEqual({ command: process.execPath, args: [expect.stringMatching(/^\/.+\/dist\/src\/cli\/main\.js$/), 'mcp'], env: { AGENTDESK_URL: desk.url, AGENTDESK_TOKEN: secret } });
+    const overHttp = new Client({ name: 'tokens-page-http', version: '1.0.0' });
+    await overHttp.connect(new StreamableHTTPClientTransport(new URL(http.mcpServers.agentdesk.url), { requestInit: { headers: http.mcpServers.agentdesk.headers } }));
+    const overStdio = new Client({ name: 'tokens-page-stdio', version: '1.0.0' });
+    await overStdio.connect(new StdioClientTransport({ command: stdio.command, args: stdio.args, env: stdio.env, stderr: 'pipe' }));
+    for (const client of [overHttp, overStdio]) {
+      const tools = (await client.listTools()).tools.map((tool) => tool.name);
+      expect(tools).toContain('claim_next_work');
+      await client.close();
+    }
     await screenshot(page, 'auth-tokens-created');
 
     const use = () => fetch(`${desk.url}/work/counts`, { headers: { authorization: `Bearer ${secret}` } }).then((r) => r.status);

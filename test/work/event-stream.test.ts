@@ -7,7 +7,7 @@ import type { HttpApp } from '../../src/shared/http-types.js';
 import { createHttpApp } from '../../src/shared/http-app.js';
 import { type EventHub, type EventHubOptions, createEventHub, registerEventRoutes } from '../../src/work/events.js';
 import { createWorkStore } from '../../src/work/store.js';
-import { SECURITY_SCHEMES, installAccessControl } from '../../src/auth/access-hook.js';
+import { CSRF_PARAMETER, DOCUMENT_SECURITY, SECURITY_SCHEMES, documentCsrf, installAccessControl } from '../../src/auth/access-hook.js';
 import { createAuthParts } from '../../src/auth/setup.js';
 import { captureLogs, testConfig } from '../helpers/apps.js';
 import { type StoreKind, type TestDatabase, createTestDatabase, openTestDatabase, storesUnderTest } from '../helpers/databases.js';
@@ -39,7 +39,7 @@ async function startStreamApp(kind: StoreKind, options: EventHubOptions = {}): P
   const app = await createHttpApp({
     logger,
     installAccess: async (target) => void (await installAccessControl(target, auth.access)),
-    securitySchemes: SECURITY_SCHEMES,
+    document: { securitySchemes: SECURITY_SCHEMES, security: DOCUMENT_SECURITY, parameters: { csrf: CSRF_PARAMETER }, finish: documentCsrf },
     bodyLimit: 1024 * 1024,
     title: 't',
     description: 't',

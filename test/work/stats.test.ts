@@ -1,4 +1,6 @@
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { COMPRESS_MIN_BYTES } from '../../src/work/stats/compress.js';
 import { leadTimeBucket, quantileSeconds } from '../../src/work/stats/lead-time.js';
 import { createStatsService } from '../../src/work/stats/service.js';
 import { createStatsStore } from '../../src/work/stats/store.js';
@@ -186,6 +188,43 @@ describe.each(await storesUnderTest())('GET /work/stats on %s', (kind) => {
     const ages = await service.oldestQueuedAgeSeconds();
     expect(ages.map((row) => row.type).sort()).toEqual(['race', 'reply', 'triage']);
     expect(ages[0]!.age_s).toBeGreaterThan(3 * 3_600 - 60);
+  });
+
+  it('sends the answer br- or gzip-compressed to a client that accepts it, and plain to one that does not', async () => {
+    const get = (acceptEncoding?: string) =>
+      t.app.inject({ method: 'GET', url: '/work/stats?days=7', headers: acceptEncoding === undefined ? {} : { 'accept-encoding': acceptEncoding } });
+    const plain = await get();
+    expect(plain.statusCode).toBe(200);
+    expect(plain.headers['content-encoding']).toBeUndefined();
+    expect(plain.headers.vary).toMatch(/accept-encoding/i);
+    expect(plain.rawPayload.length).toBeGreaterThan(COMPRESS_MIN_BYTES);
+    const expected = JSON.parse(plain.body);
+    const steady = ({ generated_at, until, oldest_queued_age_s, oldest_queued_by_type, ...rest }: any) => rest;
+
+    const cases = [
+      ['gzip, deflate, br, zstd', 'br', brotliDecompressSync],
+      ['gzip', 'gzip', gunzipSync],
+      ['br;q=0.5, gzip;q=0.9', 'gzip', gunzipSync],
+      ['*', 'br', brotliDecompressSync],
+    ] as const;
+    for (const [accept, coding, decode] of cases) {
+      const packed = await get(accept);
+      expect(packed.statusCode, accept).toBe(200);
+      expect(packed.headers['content-encoding'], accept).toBe(coding);
+      expect(packed.headers['content-type']).toMatch(/^application\/json/);
+      expect(packed.rawPayload.length, accept).toBeLessThan(plain.rawPayload.length / 3);
+      // The same numbers, but for those that move with the clock.
+      expect(steady(JSON.parse(decode(packed.rawPayload).toString('utf8')))).toEqual(steady(expected));
+    }
+    for (const accept of ['identity', 'gzip;q=0, br;q=0', 'deflate']) {
+      expect((await get(accept)).headers['content-encoding'], accept).toBeUndefined();
+    }
+    // A small answer (a problem document) and the hot paths go out as they are.
+    const bad = await t.app.inject({ method: 'GET', url: '/work/stats?days=0', headers: { 'accept-encoding': 'gzip' } });
+    expect(bad.statusCode).toBe(422);
+    expect(bad.headers['content-encoding']).toBeUndefined();
+    const list = await t.app.inject({ method: 'GET', url: '/work?limit=100', headers: { 'accept-encoding': 'gzip' } });
+    expect(list.headers['content-encoding']).toBeUndefined();
   });
 
   it('refuses a bad number of days with a problem document', async () => {

@@ -2,6 +2,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { WhoAmI } from './components/who-am-i.tsx';
 import { startLive, stopLive, useLiveState } from './lib/live.ts';
 import { href, useRoute } from './lib/router.ts';
+import { useTitle } from './lib/title.ts';
 import { can, loadSession, type SessionState, signOut, useSession } from './lib/session.ts';
 import { currentUser, saveUser } from './lib/user.ts';
 import type { Access } from '../../src/auth/roles.ts';
@@ -82,20 +83,26 @@ function Desk({ session }: { session: SessionState }) {
     document.getElementById('main')?.focus({ preventScroll: true });
   }, [route.path]);
 
-  useEffect(() => {
-    const title = NAV.find((n) => n.path === active)?.label ?? 'agentdesk';
-    document.title = `${title} · agentdesk`;
-  }, [active]);
-
+  // Each page is keyed by its subject (the item, the mailbox, the project a new item goes to):
+  // a different subject is a new page, so no dialog, draft or answer of the last one survives
+  // into it. Kept state once let a Delete confirmation opened on one item delete the next.
   let page;
   const itemMatch = /^\/items\/([^/]+)$/.exec(path);
   const mailboxMatch = /^\/mailboxes\/([^/]+)$/.exec(path);
-  if (itemMatch) page = <ItemPage id={decodeURIComponent(itemMatch[1] ?? '')} />;
-  else if (mailboxMatch) page = <MailboxPage id={decodeURIComponent(mailboxMatch[1] ?? '')} />;
+  // A page of one subject (an item, a mailbox) names itself in the title once it has loaded.
+  const known = NAV.some((n) => n.path === path);
+  useTitle(itemMatch || mailboxMatch ? null : known ? (NAV.find((n) => n.path === path)?.label ?? null) : 'Not found');
+  if (itemMatch) {
+    const id = decodeURIComponent(itemMatch[1] ?? '');
+    page = <ItemPage key={`item ${id}`} id={id} />;
+  } else if (mailboxMatch) {
+    const id = decodeURIComponent(mailboxMatch[1] ?? '');
+    page = <MailboxPage key={`mailbox ${id}`} id={id} />;
+  }
   else if (path === '/mailboxes') page = <MailboxesPage />;
   else if (path === '/dashboard') page = <DashboardPage />;
   else if (path === '/') page = <BoardPage params={route.params} />;
-  else if (path === '/new') page = <SubmitPage params={route.params} />;
+  else if (path === '/new') page = <SubmitPage key={`new ${route.params.get('project_id') ?? ''}`} params={route.params} />;
   else if (path === '/agents') page = <AgentsPage />;
   else if (path === '/projects') page = <ProjectsPage />;
   else if (path === '/classify') page = <ClassifyPage />;

@@ -5,6 +5,7 @@
 
 import { lookup } from 'node:dns/promises';
 import type { GraphMessage } from '../../classify/normalize.js';
+import { cleanDeep, cleanOptional } from '../clean-text.js';
 import { ConnectionFailure } from '../failure.js';
 import type { ConnectionTest } from '../schemas.js';
 
@@ -174,7 +175,12 @@ export function createGraphClient(target: GraphTarget, secret: string, endpoints
       const url = link ?? `${folderUrl()}/messages/delta?$select=${SELECT}`;
       const body = (await get(url)) as { value?: GraphMessage[]; '@odata.nextLink'?: string; '@odata.deltaLink'?: string } | null;
       if (!body || !Array.isArray(body.value)) throw new ConnectionFailure('protocol', 'Graph answered a delta query without a value array');
-      return { messages: body.value, next_link: body['@odata.nextLink'] ?? null, delta_link: body['@odata.deltaLink'] ?? null };
+      // Mail enters here: its text is cleaned once, before its ids name anything (clean-text.ts).
+      return {
+        messages: cleanDeep(body.value),
+        next_link: cleanOptional(body['@odata.nextLink']) ?? null,
+        delta_link: cleanOptional(body['@odata.deltaLink']) ?? null,
+      };
     },
     async probe() {
       const host = new URL(endpoints.loginUrl).hostname;

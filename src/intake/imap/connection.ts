@@ -3,9 +3,9 @@
 // Messages are built from error codes and the server's own reply, never from anything that
 // could carry the secret.
 
-import { lookup } from 'node:dns/promises';
 import { ImapFlow, type ImapFlowOptions } from 'imapflow';
 import { ConnectionFailure } from '../failure.js';
+import { type HostGuard, HostNotAllowed, normalizeHost } from '../host-guard.js';
 import type { ConnectionTest } from '../schemas.js';
 import type { MailboxRow } from '../tables.js';
 
@@ -32,9 +32,12 @@ export function imapTarget(row: MailboxRow): ImapTarget {
   return { host: row.host, port: row.port, tls: row.tls, username: row.username, auth: row.auth === 'xoauth2' ? 'xoauth2' : 'password', folder: row.folder };
 }
 
-export function imapOptions(target: ImapTarget, secret: string, timeouts: Timeouts = DEFAULT_TIMEOUTS): ImapFlowOptions {
+export function imapOptions(target: ImapTarget, secret: string, guard: HostGuard, timeouts: Timeouts = DEFAULT_TIMEOUTS): ImapFlowOptions {
   return {
-    host: target.host,
+    // Stored normalized; an older row may still hold "[::1]".
+    host: normalizeHost(target.host) ?? target.host,
+    // The socket reaches only addresses the guard passed, resolved for it (host-guard.ts).
+    tls: { lookup: guard.lookup },
     port: target.port,
     secure: target.tls === 'tls',
     // Required when asked for: a server that does not offer it is a failure, not clear text.
@@ -61,10 +64,15 @@ interface ErrorLike {
   serverResponseCode?: unknown;
 }
 
-const TLS_CODE = /^(ERR_SSL|ERR_TLS|CERT_|UNABLE_TO_|DEPTH_ZERO|SELF_SIGNED|HOSTNAME_MISMATCH|ClosedAfterConnectTLS|STARTTLS_INJECTION)/;
 const DNS_CODES = new Set(['ENOTFOUND', 'EAI_AGAIN', 'EAI_NONAME', 'EAI_FAIL', 'ENODATA']);
-const TIMEOUT_CODES = new Set(['ETIMEDOUT', 'CONNECT_TIMEOUT', 'GREETING_TIMEOUT', 'UPGRADE_TIMEOUT', 'ETIMEOUT']);
-const CONNECT_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EHOSTUNREACH', 'ENETUNREACH', 'EPIPE', 'NoConnection', 'EConnectionClosed', 'ClosedAfterConnectText']);
+/** Certificate checks, by Node's codes: a person can act on these, so they are named (in words). */
+const CERTIFICATE_PROBLEMS: Array<[RegExp, string]> = [
+  [/^(DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN)$/, 'is self-signed'],
+  [/^CERT_HAS_EXPIRED$/, 'has expired'],
+  [/^CERT_NOT_YET_VALID$/, 'is not valid yet'],
+  [/^(ERR_TLS_CERT_ALTNAME_INVALID|HOSTNAME_MISMATCH)$/, 'does not name this host'],
+  [/^(UNABLE_TO_|CERT_)/, 'is not trusted'],
+];
 
 /** A server reply, trimmed to one line of reasonable length. */
 function serverText(error: ErrorLike): string | null {
@@ -72,56 +80,59 @@ function serverText(error: ErrorLike): string | null {
   return text ? text.replace(/\s+/g, ' ').slice(0, 300) : null;
 }
 
-/** Names the stage an error belongs to; `during` is where it happened when the error cannot tell. */
-export function describeFailure(error: unknown, target: Pick<ImapTarget, 'host' | 'port' | 'username' | 'folder'>, during: 'connect' | 'folder'): ConnectionFailure {
+/**
+ * Names the stage an error belongs to; `during` is where it happened when the error cannot tell
+ * (`session`: after the server greeted and the login went through).
+ * Until an IMAP server has answered, every failure reads the same ("connect"): a closed port, a
+ * silent one, and one where something else listens (or TLS where there is none) are not told
+ * apart, so the connection test cannot be used to map a network's ports; and no library or
+ * OpenSSL text is passed on.
+ */
+export function describeFailure(error: unknown, target: Pick<ImapTarget, 'host' | 'port' | 'username' | 'folder'>, during: 'connect' | 'session' | 'folder'): ConnectionFailure {
   if (error instanceof ConnectionFailure) return error;
+  if (error instanceof HostNotAllowed) return new ConnectionFailure('connect', `Refused to connect: ${error.message}`);
   const e = (error ?? {}) as ErrorLike;
   const code = typeof e.code === 'string' ? e.code : '';
   const where = `${target.host}:${target.port}`;
   const reply = serverText(e);
+  if (code === 'EHOSTNOTALLOWED') return new ConnectionFailure('connect', `Refused to connect: ${typeof e.message === 'string' ? e.message : where}`);
   if (e.authenticationFailed === true) {
     return new ConnectionFailure('login', `The server refused the login of ${target.username}${reply ? `: ${reply}` : ''}`);
   }
   if (during === 'folder') {
     return new ConnectionFailure('folder', `The folder "${target.folder}" cannot be opened${reply ? `: ${reply}` : ''}`);
   }
-  if (DNS_CODES.has(code)) return new ConnectionFailure('dns', `${target.host} does not resolve (${code})`);
-  if (e.tlsFailed === true || TLS_CODE.test(code)) {
-    const detail = typeof e.message === 'string' ? e.message.replace(/\s+/g, ' ').slice(0, 200) : code;
-    return new ConnectionFailure('tls', `TLS with ${where} failed: ${detail}${code && !detail.includes(code) ? ` (${code})` : ''}`);
+  if (DNS_CODES.has(code)) return new ConnectionFailure('dns', `${target.host} does not resolve`);
+  const certificate = CERTIFICATE_PROBLEMS.find(([pattern]) => pattern.test(code));
+  if (certificate) return new ConnectionFailure('tls', `The certificate of ${where} ${certificate[1]}`);
+  // Both come after an IMAP greeting: the server is known to be there.
+  if (code === 'STARTTLS_INJECTION') return new ConnectionFailure('tls', `${where} sent data before the TLS handshake of STARTTLS (possible tampering on the way)`);
+  if (e.tlsFailed === true && code === '' && typeof e.message === 'string' && /STARTTLS/.test(e.message)) {
+    return new ConnectionFailure('tls', `${where} does not offer STARTTLS, which the mailbox's tls setting requires`);
   }
-  if (TIMEOUT_CODES.has(code)) return new ConnectionFailure('timeout', `${where} did not answer in time (${code})`);
-  if (code === 'ECONNREFUSED') return new ConnectionFailure('connect', `Nothing accepts connections on ${where} (ECONNREFUSED)`);
-  if (CONNECT_CODES.has(code)) return new ConnectionFailure('connect', `The connection to ${where} failed (${code})`);
-  // A TLS client speaking to a clear-text port, or the reverse, ends in a parse error or a
-  // hang-up before the greeting; say which setting to look at.
-  if (code.startsWith('ParserError') || code === 'InvalidResponse') {
-    return new ConnectionFailure('protocol', `${where} did not answer like an IMAP server (${code}); check the port and the tls setting`);
-  }
-  const message = typeof e.message === 'string' ? e.message.replace(/\s+/g, ' ').slice(0, 200) : 'unknown error';
-  return new ConnectionFailure('protocol', `${where}: ${message}${code ? ` (${code})` : ''}`);
+  if (during === 'session') return new ConnectionFailure('connect', `The connection to ${where} was lost`);
+  return new ConnectionFailure('connect', `No IMAP server answered at ${where}; check the host, the port and the tls setting`);
 }
 
-/** Resolves the host first, so a name that does not exist is reported as such and quickly. */
-export async function checkDns(host: string): Promise<void> {
-  if (/^[\d.]+$/.test(host) || host.includes(':')) return;
+/** The host's addresses, checked by the guard, so a name that does not resolve is reported as such and quickly. */
+export async function checkHost(guard: HostGuard, host: string): Promise<void> {
   try {
-    await lookup(host);
+    await guard.addresses(host);
   } catch (error) {
-    const code = (error as ErrorLike).code;
-    throw new ConnectionFailure('dns', `${host} does not resolve (${typeof code === 'string' ? code : 'lookup failed'})`);
+    if (error instanceof HostNotAllowed) throw new ConnectionFailure('connect', `Refused to connect: ${error.message}`);
+    throw new ConnectionFailure('dns', `${host} does not resolve`);
   }
 }
 
 /** Connects, logs in and opens the folder; answers what it found or where it failed. Never throws. */
-export async function probeImap(target: ImapTarget, secret: string, timeouts: Timeouts): Promise<ConnectionTest> {
+export async function probeImap(target: ImapTarget, secret: string, guard: HostGuard, timeouts: Timeouts): Promise<ConnectionTest> {
   const started = performance.now();
   const ms = () => Math.round(performance.now() - started);
-  const client = new ImapFlow({ ...imapOptions(target, secret, timeouts), disableAutoIdle: true });
+  const client = new ImapFlow({ ...imapOptions(target, secret, guard, timeouts), disableAutoIdle: true });
   client.on('error', () => undefined);
   let stage: 'connect' | 'folder' = 'connect';
   try {
-    await checkDns(target.host);
+    await checkHost(guard, normalizeHost(target.host) ?? target.host);
     await client.connect();
     stage = 'folder';
     const box = await client.mailboxOpen(target.folder, { readOnly: true });

@@ -15,8 +15,10 @@ import { COMMIT_BATCH, runOrdered } from '../ordered.js';
 import { ClassificationUnavailable, type IncomingMessage, type Pipeline } from '../pipeline.js';
 import type { IntakeStore } from '../store.js';
 import type { MailboxRow, MailboxState } from '../tables.js';
+import { cleanText } from '../clean-text.js';
 import { ConnectionFailure } from '../failure.js';
-import { type ImapTarget, type Timeouts, checkDns, describeFailure, imapOptions, imapTarget } from './connection.js';
+import { type HostGuard, normalizeHost } from '../host-guard.js';
+import { type ImapTarget, type Timeouts, checkHost, describeFailure, imapOptions, imapTarget } from './connection.js';
 
 export interface WatcherDeps {
   mailboxId: string;
@@ -30,6 +32,8 @@ export interface WatcherDeps {
   reconnectMaxMs: number;
   concurrency: number;
   timeouts: Timeouts;
+  /** Where mailbox hosts may connect to (host-guard.ts). */
+  guard: HostGuard;
 }
 
 export interface Watcher {
@@ -90,11 +94,10 @@ export function startImapWatcher(deps: WatcherDeps): Watcher {
     if (skipKnown) {
       // After a UIDVALIDITY change: envelopes first, and only unknown messages are downloaded.
       const envelopes = await imap.fetchAll(uids.join(','), { uid: true, envelope: true }, { uid: true });
-      const known = await deps.store.knownMessageKeys(
-        row.id,
-        envelopes.map((message) => message.envelope?.messageId).filter((id): id is string => Boolean(id)),
-      );
-      wanted = envelopes.filter((message) => !known.has(message.envelope?.messageId ?? '')).map((message) => message.uid);
+      // Cleaned as mime.ts cleans the Message-ID (clean-text.ts), so that the keys compare.
+      const keyOf = (message: (typeof envelopes)[number]) => cleanText(message.envelope?.messageId ?? '').trim();
+      const known = await deps.store.knownMessageKeys(row.id, envelopes.map(keyOf).filter((id) => id !== ''));
+      wanted = envelopes.filter((message) => !known.has(keyOf(message))).map((message) => message.uid);
       if (wanted.length === 0) return [];
     }
     const fetched = await imap.fetchAll(wanted.join(','), { uid: true, internalDate: true, source: { maxLength: MAX_MESSAGE_BYTES } }, { uid: true });
@@ -120,7 +123,7 @@ export function startImapWatcher(deps: WatcherDeps): Watcher {
     try {
       box = await imap.mailboxOpen(target.folder);
     } catch (error) {
-      throw describeFailure(error, target, imap.usable ? 'folder' : 'connect');
+      throw describeFailure(error, target, imap.usable ? 'folder' : 'session');
     }
     const uidValidity = Number(box.uidValidity);
     let row = await current();
@@ -183,8 +186,8 @@ export function startImapWatcher(deps: WatcherDeps): Watcher {
     } catch (error) {
       throw new ConnectionFailure('secret', (error as Error).message);
     }
-    await checkDns(target.host);
-    const imap = new ImapFlow(imapOptions(target, secret, deps.timeouts));
+    await checkHost(deps.guard, normalizeHost(target.host) ?? target.host);
+    const imap = new ImapFlow(imapOptions(target, secret, deps.guard, deps.timeouts));
     client = imap;
     let lastError: unknown = null;
     imap.on('error', (error: unknown) => {
@@ -213,13 +216,13 @@ export function startImapWatcher(deps: WatcherDeps): Watcher {
           continue;
         }
         if (error instanceof LeaseLost || error instanceof ConnectionFailure || imap.usable) throw error;
-        throw describeFailure(lastError ?? error, target, 'connect');
+        throw describeFailure(lastError ?? error, target, 'session');
       }
       await setState('idle', { synced: true });
       attempt = 0;
       await sleepUnless(deps.pollIntervalMs, wakeUp);
       if (!imap.usable && !stopped) {
-        throw describeFailure(lastError ?? Object.assign(new Error('the server closed the connection'), { code: 'EConnectionClosed' }), target, 'connect');
+        throw describeFailure(lastError ?? Object.assign(new Error('the server closed the connection'), { code: 'EConnectionClosed' }), target, 'session');
       }
     }
   }

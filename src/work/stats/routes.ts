@@ -1,6 +1,7 @@
 import { ACCESS } from '../../auth/roles.js';
 import type { HttpApp } from '../../shared/http-types.js';
 import { problemResponses } from '../../shared/schemas.js';
+import { compressJson } from './compress.js';
 import { StatsQuerySchema, WorkStatsSchema } from './schemas.js';
 import type { StatsService } from './service.js';
 
@@ -11,7 +12,10 @@ export function registerStatsRoutes(app: HttpApp, stats: StatsService): void {
     '/work/stats',
     {
       config: { access: ACCESS.read },
+      // Only here: this answer is tens of kB; the work routes answer a few hundred bytes.
+      onSend: compressJson,
       schema: {
+        operationId: 'getWorkStats',
         tags: ['work items'],
         summary: "The dashboard's numbers in one answer: counts now, hourly flow and queue depth, agents' results",
         querystring: StatsQuerySchema,

@@ -1,16 +1,79 @@
 import type { HistoryEntry } from '../../../src/work/schemas.ts';
 import { api } from '../lib/api.ts';
-import { formatDateTime } from '../lib/format.ts';
+import { formatDateTime, formatSeconds, statusLabel } from '../lib/format.ts';
+import { projectName, useProjects } from '../lib/projects.ts';
 import { useLoad } from '../lib/use-load.ts';
+import type { Project } from '../../../src/work/schemas.ts';
 import { UserText } from './user-text.tsx';
 
-/** One change's fields as "field: from → to", payload edits as "payload edited". */
-function describe(changes: HistoryEntry['changes']): string {
+// The audit trail in the words and local times the rest of the item page uses: "Picked up by
+// codex-1 (agent): Status: dispatched → in progress; Lease: until 26 Nov 2026, 03:24:57", not
+// the stored column names and ISO instants.
+
+/** What happened, by the action the service recorded; an action this UI does not know shows as written. */
+const ACTIONS: Record<string, string> = {
+  created: 'Created',
+  claimed: 'Claimed',
+  heartbeat: 'Lease renewed',
+  lease_expired: 'Lease ran out',
+  edited: 'Edited',
+  dispatch: 'Dispatched',
+  reassign: 'Reassigned',
+  release: 'Released',
+  pick_up: 'Picked up',
+  block: 'Blocked',
+  unblock: 'Unblocked',
+  complete: 'Completed',
+  fail: 'Failed',
+  cancel: 'Cancelled',
+};
+
+type Value = unknown;
+const CLIP = 80;
+const dash = '—';
+const clip = (text: string) => {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > CLIP ? `${flat.slice(0, CLIP - 1)}…` : flat;
+};
+const plain = (v: Value) => (v === null || v === undefined || v === '' ? dash : typeof v === 'string' ? v : JSON.stringify(v));
+const when = (v: Value) => (typeof v === 'string' ? formatDateTime(v) : plain(v));
+
+/** Per field: its label and how one of its values reads. */
+function fields(projects: Project[] | null): Record<string, { label: string; value: (v: Value) => string; text?: boolean }> {
+  return {
+    status: { label: 'Status', value: (v) => (typeof v === 'string' ? statusLabel(v) : plain(v)) },
+    assigned_agent: { label: 'Assigned agent', value: plain },
+    outcome: { label: 'Outcome', value: plain },
+    priority: { label: 'Priority', value: plain },
+    type: { label: 'Type', value: plain },
+    project_id: { label: 'Project', value: (v) => (typeof v === 'string' ? (projectName(projects, v) ?? v) : plain(v)) },
+    description: { label: 'Description', value: plain, text: true },
+    notes: { label: 'Notes', value: plain, text: true },
+    attempts: { label: 'Attempts', value: plain },
+    max_attempts: { label: 'Attempts allowed', value: plain },
+    retry_delay_s: { label: 'Retry delay', value: (v) => (typeof v === 'number' ? formatSeconds(v) : plain(v)) },
+    lease_expires_at: { label: 'Lease until', value: when },
+    run_after: { label: 'Run after', value: when },
+    completed_at: { label: 'Completed', value: when },
+  };
+}
+
+const humanize = (field: string) => {
+  const words = field.replace(/_/g, ' ');
+  return words.charAt(0).toUpperCase() + words.slice(1);
+};
+
+/** One change's fields as "Label: from → to", text fields as "Notes: now “…”", payload edits as "Payload edited". */
+function describeEntry(changes: HistoryEntry['changes'], projects: Project[] | null): string {
+  const known = fields(projects);
   const parts = Object.entries(changes).map(([field, change]) => {
-    const { from, to, edited } = (change ?? {}) as { from?: unknown; to?: unknown; edited?: boolean };
-    if (edited) return `${field} edited`;
-    const text = (value: unknown) => (value === null || value === undefined ? '—' : typeof value === 'string' ? value : JSON.stringify(value));
-    return `${field}: ${text(from)} → ${text(to)}`;
+    const { from, to, edited } = (change ?? {}) as { from?: Value; to?: Value; edited?: boolean };
+    const f = known[field];
+    const label = f?.label ?? humanize(field);
+    if (edited) return `${label} edited`;
+    if (f?.text) return to === null || to === undefined || to === '' ? `${label} cleared` : `${label}: now “${clip(String(to))}”`;
+    const value = f?.value ?? plain;
+    return `${label}: ${value(from)} → ${value(to)}`;
   });
   return parts.length > 0 ? parts.join('; ') : 'no field changed';
 }
@@ -18,6 +81,7 @@ function describe(changes: HistoryEntry['changes']): string {
 /** The item's audit trail, oldest first; read again whenever the item's version moves. */
 export function ItemHistory({ id, version }: { id: string; version: number }) {
   const path = `/work/${encodeURIComponent(id)}/history`;
+  const projects = useProjects();
   const history = useLoad<HistoryEntry[]>(`${path}#${version}`, async (signal) => (await api<HistoryEntry[]>('GET', path, undefined, signal)).data);
   if (history.error) return <p class="muted">The history could not be read: {history.error.detail}</p>;
   if (!history.data) return <p class="muted">Loading…</p>;
@@ -26,7 +90,8 @@ export function ItemHistory({ id, version }: { id: string; version: number }) {
       {history.data.map((entry) => (
         <li key={entry.id} data-action={entry.action}>
           <time dateTime={entry.at}>{formatDateTime(entry.at)}</time>{' '}
-          <strong>{entry.action}</strong> by <UserText text={entry.actor} /> ({entry.role}): <UserText text={describe(entry.changes)} />
+          <strong>{ACTIONS[entry.action] ?? humanize(entry.action)}</strong> by <UserText text={entry.actor} /> ({entry.role}):{' '}
+          <UserText text={describeEntry(entry.changes, projects)} />
         </li>
       ))}
     </ol>

@@ -1,6 +1,7 @@
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
+import { COUNT_INCRS, countLabels, moneyFormat, period, steppedData, yRange } from '../lib/chart-axes.ts';
 
 // A time series chart drawn by uPlot on a canvas, as wide as its container (a ResizeObserver
 // follows the container, so it fits a phone and a desktop alike). The numbers it draws are also
@@ -24,9 +25,24 @@ export interface TimeChartProps {
   /** How the table names a point in time. */
   formatTime: (unixSeconds: number) => string;
   height?: number;
+  /**
+   * What the numbers are: counts get whole-number ticks; money gets currency ticks. Either way
+   * an all-zero chart keeps a small axis (0–1), not uPlot's 0–100.
+   */
+  unit?: { kind: 'count' } | { kind: 'money'; currency: string };
+  /**
+   * How values join: `steps` holds each value over its period (a count per hour is no ramp
+   * from the hour before); `bars` draws one bar per period, series side by side.
+   */
+  shape?: 'steps' | 'bars';
   /** Only the rows with any non-zero value go in the table (168 empty hours help nobody). */
   skipEmptyRows?: boolean;
   testId?: string;
+}
+
+function plotData(times: number[], series: ChartSeries[], shape: 'steps' | 'bars'): uPlot.AlignedData {
+  const columns = series.map((s) => s.values);
+  return shape === 'steps' ? steppedData(times, columns) : [times, ...columns];
 }
 
 function cssColor(color: string, element: Element): string {
@@ -34,7 +50,18 @@ function cssColor(color: string, element: Element): string {
   return getComputedStyle(element).getPropertyValue(color).trim() || '#888';
 }
 
-export function TimeChart({ title, summary, times, series, formatTime, height = 220, skipEmptyRows = true, testId }: TimeChartProps) {
+export function TimeChart({
+  title,
+  summary,
+  times,
+  series,
+  formatTime,
+  height = 220,
+  unit = { kind: 'count' },
+  shape = 'steps',
+  skipEmptyRows = true,
+  testId,
+}: TimeChartProps) {
   const box = useRef<HTMLDivElement>(null);
   const plot = useRef<uPlot | null>(null);
 
@@ -50,17 +77,43 @@ export function TimeChart({ title, summary, times, series, formatTime, height = 
         height,
         legend: { show: true, live: false },
         cursor: { drag: { x: false, y: false } },
-        scales: { x: { time: true } },
+        scales: {
+          // Bars need half a period of room at each end, or the first and last are cut in two.
+          x: shape === 'bars' ? { time: true, range: (_u, min, max) => [min - period(times) / 2, max + period(times) / 2] } : { time: true },
+          y: { range: (_u, _min, max) => yRange(max, unit.kind) },
+        },
         axes: [
           { stroke: cssColor('--muted', element), grid: { stroke: cssColor('--border', element) } },
-          { stroke: cssColor('--muted', element), grid: { stroke: cssColor('--border', element) }, size: 48 },
+          {
+            stroke: cssColor('--muted', element),
+            grid: { stroke: cssColor('--border', element) },
+            // As wide as the longest tick label (US$0.0075 is wider than 48 px), never narrower.
+            size: (_u: uPlot, values: string[] | null) => Math.max(48, ...(values ?? []).map((v) => Math.ceil(v.length * 7.5) + 18)),
+            ...(unit.kind === 'count'
+              ? { incrs: COUNT_INCRS, values: (_u: uPlot, ticks: number[]) => countLabels(ticks) }
+              : {
+                  values: (u: uPlot, ticks: number[]) => {
+                    const format = moneyFormat(unit.currency, u.scales.y?.max ?? 1);
+                    return ticks.map(format);
+                  },
+                }),
+          },
         ],
         series: [
           {},
-          ...series.map((s) => ({ label: s.label, stroke: cssColor(s.color, element), width: 2, points: { show: false } })),
+          ...series.map((s, index) => {
+            const color = cssColor(s.color, element);
+            if (shape === 'bars') {
+              // Side by side within the period: each series takes its own slice of the bar slot.
+              const size = 0.8 / series.length;
+              const align = series.length === 1 ? 0 : index === 0 ? -1 : 1;
+              return { label: s.label, stroke: color, fill: color, width: 0, points: { show: false }, paths: uPlot.paths.bars!({ size: [size, 40], align: align as -1 | 0 | 1 }) };
+            }
+            return { label: s.label, stroke: color, width: 2, points: { show: false }, paths: uPlot.paths.stepped!({ align: 1 }) };
+          }),
         ],
       },
-      [times, ...series.map((s) => s.values)],
+      plotData(times, series, shape),
       element,
     );
     plot.current = chart;
@@ -75,10 +128,10 @@ export function TimeChart({ title, summary, times, series, formatTime, height = 
       plot.current = null;
     };
     // The series' labels and colours fix the chart's shape; new numbers go through setData.
-  }, [series.map((s) => `${s.label}:${s.color}`).join('|'), height]);
+  }, [series.map((s) => `${s.label}:${s.color}`).join('|'), height, shape, unit.kind === 'money' ? unit.currency : '']);
 
   useLayoutEffect(() => {
-    plot.current?.setData([times, ...series.map((s) => s.values)]);
+    plot.current?.setData(plotData(times, series, shape));
   }, [times, series]);
 
   // The table for screen readers (up to 168 rows a chart) is built once the chart is on screen:

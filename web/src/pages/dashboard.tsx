@@ -127,7 +127,9 @@ export function DashboardPage() {
           <AgentsTable stats={s} />
         </>
       )}
-      <UsagePanel state={usage.data} loading={usage.data === null && !usage.error} />
+      {/* Only below the numbers once they are in: painted first, the classifier's card was
+          pushed down the page by everything above it (a layout shift of up to 0.43). */}
+      {(s !== null || stats.error) && <UsagePanel state={usage.data} loading={usage.data === null && !usage.error} />}
     </section>
   );
 }
@@ -157,15 +159,32 @@ function Tiles({ stats }: { stats: WorkStats }) {
   );
 }
 
+/** A day, the least the hourly charts show. */
+const MIN_HOURS = 24;
+
+/**
+ * The hours worth drawing: from the first with anything in it (a day at least), so that a desk
+ * started an hour ago is not a spike at the right edge of an empty week.
+ */
+function shownHours(stats: WorkStats): WorkStats['hourly'] {
+  const h = stats.hourly;
+  const first = h.findIndex((x) => x.created + x.completed + x.failed > 0 || OPEN.some((st) => x.depth[st] > 0));
+  const start = first === -1 ? h.length - MIN_HOURS : Math.min(first, h.length - MIN_HOURS);
+  return h.slice(Math.max(0, start));
+}
+
+const sentence = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
+
 function FlowChart({ stats }: { stats: WorkStats }) {
-  const times = useMemo(() => stats.hourly.map((h) => Date.parse(h.hour) / 1000), [stats]);
+  const hours = useMemo(() => shownHours(stats), [stats]);
+  const times = useMemo(() => hours.map((h) => Date.parse(h.hour) / 1000), [hours]);
   const series: ChartSeries[] = useMemo(
     () => [
-      { label: 'Created', color: '--accent', values: stats.hourly.map((h) => h.created) },
-      { label: 'Completed', color: '--s-completed', values: stats.hourly.map((h) => h.completed) },
-      { label: 'Failed', color: '--s-failed', values: stats.hourly.map((h) => h.failed) },
+      { label: 'Created', color: '--accent', values: hours.map((h) => h.created) },
+      { label: 'Completed', color: '--s-completed', values: hours.map((h) => h.completed) },
+      { label: 'Failed', color: '--s-failed', values: hours.map((h) => h.failed) },
     ],
-    [stats],
+    [hours],
   );
   const { created, completed, failed } = stats.totals;
   return (
@@ -181,10 +200,12 @@ function FlowChart({ stats }: { stats: WorkStats }) {
 }
 
 function DepthChart({ stats }: { stats: WorkStats }) {
-  const times = useMemo(() => stats.hourly.map((h) => Date.parse(h.hour) / 1000), [stats]);
+  const hours = useMemo(() => shownHours(stats), [stats]);
+  const times = useMemo(() => hours.map((h) => Date.parse(h.hour) / 1000), [hours]);
+  // Legends are labels, capitalised like every other legend ("Created", "In progress").
   const series: ChartSeries[] = useMemo(
-    () => OPEN.map((status) => ({ label: statusLabel(status), color: `--s-${status}`, values: stats.hourly.map((h) => h.depth[status]) })),
-    [stats],
+    () => OPEN.map((status) => ({ label: sentence(statusLabel(status)), color: `--s-${status}`, values: hours.map((h) => h.depth[status]) })),
+    [hours],
   );
   const peak = Math.max(0, ...stats.hourly.map((h) => h.depth.queued));
   return (
@@ -207,7 +228,7 @@ function AgentsTable({ stats }: { stats: WorkStats }) {
         <p class="empty">No agent has finished any work in this time.</p>
       ) : (
         <div class="table-wrap">
-          <table class="items" data-testid="agents-table">
+          <table class="items cards-on-phone" data-testid="agents-table">
             <thead>
               <tr>
                 <th scope="col">Agent</th>
@@ -224,11 +245,11 @@ function AgentsTable({ stats }: { stats: WorkStats }) {
                   <th scope="row">
                     <a href={href('/', { agent: a.agent })}>{a.agent}</a>
                   </th>
-                  <td class="num">{a.completed}</td>
-                  <td class="num">{a.failed}</td>
-                  <td class="num">{formatRate(a.failure_rate)}</td>
-                  <td class="num">{formatDuration(a.lead_time_median_s)}</td>
-                  <td class="num">{formatDuration(a.lead_time_p90_s)}</td>
+                  <td class="num" data-label="Completed">{a.completed}</td>
+                  <td class="num" data-label="Failed">{a.failed}</td>
+                  <td class="num" data-label="Failure rate">{formatRate(a.failure_rate)}</td>
+                  <td class="num" data-label="Lead time, median">{formatDuration(a.lead_time_median_s)}</td>
+                  <td class="num" data-label="Lead time, p90">{formatDuration(a.lead_time_p90_s)}</td>
                 </tr>
               ))}
             </tbody>
@@ -278,6 +299,7 @@ function UsageCharts({ usage }: { usage: Usage }) {
         times={times}
         series={series}
         formatTime={formatDay}
+        shape="bars"
         skipEmptyRows={false}
       />
       <TimeChart
@@ -286,6 +308,8 @@ function UsageCharts({ usage }: { usage: Usage }) {
         times={times}
         series={costSeries}
         formatTime={formatDay}
+        shape="bars"
+        unit={{ kind: 'money', currency: usage.currency }}
         skipEmptyRows={false}
       />
     </div>

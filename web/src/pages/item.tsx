@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useRef, useState } from 'preact/hooks';
 import { ChangeFeedback } from '../components/change-feedback.tsx';
 import { DispatchTimeline } from '../components/dispatch-timeline.tsx';
 import { ItemHistory } from '../components/item-history.tsx';
@@ -18,6 +18,7 @@ import { href, navigate } from '../lib/router.ts';
 import { can, mayChangeItem, useSession } from '../lib/session.ts';
 import { useItemChange } from '../lib/use-item-change.ts';
 import { useLoad } from '../lib/use-load.ts';
+import { useTitle } from '../lib/title.ts';
 import { isFinal } from '../../../src/work/lifecycle.ts';
 import type { WorkItem } from '../../../src/work/schemas.ts';
 
@@ -35,7 +36,8 @@ export function ItemPage({ id }: { id: string }) {
   shown.current = item.data;
   const projects = useProjects();
   const [deleted, setDeleted] = useState(false);
-  const [confirmDelete, setConfirmDelete] = useState(false);
+  // The item the confirmation was opened for: it can only ever delete that one.
+  const [confirmDelete, setConfirmDelete] = useState<string | null>(null);
   const [editing, setEditing] = useState(false);
   const change = useItemChange({
     path,
@@ -44,12 +46,6 @@ export function ItemPage({ id }: { id: string }) {
     onGone: () => setDeleted(true),
   });
   const { busy } = change;
-
-  useEffect(() => {
-    change.clear();
-    setDeleted(false);
-    setEditing(false);
-  }, [id]);
 
   useLive((e) => {
     if ((e.type === 'work.updated' && e.data.id === id) || e.type === 'resync') {
@@ -63,10 +59,11 @@ export function ItemPage({ id }: { id: string }) {
   const remove = async (basis: WorkItem) => {
     const result = await change.remove(basis);
     if (result.ok) navigate(href('/'));
-    else setConfirmDelete(false);
+    else setConfirmDelete(null);
   };
 
   const w = item.data;
+  useTitle(w ? w.description : item.error ? 'Item not found' : 'Item');
   if (!w) {
     return (
       <section>
@@ -205,7 +202,7 @@ export function ItemPage({ id }: { id: string }) {
             <ChangeFeedback feedback={change.feedbackAt('actions')} />
             {!deleted && can(session, 'admin') && (
               <div class="row end">
-                <button type="button" class="danger subtle" disabled={busy} onClick={() => setConfirmDelete(true)}>
+                <button type="button" class="danger subtle" disabled={busy} onClick={() => setConfirmDelete(w.id)}>
                   Delete…
                 </button>
               </div>
@@ -221,14 +218,14 @@ export function ItemPage({ id }: { id: string }) {
           </section>
         </div>
       </div>
-      <Modal open={confirmDelete} labelledBy="delete-title" onCancel={() => setConfirmDelete(false)}>
+      <Modal open={confirmDelete !== null && confirmDelete === w.id && w.id === id} labelledBy="delete-title" onCancel={() => setConfirmDelete(null)}>
         <div class="stack">
           <h2 id="delete-title">Delete this work item?</h2>
           <p>
             “<span class="clip">{w.description}</span>” and its dispatch log will be gone for good.
           </p>
           <div class="row end">
-            <button type="button" autoFocus onClick={() => setConfirmDelete(false)}>
+            <button type="button" autoFocus onClick={() => setConfirmDelete(null)}>
               Keep it
             </button>
             <button type="button" class="danger solid" disabled={busy} onClick={() => void remove(w)}>

@@ -6,6 +6,7 @@ import { formatDateTime } from '../lib/format.ts';
 import { href } from '../lib/router.ts';
 import { can, sessionHeaders, useSession } from '../lib/session.ts';
 import { useLoad } from '../lib/use-load.ts';
+import { useTitle } from '../lib/title.ts';
 import type { ConnectionTest, IntakeMessage, Mailbox, RoutingRule } from '../../../src/intake/schemas.ts';
 import { Backfill, MailboxState, TestResult, accountOf, useRefresh } from './mailboxes.tsx';
 
@@ -42,6 +43,7 @@ export function MailboxPage({ id }: { id: string }) {
     });
 
   const m = mailbox.data;
+  useTitle(m ? `Mailbox ${m.name}` : mailbox.error ? 'Mailbox not found' : 'Mailbox');
   if (m === null) {
     return (
       <section class="stack">

@@ -1,10 +1,12 @@
 import { useState } from 'preact/hooks';
+import { McpConfig } from '../components/mcp-config.tsx';
 import { Modal } from '../components/modal.tsx';
 import { ProblemMessage } from '../components/problem-message.tsx';
 import { api, type ApiProblem, toProblem } from '../lib/api.ts';
 import { formatDateTime } from '../lib/format.ts';
 import { useLoad } from '../lib/use-load.ts';
-import { USER_PATTERN } from '../lib/user.ts';
+import { useSession } from '../lib/session.ts';
+import { currentUser, USER_PATTERN } from '../lib/user.ts';
 import { ROLES, type Role } from '../../../src/auth/roles.ts';
 import type { TokenRecord } from '../../../src/auth/schemas.ts';
 
@@ -23,6 +25,8 @@ function stateOf(t: TokenRecord): string {
 
 /** Admins create tokens (the secret is shown once), see them, and revoke them. */
 export function TokensPage() {
+  const session = useSession();
+  const open = session.auth === 'off';
   const tokens = useLoad<TokenRecord[]>('tokens', async (signal) => (await api<TokenRecord[]>('GET', '/tokens', undefined, signal)).data);
   const [secret, setSecret] = useState<{ name: string; token: string } | null>(null);
   const [revoking, setRevoking] = useState<TokenRecord | null>(null);
@@ -43,19 +47,30 @@ export function TokensPage() {
   return (
     <section aria-labelledby="tokens-title" class="stack">
       <h1 id="tokens-title">Tokens</h1>
+      {open && <OpenDesk />}
       <CreateToken
         onCreated={(created) => {
           setSecret(created);
           tokens.reload();
         }}
       />
-      {secret && <NewSecret name={secret.name} token={secret.token} onDone={() => setSecret(null)} />}
+      {secret && (
+        <>
+          <NewSecret name={secret.name} token={secret.token} onDone={() => setSecret(null)} />
+          <div class="card stack">
+            <h2>Use “{secret.name}” from an agent</h2>
+            <McpConfig credential={{ kind: 'token', token: secret.token }} />
+          </div>
+        </>
+      )}
       <ProblemMessage problem={problem ?? tokens.error} />
       {tokens.data === null ? (
         !tokens.error && <p class="muted">Loading…</p>
+      ) : tokens.data.length === 0 ? (
+        <p class="empty">No tokens yet. Create one above for each agent, script or person that calls this desk.</p>
       ) : (
         <div class="table-wrap">
-          <table class="tokens">
+          <table class="tokens cards-on-phone">
             <caption class="visually-hidden">API tokens</caption>
             <thead>
               <tr>
@@ -74,15 +89,15 @@ export function TokensPage() {
               {tokens.data.map((t) => (
                 <tr key={t.id} class={t.revoked_at ? 'revoked' : undefined}>
                   <td>{t.name}</td>
-                  <td>{t.role}</td>
-                  <td>{t.agent ?? '—'}</td>
-                  <td>
+                  <td data-label="Role">{t.role}</td>
+                  <td data-label="Agent">{t.agent ?? '—'}</td>
+                  <td data-label="Created">
                     <time dateTime={t.created_at}>{formatDateTime(t.created_at)}</time>
                     <span class="muted small"> by {t.created_by}</span>
                   </td>
-                  <td>{stateOf(t)}</td>
-                  <td>{t.last_used_at ? <time dateTime={t.last_used_at}>{formatDateTime(t.last_used_at)}</time> : 'never'}</td>
-                  <td>
+                  <td data-label="State">{stateOf(t)}</td>
+                  <td data-label="Last used">{t.last_used_at ? <time dateTime={t.last_used_at}>{formatDateTime(t.last_used_at)}</time> : 'never'}</td>
+                  <td class="actions">
                     {!t.revoked_at && (
                       <button type="button" class="danger subtle" onClick={() => setRevoking(t)} aria-label={`Revoke ${t.name}`}>
                         Revoke…
@@ -212,6 +227,26 @@ function NewSecret(props: { name: string; token: string; onDone: () => void }) {
       </div>
       {copied === 'yes' && <p class="ok">Copied to the clipboard.</p>}
       {copied === 'no' && <p class="muted">The browser refused the clipboard; select the token and copy it by hand.</p>}
+    </div>
+  );
+}
+
+/** AUTH=off: tokens are kept but checked by nobody; agents name themselves with X-User. */
+function OpenDesk() {
+  const [agent, setAgent] = useState(currentUser() ?? 'your-agent');
+  const name = new RegExp(`^(?:${USER_PATTERN})$`).test(agent) ? agent : 'your-agent';
+  return (
+    <div class="card stack" data-testid="auth-off">
+      <p class="notice" role="note">
+        This desk runs with <code>AUTH=off</code>: tokens do nothing here. Every request names its caller with the <code>X-User</code> header and
+        nothing is checked. Tokens made now are kept, and work once the desk runs with <code>AUTH=tokens</code>.
+      </p>
+      <h2>Connect an agent over MCP</h2>
+      <label>
+        Agent name
+        <input name="mcp-agent" value={agent} pattern={USER_PATTERN} maxLength={64} autoComplete="off" onInput={(e) => setAgent(e.currentTarget.value)} />
+      </label>
+      <McpConfig credential={{ kind: 'user', user: name }} />
     </div>
   );
 }

@@ -1,0 +1,126 @@
+// A mailbox's host decides where this server opens a TCP connection, so it gets the guard a
+// caller's base_url gets (src/classify/ssrf.ts), with one difference: company IMAP servers live
+// on private networks, so loopback and private addresses are allowed when the operator lists
+// the host (or the address, or a CIDR range holding it) in INTAKE_ALLOWED_HOSTS. Link-local,
+// cloud metadata, unspecified and multicast addresses are refused even when listed.
+//
+// The check runs when a mailbox is created or edited (a 422 naming `host`) and again for the
+// socket itself: the connection gets, through `lookup`, exactly the addresses that passed, so a
+// DNS answer that changed since (rebinding) cannot point it elsewhere.
+
+import type { LookupAddress, LookupOptions } from 'node:dns';
+import { BlockList, isIP, type LookupFunction } from 'node:net';
+import { type HostResolver, embeddedIpv4, isBlockedAddress, systemResolver } from '../classify/ssrf.js';
+
+/** Never a mail server: link-local (the AWS, GCP and Azure metadata address among them), metadata endpoints, unspecified, multicast. */
+const never = new BlockList();
+for (const [network, prefix] of [
+  ['0.0.0.0', 8],
+  ['169.254.0.0', 16],
+  ['100.100.100.200', 32], // Alibaba Cloud's metadata address
+  ['224.0.0.0', 4],
+  ['255.255.255.255', 32],
+] as const) {
+  never.addSubnet(network, prefix, 'ipv4');
+}
+for (const [network, prefix] of [
+  ['::', 128],
+  ['fe80::', 10],
+  ['fd00:ec2::254', 128], // AWS's IPv6 metadata address
+  ['ff00::', 8],
+] as const) {
+  never.addSubnet(network, prefix, 'ipv6');
+}
+
+export class HostNotAllowed extends Error {
+  override name = 'HostNotAllowed';
+  /** So that it is still recognised when a library passes it on as a plain error. */
+  readonly code = 'EHOSTNOTALLOWED';
+  constructor(
+    readonly host: string,
+    /** What to tell the person who typed the host, as the rest of "host: …". */
+    readonly reason: string,
+  ) {
+    super(`${host} ${reason}`);
+  }
+}
+
+/**
+ * The host as it is connected to: trimmed, lower case, an IPv6 address without the brackets a
+ * URL puts around it ("[::1]" is "::1"). Null when the brackets hold something else.
+ */
+export function normalizeHost(host: string): string | null {
+  const trimmed = host.trim().toLowerCase();
+  const bracketed = /^\[(.*)\]$/.exec(trimmed);
+  if (!bracketed) return trimmed.includes('[') || trimmed.includes(']') ? null : trimmed;
+  return isIP(bracketed[1]!) === 6 ? bracketed[1]! : null;
+}
+
+export interface HostGuard {
+  /** Every address of the host, each checked; throws HostNotAllowed, or the resolver's error. */
+  addresses(host: string): Promise<string[]>;
+  /** The create/update check: throws HostNotAllowed; a name that does not resolve passes (the connection test will say so). */
+  check(host: string): Promise<void>;
+  /** For the socket (net.connect's `lookup`): only addresses that passed the check reach it. */
+  lookup: LookupFunction;
+}
+
+export function createHostGuard(allowedHosts: readonly string[], resolve: HostResolver = systemResolver): HostGuard {
+  const names = new Set<string>();
+  const listed = new BlockList();
+  for (const entry of allowedHosts) {
+    const [network, prefix] = entry.split('/');
+    const version = isIP(network!);
+    if (version === 0) names.add(entry);
+    else if (prefix === undefined) listed.addAddress(network!, version === 4 ? 'ipv4' : 'ipv6');
+    else listed.addSubnet(network!, Number(prefix), version === 4 ? 'ipv4' : 'ipv6');
+  }
+
+  function verify(host: string, addresses: readonly string[]): void {
+    if (addresses.length === 0) throw new HostNotAllowed(host, 'has no address');
+    for (const raw of addresses) {
+      const address = embeddedIpv4(raw) ?? raw;
+      const family = isIP(address) === 4 ? 'ipv4' : 'ipv6';
+      if (isIP(address) === 0 || never.check(address, family)) {
+        throw new HostNotAllowed(host, 'is not allowed: it is (or resolves to) a link-local, cloud metadata or unspecified address, which a mailbox can never use');
+      }
+      if (isBlockedAddress(address) && !names.has(host) && !listed.check(address, family)) {
+        throw new HostNotAllowed(host, 'is not allowed: it is (or resolves to) a loopback or private address; the operator can allow it by listing it in INTAKE_ALLOWED_HOSTS');
+      }
+    }
+  }
+
+  async function addresses(host: string): Promise<string[]> {
+    const found = isIP(host) ? [host] : await resolve(host);
+    verify(host, found);
+    return found;
+  }
+
+  const lookup: LookupFunction = (hostname: string, options: LookupOptions, callback) => {
+    addresses(hostname).then(
+      (found) => {
+        const entries: LookupAddress[] = found.map((address) => ({ address, family: isIP(address) })).filter((entry) => !options.family || options.family === entry.family);
+        if (entries.length === 0) {
+          callback(Object.assign(new Error(`${hostname} has no IPv${options.family} address`), { code: 'ENOTFOUND' }), '', 0);
+        } else if (options.all) callback(null, entries);
+        else callback(null, entries[0]!.address, entries[0]!.family);
+      },
+      (error: unknown) => {
+        if (error instanceof HostNotAllowed) callback(error as unknown as NodeJS.ErrnoException, '', 0);
+        else callback(Object.assign(new Error(`${hostname} does not resolve`), { code: 'ENOTFOUND' }), '', 0);
+      },
+    );
+  };
+
+  return {
+    addresses,
+    async check(host) {
+      try {
+        await addresses(host);
+      } catch (error) {
+        if (error instanceof HostNotAllowed) throw error;
+      }
+    },
+    lookup,
+  };
+}

@@ -1,0 +1,128 @@
+import { type TSchema, Type } from 'typebox';
+import { MAX_JSON_DEPTH } from './json-body.js';
+
+// What the OpenAPI documents say beyond the route schemas: the tags (declared once, described),
+// the license, the server, and the response headers the services send. The routes declare their
+// own operationId and which headers each of their answers carries (`withHeaders`); the linters in
+// test/shared/openapi-lint.test.ts hold both documents to Redocly's and Spectral's OWASP rules.
+
+/** Every tag an operation may carry, with what it groups; a document lists those it uses. */
+export const OPENAPI_TAGS = [
+  { name: 'work items', description: 'Submit, claim, move and read work items; their history and the dashboard figures' },
+  { name: 'projects', description: 'Projects that group work items' },
+  { name: 'events', description: 'The Server-Sent Events stream of changes to work items and projects' },
+  { name: 'classification', description: 'Classify emails with an LLM or the rules, and what it cost' },
+  { name: 'mailboxes', description: 'Mail intake: connected mailboxes, their intake log and imports' },
+  { name: 'mcp', description: 'The Model Context Protocol endpoint for agents' },
+  { name: 'tokens', description: 'API tokens (admins only)' },
+  { name: 'session', description: 'Browser sign-in: a token exchanged for an HttpOnly session cookie' },
+  { name: 'ui', description: "Endpoints the web UI calls on the work service's origin" },
+  { name: 'health', description: 'Liveness and readiness for load balancers' },
+  { name: 'metrics', description: 'Prometheus metrics' },
+  { name: 'openapi', description: 'This description of the API' },
+] as const;
+
+export type OpenApiTag = (typeof OPENAPI_TAGS)[number]['name'];
+
+/**
+ * The project declares no license of its own (package.json has none and there is no LICENSE
+ * file); it calls itself open source, and MIT is what that reads as until the owners say
+ * otherwise. Change it here and in package.json together.
+ */
+export const OPENAPI_LICENSE = { name: 'MIT', identifier: 'MIT' } as const;
+
+/** Relative: the document is served by the service it describes, on whatever origin that is. */
+export const OPENAPI_SERVERS = [
+  { url: '/', description: 'The service that serves this document, in whichever environment it runs (local, staging, production)', 'x-internal': false },
+] as const;
+
+/** The response headers the services send, each described once. */
+export const RESPONSE_HEADERS = {
+  Location: Type.String({ maxLength: 2048, description: 'The address of the resource just created' }),
+  ETag: Type.String({ maxLength: 16, pattern: '^"\\d{1,9}"$', description: 'The item\'s version as a strong entity tag ("3"): send it back in If-Match or If-None-Match' }),
+  Link: Type.String({ maxLength: 4096, description: 'The next page, as `<url>; rel="next"`; absent on the last page' }),
+  'Idempotent-Replayed': Type.Literal('true', { description: 'Present when this answer replays the one first given to the same Idempotency-Key' }),
+  'Retry-After': Type.String({ maxLength: 10, pattern: '^\\d{1,9}$', description: 'Seconds to wait before retrying' }),
+  'WWW-Authenticate': Type.String({ maxLength: 128, description: 'The Bearer challenge, with error="invalid_token" when a credential was presented and refused' }),
+  'Set-Cookie': Type.String({ maxLength: 512, description: 'The HttpOnly, SameSite=Strict session cookie (cleared with Max-Age=0)' }),
+  'Cache-Control': Type.String({ maxLength: 64, description: 'no-store: the answer holds a secret or who the caller is' }),
+  Allow: Type.String({ maxLength: 64, description: 'The methods the path takes' }),
+} as const;
+
+export type ResponseHeader = keyof typeof RESPONSE_HEADERS;
+
+/**
+ * A response declaration with the headers the route sends on it, for the document only (Fastify
+ * neither checks nor serializes response headers). Works on a schema and on a `{ description,
+ * content }` declaration alike.
+ */
+export function withHeaders<T extends object>(response: T, ...names: ResponseHeader[]): T & { headers: Record<string, TSchema> } {
+  return { ...response, headers: Object.fromEntries(names.map((name) => [name, RESPONSE_HEADERS[name]])) };
+}
+
+interface Operation {
+  tags?: string[];
+}
+
+/**
+ * The finishing touches on a generated document: only the tags it uses, declared in the order
+ * above. Given to @fastify/swagger as `transformObject`.
+ */
+export function finishDocument<T extends { paths?: Record<string, Record<string, unknown>>; tags?: unknown }>(document: T): T {
+  const used = new Set<string>();
+  for (const methods of Object.values(document.paths ?? {})) {
+    for (const operation of Object.values(methods) as Operation[]) {
+      for (const tag of operation.tags ?? []) used.add(tag);
+    }
+  }
+  return { ...document, tags: OPENAPI_TAGS.filter((tag) => used.has(tag.name)) };
+}
+
+/**
+ * Node's default limit on a request's line and headers (`--max-http-header-size`): no query
+ * string, path segment or header value can be longer, so it bounds every string there.
+ */
+export const MAX_HEADER_BYTES = 16 * 1024;
+
+type JsonSchema = Record<string, unknown>;
+
+/** A copy of `schema` where every string and array without a bound gets the one given. */
+function bounded(schema: unknown, maxLength: number): unknown {
+  if (Array.isArray(schema)) return schema.map((item) => bounded(item, maxLength));
+  if (schema === null || typeof schema !== 'object') return schema;
+  const copy: JsonSchema = {};
+  for (const [key, value] of Object.entries(schema)) {
+    // `enum`, `const`, `default` and `examples` hold values, not schemas.
+    copy[key] = key === 'enum' || key === 'const' || key === 'default' || key === 'examples' ? value : bounded(value, maxLength);
+  }
+  const types = Array.isArray(copy.type) ? copy.type : [copy.type];
+  if (types.includes('string') && copy.maxLength === undefined && copy.enum === undefined && copy.const === undefined) {
+    copy.maxLength = maxLength;
+  }
+  // Each element takes at least two bytes of the body (a digit and a comma).
+  if (types.includes('array') && copy.maxItems === undefined) copy.maxItems = Math.ceil(maxLength / 2);
+  return copy;
+}
+
+/**
+ * Writes into a route's request schemas the bounds the transport already enforces, so that the
+ * document states them (Spectral's OWASP rules ask every string and array for one): a body's
+ * strings and arrays cannot outgrow the route's body limit (413 first), nor a query, path or
+ * header string Node's header limit (431 first). Nothing is refused that was taken before;
+ * tighter limits a route declares itself are kept. Copies: the schemas are shared between routes.
+ */
+export function boundRequestSchemas(schema: Record<string, unknown>, bodyLimit: number): void {
+  if (schema.body !== undefined) schema.body = bounded(schema.body, bodyLimit);
+  for (const part of ['querystring', 'params', 'headers'] as const) {
+    if (schema[part] !== undefined) schema[part] = bounded(schema[part], MAX_HEADER_BYTES);
+  }
+  // The body's size and depth, which JSON Schema cannot say, in the answers that refuse them.
+  const response = schema.response as Record<string, { description?: string }> | undefined;
+  if (response?.[413]) response[413] = { ...response[413], description: `The body is over this endpoint's limit of ${bodyLimit} bytes` };
+  if (response?.[422] && schema.body !== undefined) {
+    response[422] = {
+      ...response[422],
+      description: `The request is invalid (\`errors\` names the fields), a JSON body nests deeper than ${MAX_JSON_DEPTH} levels, or it holds text no store can keep`,
+    };
+  }
+}
