@@ -208,6 +208,7 @@ export const CONFIG_VARIABLES: readonly ConfigVariable[] = [
   { name: 'CLASSIFY_RATE_LIMIT', group: 'classify', default: '`60`', meaning: 'Classifications per minute per token (duplicates served from the store are free)' },
   { name: 'DEDUPE_RETENTION_DAYS', group: 'classify', default: '`30`', meaning: 'Dedupe records (and per-call usage rows) older than this are purged' },
   { name: 'AGENTDESK_SECRET_KEY', group: 'intake', default: 'none', meaning: '32 bytes as hex or base64 (`openssl rand -hex 32`) sealing mailbox secrets; without it a mailbox with a secret is a `422`' },
+  { name: 'INTAKE_ALLOWED_HOSTS', group: 'intake', default: 'empty', meaning: 'Comma-separated IMAP hosts that may be on a loopback or private network: host names as written on the mailbox, IP addresses, or CIDR ranges (`10.0.0.0/8`); link-local and cloud metadata addresses are refused even when listed' },
   { name: 'INTAKE_WORKER', group: 'intake', default: '`true`', meaning: 'Whether this instance watches mailboxes (the API answers either way)' },
   { name: 'INTAKE_POLL_S', group: 'intake', default: '`60`', meaning: 'Poll fallback besides IMAP IDLE (the Graph delta query\'s period)' },
   { name: 'INTAKE_LEASE_S', group: 'intake', default: '`30`', meaning: 'How long a mailbox stays with the instance watching it after its last renewal' },
