@@ -145,10 +145,18 @@ export function candidatesQuery(query: ClaimQuery, agents: readonly string[]): S
   const values = [agents, query.now, ...filter.values];
   const wanted = '(SELECT count(*) FROM req) - (SELECT count(*) FROM own)';
   const due = `status = 'queued' AND (run_after IS NULL OR run_after <= $2)`;
-  const project = query.project_id ? ` AND project_id = $${values.length}::uuid` : '';
+  // Statistics from a desk of one type make `type = …` look as if it kept every row, and the
+  // planner then walked work_items_claimable filtering out every other type's item (issue 26).
+  // The range, which is the equality again, is priced at the planner's default 0.5 % for a
+  // range of unknown bounds: the walk of the whole queue then costs what it really can, and the
+  // type's own index wins whatever ANALYZE saw. The same for the project.
+  const sameType = `type = t.wanted_type AND type >= t.wanted_type AND type <= t.wanted_type`;
+  const project = query.project_id
+    ? ` AND project_id = $${values.length}::uuid AND project_id >= $${values.length}::uuid AND project_id <= $${values.length}::uuid`
+    : '';
   const head = query.types
     ? `SELECT q.* FROM unnest($3::text[]) AS t(wanted_type) CROSS JOIN LATERAL (
-        SELECT * FROM work_items WHERE type = t.wanted_type AND ${due}${project}
+        SELECT * FROM work_items WHERE ${sameType} AND ${due}${project}
         ORDER BY priority, created_at, id LIMIT ${wanted}) q
       ORDER BY q.priority, q.created_at, q.id LIMIT ${wanted}`
     : `SELECT * FROM work_items WHERE ${due}${project} ORDER BY priority, created_at, id LIMIT ${wanted}`;
