@@ -2,7 +2,7 @@ import type { Transaction } from 'kysely';
 import { WorkItemNotFound } from './errors.js';
 import { type Plan, changeItem } from './item-changes.js';
 import type { Actor } from './item-view.js';
-import type { CreateWorkItem, WorkItem } from './schemas.js';
+import type { CreateWorkItem } from './schemas.js';
 import { type PlannedItem, planItem, writePlannedItems } from './service.js';
 import type { WorkStore } from './store/port.js';
 import type { WorkItemRow } from './tables.js';
@@ -26,7 +26,7 @@ export interface MailWorkItems {
 }
 
 /** A planned item: what it will be once written (its id is known), and its write. */
-export type PlannedMailItem = PlannedItem & { item: WorkItem };
+export type PlannedMailItem = PlannedItem;
 
 export interface WorkForIntake {
   /** Runs `work` in one transaction: what it writes through `items` and through `trx` commits together. */

@@ -4,8 +4,9 @@ import type { ClaimCandidates, ClaimQuery, ItemWithDispatches, WorkStatements } 
 import { portableStatements } from './portable.js';
 
 // The work store on SQLite: the statements of port.ts on the connection or transaction given
-// (portable.ts's, and the hot paths written here), and nothing else. SQLite has one writer, so nothing here locks; transactions (and group
-// commit, shared/group-commit.ts) are the decorator's business (transactional.ts).
+// (portable.ts's, and the hot paths written here), and nothing else. SQLite has one writer, so
+// nothing here locks; transactions, and the group commit that batches them
+// (shared/group-commit.ts), are the decorator's business (transactional.ts).
 //
 // The claim's reads name their index (INDEXED BY): with tens of thousands of items queued the
 // planner walked work_items_status_queue and checked the type row by row (issue 26), whatever
