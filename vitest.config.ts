@@ -3,7 +3,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
-    exclude: ['node_modules/**', 'dist/**', 'web/**'],
+    // test/perf holds tests that are budgets and nothing else: `npm run test:perf` runs them.
+    exclude: ['node_modules/**', 'dist/**', 'web/**', 'test/perf/**'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     // Process-level and browser tests start real servers; two cores do not gain from more.

@@ -18,6 +18,18 @@ export interface LabelledEmail {
   /** Written with the rest but never looked at while the rules were tuned. */
   holdout: boolean;
   input: EmailInput;
+  /** Labels of the task-level fields, on the emails that carry them (tasks-*.json). */
+  expected: ExpectedTask | null;
+}
+
+export interface ExpectedTask {
+  priority: string;
+  /** ISO 8601 date or local date and time, or null when the email sets none. */
+  deadline: string | null;
+  /** The description a person would write, or null when there is nothing to do. */
+  task: string | null;
+  /** A word of the request the description must keep ("approve", "freigeben"). */
+  verb: string | null;
 }
 
 interface LabelledFile {
@@ -39,6 +51,12 @@ interface LabelledEntry {
   reply_to?: string;
   headers?: Record<string, string>;
   importance?: string;
+  /** When it was sent (ISO 8601): relative deadlines are counted from it. */
+  date?: string;
+  priority?: string;
+  deadline?: string | null;
+  task?: string | null;
+  verb?: string | null;
 }
 
 export function loadLabelledSet(dir = LABELLED_DIR): LabelledEmail[] {
@@ -47,7 +65,9 @@ export function loadLabelledSet(dir = LABELLED_DIR): LabelledEmail[] {
     const file = JSON.parse(readFileSync(join(dir, name), 'utf8')) as LabelledFile;
     for (const entry of file.emails) {
       if (!isCategory(entry.category)) throw new Error(`${name}: ${entry.id} has unknown category ${entry.category}`);
-      emails.push({ id: entry.id, language: file.language, category: entry.category, holdout: entry.holdout, input: toInput(entry, file.reader) });
+      const expected: ExpectedTask | null =
+        entry.priority === undefined ? null : { priority: entry.priority, deadline: entry.deadline ?? null, task: entry.task ?? null, verb: entry.verb ?? null };
+      emails.push({ id: entry.id, language: file.language, category: entry.category, holdout: entry.holdout, input: toInput(entry, file.reader), expected });
     }
   }
   const ids = new Set(emails.map((email) => email.id));
@@ -66,6 +86,8 @@ function toInput(entry: LabelledEntry, reader: string): EmailInput {
     toRecipients: [mailbox(entry.to ?? reader)],
     replyTo: entry.reply_to ? [mailbox(entry.reply_to)] : [],
     importance: entry.importance ?? 'normal',
+    sentDateTime: entry.date ?? null,
+    receivedDateTime: entry.date ?? null,
     hasAttachments: false,
     internetMessageHeaders: Object.entries(entry.headers ?? {}).map(([name, value]) => ({ name, value })),
   };
@@ -113,4 +135,41 @@ export function evaluate(set: readonly LabelledEmail[], classify: (email: Labell
 
 function round(value: number): number {
   return Math.round(value * 1000) / 1000;
+}
+
+export const FIELDS = ['category', 'priority', 'deadline'] as const;
+export type Field = (typeof FIELDS)[number];
+export type Verdict = Record<Field, string | null>;
+
+export interface FieldEvaluation {
+  /** Per field, over every email that labels it: all of them for the category, the task-labelled ones for the rest. */
+  overall: Record<Field, Score>;
+  by_language: Record<string, Record<Field, Score>>;
+  misses: Array<{ id: string; field: Field; expected: string | null; got: string | null }>;
+}
+
+/** Accuracy of each labelled field, overall and per language. */
+export function evaluateFields(set: readonly LabelledEmail[], classify: (email: LabelledEmail) => Verdict): FieldEvaluation {
+  const results = set.map((email) => ({ email, got: classify(email) }));
+  const expectedOf = (email: LabelledEmail, field: Field): string | null | undefined =>
+    field === 'category' ? email.category : email.expected === null ? undefined : email.expected[field];
+  const misses: FieldEvaluation['misses'] = [];
+  const score = (filter: (email: LabelledEmail) => boolean, field: Field, record: boolean): Score => {
+    const chosen = results.filter((result) => filter(result.email) && expectedOf(result.email, field) !== undefined);
+    let correct = 0;
+    for (const { email, got } of chosen) {
+      const expected = expectedOf(email, field)!;
+      if (expected === got[field]) correct += 1;
+      else if (record) misses.push({ id: email.id, field, expected, got: got[field] });
+    }
+    return { emails: chosen.length, correct, accuracy: chosen.length === 0 ? Number.NaN : round(correct / chosen.length) };
+  };
+  const perField = (filter: (email: LabelledEmail) => boolean, record: boolean) =>
+    Object.fromEntries(FIELDS.map((field) => [field, score(filter, field, record)])) as Record<Field, Score>;
+  const languages = [...new Set(set.map((email) => email.language))].sort();
+  return {
+    overall: perField(() => true, true),
+    by_language: Object.fromEntries(languages.map((language) => [language, perField((email) => email.language === language, false)])),
+    misses,
+  };
 }

@@ -2,14 +2,17 @@ import { availableParallelism, loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import { normalizeEmail, type Email } from '../src/classify/normalize.js';
 import { classifyWithRules } from '../src/classify/rules/classify.js';
-import { evaluate, loadLabelledSet, type LabelledEmail, type Score } from './rules-labelled.js';
+import { evaluate, evaluateFields, FIELDS, loadLabelledSet, type LabelledEmail, type Score } from './rules-labelled.js';
+import { PATHOLOGICAL_BODIES } from './rules-pathological.js';
 import { runMain } from './run-main.js';
 
 // `npm run bench:rules [-- --split dev] [-- --misses]`: the offline classifier on the labelled
 // set in four languages (test/fixtures/rules-labelled), as issue 9 asks. Accuracy overall, per
 // split (dev: what the rules were tuned on; holdout: never looked at while tuning), per language
 // and per category; then the time per email, median and p99 over every email of the set many
-// times, for the classifier alone and for preparation (normalize, HTML → text) plus classifier.
+// times, for the classifier alone and for preparation (normalize, HTML → text) plus classifier,
+// and for bodies built to make a rule backtrack (bench/rules-pathological.ts). Then accuracy per
+// field (category, priority, deadline) per language, on the emails labelled with each field.
 // In process and single-threaded: no server, no database. JSON lines on stdout, misses on stderr.
 
 const { values: args } = parseArgs({
@@ -49,6 +52,20 @@ function accuracy(): void {
   for (const [name, score] of Object.entries(result.by_category)) line('category', name, score);
   if (args.misses) {
     for (const miss of result.misses) process.stderr.write(`miss ${miss.id}${miss.holdout ? ' (holdout)' : ''}: expected ${miss.expected}, got ${miss.got}\n`);
+  }
+  // Per field: the category on every email, priority and deadline on those labelled with them.
+  const fields = evaluateFields(set, (email) => {
+    const answer = classifyWithRules(normalizeEmail(email.input, MAX_CHARS));
+    return { category: answer.category, priority: answer.priority, deadline: answer.details.deadline };
+  });
+  for (const field of FIELDS) print({ metric: 'field_accuracy', split: args.split, scope: 'overall', name: 'all', field, ...fields.overall[field] });
+  for (const [language, scores] of Object.entries(fields.by_language)) {
+    for (const field of FIELDS) print({ metric: 'field_accuracy', split: args.split, scope: 'language', name: language, field, ...scores[field] });
+  }
+  if (args.misses) {
+    for (const miss of fields.misses.filter((entry) => entry.field !== 'category')) {
+      process.stderr.write(`miss ${miss.id} ${miss.field}: expected ${miss.expected}, got ${miss.got}\n`);
+    }
   }
 }
 
@@ -97,6 +114,11 @@ function timing(): void {
   const long = set.map((email) => email.input).filter((input) => 'email_data' in input).map((input) => input.email_data.body ?? '').join('\n\n');
   const longEmail = normalizeEmail({ email_data: { subject: 'long', body: long.repeat(Math.ceil(MAX_CHARS / long.length) + 1) } }, MAX_CHARS);
   time(`classify_${longEmail.body.text.length}_chars`, [longEmail], rounds * 20, (email) => classifyWithRules(email));
+  // Bodies built to make a rule backtrack: each must stay far from the 250 ms the suite once allowed.
+  for (const [name, body] of PATHOLOGICAL_BODIES) {
+    const email = normalizeEmail({ email_data: { subject: body.slice(0, 200), body } }, MAX_CHARS);
+    time(`pathological: ${name}`, [email], Math.max(3, Math.floor(rounds / 4)), (item) => classifyWithRules(item));
+  }
 }
 
 async function main(): Promise<void> {

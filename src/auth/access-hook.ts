@@ -6,7 +6,7 @@ import { PROBLEM_CONTENT_TYPE, problem } from '../shared/errors.js';
 import type { HttpApp } from '../shared/http.js';
 import { ProblemResponse } from '../shared/schemas.js';
 import type { Authenticator, Identity, Principal, Proof } from './authenticator.js';
-import { ACCESS, type Access, CSRF_HEADER, ROLES_BY_ACCESS, SESSION_COOKIE, roleMay } from './roles.js';
+import { ACCESS, type Access, CSRF_HEADER, ROLES_BY_ACCESS, SESSION_COOKIE, roleMay, roleWithArticle } from './roles.js';
 
 // One onRequest hook guards every route of both services, in this order:
 //   1. AUTH=off: only a Host that names a loopback address or one of ALLOWED_HOSTS (DNS rebinding)
@@ -276,7 +276,7 @@ export async function installAccessControl(app: HttpApp, { config, authenticator
 
     const { principal } = found.identity;
     if (!roleMay(principal.role, access)) {
-      return send(reply, 403, `A ${principal.role} token may not do this (it needs ${ROLES_BY_ACCESS[access].join(' or ')}).`);
+      return send(reply, 403, `${roleWithArticle(principal.role)} token may not do this (it needs ${ROLES_BY_ACCESS[access].join(' or ')}).`);
     }
     request.principal = principal;
     request.identity = found.identity;
@@ -293,3 +293,4 @@ export async function installAccessControl(app: HttpApp, { config, authenticator
     unauthorized,
   };
 }
+

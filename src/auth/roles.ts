@@ -44,3 +44,8 @@ export type AuthMode = (typeof AUTH_MODES)[number];
 /** The header a browser session must send with every state-changing request (see csrf in access-hook.ts). */
 export const CSRF_HEADER = 'x-agentdesk-csrf';
 export const SESSION_COOKIE = 'agentdesk_session';
+
+/** "An agent", "An intake", "A viewer": for messages that name a caller's role. */
+export function roleWithArticle(role: string): string {
+  return `${/^[aeiou]/i.test(role) ? 'An' : 'A'} ${role}`;
+}

@@ -128,7 +128,7 @@ export function createClassifyService(deps: ClassifyServiceDeps): ClassifyServic
     if (settings.provider === 'rules') {
       const call = callOf(1, 'ok');
       observer.providerCall(call);
-      return { classification: finish(classifyWithRules(email), email, fingerprint), failed: false, call };
+      return { classification: finish(classifyWithRules(email, now()), email, fingerprint), failed: false, call };
     }
     const client = clientFor(settings);
     const { system, user } = buildPrompt(email);

@@ -16,6 +16,7 @@ import type {
   WorkItemSummary,
 } from '../work/schemas.js';
 import { ProblemError } from './errors.js';
+import { withNote } from './notes.js';
 import { type CallOptions, type ClientOptions, createRequester } from './http.js';
 
 // A typed client of the work service. Every shape is the server's own TypeBox schema read as a
@@ -144,7 +145,8 @@ export function createWorkClient(options: ClientOptions) {
     /**
      * Adds `text` below the item's notes (the API replaces notes; this appends), with `changes`
      * in the same request: a block with its reason, say. Read, then write under If-Match, so a
-     * note written meanwhile by someone else is kept; a lost race re-reads and tries again.
+     * note written meanwhile by someone else is kept; a lost race re-reads and tries again. A
+     * move the item has already made with this note last (a retry) writes nothing new.
      */
     async appendNote(
       id: string,
@@ -154,9 +156,10 @@ export function createWorkClient(options: ClientOptions) {
     ): Promise<WorkItem> {
       for (let attempt = 1; ; attempt++) {
         const current = await getWork(id, call);
-        const notes = current.notes ? `${current.notes}\n\n${text}` : text;
+        const repeat = changes.status !== undefined && changes.status === current.status;
+        const notes = withNote(current.notes, text, repeat);
         try {
-          return await updateWork(id, { ...changes, notes }, { ...call, ifMatch: current.version });
+          return await updateWork(id, { ...changes, ...(notes !== current.notes && { notes }) }, { ...call, ifMatch: current.version });
         } catch (error) {
           if (!(error instanceof ProblemError) || error.status !== 412 || attempt >= NOTE_ATTEMPTS) throw error;
         }

@@ -1,6 +1,7 @@
 import type { Static, TSchema } from 'typebox';
 import { ACCESS, type Access, type Role } from '../auth/roles.js';
 import { ProblemError } from '../client/errors.js';
+import { withNote } from '../client/notes.js';
 import type { WorkClient } from '../client/work-client.js';
 import type { UpdateWorkItem, WorkItem } from '../work/schemas.js';
 import {
@@ -82,16 +83,6 @@ const WRITE_ATTEMPTS = 5;
 
 function define<Input extends TSchema>(tool: ToolDefinition<Input>): ToolDefinition {
   return tool as unknown as ToolDefinition;
-}
-
-/**
- * `text` below `notes`. When the call repeats a move already made (a retry after a lost
- * answer), a note that already ends the notes is not written twice.
- */
-export function withNote(notes: string | null, text: string, repeat: boolean): string {
-  if (!notes) return text;
-  if (repeat && (notes === text || notes.endsWith(`\n\n${text}`))) return notes;
-  return `${notes}\n\n${text}`;
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

@@ -1,5 +1,6 @@
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
+import type { IncomingMessage } from 'node:http';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { PROBLEM_CONTENT_TYPE, problem } from './errors.js';
 
@@ -95,4 +96,46 @@ export function createMethodIndex() {
       return [...methods].sort();
     },
   };
+}
+
+/** How much of a refused body is read and thrown away, at most, before the connection closes. */
+const LINGER_BYTES = 256 * 1024 * 1024;
+const LINGER_MS = 5_000;
+/** A client that stops sending for this long is not waited for. */
+const LINGER_IDLE_MS = 1_000;
+
+/**
+ * An `onSend` hook. Fastify answers a body it refuses before reading it (over the limit, or of a
+ * type it does not take) and closes the connection; a client still sending then meets a reset
+ * (EPIPE) instead of the answer, which Node's fetch and Python's http.client report as a failed
+ * connection. So, as nginx's lingering close does, the rest of such a body is read and dropped
+ * first, within a bound of bytes and time, and only then is the answer sent and the connection
+ * closed. Requests whose body was read, and answers that keep the connection (Node drops the
+ * unread rest of the body itself then), pass through at the cost of two property reads.
+ */
+export async function lingerOverRefusedBody(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  if (request.raw.complete || reply.getHeader('connection') !== 'close') return;
+  await drain(request.raw);
+}
+
+function drain(message: IncomingMessage): Promise<void> {
+  return new Promise((resolve) => {
+    let read = 0;
+    let idle: NodeJS.Timeout;
+    const done = () => {
+      clearTimeout(idle);
+      clearTimeout(overall);
+      message.off('data', onData).off('end', done).off('close', done).off('error', done);
+      resolve();
+    };
+    const onData = (chunk: Buffer) => {
+      read += chunk.length;
+      if (read > LINGER_BYTES) return done();
+      idle.refresh();
+    };
+    const overall = setTimeout(done, LINGER_MS);
+    idle = setTimeout(done, LINGER_IDLE_MS);
+    message.on('data', onData).once('end', done).once('close', done).once('error', done);
+    message.resume();
+  });
 }

@@ -16,7 +16,7 @@ import { type AccessControlOptions, type Gate, SECURITY_SCHEMES, installAccessCo
 import { ACCESS } from '../auth/roles.js';
 import { isDatabaseUnavailable } from './db.js';
 import { Registry, installRequestMetrics, registerMetricsRoute } from './metrics.js';
-import { createMethodIndex, onClientError, onFrameworkError } from './http-edges.js';
+import { createMethodIndex, lingerOverRefusedBody, onClientError, onFrameworkError } from './http-edges.js';
 import { MalformedJsonError, parseJsonBody } from './json-body.js';
 import { problemResponses } from './schemas.js';
 import type { Tracing } from './tracing.js';
@@ -156,6 +156,8 @@ export async function createHttpApp(options: HttpAppOptions): Promise<HttpApp> {
     return reply.code(503).type(PROBLEM_CONTENT_TYPE).send(problem(503, 'The service is shutting down; retry shortly.'));
   });
 
+  app.addHook('onSend', lingerOverRefusedBody);
+
   const methods = createMethodIndex();
   app.addHook('onRoute', (route) => methods.add(route.method, route.url));
   // Fastify reads a body for these methods whether or not the route wants one (a DELETE too),
@@ -186,7 +188,7 @@ export async function createHttpApp(options: HttpAppOptions): Promise<HttpApp> {
   });
 
   app.setErrorHandler((error, request, reply) => {
-    const mapped = toProblem(error as FastifyError);
+    const mapped = toProblem(error as FastifyError, request.routeOptions.schema?.consumes);
     if (error instanceof RateLimitedError) reply.header('retry-after', String(error.retryAfterSeconds));
     if (mapped.status === 503) {
       // Expected while the database is away; the message is enough, a stack adds nothing.
@@ -271,7 +273,7 @@ function fieldErrors(errors: ErrorObject[], context: string): FieldError[] {
 }
 
 /** The one mapping from any error to the problem document the client sees. */
-export function toProblem(error: FastifyError): Problem {
+export function toProblem(error: FastifyError, consumes?: readonly string[]): Problem {
   if (error instanceof ValidationError) {
     return problem(422, error.message, { errors: error.errors });
   }
@@ -304,7 +306,10 @@ export function toProblem(error: FastifyError): Problem {
     return problem(400, 'The body is not valid JSON');
   }
   if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
-    return problem(415, 'The body must be JSON, sent with Content-Type: application/json');
+    // A route that takes files says which (its schema's `consumes`); every other one takes JSON.
+    return consumes && consumes.length > 0
+      ? problem(415, `This endpoint takes ${consumes.join(', ')}; send the file with one of these as its Content-Type`)
+      : problem(415, 'The body must be JSON, sent with Content-Type: application/json');
   }
   if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
     return problem(413, `The body is larger than this endpoint accepts`);

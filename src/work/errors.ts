@@ -48,11 +48,13 @@ export class NotHolder extends ConflictError {
 }
 
 export class ItemChanged extends PreconditionFailedError {
-  constructor(version: number, status: WorkStatus) {
-    super(`The work item changed since you loaded it: it is now at version ${version} and ${status}`, {
-      current_version: version,
-      current_status: status,
-    });
+  constructor(version: number, status: WorkStatus, malformedTag = false) {
+    super(
+      malformedTag
+        ? `If-Match must list entity tags in double quotes, as the ETag header gives them (If-Match: "${version}"); an unquoted or weak (W/) tag never matches. The item is at version ${version} and ${status}`
+        : `The work item changed since you loaded it: it is now at version ${version} and ${status}`,
+      { current_version: version, current_status: status },
+    );
   }
 }
 

@@ -27,11 +27,11 @@ export interface Plan {
 }
 
 /** The versions an If-Match header accepts: any (`*`) or a list. */
-export type VersionPrecondition = { any: true } | { any: false; versions: number[] };
+export type VersionPrecondition = { any: true } | { any: false; versions: number[]; malformed?: true };
 
 export function checkPrecondition(row: WorkItemRow, precondition: VersionPrecondition | undefined): void {
   if (!precondition || precondition.any) return;
-  if (!precondition.versions.includes(row.version)) throw new ItemChanged(row.version, row.status);
+  if (!precondition.versions.includes(row.version)) throw new ItemChanged(row.version, row.status, precondition.malformed === true);
 }
 
 const MAX_TRIES = 20;

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { assertMayDispatch } from '../auth/policy.js';
+import { actingAgent, assertMayDispatch, requireActingAgent } from '../auth/policy.js';
 import { ACCESS } from '../auth/roles.js';
 import type { HttpApp } from '../shared/http.js';
 import { problemResponses } from '../shared/schemas.js';
@@ -49,7 +49,10 @@ export function parseIfMatch(header: string | undefined): VersionPrecondition | 
   if (header === undefined) return undefined;
   if (header.trim() === '*') return { any: true };
   const versions = [...header.matchAll(/(?:^|,)\s*"(\d{1,9})"\s*(?=,|$)/g)].map((match) => Number(match[1]));
-  return { any: false, versions };
+  const listed = header.split(',').filter((tag) => tag.trim() !== '').length;
+  // Tags that are not strong entity tags (`2`, `W/"2"`) are named in the refusal: the caller
+  // then learns that the tag must be quoted, not that the item moved on.
+  return { any: false, versions, ...(versions.length < listed && { malformed: true }) };
 }
 
 /** If-None-Match on a read: true when the caller already holds the current version. */
@@ -103,14 +106,14 @@ export function registerWorkRoutes(app: HttpApp, work: WorkService, claims: Clai
       },
     },
     async (request, reply) => {
-      // An agent token claims as its own agent and no other.
-      assertMayDispatch(request.principal, request.body.agent);
+      // An agent token claims as its own agent and no other; without `agent`, as that one.
+      const agent = requireActingAgent(request.principal, request.body.agent);
       const left = new AbortController();
       const socket = request.raw.socket;
       reply.raw.once('close', () => {
         if (!reply.raw.writableFinished) left.abort();
       });
-      const item = await claims.claim(request.body, actorOf(request.principal), left.signal);
+      const item = await claims.claim({ ...request.body, agent }, actorOf(request.principal), left.signal);
       if (left.signal.aborted) {
         // The client hung up while waiting; its half-closed socket would otherwise stay open.
         // (An in-process caller, the MCP server through app.inject, has a stand-in without destroy.)
@@ -136,8 +139,8 @@ export function registerWorkRoutes(app: HttpApp, work: WorkService, claims: Clai
       },
     },
     async (request, reply) => {
-      assertMayDispatch(request.principal, request.body.agent);
-      const item = await work.heartbeat(request.params.id, request.body, request.principal);
+      const agent = requireActingAgent(request.principal, request.body.agent);
+      const item = await work.heartbeat(request.params.id, { ...request.body, agent }, request.principal);
       return reply.header('etag', etagOf(item)).send(item);
     },
   );
@@ -237,10 +240,10 @@ export function registerWorkRoutes(app: HttpApp, work: WorkService, claims: Clai
       },
     },
     async (request, reply) => {
-      assertMayDispatch(request.principal, request.body.agent);
+      const agent = actingAgent(request.principal, request.body.agent);
       const item = await work.update(
         request.params.id,
-        request.body,
+        agent === undefined ? request.body : { ...request.body, agent },
         request.principal,
         parseIfMatch(request.headers['if-match']),
       );

@@ -207,9 +207,12 @@ export type UpdateProject = Static<typeof UpdateProjectSchema>;
 
 export const ProjectIdParamsSchema = Type.Object({ id: UuidSchema });
 
+/** The agent a claim, heartbeat or move acts as; an agent token's own agent when left out. */
+const ActingAgentSchema = Type.Optional({ ...AgentNameSchema, description: "Agent username; an agent token's own agent when left out" });
+
 export const ClaimSchema = Type.Object(
   {
-    agent: AgentNameSchema,
+    agent: ActingAgentSchema,
     types: Type.Optional(Type.Array(WorkTypeSchema, { minItems: 1, maxItems: 50, description: 'Any of these types' })),
     project_id: Type.Optional(UuidSchema),
     lease_s: Type.Optional(
@@ -222,18 +225,19 @@ export const ClaimSchema = Type.Object(
   },
   { additionalProperties: false },
 );
-export type ClaimRequest = Static<typeof ClaimSchema>;
+/** A claim with its agent settled (the request's, or the agent token's). */
+export type ClaimRequest = Static<typeof ClaimSchema> & { agent: string };
 
 export const HeartbeatSchema = Type.Object(
   {
-    agent: AgentNameSchema,
+    agent: ActingAgentSchema,
     lease_s: Type.Optional(
       Type.Integer({ minimum: LEASE_LIMITS.min, maximum: LEASE_LIMITS.max, description: 'New lease length; default: the current one' }),
     ),
   },
   { additionalProperties: false },
 );
-export type HeartbeatRequest = Static<typeof HeartbeatSchema>;
+export type HeartbeatRequest = Static<typeof HeartbeatSchema> & { agent: string };
 
 export const HistoryEntrySchema = Type.Object(
   {

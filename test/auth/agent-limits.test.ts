@@ -65,7 +65,36 @@ describe.each(await storesUnderTest())('agent tokens on %s', (kind) => {
 
   it('an intake token submits queued work but dispatches to nobody', async () => {
     expect((await submit({}, intake)).body.status).toBe('queued');
-    expect((await submit({ agent: 'grace' }, intake)).status).toBe(403);
+    const dispatching = await submit({ agent: 'grace' }, intake);
+    expect(dispatching.status).toBe(403);
+    expect(dispatching.body.detail).toMatch(/^An intake token cannot dispatch/);
+  });
+
+  it('a refusal by role names the role with the right article', async () => {
+    const byAgent = await call(app, 'POST', '/projects', { name: `articles-${kind}` }, ada);
+    expect(byAgent.status).toBe(403);
+    expect(byAgent.body.detail).toMatch(/^An agent token may not do this/);
+    const byIntake = await call(app, 'GET', '/tokens', undefined, intake);
+    expect(byIntake.status).toBe(403);
+    expect(byIntake.body.detail).toMatch(/^An intake token may not do this/);
+  });
+
+  it('without "agent", claims, heartbeats and moves act as the token\'s own agent', async () => {
+    const type = `limits_implicit_${kind}`;
+    const { body: queued } = await submit({ type }, admin);
+    const claimed = await call(app, 'POST', '/work/claim', { types: [type] }, ada);
+    expect(claimed.status).toBe(200);
+    expect(claimed.body).toMatchObject({ id: queued.id, assigned_agent: 'ada', status: 'in_progress' });
+    const beat = await call(app, 'POST', `/work/${queued.id}/heartbeat`, { lease_s: 120 }, ada);
+    expect(beat.status).toBe(200);
+    expect(beat.body.assigned_agent).toBe('ada');
+    const done = await call(app, 'PATCH', `/work/${queued.id}`, { status: 'completed', outcome: 'success' }, ada);
+    expect(done.status).toBe(200);
+    expect(done.body.status).toBe('completed');
+    // A token bound to no agent still has to name one.
+    const byAdmin = await call(app, 'POST', '/work/claim', { types: [type] }, admin);
+    expect(byAdmin.status).toBe(422);
+    expect(byAdmin.body.detail).toMatch(/agent/);
   });
 
   it("cannot move, edit or reassign another agent's item", async () => {

@@ -70,7 +70,7 @@ describe.each(await storesUnderTest())('the offline rules provider over HTTP on 
     expect(response.status).toBe(200);
     expect(response.body).toMatchObject({ category, needs_action: needsAction, dedupe: { status: 'new' } });
     expect(response.body.details.source_signals).toEqual(expect.arrayContaining(signals));
-    expect(response.body.details.suggested_notes).toContain(`by rules-v2, read as ${language}`);
+    expect(response.body.details.suggested_notes).toContain(`by rules-v3, read as ${language}`);
   });
 
   it('flags the injection attempt', async () => {

@@ -25,19 +25,20 @@ function email(from: string | null, subject: string, body: string, extra: { repl
 
 describe('requests in four languages', () => {
   it.each([
-    ['English', 'Ana Ruiz <ana@fabrikam.example>', 'NDA', 'Hi Robin,\n\nCould you send me the signed NDA by Wednesday? Legal is waiting for it.\n\nAna', 'by Wednesday'],
+    ['English', 'Ana Ruiz <ana@fabrikam.example>', 'NDA', 'Hi Robin,\n\nCould you send me the signed NDA by Wednesday? Legal is waiting for it.\n\nAna', '2026-11-25'],
     ['English', 'Ana Ruiz <ana@fabrikam.example>', 'Draft', 'Hi Robin,\n\nPlease review the attached draft and share your comments before the call.\n\nAna', null],
-    ['German', 'Jörg Weiß <joerg.weiss@beispiel.example>', 'Vereinbarung', 'Hallo Herr Vogel,\n\nbitte schicken Sie mir die unterschriebene Vereinbarung bis Mittwoch zurück.\n\nViele Grüße\nJörg Weiß', 'bis Mittwoch'],
+    ['German', 'Jörg Weiß <joerg.weiss@beispiel.example>', 'Vereinbarung', 'Hallo Herr Vogel,\n\nbitte schicken Sie mir die unterschriebene Vereinbarung bis Mittwoch zurück.\n\nViele Grüße\nJörg Weiß', '2026-11-25'],
     ['German', 'Jörg Weiß <joerg.weiss@beispiel.example>', 'Liefertermin', 'Guten Tag,\n\nkönnten Sie mir kurz sagen, ob der Liefertermin für die Pumpen steht? Der Kunde fragt nach.\n\nGruß\nJörg', null],
     ['German', 'Mia <mia@beispiel.example>', 'Folien', 'Hi Robin,\n\nkannst du mir die Folien von gestern schicken? Ich finde sie nicht im Ordner.\n\nDanke!\nMia', null],
-    ['Spanish', 'Pilar Gómez <pilar@ejemplo.example>', 'Informe', 'Hola Robin:\n\n¿Puedes enviarme el informe de ventas antes del viernes? Lo necesito para la junta.\n\nGracias,\nPilar', 'antes del viernes'],
+    ['Spanish', 'Pilar Gómez <pilar@ejemplo.example>', 'Informe', 'Hola Robin:\n\n¿Puedes enviarme el informe de ventas antes del viernes? Lo necesito para la junta.\n\nGracias,\nPilar', '2026-11-27'],
     ['Spanish', 'Pilar Gómez <pilar@ejemplo.example>', 'Borrador', 'Hola:\n\nPor favor, revisa el borrador del folleto y corrige las erratas que veas.\n\nUn saludo,\nPilar', null],
     ['Spanish', 'Tomás Vidal <tomas@ejemplo.example>', 'Entrega', 'Estimado Sr. Vogel:\n\n¿Podría confirmarme la fecha de entrega de las piezas? Quedo a la espera de su respuesta.\n\nAtentamente,\nTomás Vidal', null],
-    ['French', 'Luc Perrin <luc.perrin@exemple.example>', 'Contrat', 'Bonjour,\n\nPourriez-vous me renvoyer le contrat signé avant mercredi ? Le client attend notre retour.\n\nCordialement,\nLuc Perrin', 'avant mercredi'],
+    ['French', 'Luc Perrin <luc.perrin@exemple.example>', 'Contrat', 'Bonjour,\n\nPourriez-vous me renvoyer le contrat signé avant mercredi ? Le client attend notre retour.\n\nCordialement,\nLuc Perrin', '2026-11-25'],
     ['French', 'Luc Perrin <luc.perrin@exemple.example>', 'Note de frais', 'Bonjour Robin,\n\nMerci de valider la note de frais de la mission à Nantes dans l\'outil.\n\nLuc', null],
     ['French', 'Zoé <zoe@exemple.example>', 'Chiffres', 'Salut Robin,\n\nPeux-tu m\'envoyer les chiffres de septembre ? J\'en ai besoin pour le point de demain.\n\nZoé', null],
   ])('%s: %s asks "%s" → action_required', (language, from, subject, body, deadline) => {
-    const answer = classifyWithRules(email(from, subject, body));
+    // Undated mail counts its deadline from the day it is classified: Monday 23 November 2026.
+    const answer = classifyWithRules(email(from, subject, body), new Date('2026-11-23T09:00:00Z'));
     expect(answer).toMatchObject({ category: 'action_required', needs_action: true });
     expect(answer.details.source_signals).toContain('direct_request');
     expect(answer.reasoning).toContain(`${language} message`);

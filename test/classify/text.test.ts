@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { isHiddenStyle, maxNestingDepth, renderHtml } from '../../src/classify/html-to-text.js';
 import { collapseWhitespace, cutQuotedReply, cutSignature, prepareBody, stripInvisible, truncateMiddle } from '../../src/classify/text.js';
 import { fixtureText, hugeHtml } from './fixtures.js';
+import { PERF_RUN } from '../helpers/perf.js';
 
 describe('renderHtml', () => {
   it('drops scripts, styles, head and comments but keeps link text', () => {
@@ -170,19 +171,20 @@ describe('prepareBody', () => {
     expect(prepared.signature).toBe('Thanks,\n\nAlex');
   });
 
-  it('prepares a 5 MB HTML email in well under a second, within the budget', () => {
+  // The second's budget is judged by `npm run test:perf` only (test/helpers/perf.ts).
+  it('prepares a 5 MB HTML email within the text budget (in well under a second: test:perf)', () => {
     const html = hugeHtml();
     expect(html.length).toBeGreaterThan(5 * 1024 * 1024);
     prepareBody(html, 'html', 6_000); // warm-up, as in a running server
     // The best of three, so a busy machine's pauses do not decide the outcome.
     let elapsed = Number.POSITIVE_INFINITY;
     let prepared = prepareBody(html, 'html', 6_000);
-    for (let run = 0; run < 3; run += 1) {
+    for (let run = 0; run < (PERF_RUN ? 3 : 0); run += 1) {
       const started = performance.now();
       prepared = prepareBody(html, 'html', 6_000);
       elapsed = Math.min(elapsed, performance.now() - started);
     }
-    expect(elapsed).toBeLessThan(1_000);
+    if (PERF_RUN) expect(elapsed).toBeLessThan(1_000);
     expect(prepared.text.length).toBeLessThanOrEqual(6_000);
     expect(prepared.truncated).toBe(true);
     expect(prepared.text).toContain('Section 0');

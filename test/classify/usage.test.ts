@@ -177,7 +177,7 @@ describe.each(await storesUnderTest())('LLM usage on %s', (kind) => {
       await record('2020-03-04T11:59:00.000Z', { input_tokens: 400, output_tokens: 40, model: 'mystery-model' });
       await record('2020-03-04T12:00:00.000Z', { input_tokens: 5_000 });
       await store.recordUsage({ kind: 'duplicate', at: '2020-03-04T08:00:00.000Z', provider: 'openai', model: 'priced-model' });
-      await store.recordUsage({ kind: 'call', at: '2020-03-02T09:00:00.000Z', call: call_({ provider: 'rules', model: 'rules-v2' }) });
+      await store.recordUsage({ kind: 'call', at: '2020-03-02T09:00:00.000Z', call: call_({ provider: 'rules', model: 'rules-v3' }) });
 
       const report = await usage(t.app, 'group_by=day&since=2020-03-02T00:00:00Z&until=2020-03-04T12:00:00Z');
       expect(report).toMatchObject({ since: '2020-03-02T00:00:00.000Z', until: '2020-03-04T12:00:00.000Z', group_by: 'day', currency: 'USD' });
@@ -265,7 +265,7 @@ describe.each(await storesUnderTest())('LLM usage on %s', (kind) => {
       await call(t.app, 'POST', '/classify', freshEmail());
       await call(t.app, 'POST', '/classify', freshEmail());
       const report = await usage(t.app);
-      expect(report.rows).toEqual([{ provider: 'rules', model: 'rules-v2', calls: 2, input_tokens: 0, output_tokens: 0, duplicates_served: 0, fallbacks: 0, estimated_cost: 0, unpriced_calls: 0 }]);
+      expect(report.rows).toEqual([{ provider: 'rules', model: 'rules-v3', calls: 2, input_tokens: 0, output_tokens: 0, duplicates_served: 0, fallbacks: 0, estimated_cost: 0, unpriced_calls: 0 }]);
     });
   });
 });

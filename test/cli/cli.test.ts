@@ -157,6 +157,10 @@ describe('agentdesk on the command line, against real servers on SQLite', () => 
     expect(done.body).toMatchObject({ status: 'completed', outcome: 'success', lease_expires_at: null });
     expect(done.body.notes).toMatch(/Inbox sorted$/);
     expect(done.body.dispatch_log).toEqual([expect.objectContaining({ agent: 'bot-1', outcome: 'success', reason: 'completed' })]);
+    // Run again (a retry after a lost answer): the move and its note are not made twice.
+    const again = await runCliJson(['work', 'complete', id, '--notes', 'Inbox sorted'], bot);
+    ok(again.run);
+    expect(again.body).toMatchObject({ status: 'completed', notes: done.body.notes, version: done.body.version });
     // The human line after a move.
     const history = ok(await runCli(['work', 'show', id], bot)).stdout;
     expect(history).toMatch(/^DISPATCHED\s+AGENT\s+ENDED\s+OUTCOME\s+REASON$/m);

@@ -155,6 +155,12 @@ describe('intake rules, resync and imports', () => {
       expect(json.statusCode).toBe(415);
       expect(json.headers['content-type']).toMatch(/^application\/problem\+json/);
       expect((await post(`/mailboxes/${id}/import`, 'text/csv', 'a,b')).statusCode).toBe(415);
+      // The refusal names the file types the import takes, not JSON.
+      const text = await post(`/mailboxes/${id}/import`, 'text/plain', 'Subject: x\r\n\r\ny');
+      expect(text.statusCode).toBe(415);
+      expect(text.json().detail).toContain('message/rfc822');
+      expect(text.json().detail).toContain('application/mbox');
+      expect(text.json().detail).not.toMatch(/JSON/);
       const empty = await post(`/mailboxes/${id}/import`, 'message/rfc822', '\r\n  \r\n');
       expect(empty.statusCode).toBe(422);
       expect(empty.json().detail).toContain('holds no message');

@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -109,6 +110,14 @@ describe.each(await storesUnderTest())('agentdesk mcp (stdio) on %s', (kind) => 
 });
 
 describe('agentdesk mcp (stdio) without a desk or an agent', () => {
+  // One desk for both tests: the first starts it late, on the port its client already points at.
+  let database: TestDatabase | undefined;
+  let desk: ServerProcess | undefined;
+  afterAll(async () => {
+    await desk?.stop();
+    await database?.destroy();
+  });
+
   it('says, as a tool error, that the desk does not answer, and works once it does', async () => {
     const port = await freePort();
     const url = `http://127.0.0.1:${port}`;
@@ -117,28 +126,37 @@ describe('agentdesk mcp (stdio) without a desk or an agent', () => {
     expect(text).toContain(`cannot reach agentdesk at ${url}`);
     expect(text).toContain('Is agentdesk running');
 
-    const database = await createTestDatabase('sqlite');
-    const desk = await startWorkServer({ port, env: { AUTH: 'off', DATABASE_URL: database.config.url } });
-    try {
-      expect(await use(client, 'list_projects')).toEqual({ projects: [] });
-      await api(url, 'POST', '/work', { 'x-user': 'someone' }, { type: 'late', description: 'after the desk came up' });
-      expect(await use(client, 'claim_next_work', { types: ['late'] })).toMatchObject({ assigned_agent: 'late-bot' });
-    } finally {
-      await desk.stop();
-      await database.destroy();
-    }
+    database = await createTestDatabase('sqlite');
+    desk = await startWorkServer({ port, env: { AUTH: 'off', DATABASE_URL: database.config.url } });
+    expect(await use(client, 'list_projects')).toEqual({ projects: [] });
+    await api(url, 'POST', '/work', { 'x-user': 'someone' }, { type: 'late', description: 'after the desk came up' });
+    expect(await use(client, 'claim_next_work', { types: ['late'] })).toMatchObject({ assigned_agent: 'late-bot' });
   });
 
   it('under AUTH=off without AGENTDESK_AGENT, says which variable to set', async () => {
-    const database = await createTestDatabase('sqlite');
-    const desk = await startWorkServer({ env: { AUTH: 'off', DATABASE_URL: database.config.url } });
-    try {
-      const client = await spawnMcp({ AGENTDESK_URL: desk.url });
-      expect(await refused(client, 'claim_next_work')).toContain('set AGENTDESK_AGENT');
-    } finally {
-      await desk.stop();
-      await database.destroy();
-    }
+    expect(desk, 'the desk the test before started').toBeDefined();
+    const client = await spawnMcp({ AGENTDESK_URL: desk!.url });
+    expect(await refused(client, 'claim_next_work')).toContain('set AGENTDESK_AGENT');
+  });
+
+  // Issue 25: the README's stdio config once named a command nothing put on PATH. This runs the
+  // config block as the README prints it, with only its placeholder path and the desk's port
+  // filled in, the way a host (Claude Desktop) would start it.
+  it("the README's stdio config, as written, starts a server that claims as its agent", async () => {
+    expect(desk, 'the desk the first test started').toBeDefined();
+    const readme = readFileSync(fileURLToPath(new URL('../../README.md', import.meta.url)), 'utf8');
+    const block = [...readme.matchAll(/```json\n([\s\S]*?)```/g)].map((match) => match[1]!).find((json) => json.includes('"command"'));
+    expect(block, 'a JSON block with "command" in the README').toBeDefined();
+    const config = JSON.parse(block!) as { mcpServers: Record<string, { command: string; args: string[]; env: Record<string, string> }> };
+    const server = config.mcpServers.agentdesk!;
+    const args = server.args.map((arg) => (arg.endsWith('/dist/src/cli/main.js') ? CLI_JS : arg));
+    expect(args).toContain(CLI_JS);
+    const env: Record<string, string> = { ...server.env, AGENTDESK_URL: server.env.AGENTDESK_URL!.replace('http://127.0.0.1:8080', desk!.url) };
+    const client = new Client({ name: 'readme-config', version: '1.0.0' });
+    await client.connect(new StdioClientTransport({ command: server.command, args, env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...env }, stderr: 'pipe' }));
+    clients.push(client);
+    await api(desk!.url, 'POST', '/work', { 'x-user': 'someone' }, { type: 'readme', description: 'for the README config' });
+    expect(await use(client, 'claim_next_work', { types: ['readme'] })).toMatchObject({ assigned_agent: env.AGENTDESK_AGENT });
   });
 
   it('exits 0, having written nothing, when its stdin ends', async () => {

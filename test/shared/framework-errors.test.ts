@@ -1,9 +1,13 @@
+import { execFile } from 'node:child_process';
 import { connect } from 'node:net';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildWorkApp } from '../../src/work/app.js';
 import { type TestApp, captureLogs, startWorkApp, testConfig } from '../helpers/apps.js';
 import { createTestDatabase, openTestDatabase } from '../helpers/databases.js';
 import { startClassifyApp } from '../helpers/classify-app.js';
+
+const run = promisify(execFile);
 
 // Issue 8, defect 14: every answer either service gives is problem+json, the ones Node and
 // Fastify's router write themselves included, and a wrong method on a known path is a 405
@@ -66,6 +70,37 @@ describe('errors Node and the router raise are problem+json too', () => {
   afterAll(async () => {
     await work?.close();
     await classify?.close();
+  });
+
+  // Issue 25: the server answered a body it refused before reading it and closed at once, so a
+  // client still sending met a reset (EPIPE) instead of the answer: half of fetch's tries failed.
+  // The client runs in a process of its own: in this one, the server could not answer before
+  // fetch had written everything, and the fault never showed.
+  it('a body over the limit, or of a type not taken, reaches fetch as its problem, every time', async () => {
+    const tries = [
+      ...Array.from({ length: 6 }, () => ({ url: `http://127.0.0.1:${workPort}/work`, mb: 8, type: 'application/json' })),
+      ...Array.from({ length: 3 }, () => ({ url: `http://127.0.0.1:${classifyPort}/classify`, mb: 16, type: 'application/json' })),
+      ...Array.from({ length: 3 }, () => ({ url: `http://127.0.0.1:${workPort}/work`, mb: 4, type: 'text/plain' })),
+    ];
+    const client = `
+      const answers = [];
+      for (const { url, mb, type } of ${JSON.stringify(tries)}) {
+        const body = '{"description":"' + 'x'.repeat(mb * 1024 * 1024) + '"}';
+        try {
+          const response = await fetch(url, { method: 'POST', headers: { 'content-type': type }, body });
+          answers.push({ status: response.status, type: response.headers.get('content-type'), body: await response.json() });
+        } catch (error) {
+          answers.push({ error: String(error.cause?.code ?? error.message) });
+        }
+      }
+      console.log(JSON.stringify(answers));`;
+    const { stdout } = await run(process.execPath, ['--input-type=module', '-e', client]);
+    const answers = JSON.parse(stdout) as Array<{ status?: number; type?: string; body?: { status: number }; error?: string }>;
+    expect(answers.map((answer) => answer.error ?? answer.status)).toEqual([...Array(9).fill(413), ...Array(3).fill(415)]);
+    for (const answer of answers) {
+      expect(answer.type).toContain('application/problem+json');
+      expect(answer.body?.status).toBe(answer.status);
+    }
   });
 
   it('a path parameter over 100 characters is a 404 problem, not Fastify 414 JSON', async () => {

@@ -60,6 +60,13 @@ describe.each(await storesUnderTest())('preconditions and idempotency on %s', (k
     expect(listed.status).toBe(200);
     const weak = await call(t.app, 'PATCH', `/work/${item.id}`, { notes: 'y' }, { 'if-match': 'W/"3"' });
     expect(weak.status).toBe(412);
+    expect(weak.body.detail).toMatch(/in double quotes/);
+    // The item is at version 3: an unquoted 3 is refused, and the refusal says why.
+    const unquoted = await call(t.app, 'PATCH', `/work/${item.id}`, { notes: 'y' }, { 'if-match': '3' });
+    expect(unquoted.status).toBe(412);
+    expect(unquoted.body).toMatchObject({ current_version: 3 });
+    expect(unquoted.body.detail).toMatch(/If-Match: "3"/);
+    expect(unquoted.body.detail).not.toMatch(/changed since you loaded it/);
     const any = await call(t.app, 'PATCH', `/work/${item.id}`, { notes: 'z' }, { 'if-match': '*' });
     expect(any.status).toBe(200);
     const staleDelete = await call(t.app, 'DELETE', `/work/${item.id}`, undefined, { 'if-match': '"1"' });

@@ -7,21 +7,32 @@ import type { Category, Priority } from '../categories.js';
 import type { Email } from '../normalize.js';
 import type { ModelAnswer } from '../llm/answer.js';
 import { extractAttachments, extractOrganizations, extractPeople } from './extract.js';
-import { COMPILED, hasWords, type Language } from './lexicon.js';
+import { dayOfDate, dayOfTimestamp, resolveDueDate, workingDaysBetween, type Day, type DueDate } from './due-date.js';
+import type { Language } from './lexicon.js';
 import { isAutomated, PRECEDENCE, scoreCategories } from './score.js';
 import { detectSignals, has, signalList, type Signals } from './signals.js';
+import { describeTask } from './task.js';
+import { DEFAULT_MODELS } from '../../shared/config.js';
 
-/** Also the default model name of the `rules` provider (DEFAULT_MODELS in shared/config.ts). */
-export const RULES_MODEL = 'rules-v2';
+/**
+ * The `rules` provider's model name, part of the dedupe scope: v3 writes ISO deadlines and new
+ * task descriptions, so answers stored by v2 are not served for it.
+ */
+export const RULES_MODEL = DEFAULT_MODELS.rules;
 
 const LANGUAGE_NAMES: Readonly<Record<Language, string>> = { en: 'English', de: 'German', es: 'Spanish', fr: 'French' };
 
-const TASK_MAX = 120;
 const TITLE_MAX = 80;
+/** Due this many working days after the email was sent, or sooner, makes a task urgent. */
+const SOON_WORKING_DAYS = 2;
 /** An amount in any of our languages' notations: "$40", "€ 12", "89,40 €", "45,90 EUR". */
 const MONEY = /[$€£]\s?\d|\d\s?(?:[$€£]|eur\b|usd\b)/i;
 
-export function classifyWithRules(email: Email): ModelAnswer {
+/**
+ * `now` stands in for the day an email was sent when it carries no date (the simplified shape):
+ * relative deadlines ("by Friday") are counted from it.
+ */
+export function classifyWithRules(email: Email, now: Date = new Date()): ModelAnswer {
   const signals = detectSignals(email);
   const scores = scoreCategories(signals);
   const ranked = [...PRECEDENCE].sort((a, b) => scores[b] - scores[a] || PRECEDENCE.indexOf(a) - PRECEDENCE.indexOf(b));
@@ -29,10 +40,12 @@ export function classifyWithRules(email: Email): ModelAnswer {
   const category: Category = best > 0 ? ranked[0]! : isAutomated(signals) ? 'notification' : 'fyi';
   const runnerUp = scores[ranked[1]!];
 
-  const { deadline } = signals;
+  const sent = dayOfTimestamp(email.sent_at) ?? dayOfTimestamp(email.received_at) ?? dayOfDate(now);
+  const due = signals.deadline === null ? null : resolveDueDate(signals.deadline, signals.deadline_language ?? 'en', sent);
+  const deadline = due?.iso ?? null;
   const needsAction = decideNeedsAction(category, signals);
-  const priority = decidePriority(category, needsAction, signals, deadline);
-  const task = needsAction ? describeTask(category, email, signals, deadline) : null;
+  const priority = decidePriority(category, needsAction, signals, due, sent);
+  const task = needsAction ? taskFor(category, email, signals) : null;
   const sourceSignals = signalList(signals);
   const sender = email.from?.name ?? email.from?.address ?? null;
 
@@ -46,7 +59,7 @@ export function classifyWithRules(email: Email): ModelAnswer {
     details: {
       summary: summarize(email),
       suggested_title: task ? clip(task, TITLE_MAX) : null,
-      suggested_notes: notesFor(email, category, signals, sourceSignals),
+      suggested_notes: notesFor(email, category, signals, sourceSignals, deadline),
       deadline,
       people: extractPeople(email),
       organizations: extractOrganizations(email),
@@ -79,25 +92,27 @@ function decideNeedsAction(category: Category, signals: Signals): boolean {
   }
 }
 
-function decidePriority(category: Category, needsAction: boolean, signals: Signals, deadline: string | null): Priority {
+/**
+ * Urgent (high) when an action is due within two working days of the email, already late, or
+ * called urgent; any other action is medium; what needs none is low, unless the reader flagged it.
+ */
+function decidePriority(category: Category, needsAction: boolean, signals: Signals, due: DueDate | null, sent: Day): Priority {
   if (category === 'spam' || category === 'newsletter' || category === 'marketing') return 'low';
-  const soon = deadline !== null && signals.languages.some((language) => hasWords(COMPILED[language].soon, deadline));
-  if (needsAction && (soon || has(signals, 'urgent_wording') || has(signals, 'high_importance'))) return 'high';
+  const late = has(signals, 'overdue') || (due !== null && due.day < sent);
+  const soon = due !== null && workingDaysBetween(sent, due.day) <= SOON_WORKING_DAYS;
+  if (needsAction && (late || soon || has(signals, 'urgent_wording') || has(signals, 'high_importance'))) return 'high';
   if (needsAction || has(signals, 'flagged')) return 'medium';
   return 'low';
 }
 
-function describeTask(category: Category, email: Email, signals: Signals, deadline: string | null): string {
-  const by = deadline ? ` (${deadline})` : '';
-  const subject = email.subject || 'this email';
-  const sender = email.from?.name ?? email.from?.address;
-  if (category === 'meeting') {
-    return clip(has(signals, 'meeting_scheduling') ? `Choose a time for: ${subject}` : `Respond to the meeting invitation: ${subject}`, TASK_MAX);
-  }
-  if (category === 'transactional') return clip(`Pay the amount due${by}: ${subject}`, TASK_MAX);
-  const request = signals.requests[0];
-  if (request) return clip(`${sender ? `Reply to ${sender}: ` : ''}${request}`, TASK_MAX);
-  return clip(`Follow up on: ${subject}${by}`, TASK_MAX);
+function taskFor(category: Category, email: Email, signals: Signals): string {
+  const language: Language = signals.languages[0] ?? 'en';
+  const sender = email.from?.name ?? email.from?.address ?? null;
+  // An approval or payment is the request to describe, even after a question about something else.
+  const request = signals.requests.find((sentence) => signals.approvals.includes(sentence)) ?? signals.requests[0] ?? null;
+  const kind =
+    category === 'meeting' ? (has(signals, 'meeting_scheduling') ? 'meeting_scheduling' : 'meeting_invitation') : category === 'transactional' ? 'payment' : 'request';
+  return describeTask({ language, sender, request: kind === 'request' || kind === 'payment' ? request : null, kind, subject: email.subject });
 }
 
 function nextSteps(category: Category, needsAction: boolean, email: Email, deadline: string | null): string[] {
@@ -127,13 +142,13 @@ function summarize(email: Email): string | null {
   return email.subject || null;
 }
 
-function notesFor(email: Email, category: Category, signals: Signals, names: readonly string[]): string {
+function notesFor(email: Email, category: Category, signals: Signals, names: readonly string[], deadline: string | null): string {
   const lines = [
     email.from ? `From: ${email.from.name ? `${email.from.name} <${email.from.address ?? ''}>` : email.from.address}` : null,
     email.subject ? `Subject: ${email.subject}` : null,
     `Classified offline as ${category} by ${RULES_MODEL}, read as ${signals.languages.map((language) => LANGUAGE_NAMES[language]).join(' and ')}.`,
     names.length > 0 ? `Signals: ${names.join(', ')}` : 'Signals: none',
-    signals.deadline ? `Deadline: ${signals.deadline}` : null,
+    signals.deadline ? `Deadline: ${signals.deadline}${deadline ? ` (${deadline})` : ''}` : null,
   ];
   return lines.filter((line): line is string => line !== null).join('\n');
 }
@@ -153,7 +168,11 @@ function article(word: string): string {
   return /^[AEIOU]/.test(word) ? 'an' : 'a';
 }
 
+/** At most `max` characters, cut between words (a single overlong word is cut where it must). */
 function clip(text: string, max: number): string {
   const flat = text.replace(/\s+/g, ' ').trim();
-  return flat.length <= max ? flat : `${flat.slice(0, max - 1).trimEnd()}…`;
+  if (flat.length <= max) return flat;
+  const head = flat.slice(0, max);
+  const space = head.lastIndexOf(' ');
+  return `${(space > max / 2 ? head.slice(0, space) : head.slice(0, max - 1)).replace(/[\s,;:]+$/u, '')}…`;
 }

@@ -108,9 +108,16 @@ export const GERMAN: Lexicon = {
   deadline: {
     markers: ['bis(?: spätestens)?(?: zum| am)?', 'spätestens(?: am| bis)?', 'frist(?: ist| endet)?', 'fällig(?:keit)?(?: am)?', 'zahlbar bis', 'noch vor'],
     dates: [
-      'heute', 'morgen', 'übermorgen', `${WEEKDAY}(?:,? ${DATE})?(?: \\d{1,2}(?::\\d{2})? uhr)?`, 'ende (?:der|dieser|nächster) woche', '(?:monats|wochen)ende',
-      'nächste woche', 'diese woche', 'mittag', DATE, `\\d{1,2}\\. ${MONTH}(?: \\d{4})?`, '\\d{1,2}(?::\\d{2})? uhr', '\\d+ (?:tagen?|stunden|wochen)',
+      'heute', 'morgen', 'übermorgen', `(?:diesen |nächsten |kommenden )?${WEEKDAY}(?:,? (?:den )?(?:${DATE}|\\d{1,2}\\. ${MONTH}(?: \\d{4})?))?`, 'ende (?:der|dieser|nächster) woche', '(?:monats|wochen)ende',
+      'nächste woche', 'diese woche', 'mittag', DATE, `\\d{1,2}\\. ${MONTH}(?: \\d{4})?`, '\\d{1,2}(?::\\d{2})? uhr', '\\d+ (?:tagen?|stunden|wochen)', 'ende (?:des|dieses) monats',
     ],
-    soon: ['heute', 'morgen', 'heute abend', 'sofort', 'umgehend'],
+    times: ['(?:um )?\\d{1,2}(?:[:.]\\d{2})? uhr', '(?:zum |bis )?mittag'],
+    bare: ['heute(?: noch| abend)?', 'übermorgen', 'bis morgen'],
   },
+  approvals: [
+    '(?:bitte|könnten sie|können sie|kannst du|könntest du|würden sie|würdest du)(?: \\S+){0,8}? (?:freigeben|freigabe|genehmigen|abzeichnen|unterschreiben|unterzeichnen|bezahlen|überweisen|begleichen)',
+    'bitte (?:gib|geben sie)(?: \\S+){0,8}? frei', 'bitte (?:überweisen|begleichen|bezahlen)', 'zur (?:freigabe|unterschrift|genehmigung)',
+    '(?:brauche|benötige|warte auf) (?:ihre|deine) (?:freigabe|unterschrift|genehmigung)',
+  ],
+  overdue: ['überfällig', 'in verzug', 'war (?:am \\S+ )?fällig', 'noch (?:offen|nicht bezahlt|nicht beglichen)'],
 };

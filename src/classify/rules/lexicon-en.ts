@@ -98,7 +98,7 @@ export const ENGLISH: Lexicon = {
     ],
   },
   requests: [
-    '(?:please|pls|kindly)(?: \\w+){0,2}? (?:review|approve|sign|send|confirm|reply|respond|let|get back|complete|fill|submit|update|check|call|schedule|book|pay|consider|provide|share|take|look|advise|forward|prepare|fix|join|choose|pick|decide|read|verify|rsvp|register|return|make|add|remove|give|upload)',
+    '(?:please|pls|kindly)(?: \\w+){0,2}? (?:review|approve|sign|send|confirm|reply|respond|let|get back|complete|fill|submit|update|check|call|schedule|book|pay|consider|provide|share|take|look|advise|forward|prepare|fix|join|choose|pick|decide|read|verify|rsvp|register|return|make|add|remove|give|upload|put|draft|write|arrange|reset|transfer|settle|release|sign off)',
     '(?:could|can|would|will) you', 'would you mind', '(?:i|we) need (?:you|your)', 'action (?:is )?required',
     '(?:need|require|awaiting) your (?:input|approval|feedback|signature|help|review|decision|response|reply|answer)',
     'let me know', 'would you like to', "(?:i'd|i would) appreciate (?:it )?if you", 'are you able to', "don't forget to",
@@ -117,10 +117,17 @@ export const ENGLISH: Lexicon = {
     // A bare "due" takes no colon: "Amount Due: $40" names an amount, "Due by: May 3" a date.
     markers: ['by', 'before', 'due (?:by|on|date)', 'no later than', 'until', 'deadline(?: is)?', 'expires?(?: on)?', 'ends? (?:on|in)', 'due(?=\\s)'],
     dates: [
-      'today', 'tonight', 'tomorrow', 'eod', 'cob', 'end of (?:the )?(?:day|week|month|quarter)', `${WEEKDAY}(?: \\d{1,2}(?::\\d{2})?\\s?(?:am|pm))?`,
+      'today', 'tonight', 'tomorrow', 'eod', 'cob', 'end of (?:the )?(?:day|week|month|quarter)',
+      `(?:this |next )?${WEEKDAY}(?:,? (?:${MONTH}\\.? \\d{1,2}(?:st|nd|rd|th)?(?:,? \\d{4})?|\\d{1,2}(?:st|nd|rd|th)? (?:of )?${MONTH}(?: \\d{4})?))?`,
       'next week', 'this week', 'noon', 'midnight', `${MONTH}\\.? \\d{1,2}(?:st|nd|rd|th)?(?:,? \\d{4})?`, `\\d{1,2}(?:st|nd|rd|th)? (?:of )?${MONTH}(?: \\d{4})?`,
       '\\d{4}-\\d{2}-\\d{2}', '\\d{1,2}[/.]\\d{1,2}(?:[/.]\\d{2,4})?', '\\d{1,2}(?::\\d{2})?\\s?(?:am|pm)', '\\{\\{ ?\\w+ ?\\}\\}', '\\d+ (?:days?|hours?|weeks?)',
     ],
-    soon: ['today', 'tonight', 'tomorrow', 'eod', 'cob', 'end of (?:the )?day', 'asap'],
+    times: ['(?:at )?\\d{1,2}(?::\\d{2})?\\s?(?:am|pm|a\\.m\\.|p\\.m\\.)', '(?:at )?noon', 'at \\d{1,2}:\\d{2}'],
+    bare: ['today', 'tonight', 'tomorrow', 'eod', 'cob', 'end of (?:the )?day'],
   },
+  approvals: [
+    '(?:please|pls|kindly|could you|can you|would you)(?: \\w+){0,2}? (?:approve|sign off|sign|pay|settle|release|authori[sz]e|countersign)',
+    '(?:need|awaiting|require) your (?:approval|sign-?off|signature|payment)', 'for your (?:approval|signature|sign-?off)',
+  ],
+  overdue: ['overdue', 'past due', 'was due (?:on|by|last)', 'is now late', 'still (?:open|unpaid|outstanding)'],
 };

@@ -96,11 +96,18 @@ export const SPANISH: Lexicon = {
     ask: ['confirm[ae]', 'confirmar', 'verifi(?:que|ca|car)', 'introduzca', 'introduce', 'actualiz[ae]', 'actualizar', 'desbloquear(?:la|lo)?', 'valid[ae]'],
   },
   deadline: {
-    markers: ['antes del?', 'a más tardar(?: el)?', 'hasta el', 'fecha límite(?::)?', 'plazo(?: hasta)?(?: el)?', 'vence(?: el)?', 'para el'],
+    markers: ['antes del?', 'a más tardar(?: el)?', 'hasta el', 'fecha límite(?::)?', 'plazo(?: hasta)?(?: el)?', 'vence(?: el)?', 'para el', 'para', 'vencid[ao]s? desde el'],
     dates: [
-      'hoy', 'mañana', 'pasado mañana', `${WEEKDAY}(?: \\d{1,2})?`, 'fin de (?:semana|mes)', 'final de(?: la)? semana', 'la semana que viene', 'esta semana',
+      'hoy', 'pasado mañana', 'mañana', `(?:este |el próximo )?${WEEKDAY}(?: \\d{1,2}(?: de ${MONTH})?)?`, 'fin de (?:semana|mes)', 'final de(?: la)? semana', 'la semana que viene', 'esta semana',
       `\\d{1,2} de ${MONTH}(?: de \\d{4})?`, '\\d{1,2}/\\d{1,2}(?:/\\d{2,4})?', 'mediodía', 'las \\d{1,2}(?::\\d{2})?',
     ],
-    soon: ['hoy', 'mañana', 'cuanto antes', 'lo antes posible', 'esta tarde'],
+    times: ['a las \\d{1,2}(?:[:.]\\d{2})?', 'a mediodía'],
+    bare: ['hoy(?: mismo)?', 'esta tarde', 'esta noche', 'pasado mañana'],
   },
+  approvals: [
+    '¿(?:puedes|podrías|podría|puede usted|me puedes)(?: \\S+){0,2}? (?:aprobar(?:la|lo)?|firmar(?:la|lo)?|validar(?:la|lo)?|pagar(?:la|lo)?|abonar(?:la|lo)?|autorizar(?:la|lo)?)',
+    'por favor,? (?:aprueba|apruebe|firma|firme|paga|pague|abona|abone|realiza|realice|autoriza|autorice)', 'necesito que (?:apruebes|firmes|pagues|autorices|valides)',
+    'pendiente de (?:tu|su) (?:aprobación|firma)',
+  ],
+  overdue: ['vencid[ao]s?', 'atrasad[ao]s?', 'impagad[ao]s?', 'pendiente de pago'],
 };

@@ -99,11 +99,17 @@ export const FRENCH: Lexicon = {
     ask: ['confirme[rz]', 'vérifie[rz]', 'saisi(?:r|ssez)', 'mettre à jour', 'mettez à jour', 'valide[rz]', 'déverrouiller', 'réactiver'],
   },
   deadline: {
-    markers: ['avant(?: le)?', "d'ici(?: le)?", 'au plus tard(?: le)?', 'date limite(?: :)?', "jusqu'au", 'pour le', 'échéance(?: :)?'],
+    markers: ['avant(?: le)?', "d'ici(?: le)?", 'au plus tard(?: le)?', 'date limite(?: :)?', "jusqu'au", 'pour le', 'pour', 'échéance(?: :)?'],
     dates: [
       "aujourd'hui", 'demain(?: midi| matin| soir)?', `${WEEKDAY}(?: \\d{1,2})?(?: soir| matin| midi)?`, 'la fin de (?:la semaine|du mois)', 'fin (?:de semaine|du mois)',
-      'la semaine prochaine', 'cette semaine', 'midi', `\\d{1,2}(?:er)? ${MONTH}(?: \\d{4})?`, '\\d{1,2}/\\d{1,2}(?:/\\d{2,4})?', '\\d{1,2}h(?:\\d{2})?',
+      'la semaine prochaine', 'cette semaine', 'midi', `\\d{1,2}(?:er)? ${MONTH}(?: \\d{4})?`, '\\d{1,2}/\\d{1,2}(?:/\\d{2,4})?', '\\d{1,2} ?h(?: ?\\d{2})?',
     ],
-    soon: ["aujourd'hui", 'demain', 'ce soir', 'dès que possible', 'au plus vite'],
+    times: ['(?:à )?\\d{1,2} ?h(?: ?\\d{2})?', '(?:à )?midi'],
+    bare: ["aujourd'hui", 'ce soir', 'après-demain', 'demain(?: matin| midi| soir)?'],
   },
+  approvals: [
+    'merci de (?:valider|approuver|signer|régler|payer|procéder au (?:paiement|règlement))', 'veuillez (?:valider|approuver|signer|régler|payer)',
+    '(?:peux-tu|pourrais-tu|pouvez-vous|pourriez-vous)(?: \\S+){0,2}? (?:valider|approuver|signer|régler|payer)', '(?:pour|en attente de) (?:ta|votre) (?:validation|signature)',
+  ],
+  overdue: ['en retard', 'impayée?s?', 'échue?s?', 'relance'],
 };

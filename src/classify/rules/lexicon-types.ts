@@ -49,7 +49,13 @@ export interface Lexicon {
     markers: readonly string[];
     /** What may follow a marker: days, dates, times. */
     dates: readonly string[];
-    /** Deadlines that make a task urgent: today, tomorrow. */
-    soon: readonly string[];
+    /** A time of day that may follow a date: "Thursday noon", "Donnerstag 12 Uhr", "mañana a las 10". */
+    times: readonly string[];
+    /** Deadlines that need no marker inside a request: "please approve it today", "firmes hoy". */
+    bare: readonly string[];
   };
+  /** Payment requests and approvals put to the reader: "please approve", "bitte freigeben". */
+  approvals: readonly string[];
+  /** Something already late: "overdue", "überfällig", "vencida", "en retard". */
+  overdue: readonly string[];
 }

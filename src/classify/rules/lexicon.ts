@@ -30,7 +30,9 @@ export interface CompiledLexicon {
   secret: RegExp;
   ask: RegExp;
   deadline: RegExp;
-  soon: RegExp;
+  bareDeadline: RegExp;
+  approval: RegExp;
+  overdue: RegExp;
 }
 
 const LEXICONS: Readonly<Record<Language, Lexicon>> = { en: ENGLISH, de: GERMAN, es: SPANISH, fr: FRENCH };
@@ -72,6 +74,8 @@ function compile(lexicon: Lexicon): CompiledLexicon {
     const list = lexicon.phrases[signal] ?? [];
     phrases[signal] = list.length > 0 ? words(list) : null;
   }
+  // "Thursday noon", "Freitag, den 27. November um 12 Uhr": a time of day may follow any date.
+  const timeAfter = `(?:,?\\s(?:${lexicon.deadline.times.join('|')}))?`;
   return {
     language: lexicon.language,
     stopwords: new Set(lexicon.stopwords),
@@ -83,8 +87,10 @@ function compile(lexicon: Lexicon): CompiledLexicon {
     login: words(lexicon.credentials.login),
     secret: words(lexicon.credentials.secret),
     ask: words(lexicon.credentials.ask),
-    deadline: words([`(?:${lexicon.deadline.markers.join('|')})\\s*:?\\s*(?:${lexicon.deadline.dates.join('|')})`]),
-    soon: words(lexicon.deadline.soon),
+    deadline: words([`(?:${lexicon.deadline.markers.join('|')})\\s*:?\\s*(?:${lexicon.deadline.dates.join('|')})${timeAfter}`]),
+    bareDeadline: words([`(?:${lexicon.deadline.bare.join('|')})${timeAfter}`]),
+    approval: words(lexicon.approvals),
+    overdue: words(lexicon.overdue),
   };
 }
 

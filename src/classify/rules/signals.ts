@@ -6,12 +6,15 @@ import type { Email } from '../normalize.js';
 import { lookalikeBrands, replyToMismatch, senderKind } from './envelope.js';
 import { detectLanguages } from './language.js';
 import { COMPILED, findWords, hasWords, PHRASE_SIGNALS, type CompiledLexicon, type Language } from './lexicon.js';
+import { splitSentences } from './sentences.js';
 
 export const SIGNAL_NAMES = [
   'direct_request',
   'question_to_reader',
   'deadline',
   'urgent_wording',
+  'approval_request',
+  'overdue',
   'invoice',
   'payment_due',
   'receipt',
@@ -48,9 +51,13 @@ export interface Signals {
   languages: Language[];
   /** Sentences that ask the reader for something, in order. */
   requests: string[];
+  /** Requests that ask for an approval, a signature or a payment. */
+  approvals: string[];
   sentences: string[];
-  /** The first deadline found in the subject or body, as written. */
+  /** The deadline of the request, as written: in a request sentence first, else anywhere. */
   deadline: string | null;
+  /** The language whose lexicon found the deadline, which is the one to read it in. */
+  deadline_language: Language | null;
   /** Brands a sender, reply address or link imitates. */
   imitated_brands: string[];
 }
@@ -70,7 +77,7 @@ export function detectSignals(email: Email): Signals {
     if (count > 0) counts[name] = (counts[name] ?? 0) + count;
   };
 
-  const sentences = splitSentences(body);
+  const sentences = splitSentences(body, languages[0]);
   const any = (test: (lexicon: CompiledLexicon) => boolean): boolean => lexicons.some(test);
   const requests = sentences.filter(
     (sentence) => any((lexicon) => hasWords(lexicon.request, sentence)) && !any((lexicon) => hasWords(lexicon.notRequest, sentence)),
@@ -83,15 +90,11 @@ export function detectSignals(email: Email): Signals {
     add('credential_request', [subject, ...sentences].filter((sentence) => credentialLexicons.some((lexicon) => asksForCredentials(lexicon, sentence))).length);
   }
 
-  let deadline: string | null = null;
-  for (const lexicon of lexicons) {
-    const [match] = findWords(lexicon.deadline, text, 1);
-    if (match !== undefined) {
-      deadline = match.replace(/\s+/g, ' ').trim();
-      break;
-    }
-  }
-  if (deadline !== null) add('deadline');
+  const found = findDeadline(lexicons, requests, text);
+  if (found !== null) add('deadline');
+  const approvals = requests.filter((sentence) => any((lexicon) => hasWords(lexicon.approval, sentence)));
+  add('approval_request', approvals.length);
+  if (any((lexicon) => hasWords(lexicon.overdue, text))) add('overdue');
 
   for (const name of PHRASE_SIGNALS) {
     // Distinct wordings, so one phrase repeated in a footer does not outweigh real evidence.
@@ -118,7 +121,30 @@ export function detectSignals(email: Email): Signals {
   if (email.importance === 'high') add('high_importance');
   if (email.flag_status?.toLowerCase() === 'flagged') add('flagged');
   if (email.has_attachments === true) add('has_attachments');
-  return { counts, languages, requests, sentences, deadline, imitated_brands: imitated };
+  return { counts, languages, requests, approvals, sentences, deadline: found?.phrase ?? null, deadline_language: found?.language ?? null, imitated_brands: imitated };
+}
+
+/**
+ * The deadline that belongs to the request: one with a marker ("by Friday") in a request
+ * sentence, else a bare one there ("please approve it today"), else one with a marker anywhere
+ * in the subject or body ("Due by: May 3" in a table). A bare "today" outside a request is
+ * usually news ("I'm out today"), not a deadline.
+ */
+function findDeadline(lexicons: CompiledLexicon[], requests: string[], text: string): { phrase: string; language: Language } | null {
+  const passes: Array<[(lexicon: CompiledLexicon) => RegExp, string[]]> = [
+    [(lexicon) => lexicon.deadline, requests],
+    [(lexicon) => lexicon.bareDeadline, requests],
+    [(lexicon) => lexicon.deadline, [text]],
+  ];
+  for (const [pattern, places] of passes) {
+    for (const place of places) {
+      for (const lexicon of lexicons) {
+        const [match] = findWords(pattern(lexicon), place, 1);
+        if (match !== undefined) return { phrase: match.replace(/\s+/g, ' ').trim(), language: lexicon.language };
+      }
+    }
+  }
+  return null;
 }
 
 /** "Sign in and confirm your password": a way in (or a secret) and a demand to hand it over. */
@@ -137,14 +163,6 @@ export function has(signals: Signals, name: SignalName): boolean {
 /** Present signal names, in the fixed order of SIGNAL_NAMES. */
 export function signalList(signals: Signals): string[] {
   return SIGNAL_NAMES.filter((name) => has(signals, name));
-}
-
-/** Splits on lines and sentence ends; "¿", "¡", "«" and „ may open a sentence, as capitals do. */
-export function splitSentences(text: string): string[] {
-  return text
-    .split(/\n+|(?<=[.!?…])\s+(?=[\p{Lu}\p{N}"'(¿¡«„“])/u)
-    .map((sentence) => sentence.trim())
-    .filter((sentence) => /\p{L}/u.test(sentence));
 }
 
 function normalizeText(text: string): string {
