@@ -4,7 +4,7 @@ import { createClassifyService } from '../classify/service.js';
 import type { Config } from '../shared/config.js';
 import type { Database } from '../shared/db.js';
 import type { HttpApp } from '../shared/http.js';
-import type { WorkStore } from '../work/store.js';
+import type { WorkForIntake } from '../work/intake-port.js';
 import { createHostGuard } from './host-guard.js';
 import { DEFAULT_TIMEOUTS } from './imap/connection.js';
 import { createMailboxService } from './mailbox-service.js';
@@ -19,15 +19,15 @@ export interface IntakeDeps {
   config: Readonly<Config>;
   database: Database;
   logger: Logger;
-  /** The work service's store: work items are created in the same transaction as the log entry. */
-  workStore: WorkStore;
+  /** Work's port for intake: work items are created in the same transaction as the log entry. */
+  work: WorkForIntake;
 }
 
 /**
  * Mail intake inside the work service: the mailbox routes, and (with INTAKE_WORKER, the default)
  * the watchers, which start when the app is ready and stop before it closes.
  */
-export async function registerIntake(app: HttpApp, { config, database, logger, workStore }: IntakeDeps): Promise<void> {
+export async function registerIntake(app: HttpApp, { config, database, logger, work }: IntakeDeps): Promise<void> {
   const store = createIntakeStore(database);
   // The classification service's own code path, in process: normalize, dedupe, provider, store.
   const classify = createClassifyService({
@@ -38,7 +38,7 @@ export async function registerIntake(app: HttpApp, { config, database, logger, w
     retentionDays: config.classify.dedupeRetentionDays,
     logger,
   });
-  const pipeline = createPipeline({ store, workStore, classify, logger });
+  const pipeline = createPipeline({ store, work, classify, logger });
   const secrets = createSecretBox(config.intake.secretKey);
   const guard = createHostGuard(config.intake.allowedHosts);
   const graph = { graphUrl: config.intake.graphUrl, loginUrl: config.intake.graphLoginUrl, timeoutMs: DEFAULT_TIMEOUTS.connectMs };
@@ -56,7 +56,7 @@ export async function registerIntake(app: HttpApp, { config, database, logger, w
     : null;
   const mailboxes = createMailboxService({
     store,
-    workStore,
+    work,
     secrets,
     timeouts: DEFAULT_TIMEOUTS,
     graph,

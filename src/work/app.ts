@@ -29,7 +29,8 @@ import { startStatsCompactor } from './stats/compactor.js';
 import { registerStatsRoutes } from './stats/routes.js';
 import { createStatsService } from './stats/service.js';
 import { createStatsStore } from './stats/store.js';
-import { createWorkStore } from './store.js';
+import { createWorkStore } from './store/create.js';
+import { workForIntake } from './intake-port.js';
 import { registerWebUi } from './web.js';
 
 export interface WorkAppDeps {
@@ -83,7 +84,7 @@ export async function buildWorkApp({ config, logger, webRoot, ...deps }: WorkApp
   registerWorkRoutes(app, work, claims);
   registerProjectRoutes(app, createProjectService({ store }));
   registerEventRoutes(app, hub);
-  await registerIntake(app, { config, database, logger, workStore: store });
+  await registerIntake(app, { config, database, logger, work: workForIntake(store) });
   registerHealthRoute(app, database);
   registerTokenRoutes(app, createTokenService({ store: auth.store, authenticator: auth.authenticator }));
   registerSessionRoutes(app, { config: config.auth, authenticator: auth.authenticator, gate: app.accessGate });

@@ -13,7 +13,7 @@ import {
   WorkItemNotFound,
 } from './errors.js';
 import { type Plan, type RecentItems, type VersionPrecondition, WORK_EVENTS, changeItem, checkPrecondition } from './item-changes.js';
-import { newDispatch, planExpiry, planUpdate, requestedStatus, secondsAfter } from './plans.js';
+import { newDispatch, planExpiry, planUpdate, requestedStatus, secondsAfter } from './change-rules.js';
 import { type Actor, SYSTEM_ACTOR, eventData, toSummary, toWorkItem } from './item-view.js';
 import { LEASED_STATUSES, isFinal } from './lifecycle.js';
 import { LEASE_EXPIRY_OUTCOMES, NO_OBSERVER, type WorkObserver } from './observer.js';
@@ -35,8 +35,8 @@ import {
   type WorkItemSummary,
   type WorkStatus,
 } from './schemas.js';
-import type { WorkFilter, WorkStore } from './store.js';
-import type { NewItem } from './store-postgres.js';
+import type { WorkFilter, WorkStore } from './store/port.js';
+import type { NewItem } from './store/port.js';
 import type { WorkItemRow } from './tables.js';
 
 export { WORK_EVENTS };

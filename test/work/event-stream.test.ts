@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/shared/db.js';
 import { type HttpApp, createHttpApp } from '../../src/shared/http.js';
 import { type EventHub, type EventHubOptions, createEventHub, registerEventRoutes } from '../../src/work/events.js';
-import { createWorkStore } from '../../src/work/store.js';
+import { createWorkStore } from '../../src/work/store/create.js';
 import { createAuthParts } from '../../src/auth/setup.js';
 import { captureLogs, testConfig } from '../helpers/apps.js';
 import { type StoreKind, type TestDatabase, createTestDatabase, openTestDatabase, storesUnderTest } from '../helpers/databases.js';
