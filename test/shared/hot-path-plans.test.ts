@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/shared/db.js';
-import { saveQuery } from '../../src/classify/dedupe-store-postgres.js';
+import { saveQuery } from '../../src/classify/dedupe-store/postgres.js';
 import { changesQuery } from '../../src/work/store-postgres.js';
 import { claimQuery } from '../../src/work/store-postgres-claim.js';
 import type { ItemChange } from '../../src/work/store.js';
