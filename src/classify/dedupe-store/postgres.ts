@@ -23,7 +23,7 @@ import type pg from 'pg';
 import type { TransactionRunner } from '../../shared/group-commit.js';
 import { named } from '../../shared/named-statement.js';
 import type { UsageEvent } from '../usage.js';
-import { CALL_COLUMNS, USAGE_COUNTERS, callRowOf, countersOf, hourOf } from '../usage-store.js';
+import { CALL_COLUMNS, USAGE_COUNTERS, callRowOf, countersOf, hourOf } from '../usage-store/port.js';
 import {
   type BatchDedupeStore,
   type Claim,

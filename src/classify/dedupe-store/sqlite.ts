@@ -11,7 +11,7 @@
 import { CompiledQuery, type Kysely } from 'kysely';
 import type { TransactionRunner } from '../../shared/group-commit.js';
 import type { UsageEvent } from '../usage.js';
-import { CALL_COLUMNS, USAGE_COUNTERS, callRowOf, countersOf, hourOf } from '../usage-store.js';
+import { CALL_COLUMNS, USAGE_COUNTERS, callRowOf, countersOf, hourOf } from '../usage-store/port.js';
 import { type Claim, type ClaimRequest, type DedupeStore, type MessageRow, purgedMessage, type SaveRequest, storedMessage, type StoredMessage } from './port.js';
 
 const BUMP_THREAD = `INSERT INTO classify_threads (thread_key, seen_count, created_at, updated_at) VALUES (?, 1, ?, ?)
