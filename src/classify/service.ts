@@ -6,7 +6,7 @@ import type { LlmConfig } from '../shared/config.js';
 import { ValidationError } from '../shared/errors.js';
 import { FALLBACK_CATEGORY, SIGNAL_PROMPT_INJECTION, type Classification, type ClassifyResult } from './categories.js';
 import { decideDedupe, fingerprintKeyOf } from './dedupe.js';
-import type { DedupeStore } from './dedupe-store.js';
+import type { DedupeStore } from './dedupe-store/port.js';
 import { fingerprintOf } from './fingerprint.js';
 import { createProviderLimiter, type ProviderSlot } from './provider-limiter.js';
 import { takeTurn } from '../shared/turns.js';

@@ -3,16 +3,11 @@
 // body, sender, record key or fingerprint), so usage can be kept longer than the dedupe memory.
 
 import type { LlmProviderName, ModelPrice, PriceTable } from '../shared/config.js';
-import { FAILURE_KINDS } from './llm/client.js';
+import { FAILURE_KINDS, type TokenUsage } from './llm/client.js';
 
 export const CALL_RESULTS = ['ok', ...FAILURE_KINDS] as const;
 export type CallResult = (typeof CALL_RESULTS)[number];
 
-/** Tokens one response was billed for, as the provider's `usage` reports them. */
-export interface TokenUsage {
-  input_tokens: number;
-  output_tokens: number;
-}
 
 /** One provider call: a classification with its retries, as the usage tables keep it. */
 export interface ProviderCall {

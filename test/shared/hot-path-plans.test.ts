@@ -4,7 +4,7 @@ import { type CompiledQuery, Kysely, SqliteDialect } from 'kysely';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Database, sqlitePath } from '../../src/shared/db.js';
-import { saveQuery } from '../../src/classify/dedupe-store-postgres.js';
+import { saveQuery } from '../../src/classify/dedupe-store/postgres.js';
 import type { ClaimQuery, ItemChange } from '../../src/work/store/port.js';
 import { candidatesQuery, changesQuery, postgresStatements } from '../../src/work/store/postgres.js';
 import { sqliteStatements } from '../../src/work/store/sqlite.js';

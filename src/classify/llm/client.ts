@@ -2,7 +2,11 @@
 // Failures carry a kind and an HTTP status, never the provider's message: a 401 body can
 // quote part of the key, and a message is what ends up in logs.
 
-import type { TokenUsage } from '../usage.js';
+/** Tokens one response was billed for, as the provider's `usage` reports them. */
+export interface TokenUsage {
+  input_tokens: number;
+  output_tokens: number;
+}
 
 export interface LlmRequest {
   system: string;
