@@ -3,6 +3,7 @@
 
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { AUTH_MODES, type AuthMode } from '../auth/roles.js';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -115,8 +116,17 @@ export interface TracingConfig {
   headers: Readonly<Record<string, string>>;
 }
 
+/**
+ * Fastify's `trustProxy`: which peers may name the client in X-Forwarded-For. `false` (the
+ * default): nobody, the client is the TCP peer; `true`: every peer; a number: that many proxy
+ * hops in front; a list: peers at these addresses or CIDR ranges (or proxy-addr's `loopback`,
+ * `linklocal`, `uniquelocal`). The failure limit and the request log read the client it gives.
+ */
+export type TrustProxy = boolean | number | readonly string[];
+
 export interface Config {
   host: string;
+  trustProxy: TrustProxy;
   workPort: number;
   classifyPort: number;
   logLevel: LogLevel;
@@ -379,6 +389,28 @@ function llmPrices(env: Env): PriceTable {
   return prices;
 }
 
+const PROXY_RANGE_NAMES = ['loopback', 'linklocal', 'uniquelocal'];
+
+function trustProxy(env: Env): TrustProxy {
+  const raw = read(env, 'TRUST_PROXY');
+  if (raw === undefined || raw.toLowerCase() === 'false') return false;
+  if (raw.toLowerCase() === 'true') return true;
+  if (/^\d+$/.test(raw)) return integer(env, 'TRUST_PROXY', 0, 1, 64);
+  const entries = raw.split(',').map((entry) => entry.trim());
+  for (const entry of entries) {
+    const [address = '', bits, ...rest] = entry.split('/');
+    const family = isIP(address);
+    const validBits = bits === undefined || (/^\d{1,3}$/.test(bits) && Number(bits) <= (family === 6 ? 128 : 32));
+    if (!(PROXY_RANGE_NAMES.includes(entry) || (family !== 0 && validBits && rest.length === 0))) {
+      throw new ConfigError(
+        'TRUST_PROXY',
+        `expected true, false, a hop count, or a comma-separated list of addresses and CIDR ranges; "${entry}" is none of these`,
+      );
+    }
+  }
+  return Object.freeze(entries);
+}
+
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
@@ -495,6 +527,7 @@ export function loadConfig(env: Env): Readonly<Config> {
   const classifyPort = integer(env, 'CLASSIFY_PORT', 8081, 0, 65_535);
   const config: Config = {
     host,
+    trustProxy: trustProxy(env),
     workPort: integer(env, 'WORK_PORT', 8080, 0, 65_535),
     classifyPort,
     logLevel: oneOf(env, 'LOG_LEVEL', LOG_LEVELS) ?? 'info',

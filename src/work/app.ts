@@ -49,6 +49,7 @@ export async function buildWorkApp({ config, logger, webRoot, ...deps }: WorkApp
   const app = await createHttpApp({
     logger,
     tracing,
+    trustProxy: config.trustProxy,
     access: auth.access,
     bodyLimit: WORK_BODY_LIMIT,
     title: 'agentdesk work-item service',
