@@ -145,6 +145,13 @@ export interface Config {
   classifyUrl: string;
   intake: IntakeConfig;
   tracing: TracingConfig | null;
+  metrics: {
+    /**
+     * METRICS_MAX_TYPES: work item types with a `type` label of their own in /metrics and a line
+     * of their own in /work/stats (the most frequent); the rest are counted as `other`.
+     */
+    maxTypes: number;
+  };
 }
 
 /** Where a variable is shown in docs/configuration.md: one table per subject, in this order. */
@@ -550,6 +557,7 @@ export function loadConfig(env: Env): Readonly<Config> {
       `http://${host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host}:${classifyPort}`,
     intake: intakeConfig(env),
     tracing: tracingConfig(env),
+    metrics: { maxTypes: integer(env, 'METRICS_MAX_TYPES', 50, 1, 10_000) },
   };
   return deepFreeze(config);
 }

@@ -32,6 +32,8 @@ export interface StatsStore {
   itemsByStatusAndType(): Promise<StatusTypeCount[]>;
   /** The creation time of the oldest queued item of each of `types` (null when it has none). */
   oldestQueued(types: string[]): Promise<{ type: string; created_at: string | null }[]>;
+  /** The creation time of the oldest queued item whose type is none of `types` (null when there is none). */
+  oldestQueuedExcept(types: string[]): Promise<string | null>;
   /** Folds the deltas committed so far into the rollups; resolves how many rows it moved. */
   compact(): Promise<number>;
 }
@@ -130,6 +132,19 @@ export function createStatsStore(database: Database): StatsStore {
             ) AS created_at FROM json_each(${JSON.stringify(types)}) AS t`;
       const { rows } = await query.execute(db);
       return rows;
+    },
+
+    async oldestQueuedExcept(types) {
+      // Walks the queued items oldest first (work_items_status_newest) to the first of another
+      // type: the types kept out are the most frequent, so this is the oldest of the long tail.
+      const query = postgres
+        ? sql<{ created_at: string }>`SELECT created_at FROM work_items
+            WHERE status = 'queued' AND type <> ALL(${types}::text[]) ORDER BY created_at LIMIT 1`
+        : sql<{ created_at: string }>`SELECT created_at FROM work_items INDEXED BY work_items_status_newest
+            WHERE status = 'queued' AND type NOT IN (SELECT value FROM json_each(${JSON.stringify(types)}))
+            ORDER BY created_at LIMIT 1`;
+      const { rows } = await query.execute(db);
+      return rows[0]?.created_at ?? null;
     },
 
     async compact() {
