@@ -135,12 +135,12 @@ export function createStatsStore(database: Database): StatsStore {
     },
 
     async oldestQueuedExcept(types) {
-      // Walks the queued items oldest first (work_items_status_newest) to the first of another
-      // type: the types kept out are the most frequent, so this is the oldest of the long tail.
+      // One query for the long tail, instead of one probe per type: it reads at most the queued
+      // items (an index of them, whichever the planner takes), once per scrape.
       const query = postgres
         ? sql<{ created_at: string }>`SELECT created_at FROM work_items
             WHERE status = 'queued' AND type <> ALL(${types}::text[]) ORDER BY created_at LIMIT 1`
-        : sql<{ created_at: string }>`SELECT created_at FROM work_items INDEXED BY work_items_status_newest
+        : sql<{ created_at: string }>`SELECT created_at FROM work_items
             WHERE status = 'queued' AND type NOT IN (SELECT value FROM json_each(${JSON.stringify(types)}))
             ORDER BY created_at LIMIT 1`;
       const { rows } = await query.execute(db);
