@@ -39,6 +39,7 @@ export async function buildClassifyApp({ config, logger, resolveHost, backoff, .
   const app = await createHttpApp({
     logger,
     tracing,
+    trustProxy: config.trustProxy,
     access: auth.access,
     bodyLimit: CLASSIFY_BODY_LIMIT,
     title: 'agentdesk email classification service',

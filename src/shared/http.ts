@@ -31,6 +31,7 @@ import { MalformedJsonError, parseJsonBody } from './json-body.js';
 import { OPENAPI_LICENSE, OPENAPI_SERVERS, boundRequestSchemas, finishDocument } from './openapi.js';
 import { problemResponses } from './schemas.js';
 import type { Tracing } from './tracing.js';
+import type { TrustProxy } from './config.js';
 import {
   ConflictError,
   type FieldError,
@@ -71,6 +72,8 @@ export interface HttpAppOptions {
   version: string;
   /** Request spans, when tracing is on; registered before any hook so they cover them all. */
   tracing?: Tracing;
+  /** TRUST_PROXY: who may name the client (`request.ip`) in X-Forwarded-For; nobody when absent. */
+  trustProxy?: TrustProxy;
 }
 
 // ajv-formats is CommonJS with a default export; NodeNext sees the module object.
@@ -86,6 +89,7 @@ class OneLinePerRequest extends LogController {
     const line = {
       method: request.method,
       url: request.url,
+      client: request.ip,
       status: reply.statusCode,
       ms: Math.round(reply.elapsedTime * 10) / 10,
     };
@@ -94,6 +98,16 @@ class OneLinePerRequest extends LogController {
     else if (request.routeOptions.url === '/health' && reply.statusCode < 400) reply.log.debug(line, 'request');
     else reply.log.info(line, 'request');
   }
+}
+
+/**
+ * TRUST_PROXY as Fastify takes it. Fastify trusts nobody when given a bare hop count, so the
+ * count becomes what it means: the peer and the proxies in front of it, `hops` in all, are
+ * trusted to have appended to X-Forwarded-For.
+ */
+function fastifyTrustProxy(trust: TrustProxy): boolean | string[] | ((address: string, hop: number) => boolean) {
+  if (typeof trust === 'number') return (_address, hop) => hop < trust;
+  return typeof trust === 'boolean' ? trust : [...trust];
 }
 
 type FormatCheck = (text: string) => boolean;
@@ -144,6 +158,7 @@ export async function createHttpApp(options: HttpAppOptions): Promise<HttpApp> {
   const app = Fastify({
     loggerInstance: options.logger as FastifyBaseLogger,
     bodyLimit: options.bodyLimit,
+    trustProxy: fastifyTrustProxy(options.trustProxy ?? false),
     logController: new OneLinePerRequest(),
     // Answered below as problem+json, with Retry-After, instead of Fastify's own 503 body.
     return503OnClosing: false,

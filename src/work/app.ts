@@ -51,6 +51,7 @@ export async function buildWorkApp({ config, logger, webRoot, ...deps }: WorkApp
   const app = await createHttpApp({
     logger,
     tracing,
+    trustProxy: config.trustProxy,
     access: auth.access,
     bodyLimit: WORK_BODY_LIMIT,
     title: 'agentdesk work-item service',
@@ -61,16 +62,16 @@ export async function buildWorkApp({ config, logger, webRoot, ...deps }: WorkApp
   const commits = createSignal();
   const hub = await createEventHub(database, logger);
   const store = createWorkStore(database, commits.fire);
-  const observer = createWorkCounters(app.metricsRegistry);
+  const observer = createWorkCounters(app.metricsRegistry, config.metrics.maxTypes);
   const recent = createRecentItems();
   const claims = createClaimService({ store, database, logger, recent, observer });
   commits.listen(() => hub.committed());
   commits.listen(claims.wake);
   const work = createWorkService({ store, recent, observer });
   const statsStore = createStatsStore(database);
-  const stats = createStatsService({ store: statsStore });
+  const stats = createStatsService({ store: statsStore, maxTypes: config.metrics.maxTypes });
   // The item gauges read the maintained counts (src/work/stats), never a scan of work_items.
-  registerWorkGauges(app.metricsRegistry, { source: stats, claims, hub, logger });
+  registerWorkGauges(app.metricsRegistry, { source: stats, counters: observer, claims, hub, logger });
   registerDatabaseMetrics(app, app.metricsRegistry, database);
   const sweeper = startLeaseSweeper({ store, work, logger });
   const compactor = startStatsCompactor({ store: statsStore, logger });
