@@ -4,6 +4,7 @@ import { openDatabase } from '../src/shared/db.js';
 import { createLogger } from '../src/shared/logger.js';
 import { buildWorkApp } from '../src/services/work.js';
 import { createStatsService } from '../src/work/stats/service.js';
+import { mostFrequentTypes, totalsByType } from '../src/work/type-labels.js';
 import { createStatsStore } from '../src/work/stats/store.js';
 import { freshDatabase, parseDbKind } from './databases.js';
 import { runMain } from './run-main.js';
@@ -60,7 +61,8 @@ async function main(): Promise<void> {
       if (response.statusCode !== 200) throw new Error(`GET /metrics answered ${response.statusCode}`);
     });
     const counts = await timings(scrapes, () => source.itemsByStatusAndType());
-    const oldest = await timings(scrapes, () => source.oldestQueuedAgeSeconds());
+    const labelled = mostFrequentTypes(totalsByType(await source.itemsByStatusAndType()), config.metrics.maxTypes);
+    const oldest = await timings(scrapes, () => source.oldestQueuedAgeSeconds(labelled));
     emit({ metric: 'metrics_scrape', db: kind, items: size, scrape, items_by_status_and_type: counts, oldest_queued: oldest });
     await app.close();
     await opened.close();

@@ -5,10 +5,11 @@ import { ANCHORS, type Anchor, type AnchorResult } from './queue-anchors.js';
 import type { QueueClientReply } from './queue-client.js';
 import { type PhaseResult, round } from './queue-phase.js';
 import { sampleWaits } from './pg-waits.js';
+import { benchBacklog } from './queue-backlog.js';
 import { runMain } from './run-main.js';
 import { runAnchor, startQueueClient, startWork } from './servers.js';
 
-// `npm run bench:queue [-- --db sqlite|postgres|both --items 3000 --workers 16]`: the agent work
+// `npm run bench:queue [-- --db sqlite|postgres|both --items 3000 --workers 16 --backlog 3000,50000]`: the agent work
 // loop of issue 13. N items submitted over HTTP (W submitters at once), then W agents each
 // looping claim → complete over HTTP until the queue is empty, on each store. The server runs
 // as `npm start` runs it; the agents are one light client process (bench/queue-client.ts).
@@ -26,6 +27,10 @@ const { values: args } = parseArgs({
     /** PostgreSQL connections of each system (agentdesk's DATABASE_POOL_SIZE, pg-boss's max, graphile-worker's pool); default: --workers. */
     pool: { type: 'string' },
     anchors: { type: 'string', default: ANCHORS.join(',') },
+    /** The backlog case (queue-backlog.ts): `small,large` queued items, or `none`. */
+    backlog: { type: 'string', default: '3000,50000' },
+    /** Claims timed at each backlog size. */
+    'backlog-claims': { type: 'string', default: '200' },
     /** A folder: the work servers run with --cpu-prof and leave their profiles there. */
     'cpu-prof': { type: 'string' },
   },
@@ -43,6 +48,7 @@ const WARMUP = integerArg('warmup', 0);
 // warns below that: with 10 for 16 workers it drained about half as fast here).
 const POOL = args.pool === undefined ? WORKERS : integerArg('pool', 1);
 const anchors = args.anchors === 'none' ? [] : args.anchors.split(',').map(parseAnchor);
+const BACKLOG = args.backlog === 'none' ? null : parseBacklog(args.backlog);
 
 const TARGETS = [
   { what: 'claim_complete', over: 'pg-boss', atLeast: 1.5 },
@@ -55,6 +61,16 @@ function integerArg(name: 'items' | 'workers' | 'warmup' | 'pool', min: number):
   const value = Number(args[name] ?? Number.NaN);
   if (Number.isInteger(value) && value >= min) return value;
   process.stderr.write(`--${name} must be an integer >= ${min}\n`);
+  process.exit(2);
+}
+
+function parseBacklog(text: string): { small: number; large: number; claims: number } {
+  const [small, large] = text.split(',').map(Number);
+  const claims = Number(args['backlog-claims']);
+  if (Number.isInteger(small) && Number.isInteger(large) && small! >= 0 && large! > small! && Number.isInteger(claims) && claims > 0) {
+    return { small: small!, large: large!, claims };
+  }
+  process.stderr.write('--backlog must be none or small,large (integers, small < large); --backlog-claims a positive integer\n');
   process.exit(2);
 }
 
@@ -212,6 +228,10 @@ async function main(): Promise<void> {
     await benchAgentdesk(kind);
     // The anchors right after agentdesk on PostgreSQL, so that all three meet the same machine.
     if (kind === 'postgres') for (const anchor of anchors) results[anchor] = await benchAnchor(anchor);
+  }
+  for (const kind of BACKLOG ? kinds : []) {
+    progress(`agentdesk on ${kind}: claims by type behind a backlog of ${BACKLOG!.small}, then ${BACKLOG!.large} queued`);
+    await benchBacklog(kind, BACKLOG!, emit);
   }
   compare(results);
 }

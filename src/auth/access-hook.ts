@@ -6,16 +6,17 @@ import { PROBLEM_CONTENT_TYPE, problem } from '../shared/errors.js';
 import type { HttpApp } from '../shared/http-types.js';
 import { ProblemResponse, problemResponses } from '../shared/schemas.js';
 import type { Authenticator, Identity, Principal, Proof } from './authenticator.js';
+import { hashSecret } from './token-format.js';
 import { ACCESS, type Access, CSRF_HEADER, ROLES_BY_ACCESS, SESSION_COOKIE, roleMay, roleWithArticle } from './roles.js';
 
 // One onRequest hook guards every route of both services, in this order:
 //   1. AUTH=off: only a Host that names a loopback address or one of ALLOWED_HOSTS (DNS rebinding)
 //   2. a state-changing request a browser marks as cross-site is refused (no CORS, no CSRF)
 //   3. the route's declared access level: public routes stop here
-//   4. an address that collected too many 401s waits (429), whatever it presents now
-//   5. the credential: `Authorization: Bearer`, else the session cookie (which needs the CSRF
-//      header on state-changing requests); none or a bad one is a 401 that says nothing more
-//   6. the role against the access level: 403
+//   4. the credential: `Authorization: Bearer`, else the session cookie (which needs the CSRF
+//      header on state-changing requests); none or a bad one is a 401 that says nothing more,
+//      or a 429 once its address or its prefix collected too many (a good one always passes)
+//   5. the role against the access level: 403
 // Every route states its level (`config: { access }`); a route without one makes start-up fail.
 
 declare module 'fastify' {
@@ -41,7 +42,8 @@ const ANONYMOUS = 'anonymous';
 const NAME_RE = /^[A-Za-z0-9_.@-]{1,64}$/;
 const STREAM_RECHECK_MS = 1_000;
 const FAILURE_WINDOW_MS = 60_000;
-const MAX_LOCKED_ADDRESSES = 100_000;
+/** Characters of a presented credential that key its failure count: `adk_` and 8 of the secret. */
+const COUNTED_PREFIX_LENGTH = 12;
 
 export interface AccessControlOptions {
   config: AuthConfig;
@@ -172,9 +174,23 @@ export async function publicScope(app: HttpApp, register: (scope: HttpApp) => Pr
 
 /** What routes that authenticate by themselves (sign-in) share with the hook. */
 export interface Gate {
-  /** Answers 429 when the address collected too many 401s; true when it did. */
-  refuseIfLocked(request: FastifyRequest, reply: FastifyReply): boolean;
+  /** Counts a failed authentication: a 401, or a 429 once the address or the credential's prefix collected too many. */
   unauthorized(request: FastifyRequest, reply: FastifyReply, presented: boolean): Promise<FastifyReply>;
+}
+
+/**
+ * The start of the credential a request presents (bearer token, session cookie, or the token
+ * a sign-in sends), hashed so not even a part of a secret is kept; null when none was presented.
+ */
+function presentedPrefix(request: FastifyRequest): string | null {
+  let presented: string | null = null;
+  const authorization = request.headers.authorization;
+  if (authorization !== undefined) presented = /^Bearer +(\S+)/i.exec(authorization)?.[1] ?? authorization;
+  else presented = readCookie(request.headers.cookie, SESSION_COOKIE);
+  const body = request.body as { token?: unknown } | undefined;
+  if (presented === null && typeof body?.token === 'string') presented = body.token;
+  if (presented === null || presented === '') return null;
+  return hashSecret(presented.slice(0, COUNTED_PREFIX_LENGTH));
 }
 
 /** Must run before any route is registered. */
@@ -205,37 +221,35 @@ export async function installAccessControl(app: HttpApp, { config, authenticator
     }
   });
 
+  // Failures are counted twice: per client address (request.ip, which TRUST_PROXY makes the
+  // real client behind a reverse proxy) and per prefix of what was presented, so one credential
+  // tried from many addresses is slowed down too. Only failures are ever answered 429: a
+  // credential that works is checked first and always let through, so garbage sent from a shared
+  // address (a proxy, a NAT, the desk's own host) cannot lock out the valid callers behind it. A
+  // right guess stays out of reach: tokens carry 256 random bits.
   await app.register(rateLimit, { global: false });
-  const countFailure = app.createRateLimit({
+  const failuresByAddress = app.createRateLimit({
     max: config.failureLimit,
     timeWindow: FAILURE_WINDOW_MS,
     keyGenerator: (request) => request.ip,
   });
-  const lockedUntil = new Map<string, number>();
-
-  function lockedFor(ip: string): number {
-    const until = lockedUntil.get(ip);
-    if (until === undefined) return 0;
-    if (until <= Date.now()) {
-      lockedUntil.delete(ip);
-      return 0;
-    }
-    return Math.ceil((until - Date.now()) / 1000);
-  }
+  const failuresByPrefix = app.createRateLimit({
+    max: config.failureLimit,
+    timeWindow: FAILURE_WINDOW_MS,
+    keyGenerator: (request) => presentedPrefix(request) ?? '',
+  });
 
   function tooMany(reply: FastifyReply, seconds: number): FastifyReply {
     reply.header('retry-after', String(seconds));
-    return send(reply, 429, 'Too many failed authentications from this address; retry later.');
+    return send(reply, 429, 'Too many failed authentications from this address or with this credential; retry later.');
   }
 
   /** A 401 that says the same for a missing, malformed, unknown, expired or revoked credential. */
   async function unauthorized(request: FastifyRequest, reply: FastifyReply, presented: boolean): Promise<FastifyReply> {
-    const counted = await countFailure(request);
-    if (!counted.isAllowed && counted.isExceeded) {
-      if (lockedUntil.size >= MAX_LOCKED_ADDRESSES) lockedUntil.clear();
-      lockedUntil.set(request.ip, Date.now() + counted.ttl);
-      return tooMany(reply, counted.ttlInSeconds);
-    }
+    const counts = [await failuresByAddress(request)];
+    if (presentedPrefix(request) !== null) counts.push(await failuresByPrefix(request));
+    const waits = counts.flatMap((counted) => (!counted.isAllowed && counted.isExceeded ? [Math.max(1, counted.ttlInSeconds)] : []));
+    if (waits.length > 0) return tooMany(reply, Math.max(...waits));
     reply.header('www-authenticate', presented ? 'Bearer realm="agentdesk", error="invalid_token"' : 'Bearer realm="agentdesk"');
     return send(
       reply,
@@ -291,9 +305,6 @@ export async function installAccessControl(app: HttpApp, { config, authenticator
     delete request.headers['x-user'];
     if (access === ACCESS.public) return;
 
-    const wait = lockedFor(request.ip);
-    if (wait > 0) return tooMany(reply, wait);
-
     const authorization = request.headers.authorization;
     const sessionId = readCookie(request.headers.cookie, SESSION_COOKIE);
     let found: Awaited<ReturnType<Authenticator['bearer']>> = null;
@@ -318,14 +329,6 @@ export async function installAccessControl(app: HttpApp, { config, authenticator
     if (request.routeOptions.config.stream) watch(request, found.proof);
   });
 
-  return {
-    refuseIfLocked(request, reply) {
-      const seconds = lockedFor(request.ip);
-      if (seconds === 0) return false;
-      tooMany(reply, seconds);
-      return true;
-    },
-    unauthorized,
-  };
+  return { unauthorized };
 }
 

@@ -132,7 +132,6 @@ export function registerSessionRoutes(app: HttpApp, { config, authenticator, gat
   async function current(request: FastifyRequest, reply: FastifyReply): Promise<SessionView | FastifyReply> {
     if (config.mode === 'off') return { auth: 'off', principal: openDeskPrincipal(request) };
     if (request.headers.authorization !== undefined) {
-      if (gate.refuseIfLocked(request, reply)) return reply;
       const match = /^Bearer +(\S+) *$/i.exec(request.headers.authorization);
       const found = match ? await authenticator.bearer(match[1] as string) : null;
       if (!found) return gate.unauthorized(request, reply, true);
@@ -180,7 +179,6 @@ export function registerSessionRoutes(app: HttpApp, { config, authenticator, gat
     async (request, reply) => {
       if (config.mode === 'off') throw new ConflictError('Authentication is off on this service (AUTH=off): there is nothing to sign in to.');
       if (request.headers[CSRF_HEADER] === undefined) throw new ForbiddenError(`Send the ${CSRF_HEADER} header to sign in.`);
-      if (gate.refuseIfLocked(request, reply)) return reply;
       const found = await authenticator.bearer(request.body.token);
       if (!found) return gate.unauthorized(request, reply, true);
       const session = await authenticator.startSession(found.identity, config.sessionTtlMs);

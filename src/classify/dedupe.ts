@@ -10,7 +10,7 @@
 // round trip; only an email whose content changed under its id takes further steps.
 
 import type { Classification, DedupeVerdict } from './categories.js';
-import type { DedupeStore } from './dedupe-store.js';
+import type { DedupeStore } from './dedupe-store/port.js';
 import type { UsageEvent } from './usage.js';
 
 export interface DedupeInput {
@@ -113,7 +113,8 @@ export async function decideDedupe(store: DedupeStore, input: DedupeInput): Prom
   }
 
   const { owner } = claim;
-  if (owner !== undefined) {
+  // An owner that is the record itself (a retried request whose content row outlived its record) is no match.
+  if (owner !== undefined && owner.record_key !== recordKey) {
     const found = owner.message;
     const stored = found?.fingerprint === input.fingerprint && found.classification ? { classification: found.classification, recorded: false } : null;
     return decision('duplicate', 'fingerprint', reuse(owner.record_key, stored));

@@ -36,18 +36,13 @@ export function registerClassifyRoutes(app: HttpApp, service: ClassifyService, b
       // under a token's overrides stay that token's (see scope.ts). Without tokens there is
       // one caller, so the provider settings alone tell scopes apart.
       const context = overrides && request.principal?.token_id ? { caller: request.principal.token_id } : ANONYMOUS;
-      const reservation = await budget.take(request.identity);
-      try {
-        // The provider limiter's line is the token's (the client address when tokens are off):
-        // a per-minute budget does not stop one caller from filling the provider's concurrency.
-        const { classification: result } = await service.classify(request.body, context, request.identity?.credential ?? request.ip);
-        // Served from the store: no provider was asked, so the call is not counted.
-        if (result.dedupe.status === 'duplicate') await reservation.release();
-        return result;
-      } catch (error) {
-        await reservation.release();
-        throw error;
-      }
+      // The provider limiter's line is the token's (the client address when tokens are off):
+      // a per-minute budget does not stop one caller from filling the provider's concurrency.
+      // The budget is asked only when the store has no answer to serve (service.ts).
+      const { classification } = await service.classify(request.body, context, request.identity?.credential ?? request.ip, () =>
+        budget.take(request.identity),
+      );
+      return classification;
     },
   );
 }

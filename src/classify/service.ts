@@ -5,8 +5,8 @@ import type { Logger } from 'pino';
 import type { LlmConfig } from '../shared/config.js';
 import { ValidationError } from '../shared/errors.js';
 import { FALLBACK_CATEGORY, SIGNAL_PROMPT_INJECTION, type Classification, type ClassifyResult } from './categories.js';
-import { decideDedupe, fingerprintKeyOf } from './dedupe.js';
-import type { DedupeStore } from './dedupe-store.js';
+import { decideDedupe, fingerprintKeyOf, recordKeyOf } from './dedupe.js';
+import type { DedupeStore } from './dedupe-store/port.js';
 import { fingerprintOf } from './fingerprint.js';
 import { createProviderLimiter, type ProviderSlot } from './provider-limiter.js';
 import { takeTurn } from '../shared/turns.js';
@@ -35,13 +35,20 @@ export interface Classified {
   failed: boolean;
 }
 
+/**
+ * Asks the caller's budget for one call (src/auth/classify-budget.ts): throws to refuse (a
+ * RateLimitedError); the answer gives the call back when nothing was spent.
+ */
+export type TakeBudget = () => Promise<{ release(): Promise<void> }>;
+
 export interface ClassifyService {
   /**
    * `context` says who asks, which decides whose stored answers this request may be given.
    * `limitKey` keys the limits on provider calls (provider-limiter.ts): the route passes the
-   * token's credential, or the client address when tokens are off.
+   * token's credential, or the client address when tokens are off. `takeBudget` is asked
+   * only when the store holds no answer for this email: a duplicate served from it is free.
    */
-  classify(request: ClassifyRequest, context: ClassifyContext, limitKey?: string): Promise<Classified>;
+  classify(request: ClassifyRequest, context: ClassifyContext, limitKey?: string, takeBudget?: TakeBudget): Promise<Classified>;
   /** Forgets dedupe records older than the retention period; returns the rows removed. */
   purgeExpired(): Promise<number>;
 }
@@ -272,18 +279,39 @@ export function createClassifyService(deps: ClassifyServiceDeps): ClassifyServic
     return { classification: { ...classification, dedupe: decision.verdict }, failed };
   }
 
+  /**
+   * Whether this email's record in the caller's scope already holds its answer, for the same
+   * content: a read, no claim, so a request refused after it leaves nothing behind. (The same
+   * content under another message id is found only by the claim: that duplicate is charged.)
+   */
+  async function answerStored(email: Email, settings: ProviderSettings, context: ClassifyContext): Promise<boolean> {
+    const fingerprint = fingerprintOf(email);
+    const stored = await deps.store.findMessage(recordKeyOf({ scope: dedupeScope(settings, context), message_key: email.message_key, fingerprint }));
+    return stored?.state === 'done' && stored.fingerprint === fingerprint && stored.classification !== null;
+  }
+
   return {
-    async classify(request, context, limitKey = ANONYMOUS_CALLER) {
+    async classify(request, context, limitKey = ANONYMOUS_CALLER, takeBudget) {
       // A burst of arrivals is prepared a few per turn of the loop, not all in one go.
       await takeTurn();
       const settings = await resolveSettings(request, { llm: deps.llm, allowOverrides: deps.allowOverrides && context.refuseOverrides !== true, resolveHost: deps.resolveHost });
       const email = normalizeEmail(request as EmailInput, deps.maxChars);
       if (!hasContent(email)) throw emptyEmail(request);
+      // The store before the budget: a duplicate it serves costs nothing, even once the budget
+      // is spent; any other request is counted (or refused) before dedupe claims a record.
+      const reservation = takeBudget && !(await answerStored(email, settings, context)) ? await takeBudget() : null;
       // Before dedupe claims a record: a refused request leaves nothing behind, so its retry is
       // judged afresh. A duplicate gives the place back unused (release is a no-op after run).
-      const slot = settings.provider === 'rules' ? null : limiter.reserve(limitKey);
+      let slot: ProviderSlot | null = null;
       try {
-        return await classifyEmail(email, settings, context, slot);
+        slot = settings.provider === 'rules' ? null : limiter.reserve(limitKey);
+        const result = await classifyEmail(email, settings, context, slot);
+        // Served from the store after all (it was being classified when we looked): not counted.
+        if (result.classification.dedupe.status === 'duplicate') await reservation?.release();
+        return result;
+      } catch (error) {
+        await reservation?.release();
+        throw error;
       } finally {
         slot?.release();
       }

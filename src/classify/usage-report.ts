@@ -5,7 +5,7 @@
 import type { PriceTable } from '../shared/config.js';
 import { ValidationError } from '../shared/errors.js';
 import { costOf, priceOf } from './usage.js';
-import { USAGE_COUNTERS, type UsageCounters, type UsageStore, type UsageSum } from './usage-store.js';
+import { USAGE_COUNTERS, type UsageCounters, type UsageStore, type UsageSum } from './usage-store/port.js';
 
 export const USAGE_GROUPS = ['day', 'model'] as const;
 export type UsageGroup = (typeof USAGE_GROUPS)[number];

@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { isForeignKeyViolation } from '../shared/db.js';
 import { ValidationError, type FieldError } from '../shared/errors.js';
 import { UnknownProjectReference } from '../work/errors.js';
-import type { WorkStore } from '../work/store.js';
+import type { WorkForIntake } from '../work/intake-port.js';
 import { MailboxNotFound, NoSecretKey } from './errors.js';
 import { type GraphEndpoints, createGraphClient, probeGraph } from './graph/client.js';
 import { graphTarget } from './graph/watcher.js';
@@ -30,7 +30,7 @@ import { splitUpload } from './uploads.js';
 
 export interface MailboxServiceDeps {
   store: IntakeStore;
-  workStore: WorkStore;
+  work: Pick<WorkForIntake, 'projectExists'>;
   secrets: SecretBox | null;
   timeouts: Timeouts;
   graph: GraphEndpoints;
@@ -103,7 +103,7 @@ export function createMailboxService(deps: MailboxServiceDeps) {
     const errors: FieldError[] = [];
     for (const [index, rule] of rules.entries()) {
       const projectId = rule.item?.project_id;
-      if (projectId && !(await deps.workStore.findProject(projectId))) {
+      if (projectId && !(await deps.work.projectExists(projectId))) {
         errors.push({ field: `rules.${index}.item.project_id`, message: 'is not the id of an existing project' });
       }
       if (rule.action === 'record' && rule.item !== undefined) {

@@ -23,11 +23,8 @@ import { prepareBody } from '../classify/text.js';
 import { createCoalescer } from '../shared/coalesce.js';
 import { isUniqueViolation } from '../shared/db.js';
 import { ValidationError } from '../shared/errors.js';
-import { WorkItemNotFound } from '../work/errors.js';
-import { changeItem } from '../work/item-changes.js';
+import type { MailWorkItems, PlannedMailItem, WorkForIntake } from '../work/intake-port.js';
 import { isFinal } from '../work/lifecycle.js';
-import { type PlannedItem, planItem, writePlannedItems } from '../work/service.js';
-import type { ItemWithDispatches, WorkStore } from '../work/store.js';
 import { cleanDeep, cleanText, cutText } from './clean-text.js';
 import { LeaseLost } from './errors.js';
 import { type LogView, createLogView } from './log-view.js';
@@ -74,7 +71,8 @@ export type Prepared =
 
 export interface PipelineDeps {
   store: IntakeStore;
-  workStore: WorkStore;
+  /** Work items, written in the same commit as the log entries (work's port for intake). */
+  work: WorkForIntake;
   classify: ClassifyService;
   logger: Logger;
   now?: () => Date;
@@ -124,7 +122,7 @@ function decisionQuery(batch: readonly Outcome[]): LogQuery {
 
 /** What a batch writes once its messages are decided, in this order (the log names the items). */
 interface BatchWrites {
-  items: PlannedItem[];
+  items: PlannedMailItem[];
   rows: IntakeMessageRow[];
   uploads: number[];
 }
@@ -222,29 +220,20 @@ export function createPipeline(deps: PipelineDeps) {
   }
 
   /** A note on the thread's item; false when the item is gone (deleted since). */
-  async function addFollowUp(tx: WorkStore, itemId: string, message: IncomingMessage, prepared: Extract<Prepared, { kind: 'classified' }>, at: string): Promise<boolean> {
+  async function addFollowUp(items: MailWorkItems, itemId: string, message: IncomingMessage, prepared: Extract<Prepared, { kind: 'classified' }>, at: string): Promise<boolean> {
     const body = prepared.parsed.graph.body;
     const summary = excerpt(prepareBody(body?.content ?? '', body?.contentType === 'html' ? 'html' : 'text', 4_000).text) || '(no text)';
     const note = followUpNote(prepared.parsed, at, summary);
     const entry = threadEntry(prepared.parsed, prepared.result, message.source_ref, message.received_at, summary);
-    try {
-      await changeItem(tx, itemId, () => at, undefined, INTAKE_ACTOR, ({ row }: ItemWithDispatches) => ({
-        action: 'email_follow_up',
-        set: {
-          notes: appendNote(row.notes, note),
-          // A final item keeps its fields (the work service's rule); the note still lands.
-          ...(!isFinal(row.status) && { payload: appendThreadEntry(row.payload, entry) }),
-        },
-      }));
-      return true;
-    } catch (error) {
-      if (error instanceof WorkItemNotFound) return false;
-      throw error;
-    }
+    return items.followUp(itemId, INTAKE_ACTOR, at, (row) => ({
+      notes: appendNote(row.notes, note),
+      // A final item keeps its fields (the work service's rule); the note still lands.
+      ...(!isFinal(row.status) && { payload: appendThreadEntry(row.payload, entry) }),
+    }));
   }
 
   async function decide(
-    tx: WorkStore,
+    items: MailWorkItems,
     log: LogView,
     writes: BatchWrites,
     mailbox: MailboxRow,
@@ -262,8 +251,8 @@ export function createPipeline(deps: PipelineDeps) {
     const threadItem = log.threadItem(prepared.conversation, [parsed.message_key, ...relatedKeys(parsed)]);
     if (threadItem) {
       // A reply to a message of this same batch: its item must exist before the note goes on it.
-      if (writes.items.some(({ item }) => item.id === threadItem)) await writePlannedItems(tx, writes.items.splice(0));
-      if (await addFollowUp(tx, threadItem, message, prepared, at)) {
+      if (writes.items.some(({ item }) => item.id === threadItem)) await items.write(writes.items.splice(0));
+      if (await addFollowUp(items, threadItem, message, prepared, at)) {
         Object.assign(row, { action: 'noted', work_item_id: threadItem });
         return;
       }
@@ -275,7 +264,7 @@ export function createPipeline(deps: PipelineDeps) {
     );
     row.rule_index = decision.rule_index;
     if (decision.kind === 'record') return;
-    const planned = planItem(
+    const planned = items.plan(
       {
         type: decision.item.type,
         description: describeItem(parsed, result),
@@ -292,14 +281,14 @@ export function createPipeline(deps: PipelineDeps) {
   }
 
   /** One message's outcome, decided on the batch's view of the log; null when it was already in the log. */
-  async function decideOutcome(tx: WorkStore, log: LogView, writes: BatchWrites, mailbox: MailboxRow, outcome: Outcome, at: string): Promise<MessageAction | null> {
+  async function decideOutcome(items: MailWorkItems, log: LogView, writes: BatchWrites, mailbox: MailboxRow, outcome: Outcome, at: string): Promise<MessageAction | null> {
     const { message, prepared } = outcome;
     if (message.upload_id !== undefined) writes.uploads.push(message.upload_id);
     // Logged since it was prepared (another pipeline, or a run this one had to write again).
     if (prepared.kind === 'seen' || log.has(message.source_ref)) return null;
     const row = logRow(mailbox, message, prepared, at);
     if (prepared.kind === 'copy') Object.assign(row, { action: 'duplicate', work_item_id: prepared.of.work_item_id });
-    if (prepared.kind === 'classified') await decide(tx, log, writes, mailbox, message, prepared, row, at);
+    if (prepared.kind === 'classified') await decide(items, log, writes, mailbox, message, prepared, row, at);
     writes.rows.push(row);
     log.add(row);
     return row.action;
@@ -311,7 +300,7 @@ export function createPipeline(deps: PipelineDeps) {
    * once for the whole run, and each table written with one statement.
    */
   async function commitOnce(mailbox: MailboxRow, owner: string, batch: readonly Outcome[]): Promise<Array<MessageAction | null>> {
-    return deps.workStore.transaction(async (tx, trx) => {
+    return deps.work.commit(async (items, trx) => {
       const intake = intakeStoreOn(trx);
       const at = now().toISOString();
       const log = createLogView(await intake.findLogged(mailbox.id, decisionQuery(batch)));
@@ -320,7 +309,7 @@ export function createPipeline(deps: PipelineDeps) {
       const totals: Advance = { at, seen: 0, classified: 0, created: 0, noted: 0, failed: 0, backfill: 0 };
       for (const outcome of batch) {
         const { message, prepared } = outcome;
-        const action = await decideOutcome(tx, log, writes, mailbox, outcome, at);
+        const action = await decideOutcome(items, log, writes, mailbox, outcome, at);
         actions.push(action);
         if (message.uid !== undefined) totals.last_uid = Math.max(totals.last_uid ?? 0, message.uid);
         if (action === null) continue;
@@ -331,7 +320,7 @@ export function createPipeline(deps: PipelineDeps) {
         if (action === 'failed') totals.failed += 1;
         if (message.backfill) totals.backfill += 1;
       }
-      await writePlannedItems(tx, writes.items);
+      await items.write(writes.items);
       await intake.insertMessages(writes.rows);
       await intake.deleteUploads(writes.uploads);
       // Fenced: an instance that lost the mailbox to another writes nothing more for it.

@@ -3,7 +3,7 @@ import type { ClassifyService } from '../classify/service.js';
 import type { Config } from '../shared/config.js';
 import type { Database } from '../shared/db.js';
 import type { HttpApp } from '../shared/http-types.js';
-import type { WorkStore } from '../work/store.js';
+import type { WorkForIntake } from '../work/intake-port.js';
 import { createHostGuard } from './host-guard.js';
 import { DEFAULT_TIMEOUTS } from './imap/connection.js';
 import { createMailboxService } from './mailbox-service.js';
@@ -18,8 +18,8 @@ export interface IntakeDeps {
   config: Readonly<Config>;
   database: Database;
   logger: Logger;
-  /** The work service's store: work items are created in the same transaction as the log entry. */
-  workStore: WorkStore;
+  /** Work's port for intake: work items are created in the same transaction as the log entry. */
+  work: WorkForIntake;
   /**
    * The classification service's own code path, in process (normalize, dedupe, provider, store),
    * built by the composition root with this process's metrics and tracing.
@@ -33,9 +33,9 @@ export interface IntakeDeps {
  * Mail intake inside the work service: the mailbox routes, and (with INTAKE_WORKER, the default)
  * the watchers, which start when the app is ready and stop before it closes.
  */
-export async function registerIntake(app: HttpApp, { config, database, logger, workStore, classify, now }: IntakeDeps): Promise<void> {
+export async function registerIntake(app: HttpApp, { config, database, logger, work, classify, now }: IntakeDeps): Promise<void> {
   const store = createIntakeStore(database);
-  const pipeline = createPipeline({ store, workStore, classify, logger, now });
+  const pipeline = createPipeline({ store, work, classify, logger, now });
   const secrets = createSecretBox(config.intake.secretKey);
   const guard = createHostGuard(config.intake.allowedHosts);
   const graph = { graphUrl: config.intake.graphUrl, loginUrl: config.intake.graphLoginUrl, timeoutMs: DEFAULT_TIMEOUTS.connectMs };
@@ -53,7 +53,7 @@ export async function registerIntake(app: HttpApp, { config, database, logger, w
     : null;
   const mailboxes = createMailboxService({
     store,
-    workStore,
+    work,
     secrets,
     timeouts: DEFAULT_TIMEOUTS,
     graph,

@@ -1,8 +1,10 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
   CallToolRequestSchema,
   type CallToolResult,
   ErrorCode,
+  type JSONRPCMessage,
   ListResourceTemplatesRequestSchema,
   ListResourcesRequestSchema,
   ListToolsRequestSchema,
@@ -89,6 +91,42 @@ function toolError(text: string): CallToolResult {
   return { isError: true, content: [{ type: 'text', text }] };
 }
 
+const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+const kindOf = (value: unknown): string => (value === null ? 'null' : Array.isArray(value) ? 'an array' : `a ${typeof value}`);
+
+/** Why a tools/call request's params are not what MCP defines; null when they are (or it is another message). */
+function toolCallRefusal(message: JSONRPCMessage): string | null {
+  if (!('method' in message) || message.method !== 'tools/call' || !('id' in message)) return null;
+  const params: unknown = message.params;
+  if (!isPlainObject(params)) return `Invalid params: tools/call needs params {"name": …, "arguments": {…}}, not ${kindOf(params)}.`;
+  if (typeof params.name !== 'string') return `Invalid params: name must be a tool's name (a string), not ${kindOf(params.name)}.`;
+  if (params.arguments !== undefined && !isPlainObject(params.arguments)) {
+    return `Invalid params: arguments must be an object of named arguments, not ${kindOf(params.arguments)}; leave it out for none.`;
+  }
+  return null;
+}
+
+/**
+ * The SDK's server, with tools/call params that are not what MCP defines (`"arguments": null`, a
+ * string, an array; no name) refused before the SDK parses them: its parser answers -32603 (an
+ * internal error) with a dump of its schema's complaints, where the caller made the mistake
+ * (-32602) and one line says what it was, as a bad argument's tool error does.
+ */
+class McpServer extends Server {
+  override async connect(transport: Transport): Promise<void> {
+    await super.connect(transport);
+    const deliver = transport.onmessage;
+    transport.onmessage = (message, extra) => {
+      const refusal = toolCallRefusal(message);
+      if (refusal === null || !('id' in message)) return deliver?.(message, extra);
+      const answer: JSONRPCMessage = { jsonrpc: '2.0', id: message.id, error: { code: ErrorCode.InvalidParams, message: refusal } };
+      transport.send(answer).catch((error: unknown) => this.onerror?.(error as Error));
+    };
+  }
+}
+
 export interface McpServerDeps {
   client: WorkClient;
   /** The caller; a promise so stdio can ask the service who its token is, once, when first needed. */
@@ -97,7 +135,7 @@ export interface McpServerDeps {
 }
 
 export function createMcpServer({ client, caller, onError }: McpServerDeps): Server {
-  const server = new Server(SERVER_INFO, {
+  const server = new McpServer(SERVER_INFO, {
     capabilities: { tools: { listChanged: false }, resources: { listChanged: false } },
     instructions: INSTRUCTIONS,
     jsonSchemaValidator: SHARED_VALIDATOR,

@@ -55,6 +55,7 @@ export async function buildServiceApp({ config, logger, service, ...options }: S
   const app = await createHttpApp({
     logger,
     tracing,
+    trustProxy: config.trustProxy,
     installAccess: async (target) => {
       gate = await installAccessControl(target, auth.access);
     },

@@ -28,7 +28,8 @@ import { startStatsCompactor } from '../work/stats/compactor.js';
 import { registerStatsRoutes } from '../work/stats/routes.js';
 import { createStatsService } from '../work/stats/service.js';
 import { createStatsStore } from '../work/stats/store.js';
-import { createWorkStore } from '../work/store.js';
+import { workForIntake } from '../work/intake-port.js';
+import { createWorkStore } from '../work/store/create.js';
 import { registerWebUi } from '../work/web.js';
 import { buildServiceApp } from './app.js';
 import { buildClassifyService } from './classify.js';
@@ -75,16 +76,16 @@ export async function buildWorkApp({ config, logger, webRoot, now = () => new Da
   const commits = createSignal();
   const hub = await createEventHub(database, logger);
   const store = createWorkStore(database, commits.fire);
-  const observer = createWorkCounters(app.metricsRegistry);
+  const observer = createWorkCounters(app.metricsRegistry, config.metrics.maxTypes);
   const recent = createRecentItems();
   const claims = createClaimService({ store, database, logger, recent, observer, now });
   commits.listen(() => hub.committed());
   commits.listen(claims.wake);
   const work = createWorkService({ store, recent, observer, now });
   const statsStore = createStatsStore(database);
-  const stats = createStatsService({ store: statsStore, now });
+  const stats = createStatsService({ store: statsStore, now, maxTypes: config.metrics.maxTypes });
   // The item gauges read the maintained counts (src/work/stats), never a scan of work_items.
-  registerWorkGauges(app.metricsRegistry, { source: stats, claims, hub, logger });
+  registerWorkGauges(app.metricsRegistry, { source: stats, counters: observer, claims, hub, logger });
   registerDatabaseMetrics(app, app.metricsRegistry, database);
   const sweeper = startLeaseSweeper({ store, work, logger, now, everyMs: sweepEveryMs });
   onLeaseSweeper?.(sweeper.sweep);
@@ -101,7 +102,7 @@ export async function buildWorkApp({ config, logger, webRoot, now = () => new Da
   registerEventRoutes(app, hub);
   // Intake classifies in process: the same service as POST /classify, counted and traced here.
   const classify = buildClassifyService({ config, database, logger, metrics: app.metricsRegistry, tracing });
-  await registerIntake(app, { config, database, logger, workStore: store, classify, now });
+  await registerIntake(app, { config, database, logger, work: workForIntake(store), classify, now });
   registerHealthRoute(app, database, ACCESS.public);
   registerTokenRoutes(app, createTokenService({ store: auth.store, authenticator: auth.authenticator, now }));
   registerSessionRoutes(app, { config: config.auth, authenticator: auth.authenticator, gate });

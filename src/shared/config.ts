@@ -125,8 +125,17 @@ export interface TracingConfig {
   headers: Readonly<Record<string, string>>;
 }
 
+/**
+ * Fastify's `trustProxy`: which peers may name the client in X-Forwarded-For. `false` (the
+ * default): nobody, the client is the TCP peer; `true`: every peer; a number: that many proxy
+ * hops in front; a list: peers at these addresses or CIDR ranges (or proxy-addr's `loopback`,
+ * `linklocal`, `uniquelocal`). The failure limit and the request log read the client it gives.
+ */
+export type TrustProxy = boolean | number | readonly string[];
+
 export interface Config {
   host: string;
+  trustProxy: TrustProxy;
   workPort: number;
   classifyPort: number;
   logLevel: LogLevel;
@@ -145,6 +154,13 @@ export interface Config {
   classifyUrl: string;
   intake: IntakeConfig;
   tracing: TracingConfig | null;
+  metrics: {
+    /**
+     * METRICS_MAX_TYPES: work item types with a `type` label of their own in /metrics and a line
+     * of their own in /work/stats (the most frequent); the rest are counted as `other`.
+     */
+    maxTypes: number;
+  };
 }
 
 /** Where a variable is shown in docs/configuration.md: one table per subject, in this order. */
@@ -180,6 +196,7 @@ export const CONFIG_VARIABLES: readonly ConfigVariable[] = [
   { name: 'CLASSIFY_URL', group: 'server', default: '`http://<HOST>:<CLASSIFY_PORT>` (`127.0.0.1` for a wildcard `HOST`)', meaning: 'Where the work service (its UI\'s Classify page) reaches the classifier' },
   { name: 'LOG_LEVEL', group: 'server', default: '`info`', meaning: '`fatal`, `error`, `warn`, `info`, `debug`, `trace` or `silent`; one line per request (`/health` checks at `debug`); `debug` adds event-loop lag and RSS once a second' },
   { name: 'LOG_FORMAT', group: 'server', default: '`auto`', meaning: '`json`: pino JSON lines; `pretty`: readable lines and a start-up banner (URLs, store, auth mode); `auto`: `pretty` when standard output is a terminal, else `json`' },
+  { name: 'METRICS_MAX_TYPES', group: 'server', default: '`50`', meaning: 'Work item types with a `type` label of their own in `/metrics` and a line in `/work/stats` (the most frequent); the rest are `other` (1–10000)' },
   { name: 'DATABASE_URL', group: 'database', default: '`sqlite:./data/agentdesk.db`', meaning: '`sqlite:<path>` (folder created), `sqlite::memory:`, or `postgres://…` / `postgresql://…`' },
   { name: 'DATABASE_POOL_SIZE', group: 'database', default: '`10`', meaning: 'PostgreSQL connections per process (1–1000); `npm start` runs two processes' },
   { name: 'DATABASE_STATEMENT_TIMEOUT_MS', group: 'database', default: '`5000`', meaning: 'Statement timeout on PostgreSQL, busy timeout on SQLite' },
@@ -187,7 +204,8 @@ export const CONFIG_VARIABLES: readonly ConfigVariable[] = [
   { name: 'AUTH_OFF_I_UNDERSTAND_THE_RISK', group: 'auth', default: '`false`', meaning: 'Needed to run `AUTH=off` on a non-loopback `HOST`' },
   { name: 'AGENTDESK_ADMIN_TOKEN', group: 'auth', default: 'none', meaning: 'A secret of at least 32 characters accepted as an admin token named `admin` (bootstrap)' },
   { name: 'ALLOWED_HOSTS', group: 'auth', default: 'empty', meaning: 'Comma-separated `Host` names served besides loopback ones: every route with `AUTH=off`, `/mcp` in both modes' },
-  { name: 'AUTH_FAILURE_LIMIT', group: 'auth', default: '`30`', meaning: '401s a minute from one address before it gets `429`' },
+  { name: 'AUTH_FAILURE_LIMIT', group: 'auth', default: '`30`', meaning: 'Failed authentications a minute from one client address, or with one credential prefix, before further failures get `429`; a valid credential is never refused' },
+  { name: 'TRUST_PROXY', group: 'auth', default: '`false`', meaning: 'Which peers may name the client in `X-Forwarded-For`: `false`, `true`, a hop count, or comma-separated addresses/CIDRs (`loopback` too); the failure limit and the request log use that client' },
   { name: 'SESSION_TTL_HOURS', group: 'auth', default: '`12`', meaning: 'Lifetime of a browser session (never longer than its token)' },
   { name: 'LLM_PROVIDER', group: 'llm', default: 'chosen from the keys set (see below)', meaning: '`openai`, `anthropic` or `rules` (offline)' },
   { name: 'LLM_MODEL', group: 'llm', default: '`gpt-4.1-mini` / `claude-haiku-4-5` / `rules-v3`', meaning: 'Model name' },
@@ -208,6 +226,7 @@ export const CONFIG_VARIABLES: readonly ConfigVariable[] = [
   { name: 'CLASSIFY_RATE_LIMIT', group: 'classify', default: '`60`', meaning: 'Classifications per minute per token (duplicates served from the store are free)' },
   { name: 'DEDUPE_RETENTION_DAYS', group: 'classify', default: '`30`', meaning: 'Dedupe records (and per-call usage rows) older than this are purged' },
   { name: 'AGENTDESK_SECRET_KEY', group: 'intake', default: 'none', meaning: '32 bytes as hex or base64 (`openssl rand -hex 32`) sealing mailbox secrets; without it a mailbox with a secret is a `422`' },
+  { name: 'INTAKE_ALLOWED_HOSTS', group: 'intake', default: 'empty', meaning: 'Comma-separated IMAP hosts that may be on a loopback or private network: host names as written on the mailbox, IP addresses, or CIDR ranges (`10.0.0.0/8`); link-local and cloud metadata addresses are refused even when listed' },
   { name: 'INTAKE_WORKER', group: 'intake', default: '`true`', meaning: 'Whether this instance watches mailboxes (the API answers either way)' },
   { name: 'INTAKE_POLL_S', group: 'intake', default: '`60`', meaning: 'Poll fallback besides IMAP IDLE (the Graph delta query\'s period)' },
   { name: 'INTAKE_LEASE_S', group: 'intake', default: '`30`', meaning: 'How long a mailbox stays with the instance watching it after its last renewal' },
@@ -389,6 +408,28 @@ function llmPrices(env: Env): PriceTable {
   return prices;
 }
 
+const PROXY_RANGE_NAMES = ['loopback', 'linklocal', 'uniquelocal'];
+
+function trustProxy(env: Env): TrustProxy {
+  const raw = read(env, 'TRUST_PROXY');
+  if (raw === undefined || raw.toLowerCase() === 'false') return false;
+  if (raw.toLowerCase() === 'true') return true;
+  if (/^\d+$/.test(raw)) return integer(env, 'TRUST_PROXY', 0, 1, 64);
+  const entries = raw.split(',').map((entry) => entry.trim());
+  for (const entry of entries) {
+    const [address = '', bits, ...rest] = entry.split('/');
+    const family = isIP(address);
+    const validBits = bits === undefined || (/^\d{1,3}$/.test(bits) && Number(bits) <= (family === 6 ? 128 : 32));
+    if (!(PROXY_RANGE_NAMES.includes(entry) || (family !== 0 && validBits && rest.length === 0))) {
+      throw new ConfigError(
+        'TRUST_PROXY',
+        `expected true, false, a hop count, or a comma-separated list of addresses and CIDR ranges; "${entry}" is none of these`,
+      );
+    }
+  }
+  return Object.freeze(entries);
+}
+
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
@@ -524,6 +565,7 @@ export function loadConfig(env: Env): Readonly<Config> {
   const classifyPort = integer(env, 'CLASSIFY_PORT', 8081, 0, 65_535);
   const config: Config = {
     host,
+    trustProxy: trustProxy(env),
     workPort: integer(env, 'WORK_PORT', 8080, 0, 65_535),
     classifyPort,
     logLevel: oneOf(env, 'LOG_LEVEL', LOG_LEVELS) ?? 'info',
@@ -546,6 +588,7 @@ export function loadConfig(env: Env): Readonly<Config> {
       `http://${host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host}:${classifyPort}`,
     intake: intakeConfig(env),
     tracing: tracingConfig(env),
+    metrics: { maxTypes: integer(env, 'METRICS_MAX_TYPES', 50, 1, 10_000) },
   };
   return deepFreeze(config);
 }

@@ -16,6 +16,7 @@ import { OPENAPI_LICENSE, OPENAPI_SERVERS, boundRequestSchemas, finishDocument }
 import { toProblem } from './problem.js';
 import { problemResponses } from './schemas.js';
 import type { Tracing } from './tracing.js';
+import type { TrustProxy } from './config.js';
 import { PROBLEM_CONTENT_TYPE, RateLimitedError, problem } from './errors.js';
 import { createAjv } from './validation.js';
 
@@ -58,6 +59,8 @@ export interface HttpAppOptions {
   version: string;
   /** Request spans, when tracing is on; registered before any hook so they cover them all. */
   tracing?: Tracing;
+  /** TRUST_PROXY: who may name the client (`request.ip`) in X-Forwarded-For; nobody when absent. */
+  trustProxy?: TrustProxy;
 }
 
 /** One line per request, written when it completes, instead of Fastify's two. */
@@ -68,6 +71,7 @@ class OneLinePerRequest extends LogController {
     const line = {
       method: request.method,
       url: request.url,
+      client: request.ip,
       status: reply.statusCode,
       ms: Math.round(reply.elapsedTime * 10) / 10,
     };
@@ -76,6 +80,16 @@ class OneLinePerRequest extends LogController {
     else if (request.routeOptions.url === '/health' && reply.statusCode < 400) reply.log.debug(line, 'request');
     else reply.log.info(line, 'request');
   }
+}
+
+/**
+ * TRUST_PROXY as Fastify takes it. Fastify trusts nobody when given a bare hop count, so the
+ * count becomes what it means: the peer and the proxies in front of it, `hops` in all, are
+ * trusted to have appended to X-Forwarded-For.
+ */
+function fastifyTrustProxy(trust: TrustProxy): boolean | string[] | ((address: string, hop: number) => boolean) {
+  if (typeof trust === 'number') return (_address, hop) => hop < trust;
+  return typeof trust === 'boolean' ? trust : [...trust];
 }
 
 /**
@@ -88,6 +102,7 @@ export async function createHttpApp(options: HttpAppOptions): Promise<HttpApp> {
   const app = Fastify({
     loggerInstance: options.logger as FastifyBaseLogger,
     bodyLimit: options.bodyLimit,
+    trustProxy: fastifyTrustProxy(options.trustProxy ?? false),
     logController: new OneLinePerRequest(),
     // Answered below as problem+json, with Retry-After, instead of Fastify's own 503 body.
     return503OnClosing: false,

@@ -1,13 +1,12 @@
-import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { createCoalescer } from '../shared/coalesce.js';
 import type { Database } from '../shared/db.js';
-import { type RecentItems, WORK_EVENTS } from './item-changes.js';
+import { claimItems } from './claim-writes.js';
+import type { RecentItems } from './item-changes.js';
 import { type Actor, toWorkItem } from './item-view.js';
 import { NO_OBSERVER, type WorkObserver } from './observer.js';
 import { type ClaimRequest, LEASE_LIMITS, type WorkItem } from './schemas.js';
-import { secondsAfter } from './plans.js';
-import { EVENTS_CHANNEL, type WorkStore } from './store.js';
+import { EVENTS_CHANNEL, type WorkStore } from './store/port.js';
 
 // Claims, and the long poll behind `wait_s`. A claimer that finds nothing waits here, in
 // memory, until something that could make an item claimable happens: a commit in this process
@@ -60,23 +59,16 @@ export function createClaimService({ store, database, logger, recent, now = () =
     async run(claims) {
       const at = now().toISOString();
       const { request: first } = claims[0]!;
-      const claimed = await store.claim({
-        types: first.types ?? null,
-        project_id: first.project_id ?? null,
-        now: at,
-        event_type: WORK_EVENTS.updated,
-        claimers: claims.map(({ request, actor }) => {
-          const leaseS = request.lease_s ?? LEASE_LIMITS.default;
-          return {
-            agent: request.agent,
-            status: request.start === false ? 'dispatched' : 'in_progress',
-            lease_s: leaseS,
-            lease_expires_at: secondsAfter(at, leaseS),
-            dispatch_id: randomUUID(),
-            actor,
-          };
-        }),
-      });
+      const claimed = await claimItems(
+        store,
+        { types: first.types ?? null, project_id: first.project_id ?? null, now: at },
+        claims.map(({ request, actor }) => ({
+          agent: request.agent,
+          start: request.start !== false,
+          lease_s: request.lease_s ?? LEASE_LIMITS.default,
+          actor,
+        })),
+      );
       return claimed.map((item) => {
         if (!item) return null;
         observer.claimed(item.row.type);

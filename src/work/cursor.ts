@@ -1,6 +1,6 @@
 import { ValidationError } from '../shared/errors.js';
 import type { SortOrder } from './schemas.js';
-import type { PagePosition } from './store.js';
+import type { PagePosition } from './store/port.js';
 
 // A cursor is the last row's sort key, base64url-encoded so clients treat it as opaque.
 

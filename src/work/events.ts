@@ -8,7 +8,7 @@ import type { HttpApp } from '../shared/http-types.js';
 import { UuidSchema, problemResponses } from '../shared/schemas.js';
 import { AgentNameSchema, WorkTypeSchema } from './schemas.js';
 import { type EventLog, type StoredEvent, createEventLog } from './event-log.js';
-import { EVENTS_CHANNEL } from './store.js';
+import { EVENTS_CHANNEL } from './store/port.js';
 
 // Server-Sent Events from the event log. Every write appends its event in its own
 // transaction, so the log is the single source: a client resuming with Last-Event-ID reads

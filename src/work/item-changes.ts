@@ -1,7 +1,7 @@
 import { ItemChanged, WorkItemNotFound } from './errors.js';
 import { type Actor, eventData, toWorkItem } from './item-view.js';
 import type { WorkItem } from './schemas.js';
-import type { ItemChange, ItemWithDispatches, WorkStore } from './store.js';
+import type { ItemChange, ItemWithDispatches, WorkStore } from './store/port.js';
 import type { DispatchRow, WorkItemRow } from './tables.js';
 
 // Every change to an existing item goes through `changeItem`: read the item, let the caller's
@@ -22,6 +22,8 @@ export interface Plan {
   set: Partial<Omit<WorkItemRow, 'id' | 'version' | 'updated_at'>>;
   closeDispatch?: ItemChange['closeDispatch'];
   openDispatch?: DispatchRow;
+  /** The fields the audit row names, changed or not (the claim's four); default: those that changed. */
+  audit?: readonly (keyof WorkItemRow)[];
 }
 
 /** The versions an If-Match header accepts: any (`*`) or a list. */
@@ -103,24 +105,32 @@ export async function changeItem(
       return toWorkItem(current.row, current.dispatches);
     }
 
-    const row: WorkItemRow = { ...current.row, ...plan.set, version: current.row.version + 1, updated_at: now };
-    const change: ItemChange = {
-      id,
-      from_version: current.row.version,
-      set: { ...plan.set, version: row.version, updated_at: now },
-      ...(plan.closeDispatch && { closeDispatch: plan.closeDispatch }),
-      ...(plan.openDispatch && { openDispatch: plan.openDispatch }),
-      event: { type: WORK_EVENTS.updated, data: eventData(row, actor), at: now },
-      history: { at: now, actor: actor.name, role: actor.role, action: plan.action, changes: describeChanges(current.row, plan.set) },
-    };
+    const { change, after } = writeOf(current, plan, actor, now);
     if (await store.applyChange(change)) {
-      const dispatches = dispatchesAfter(current.dispatches, change);
-      hooks.recent?.remember({ row, dispatches });
+      hooks.recent?.remember(after);
       hooks.onApplied?.(current.row, plan);
-      return toWorkItem(row, dispatches);
+      return toWorkItem(after.row, after.dispatches);
     }
     if (attempt >= MAX_TRIES) throw new Error(`work item ${id} kept changing under ${MAX_TRIES} attempts to change it`);
   }
+}
+
+/**
+ * The one way a plan becomes a write: the guarded change (the new values, the dispatch entries,
+ * the history row, the event) and the item as it is once the change is written.
+ */
+export function writeOf(current: ItemWithDispatches, plan: Plan, actor: Actor, now: string): { change: ItemChange; after: ItemWithDispatches } {
+  const row: WorkItemRow = { ...current.row, ...plan.set, version: current.row.version + 1, updated_at: now };
+  const change: ItemChange = {
+    id: current.row.id,
+    from_version: current.row.version,
+    set: { ...plan.set, version: row.version, updated_at: now },
+    ...(plan.closeDispatch && { closeDispatch: plan.closeDispatch }),
+    ...(plan.openDispatch && { openDispatch: plan.openDispatch }),
+    event: { type: WORK_EVENTS.updated, data: eventData(row, actor), at: now },
+    history: { at: now, actor: actor.name, role: actor.role, action: plan.action, changes: describeChanges(current.row, plan.set, plan.audit) },
+  };
+  return { change, after: { row, dispatches: dispatchesAfter(current.dispatches, change) } };
 }
 
 function dispatchesAfter(dispatches: readonly DispatchRow[], change: ItemChange): DispatchRow[] {
@@ -138,8 +148,12 @@ function dispatchesAfter(dispatches: readonly DispatchRow[], change: ItemChange)
  * What changed, field by field, for the audit trail. The payload is only marked as edited: it
  * can be 64 KB, and the item itself holds its current value.
  */
-export function describeChanges(before: WorkItemRow, set: Plan['set']): string {
+export function describeChanges(before: WorkItemRow, set: Plan['set'], audit?: Plan['audit']): string {
   const changes: Record<string, unknown> = {};
+  if (audit) {
+    for (const field of audit) changes[field] = { from: before[field], to: field in set ? set[field as keyof Plan['set']] : before[field] };
+    return JSON.stringify(changes);
+  }
   for (const [field, to] of Object.entries(set) as [keyof WorkItemRow, unknown][]) {
     const from = before[field];
     if (from === to) continue;

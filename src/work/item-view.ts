@@ -2,9 +2,9 @@ import type { DispatchEntry, WorkItem, WorkItemSummary } from './schemas.js';
 import type { DispatchRow, WorkItemRow } from './tables.js';
 
 // How a row becomes what the API, the events and the ETag show. The field lists here are the
-// one description of those shapes: `toSummary` reads them in JavaScript, and `summaryJsonSql`
-// builds the same JSON inside PostgreSQL for the statements that write an event in the same
-// round trip as the change (the claim).
+// one description of those shapes: `toSummary` reads them in JavaScript, and `dispatchLogJsonSql`
+// builds a dispatch log inside PostgreSQL for the statements that read an item with its log in
+// one round trip. The order of the log is defined here once (`inDispatchOrder`), not in SQL.
 
 type FieldKind = 'text' | 'int' | 'time' | 'json';
 
@@ -63,7 +63,24 @@ export function toDispatchEntry(row: DispatchRow): DispatchEntry {
 }
 
 export function toWorkItem(row: WorkItemRow, dispatches: readonly DispatchRow[]): WorkItem {
-  return { ...toSummary(row), dispatch_log: dispatches.map(toDispatchEntry) };
+  return { ...toSummary(row), dispatch_log: inDispatchOrder(dispatches).map(toDispatchEntry) };
+}
+
+/**
+ * The order of a dispatch log: by when each entry opened. A reassignment closes one entry and
+ * opens the next in the same millisecond: the closed one came first (at most one is ever open).
+ * Times are ISO 8601 UTC text, so text order is time order.
+ */
+export function inDispatchOrder(dispatches: readonly DispatchRow[]): DispatchRow[] {
+  const key = (entry: DispatchRow) => [entry.dispatched_at, entry.completed_at === null ? 1 : 0, entry.completed_at ?? '', entry.id] as const;
+  return [...dispatches].sort((a, b) => {
+    const [ka, kb] = [key(a), key(b)];
+    for (let i = 0; i < ka.length; i += 1) {
+      if (ka[i]! < kb[i]!) return -1;
+      if (ka[i]! > kb[i]!) return 1;
+    }
+    return 0;
+  });
 }
 
 /** The strong ETag of an item: its version. */
@@ -86,18 +103,9 @@ function valueSql(alias: string, column: string, kind: FieldKind): string {
   return ref;
 }
 
-function objectSql(alias: string, fields: Record<string, FieldKind>, extra: Record<string, string> = {}): string {
+function objectSql(alias: string, fields: Record<string, FieldKind>): string {
   const pairs = Object.entries(fields).map(([name, kind]) => `'${name}', ${valueSql(alias, name, kind)}`);
-  for (const [name, valueSql] of Object.entries(extra)) pairs.push(`'${name}', ${valueSql}`);
   return `json_build_object(${pairs.join(', ')})`;
-}
-
-/**
- * PostgreSQL: the event data of the row `alias` (its summary, plus `extra` members given as SQL),
- * as JSON text equal once parsed to what `eventData` writes.
- */
-export function summaryJsonSql(alias: string, extra: Record<string, string> = {}): string {
-  return `${objectSql(alias, SUMMARY_FIELDS, extra)}::text`;
 }
 
 /** Who made a change: a token's name (or an agent's) and its role; the sweep is `agentdesk`/`system`. */
@@ -113,12 +121,7 @@ export function eventData(row: WorkItemRow, actor: Actor): string {
   return JSON.stringify({ ...toSummary(row), actor: { name: actor.name, role: actor.role } });
 }
 
-/** PostgreSQL: the dispatch log of the item `itemIdSql` as a JSON array, in the log's order. */
+/** PostgreSQL: the dispatch log of the item `itemIdSql` as a JSON array, in no set order. */
 export function dispatchLogJsonSql(itemIdSql: string): string {
-  return `(SELECT COALESCE(json_agg(${objectSql('d', DISPATCH_FIELDS)} ORDER BY ${DISPATCH_ORDER_SQL}), '[]'::json)
-    FROM dispatch_log d WHERE d.work_item_id = ${itemIdSql})`;
+  return `(SELECT COALESCE(json_agg(${objectSql('d', DISPATCH_FIELDS)}), '[]'::json) FROM dispatch_log d WHERE d.work_item_id = ${itemIdSql})`;
 }
-
-// A reassignment closes one entry and opens the next in the same millisecond: the closed one
-// came first, and at most one entry is ever open.
-const DISPATCH_ORDER_SQL = 'd.dispatched_at, (d.completed_at IS NULL), d.completed_at, d.id';

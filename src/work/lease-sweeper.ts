@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { WorkService } from './service.js';
-import type { WorkStore } from './store.js';
+import type { WorkStore } from './store/port.js';
 
 // Every instance sweeps: whichever reaches an expired item first changes it, and the others'
 // writes, guarded by the version they read, find it changed and do nothing, so each lease

@@ -2,7 +2,9 @@ import type { DispatchReason, Outcome, WorkStatus } from './schemas.js';
 import type { WorkItemRow } from './tables.js';
 
 // The whole lifecycle in one table: from a status, which statuses may follow and by what move.
-// `reassign` is the move to `dispatched` that hands the item to another agent.
+// `reassign` is the move to `dispatched` that hands the item to another agent. The claim is a
+// move too, the one an agent makes without naming a status (CLAIMS below): TRANSITIONS holds
+// what a PATCH may ask for.
 
 export const MOVES = {
   dispatch: 'dispatch',
@@ -14,10 +16,13 @@ export const MOVES = {
   complete: 'complete',
   fail: 'fail',
   cancel: 'cancel',
+  claim: 'claim',
 } as const;
 export type Move = (typeof MOVES)[keyof typeof MOVES];
+/** The moves a PATCH asks for by naming the status it wants. */
+export type PatchMove = Exclude<Move, typeof MOVES.claim>;
 
-export const TRANSITIONS: Readonly<Record<WorkStatus, Readonly<Partial<Record<WorkStatus, Move>>>>> = {
+export const TRANSITIONS: Readonly<Record<WorkStatus, Readonly<Partial<Record<WorkStatus, PatchMove>>>>> = {
   queued: { dispatched: MOVES.dispatch, cancelled: MOVES.cancel },
   dispatched: {
     dispatched: MOVES.reassign,
@@ -56,7 +61,7 @@ export function isFinal(status: WorkStatus): status is FinalStatus {
   return status in OUTCOME_OF_STATUS;
 }
 
-export function moveBetween(from: WorkStatus, to: WorkStatus): Move | undefined {
+export function moveBetween(from: WorkStatus, to: WorkStatus): PatchMove | undefined {
   return TRANSITIONS[from][to];
 }
 
@@ -64,6 +69,25 @@ export function moveBetween(from: WorkStatus, to: WorkStatus): Move | undefined 
 export function nextStatuses(from: WorkStatus): WorkStatus[] {
   return (Object.keys(TRANSITIONS[from]) as WorkStatus[]).filter((to) => to !== from);
 }
+
+/**
+ * The claim: an agent takes the first item it may (its own dispatched items first, then the
+ * queue in order) and holds it on a lease. From `queued` it opens a dispatch entry; an item
+ * already dispatched to the agent keeps its entry. It goes to `in_progress`, or to `dispatched`
+ * when the agent starts later (`start: false`).
+ */
+export const CLAIMS = {
+  queued: { opensDispatch: true },
+  dispatched: { opensDispatch: false },
+} as const satisfies Partial<Record<WorkStatus, { opensDispatch: boolean }>>;
+export type ClaimableStatus = keyof typeof CLAIMS;
+
+export function isClaimable(status: WorkStatus): status is ClaimableStatus {
+  return status in CLAIMS;
+}
+
+/** What a claim records in the audit trail, changed or not. */
+export const CLAIM_AUDIT = ['status', 'assigned_agent', 'attempts', 'lease_expires_at'] as const satisfies readonly (keyof WorkItemRow)[];
 
 /** Moves that hand the item to an agent need one in the request. */
 export function needsAgent(move: Move): boolean {
@@ -76,7 +100,7 @@ export function needsAgent(move: Move): boolean {
 /** Statuses in which an agent holds the item and its lease runs. */
 export const LEASED_STATUSES: readonly WorkStatus[] = ['dispatched', 'in_progress'];
 
-export const LEASE_EFFECTS = { none: 'none', renew: 'renew', pause: 'pause', end: 'end' } as const;
+export const LEASE_EFFECTS = { none: 'none', grant: 'grant', renew: 'renew', pause: 'pause', end: 'end' } as const;
 export type LeaseEffect = (typeof LEASE_EFFECTS)[keyof typeof LEASE_EFFECTS];
 
 export const LEASE_EFFECT_OF_MOVE: Readonly<Record<Move, LeaseEffect>> = {
@@ -90,6 +114,8 @@ export const LEASE_EFFECT_OF_MOVE: Readonly<Record<Move, LeaseEffect>> = {
   complete: LEASE_EFFECTS.end,
   fail: LEASE_EFFECTS.end,
   cancel: LEASE_EFFECTS.end,
+  // The lease the claimer asked for, from now.
+  claim: LEASE_EFFECTS.grant,
 };
 
 /**
@@ -97,7 +123,6 @@ export const LEASE_EFFECT_OF_MOVE: Readonly<Record<Move, LeaseEffect>> = {
  * a person dispatched to the agent. An agent re-claiming the item its own earlier claim
  * (`start: false`) dispatched to it, lease still on, carries on that attempt: counting it again
  * would spend the item's attempts without a lease ever running out, and fail it early.
- * store-postgres-claim.ts states the same rule in SQL.
  */
 export function claimStartsAttempt(row: Pick<WorkItemRow, 'status' | 'lease_expires_at' | 'attempts'>): boolean {
   return !(row.status === 'dispatched' && row.lease_expires_at !== null && row.attempts > 0);

@@ -1,27 +1,85 @@
 import type { Logger } from 'pino';
-import { Counter, Gauge, type Registry } from 'prom-client';
+import { Counter, Gauge, type LabelValues, type Registry } from 'prom-client';
 import { METRIC_PREFIX } from '../shared/metrics.js';
 import type { EventHub } from './events.js';
 import type { WorkObserver } from './observer.js';
 import { WORK_STATUSES } from './statuses.js';
+import { DEFAULT_MAX_TYPES, OTHER_TYPE, type TypeLabels, createTypeLabels, totalsByType } from './type-labels.js';
+
+interface ByType {
+  /** Items by status and label: a type without a place is counted under `other`. */
+  items: { status: string; type: string; count: number }[];
+  oldest: Awaited<ReturnType<WorkGaugeSource['oldestQueuedAgeSeconds']>>;
+}
+
+async function readByType(source: WorkGaugeSource, counters: Pick<WorkCounters, 'rank' | 'labels'>): Promise<ByType> {
+  const rows = await source.itemsByStatusAndType();
+  counters.rank(totalsByType(rows));
+  const labelled = counters.labels.labelled();
+  const items = rows.map((row) => ({ ...row, type: labelled.has(row.type) ? row.type : OTHER_TYPE }));
+  const oldest = await source.oldestQueuedAgeSeconds([...labelled]);
+  return { items, oldest };
+}
 
 // The work desk's own metrics. Counters move where things happen, through the WorkObserver the
 // service and the claims are given; gauges are read when scraped: in-memory ones from the claims
 // and the event hub, the item counts from a WorkGaugeSource (the maintained counts of
-// src/work/stats: no scan of work_items per scrape).
+// src/work/stats: no scan of work_items per scrape). The `type` label holds one of the most
+// frequent types or `other` (src/work/type-labels.ts): callers choose types, not series.
 
 /** Where the item gauges come from: asked once per scrape, never on a request's path. */
 export interface WorkGaugeSource {
   itemsByStatusAndType(): Promise<{ status: string; type: string; count: number }[]>;
-  /** Per type with queued items: seconds since the oldest of them was created. */
-  oldestQueuedAgeSeconds(): Promise<{ type: string; age_s: number }[]>;
+  /**
+   * Seconds since the oldest queued item of each of `types` was created (those with queued
+   * items), and since the oldest of every other type's (null when they have none).
+   */
+  oldestQueuedAgeSeconds(types: readonly string[]): Promise<{ byType: { type: string; age_s: number }[]; rest: number | null }>;
 }
 
 const WORK = `${METRIC_PREFIX}work_`;
 
+/**
+ * A counter by type (and other labels) whose series follow `labels`: when a type loses its
+ * place, what it counted moves to `other`, so the sum over the series stays the total.
+ */
+function typeCounter(counter: Counter, labels: TypeLabels) {
+  const counted = new Map<string, { values: LabelValues<string>; n: number }>();
+  return {
+    inc(type: string, extra: LabelValues<string> = {}) {
+      const values = { ...extra, type: labels.of(type) };
+      const key = JSON.stringify(values);
+      const entry = counted.get(key) ?? { values, n: 0 };
+      entry.n += 1;
+      counted.set(key, entry);
+      counter.inc(values);
+    },
+    fold(lost: ReadonlySet<string>) {
+      for (const [key, { values, n }] of [...counted]) {
+        if (!lost.has(String(values.type))) continue;
+        counted.delete(key);
+        counter.remove(values);
+        const into = { ...values, type: OTHER_TYPE };
+        const intoKey = JSON.stringify(into);
+        const entry = counted.get(intoKey) ?? { values: into, n: 0 };
+        entry.n += n;
+        counted.set(intoKey, entry);
+        counter.inc(into, n);
+      }
+    },
+  };
+}
+
+export interface WorkCounters extends WorkObserver {
+  /** Ranks the types again from items per type; the counters of types that lost their place move to `other`. */
+  rank(totals: ReadonlyMap<string, number>): void;
+  labels: TypeLabels;
+}
+
 /** The counters, as the observer the work service and the claims report to. */
-export function createWorkCounters(registry: Registry): WorkObserver {
+export function createWorkCounters(registry: Registry, maxTypes = DEFAULT_MAX_TYPES): WorkCounters {
   const registers = [registry];
+  const labels = createTypeLabels(maxTypes);
   const claims = new Counter({ name: `${WORK}claims_total`, help: 'Items handed to agents by claims, by type', labelNames: ['type'], registers });
   const completions = new Counter({ name: `${WORK}completions_total`, help: 'Items completed, by type', labelNames: ['type'], registers });
   const failures = new Counter({
@@ -36,25 +94,42 @@ export function createWorkCounters(registry: Registry): WorkObserver {
     labelNames: ['type', 'outcome'],
     registers,
   });
+  const counters = [claims, completions, failures, expiries].map((counter) => typeCounter(counter, labels));
+  const [claimed, completed, failed, expired] = counters as [ReturnType<typeof typeCounter>, ...ReturnType<typeof typeCounter>[]];
   return {
-    claimed: (type) => claims.inc({ type }),
+    claimed: (type) => claimed.inc(type),
     finished: (type, status) => {
-      if (status === 'completed') completions.inc({ type });
-      else if (status === 'failed') failures.inc({ type });
+      if (status === 'completed') completed!.inc(type);
+      else if (status === 'failed') failed!.inc(type);
     },
-    leaseExpired: (type, outcome) => expiries.inc({ type, outcome }),
+    leaseExpired: (type, outcome) => expired!.inc(type, { outcome }),
+    rank(totals) {
+      const lost = new Set(labels.rank(totals));
+      if (lost.size > 0) for (const counter of counters) counter.fold(lost);
+    },
+    labels,
   };
 }
 
 export interface WorkGaugeDeps {
   source: WorkGaugeSource;
+  /** Whose ranking of types the gauges follow, so gauges and counters carry the same labels. */
+  counters: Pick<WorkCounters, 'rank' | 'labels'>;
   claims: { waiting(): number };
   hub: Pick<EventHub, 'clients' | 'lag'>;
   logger: Logger;
 }
 
-export function registerWorkGauges(registry: Registry, { source, claims, hub, logger }: WorkGaugeDeps): void {
+export function registerWorkGauges(registry: Registry, { source, counters, claims, hub, logger }: WorkGaugeDeps): void {
   const registers = [registry];
+  // Both type gauges read one ranking per scrape: the gauges of a registry are collected at once.
+  let reading: Promise<ByType> | null = null;
+  const byType = (): Promise<ByType> => {
+    reading ??= readByType(source, counters).finally(() => {
+      reading = null;
+    });
+    return reading;
+  };
   // A source that fails (the database is away) leaves its gauge empty for this scrape rather
   // than failing the whole scrape or showing numbers from an earlier one.
   const failed = (gauge: Gauge, what: string) => (error: unknown) => {
@@ -68,12 +143,12 @@ export function registerWorkGauges(registry: Registry, { source, claims, hub, lo
     labelNames: ['status', 'type'],
     registers,
     async collect() {
-      await source.itemsByStatusAndType().then((rows) => {
+      await byType().then(({ items }) => {
         this.reset();
-        for (const type of new Set(rows.map((row) => row.type))) {
+        for (const type of new Set(items.map((row) => row.type))) {
           for (const status of WORK_STATUSES) this.set({ status, type }, 0);
         }
-        for (const row of rows) this.set({ status: row.status, type: row.type }, row.count);
+        for (const row of items) this.inc({ status: row.status, type: row.type }, row.count);
       }, failed(this, 'item counts'));
     },
   });
@@ -83,9 +158,10 @@ export function registerWorkGauges(registry: Registry, { source, claims, hub, lo
     labelNames: ['type'],
     registers,
     async collect() {
-      await source.oldestQueuedAgeSeconds().then((rows) => {
+      await byType().then(({ oldest }) => {
         this.reset();
-        for (const row of rows) this.set({ type: row.type }, row.age_s);
+        for (const row of oldest.byType) this.set({ type: row.type }, row.age_s);
+        if (oldest.rest !== null) this.set({ type: OTHER_TYPE }, oldest.rest);
       }, failed(this, 'oldest queued item'));
     },
   });

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { isUniqueViolation } from '../shared/db.js';
 import { DuplicateProjectName, ProjectNotFound } from './errors.js';
 import type { CreateProject, Project, UpdateProject } from './schemas.js';
-import type { WorkStore } from './store.js';
+import type { WorkStore } from './store/port.js';
 import type { ProjectRow } from './tables.js';
 
 export const PROJECT_EVENTS = {

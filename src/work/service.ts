@@ -13,9 +13,9 @@ import {
   WorkItemNotFound,
 } from './errors.js';
 import { type Plan, type RecentItems, type VersionPrecondition, WORK_EVENTS, changeItem, checkPrecondition } from './item-changes.js';
-import { newDispatch, planExpiry, planUpdate, requestedStatus, secondsAfter } from './plans.js';
+import { newDispatch, planExpiry, planUpdate, requestedStatus, secondsAfter } from './change-rules.js';
 import { type Actor, SYSTEM_ACTOR, eventData, toSummary, toWorkItem } from './item-view.js';
-import { LEASED_STATUSES, type Move, isFinal } from './lifecycle.js';
+import { LEASED_STATUSES, type PatchMove, isFinal } from './lifecycle.js';
 import type { HistoryAction, MOVE_ACTIONS } from './statuses.js';
 import { LEASE_EXPIRY_OUTCOMES, NO_OBSERVER, type WorkObserver } from './observer.js';
 import {
@@ -36,8 +36,8 @@ import {
   type WorkItemSummary,
   type WorkStatus,
 } from './schemas.js';
-import type { WorkFilter, WorkStore } from './store.js';
-import type { NewItem } from './store-postgres.js';
+import type { WorkFilter, WorkStore } from './store/port.js';
+import type { NewItem } from './store/port.js';
 import type { WorkItemRow } from './tables.js';
 
 export { WORK_EVENTS };
@@ -64,9 +64,9 @@ export interface Submitted {
 
 /** True only when the two unions are the same. */
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
-// The history vocabulary (statuses.ts) names every move of the lifecycle table and no other:
-// a move added to one and not the other stops the build here.
-const MOVES_ARE_HISTORY_ACTIONS: Same<Move, (typeof MOVE_ACTIONS)[number]> = true;
+// The history vocabulary (statuses.ts) names every move a PATCH makes and no other (the claim's
+// row says `claimed`): a move added to one and not the other stops the build here.
+const MOVES_ARE_HISTORY_ACTIONS: Same<PatchMove, (typeof MOVE_ACTIONS)[number]> = true;
 void MOVES_ARE_HISTORY_ACTIONS;
 
 /** How long an Idempotency-Key is remembered. */

@@ -21,7 +21,7 @@ export type DispatchReason = (typeof DISPATCH_REASONS)[number];
 /** What a history row's `action` says when the change is not a move of the lifecycle. */
 export const CHANGE_ACTIONS = ['created', 'claimed', 'heartbeat', 'lease_expired', 'edited', 'email_follow_up'] as const;
 
-/** The moves of lifecycle.ts as history actions (service.ts checks at compile time that the two agree). */
+/** The moves a PATCH makes (lifecycle.ts) as history actions; service.ts checks at compile time that the two agree. */
 export const MOVE_ACTIONS = ['dispatch', 'reassign', 'release', 'pick_up', 'block', 'unblock', 'complete', 'fail', 'cancel'] as const;
 
 /** Every action a history row may record; the history response's description lists them from here. */

@@ -65,6 +65,24 @@ describe.each(await storesUnderTest())('the classify budget on %s', (kind) => {
     expect(over.body.detail).toContain(`${LIMIT} a minute`);
   });
 
+  it('once the budget is spent, a duplicate of an email it classified is still served, free; a new email is a 429', async () => {
+    const { token } = await mintToken(pair.work, { role: 'intake', name: 'spent' });
+    const graph = (id: string, subject: string) => ({ id, internetMessageId: `<${id}@example.com>`, subject, body: { contentType: 'text', content: `Body of ${subject}` } });
+    const sent = [email(), email(), graph(`budget-${kind}-${Date.now()}`, 'a Graph message with an id')];
+    for (const body of sent) expect((await classify(pair.classify, token, body)).status).toBe(200);
+    expect((await classify(pair.classify, token, email())).status).toBe(429);
+    // Issue 26, item 6: the store is read before the budget.
+    for (const body of sent) {
+      for (const app of [pair.classify, second]) {
+        const again = await classify(app, token, body);
+        expect(again.status, again.text).toBe(200);
+        expect(again.body.dedupe.status).toBe('duplicate');
+      }
+    }
+    expect((await classify(second, token, email())).status).toBe(429);
+    expect((await classify(pair.classify, token, graph(`budget-new-${kind}-${Date.now()}`, 'another message'))).status).toBe(429);
+  });
+
   it('is per token', async () => {
     const a = await mintToken(pair.work, { role: 'intake', name: 'a' });
     const b = await mintToken(pair.work, { role: 'intake', name: 'b' });

@@ -10,7 +10,7 @@ import { fixtureJson, fixtureText, hugeHtml } from './fixtures.js';
 import { loadConfig } from '../../src/shared/config.js';
 import { fingerprintOf } from '../../src/classify/fingerprint.js';
 import { normalizeEmail } from '../../src/classify/normalize.js';
-import { recordKeyOf } from '../../src/classify/dedupe.js';
+import { fingerprintKeyOf, recordKeyOf, threadKeyOf } from '../../src/classify/dedupe.js';
 import { ANONYMOUS, dedupeScope } from '../../src/classify/scope.js';
 
 describe.each(await storesUnderTest())('the offline rules provider over HTTP on %s', (kind) => {
@@ -135,9 +135,21 @@ describe.each(await storesUnderTest())('abandoned classifications on %s', (kind)
     });
     const email = { email_data: { subject: 'Stuck', body: 'Could you look at this?' }, id: 'stuck-1' };
     const fingerprint = fingerprintOf(normalizeEmail(email, 6_000));
-    const recordKey = recordKeyOf({ scope: dedupeScope({ provider: 'rules', model: loadConfig({}).llm.model, base_url: '' }, ANONYMOUS), message_key: 'stuck-1', fingerprint });
+    const model = loadConfig({}).llm.model;
+    const keys = { scope: dedupeScope({ provider: 'rules', model, base_url: '' }, ANONYMOUS), message_key: 'stuck-1', fingerprint, conversation_id: null };
+    const recordKey = recordKeyOf(keys);
     // Claimed two hours earlier by an instance that crashed before saving its answer.
-    expect(await store.claimMessage(recordKey, fingerprint, null, '2031-05-01T10:00:00.000Z')).toBeUndefined();
+    const earlier = '2031-05-01T10:00:00.000Z';
+    const claimed = await store.claim({
+      thread_key: threadKeyOf(keys),
+      record_key: recordKey,
+      fingerprint,
+      fingerprint_key: fingerprintKeyOf(keys),
+      conversation_id: null,
+      now: earlier,
+      served: { kind: 'duplicate', at: earlier, provider: 'rules', model },
+    });
+    expect(claimed.existing).toBeUndefined();
     const started = Date.now();
     const { classification: result } = await service.classify(email, ANONYMOUS);
     expect(Date.now() - started).toBeLessThan(2_000);

@@ -112,6 +112,32 @@ describe('the /mcp endpoint with tokens', () => {
     await expect(client.callTool({ name: 'rm_rf', arguments: {} })).rejects.toMatchObject({ code: -32602 });
     await client.close();
   });
+
+  it('answers tools/call with arguments that are not an object as invalid params, in one line', async () => {
+    // Issue 26, item 7: `"arguments": null` was a -32603 with the schema library's dump.
+    const call = (params: unknown) => raw(base, 'POST', { ...agent, ...json }, JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params }));
+    for (const params of [
+      { name: 'claim_next_work', arguments: null },
+      { name: 'claim_next_work', arguments: 'agent=edge-bot' },
+      { name: 'claim_next_work', arguments: [1] },
+      { name: 'claim_next_work', arguments: 5 },
+      { arguments: {} },
+      { name: 7 },
+    ]) {
+      const answer = await call(params);
+      const what = JSON.stringify(params);
+      expect(answer.status, what).toBe(200);
+      expect(answer.body, what).toMatchObject({ jsonrpc: '2.0', id: 7, error: { code: -32602, message: expect.any(String) } });
+      const { message } = answer.body.error;
+      expect(message, what).not.toMatch(/\n/);
+      expect(message.length, what).toBeLessThan(200);
+      expect(message, what).not.toMatch(/invalid_type|"code"|expected/);
+    }
+    // Left out, the arguments are none: the tool's own validation answers.
+    const none = await call({ name: 'claim_next_work' });
+    expect(none.body.result ?? none.body.error, JSON.stringify(none.body)).toBeDefined();
+    expect(none.body.error?.code).not.toBe(-32603);
+  });
 });
 
 describe('the /mcp endpoint with AUTH=off', () => {

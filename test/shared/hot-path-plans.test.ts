@@ -1,21 +1,43 @@
 import { randomUUID } from 'node:crypto';
+import BetterSqlite3 from 'better-sqlite3';
+import { type CompiledQuery, Kysely, SqliteDialect } from 'kysely';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Database } from '../../src/shared/db.js';
-import { saveQuery } from '../../src/classify/dedupe-store-postgres.js';
-import { changesQuery } from '../../src/work/store-postgres.js';
-import { claimQuery } from '../../src/work/store-postgres-claim.js';
-import type { ItemChange } from '../../src/work/store.js';
+import { type Database, sqlitePath } from '../../src/shared/db.js';
+import { saveQuery } from '../../src/classify/dedupe-store/postgres.js';
+import type { ClaimQuery, ItemChange } from '../../src/work/store/port.js';
+import { candidatesQuery, changesQuery, postgresStatements } from '../../src/work/store/postgres.js';
+import { sqliteStatements } from '../../src/work/store/sqlite.js';
+import type { WorkTables } from '../../src/work/tables.js';
 import { type TestDatabase, createTestDatabase, openTestDatabase, storesUnderTest } from '../helpers/databases.js';
 
-// The claim, the batched change and the dedupe's save on PostgreSQL, planned as the planner
-// sees a desk after a burst: statistics taken while every item was queued, then most of them
-// finished. All three plans went wrong once under the benchmarks: the claim walked an index of
-// every item past ~7,000 finished ones, and a change (like the save) hashed the whole table to
-// find a handful of rows.
+// The hot paths of the agent loop, planned as the planner sees a desk after a burst: statistics
+// taken while every item was queued, then most of them finished, and a backlog of another type
+// at the head of the queue. Each plan went wrong once: the claim walked an index of every item
+// past ~7,000 finished ones; a claim filtered by type or project walked the whole queue checking
+// each row (issue 26); a change (like the dedupe's save) hashed the whole table to find a handful.
 
 const QUEUED_AT_ANALYZE = 4_000;
 const FINISHED_SINCE = 3_900;
+/** Queued items of another type, older than every `bench` item: the head of the queue. */
+const BACKLOG = 1_500;
+const PROJECT = '0b9f8a52-2f0a-4e7e-9a39-3c8d1f1f2e10';
+const NOW = '2026-11-23T00:00:00.000Z';
+const AGENTS = ['agent-a', 'agent-b', 'agent-c', 'agent-d'];
+
+/** Every shape a claim (and the wake-up timer) can take. */
+const SHAPES: { label: string; query: ClaimQuery }[] = [
+  { label: 'no filter', query: { types: null, project_id: null, now: NOW } },
+  { label: 'one type', query: { types: ['bench'], project_id: null, now: NOW } },
+  { label: 'types', query: { types: ['bench', 'rare'], project_id: null, now: NOW } },
+  { label: 'project', query: { types: null, project_id: PROJECT, now: NOW } },
+  { label: 'type and project', query: { types: ['bench'], project_id: PROJECT, now: NOW } },
+];
+
+/** The same desk on either database: `bench` items, most finished since ANALYZE, behind a backlog of `backlog` items. */
+const SEED = [
+  `INSERT INTO projects (id, name, name_key, created_at) VALUES ('${PROJECT}', 'p', 'p', '2026-11-01T00:00:00.000Z')`,
+];
 
 describe.skipIf(!(await storesUnderTest()).includes('postgres'))('hot-path plans on PostgreSQL', () => {
   let test: TestDatabase;
@@ -27,6 +49,7 @@ describe.skipIf(!(await storesUnderTest()).includes('postgres'))('hot-path plans
     test = await createTestDatabase('postgres');
     database = await openTestDatabase(test);
     pool = database.pool as pg.Pool;
+    for (const statement of SEED) await pool.query(statement);
     const { rows } = await pool.query<{ id: string }>(
       `INSERT INTO work_items (id, type, description, priority, status, created_by, created_at, updated_at)
        SELECT gen_random_uuid(), 'bench', 'item ' || n, 3, 'queued', 'ann',
@@ -41,6 +64,16 @@ describe.skipIf(!(await storesUnderTest()).includes('postgres'))('hot-path plans
        WHERE id IN (SELECT id FROM work_items ORDER BY created_at LIMIT $1)`,
       [FINISHED_SINCE],
     );
+    // After ANALYZE, as a backlog builds up between two runs of autovacuum.
+    await pool.query(
+      `INSERT INTO work_items (id, type, description, priority, status, created_by, created_at, updated_at, project_id, run_after)
+       SELECT gen_random_uuid(), 'backlog', 'item ' || n, 3, 'queued', 'ann',
+         timestamptz '2026-10-01T00:00:00Z' + n * interval '1 second', timestamptz '2026-10-01T00:00:00Z',
+         CASE WHEN n % 500 = 0 THEN '${PROJECT}'::uuid END, CASE WHEN n % 3 = 0 THEN timestamptz '2026-12-01T00:00:00Z' END
+       FROM generate_series(1, $1::int) AS n`,
+      [BACKLOG],
+    );
+    await pool.query(`UPDATE work_items SET project_id = '${PROJECT}' WHERE type = 'bench' AND status = 'queued'`);
   });
   afterAll(async () => {
     await database?.close();
@@ -60,30 +93,28 @@ describe.skipIf(!(await storesUnderTest()).includes('postgres'))('hot-path plans
     }
   }
 
-  it('a claim takes the queued items through the claimable index, not past the finished ones', async () => {
-    const now = '2026-11-23T00:00:00.000Z';
-    const plan = await explain(
-      claimQuery({
-        types: null,
-        project_id: null,
-        now,
-        event_type: 'work.claimed',
-        claimers: ['agent-a', 'agent-b', 'agent-c', 'agent-d'].map((agent) => ({
-          agent,
-          status: 'in_progress' as const,
-          lease_s: 300,
-          lease_expires_at: '2026-11-23T00:05:00.000Z',
-          dispatch_id: randomUUID(),
-          actor: { name: agent, role: 'agent' },
-        })),
-      }),
-    );
-    expect(plan).toMatch(/work_items_claimable/);
-    expect(plan).not.toMatch(/Seq Scan on work_items/);
-    // Four claimers, four of the 100 queued items, and no finished item read on the way.
-    expect(plan).toMatch(/Update on work_items w \(actual rows=4 /);
-    expect(plan).not.toMatch(/Rows Removed by Filter: \d{3,}/);
-  });
+  for (const { label, query } of SHAPES) {
+    it(`a claim (${label}) reads its candidates through a claimable index, past no other item`, async () => {
+      const plan = await explain(candidatesQuery(query, AGENTS));
+      expect(plan, plan).toMatch(/work_items_claimable/);
+      expect(plan, plan).not.toMatch(/Seq Scan on work_items/);
+      expect(plan, plan).not.toMatch(/work_items_status_queue/);
+      // Neither the finished items nor the backlog of another type are read on the way.
+      expect(plan, plan).not.toMatch(/Rows Removed by Filter: \d{3,}/);
+    });
+
+    it(`the next run_after (${label}) is read through work_items_due`, async () => {
+      const captured: { text: string; values: unknown[] }[] = [];
+      const statements = postgresStatements(database.kysely as Kysely<WorkTables>, async <R>(statement: { text: string; values: unknown[] }) => {
+        captured.push(statement);
+        return [] as R[];
+      });
+      await statements.nextRunAfter(query);
+      const plan = await explain(captured[0]!);
+      expect(plan, plan).toMatch(/work_items_due/);
+      expect(plan, plan).not.toMatch(/Seq Scan on work_items/);
+    });
+  }
 
   it("the dedupe's save finds its records by primary key, not by hashing the table", async () => {
     await pool.query(
@@ -91,11 +122,10 @@ describe.skipIf(!(await storesUnderTest()).includes('postgres'))('hot-path plans
        SELECT 'id:' || n, 'fp' || n, 'pending', now(), now() FROM generate_series(1, 3000) AS n`,
     );
     await pool.query('ANALYZE classify_messages');
-    const now = '2026-11-23T00:00:00.000Z';
     const plan = await explain(
       saveQuery([
-        { record_key: 'id:7', fingerprint: 'fp7', result: '{}', now, usage: null },
-        { record_key: 'id:2900', fingerprint: 'fp2900', result: null, now, usage: null },
+        { record_key: 'id:7', fingerprint: 'fp7', result: '{}', now: NOW, usage: null },
+        { record_key: 'id:2900', fingerprint: 'fp2900', result: null, now: NOW, usage: null },
       ]),
     );
     expect(plan).not.toMatch(/Seq Scan on classify_messages/);
@@ -103,18 +133,87 @@ describe.skipIf(!(await storesUnderTest()).includes('postgres'))('hot-path plans
     expect(plan).toMatch(/Update on classify_messages m \(actual rows=2 /);
   });
 
-  it('a batch of changes finds its items by primary key, not by hashing the table', async () => {
-    const at = '2026-11-23T00:00:00.000Z';
+  it('a batch of changes (the claim\'s write among them) finds its items by primary key, not by hashing the table', async () => {
     const changes: ItemChange[] = ids.slice(-5).map((id) => ({
       id,
       from_version: 1,
-      set: { priority: 1, version: 2, updated_at: at },
-      event: { type: 'work.updated', data: '{}', at },
-      history: { at, actor: 'ann', role: 'admin', action: 'edited', changes: '{}' },
+      set: { status: 'in_progress', assigned_agent: 'agent-a', version: 2, updated_at: NOW },
+      openDispatch: { id: randomUUID(), work_item_id: id, agent: 'agent-a', dispatched_at: NOW, completed_at: null, outcome: null, reason: null },
+      event: { type: 'work.updated', data: '{}', at: NOW },
+      history: { at: NOW, actor: 'ann', role: 'admin', action: 'claimed', changes: '{}' },
     }));
     const plan = await explain(changesQuery(changes));
     expect(plan).not.toMatch(/Seq Scan on work_items/);
     expect(plan).toMatch(/work_items_pkey/);
     expect(plan).toMatch(/Update on work_items w \(actual rows=5 /);
   });
+});
+
+describe.skipIf(!(await storesUnderTest()).includes('sqlite'))('hot-path plans on SQLite', () => {
+  let test: TestDatabase;
+  let raw: BetterSqlite3.Database;
+  let kysely: Kysely<WorkTables>;
+  let captured: CompiledQuery[] = [];
+
+  beforeAll(async () => {
+    test = await createTestDatabase('sqlite');
+    await (await openTestDatabase(test)).close(); // migrate
+    raw = new BetterSqlite3(sqlitePath(test.config.url));
+    for (const statement of SEED) raw.exec(statement);
+    raw.exec(`WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ${QUEUED_AT_ANALYZE})
+      INSERT INTO work_items (id, type, description, priority, status, created_by, created_at, updated_at)
+      SELECT printf('00000000-0000-4000-8000-%012d', i), 'bench', 'item ' || i, 3, 'queued', 'ann',
+        strftime('%Y-%m-%dT%H:%M:%fZ', '2026-11-01', '+' || i || ' seconds'), '2026-11-01T00:00:00.000Z' FROM n`);
+    raw.exec('ANALYZE');
+    raw.exec(`UPDATE work_items SET status = 'completed' WHERE id IN (SELECT id FROM work_items ORDER BY created_at LIMIT ${FINISHED_SINCE})`);
+    raw.exec(`WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ${BACKLOG})
+      INSERT INTO work_items (id, type, description, priority, status, created_by, created_at, updated_at, project_id, run_after)
+      SELECT printf('00000000-0000-4000-9000-%012d', i), 'backlog', 'item ' || i, 3, 'queued', 'ann',
+        strftime('%Y-%m-%dT%H:%M:%fZ', '2026-10-01', '+' || i || ' seconds'), '2026-10-01T00:00:00.000Z',
+        CASE WHEN i % 500 = 0 THEN '${PROJECT}' END, CASE WHEN i % 3 = 0 THEN '2026-12-01T00:00:00.000Z' END FROM n`);
+    raw.exec(`UPDATE work_items SET project_id = '${PROJECT}' WHERE type = 'bench' AND status = 'queued'`);
+    kysely = new Kysely<WorkTables>({ dialect: new SqliteDialect({ database: raw }), log: (event) => void captured.push(event.query) });
+  });
+  afterAll(async () => {
+    await kysely?.destroy();
+    await test?.destroy();
+  });
+
+  function explain(query: CompiledQuery): string {
+    return raw
+      .prepare(`EXPLAIN QUERY PLAN ${query.sql}`)
+      .all(...(query.parameters as unknown[]))
+      .map((row) => (row as { detail: string }).detail)
+      .join('\n');
+  }
+
+  /** Every read of work_items goes through an index, and never the one of every status. */
+  function expectIndexed(plan: string, index: RegExp): void {
+    const reads = plan.split('\n').filter((line) => /\bwork_items\b/.test(line));
+    expect(reads.length, plan).toBeGreaterThan(0);
+    for (const line of reads) expect(line, plan).toMatch(/USING (COVERING )?INDEX/);
+    expect(plan, plan).toMatch(index);
+    expect(plan, plan).not.toMatch(/work_items_status_queue/);
+  }
+
+  for (const { label, query } of SHAPES) {
+    it(`a claim (${label}) reads its own items and the queue's head through indexes`, async () => {
+      captured = [];
+      const candidates = await sqliteStatements(kysely).claimCandidates(query, AGENTS);
+      expect(candidates.queued.length).toBe(AGENTS.length);
+      expect(candidates.queued.every(({ row }) => row.type === (query.types ? 'bench' : row.type))).toBe(true);
+      const reads = captured.filter((q) => /FROM work_items\b/.test(q.sql));
+      // One read of each agent's own items, one of the queue.
+      expect(reads).toHaveLength(AGENTS.length + 1);
+      expectIndexed(explain(reads[0]!), /work_items_agent_status/);
+      const index = query.types ? /work_items_claimable_type/ : query.project_id ? /work_items_claimable_project/ : /work_items_claimable\b/;
+      expectIndexed(explain(reads.at(-1)!), index);
+    });
+
+    it(`the next run_after (${label}) is read through work_items_due`, async () => {
+      captured = [];
+      expect(await sqliteStatements(kysely).nextRunAfter(query)).toBe(query.types ? null : '2026-12-01T00:00:00.000Z');
+      expectIndexed(explain(captured[0]!), /work_items_due/);
+    });
+  }
 });

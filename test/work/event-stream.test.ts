@@ -6,7 +6,7 @@ import type { Database } from '../../src/shared/db.js';
 import type { HttpApp } from '../../src/shared/http-types.js';
 import { createHttpApp } from '../../src/shared/http-app.js';
 import { type EventHub, type EventHubOptions, createEventHub, registerEventRoutes } from '../../src/work/events.js';
-import { createWorkStore } from '../../src/work/store.js';
+import { createWorkStore } from '../../src/work/store/create.js';
 import { CSRF_PARAMETER, DOCUMENT_SECURITY, SECURITY_SCHEMES, documentCsrf, installAccessControl } from '../../src/auth/access-hook.js';
 import { createAuthParts } from '../../src/auth/setup.js';
 import { captureLogs, testConfig } from '../helpers/apps.js';

@@ -3,8 +3,8 @@ import { type CompiledQuery, Kysely, PostgresDialect, SqliteDialect } from 'kyse
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Database, sqlitePath } from '../../src/shared/db.js';
-import { createWorkStore } from '../../src/work/store.js';
-import type { WorkFilter } from '../../src/work/store.js';
+import { createWorkStore } from '../../src/work/store/create.js';
+import type { WorkFilter } from '../../src/work/store/port.js';
 import { type TestDatabase, createTestDatabase, openTestDatabase, storesUnderTest } from '../helpers/databases.js';
 
 // "Every filter is served by an index": each listing query the store issues is explained, and

@@ -185,9 +185,16 @@ describe.each(await storesUnderTest())('GET /work/stats on %s', (kind) => {
     expect(later.length).toBeGreaterThanOrEqual(2);
     for (const hour of later) expect(hour.depth).toEqual(body.hourly.at(-1)!.depth);
     expect(await service.itemsByStatusAndType()).toContainEqual({ status: 'completed', type: 'triage', count: 4 });
-    const ages = await service.oldestQueuedAgeSeconds();
-    expect(ages.map((row) => row.type).sort()).toEqual(['race', 'reply', 'triage']);
-    expect(ages[0]!.age_s).toBeGreaterThan(3 * 3_600 - 60);
+    const at = new Date(Date.now() + 3 * 3_600_000);
+    const fixed = createStatsService({ store: createStatsStore(t.database), now: () => at });
+    const ages = await fixed.oldestQueuedAgeSeconds(['race', 'reply', 'triage']);
+    expect(ages.byType.map((row) => row.type).sort()).toEqual(['race', 'reply', 'triage']);
+    expect(ages.byType[0]!.age_s).toBeGreaterThan(3 * 3_600 - 60);
+    expect(ages.rest).toBeNull();
+    // The types not asked for are answered together: the oldest of theirs.
+    const some = await fixed.oldestQueuedAgeSeconds(['race']);
+    expect(some.byType.map((row) => row.type)).toEqual(['race']);
+    expect(some.rest).toBe(Math.max(...ages.byType.filter((row) => row.type !== 'race').map((row) => row.age_s)));
   });
 
   it('sends the answer br- or gzip-compressed to a client that accepts it, and plain to one that does not', async () => {

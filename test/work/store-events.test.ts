@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/shared/db.js';
-import { type WorkStore, createWorkStore } from '../../src/work/store.js';
+import type { WorkStore } from '../../src/work/store/port.js';
+import { createWorkStore } from '../../src/work/store/create.js';
 import type { WorkItemRow } from '../../src/work/tables.js';
 import { type TestDatabase, createTestDatabase, openTestDatabase, storesUnderTest } from '../helpers/databases.js';
 

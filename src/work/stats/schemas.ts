@@ -64,9 +64,14 @@ export const WorkStatsSchema = Type.Object(
     since: TimestampSchema,
     until: TimestampSchema,
     by_status: StatusCountsSchema,
-    by_type: Type.Array(TypeCountsSchema),
+    by_type: Type.Array(TypeCountsSchema, {
+      description: 'The types with the most items (METRICS_MAX_TYPES, ties by name), most first; then `other`: every other type added up',
+    }),
+    other_types: Type.Integer({ minimum: 0, description: 'How many types `other` adds up (0: every type is listed)' }),
     oldest_queued_age_s: Nullable(Type.Number({ minimum: 0, description: 'Seconds the oldest queued item has waited since it was created' })),
-    oldest_queued_by_type: Type.Array(OldestQueuedSchema),
+    oldest_queued_by_type: Type.Array(OldestQueuedSchema, {
+      description: 'For the types listed in `by_type` (and `other`, the oldest of the rest) that have queued items, oldest first',
+    }),
     totals: Type.Object({ created: Count, completed: Count, failed: Count, cancelled: Count }, { additionalProperties: false }),
     hourly: Type.Array(StatsHourSchema),
     agents: Type.Array(AgentStatsSchema),

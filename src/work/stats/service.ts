@@ -1,4 +1,5 @@
 import { WORK_STATUSES, type WorkStatus } from '../statuses.js';
+import { DEFAULT_MAX_TYPES, OTHER_TYPE, mostFrequentTypes } from '../type-labels.js';
 import { quantileSeconds } from './lead-time.js';
 import { OPEN_STATUSES, type AgentStats, type StatsHour, type WorkStats } from './schemas.js';
 import { STAT_METRICS, type StatsRow, type StatsStore, type StatusTypeCount } from './store.js';
@@ -12,8 +13,43 @@ export interface StatsService {
   workStats(days: number): Promise<WorkStats>;
   /** For /metrics: items by status and type, exact, without reading work_items. */
   itemsByStatusAndType(): Promise<StatusTypeCount[]>;
-  /** For /metrics: how long the oldest queued item of each type has waited, one index probe per type. */
-  oldestQueuedAgeSeconds(): Promise<{ type: string; age_s: number }[]>;
+  /**
+   * For /metrics: how long the oldest queued item of each of `types` has waited (one index probe
+   * per type), and the oldest of every other type's (one more query).
+   */
+  oldestQueuedAgeSeconds(types: readonly string[]): Promise<{ byType: OldestQueued[]; rest: number | null }>;
+}
+
+interface OldestQueued {
+  type: string;
+  age_s: number;
+}
+
+export interface StatsServiceDeps {
+  store: StatsStore;
+  now?: () => Date;
+  /** Types listed on their own in `by_type` and `oldest_queued_by_type`; the rest are `other`. */
+  maxTypes?: number;
+}
+
+const sum = (counts: Record<WorkStatus, number>) => Object.values(counts).reduce((a, b) => a + b, 0);
+
+/**
+ * The `max` types with the most items (ties by name), each with its counts, and every other
+ * type's counts added up as one, with how many types that is (null when there are none).
+ */
+function foldTypes(byType: Map<string, Record<WorkStatus, number>>, max: number) {
+  const totals = new Map([...byType].map(([type, counts]) => [type, sum(counts)]));
+  const listed = mostFrequentTypes(totals, max).map((type) => [type, byType.get(type)!] as const);
+  const kept = new Set(listed.map(([type]) => type));
+  let other: { counts: Record<WorkStatus, number>; types: number } | null = null;
+  for (const [type, counts] of byType) {
+    if (kept.has(type)) continue;
+    other ??= { counts: zeroCounts(), types: 0 };
+    other.types += 1;
+    for (const status of WORK_STATUSES) other.counts[status] += counts[status];
+  }
+  return { listed, other };
 }
 
 function hourOf(ms: number): number {
@@ -96,13 +132,17 @@ function hourlySeries(rows: StatsRow[], sinceMs: number, nowMs: number, current:
   return hours;
 }
 
-export function createStatsService({ store, now = () => new Date() }: { store: StatsStore; now?: () => Date }): StatsService {
-  async function oldestQueued(types: string[], nowMs: number) {
-    const rows = await store.oldestQueued(types);
-    return rows
+const ageSeconds = (createdAt: string, nowMs: number) => Math.max(0, Math.round(nowMs - Date.parse(createdAt)) / 1000);
+
+export function createStatsService({ store, now = () => new Date(), maxTypes = DEFAULT_MAX_TYPES }: StatsServiceDeps): StatsService {
+  /** The oldest queued item of each of `types`, and of every other type's when `rest` asks for it. */
+  async function oldestQueued(types: readonly string[], nowMs: number, rest: boolean) {
+    const [rows, restCreated] = await Promise.all([store.oldestQueued([...types]), rest ? store.oldestQueuedExcept([...types]) : null]);
+    const byType = rows
       .filter((row): row is { type: string; created_at: string } => row.created_at !== null)
-      .map((row) => ({ type: row.type, age_s: Math.max(0, Math.round(nowMs - Date.parse(row.created_at)) / 1000) }))
+      .map((row) => ({ type: row.type, age_s: ageSeconds(row.created_at, nowMs) }))
       .sort((a, b) => b.age_s - a.age_s || a.type.localeCompare(b.type));
+    return { byType, rest: restCreated === null ? null : ageSeconds(restCreated, nowMs) };
   }
 
   return {
@@ -119,8 +159,12 @@ export function createStatsService({ store, now = () => new Date() }: { store: S
         counts[row.status] += row.n;
         byType.set(row.type, counts);
       }
-      const queuedTypes = [...byType.entries()].filter(([, counts]) => counts.queued > 0).map(([type]) => type);
-      const oldest = await oldestQueued(queuedTypes, nowMs);
+      const { listed, other } = foldTypes(byType, maxTypes);
+      const queuedListed = listed.filter(([, counts]) => counts.queued > 0).map(([type]) => type);
+      const oldest = await oldestQueued(queuedListed, nowMs, other !== null && other.counts.queued > 0);
+      const oldestByType = [...oldest.byType, ...(oldest.rest === null ? [] : [{ type: OTHER_TYPE, age_s: oldest.rest }])].sort(
+        (a, b) => b.age_s - a.age_s || a.type.localeCompare(b.type),
+      );
       const hourly = hourlySeries(rows.filter((row) => row.part === 'hour'), sinceMs, nowMs, byStatus);
       const totals = { created: 0, completed: 0, failed: 0, cancelled: 0 };
       for (const hour of hourly) {
@@ -134,11 +178,13 @@ export function createStatsService({ store, now = () => new Date() }: { store: S
         since: new Date(sinceMs).toISOString(),
         until: new Date(nowMs).toISOString(),
         by_status: byStatus,
-        by_type: [...byType.entries()]
-          .map(([type, counts]) => ({ type, total: Object.values(counts).reduce((a, b) => a + b, 0), by_status: counts }))
-          .sort((a, b) => b.total - a.total || a.type.localeCompare(b.type)),
-        oldest_queued_age_s: oldest[0]?.age_s ?? null,
-        oldest_queued_by_type: oldest,
+        by_type: [
+          ...listed.map(([type, counts]) => ({ type, total: sum(counts), by_status: counts })),
+          ...(other === null ? [] : [{ type: OTHER_TYPE, total: sum(other.counts), by_status: other.counts }]),
+        ],
+        other_types: other?.types ?? 0,
+        oldest_queued_age_s: oldestByType[0]?.age_s ?? null,
+        oldest_queued_by_type: oldestByType,
         totals,
         hourly,
         agents: agentStats(rows.filter((row) => row.part === 'agent')),
@@ -147,10 +193,6 @@ export function createStatsService({ store, now = () => new Date() }: { store: S
 
     itemsByStatusAndType: () => store.itemsByStatusAndType(),
 
-    async oldestQueuedAgeSeconds() {
-      const counts = await store.itemsByStatusAndType();
-      const types = counts.filter((row) => row.status === 'queued' && row.count > 0).map((row) => row.type);
-      return oldestQueued(types, now().getTime());
-    },
+    oldestQueuedAgeSeconds: (types) => oldestQueued(types, now().getTime(), true),
   };
 }

@@ -32,6 +32,8 @@ export interface StatsStore {
   itemsByStatusAndType(): Promise<StatusTypeCount[]>;
   /** The creation time of the oldest queued item of each of `types` (null when it has none). */
   oldestQueued(types: string[]): Promise<{ type: string; created_at: string | null }[]>;
+  /** The creation time of the oldest queued item whose type is none of `types` (null when there is none). */
+  oldestQueuedExcept(types: string[]): Promise<string | null>;
   /** Folds the deltas committed so far into the rollups; resolves how many rows it moved. */
   compact(): Promise<number>;
 }
@@ -130,6 +132,19 @@ export function createStatsStore(database: Database): StatsStore {
             ) AS created_at FROM json_each(${JSON.stringify(types)}) AS t`;
       const { rows } = await query.execute(db);
       return rows;
+    },
+
+    async oldestQueuedExcept(types) {
+      // One query for the long tail, instead of one probe per type: it reads at most the queued
+      // items (an index of them, whichever the planner takes), once per scrape.
+      const query = postgres
+        ? sql<{ created_at: string }>`SELECT created_at FROM work_items
+            WHERE status = 'queued' AND type <> ALL(${types}::text[]) ORDER BY created_at LIMIT 1`
+        : sql<{ created_at: string }>`SELECT created_at FROM work_items
+            WHERE status = 'queued' AND type NOT IN (SELECT value FROM json_each(${JSON.stringify(types)}))
+            ORDER BY created_at LIMIT 1`;
+      const { rows } = await query.execute(db);
+      return rows[0]?.created_at ?? null;
     },
 
     async compact() {

@@ -1,5 +1,5 @@
 import type { WorkStatus } from '../../../src/work/schemas.ts';
-import { type Move, MOVES, needsAgent, TRANSITIONS } from '../../../src/work/lifecycle.ts';
+import { MOVES, needsAgent, type PatchMove, TRANSITIONS } from '../../../src/work/lifecycle.ts';
 import { type MoveBody, patchForMove } from '../../../src/work/move-request.ts';
 
 // The buttons come from the service's own transition table (a few hundred bytes of plain data in
@@ -15,15 +15,15 @@ export const ACTION_LABELS = {
   [MOVES.complete]: 'Complete',
   [MOVES.fail]: 'Fail',
   [MOVES.cancel]: 'Cancel item',
-} as const satisfies Record<Move, string>;
+} as const satisfies Record<PatchMove, string>;
 
 export interface Action {
-  move: Move;
+  move: PatchMove;
   to: WorkStatus;
 }
 
 export function allowedActions(status: WorkStatus): Action[] {
-  return (Object.entries(TRANSITIONS[status]) as [WorkStatus, Move][]).map(([to, move]) => ({ move, to }));
+  return (Object.entries(TRANSITIONS[status]) as [WorkStatus, PatchMove][]).map(([to, move]) => ({ move, to }));
 }
 
 export { needsAgent };

@@ -3,14 +3,18 @@ import { ValidationError } from '../shared/errors.js';
 import { FinalItemNotEditable, IllegalTransition, NotHolder } from './errors.js';
 import type { Plan } from './item-changes.js';
 import {
+  CLAIMS,
+  CLAIM_AUDIT,
   CLOSE_REASON_OF_MOVE,
   LEASED_STATUSES,
   LEASE_EFFECTS,
   LEASE_EFFECT_OF_MOVE,
   MOVES,
-  type Move,
   OUTCOME_OF_STATUS,
+  type PatchMove,
   STATUS_OF_OUTCOME,
+  claimStartsAttempt,
+  isClaimable,
   isFinal,
   moveBetween,
   needsAgent,
@@ -18,12 +22,13 @@ import {
   retryDelaySeconds,
 } from './lifecycle.js';
 import type { Outcome, UpdateWorkItem, WorkStatus } from './schemas.js';
-import type { ItemWithDispatches } from './store.js';
+import type { ItemWithDispatches } from './store/port.js';
 import type { DispatchRow, WorkItemRow } from './tables.js';
 
 // The rule of each change, as a plan the guarded write carries out (see item-changes.ts): what a
-// PATCH does from the item's current state, what a lease running out does. Pure functions of
-// the row, the request and the time, so they read like the lifecycle table they apply.
+// PATCH does from the item's current state, what a claim does, what a lease running out does.
+// Pure functions of the row, the request and the time, so they read like the lifecycle table
+// (lifecycle.ts) they apply. The store writes the plan and decides nothing.
 
 export function newDispatch(workItemId: string, agent: string, at: string): DispatchRow {
   return { id: randomUUID(), work_item_id: workItemId, agent, dispatched_at: at, completed_at: null, outcome: null, reason: null };
@@ -42,7 +47,7 @@ export function planUpdate(
 ): Plan | null {
   const plan: Plan = { action: 'edited', set: {} };
   const target = requested ?? (patch.agent !== undefined ? 'dispatched' : undefined);
-  let move: Move | undefined;
+  let move: PatchMove | undefined;
   if (target !== undefined) {
     if (patch.agent !== undefined && target !== 'dispatched' && patch.agent !== row.assigned_agent) {
       throw new NotHolder(patch.agent, row.assigned_agent, row.status);
@@ -72,7 +77,7 @@ export function planUpdate(
   return Object.keys(plan.set).length > 0 ? plan : null;
 }
 
-function applyMove(plan: Plan, row: WorkItemRow, move: Move, agent: string | undefined, at: string): void {
+function applyMove(plan: Plan, row: WorkItemRow, move: PatchMove, agent: string | undefined, at: string): void {
   const reason = CLOSE_REASON_OF_MOVE[move];
   switch (move) {
     case MOVES.dispatch:
@@ -120,8 +125,17 @@ function applyEdits(plan: Plan, row: WorkItemRow, patch: UpdateWorkItem, payload
   Object.assign(plan.set, edits);
 }
 
-function applyLeaseEffect(plan: Plan, row: WorkItemRow, effect: (typeof LEASE_EFFECTS)[keyof typeof LEASE_EFFECTS], at: string): void {
+function applyLeaseEffect(
+  plan: Plan,
+  row: WorkItemRow,
+  effect: (typeof LEASE_EFFECTS)[keyof typeof LEASE_EFFECTS],
+  at: string,
+  grantedS: number | null = null,
+): void {
   switch (effect) {
+    case LEASE_EFFECTS.grant:
+      Object.assign(plan.set, { lease_s: grantedS, lease_expires_at: grantedS === null ? null : secondsAfter(at, grantedS) });
+      return;
     case LEASE_EFFECTS.renew:
       if (row.lease_s !== null && LEASED_STATUSES.includes(plan.set.status ?? row.status)) {
         plan.set.lease_expires_at = secondsAfter(at, row.lease_s);
@@ -140,6 +154,32 @@ function applyLeaseEffect(plan: Plan, row: WorkItemRow, effect: (typeof LEASE_EF
       throw new Error(`unhandled lease effect ${String(unreachable)}`);
     }
   }
+}
+
+/** What a claimer asks for: the item as its agent's, started or not, on a lease of `lease_s`. */
+export interface ClaimAsk {
+  agent: string;
+  start: boolean;
+  lease_s: number;
+}
+
+/** The claim of `row` (one its read returned: queued, or dispatched to this agent), at `at`. */
+export function planClaim(row: WorkItemRow, ask: ClaimAsk, at: string): Plan {
+  if (!isClaimable(row.status)) throw new Error(`a claim read a ${row.status} item`);
+  const plan: Plan = {
+    action: 'claimed',
+    set: {
+      status: ask.start ? 'in_progress' : 'dispatched',
+      assigned_agent: ask.agent,
+      attempts: claimStartsAttempt(row) ? row.attempts + 1 : row.attempts,
+    },
+    audit: CLAIM_AUDIT,
+  };
+  if (CLAIMS[row.status].opensDispatch) plan.openDispatch = newDispatch(row.id, ask.agent, at);
+  applyLeaseEffect(plan, row, LEASE_EFFECT_OF_MOVE[MOVES.claim], at, ask.lease_s);
+  // Whatever delay held the item back has passed.
+  plan.set.run_after = null;
+  return plan;
 }
 
 export function planExpiry(row: WorkItemRow, at: string): Plan | null {

@@ -1,0 +1,48 @@
+import { createCoalescer } from '../../shared/coalesce.js';
+import { type ItemChange, type WorkStatements, type WorkStore, changeShape } from './port.js';
+
+// The decorator that batches a PostgreSQL store: the calls that arrive together run as one
+// statement per batch (shared/coalesce.ts), so one round trip and one commit serve many agents.
+// New items, the reads of items with their logs, and guarded changes are each coalesced; a
+// change of two statements (closing a dispatch entry and opening the next) goes to the store
+// beneath, which runs it in a transaction. `together` runs at the top level: each statement is
+// atomic by itself, and the claim's writes are guarded by the versions it read.
+
+export function batched(store: WorkStore, top: WorkStatements, onEventsCommitted: () => void): WorkStore {
+  const create = createCoalescer({
+    keyOf: () => 'create',
+    run: async (items: Parameters<WorkStatements['createWorkItems']>[0][number][]) => {
+      await top.createWorkItems(items);
+      onEventsCommitted();
+      return items.map(() => undefined);
+    },
+  });
+  const read = createCoalescer({ keyOf: () => 'read', run: (ids: string[]) => top.findManyWithDispatches(ids) });
+  const change = createCoalescer({
+    keyOf: changeShape,
+    // No item twice in one statement.
+    conflictOf: (c: ItemChange) => c.id.toLowerCase(),
+    run: (changes: ItemChange[]) => applyAtTop(changes),
+  });
+
+  async function applyAtTop(changes: readonly ItemChange[]): Promise<boolean[]> {
+    const applied = await top.applyChanges(changes);
+    if (applied.some(Boolean)) onEventsCommitted();
+    return applied;
+  }
+
+  const batchedStore: WorkStore = {
+    ...store,
+    together: (work) => work(batchedStore),
+    createWorkItem: (row, dispatch, event, history) => create({ row, dispatch, event, history }),
+    findWithDispatches: read,
+    applyChange: (c) => (isOneStatement(c) ? change(c) : store.applyChange(c)),
+    applyChanges: (changes) => (changes.every(isOneStatement) ? applyAtTop(changes) : store.applyChanges(changes)),
+  };
+  return batchedStore;
+}
+
+/** True unless the change closes a dispatch entry and opens the next (two statements). */
+function isOneStatement(change: ItemChange): boolean {
+  return !(change.closeDispatch && change.openDispatch);
+}

@@ -1,0 +1,173 @@
+import type { Transaction } from 'kysely';
+import type { DispatchReason, Outcome, SortOrder, WorkStatus } from '../schemas.js';
+import type { DispatchRow, IdempotencyRow, NewHistory, ProjectRow, WorkItemRow } from '../tables.js';
+
+// The one interface of the work store: what the work service asks of its database. Two complete
+// implementations speak it, one per database (sqlite.ts, postgres.ts), each plain SQL on the
+// connection or transaction it is given; the decorators around them (transactional.ts, and
+// batched.ts on PostgreSQL) decide what runs in a transaction and what runs together as one
+// statement. No rule of the lifecycle is written here or below: the service plans every change
+// (change-rules.ts, item-changes.ts, claim-writes.ts) and the store writes what it is given.
+
+export interface HistoryEntryRow extends NewHistory {
+  id: number;
+  work_item_id: string;
+}
+
+export interface WorkFilter {
+  statuses?: WorkStatus[];
+  agent?: string;
+  project_id?: string;
+  /** Normalized ISO 8601 UTC; items created strictly after it. */
+  since?: string;
+  /** Normalized ISO 8601 UTC; items changed strictly after it. */
+  updated_since?: string;
+  type?: string;
+  created_by?: string;
+}
+
+/** Where the previous page ended, in the sort order of the listing. */
+export interface PagePosition {
+  created_at: string;
+  id: string;
+  priority: number;
+}
+
+export interface NewEvent {
+  type: string;
+  data: string;
+  at: string;
+}
+
+export interface ItemWithDispatches {
+  row: WorkItemRow;
+  /** The item's dispatch log, in no set order (item-view.ts orders it for the API). */
+  dispatches: DispatchRow[];
+}
+
+/** A new item and everything its creation writes: its first dispatch (if any), history and event. */
+export interface NewItem {
+  row: WorkItemRow;
+  dispatch: DispatchRow | null;
+  event: NewEvent;
+  history: NewHistory;
+}
+
+/**
+ * One change to an item, computed by the service from the row at `from_version`: it is written
+ * only if the item is still at that version, so a read and this write are as good as a lock.
+ */
+export interface ItemChange {
+  id: string;
+  from_version: number;
+  /** The new values; always includes `version` and `updated_at`. */
+  set: Partial<Omit<WorkItemRow, 'id'>>;
+  /** Closes the open dispatch entry, if there is one. */
+  closeDispatch?: { at: string; outcome: Outcome; reason: DispatchReason };
+  openDispatch?: DispatchRow;
+  event: NewEvent;
+  history: NewHistory;
+}
+
+/** What a claim may take: items of these types and this project, due at `now`. */
+export interface ClaimQuery {
+  types: string[] | null;
+  project_id: string | null;
+  now: string;
+}
+
+/**
+ * What a batch of claimers may take, as the database stands: for each agent (in the order
+ * asked) its own oldest dispatched item, and the head of the queue, in queue order, as long as
+ * the number of agents that have none of their own. Nothing is locked: the claim's write is the
+ * guarded change, and a claimer that lost a race reads again.
+ */
+export interface ClaimCandidates {
+  own: (ItemWithDispatches | null)[];
+  queued: ItemWithDispatches[];
+}
+
+/** The SQL of the work service on one connection or one open transaction. */
+export interface WorkStatements {
+  /** New items written together: one statement per table (per slice) rather than four per item. */
+  createWorkItems(items: readonly NewItem[]): Promise<void>;
+  findWorkItem(id: string): Promise<WorkItemRow | undefined>;
+  /** Items with their logs, one answer per id (undefined for a missing one). */
+  findManyWithDispatches(ids: readonly string[]): Promise<(ItemWithDispatches | undefined)[]>;
+  /**
+   * Writes each change whose item is still at its `from_version`, with its dispatch entries,
+   * history row and event; answers which were written. No item twice. A change that closes a
+   * dispatch entry and opens the next takes two statements: atomic only inside a transaction.
+   */
+  applyChanges(changes: readonly ItemChange[]): Promise<boolean[]>;
+  /** Deletes the item if it exists (and, with a version, only at that version). */
+  deleteWorkItem(id: string, version: number | null, event: NewEvent): Promise<boolean>;
+  listWorkItems(filter: WorkFilter, order: SortOrder, after: PagePosition | null, limit: number): Promise<WorkItemRow[]>;
+  countByStatus(filter: Omit<WorkFilter, 'statuses'>): Promise<Partial<Record<WorkStatus, number>>>;
+
+  claimCandidates(query: ClaimQuery, agents: readonly string[]): Promise<ClaimCandidates>;
+  /** The earliest future `run_after` of a queued item the claim could take, or null. */
+  nextRunAfter(query: ClaimQuery): Promise<string | null>;
+  /** Items whose lease ran out at or before `now`, soonest first. */
+  expiredLeases(now: string, limit: number): Promise<WorkItemRow[]>;
+
+  listDispatches(workItemId: string): Promise<DispatchRow[]>;
+  /** The item's audit trail, oldest first. */
+  listHistory(workItemId: string): Promise<HistoryEntryRow[]>;
+
+  insertProject(row: ProjectRow): Promise<void>;
+  findProject(id: string): Promise<ProjectRow | undefined>;
+  /** Reads a project and holds it against concurrent writers until the transaction ends. */
+  lockProject(id: string): Promise<ProjectRow | undefined>;
+  listProjects(): Promise<ProjectRow[]>;
+  updateProject(id: string, changes: Partial<Omit<ProjectRow, 'id' | 'created_at'>>): Promise<void>;
+
+  /**
+   * Appends to the event log. Ids are increasing but, on PostgreSQL, may become visible out of
+   * order: the event hub holds at a gap (events.ts), and reads the log through event-log.ts.
+   */
+  appendEvent(type: string, data: string, at: string): Promise<number>;
+  /**
+   * Holds the idempotency key against other instances until the transaction ends; false when
+   * another request holds it. PostgreSQL: an advisory lock; SQLite: always true (one writer).
+   */
+  tryLockIdempotencyKey(scope: string, key: string): Promise<boolean>;
+  findIdempotencyKey(scope: string, key: string): Promise<IdempotencyRow | undefined>;
+  /** Stores the first response for a key, replacing an expired record of the same key. */
+  saveIdempotencyKey(row: IdempotencyRow): Promise<void>;
+  purgeIdempotencyKeysBefore(at: string): Promise<number>;
+}
+
+/**
+ * The store the service uses: the statements, each write atomic on its own, and transactions.
+ * `onEventsCommitted` (given to createWorkStore) runs after every commit that appended events.
+ */
+export interface WorkStore extends WorkStatements {
+  /**
+   * `trx` is the open transaction itself, for a feature that writes its own tables in the same
+   * commit as a work item (mail intake, through intake-port.ts).
+   */
+  transaction<T>(work: (store: WorkStore, trx: Transaction<any>) => Promise<T>): Promise<T>;
+  /**
+   * Runs `work` (reads, then guarded writes) as cheaply as the store allows: on SQLite in one
+   * transaction of the group commit, so the reads and the writes share one commit; on
+   * PostgreSQL at the top level, each statement atomic by itself (batched.ts). `work` must be
+   * correct either way: its writes are guarded by the versions it read.
+   */
+  together<T>(work: (store: WorkStore) => Promise<T>): Promise<T>;
+  /** One new item, atomically. */
+  createWorkItem(row: WorkItemRow, dispatch: DispatchRow | null, event: NewEvent, history: NewHistory): Promise<void>;
+  findWithDispatches(id: string): Promise<ItemWithDispatches | undefined>;
+  /** Writes `change` if the item is still at `from_version`; false when it is gone or has moved on. */
+  applyChange(change: ItemChange): Promise<boolean>;
+}
+
+export const EVENTS_CHANNEL = 'agentdesk_events';
+
+/**
+ * What decides whether changes can be one statement: the columns they set and the log entries
+ * they touch (postgres.ts writes a batch of one shape as one statement; batched.ts gathers them).
+ */
+export function changeShape(change: ItemChange): string {
+  return `${Object.keys(change.set).join(',')}|${change.closeDispatch ? 'close' : ''}|${change.openDispatch ? 'open' : ''}`;
+}

@@ -1,0 +1,144 @@
+import { type Kysely, type RawBuilder, type Transaction, sql } from 'kysely';
+import type { WorkItemRow, WorkTables } from '../tables.js';
+import type { ClaimCandidates, ClaimQuery, ItemWithDispatches, WorkStatements } from './port.js';
+import { portableStatements } from './portable.js';
+
+// The work store on SQLite: the statements of port.ts on the connection or transaction given
+// (portable.ts's, and the hot paths written here), and nothing else. SQLite has one writer, so
+// nothing here locks; transactions, and the group commit that batches them
+// (shared/group-commit.ts), are the decorator's business (transactional.ts).
+//
+// The claim's reads name their index (INDEXED BY): with tens of thousands of items queued the
+// planner walked work_items_status_queue and checked the type row by row (issue 26), whatever
+// ANALYZE said. Naming the partial index makes the plan right by construction, and a query the
+// index cannot serve fails loudly instead of scanning (test/shared/hot-path-plans.test.ts).
+
+type Executor = Kysely<WorkTables> | Transaction<WorkTables>;
+
+/** Items per statement when many are created at once: each item row has 21 parameters. */
+const CREATE_SLICE = 40;
+
+export function sqliteStatements(db: Executor): WorkStatements {
+  const portable = portableStatements(db);
+  const statements: WorkStatements = {
+    ...portable,
+    async createWorkItems(items) {
+      for (let start = 0; start < items.length; start += CREATE_SLICE) {
+        const slice = items.slice(start, start + CREATE_SLICE);
+        await db.insertInto('work_items').values(slice.map(({ row }) => row)).execute();
+        await db.insertInto('work_history').values(slice.map(({ row, history }) => ({ ...history, work_item_id: row.id }))).execute();
+        const dispatches = slice.flatMap(({ dispatch }) => (dispatch ? [dispatch] : []));
+        if (dispatches.length > 0) await db.insertInto('dispatch_log').values(dispatches).execute();
+        await db.insertInto('events').values(slice.map(({ event }) => ({ type: event.type, data: event.data, created_at: event.at }))).execute();
+      }
+    },
+
+    async findManyWithDispatches(ids) {
+      const found: (ItemWithDispatches | undefined)[] = [];
+      for (const id of ids) {
+        const row = await portable.findWorkItem(id);
+        found.push(row && (await withLog(row)));
+      }
+      return found;
+    },
+
+    async applyChanges(changes) {
+      const applied: boolean[] = [];
+      for (const change of changes) {
+        const updated = await db
+          .updateTable('work_items')
+          .set(change.set)
+          .where('id', '=', change.id)
+          .where('version', '=', change.from_version)
+          .executeTakeFirst();
+        if (Number(updated.numUpdatedRows) !== 1) {
+          applied.push(false);
+          continue;
+        }
+        if (change.closeDispatch) {
+          const { at, outcome, reason } = change.closeDispatch;
+          await db
+            .updateTable('dispatch_log')
+            .set({ completed_at: at, outcome, reason })
+            .where('work_item_id', '=', change.id)
+            .where('completed_at', 'is', null)
+            .execute();
+        }
+        if (change.openDispatch) await db.insertInto('dispatch_log').values(change.openDispatch).execute();
+        await db.insertInto('work_history').values({ ...change.history, work_item_id: change.id }).execute();
+        await portable.appendEvent(change.event.type, change.event.data, change.event.at);
+        applied.push(true);
+      }
+      return applied;
+    },
+
+    async claimCandidates(query, agents) {
+      const own: (ItemWithDispatches | null)[] = [];
+      for (const agent of agents) {
+        const { rows } = await sql<WorkItemRow>`SELECT * FROM work_items INDEXED BY work_items_agent_status
+          WHERE assigned_agent = ${agent} AND status = 'dispatched'${filters(query)}
+          ORDER BY created_at, id LIMIT 1`.execute(db);
+        own.push(rows[0] ? await withLog(rows[0]) : null);
+      }
+      const wanting = own.filter((item) => item === null).length;
+      const queued: ItemWithDispatches[] = [];
+      if (wanting > 0) {
+        const { rows } = await queueHead(query, wanting).execute(db);
+        for (const row of rows) queued.push(await withLog(row));
+      }
+      return { own, queued } satisfies ClaimCandidates;
+    },
+
+    async nextRunAfter(query) {
+      const { rows } = await sql<{ next: string | null }>`SELECT min(run_after) AS next FROM work_items INDEXED BY work_items_due
+        WHERE status = 'queued' AND run_after > ${query.now}${filters(query)}`.execute(db);
+      return rows[0]?.next ?? null;
+    },
+
+    // SQLite's one writer already serializes transactions: a read holds the project.
+    lockProject(id) {
+      return portable.findProject(id);
+    },
+
+    // One writer: no other request can hold the key while this transaction runs.
+    async tryLockIdempotencyKey() {
+      return true;
+    },
+  };
+
+  async function withLog(row: WorkItemRow): Promise<ItemWithDispatches> {
+    return { row, dispatches: await portable.listDispatches(row.id) };
+  }
+
+  return statements;
+}
+
+/** The claim's type and project filters, as extra WHERE terms. */
+function filters(query: Pick<ClaimQuery, 'types' | 'project_id'>, withTypes = true): RawBuilder<unknown> {
+  const terms: RawBuilder<unknown>[] = [];
+  if (withTypes && query.types) terms.push(sql` AND type IN (${sql.join(query.types)})`);
+  if (query.project_id) terms.push(sql` AND project_id = ${query.project_id}`);
+  return sql.join(terms, sql``);
+}
+
+const DUE = (now: string) => sql`status = 'queued' AND (run_after IS NULL OR run_after <= ${now})`;
+
+/**
+ * The first `limit` claimable items in queue order, each shape through its own partial index.
+ * With types, one index walk per type (each in queue order, at most `limit` rows), merged: an
+ * IN over the type index would read every queued item of those types to sort them.
+ */
+function queueHead(query: ClaimQuery, limit: number): RawBuilder<WorkItemRow> {
+  if (query.types) {
+    const perType = [...new Set(query.types)].map(
+      (type) => sql`SELECT * FROM (SELECT * FROM work_items INDEXED BY work_items_claimable_type
+        WHERE type = ${type} AND ${DUE(query.now)}${filters(query, false)}
+        ORDER BY priority, created_at, id LIMIT ${limit})`,
+    );
+    return sql<WorkItemRow>`SELECT * FROM (${sql.join(perType, sql` UNION ALL `)}) ORDER BY priority, created_at, id LIMIT ${limit}`;
+  }
+  const index = query.project_id ? sql`work_items_claimable_project` : sql`work_items_claimable`;
+  return sql<WorkItemRow>`SELECT * FROM work_items INDEXED BY ${index}
+    WHERE ${DUE(query.now)}${filters(query)} ORDER BY priority, created_at, id LIMIT ${limit}`;
+}
+

@@ -1,0 +1,85 @@
+import type { Transaction } from 'kysely';
+import type { TransactionRunner } from '../../shared/group-commit.js';
+import type { WorkStatements, WorkStore } from './port.js';
+
+// The decorator that makes statements a store: every write of more than one statement runs in
+// a transaction of its own (on SQLite that is the group commit of shared/group-commit.ts, which
+// the database's transaction runner is), reads run as they are, and `onEventsCommitted` hears
+// of every commit that appended an event, once it has committed. Inside `transaction` the
+// statements run on the open transaction, and the calls join it.
+
+export interface TransactionalDeps {
+  /** The store's statements at the top level (on the database itself). */
+  top: WorkStatements;
+  /** The same statements on an open transaction. */
+  on: (trx: Transaction<any>) => WorkStatements;
+  runTransaction: TransactionRunner;
+  onEventsCommitted: () => void;
+}
+
+export function transactional({ top, on, runTransaction, onEventsCommitted }: TransactionalDeps): WorkStore {
+  /** Runs `work` on a transaction's store and tells of appended events after the commit. */
+  async function inTransaction<T>(work: (store: WorkStore, trx: Transaction<any>) => Promise<T>): Promise<T> {
+    const appended = { events: false };
+    const result = await runTransaction((trx) => work(joined(noting(on(trx), appended), trx), trx));
+    if (appended.events) onEventsCommitted();
+    return result;
+  }
+
+  /** A store inside an open transaction: every call runs on it, and a nested transaction joins it. */
+  function joined(statements: WorkStatements, trx: Transaction<any>): WorkStore {
+    const store: WorkStore = {
+      ...statements,
+      transaction: (work) => work(store, trx),
+      together: (work) => work(store),
+      createWorkItem: (row, dispatch, event, history) => statements.createWorkItems([{ row, dispatch, event, history }]),
+      findWithDispatches: async (id) => (await statements.findManyWithDispatches([id]))[0],
+      applyChange: async (change) => (await statements.applyChanges([change]))[0]!,
+    };
+    return store;
+  }
+
+  const write =
+    <A extends unknown[], R>(method: (statements: WorkStatements, ...args: A) => Promise<R>) =>
+    (...args: A): Promise<R> =>
+      inTransaction((store) => method(store, ...args));
+
+  return {
+    ...top,
+    transaction: inTransaction,
+    together: (work) => inTransaction((store) => work(store)),
+    createWorkItem: write((s, row, dispatch, event, history) => s.createWorkItems([{ row, dispatch, event, history }])),
+    createWorkItems: write((s, items) => (items.length === 0 ? Promise.resolve() : s.createWorkItems(items))),
+    findWithDispatches: async (id) => (await top.findManyWithDispatches([id]))[0],
+    applyChange: write(async (s, change) => (await s.applyChanges([change]))[0]!),
+    applyChanges: write((s, changes) => s.applyChanges(changes)),
+    deleteWorkItem: write((s, id, version, event) => s.deleteWorkItem(id, version, event)),
+    appendEvent: write((s, type, data, at) => s.appendEvent(type, data, at)),
+  };
+}
+
+/** The statements, noting in `appended` each write that appended an event. */
+function noting(statements: WorkStatements, appended: { events: boolean }): WorkStatements {
+  return {
+    ...statements,
+    async createWorkItems(items) {
+      await statements.createWorkItems(items);
+      if (items.length > 0) appended.events = true;
+    },
+    async applyChanges(changes) {
+      const applied = await statements.applyChanges(changes);
+      if (applied.some(Boolean)) appended.events = true;
+      return applied;
+    },
+    async deleteWorkItem(id, version, event) {
+      const deleted = await statements.deleteWorkItem(id, version, event);
+      if (deleted) appended.events = true;
+      return deleted;
+    },
+    async appendEvent(type, data, at) {
+      const id = await statements.appendEvent(type, data, at);
+      appended.events = true;
+      return id;
+    },
+  };
+}
