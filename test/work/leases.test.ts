@@ -153,7 +153,10 @@ describe.each(await storesUnderTest())('leases on %s', (kind) => {
   it('release and reassign end the lease and say why in the dispatch log', async () => {
     const item = await submit({ type: 'reasons' });
     await claim({ agent: 'ann', types: ['reasons'], start: false });
+    // The clock stands still unless moved: each change at its own instant, as in real time.
+    clock.advance(1);
     const reassigned = await call(t.app, 'PATCH', `/work/${item.id}`, { agent: 'bo' });
+    clock.advance(1);
     expect(reassigned.body).toMatchObject({ assigned_agent: 'bo', lease_expires_at: null });
     const released = await call(t.app, 'PATCH', `/work/${item.id}`, { status: 'queued' });
     expect(released.body.dispatch_log.map((entry: any) => [entry.agent, entry.outcome, entry.reason])).toEqual([
