@@ -3,11 +3,14 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
-// The classifier's modules import each other without a cycle (type imports included, as madge
-// counts them), and a store's port never imports an implementation: each store is a port and
-// one complete module per database (dedupe-store/, usage-store/), picked by the module above.
+// Issue 20: the modules under src/ import each other without a cycle (type imports included, as
+// madge counts them; a dynamic `await import()` of an optional part is not an import here);
+// nothing under src/shared imports a feature; and a store's port never imports an
+// implementation: each store is a port and one complete module per database, picked by the
+// module above.
 
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../src/classify');
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../src');
+const SHARED = join(ROOT, 'shared');
 
 function sources(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
@@ -15,7 +18,7 @@ function sources(dir: string): string[] {
   );
 }
 
-/** Each file's relative imports inside src/classify. */
+/** Each file's relative imports inside src/. */
 function importGraph(): Map<string, string[]> {
   const files = new Set(sources(ROOT));
   const graph = new Map<string, string[]>();
@@ -47,15 +50,26 @@ function cyclesOf(graph: Map<string, string[]>): string[] {
   return cycles;
 }
 
-describe('src/classify imports', () => {
+describe('src/ imports', () => {
   const graph = importGraph();
 
   it('form no cycle', () => {
     expect(cyclesOf(graph)).toEqual([]);
   });
 
-  it.each(['dedupe-store', 'usage-store'])('%s: the port and each database module import no implementation', (store) => {
-    const implementations = ['sqlite.ts', 'postgres.ts', 'coalesced.ts'].map((name) => join(ROOT, store, name));
+  it('src/shared imports no feature', () => {
+    const reaching = [...graph].flatMap(([file, targets]) =>
+      file.startsWith(SHARED) ? targets.filter((target) => !target.startsWith(SHARED)).map((target) => `${relative(ROOT, file)} → ${relative(ROOT, target)}`) : [],
+    );
+    expect(reaching).toEqual([]);
+  });
+
+  it.each([
+    ['classify/dedupe-store', ['sqlite.ts', 'postgres.ts', 'coalesced.ts']],
+    ['classify/usage-store', ['sqlite.ts', 'postgres.ts']],
+    ['work/store', ['sqlite.ts', 'postgres.ts', 'batched.ts', 'transactional.ts']],
+  ])('%s: the port and each database module import no implementation', (store, implementationNames) => {
+    const implementations = implementationNames.map((name) => join(ROOT, store, name));
     for (const name of ['port.ts', 'sqlite.ts', 'postgres.ts']) {
       const file = join(ROOT, store, name);
       expect((graph.get(file) ?? []).filter((target) => implementations.includes(target)).map((target) => relative(ROOT, target)), name).toEqual([]);
