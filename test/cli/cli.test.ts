@@ -281,7 +281,7 @@ describe('agentdesk on the command line, against real servers on SQLite', () => 
     ok(run);
     expect(body).toMatchObject({ needs_action: true, details: { deadline: '2025-06-06' } });
     // The MIME parts reached the service decoded: the encoded-word subject, the QP body, the Cc name.
-    expect(body.task_description).toContain('Invoice INV-2291 – payment overdue');
+    expect(body.details.suggested_notes).toContain('Subject: Re: Invoice INV-2291 – payment overdue');
     expect(body.details.people).toContain('Jürgen Müller');
     expect(body.reasoning).toContain('has_attachments');
     const human = ok(await runCli(['classify', fileURLToPath(EML)], admin)).stdout;
