@@ -83,7 +83,7 @@ describe('a page forgets the last subject’s dialogs and drafts', () => {
   });
 
   it('an unsaved routing rule of one mailbox is not saved into the next', async () => {
-    const mailbox = (name: string) => ({ name, kind: 'imap', host: '127.0.0.1', port: 1, tls: 'none', username: name, password: 'pw', enabled: false });
+    const mailbox = (name: string) => ({ name, kind: 'imap', host: 'imap.example.com', port: 1, tls: 'none', username: name, password: 'pw', enabled: false });
     const a = (await desk.api('POST', '/mailboxes', mailbox('Mailbox A'))).body.id as string;
     const b = (await desk.api('POST', '/mailboxes', mailbox('Mailbox B'))).body.id as string;
     const { page, context, errors } = await openDesk(browser, desk.url, { path: `/#/mailboxes/${a}` });
