@@ -8,7 +8,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
-export const START_MARKER = '<!-- config-table:start (written by `npm run docs:config` from src/shared/config.ts; edit the list there) -->';
+export const START_MARKER = '<!-- config-table:start (written by `npm run docs:config` from src/shared/config-variables.ts; edit the list there) -->';
 export const END_MARKER = '<!-- config-table:end -->';
 
 const cell = (text) => text.replaceAll('|', '\\|').replaceAll('\n', ' ');

@@ -1,7 +1,7 @@
 // The configuration page is generated from CONFIG_VARIABLES (scripts/config-doc.mjs); this test
 // keeps the three in step: every variable loadConfig reads is listed, every listed one is read,
 // and docs/configuration.md holds exactly the table the list gives. A failure here is fixed by
-// adding the entry in src/shared/config.ts and running `npm run docs:config`.
+// adding the entry in src/shared/config-variables.ts and running `npm run docs:config`.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { CONFIG_GROUPS, CONFIG_VARIABLES, loadConfig } from '../../src/shared/config.js';
