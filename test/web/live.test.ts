@@ -55,6 +55,38 @@ describe('live updates over Server-Sent Events', () => {
     await context.close();
   });
 
+  // Seen once in CI: an item created while the board's list was still loading never showed up,
+  // because the event was dropped and the answer had been read before the item existed.
+  it('an item created while the board loads its list still appears', async () => {
+    const { page, context, errors } = await openDesk(browser, desk.url, { path: '/#/agents' });
+    await waitLive(page);
+    // Hold the board's list request, answered as the server had it, until the item exists.
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let answered!: () => void;
+    const listRead = new Promise<void>((resolve) => (answered = resolve));
+    await page.route(
+      (url) => url.pathname === '/work',
+      async (route) => {
+        const response = await route.fetch();
+        answered();
+        await released;
+        await route.fulfill({ response });
+      },
+      { times: 1 },
+    );
+    await page.evaluate("location.hash = '#/'");
+    await listRead;
+    const before = Object.values((await desk.api('GET', '/work/counts')).body as Record<string, number>).reduce((a, b) => a + b, 0);
+    const made = await desk.api('POST', '/work', { type: 'code_review', description: 'Made while the board loads' });
+    // The event reaches the page (the counts, reloaded on it, say so) while the list is still held.
+    await eventually(() => page.locator('.count-n[data-status="all"]').innerText()).toBe(String(before + 1));
+    release();
+    await eventually(() => page.locator(`table.items tbody tr[data-id="${made.body.id}"]`).count()).toBe(1);
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
   it('updates an open item, its dispatch log included, when an agent moves it', async () => {
     const item = await desk.api('POST', '/work', { type: 'bug_fix', description: 'Watched item' });
     const { page, context } = await openDesk(browser, desk.url, { path: `/#/items/${item.body.id}` });

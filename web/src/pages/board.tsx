@@ -50,6 +50,17 @@ export function BoardPage({ params }: { params: URLSearchParams }) {
   // Live events can arrive faster than renders; each folds into the newest page, not the rendered one.
   const pageRef = useRef(list.data);
   pageRef.current = list.data;
+  // An event that arrives while the page loads may not be in the answer (the request may have
+  // been read before the change committed), and folding it into the old page is lost when the
+  // answer lands: load once more when this load ends, however many events came meanwhile.
+  const loadingRef = useRef(list.loading);
+  loadingRef.current = list.loading;
+  const missedWhileLoading = useRef(false);
+  useEffect(() => {
+    if (list.loading || !missedWhileLoading.current) return;
+    missedWhileLoading.current = false;
+    list.reload();
+  }, [list.loading]);
 
   const [stale, setStale] = useState<ReadonlySet<string>>(new Set());
   useEffect(() => setStale(new Set()), [listKey]);
@@ -73,7 +84,10 @@ export function BoardPage({ params }: { params: URLSearchParams }) {
     if (e.type !== 'work.created' && e.type !== 'work.updated' && e.type !== 'work.deleted') return;
     refreshCounts();
     const current = pageRef.current;
-    if (!current) return;
+    if (!current || loadingRef.current) {
+      missedWhileLoading.current = true;
+      return;
+    }
     const { page: next, staleId, isStale } = applyLive(current, filters, e);
     pageRef.current = next;
     list.setData(() => next);
