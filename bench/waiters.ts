@@ -9,7 +9,7 @@ import type { AgentsReply, AgentsRequest, RateResult } from './waiters-agents.js
 import type { GraphileSpec } from './waiters-graphile.js';
 import { round } from './queue-phase.js';
 import { runMain } from './run-main.js';
-import { type BenchServer, startWork } from './servers.js';
+import { type BenchServer, freePort, startNode, startWork } from './servers.js';
 
 // `npm run bench:waiters [-- --db both|postgres|sqlite --agents 1000 --rates 50:500,500:2500 --idle-s 10]`:
 // issue 23's thousand waiting agents. On each store, the work server as `npm start` runs it and
@@ -24,6 +24,7 @@ import { type BenchServer, startWork } from './servers.js';
 //   one transaction), woken claims that found nothing included.
 // Then, on the same PostgreSQL and in the same run, graphile-worker 0.16 with W workers
 // (bench/waiters-graphile.ts): addJob → task start latency at the same rates.
+// With --main, another build's server is measured (its claim reads are NaN if it has no counter).
 // JSON lines on stdout, progress on stderr.
 
 const { values: args } = parseArgs({
@@ -34,6 +35,8 @@ const { values: args } = parseArgs({
     'idle-s': { type: 'string', default: '10' },
     workers: { type: 'string', default: '16' },
     anchor: { type: 'string', default: 'graphile-worker' },
+    /** Another build's dist/src/main.js (the base of a change), run instead of this one. */
+    main: { type: 'string' },
   },
 });
 
@@ -119,12 +122,19 @@ async function rate(fleet: ChildProcess, per_s: number, items: number): Promise<
 async function benchAgentdesk(kind: BenchDbKind): Promise<RateResult[]> {
   const database = await freshDatabase(kind);
   log(`${kind}: starting the work server and ${AGENTS} agents`);
-  const server: BenchServer = await startWork(database.url, 16);
+  const server: BenchServer = args.main ? await startOther(args.main, database.url) : await startWork(database.url, 16);
   const admin = kind === 'postgres' ? new pg.Client({ connectionString: database.url.replace(/\?.*$/, '') }) : null;
   await admin?.connect();
   const fleet = fork(AGENTS_MAIN, [JSON.stringify({ url: server.url, agents: AGENTS, types: TYPES })], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const results: RateResult[] = [];
   try {
+    const pids = admin && database.schema ? await backendPids(admin, database.schema) : [];
+    const pgCpu = () => pids.reduce((sum, pid) => sum + cpuMsOf(pid), 0);
+    // The same idle window with no agent at all: what the server does by itself (sweeps, polls).
+    log(`${kind}: idle for ${IDLE_S} s with no agent`);
+    const [alone0, alonePg0] = [server.cpuMs(), pgCpu()];
+    await new Promise((resolve) => setTimeout(resolve, IDLE_S * 1_000));
+    const [alone1, alonePg1] = [server.cpuMs(), pgCpu()];
     const rssBefore = rssKb(server.pid);
     await ask(fleet, { phase: 'start' });
     const allWaiting = () => metric(server.url, 'agentdesk_work_claims_waiting').then((n) => n === AGENTS);
@@ -136,8 +146,8 @@ async function benchAgentdesk(kind: BenchDbKind): Promise<RateResult[]> {
     await new Promise((resolve) => setTimeout(resolve, 2_000));
 
     log(`${kind}: idle for ${IDLE_S} s with ${AGENTS} waiting`);
-    const pids = admin && database.schema ? await backendPids(admin, database.schema) : [];
-    const pgCpu = () => pids.reduce((sum, pid) => sum + cpuMsOf(pid), 0);
+    // The backends opened since (the listener, the pool grown by the warm-up) count too.
+    pids.splice(0, pids.length, ...(admin && database.schema ? await backendPids(admin, database.schema) : []));
     const [server0, pg0] = [server.cpuMs(), pgCpu()];
     await new Promise((resolve) => setTimeout(resolve, IDLE_S * 1_000));
     const [server1, pg1] = [server.cpuMs(), pgCpu()];
@@ -150,6 +160,8 @@ async function benchAgentdesk(kind: BenchDbKind): Promise<RateResult[]> {
       seconds: IDLE_S,
       server_cpu_ms_per_s: round((server1 - server0) / IDLE_S),
       ...(admin && { postgres_cpu_ms_per_s: round((pg1 - pg0) / IDLE_S), postgres_backends: pids.length }),
+      server_cpu_ms_per_s_no_agents: round((alone1 - alone0) / IDLE_S),
+      ...(admin && { postgres_cpu_ms_per_s_no_agents: round((alonePg1 - alonePg0) / IDLE_S) }),
       rss_mb_before_agents: round(rssBefore / 1024, 1),
       rss_mb_waiting: round(rssWaiting / 1024, 1),
       rss_kb_per_waiting_agent: round((rssWaiting - rssBefore) / AGENTS, 1),
@@ -184,6 +196,12 @@ async function benchAgentdesk(kind: BenchDbKind): Promise<RateResult[]> {
     await server.stop();
   }
   return results;
+}
+
+/** `node <main> work` as startWork runs this build. */
+async function startOther(main: string, databaseUrl: string): Promise<BenchServer> {
+  const port = await freePort();
+  return startNode(main, ['work'], { WORK_PORT: String(port), DATABASE_URL: databaseUrl, DATABASE_POOL_SIZE: '16', LOG_LEVEL: 'warn' }, port);
 }
 
 async function benchGraphile(): Promise<{ per_s: number; p50_ms: number; p99_ms: number }[]> {
