@@ -61,6 +61,8 @@ interface Waiter {
   expired: boolean;
   /** Which delivery started its running claim (a claim started by this one read after it). */
   round: number;
+  /** Its first try found nothing: it is waiting (what the gauge counts). */
+  waited: boolean;
 }
 
 interface Claimed {
@@ -131,6 +133,7 @@ export function createClaimService({ store, database, logger, recent, now = () =
         missed: null,
         expired: false,
         round,
+        waited: false,
         settle(result) {
           if (!waiters.delete(waiter)) return false;
           clearTimeout(deadline);
@@ -170,6 +173,7 @@ export function createClaimService({ store, database, logger, recent, now = () =
           return;
         }
         if (waiter.gone || closed) return;
+        waiter.waited = true;
         if (waiter.expired) waiter.settle(null);
         else if (waiter.missed) attempt(waiter, waiter.missed);
       },
@@ -307,7 +311,12 @@ export function createClaimService({ store, database, logger, recent, now = () =
     became,
     announcement,
     close,
-    waiting: () => waiters.size,
+    /** Long polls whose first try found nothing and that wait now. */
+    waiting: () => {
+      let count = 0;
+      for (const waiter of waiters) if (waiter.waited) count += 1;
+      return count;
+    },
     /** Reads of the queue by claims so far (one statement each on PostgreSQL): the metrics. */
     reads: () => reads,
   };

@@ -85,6 +85,31 @@ describe.each(await storesUnderTest())('waiting claims on %s', (kind) => {
     expect(m.value(READS) - start).toBe(8);
   });
 
+  it('a release wakes the oldest waiter of its type; a dispatch to one agent wakes that agent, not an older waiter', async () => {
+    const type = `wake_release_${kind}`;
+    const item = await submit({ type });
+    expect((await call(t.app, 'POST', '/work/claim', { agent: 'holder', types: [type], start: false })).status).toBe(200);
+    const first = await wait({ agent: 'rel-a', types: [type] });
+    const start = (await scrape()).value(READS);
+    // Reads: the release wakes rel-a (1); rel-x and rel-y each try once as they come (2); the
+    // dispatch wakes rel-y alone (1).
+    const released = await call(t.app, 'PATCH', `/work/${item.id}`, { status: 'queued' });
+    expect(released.status, released.text).toBe(200);
+    expect((await first.answer).body.id).toBe(item.id);
+
+    const older = await wait({ agent: 'rel-x', types: [type] });
+    const named = await wait({ agent: 'rel-y', types: [type] });
+    const again = await submit({ type, run_after: '2999-01-01T00:00:00Z' });
+    const moved = await call(t.app, 'PATCH', `/work/${again.id}`, { status: 'dispatched', agent: 'rel-y' });
+    expect(moved.status, moved.text).toBe(200);
+    expect((await named.answer).body.id).toBe(again.id);
+    const m = await scrapeUntil((s) => s.value(WAITING) === 1);
+    expect(m.value(READS) - start).toBe(4);
+    // The older waiter is still there, and takes the next item.
+    const next = await submit({ type });
+    expect((await older.answer).body.id).toBe(next.id);
+  });
+
   it('500 waiting agents and 2,000 items: every item goes to exactly one agent', { timeout: 240_000 }, async () => {
     const types = Array.from({ length: 10 }, (_, i) => `fleet_${i}_${kind}`);
     const total = 2_000;
