@@ -19,6 +19,9 @@ export interface RateResult {
   p50_ms: number;
   p99_ms: number;
   max_ms: number;
+  /** POST /work alone (sent → answered), in ms. */
+  submit_p50_ms: number;
+  submit_p99_ms: number;
 }
 
 export type AgentsReply = { phase: 'start'; agents: number } | { phase: 'rate'; result: RateResult } | { error: string };
@@ -68,6 +71,7 @@ function createFleet({ url, agents, types }: AgentsOptions) {
     const seqs = Array.from({ length: items }, (_, i) => first + i);
     const started = performance.now();
     const posts: Promise<void>[] = [];
+    const submitTimes: number[] = [];
     for (const [i, seq] of seqs.entries()) {
       const due = started + (i * 1000) / per_s;
       const wait = due - performance.now();
@@ -78,6 +82,7 @@ function createFleet({ url, agents, types }: AgentsOptions) {
         submitPool.request({ method: 'POST', path: '/work', headers: { 'content-type': 'application/json' }, body }).then(async ({ statusCode, body: answer }) => {
           const text = await answer.text();
           if (statusCode !== 201) throw new Error(`POST /work answered ${statusCode}: ${text.slice(0, 300)}`);
+          submitTimes.push(performance.now() - sentAt.get(seq)!);
         }),
       );
     }
@@ -103,6 +108,8 @@ function createFleet({ url, agents, types }: AgentsOptions) {
       p50_ms: round(percentile(latencies, 0.5)),
       p99_ms: round(percentile(latencies, 0.99)),
       max_ms: round(latencies.at(-1) ?? Number.NaN),
+      submit_p50_ms: round(percentile(Float64Array.from(submitTimes).sort(), 0.5)),
+      submit_p99_ms: round(percentile(Float64Array.from(submitTimes).sort(), 0.99)),
     };
   }
 
