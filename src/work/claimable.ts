@@ -81,7 +81,8 @@ export function createNewsCollector() {
 export function canTake(claim: { agent: string; types?: readonly string[] | null; project_id?: string | null }, claimable: Claimable): boolean {
   if (claimable.agent !== null && claimable.agent !== claim.agent) return false;
   if (claim.types && !claim.types.includes(claimable.type)) return false;
-  if (claim.project_id && claim.project_id !== claimable.project_id) return false;
+  // A uuid may come in either case from a client; the database compares it as a uuid.
+  if (claim.project_id && claim.project_id.toLowerCase() !== claimable.project_id?.toLowerCase()) return false;
   return true;
 }
 

@@ -110,6 +110,17 @@ describe.each(await storesUnderTest())('waiting claims on %s', (kind) => {
     expect((await older.answer).body.id).toBe(next.id);
   });
 
+  it('a project filter wakes only for items of that project', async () => {
+    const type = `wake_project_${kind}`;
+    const { body: project } = await call(t.app, 'POST', '/projects', { name: `waiters ${kind}` });
+    const inProject = await wait({ agent: 'proj-a', types: [type], project_id: project.id });
+    const start = (await scrape()).value(READS);
+    await submit({ type });
+    const item = await submit({ type, project_id: project.id });
+    expect((await inProject.answer).body.id).toBe(item.id);
+    expect((await scrape()).value(READS) - start).toBe(1);
+  });
+
   it('500 waiting agents and 2,000 items: every item goes to exactly one agent', { timeout: 240_000 }, async () => {
     const types = Array.from({ length: 10 }, (_, i) => `fleet_${i}_${kind}`);
     const total = 2_000;
