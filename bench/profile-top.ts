@@ -7,7 +7,11 @@ import { runMain } from './run-main.js';
 // in. Prints JSON lines: the busy share of the window, self time by where the code comes from
 // (agentdesk's own, each package, Node's internals, GC), and the top functions by self time.
 // `--after-ms` skips the start of the profile (start-up, warm-up, the submits), so a window of
-// one phase can be read.
+// one phase can be read. `--inclusive` lists functions by their total time (their callees' too)
+// instead, which is how to see what a route, a hook or a serializer costs as a whole.
+// Caution: V8 samples wall time, so a native call that blocks or is preempted (writev to a
+// loopback socket, which wakes the peer) counts here more than it costs in CPU; /proc's
+// utime and stime (bench:queue) are the CPU figures.
 
 interface ProfileNode {
   id: number;
@@ -24,7 +28,7 @@ interface Profile {
 
 const { values: args, positionals } = parseArgs({
   allowPositionals: true,
-  options: { top: { type: 'string', default: '25' }, 'after-ms': { type: 'string', default: '0' } },
+  options: { top: { type: 'string', default: '25' }, 'after-ms': { type: 'string', default: '0' }, inclusive: { type: 'boolean', default: false } },
 });
 
 /** Where a frame's code comes from: a package, agentdesk's own source, Node, or V8's bookkeeping. */
@@ -53,19 +57,40 @@ async function main(): Promise<void> {
     windowUs += delta;
     self.set(profile.samples[i]!, (self.get(profile.samples[i]!) ?? 0) + delta);
   }
+  const frameName = (node: ProfileNode) => {
+    const { functionName, url, lineNumber } = node.callFrame;
+    const where = url === '' ? '' : ` ${url.replace(/^.*\/(node_modules|dist)\//, '$1/')}:${lineNumber + 1}`;
+    return `${functionName || '(anonymous)'}${where}`;
+  };
+  if (args.inclusive) {
+    const parent = new Map<number, number>();
+    for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
+    const total = new Map<string, number>();
+    let busyUs = 0;
+    for (const [id, us] of self) {
+      if (byId.get(id)!.callFrame.functionName === '(idle)') continue;
+      busyUs += us;
+      const names = new Set<string>();
+      for (let at: number | undefined = id; at !== undefined; at = parent.get(at)) names.add(frameName(byId.get(at)!));
+      for (const name of names) total.set(name, (total.get(name) ?? 0) + us);
+    }
+    for (const [frame, us] of [...total].sort((a, b) => b[1] - a[1]).slice(0, Number(args.top))) {
+      process.stdout.write(`${JSON.stringify({ frame, total_ms: Math.round(us / 1_000), pct_of_busy: Math.round((1000 * us) / Math.max(busyUs, 1)) / 10 })}\n`);
+    }
+    return;
+  }
   const byOrigin = new Map<string, number>();
   const byFunction = new Map<string, number>();
   let idle = 0;
   for (const [id, us] of self) {
-    const { functionName, url, lineNumber } = byId.get(id)!.callFrame;
+    const { functionName, url } = byId.get(id)!.callFrame;
     if (functionName === '(idle)') {
       idle += us;
       continue;
     }
     const origin = originOf(url, functionName);
     byOrigin.set(origin, (byOrigin.get(origin) ?? 0) + us);
-    const where = url === '' ? '' : ` ${url.replace(/^.*\/(node_modules|dist)\//, '$1/')}:${lineNumber + 1}`;
-    const key = `${functionName || '(anonymous)'}${where}`;
+    const key = frameName(byId.get(id)!);
     byFunction.set(key, (byFunction.get(key) ?? 0) + us);
   }
   const busy = windowUs - idle;

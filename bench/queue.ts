@@ -1,4 +1,5 @@
 import { cpus, loadavg } from 'node:os';
+import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { analyzeSchema, BENCH_DB_KINDS, type BenchDbKind, freshDatabase, parseDbKind, postgresAdminUrl } from './databases.js';
 import { ANCHORS, type Anchor, type AnchorResult } from './queue-anchors.js';
@@ -38,6 +39,8 @@ const { values: args } = parseArgs({
     'backlog-claims': { type: 'string', default: '200' },
     /** A folder: the work servers run with --cpu-prof and leave their profiles there. */
     'cpu-prof': { type: 'string' },
+    /** Another build's dist/src/main.js for agentdesk (before and after a change, same harness). */
+    'server-main': { type: 'string' },
   },
 });
 
@@ -135,7 +138,7 @@ async function counts(url: string): Promise<Record<string, number>> {
 async function benchAgentdesk(kind: BenchDbKind): Promise<void> {
   progress(`agentdesk on ${kind}: warm-up (${WARMUP}), then ${ITEMS} submits and the drain, ${WORKERS} agents`);
   const database = await freshDatabase(kind);
-  const server = await startWork(database.url, POOL, args['cpu-prof']);
+  const server = await startWork(database.url, POOL, args['cpu-prof'], {}, args['server-main'] === undefined ? undefined : resolve(args['server-main']));
   const client = startQueueClient({ url: server.url, workers: WORKERS });
   const shape = { system: 'agentdesk', db: kind, items: ITEMS, workers: WORKERS };
   try {
@@ -269,7 +272,7 @@ async function main(): Promise<void> {
     workers: WORKERS,
     warmup_items: WARMUP,
     stores: kinds,
-    server: 'node dist/src/main.js work, LOG_LEVEL=warn',
+    server: `node ${args['server-main'] ?? 'dist/src/main.js'} work, LOG_LEVEL=warn`,
     client: "bench/queue-client.ts: one process, undici request on a keep-alive Pool of W connections",
     anchors: anchors.map((anchor) => `${anchor}: own process, fresh schema on the same PostgreSQL`),
     pg_pool_per_system: POOL,

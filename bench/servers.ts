@@ -186,10 +186,12 @@ export async function startWork(
   poolSize: number,
   cpuProfileDir?: string,
   extraEnv: Record<string, string> = {},
+  /** Another build's dist/src/main.js, to measure before and after a change with the same harness. */
+  main: string = SERVICES_MAIN,
 ): Promise<BenchServer> {
   const port = await freePort();
   const env = { WORK_PORT: String(port), DATABASE_URL: databaseUrl, DATABASE_POOL_SIZE: String(poolSize), LOG_LEVEL: 'warn', ...extraEnv };
-  return startNode(SERVICES_MAIN, ['work'], env, port, cpuProfileDir ? ['--cpu-prof', '--cpu-prof-dir', cpuProfileDir] : []);
+  return startNode(main, ['work'], env, port, cpuProfileDir ? ['--cpu-prof', '--cpu-prof-dir', cpuProfileDir] : []);
 }
 
 /**
