@@ -6,7 +6,7 @@ import { Logger, type TaskList, type WorkerEvents, makeWorkerUtils, run } from '
 import pg from 'pg';
 import PgBoss from 'pg-boss';
 import { analyzeSchema } from './databases.js';
-import { cpuTicks } from './host-steal.js';
+import { StealMeter, cpuTicks } from './host-steal.js';
 import { type BackendCpu, meterBackends } from './proc-cpu.js';
 import { BENCH_JOB, cpuSince, drive, type PhaseResult, quota, summarize } from './queue-phase.js';
 
@@ -64,11 +64,11 @@ async function metered(spec: AnchorSpec, phase: () => Promise<PhaseResult>): Pro
   const meter = await meterBackends(spec.url, spec.schema);
   const before = cpuTicks();
   const result = await phase();
-  const after = cpuTicks();
-  const pg = await meter.stop();
-  const steal_pct = before && after && after.total > before.total ? Math.round((1000 * (after.steal - before.steal)) / (after.total - before.total)) / 10 : null;
-  return { result, pg, steal_pct };
+  const steal = new StealMeter();
+  steal.add(before, cpuTicks());
+  return { result, pg: await meter.stop(), steal_pct: steal.percent() };
 }
+
 const { type: _type, ...PAYLOAD } = BENCH_JOB;
 
 async function benchPgBoss(spec: AnchorSpec): Promise<AnchorResult> {

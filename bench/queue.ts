@@ -7,7 +7,7 @@ import type { QueueClientReply } from './queue-client.js';
 import { type PhaseResult, round } from './queue-phase.js';
 import { sampleWaits } from './pg-waits.js';
 import { benchBacklog } from './queue-backlog.js';
-import { cpuTicks } from './host-steal.js';
+import { StealMeter, cpuTicks } from './host-steal.js';
 import { type BackendCpu, meterBackends } from './proc-cpu.js';
 import { runMain } from './run-main.js';
 import { runAnchor, startQueueClient, startWork } from './servers.js';
@@ -108,10 +108,6 @@ function cpuPerOp(ownMs: number, pg: BackendCpu | null, ops: number) {
   };
 }
 
-function stealPct(before: ReturnType<typeof cpuTicks>, after: ReturnType<typeof cpuTicks>): number | null {
-  if (!before || !after || after.total <= before.total) return null;
-  return round((100 * (after.steal - before.steal)) / (after.total - before.total), 1);
-}
 
 /** What agentdesk did on PostgreSQL, to set against the anchors. */
 const measured: Record<string, { submit: number | null; claimComplete: number | null; cycleCpuMs?: number | null; note?: string }> = {};
@@ -175,7 +171,9 @@ async function benchAgentdesk(kind: BenchDbKind): Promise<void> {
       return expectReply(await (waits ? waits.during(draining) : draining), 'drain');
     });
     const drainCpu = server.cpuMs() - cpuBefore;
-    const steal = stealPct(ticksBefore, cpuTicks());
+    const stolen = new StealMeter();
+    stolen.add(ticksBefore, cpuTicks());
+    const steal = stolen.percent();
     const states = waits ? await waits.stop() : undefined;
     if ('unavailable' in drained) throw new Error(`the claim route vanished after the warm-up: ${drained.unavailable}`);
     const left = await counts(server.url);
