@@ -130,6 +130,8 @@ function openSqlite(config: DatabaseConfig, { logger, migrate = true }: OpenData
     logger,
     exitAtCommit: config.sqliteWriterExitAtCommit ?? null,
   });
+  // Started now, so the first request does not wait for the thread to load.
+  writer.session();
   const observers = createObservers();
   let groupCommit: TransactionRunner | null = null;
   const kysely = new Kysely<unknown>({

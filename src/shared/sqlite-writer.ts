@@ -23,7 +23,7 @@ export interface SqliteWriterOptions {
   path: string;
   busyTimeoutMs: number;
   logger: Logger;
-  /** Fault injection for the writer-death test: the thread exits at this COMMIT. */
+  /** Fault injection for the writer-death test: the first thread exits at its COMMIT of this number. */
   exitAtCommit: number | null;
 }
 
@@ -93,9 +93,9 @@ class WriterThread implements WriterSession {
   #closing = false;
   readonly exited: Promise<void>;
 
-  constructor(options: SqliteWriterOptions, onDeath: (thread: WriterThread, error: WriterStoppedError) => void) {
+  constructor(options: SqliteWriterOptions, exitAtCommit: number | null, onDeath: (thread: WriterThread, error: WriterStoppedError) => void) {
     this.#worker = new Worker(THREAD_FILE, {
-      workerData: { path: options.path, busyTimeoutMs: options.busyTimeoutMs, exitAtCommit: options.exitAtCommit },
+      workerData: { path: options.path, busyTimeoutMs: options.busyTimeoutMs, exitAtCommit },
     });
     // Idle, the thread must not keep the process alive (a CLI command that forgot to close);
     // busy, it must (someone awaits its answer).
@@ -167,6 +167,7 @@ class WriterThread implements WriterSession {
 export function startSqliteWriter(options: SqliteWriterOptions): SqliteWriter {
   let current: WriterThread | null = null;
   let closed = false;
+  let started = 0;
   const onDeath = (thread: WriterThread, error: WriterStoppedError) => {
     options.logger.error({ err: { message: error.message } }, 'SQLite writer thread died; what it had not committed failed, and the next write starts a new one');
     if (current === thread) current = null;
@@ -174,7 +175,10 @@ export function startSqliteWriter(options: SqliteWriterOptions): SqliteWriter {
   return {
     session() {
       if (closed) throw new WriterStoppedError('the database is closed');
-      if (!current || !current.alive) current = new WriterThread(options, onDeath);
+      if (!current || !current.alive) {
+        current = new WriterThread(options, started === 0 ? options.exitAtCommit : null, onDeath);
+        started += 1;
+      }
       return current;
     },
     async close() {
