@@ -12,7 +12,7 @@ import { type ServerProcess, killAllServers, startWorkServer } from '../helpers/
 // kill -9 and a restart, every one is there.
 // SQLite only: PostgreSQL has no writer thread.
 
-const BURST = 300;
+const BURST = 200;
 const CONCURRENCY = 8;
 const EXIT_AT_COMMIT = 25;
 
@@ -28,10 +28,13 @@ describe('the SQLite writer thread dies mid-burst', () => {
     await database?.destroy();
   });
 
-  it('answers every request with a 201 or a 503, recovers, and loses no acknowledged item', async () => {
+  it('answers every request with a 201 or a 503, recovers, and loses no acknowledged item', { timeout: 120_000 }, async () => {
     database = await createTestDatabase('sqlite');
     const env = { DATABASE_URL: database.config.url, LOG_LEVEL: 'warn' };
-    const first: ServerProcess = await startWorkServer({ env: { ...env, TEST_SQLITE_WRITER_EXIT_AT_COMMIT: String(EXIT_AT_COMMIT) } });
+    const first: ServerProcess = await startWorkServer({
+      env: { ...env, TEST_SQLITE_WRITER_EXIT_AT_COMMIT: String(EXIT_AT_COMMIT) },
+      startTimeoutMs: 60_000,
+    });
 
     const acknowledged: Acknowledged[] = [];
     const statuses: number[] = [];
@@ -59,7 +62,7 @@ describe('the SQLite writer thread dies mid-burst', () => {
     // On disk, not only in this process: kill -9, restart, read every acknowledged item.
     await first.kill();
     expect(await first.exited).toEqual({ code: null, signal: 'SIGKILL' });
-    const second = await startWorkServer({ env });
+    const second = await startWorkServer({ env, startTimeoutMs: 60_000 });
     const missing: string[] = [];
     for (const item of acknowledged) {
       const answer = await fetchJson(second.url, 'GET', `/work/${item.id}`);
