@@ -146,7 +146,16 @@ function openSqlite(config: DatabaseConfig, { logger, migrate = true }: OpenData
     observe: observers.observe,
     listen: async () => async () => {},
     notify: async () => {},
-    ping: () => pingWith(kysely),
+    // Both connections: a writer thread that cannot start (or keeps dying) is a database down.
+    ping: async () => {
+      if (!(await pingWith(kysely))) return false;
+      try {
+        await writer.session().execute('select 1', []);
+        return true;
+      } catch {
+        return false;
+      }
+    },
     close: async () => {
       await kysely.destroy();
       if (scratch) rmSync(scratch, { recursive: true, force: true });
