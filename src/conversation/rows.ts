@@ -1,0 +1,72 @@
+import { randomUUID } from 'node:crypto';
+import type { Actor } from '../work/item-view.js';
+import type { WorkItemRow } from '../work/tables.js';
+import type { Comment, CommentKind, InboxEntry, Link, Question } from './schemas.js';
+import type { InboxRow } from './store/port.js';
+import type { CommentRow, QuestionRow } from './tables.js';
+
+// How the conversation's rows become what the API and the events show, and the one way a new
+// comment row is made (the routes, asking, answering and mail intake all write through it).
+
+export const CONVERSATION_EVENTS = {
+  commented: 'work.commented',
+  asked: 'question.asked',
+  answered: 'question.answered',
+} as const;
+
+export function newComment(workItemId: string, actor: Actor, kind: CommentKind, body: string, links: readonly Link[], at: string): CommentRow {
+  return { id: randomUUID(), work_item_id: workItemId, author: actor.name, role: actor.role, kind, body, links: JSON.stringify(links), created_at: at };
+}
+
+export function toComment(row: CommentRow): Comment {
+  return {
+    id: row.id,
+    work_item_id: row.work_item_id,
+    author: row.author,
+    role: row.role,
+    kind: row.kind,
+    body: row.body,
+    links: JSON.parse(row.links) as Link[],
+    created_at: row.created_at,
+  };
+}
+
+export function toQuestion(row: QuestionRow): Question {
+  return {
+    id: row.id,
+    work_item_id: row.work_item_id,
+    kind: row.kind,
+    asked_by: row.asked_by,
+    question: row.question,
+    options: row.options === null ? null : (JSON.parse(row.options) as string[]),
+    status: row.status,
+    asked_at: row.asked_at,
+    answer: row.answer,
+    option: row.option,
+    answered_by: row.answered_by,
+    answered_at: row.answered_at,
+  };
+}
+
+export function toInboxEntry(row: InboxRow): InboxEntry {
+  return {
+    ...toQuestion(row),
+    item: {
+      id: row.work_item_id,
+      description: row.item_description,
+      priority: Number(row.item_priority),
+      project_id: row.item_project_id,
+      type: row.item_type,
+      status: row.item_status,
+      assigned_agent: row.item_assigned_agent,
+    },
+  };
+}
+
+/**
+ * An event's data: the comment or question, and its item's agent, type and project at the top
+ * level, where the /events filters look (events.ts `wanted`).
+ */
+export function eventDataOf(entity: Comment | Question, item: Pick<WorkItemRow, 'assigned_agent' | 'type' | 'project_id'>): string {
+  return JSON.stringify({ ...entity, assigned_agent: item.assigned_agent, type: item.type, project_id: item.project_id });
+}
