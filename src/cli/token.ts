@@ -45,7 +45,7 @@ export function registerTokenCommand(program: Command, context: CliContext): voi
     .description('Create a token and print its secret (once) on stdout')
     .addOption(new Option('--role <role>', 'what the token may do').choices([...ROLES]).makeOptionMandatory())
     .requiredOption('--name <name>', 'who holds it (letters, digits, _ . @ -)')
-    .option('--agent <agent>', 'for --role agent: the one agent the token acts as')
+    .option('--agent <agent>', 'the name the token acts as: required for --role agent; for --role member, default --name')
     .option('--expires-at <time>', 'ISO 8601 time with a zone after which the token stops working')
     .option('--json', 'the token record with its secret, as JSON')
     .action(async (options: { role: string; name: string; agent?: string; expiresAt?: string; json?: boolean }) => {

@@ -15,6 +15,9 @@ import { registerHealthRoute } from '../shared/health.js';
 import type { HttpApp } from '../shared/http-types.js';
 import { createSignal } from '../shared/signal.js';
 import { TRACED_SERVICES } from '../shared/tracing.js';
+import { registerConversationGauges } from '../conversation/metrics.js';
+import { registerConversationRoutes } from '../conversation/routes.js';
+import { createConversation } from '../conversation/setup.js';
 import type { ClaimableNews } from '../work/claimable.js';
 import { createClaimService } from '../work/claims.js';
 import { registerClassifyProxy, relayTimeoutMs } from '../work/classify-proxy.js';
@@ -85,28 +88,33 @@ export async function buildWorkApp({ config, logger, webRoot, now = () => new Da
   announcement = claims.announcement;
   commits.listen(() => hub.committed());
   commits.listen(claims.became);
-  const work = createWorkService({ store, recent, observer, now });
+  const conversation = createConversation({ store, database, logger, now, recent, observer });
+  commits.listen(conversation.waits.wake);
+  const work = createWorkService({ store, recent, observer, now, reviewGate: conversation.questions.reviewGate });
   const statsStore = createStatsStore(database);
   const stats = createStatsService({ store: statsStore, now, maxTypes: config.metrics.maxTypes });
   // The item gauges read the maintained counts (src/work/stats), never a scan of work_items.
   registerWorkGauges(app.metricsRegistry, { source: stats, counters: observer, claims, hub, logger });
+  registerConversationGauges(app.metricsRegistry, conversation.waits);
   registerDatabaseMetrics(app, app.metricsRegistry, database);
   const sweeper = startLeaseSweeper({ store, work, logger, now, everyMs: sweepEveryMs });
   onLeaseSweeper?.(sweeper.sweep);
   const compactor = startStatsCompactor({ store: statsStore, logger });
   app.addHook('preClose', async () => {
     await claims.close();
+    await conversation.waits.close();
     await sweeper.stop();
     await compactor.stop();
   });
   // Before the item routes, so /work/stats is never read as an item id.
   registerStatsRoutes(app, stats);
   registerWorkRoutes(app, work, claims);
+  registerConversationRoutes(app, conversation.comments, conversation.questions);
   registerProjectRoutes(app, createProjectService({ store, now }));
   registerEventRoutes(app, hub);
   // Intake classifies in process: the same service as POST /classify, counted and traced here.
   const classify = buildClassifyService({ config, database, logger, metrics: app.metricsRegistry, tracing });
-  await registerIntake(app, { config, database, logger, work: workForIntake(store), classify, now });
+  await registerIntake(app, { config, database, logger, work: workForIntake(store, conversation.statementsOn), classify, now });
   registerHealthRoute(app, database, ACCESS.public);
   registerTokenRoutes(app, createTokenService({ store: auth.store, authenticator: auth.authenticator, now }));
   registerSessionRoutes(app, { config: config.auth, authenticator: auth.authenticator, gate });

@@ -25,6 +25,8 @@ export interface Plan {
   openDispatch?: DispatchRow;
   /** The fields the audit row names, changed or not (the claim's four); default: those that changed. */
   audit?: readonly (keyof WorkItemRow)[];
+  /** What the audit row says beyond the fields (the conversation's: the question, the comment deleted). */
+  details?: Record<string, unknown>;
 }
 
 /** The versions an If-Match header accepts: any (`*`) or a list. */
@@ -129,12 +131,16 @@ export function writeOf(current: ItemWithDispatches, plan: Plan, actor: Actor, n
     ...(plan.closeDispatch && { closeDispatch: plan.closeDispatch }),
     ...(plan.openDispatch && { openDispatch: plan.openDispatch }),
     event: { type: WORK_EVENTS.updated, data: eventData(row, actor), at: now },
-    history: { at: now, actor: actor.name, role: actor.role, action: plan.action, changes: describeChanges(current.row, plan.set, plan.audit) },
+    history: { at: now, actor: actor.name, role: actor.role, action: plan.action, changes: withDetails(describeChanges(current.row, plan.set, plan.audit), plan.details) },
   };
   // A claim hands its item to the claimer itself: no one else is to be woken for it.
   const wakes = plan.action === 'claimed' ? null : claimableAfter(current.row, row, now);
   if (wakes) change.wakes = wakes;
   return { change, after: { row, dispatches: dispatchesAfter(current.dispatches, change) } };
+}
+
+function withDetails(changes: string, details: Plan['details']): string {
+  return details ? JSON.stringify({ ...(JSON.parse(changes) as object), ...details }) : changes;
 }
 
 function dispatchesAfter(dispatches: readonly DispatchRow[], change: ItemChange): DispatchRow[] {

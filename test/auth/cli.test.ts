@@ -79,7 +79,7 @@ describe.each(await storesUnderTest())('agentdesk token on %s', (kind) => {
     expect(noAgent.stderr).toContain('agent is required');
     const badRole = await agentdesk(url, 'token', 'create', '--role', 'root', '--name', 'x');
     expect(badRole.code).not.toBe(0);
-    expect(badRole.stderr).toContain('viewer, agent, intake, admin');
+    expect(badRole.stderr).toContain('viewer, agent, member, intake, admin');
     const badName = await agentdesk(url, 'token', 'create', '--role', 'viewer', '--name', 'two words');
     expect(badName.code).toBe(1);
     expect(badName.stderr).toContain('name');
