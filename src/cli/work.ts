@@ -23,7 +23,7 @@ interface JsonOption {
   json?: boolean;
 }
 
-export function registerWorkCommand(program: Command, context: CliContext): void {
+export function registerWorkCommand(program: Command, context: CliContext): Command {
   const { io } = context;
   const paint = () => paintFor(io);
   const show = (item: WorkItem, options: JsonOption) => io.out(options.json ? json(item) : workLine(item, paint()));
@@ -194,4 +194,5 @@ export function registerWorkCommand(program: Command, context: CliContext): void
     .action(async (id: string, text: string, options: JsonOption) => {
       show(await context.work().appendNote(id, text), options);
     });
+  return work;
 }
