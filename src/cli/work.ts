@@ -182,6 +182,8 @@ export function registerWorkCommand(program: Command, context: CliContext): Comm
         const item =
           options.notes === undefined ? await client.updateWork(id, move.change) : await client.appendNote(id, options.notes, move.change);
         show(item, options);
+        // A completion the item needs a person's review for leaves it blocked, waiting for that review.
+        if (name === 'complete' && item.status === 'blocked') io.err('Sent for review: a person approves it (it completes) or returns it to you.\n');
       });
   }
 
