@@ -1,4 +1,4 @@
-import type { Comment, Question, QuestionListEntry } from '../work/conversation/schemas.js';
+import type { Comment, InboxEntry, Question } from '../conversation/schemas.js';
 import { type Paint, oneLine, relativeTime, table } from './format.js';
 
 // How the conversation reads in a terminal: a comment as one line, the inbox as a table, one
@@ -18,7 +18,7 @@ function answerText(question: Question): string {
   return [question.option, question.answer].filter((part) => part !== null && part !== '').join(': ');
 }
 
-export function questionTable(entries: QuestionListEntry[], paint: Paint, answered: boolean, now = Date.now()): string {
+export function questionTable(entries: InboxEntry[], paint: Paint, answered: boolean, now = Date.now()): string {
   if (entries.length === 0) return answered ? 'No answered questions.\n' : 'Nothing waits for a person.\n';
   const head = answered ? ['ITEM', 'KIND', 'ANSWERED', 'BY', 'QUESTION', 'ANSWER'] : ['ITEM', 'KIND', 'WAITING', 'PRI', 'ASKED BY', 'QUESTION', 'OPTIONS'];
   return table(
@@ -30,7 +30,7 @@ export function questionTable(entries: QuestionListEntry[], paint: Paint, answer
             entry.work_item_id,
             entry.kind === 'review' ? paint.yellow('review') : 'question',
             relativeTime(entry.asked_at, now).replace(/ ago$/, ''),
-            String(entry.work_item.priority),
+            String(entry.item.priority),
             entry.asked_by,
             oneLine(entry.question, 50),
             entry.options === null ? paint.dim('(free text)') : oneLine(entry.options.join(' | '), 40),

@@ -1,6 +1,6 @@
 import { type Command, Option } from 'commander';
-import type { Question, QuestionsQuery } from '../work/conversation/schemas.js';
-import { MAX_QUESTION_WAIT_S } from '../work/conversation/schemas.js';
+import { type InboxQuery, type Question, QUESTION_WAIT_LIMITS } from '../conversation/schemas.js';
+import { openQuestionOf } from '../client/open-question.js';
 import { type CliContext, UsageError } from './context.js';
 import { commentLine, questionDetail, questionTable } from './conversation-view.js';
 import { json, paintFor } from './format.js';
@@ -30,7 +30,7 @@ export function registerConversationCommands(program: Command, work: Command, co
 
   /** The item's open question, or a refusal naming the item (exit 1). */
   async function openQuestion(id: string, kind?: Question['kind']): Promise<Question> {
-    const open = await context.work().getOpenQuestion(id);
+    const open = await openQuestionOf(context.work(), id);
     if (open === null) throw new Error(`work item ${id} has no open question${kind === 'review' ? ' (no review waits on it)' : ''}`);
     if (kind === 'review' && open.kind !== 'review') {
       throw new Error(`the open question on ${id} is a question, not a review: answer it with agentdesk answer`);
@@ -69,7 +69,7 @@ export function registerConversationCommands(program: Command, work: Command, co
       // Several waits of at most the route's limit, each answered at once when the answer comes.
       const until = Date.now() + (options.wait ?? 0) * 1_000;
       while (question.status === 'open' && Date.now() < until) {
-        const wait_s = Math.min(MAX_QUESTION_WAIT_S, Math.ceil((until - Date.now()) / 1_000));
+        const wait_s = Math.min(QUESTION_WAIT_LIMITS.max, Math.ceil((until - Date.now()) / 1_000));
         question = await client.getQuestion(id, question.id, { wait_s });
       }
       showQuestion(question, options);
@@ -88,7 +88,7 @@ export function registerConversationCommands(program: Command, work: Command, co
     .option('--json', 'a JSON array of the questions')
     .action(async (options: JsonOption & { answered?: boolean; project?: string; agent?: string; limit?: number; cursor?: string; all?: boolean }) => {
       const client = context.work();
-      const query: QuestionsQuery = {
+      const query: InboxQuery = {
         status: options.answered ? 'answered' : 'open',
         ...(options.project !== undefined && { project_id: await projectId(context, options.project) }),
         ...(options.agent !== undefined && { agent: options.agent }),

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { CommentSchema, CreateCommentSchema, CreateQuestionSchema, QuestionSchema } from '../work/conversation/schemas.js';
+import { AskSchema, CommentSchema, CreateCommentSchema, QuestionSchema } from '../conversation/schemas.js';
 import { WorkItemSchema } from '../work/schemas.js';
 
 // The conversation tools' input and output schemas (add_comment, add_note, ask_person,
@@ -41,8 +41,8 @@ export const ProgressNoteInputSchema = Type.Object(
 export const AskInputSchema = Type.Object(
   {
     id: IdSchema,
-    question: CreateQuestionSchema.properties.question,
-    options: CreateQuestionSchema.properties.options,
+    question: AskSchema.properties.question,
+    options: AskSchema.properties.options,
     wait_s: Type.Optional({ ...WaitSchema, default: TOOL_WAIT_MAX_S }),
   },
   { additionalProperties: false },

@@ -1,5 +1,6 @@
+import { openQuestionOf } from '../client/open-question.js';
 import type { WorkClient } from '../client/work-client.js';
-import type { Question } from '../work/conversation/schemas.js';
+import type { Question } from '../conversation/schemas.js';
 import type { WorkItem } from '../work/schemas.js';
 import { TOOL_WAIT_MAX_S } from './conversation-schemas.js';
 
@@ -36,7 +37,7 @@ export function withNextStep(question: Question): Record<string, unknown> {
  */
 export async function openReviewOf(client: WorkClient, item: WorkItem, call: Call): Promise<Question | null> {
   if (item.status !== 'blocked') return null;
-  const open = await client.getOpenQuestion(item.id, call);
+  const open = await openQuestionOf(client, item.id, call);
   return open !== null && open.kind === 'review' ? open : null;
 }
 
