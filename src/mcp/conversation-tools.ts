@@ -56,7 +56,7 @@ export const CONVERSATION_TOOLS: readonly ToolDefinition[] = [
     title: 'Ask a person',
     description:
       'Ask a person when you cannot go on well without one: a missing fact, a decision with real consequences, access you lack, contradictory instructions. Blocks the item (lease paused) until answered; give options when you can. Waits up to wait_s.',
-    access: ACCESS.work,
+    access: ACCESS.comment,
     input: AskInputSchema,
     output: QuestionOutputSchema,
     annotations: ADDS,
