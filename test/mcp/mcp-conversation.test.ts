@@ -131,6 +131,7 @@ describe.each(await storesUnderTest())('MCP conversation tools on %s', (kind) =>
     // One open question per item: a second is refused, and the text names the way out.
     const second = await refused(bot, 'ask_person', { id: mine.id, question: 'And another thing?', wait_s: 0 });
     expect(second).toMatch(/^agentdesk refused \(409/);
+    expect(second).toContain(`call get_answer with question_id "${open.id}"`);
     // Options are checked before anything is sent.
     expect(await refused(bot, 'ask_person', { id: mine.id, question: 'One?', options: ['only'] })).toMatch(/^Invalid arguments: options/);
     expect(await refused(bot, 'get_answer', { id: mine.id, question_id: open.id, wait_s: 26 })).toMatch(/^Invalid arguments: wait_s/);
