@@ -96,10 +96,10 @@ export function registerConversationCommands(program: Command, work: Command, co
         ...(options.cursor !== undefined && { cursor: options.cursor }),
       };
       let page = await client.listQuestions(query);
-      const questions = [...page.items];
+      const questions = [...page.entries];
       while (options.all && page.next_cursor) {
         page = await client.listQuestions({ ...query, cursor: page.next_cursor });
-        questions.push(...page.items);
+        questions.push(...page.entries);
       }
       io.out(options.json ? json(questions) : questionTable(questions, paint(), options.answered === true));
       if (page.next_cursor) io.err(`More questions: add --cursor ${page.next_cursor} (or --all).\n`);
