@@ -15,6 +15,7 @@ import { registerHealthRoute } from '../shared/health.js';
 import type { HttpApp } from '../shared/http-types.js';
 import { createSignal } from '../shared/signal.js';
 import { TRACED_SERVICES } from '../shared/tracing.js';
+import { registerConversationGauges } from '../conversation/metrics.js';
 import { registerConversationRoutes } from '../conversation/routes.js';
 import { createConversation } from '../conversation/setup.js';
 import { createClaimService } from '../work/claims.js';
@@ -90,6 +91,7 @@ export async function buildWorkApp({ config, logger, webRoot, now = () => new Da
   const stats = createStatsService({ store: statsStore, now, maxTypes: config.metrics.maxTypes });
   // The item gauges read the maintained counts (src/work/stats), never a scan of work_items.
   registerWorkGauges(app.metricsRegistry, { source: stats, counters: observer, claims, hub, logger });
+  registerConversationGauges(app.metricsRegistry, conversation.waits);
   registerDatabaseMetrics(app, app.metricsRegistry, database);
   const sweeper = startLeaseSweeper({ store, work, logger, now, everyMs: sweepEveryMs });
   onLeaseSweeper?.(sweeper.sweep);
@@ -108,7 +110,7 @@ export async function buildWorkApp({ config, logger, webRoot, now = () => new Da
   registerEventRoutes(app, hub);
   // Intake classifies in process: the same service as POST /classify, counted and traced here.
   const classify = buildClassifyService({ config, database, logger, metrics: app.metricsRegistry, tracing });
-  await registerIntake(app, { config, database, logger, work: workForIntake(store), classify, now });
+  await registerIntake(app, { config, database, logger, work: workForIntake(store, conversation.statementsOn), classify, now });
   registerHealthRoute(app, database, ACCESS.public);
   registerTokenRoutes(app, createTokenService({ store: auth.store, authenticator: auth.authenticator, now }));
   registerSessionRoutes(app, { config: config.auth, authenticator: auth.authenticator, gate });

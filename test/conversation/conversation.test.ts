@@ -304,3 +304,38 @@ describe.each(await storesUnderTest())('the conversation on %s', (kind) => {
     expect(session.principal).toMatchObject({ name: 'mia', role: 'member', agent: 'mia' });
   });
 });
+
+describe.each(await storesUnderTest())('a wait for an answer on %s', (kind) => {
+  let t: TestApp;
+  let base = '';
+  beforeAll(async () => {
+    t = await startWorkApp(kind);
+    base = await t.app.listen({ port: 0, host: '127.0.0.1' });
+  });
+  afterAll(() => t?.close());
+
+  const waitingNow = async () => {
+    const text = (await call(t.app, 'GET', '/metrics')).text;
+    return Number(/^agentdesk_work_answers_waiting (\d+)$/m.exec(text)?.[1]);
+  };
+  /** Turns of the event loop until `done` holds (no sleeping: each turn lets the server move on). */
+  const until = async (done: () => Promise<boolean>) => {
+    for (let i = 0; i < 2_000 && !(await done()); i += 1) await new Promise((resolve) => setImmediate(resolve));
+    return done();
+  };
+
+  it('a client that hangs up leaves nothing behind; the answer still lands', async () => {
+    const item = (await call(t.app, 'POST', '/work', { type: 'hangup', description: 'asked', agent: 'ada' })).body;
+    await call(t.app, 'PATCH', `/work/${item.id}`, { status: 'in_progress', agent: 'ada' });
+    const asked = (await call(t.app, 'POST', `/work/${item.id}/questions`, { question: 'Still there?' })).body;
+    const left = new AbortController();
+    const request = fetch(`${base}/work/${item.id}/questions/${asked.id}?wait_s=30`, { signal: left.signal }).catch((error: unknown) => error);
+    expect(await until(async () => (await waitingNow()) === 1)).toBe(true);
+    left.abort();
+    expect(await request).toBeInstanceOf(Error);
+    expect(await until(async () => (await waitingNow()) === 0)).toBe(true);
+    const answered = await call(t.app, 'POST', `/work/${item.id}/questions/${asked.id}/answer`, { answer: 'yes' });
+    expect(answered.status).toBe(200);
+    expect((await call(t.app, 'GET', `/work/${item.id}/questions/${asked.id}?wait_s=30`)).body).toMatchObject({ status: 'answered', answer: 'yes' });
+  });
+});
