@@ -10,12 +10,15 @@ import { BENCH_JOB, drive, type PhaseResult, quota } from './queue-phase.js';
 // the orchestrator asks for one phase at a time and reads the server's CPU in between.
 //
 //   submit: N × POST /work, W submitters at once.
+//   comment: C × POST /work/{id}/comments on each item of the last submit, W writers at once
+//            (the items of the comments run, issue 21: the drain then meets items that talk).
 //   drain:  W agents, each looping POST /work/claim → PATCH /work/{id} (completed) until a 204.
 
-export type QueueClientRequest = { phase: 'submit'; items: number } | { phase: 'drain' };
+export type QueueClientRequest = { phase: 'submit'; items: number } | { phase: 'comment'; per_item: number } | { phase: 'drain' };
 
 export type QueueClientReply =
   | { phase: 'submit'; result: PhaseResult }
+  | { phase: 'comment'; result: PhaseResult }
   | { phase: 'drain'; result: PhaseResult; claimed: number; duplicates: number }
   /** The server has no POST /work/claim yet (404): the drain cannot run. */
   | { phase: 'drain'; unavailable: string }
@@ -27,6 +30,14 @@ export interface QueueClientOptions {
 }
 
 const JSON_HEADERS = { 'content-type': 'application/json' };
+/** Under AUTH=off a comment's author is the X-User, a person: people comment on any item. */
+const COMMENT_HEADERS = { ...JSON_HEADERS, 'x-user': 'bench-person' };
+/** A progress comment as an agent writes one: a few lines, a link. */
+const COMMENT_BODY = JSON.stringify({
+  kind: 'progress',
+  body: 'Read the thread and the customer record; the refund was issued on the 3rd. Drafting the reply now.',
+  links: [{ url: 'https://example.com/tickets/4711', title: 'the ticket' }],
+});
 const SUBMIT_BODY = JSON.stringify(BENCH_JOB);
 const LEASE_S = 300;
 
@@ -49,13 +60,31 @@ export function createQueueClient(options: QueueClientOptions) {
     JSON.stringify({ status: 'completed', outcome: 'success', agent: agentName(worker) }),
   );
 
+  /** The items of the last submit, for the comment phase. */
+  let submitted: string[] = [];
+
   async function submit(items: number): Promise<PhaseResult> {
     const take = quota(items);
+    submitted = [];
     return drive(options.workers, async () => {
       if (!take()) return false;
       const { statusCode, body } = await pool.request({ method: 'POST', path: '/work', headers: JSON_HEADERS, body: SUBMIT_BODY });
       const text = await body.text();
       if (statusCode !== 201) throw unexpected('POST /work', statusCode, text);
+      submitted.push((JSON.parse(text) as { id: string }).id);
+      return true;
+    });
+  }
+
+  async function comment(perItem: number): Promise<PhaseResult> {
+    const paths = submitted.flatMap((id) => Array.from({ length: perItem }, () => `/work/${id}/comments`));
+    let next = 0;
+    return drive(options.workers, async () => {
+      const path = paths[next++];
+      if (path === undefined) return false;
+      const { statusCode, body } = await pool.request({ method: 'POST', path, headers: COMMENT_HEADERS, body: COMMENT_BODY });
+      const text = await body.text();
+      if (statusCode !== 201) throw unexpected(`POST ${path}`, statusCode, text);
       return true;
     });
   }
@@ -89,6 +118,7 @@ export function createQueueClient(options: QueueClientOptions) {
   return {
     async handle(request: QueueClientRequest): Promise<QueueClientReply> {
       if (request.phase === 'submit') return { phase: 'submit', result: await submit(request.items) };
+      if (request.phase === 'comment') return { phase: 'comment', result: await comment(request.per_item) };
       return drain();
     },
     close: () => pool.close(),

@@ -22,6 +22,12 @@ import { runAnchor, startQueueClient, startWork } from './servers.js';
 // workers are the library) plus that of the PostgreSQL backends serving it (bench/proc-cpu.ts:
 // /proc of the backends pg_stat_activity names by the system's application_name, its schema).
 // JSON lines on stdout (throughputs, CPU, the ratios and the targets), progress on stderr.
+//
+// `--comments 10` (issue 21): comments must not slow the hot path. Each store runs in
+// alternating pairs (`--comment-rounds` of them), without comments and then with ten progress
+// comments on every item, posted between the submit and the drain, so the drain's claims and
+// completions meet items that carry a conversation (and a comments table of 10 × N rows);
+// `comments_ratio` compares the two drains (target: at least 0.9).
 
 const { values: args } = parseArgs({
   options: {
@@ -37,6 +43,10 @@ const { values: args } = parseArgs({
     backlog: { type: 'string', default: '3000,50000' },
     /** Claims timed at each backlog size. */
     'backlog-claims': { type: 'string', default: '200' },
+    /** Comments on every item before the drain, in alternating pairs with runs without (0: the plain run). */
+    comments: { type: 'string', default: '0' },
+    /** Pairs (without, with comments) per store when --comments is set. */
+    'comment-rounds': { type: 'string', default: '2' },
     /** A folder: the work servers run with --cpu-prof and leave their profiles there. */
     'cpu-prof': { type: 'string' },
     /** Another build's dist/src/main.js for agentdesk (before and after a change, same harness). */
@@ -57,6 +67,10 @@ const WARMUP = integerArg('warmup', 0);
 const POOL = args.pool === undefined ? WORKERS : integerArg('pool', 1);
 const anchors = args.anchors === 'none' ? [] : args.anchors.split(',').map(parseAnchor);
 const BACKLOG = args.backlog === 'none' ? null : parseBacklog(args.backlog);
+const COMMENTS = integerArg('comments', 0);
+const COMMENT_ROUNDS = integerArg('comment-rounds', 1);
+/** A drain with comments within 10 % of the drain without. */
+const COMMENTS_TARGET = 0.9;
 
 const TARGETS = [
   { what: 'claim_complete', over: 'pg-boss', atLeast: 1.5 },
@@ -65,7 +79,7 @@ const TARGETS = [
   { what: 'submit', over: 'graphile-worker', atLeast: null },
 ] as const;
 
-function integerArg(name: 'items' | 'workers' | 'warmup' | 'pool', min: number): number {
+function integerArg(name: 'items' | 'workers' | 'warmup' | 'pool' | 'comments' | 'comment-rounds', min: number): number {
   const value = Number(args[name] ?? Number.NaN);
   if (Number.isInteger(value) && value >= min) return value;
   process.stderr.write(`--${name} must be an integer >= ${min}\n`);
@@ -119,7 +133,7 @@ async function withBackends<T>(schema: string | undefined, work: () => Promise<T
   return { value, pg: meter ? await meter.stop() : null };
 }
 
-function expectReply<P extends 'submit' | 'drain'>(reply: QueueClientReply, phase: P): Extract<QueueClientReply, { phase: P }> {
+function expectReply<P extends 'submit' | 'comment' | 'drain'>(reply: QueueClientReply, phase: P): Extract<QueueClientReply, { phase: P }> {
   if ('error' in reply) throw new Error(`queue client, ${phase}: ${reply.error}`);
   if (reply.phase !== phase) throw new Error(`queue client answered ${reply.phase} to ${phase}`);
   return reply as Extract<QueueClientReply, { phase: P }>;
@@ -131,14 +145,17 @@ async function counts(url: string): Promise<Record<string, number>> {
   return (await response.json()) as Record<string, number>;
 }
 
-async function benchAgentdesk(kind: BenchDbKind): Promise<void> {
-  progress(`agentdesk on ${kind}: warm-up (${WARMUP}), then ${ITEMS} submits and the drain, ${WORKERS} agents`);
+/** The drain's cycles per second and the server's CPU per cycle, or null when it could not run. */
+async function benchAgentdesk(kind: BenchDbKind, comments = 0): Promise<{ per_s: number; cpu_ms: number | null } | null> {
+  const talking = comments > 0 ? `, ${comments} comments per item` : '';
+  progress(`agentdesk on ${kind}: warm-up (${WARMUP}), then ${ITEMS} submits${talking} and the drain, ${WORKERS} agents`);
   const database = await freshDatabase(kind);
   const server = await startWork(database.url, POOL, args['cpu-prof'], {}, args['server-main'] === undefined ? undefined : resolve(args['server-main']));
   const client = startQueueClient({ url: server.url, workers: WORKERS });
-  const shape = { system: 'agentdesk', db: kind, items: ITEMS, workers: WORKERS };
+  const shape = { system: 'agentdesk', db: kind, items: ITEMS, workers: WORKERS, ...(COMMENTS > 0 && { comments_per_item: comments }) };
   try {
     expectReply(await client.run({ phase: 'submit', items: WARMUP }), 'submit');
+    if (comments > 0) expectReply(await client.run({ phase: 'comment', per_item: comments }), 'comment');
     const warm = expectReply(await client.run({ phase: 'drain' }), 'drain');
 
     let cpuBefore = server.cpuMs();
@@ -153,14 +170,26 @@ async function benchAgentdesk(kind: BenchDbKind): Promise<void> {
       ...cpuPerOp(submitCpu, submitted.pg, submit.ok),
       client_cpu_ms_per_op: perOp(submit.client_cpu_ms, submit.ok),
     });
+    if (comments > 0) {
+      cpuBefore = server.cpuMs();
+      const commented = expectReply(await client.run({ phase: 'comment', per_item: comments }), 'comment').result;
+      emit({
+        metric: 'comment_per_s',
+        ...shape,
+        op: 'POST /work/{id}/comments',
+        ...commented,
+        server_cpu_ms_per_op: perOp(server.cpuMs() - cpuBefore, commented.ok),
+      });
+    }
     if (database.schema) await analyzeSchema(postgresAdminUrl(), database.schema);
     const entry: (typeof measured)[string] = { submit: submit.per_s, claimComplete: null };
-    measured[kind] = entry;
+    // The anchors are compared with the plain run only.
+    if (comments === 0) measured[kind] = entry;
 
     if ('unavailable' in warm) {
       entry.note = `agentdesk claim not measured: ${warm.unavailable}`;
       emit({ metric: 'claim_complete_per_s', ...shape, skipped: warm.unavailable });
-      return;
+      return null;
     }
 
     const waits = database.schema ? await sampleWaits(postgresAdminUrl(), database.schema) : null;
@@ -196,6 +225,7 @@ async function benchAgentdesk(kind: BenchDbKind): Promise<void> {
       correct: drained.claimed === ITEMS && drained.duplicates === 0 && left.completed === ITEMS + WARMUP && left.queued === 0 && left.in_progress === 0,
       ...(states && { pg_connection_states: states, pg_states_note: 'pg_stat_activity every 20 ms during the drain: average connections per state' }),
     });
+    return { per_s: result.per_s, cpu_ms: perOp(drainCpu, result.ok) };
   } finally {
     await client.stop();
     await server.stop();
@@ -263,6 +293,48 @@ function compare(results: Partial<Record<Anchor, AnchorResult>>): void {
   }
 }
 
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+};
+
+/**
+ * Alternating pairs on one store, without and with comments; then the ratio of their drains.
+ * The server's CPU per cycle is set beside the throughput: on a shared machine it moves less
+ * with the load than cycles per second do.
+ */
+async function benchComments(kind: BenchDbKind): Promise<void> {
+  const without: number[] = [];
+  const withComments: number[] = [];
+  const cpuWithout: Array<number | null> = [];
+  const cpuWith: Array<number | null> = [];
+  for (let pair = 0; pair < COMMENT_ROUNDS; pair += 1) {
+    const plain = await benchAgentdesk(kind, 0);
+    const talking = await benchAgentdesk(kind, COMMENTS);
+    if (plain === null || talking === null) return;
+    without.push(plain.per_s);
+    withComments.push(talking.per_s);
+    cpuWithout.push(plain.cpu_ms);
+    cpuWith.push(talking.cpu_ms);
+  }
+  const ratio = round(median(withComments) / median(without));
+  emit({
+    metric: 'comments_ratio',
+    db: kind,
+    comments_per_item: COMMENTS,
+    pairs: COMMENT_ROUNDS,
+    without_per_s: without,
+    with_per_s: withComments,
+    pair_ratios: withComments.map((value, i) => round(value / without[i]!)),
+    server_cpu_ms_per_cycle_without: cpuWithout,
+    server_cpu_ms_per_cycle_with: cpuWith,
+    ratio_of_medians: ratio,
+    target: `>= ${COMMENTS_TARGET}`,
+    met: ratio >= COMMENTS_TARGET,
+  });
+}
+
 async function main(): Promise<void> {
   emit({
     metric: 'setup',
@@ -272,20 +344,23 @@ async function main(): Promise<void> {
     stores: kinds,
     server: `node ${args['server-main'] ?? 'dist/src/main.js'} work, LOG_LEVEL=warn`,
     client: "bench/queue-client.ts: one process, undici request on a keep-alive Pool of W connections",
-    anchors: anchors.map((anchor) => `${anchor}: own process, fresh schema on the same PostgreSQL`),
+    ...(COMMENTS > 0 && { comments_per_item: COMMENTS, comment_rounds: COMMENT_ROUNDS }),
+    anchors: COMMENTS > 0 ? [] : anchors.map((anchor) => `${anchor}: own process, fresh schema on the same PostgreSQL`),
     pg_pool_per_system: POOL,
     cpus: cpus().length,
     loadavg_1m: round(loadavg()[0] ?? Number.NaN),
     node: process.version,
   });
-  if (anchors.length > 0 && !kinds.includes('postgres')) progress('the anchors run on PostgreSQL only: --db postgres or both to run them');
+  if (anchors.length > 0 && COMMENTS === 0 && !kinds.includes('postgres')) progress('the anchors run on PostgreSQL only: --db postgres or both to run them');
   const results: Partial<Record<Anchor, AnchorResult>> = {};
-  for (const kind of kinds) {
+  for (const kind of COMMENTS > 0 ? kinds : []) await benchComments(kind);
+  for (const kind of COMMENTS > 0 ? [] : kinds) {
     await benchAgentdesk(kind);
     // The anchors right after agentdesk on PostgreSQL, so that all three meet the same machine.
     if (kind === 'postgres') for (const anchor of anchors) results[anchor] = await benchAnchor(anchor);
   }
-  for (const kind of BACKLOG ? kinds : []) {
+  // The comments run is a comparison of its own: no anchors, no backlog.
+  for (const kind of BACKLOG && COMMENTS === 0 ? kinds : []) {
     progress(`agentdesk on ${kind}: claims by type behind a backlog of ${BACKLOG!.small}, then ${BACKLOG!.large} queued`);
     await benchBacklog(kind, BACKLOG!, emit);
   }

@@ -6,6 +6,7 @@
 import { Command, CommanderError } from 'commander';
 import { ProblemError } from '../client/errors.js';
 import { registerClassifyCommand } from './classify.js';
+import { registerConversationCommands } from './conversation.js';
 import { EXIT, createCliContext, describeError, exitCodeOf } from './context.js';
 import { json } from './format.js';
 import { registerProjectCommand } from './project.js';
@@ -39,7 +40,7 @@ program.addHelpText(
   '\nExit codes: 0 ok, 1 refused by the service (4xx), 2 usage error, 3 cannot reach the service (or it answered 5xx).',
 );
 
-registerWorkCommand(program, context);
+registerConversationCommands(program, registerWorkCommand(program, context), context);
 registerProjectCommand(program, context);
 registerTokenCommand(program, context);
 registerClassifyCommand(program, context);

@@ -23,7 +23,7 @@ interface JsonOption {
   json?: boolean;
 }
 
-export function registerWorkCommand(program: Command, context: CliContext): void {
+export function registerWorkCommand(program: Command, context: CliContext): Command {
   const { io } = context;
   const paint = () => paintFor(io);
   const show = (item: WorkItem, options: JsonOption) => io.out(options.json ? json(item) : workLine(item, paint()));
@@ -182,6 +182,8 @@ export function registerWorkCommand(program: Command, context: CliContext): void
         const item =
           options.notes === undefined ? await client.updateWork(id, move.change) : await client.appendNote(id, options.notes, move.change);
         show(item, options);
+        // A completion the item needs a person's review for leaves it blocked, waiting for that review.
+        if (name === 'complete' && item.status === 'blocked') io.err('Sent for review: a person approves it (it completes) or returns it to you.\n');
       });
   }
 
@@ -194,4 +196,5 @@ export function registerWorkCommand(program: Command, context: CliContext): void
     .action(async (id: string, text: string, options: JsonOption) => {
       show(await context.work().appendNote(id, text), options);
     });
+  return work;
 }

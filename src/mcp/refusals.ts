@@ -23,6 +23,10 @@ function nextStep(problem: ProblemError, tool: string): string {
     case 404:
       return 'Check the id: list_work finds items, claim_next_work gives you one.';
     case 409: {
+      const open = extra.open_question as { id?: unknown } | undefined;
+      if (open && typeof open.id === 'string') {
+        return `Wait for that answer first: call get_answer with question_id "${open.id}".`;
+      }
       if (typeof extra.holder === 'string') {
         return `It is held by ${extra.holder}: leave it, and call claim_next_work for other work.`;
       }

@@ -19,6 +19,7 @@ import { createAjv } from '../shared/validation.js';
 import { ProblemError } from '../client/errors.js';
 import type { WorkClient } from '../client/work-client.js';
 import { refusalText } from './refusals.js';
+import { CONVERSATION_TOOLS } from './conversation-tools.js';
 import { type Caller, TOOLS, type ToolDefinition } from './tools.js';
 
 // One MCP server over the tools, for one caller: the HTTP route builds one per request (it is
@@ -31,8 +32,11 @@ export const SERVER_INFO = { name: 'agentdesk', title: 'agentdesk work desk', ve
 const INSTRUCTIONS = [
   'agentdesk hands out work items to agents, one at a time, on a lease.',
   'Loop: claim_next_work (wait_s to wait) → work on the item, calling heartbeat before lease_expires_at →',
-  'complete_work (notes, result) or fail_work (reason). block_work when you need a person; start_work resumes.',
-  'add_note records progress. A refused call is a tool error whose text says what to do next.',
+  'complete_work (notes, result) or fail_work (reason); an item that needs review is sent for review, and a person approves or returns it.',
+  'add_note records progress on the item\'s timeline, add_comment posts a comment with links for the people following it.',
+  'When you cannot go on well without a person (a missing fact, a decision with consequences, access you lack), ask_person,',
+  'with options when you can; it blocks the item and waits up to wait_s; get_answer waits again. Do not ask what you can find out yourself.',
+  'A refused call is a tool error whose text says what to do next.',
 ].join(' ');
 
 const RESOURCE_TEMPLATE = 'agentdesk://work/{id}';
@@ -55,7 +59,7 @@ interface CompiledTool {
 
 // Compiled once per process: a server per request must cost next to nothing.
 const COMPILED = new Map<string, CompiledTool>(
-  TOOLS.map((definition) => [
+  [...TOOLS, ...CONVERSATION_TOOLS].map((definition) => [
     definition.name,
     {
       definition,

@@ -19,12 +19,13 @@ import {
   ItemWithHistorySchema,
   ListInputSchema,
   MCP_PAGE_SIZE,
-  NoteInputSchema,
   PageOutputSchema,
   ProjectsOutputSchema,
   StartInputSchema,
   SubmitInputSchema,
 } from './schemas.js';
+import { CompleteOutputSchema } from './conversation-schemas.js';
+import { openReviewOf, reviewNextStep } from './questions.js';
 
 // The tools an agent works with, one entry each: what the model reads (name, description,
 // annotations, schemas) and what the call does through the typed client. The caller's
@@ -63,16 +64,16 @@ export interface ToolDefinition<Input extends TSchema = TSchema> {
   run(args: Static<Input>, context: ToolContext): Promise<Record<string, unknown>>;
 }
 
-const READS: ToolAnnotations = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
+export const READS: ToolAnnotations = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
 const MOVE_HINTS: ToolAnnotations = { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false };
 /** Completed and failed are final: no move leads out of them. */
 const FINAL_MOVES: ToolAnnotations = { ...MOVE_HINTS, destructiveHint: true };
-const ADDS: ToolAnnotations = { ...MOVE_HINTS, idempotentHint: false };
+export const ADDS: ToolAnnotations = { ...MOVE_HINTS, idempotentHint: false };
 
 /** How often a read-then-write is retried when someone else's change wins the race. */
 const WRITE_ATTEMPTS = 5;
 
-function define<Input extends TSchema>(tool: ToolDefinition<Input>): ToolDefinition {
+export function define<Input extends TSchema>(tool: ToolDefinition<Input>): ToolDefinition {
   return tool as unknown as ToolDefinition;
 }
 
@@ -194,7 +195,7 @@ export const TOOLS: readonly ToolDefinition[] = [
     name: 'block_work',
     title: 'Block a work item',
     description:
-      'Pause your work item because you need something (a person, an answer, access): moves it to blocked, the reason appended to its notes; start_work resumes it.',
+      'Pause your work item while you wait for something (a build, access being granted): moves it to blocked, the reason appended to its notes; start_work resumes it. To get an answer from a person, use ask_person.',
     access: ACCESS.work,
     input: BlockInputSchema,
     output: ItemOutputSchema,
@@ -205,23 +206,25 @@ export const TOOLS: readonly ToolDefinition[] = [
     name: 'complete_work',
     title: 'Complete a work item',
     description:
-      "Finish your work item successfully: moves it to completed (final), appends notes, and merges result into the payload's result object.",
+      "Finish your work item successfully: moves it to completed (final), appends notes, merges result into the payload's result; an item that needs a person's review is sent for review instead (blocked until approved).",
     access: ACCESS.work,
     input: CompleteInputSchema,
-    output: ItemOutputSchema,
+    output: CompleteOutputSchema,
     annotations: FINAL_MOVES,
-    run({ id, notes, result, version }, context) {
+    async run({ id, notes, result, version }, context) {
       const done: UpdateWorkItem = patchForMove(MOVES.complete);
-      if (notes === undefined && result === undefined) {
-        return context.client.updateWork(id, done, { signal: context.signal, ifMatch: version });
-      }
-      return changeFromCurrent(
-        context,
-        id,
-        version,
-        (current) => ({ ...done, ...(result !== undefined && { payload: withResult(current.payload, result) }) }),
-        notes,
-      );
+      const item =
+        notes === undefined && result === undefined
+          ? await context.client.updateWork(id, done, { signal: context.signal, ifMatch: version })
+          : await changeFromCurrent(
+              context,
+              id,
+              version,
+              (current) => ({ ...done, ...(result !== undefined && { payload: withResult(current.payload, result) }) }),
+              notes,
+            );
+      const review = await openReviewOf(context.client, item, context);
+      return review === null ? item : { ...item, review, next_step: reviewNextStep(review) };
     },
   }),
   define({
@@ -234,16 +237,6 @@ export const TOOLS: readonly ToolDefinition[] = [
     annotations: FINAL_MOVES,
     run: ({ id, reason, version }, context) =>
       changeFromCurrent(context, id, version, () => patchForMove(MOVES.fail), reason),
-  }),
-  define({
-    name: 'add_note',
-    title: 'Add a note',
-    description: "Append a note to a work item's notes (progress, a finding, a question for a person); its status does not change.",
-    access: ACCESS.work,
-    input: NoteInputSchema,
-    output: ItemOutputSchema,
-    annotations: ADDS,
-    run: ({ id, text, version }, context) => changeFromCurrent(context, id, version, () => ({}), text),
   }),
   define({
     name: 'submit_work',

@@ -20,11 +20,14 @@ const TOOL_NAMES = [
   'block_work',
   'complete_work',
   'fail_work',
-  'add_note',
   'submit_work',
   'list_projects',
+  'add_note',
+  'add_comment',
+  'ask_person',
+  'get_answer',
 ];
-const READ_ONLY = ['get_work_item', 'list_work', 'list_projects'];
+const READ_ONLY = ['get_work_item', 'list_work', 'list_projects', 'get_answer'];
 const FINAL = ['complete_work', 'fail_work'];
 
 describe.each(await storesUnderTest())('MCP over Streamable HTTP on %s', (kind) => {
@@ -115,7 +118,7 @@ describe.each(await storesUnderTest())('MCP over Streamable HTTP on %s', (kind) 
     const other = await submit('mcp_stale');
     const mine = await use(bot1, 'claim_next_work', { types: ['mcp_stale'] });
     expect(mine.id).toBe(other.id);
-    await use(bot1, 'add_note', { id: mine.id, text: 'moved on' });
+    await use(bot1, 'heartbeat', { id: mine.id });
     const stale = await refused(bot1, 'complete_work', { id: mine.id, version: mine.version });
     expect(stale).toMatch(/^agentdesk refused \(412 Precondition Failed\)/);
     expect(stale).toContain('Call get_work_item for the current version');
@@ -160,8 +163,10 @@ describe.each(await storesUnderTest())('MCP over Streamable HTTP on %s', (kind) 
     expect((await use(bot1, 'block_work', { id: claimed.id, reason: 'need the API key' })).notes).toBe('need the API key');
     const resumed = await use(bot1, 'start_work', { id: claimed.id, version: blocked.version });
     expect(resumed.status).toBe('in_progress');
+    // Progress is a comment on the timeline now; the notes stay what they were.
     const noted = await use(bot1, 'add_note', { id: claimed.id, text: 'got it' });
-    expect(noted.notes).toBe('need the API key\n\ngot it');
+    expect(noted).toMatchObject({ kind: 'progress', body: 'got it', author: 'bot-1' });
+    expect((await api(desk.url, 'GET', `/work/${claimed.id}`, admin)).body.notes).toBe('need the API key');
 
     const none = await use(bot1, 'claim_next_work', { types: ['mcp_nothing'], wait_s: 1 });
     expect(none).toEqual({ claimed: false, detail: expect.stringContaining('wait_s') });

@@ -1,0 +1,60 @@
+import type { Comment, InboxEntry, Question } from '../conversation/schemas.js';
+import { type Paint, oneLine, relativeTime, table } from './format.js';
+
+// How the conversation reads in a terminal: a comment as one line, the inbox as a table, one
+// question with its answer as fields.
+
+export function commentLine(comment: Comment, paint: Paint, now = Date.now()): string {
+  const links = comment.links.length > 0 ? ` ${paint.dim(`(${comment.links.length} link${comment.links.length === 1 ? '' : 's'})`)}` : '';
+  return `${comment.id}  ${paint.cyan(comment.kind)} ${paint.dim('by')} ${comment.author} ${paint.dim(relativeTime(comment.created_at, now))}${links}  ${oneLine(comment.body, 60)}\n`;
+}
+
+function status(question: Question, paint: Paint): string {
+  return question.status === 'open' ? paint.yellow('open') : paint.green('answered');
+}
+
+function answerText(question: Question): string {
+  if (question.status === 'open') return '-';
+  return [question.option, question.answer].filter((part) => part !== null && part !== '').join(': ');
+}
+
+export function questionTable(entries: InboxEntry[], paint: Paint, answered: boolean, now = Date.now()): string {
+  if (entries.length === 0) return answered ? 'No answered questions.\n' : 'Nothing waits for a person.\n';
+  const head = answered ? ['ITEM', 'KIND', 'ANSWERED', 'BY', 'QUESTION', 'ANSWER'] : ['ITEM', 'KIND', 'WAITING', 'PRI', 'ASKED BY', 'QUESTION', 'OPTIONS'];
+  return table(
+    head,
+    entries.map((entry) =>
+      answered
+        ? [entry.work_item_id, entry.kind, relativeTime(entry.answered_at, now), entry.answered_by ?? '-', oneLine(entry.question, 50), oneLine(answerText(entry), 40)]
+        : [
+            entry.work_item_id,
+            entry.kind === 'review' ? paint.yellow('review') : 'question',
+            relativeTime(entry.asked_at, now).replace(/ ago$/, ''),
+            String(entry.item.priority),
+            entry.asked_by,
+            oneLine(entry.question, 50),
+            entry.options === null ? paint.dim('(free text)') : oneLine(entry.options.join(' | '), 40),
+          ],
+    ),
+    paint,
+  );
+}
+
+export function questionDetail(question: Question, paint: Paint, now = Date.now()): string {
+  const fields: Array<[string, string]> = [
+    ['question', question.id],
+    ['item', question.work_item_id],
+    ['kind', question.kind],
+    ['status', status(question, paint)],
+    ['asked', `${relativeTime(question.asked_at, now)} by ${question.asked_by}`],
+  ];
+  if (question.options !== null) fields.push(['options', question.options.join(' | ')]);
+  if (question.status === 'answered') {
+    fields.push(['answered', `${relativeTime(question.answered_at, now)} by ${question.answered_by ?? '-'}`]);
+    if (question.option !== null) fields.push(['option', question.option]);
+    if (question.answer !== null) fields.push(['answer', question.answer]);
+  }
+  const width = Math.max(...fields.map(([name]) => name.length));
+  const lines = fields.map(([name, value]) => `${paint.bold(name.padEnd(width))}  ${value}`);
+  return `${lines.join('\n')}\n\n${question.question}\n`;
+}

@@ -1,0 +1,81 @@
+import { ACCESS } from '../auth/roles.js';
+import type { WorkClient } from '../client/work-client.js';
+import type { Question } from '../conversation/schemas.js';
+import {
+  AskInputSchema,
+  CommentInputSchema,
+  CommentOutputSchema,
+  GetAnswerInputSchema,
+  ProgressNoteInputSchema,
+  QuestionOutputSchema,
+  TOOL_WAIT_MAX_S,
+} from './conversation-schemas.js';
+import { withNextStep } from './questions.js';
+import { ADDS, READS, type ToolDefinition, define } from './tools.js';
+
+// The tools an agent talks to people with (issue 21): a comment on the item's timeline, a
+// progress note (a comment of kind progress; notes stay the human summary), a question to a
+// person that the agent can wait on, and reading its answer. Waiting goes through the route's
+// long poll (GET …/questions/{id}?wait_s), so an answer given on any instance ends the wait at
+// once; a tool never waits longer than an MCP host lets a call run (TOOL_WAIT_MAX_S), and says
+// how to wait again.
+
+type Call = { signal: AbortSignal };
+
+/** The question as it stands after up to `wait_s` seconds for its answer. */
+async function awaitAnswer(client: WorkClient, id: string, question: Question, wait_s: number, call: Call): Promise<Question> {
+  if (question.status !== 'open' || wait_s === 0) return question;
+  return client.getQuestion(id, question.id, { wait_s }, call);
+}
+
+export const CONVERSATION_TOOLS: readonly ToolDefinition[] = [
+  define({
+    name: 'add_note',
+    title: 'Report progress',
+    description:
+      "Record progress on a work item (what you did, found or decided) as a progress comment on its timeline; its status does not change. Use add_comment for links, ask_person when you need an answer.",
+    access: ACCESS.comment,
+    input: ProgressNoteInputSchema,
+    output: CommentOutputSchema,
+    annotations: ADDS,
+    run: ({ id, text }, { client, signal }) => client.addComment(id, { body: text, kind: 'progress' }, { signal }),
+  }),
+  define({
+    name: 'add_comment',
+    title: 'Comment on a work item',
+    description:
+      'Post a comment on a work item\'s timeline, for the people who follow it: kind "note" (default) or "progress", with up to 20 http(s) links (a pull request, a document). It asks nothing: use ask_person to get an answer.',
+    access: ACCESS.comment,
+    input: CommentInputSchema,
+    output: CommentOutputSchema,
+    annotations: ADDS,
+    run: ({ id, ...body }, { client, signal }) => client.addComment(id, body, { signal }),
+  }),
+  define({
+    name: 'ask_person',
+    title: 'Ask a person',
+    description:
+      'Ask a person when you cannot go on well without one: a missing fact, a decision with real consequences, access you lack, contradictory instructions. Blocks the item (lease paused) until answered; give options when you can. Waits up to wait_s.',
+    access: ACCESS.comment,
+    input: AskInputSchema,
+    output: QuestionOutputSchema,
+    annotations: ADDS,
+    async run({ id, question, options, wait_s = TOOL_WAIT_MAX_S }, { client, signal }) {
+      const asked = await client.askQuestion(id, { question, ...(options !== undefined && { options }) }, { signal });
+      return withNextStep(await awaitAnswer(client, id, asked, wait_s, { signal }));
+    },
+  }),
+  define({
+    name: 'get_answer',
+    title: 'Get the answer to a question',
+    description:
+      "Read a question you asked with ask_person (or the review complete_work sent the item to), waiting up to wait_s for a person's answer; answers it, open or answered, with what to do next.",
+    access: ACCESS.read,
+    input: GetAnswerInputSchema,
+    output: QuestionOutputSchema,
+    annotations: READS,
+    async run({ id, question_id, wait_s = TOOL_WAIT_MAX_S }, { client, signal }) {
+      return withNextStep(await client.getQuestion(id, question_id, { wait_s }, { signal }));
+    },
+  }),
+];
