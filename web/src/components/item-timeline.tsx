@@ -51,11 +51,19 @@ export function ItemTimeline({ item, deleted }: { item: WorkItem; deleted: boole
   const [problem, setProblem] = useState<ApiProblem | null>(null);
   const id = item.id;
   const data = useLoad(`${id}#${item.version}#${tick}#${pages}`, async (signal) => {
+    // The moves still show when the comments cannot be read, and the other way round.
     const [history, comments] = await Promise.all([
-      api<HistoryEntry[]>('GET', `/work/${encodeURIComponent(id)}/history`, undefined, signal).then((r) => r.data),
-      readComments(id, pages, signal),
+      api<HistoryEntry[]>('GET', `/work/${encodeURIComponent(id)}/history`, undefined, signal).then(
+        (r) => ({ list: r.data, problem: null }),
+        (err: unknown) => ({ list: [] as HistoryEntry[], problem: toProblem(err) }),
+      ),
+      readComments(id, pages, signal).then(
+        (r) => ({ ...r, problem: null }),
+        (err: unknown) => ({ comments: [] as Comment[], more: false, problem: toProblem(err) }),
+      ),
     ]);
-    return { history, ...comments };
+    if (signal.aborted) throw new DOMException('aborted', 'AbortError');
+    return { history: history.list, comments: comments.comments, more: comments.more, problems: [history.problem, comments.problem] };
   });
   useLive((e) => {
     if (
@@ -82,8 +90,11 @@ export function ItemTimeline({ item, deleted }: { item: WorkItem; deleted: boole
   else if (!data.data) body = <p class="muted">Loading…</p>;
   else {
     const { entries, renewals } = merge(data.data.history, data.data.comments, data.data.more);
+    const [historyProblem, commentsProblem] = data.data.problems;
     body = (
       <>
+        {historyProblem && <p class="muted">The history could not be read: {historyProblem.detail}</p>}
+        {commentsProblem && <p class="muted">The comments could not be read: {commentsProblem.detail}</p>}
         <ol class="conversation" aria-label="Timeline, oldest first">
           {entries.map((e) =>
             e.kind === 'change' ? (
