@@ -60,7 +60,7 @@ describe('questions to a person', () => {
     await entry.waitFor();
     expect(await entry.innerText()).toContain('Deploy the billing fix');
     expect(await entry.innerText()).toContain('Which environment first?');
-    expect(await entry.innerText()).toMatch(/question from bot-1/);
+    expect(await entry.innerText()).toMatch(/Question from bot-1/);
     expect(await entry.innerText()).toMatch(/waiting \d+ s/);
     await screenshot(page, 'needs-you-laptop');
 

@@ -18,8 +18,8 @@ export function OpenQuestion(props: {
   /** False for a caller who may not answer (an agent, a viewer): the question shows, the buttons do not. */
   mayAnswer: boolean;
   onAnswered: () => void;
-  /** The heading level: 2 on the item page, 3 inside a Needs you entry. */
-  level?: 2 | 3;
+  /** Inside a Needs you entry, which already names the asker and the wait: no heading of its own. */
+  compact?: boolean;
   now?: number;
 }) {
   const q = props.question;
@@ -29,7 +29,6 @@ export function OpenQuestion(props: {
   const [busy, setBusy] = useState(false);
   const [problem, setProblem] = useState<ApiProblem | null>(null);
   const headingId = `question-${q.id}`;
-  const Heading = props.level === 3 ? 'h3' : 'h2';
 
   const send = async (body: AnswerBody) => {
     setBusy(true);
@@ -50,19 +49,27 @@ export function OpenQuestion(props: {
   };
 
   return (
-    <section class={`open-question${review ? ' review' : ''}`} aria-labelledby={headingId} data-question-id={q.id}>
-      <Heading id={headingId} class="question-title">
-        {review ? 'Waiting for review' : 'Question for a person'}
-      </Heading>
-      <p class="question-meta muted small">
-        <strong class="asker">
-          <UserText text={q.asked_by} />
-        </strong>{' '}
-        {review ? 'sent its work for review' : 'asked'} ·{' '}
-        <time dateTime={q.asked_at} title={formatDateTime(q.asked_at)}>
-          {formatWaited(q.asked_at, props.now)}
-        </time>
-      </p>
+    <section
+      class={`open-question${review ? ' review' : ''}`}
+      {...(props.compact ? { 'aria-label': review ? 'Review' : 'Question' } : { 'aria-labelledby': headingId })}
+      data-question-id={q.id}
+    >
+      {!props.compact && (
+        <>
+          <h2 id={headingId} class="question-title">
+            {review ? 'Waiting for review' : 'Question for a person'}
+          </h2>
+          <p class="question-meta muted small">
+            <strong class="asker">
+              <UserText text={q.asked_by} />
+            </strong>{' '}
+            {review ? 'sent its work for review' : 'asked'} ·{' '}
+            <time dateTime={q.asked_at} title={formatDateTime(q.asked_at)}>
+              {formatWaited(q.asked_at, props.now)}
+            </time>
+          </p>
+        </>
+      )}
       {!review && (
         <p class="question-text">
           <LinkedText text={q.question} />

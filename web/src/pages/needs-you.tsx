@@ -106,26 +106,26 @@ export function NeedsYouPage({ params }: { params: URLSearchParams }) {
                   <a class="needs-item" href={href(`/items/${item.id}`)}>
                     <UserText text={item.description} />
                   </a>
-                  <div class="row wrap muted small">
-                    <span>
-                      {isReview(q) ? 'review' : 'question'} from <UserText text={q.asked_by} />
-                    </span>
+                  <p class="muted small needs-meta">
+                    {isReview(q) ? 'Review' : 'Question'} from <UserText text={q.asked_by} />
                     {project && (
-                      <span>
-                        · project <UserText text={project} />
-                      </span>
+                      <>
+                        {' · project '}
+                        <UserText text={project} />
+                      </>
                     )}
-                    {item.priority !== null && <span>· priority {item.priority}</span>}
+                    {item.priority !== null && ` · priority ${item.priority}`}
                     {answered ? (
-                      <span>
-                        · answered by <UserText text={q.answered_by ?? '—'} /> {q.answered_at ? formatDateTime(q.answered_at) : ''}
-                      </span>
+                      <>
+                        {' · answered by '}
+                        <UserText text={q.answered_by ?? '—'} /> {q.answered_at ? formatDateTime(q.answered_at) : ''}
+                      </>
                     ) : (
                       <span class="waited" title={`Asked ${formatDateTime(q.asked_at)}`}>
-                        · waiting {formatDuration(now - Date.parse(q.asked_at))}
+                        {` · waiting ${formatDuration(now - Date.parse(q.asked_at))}`}
                       </span>
                     )}
-                  </div>
+                  </p>
                 </div>
                 {answered ? (
                   <div class="stack tight">
@@ -140,7 +140,7 @@ export function NeedsYouPage({ params }: { params: URLSearchParams }) {
                   <OpenQuestion
                     question={q}
                     mayAnswer={answers}
-                    level={3}
+                    compact
                     now={now}
                     onAnswered={() => {
                       list.reload();
