@@ -25,6 +25,12 @@ const ACTIONS: Record<string, string> = {
   complete: 'Completed',
   fail: 'Failed',
   cancel: 'Cancelled',
+  ask: 'Asked a person',
+  answer: 'Answered',
+  send_for_review: 'Sent for review',
+  approve: 'Approved',
+  return: 'Returned for more work',
+  comment_deleted: 'Comment deleted',
 };
 
 type Value = unknown;
