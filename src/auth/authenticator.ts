@@ -15,7 +15,7 @@ export interface Principal {
   /** The agent name of an agent token, else the token's name; under AUTH=off, X-User. */
   name: string;
   role: Role;
-  /** The only agent an agent token may act as; null for every other role. */
+  /** The only name an agent or member token may act as (items dispatched to it); null for every other role. */
   agent: string | null;
   /** The token's id; `env` for AGENTDESK_ADMIN_TOKEN; null under AUTH=off. */
   token_id: string | null;

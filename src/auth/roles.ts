@@ -1,8 +1,8 @@
-// Who may do what: the four roles, and the access level each route declares. This file is the
+// Who may do what: the five roles, and the access level each route declares. This file is the
 // role matrix; the server's access hook and the web UI (which hides what a role may not do)
 // both read it, so the two cannot disagree. No Node imports: the UI bundles it.
 
-export const ROLES = ['viewer', 'agent', 'intake', 'admin'] as const;
+export const ROLES = ['viewer', 'agent', 'member', 'intake', 'admin'] as const;
 export type Role = (typeof ROLES)[number];
 
 /**
@@ -18,6 +18,10 @@ export const ACCESS = {
   submit: 'submit',
   /** Move items through their lifecycle: claim, heartbeat, status changes (agents: their own). */
   work: 'work',
+  /** Comment on an item's conversation (agents: on items they hold, held or created; the service checks). */
+  comment: 'comment',
+  /** Answer a question or pass a review: a person's call, never an agent's. */
+  answer: 'answer',
   /** Classify an email. */
   classify: 'classify',
   /** Projects, tokens, deleting items. */
@@ -27,9 +31,12 @@ export type Access = (typeof ACCESS)[keyof typeof ACCESS];
 
 export const ROLES_BY_ACCESS = {
   public: ROLES,
-  read: ['viewer', 'agent', 'admin'],
-  submit: ['agent', 'intake', 'admin'],
-  work: ['agent', 'admin'],
+  read: ['viewer', 'agent', 'member', 'admin'],
+  submit: ['agent', 'member', 'intake', 'admin'],
+  // A member moves the items dispatched to its own name, as an agent does (auth/policy.ts).
+  work: ['agent', 'member', 'admin'],
+  comment: ['agent', 'member', 'admin'],
+  answer: ['member', 'admin'],
   classify: ['intake', 'admin'],
   admin: ['admin'],
 } as const satisfies Record<Access, readonly Role[]>;

@@ -17,6 +17,9 @@ export interface TokenServiceDeps {
   now?: () => Date;
 }
 
+/** Roles whose tokens act as one name (items dispatched to it are theirs to move). */
+const BOUND_ROLES: readonly string[] = ['agent', 'member'];
+
 export type TokenService = ReturnType<typeof createTokenService>;
 
 export function createTokenService({ store, authenticator, now = () => new Date() }: TokenServiceDeps) {
@@ -26,8 +29,8 @@ export function createTokenService({ store, authenticator, now = () => new Date(
     if (input.role === 'agent' && input.agent === undefined) {
       throw ValidationError.of('agent', 'is required for an agent token: it names the one agent the token acts as');
     }
-    if (input.role !== 'agent' && input.agent !== undefined) {
-      throw ValidationError.of('agent', `only agent tokens act as an agent; a ${input.role} token takes none`);
+    if (!BOUND_ROLES.includes(input.role) && input.agent !== undefined) {
+      throw ValidationError.of('agent', `only agent and member tokens act as a name; a ${input.role} token takes none`);
     }
     let expiresAt: string | null = null;
     if (input.expires_at !== undefined && input.expires_at !== null) {
@@ -40,7 +43,8 @@ export function createTokenService({ store, authenticator, now = () => new Date(
       id: randomUUID(),
       name: input.name,
       role: input.role,
-      agent: input.agent ?? null,
+      // A member is bound to a name as an agent is: the one given, else the token's own name.
+      agent: input.agent ?? (input.role === 'member' ? input.name : null),
       secret_hash: hashSecret(token),
       created_at: at.toISOString(),
       created_by: createdBy,

@@ -15,6 +15,7 @@ import type {
   WorkItem,
   WorkItemSummary,
 } from '../work/schemas.js';
+import { conversationCalls } from './conversation-calls.js';
 import { ProblemError } from './errors.js';
 import { withNote } from './notes.js';
 import { type CallOptions, type ClientOptions, createRequester } from './http.js';
@@ -203,6 +204,9 @@ export function createWorkClient(options: ClientOptions) {
     async revokeToken(id: string, call: CallOptions = {}): Promise<void> {
       await request('DELETE', path`/tokens/${id}`, call);
     },
+
+    // The item's conversation: comments, questions to a person, the inbox, reviews.
+    ...conversationCalls(request, nextCursor),
   };
 }
 

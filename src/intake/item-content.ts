@@ -5,10 +5,9 @@
 
 import type { ClassifyResult } from '../classify/categories.js';
 import { MAX_PAYLOAD_BYTES } from '../work/schemas.js';
-import { cutText, cutTextEnd } from './clean-text.js';
+import { cutText } from './clean-text.js';
 import type { ParsedMessage } from './mime.js';
 
-const MAX_NOTES_CHARS = 10_000;
 const NOTE_EXCERPT_CHARS = 400;
 const MAX_DESCRIPTION_CHARS = 2_000;
 const MAX_THREAD_ENTRIES = 50;
@@ -76,12 +75,6 @@ export function excerpt(text: string): string {
 
 export function followUpNote(message: ParsedMessage, at: string, summary: string): string {
   return `Follow-up from ${sender(message)} at ${message.sent_at ?? at}${message.subject ? ` — ${message.subject}` : ''}:\n${summary}`;
-}
-
-/** Appends a note, dropping the oldest text when the whole would pass the limit. */
-export function appendNote(current: string | null, note: string): string {
-  const joined = current ? `${current}\n\n${note}` : note;
-  return joined.length > MAX_NOTES_CHARS ? `…${cutTextEnd(joined, MAX_NOTES_CHARS - 1)}` : joined;
 }
 
 /** Adds the message to the payload's thread, keeping the newest entries that fit. */

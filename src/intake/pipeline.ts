@@ -28,7 +28,7 @@ import { isFinal } from '../work/lifecycle.js';
 import { cleanDeep, cleanText, cutText } from './clean-text.js';
 import { LeaseLost } from './errors.js';
 import { type LogView, createLogView } from './log-view.js';
-import { appendNote, appendThreadEntry, describeItem, excerpt, followUpNote, itemPayload, threadEntry } from './item-content.js';
+import { appendThreadEntry, describeItem, excerpt, followUpNote, itemPayload, threadEntry } from './item-content.js';
 import { type ParsedMessage, UnreadableMessage, conversationOf, fromGraph, parseMessage } from './mime.js';
 import { type Decision, route } from './routing.js';
 import type { RoutingRule } from './schemas.js';
@@ -225,11 +225,16 @@ export function createPipeline(deps: PipelineDeps) {
     const summary = excerpt(prepareBody(body?.content ?? '', body?.contentType === 'html' ? 'html' : 'text', 4_000).text) || '(no text)';
     const note = followUpNote(prepared.parsed, at, summary);
     const entry = threadEntry(prepared.parsed, prepared.result, message.source_ref, message.received_at, summary);
-    return items.followUp(itemId, INTAKE_ACTOR, at, (row) => ({
-      notes: appendNote(row.notes, note),
-      // A final item keeps its fields (the work service's rule); the note still lands.
-      ...(!isFinal(row.status) && { payload: appendThreadEntry(row.payload, entry) }),
-    }));
+    // The follow-up is a comment of kind `email` on the item's timeline (issue 21); `notes` stays
+    // the human summary. A final item keeps its fields (the work service's rule); the comment
+    // still lands (comments on final items are allowed).
+    return items.followUp(
+      itemId,
+      INTAKE_ACTOR,
+      at,
+      (row) => (isFinal(row.status) ? {} : { payload: appendThreadEntry(row.payload, entry) }),
+      note,
+    );
   }
 
   async function decide(

@@ -15,6 +15,8 @@ import { registerHealthRoute } from '../shared/health.js';
 import type { HttpApp } from '../shared/http-types.js';
 import { createSignal } from '../shared/signal.js';
 import { TRACED_SERVICES } from '../shared/tracing.js';
+import { registerConversationRoutes } from '../conversation/routes.js';
+import { createConversation } from '../conversation/setup.js';
 import { createClaimService } from '../work/claims.js';
 import { registerClassifyProxy, relayTimeoutMs } from '../work/classify-proxy.js';
 import { createEventHub, registerEventRoutes } from '../work/events.js';
@@ -81,7 +83,9 @@ export async function buildWorkApp({ config, logger, webRoot, now = () => new Da
   const claims = createClaimService({ store, database, logger, recent, observer, now });
   commits.listen(() => hub.committed());
   commits.listen(claims.wake);
-  const work = createWorkService({ store, recent, observer, now });
+  const conversation = createConversation({ store, database, logger, now, recent, observer });
+  commits.listen(conversation.waits.wake);
+  const work = createWorkService({ store, recent, observer, now, reviewGate: conversation.questions.reviewGate });
   const statsStore = createStatsStore(database);
   const stats = createStatsService({ store: statsStore, now, maxTypes: config.metrics.maxTypes });
   // The item gauges read the maintained counts (src/work/stats), never a scan of work_items.
@@ -92,12 +96,14 @@ export async function buildWorkApp({ config, logger, webRoot, now = () => new Da
   const compactor = startStatsCompactor({ store: statsStore, logger });
   app.addHook('preClose', async () => {
     await claims.close();
+    await conversation.waits.close();
     await sweeper.stop();
     await compactor.stop();
   });
   // Before the item routes, so /work/stats is never read as an item id.
   registerStatsRoutes(app, stats);
   registerWorkRoutes(app, work, claims);
+  registerConversationRoutes(app, conversation.comments, conversation.questions);
   registerProjectRoutes(app, createProjectService({ store, now }));
   registerEventRoutes(app, hub);
   // Intake classifies in process: the same service as POST /classify, counted and traced here.

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { ValidationError } from '../shared/errors.js';
 import { FinalItemNotEditable, IllegalTransition, NotHolder } from './errors.js';
 import type { Plan } from './item-changes.js';
+import { flagOf } from './item-view.js';
 import {
   CLAIMS,
   CLAIM_AUDIT,
@@ -120,12 +121,15 @@ function applyEdits(plan: Plan, row: WorkItemRow, patch: UpdateWorkItem, payload
   if (patch.type !== undefined && patch.type !== row.type) edits.type = patch.type;
   if (patch.project_id !== undefined && patch.project_id !== row.project_id) edits.project_id = patch.project_id;
   if (payload !== undefined && payload !== row.payload) edits.payload = payload;
+  if (patch.review_required !== undefined && flagOf(patch.review_required) !== row.review_required) {
+    edits.review_required = flagOf(patch.review_required);
+  }
   if (Object.keys(edits).length === 0) return;
   if (isFinal(row.status)) throw new FinalItemNotEditable(row.status);
   Object.assign(plan.set, edits);
 }
 
-function applyLeaseEffect(
+export function applyLeaseEffect(
   plan: Plan,
   row: WorkItemRow,
   effect: (typeof LEASE_EFFECTS)[keyof typeof LEASE_EFFECTS],

@@ -1,4 +1,6 @@
 import type { Transaction } from 'kysely';
+import { CONVERSATION_EVENTS, eventDataOf, newComment, toComment } from '../conversation/rows.js';
+import { conversationStatements } from '../conversation/store/sql.js';
 import { WorkItemNotFound } from './errors.js';
 import { type Plan, changeItem } from './item-changes.js';
 import type { Actor } from './item-view.js';
@@ -19,10 +21,11 @@ export interface MailWorkItems {
   /** Writes planned items (one statement per table, however many). */
   write(planned: readonly PlannedMailItem[]): Promise<void>;
   /**
-   * Adds a follow-up to an item: `edit` gets the item as it is and answers its new values
-   * (notes, payload); recorded as `email_follow_up`. False when the item is gone.
+   * Adds a follow-up to an item: `edit` gets the item as it is and answers its new values (the
+   * payload's thread), recorded as `email_follow_up`; `comment` joins the item's timeline as a
+   * comment of kind `email` by the actor. False when the item is gone.
    */
-  followUp(id: string, actor: Actor, at: string, edit: (row: WorkItemRow) => Plan['set']): Promise<boolean>;
+  followUp(id: string, actor: Actor, at: string, edit: (row: WorkItemRow) => Plan['set'], comment: string): Promise<boolean>;
 }
 
 /** A planned item: what it will be once written (its id is known), and its write. */
@@ -43,9 +46,17 @@ export function workForIntake(store: WorkStore): WorkForIntake {
           {
             plan: (input, actor, at) => planItem(input, actor, at),
             write: (planned) => writePlannedItems(tx, planned),
-            async followUp(id, actor, at, edit) {
+            async followUp(id, actor, at, edit, comment) {
               try {
-                await changeItem(tx, id, () => at, undefined, actor, ({ row }) => ({ action: 'email_follow_up', set: edit(row) }));
+                let after: WorkItemRow | undefined;
+                await changeItem(tx, id, () => at, undefined, actor, ({ row }) => {
+                  const set = edit(row);
+                  after = { ...row, ...set };
+                  return { action: 'email_follow_up', set };
+                });
+                const written = newComment(id, actor, 'email', comment, [], at);
+                await conversationStatements(trx).insertComment(written);
+                await tx.appendEvent(CONVERSATION_EVENTS.commented, eventDataOf(toComment(written), after!), at);
                 return true;
               } catch (error) {
                 if (error instanceof WorkItemNotFound) return false;

@@ -24,6 +24,8 @@ export interface Plan {
   openDispatch?: DispatchRow;
   /** The fields the audit row names, changed or not (the claim's four); default: those that changed. */
   audit?: readonly (keyof WorkItemRow)[];
+  /** What the audit row says beyond the fields (the conversation's: the question, the comment deleted). */
+  details?: Record<string, unknown>;
 }
 
 /** The versions an If-Match header accepts: any (`*`) or a list. */
@@ -128,9 +130,13 @@ export function writeOf(current: ItemWithDispatches, plan: Plan, actor: Actor, n
     ...(plan.closeDispatch && { closeDispatch: plan.closeDispatch }),
     ...(plan.openDispatch && { openDispatch: plan.openDispatch }),
     event: { type: WORK_EVENTS.updated, data: eventData(row, actor), at: now },
-    history: { at: now, actor: actor.name, role: actor.role, action: plan.action, changes: describeChanges(current.row, plan.set, plan.audit) },
+    history: { at: now, actor: actor.name, role: actor.role, action: plan.action, changes: withDetails(describeChanges(current.row, plan.set, plan.audit), plan.details) },
   };
   return { change, after: { row, dispatches: dispatchesAfter(current.dispatches, change) } };
+}
+
+function withDetails(changes: string, details: Plan['details']): string {
+  return details ? JSON.stringify({ ...(JSON.parse(changes) as object), ...details }) : changes;
 }
 
 function dispatchesAfter(dispatches: readonly DispatchRow[], change: ItemChange): DispatchRow[] {

@@ -63,7 +63,17 @@ export function toDispatchEntry(row: DispatchRow): DispatchEntry {
 }
 
 export function toWorkItem(row: WorkItemRow, dispatches: readonly DispatchRow[]): WorkItem {
-  return { ...toSummary(row), dispatch_log: inDispatchOrder(dispatches).map(toDispatchEntry) };
+  return {
+    ...toSummary(row),
+    dispatch_log: inDispatchOrder(dispatches).map(toDispatchEntry),
+    comment_count: row.comment_count ?? 0,
+    review_required: row.review_required === null || row.review_required === undefined ? null : Boolean(row.review_required),
+  };
+}
+
+/** A boolean as the row holds it (0/1 on both databases), or null. */
+export function flagOf(value: boolean | null): number | null {
+  return value === null ? null : value ? 1 : 0;
 }
 
 /**

@@ -144,3 +144,27 @@ export const MAX_RETRY_DELAY_S = 3_600;
 export function retryDelaySeconds(retryDelayS: number, attempts: number): number {
   return Math.min(retryDelayS * 2 ** Math.max(0, attempts - 1), MAX_RETRY_DELAY_S);
 }
+
+// The conversation's moves (src/conversation): a question to a person and a review pause the
+// holder's work; the answer resumes it, an approval completes it. They are not asked for by a
+// PATCH (no status names them): the question or the review does, and the history records each
+// under its own name with the person or agent who made it.
+
+export const CONVERSATION_MOVES = {
+  /** The holder asks a person: the item waits, its lease paused. */
+  ask: { from: ['in_progress'], to: 'blocked', lease: LEASE_EFFECTS.pause },
+  /** The answer: back to the same agent, on a fresh lease of its last lease's length. */
+  answer: { from: ['blocked'], to: 'in_progress', lease: LEASE_EFFECTS.renew },
+  /** The holder completes an item that needs review: it waits for a person instead. */
+  send_for_review: { from: ['in_progress'], to: 'blocked', lease: LEASE_EFFECTS.pause },
+  /** The review passes: the item completes with success, the reviewer its actor. */
+  approve: { from: ['blocked'], to: 'completed', lease: LEASE_EFFECTS.end },
+  /** The review sends the work back: the same agent, a fresh lease. */
+  return: { from: ['blocked'], to: 'in_progress', lease: LEASE_EFFECTS.renew },
+} as const satisfies Record<string, { from: readonly WorkStatus[]; to: WorkStatus; lease: LeaseEffect }>;
+export type ConversationMove = keyof typeof CONVERSATION_MOVES;
+
+/** Whether `move` applies to an item in `status` (a question on an item not in progress moves nothing). */
+export function conversationMoveApplies(move: ConversationMove, status: WorkStatus): boolean {
+  return (CONVERSATION_MOVES[move].from as readonly WorkStatus[]).includes(status);
+}

@@ -34,6 +34,7 @@ export function createProjectService({ store, now = () => new Date() }: ProjectS
       name_key: nameKey(input.name),
       external_ref: input.external_ref ?? null,
       created_at: now().toISOString(),
+      review_required: input.review_required ? 1 : 0,
     };
     try {
       await store.transaction(async (tx) => {
@@ -70,6 +71,9 @@ export function createProjectService({ store, now = () => new Date() }: ProjectS
         if (patch.external_ref !== undefined && patch.external_ref !== row.external_ref) {
           changes.external_ref = patch.external_ref;
         }
+        if (patch.review_required !== undefined && (patch.review_required ? 1 : 0) !== row.review_required) {
+          changes.review_required = patch.review_required ? 1 : 0;
+        }
         if (Object.keys(changes).length === 0) return toProject(row);
         await tx.updateProject(id, changes);
         const updated = toProject({ ...row, ...changes });
@@ -87,5 +91,5 @@ export function createProjectService({ store, now = () => new Date() }: ProjectS
 }
 
 function toProject(row: ProjectRow): Project {
-  return { id: row.id, name: row.name, external_ref: row.external_ref, created_at: row.created_at };
+  return { id: row.id, name: row.name, external_ref: row.external_ref, created_at: row.created_at, review_required: Boolean(row.review_required) };
 }

@@ -4,6 +4,7 @@ import { ATTEMPT_LIMITS, LEASE_LIMITS, RETRY_DELAY_LIMITS, WAIT_LIMITS } from '.
 
 import {
   CHANGE_ACTIONS,
+  CONVERSATION_ACTIONS,
   DISPATCH_REASONS,
   type HistoryAction,
   MOVE_ACTIONS,
@@ -89,8 +90,18 @@ const workItemFields = {
 export const WorkItemSummarySchema = Type.Object(workItemFields, { additionalProperties: false });
 export type WorkItemSummary = Static<typeof WorkItemSummarySchema>;
 
+/** true, false, or null for the project's setting. */
+const ReviewRequiredSchema = Nullable(
+  Type.Boolean({ description: "The holder's completion waits for a person's review; null: the project's setting" }),
+);
+
 export const WorkItemSchema = Type.Object(
-  { ...workItemFields, dispatch_log: Type.Array(DispatchEntrySchema) },
+  {
+    ...workItemFields,
+    dispatch_log: Type.Array(DispatchEntrySchema),
+    comment_count: Type.Integer({ minimum: 0, description: 'Comments on the item (GET /work/{id}/comments)' }),
+    review_required: ReviewRequiredSchema,
+  },
   { additionalProperties: false },
 );
 export type WorkItem = Static<typeof WorkItemSchema>;
@@ -116,6 +127,7 @@ export const CreateWorkItemSchema = Type.Object(
         description: 'Backoff after a lost lease: this × 2^(attempts−1) seconds, at most an hour; default 30',
       }),
     ),
+    review_required: Type.Optional(ReviewRequiredSchema),
   },
   { additionalProperties: false },
 );
@@ -132,6 +144,7 @@ export const UpdateWorkItemSchema = Type.Object(
     type: Type.Optional(WorkTypeSchema),
     project_id: Type.Optional(Nullable(UuidSchema)),
     payload: Type.Optional(Nullable(PayloadSchema)),
+    review_required: Type.Optional(ReviewRequiredSchema),
   },
   { additionalProperties: false, minProperties: 1 },
 );
@@ -188,6 +201,7 @@ export const ProjectSchema = Type.Object(
     name: Type.String(),
     external_ref: Nullable(Type.String()),
     created_at: TimestampSchema,
+    review_required: Type.Boolean({ description: "Whether the holder's completion of its items waits for a person's review" }),
   },
   { additionalProperties: false },
 );
@@ -197,13 +211,21 @@ const ProjectNameSchema = Type.String({ minLength: 1, maxLength: 200, pattern: '
 const ExternalRefSchema = Type.String({ maxLength: 2_000 });
 
 export const CreateProjectSchema = Type.Object(
-  { name: ProjectNameSchema, external_ref: Type.Optional(Nullable(ExternalRefSchema)) },
+  {
+    name: ProjectNameSchema,
+    external_ref: Type.Optional(Nullable(ExternalRefSchema)),
+    review_required: Type.Optional(Type.Boolean({ description: 'Default false' })),
+  },
   { additionalProperties: false },
 );
 export type CreateProject = Static<typeof CreateProjectSchema>;
 
 export const UpdateProjectSchema = Type.Object(
-  { name: Type.Optional(ProjectNameSchema), external_ref: Type.Optional(Nullable(ExternalRefSchema)) },
+  {
+    name: Type.Optional(ProjectNameSchema),
+    external_ref: Type.Optional(Nullable(ExternalRefSchema)),
+    review_required: Type.Optional(Type.Boolean()),
+  },
   { additionalProperties: false, minProperties: 1 },
 );
 export type UpdateProject = Static<typeof UpdateProjectSchema>;
@@ -248,9 +270,9 @@ export const HistoryEntrySchema = Type.Object(
     work_item_id: UuidSchema,
     at: TimestampSchema,
     actor: Type.String({ description: 'The token’s agent or name; X-User or anonymous with AUTH=off; agentdesk for the lease sweep' }),
-    role: Type.String({ description: 'viewer, agent, intake, admin, or system' }),
+    role: Type.String({ description: 'viewer, agent, member, intake, admin, or system' }),
     action: Type.String({
-      description: `${CHANGE_ACTIONS.join(', ')}, or the move: ${MOVE_ACTIONS.join(', ')}`,
+      description: `${CHANGE_ACTIONS.join(', ')}, or the move: ${MOVE_ACTIONS.join(', ')}; the conversation: ${CONVERSATION_ACTIONS.join(', ')}`,
     }),
     changes: Type.Record(Type.String(), Type.Unknown(), { description: 'field → {from, to} (payload: {edited: true})' }),
   },

@@ -14,7 +14,7 @@ import {
 } from './errors.js';
 import { type Plan, type RecentItems, type VersionPrecondition, WORK_EVENTS, changeItem, checkPrecondition } from './item-changes.js';
 import { newDispatch, planExpiry, planUpdate, requestedStatus, secondsAfter } from './change-rules.js';
-import { type Actor, SYSTEM_ACTOR, eventData, toSummary, toWorkItem } from './item-view.js';
+import { type Actor, SYSTEM_ACTOR, eventData, flagOf, toSummary, toWorkItem } from './item-view.js';
 import { LEASED_STATUSES, type PatchMove, isFinal } from './lifecycle.js';
 import type { HistoryAction, MOVE_ACTIONS } from './statuses.js';
 import { LEASE_EXPIRY_OUTCOMES, NO_OBSERVER, type WorkObserver } from './observer.js';
@@ -49,6 +49,28 @@ export interface ServiceDeps {
   now?: () => Date;
   /** Told of completions, failures and lease expiries (the metrics). */
   observer?: WorkObserver;
+  /** Consulted when a PATCH completes an item: the review gate of src/conversation. */
+  reviewGate?: ReviewGate;
+}
+
+/**
+ * The review gate (implemented by src/conversation, given by the composition root): when the
+ * holder completes an item that needs a person's review, the item is sent for review instead.
+ */
+export interface ReviewGate {
+  /** For `row` completed by `agent` (the acting agent, if any): yes, no, or the project whose setting decides. */
+  requires(row: WorkItemRow, agent: string | undefined): boolean | { project_id: string };
+  projectRequires(projectId: string): Promise<boolean>;
+  /** The completion as a review question: the item blocked, its edits kept; answers the item. */
+  sendForReview(id: string, patch: UpdateWorkItem, principal: Principal | null, precondition?: VersionPrecondition): Promise<WorkItem>;
+}
+
+/** Control flow of `update` with a review gate: not errors anyone sees. */
+class ReviewNeeded extends Error {}
+class ProjectSettingNeeded extends Error {
+  constructor(readonly projectId: string) {
+    super(projectId);
+  }
 }
 
 export interface WorkPage {
@@ -74,7 +96,7 @@ export const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
 
 export type WorkService = ReturnType<typeof createWorkService>;
 
-export function createWorkService({ store, recent, now = () => new Date(), observer = NO_OBSERVER }: ServiceDeps) {
+export function createWorkService({ store, recent, now = () => new Date(), observer = NO_OBSERVER, reviewGate }: ServiceDeps) {
   const timestamp = () => now().toISOString();
 
   /** What a committed change means to the observer: a final status reached, a lease run out. */
@@ -167,15 +189,30 @@ export function createWorkService({ store, recent, now = () => new Date(), obser
   ): Promise<WorkItem> {
     const requested = requestedStatus(patch);
     const payload = patch.payload === undefined ? undefined : serializePayload(patch.payload);
-    try {
-      return await changeItem(store, id, timestamp, precondition, actorOf(principal), (current, at) => {
-        // Checked against the row the change is computed from: the guarded write keeps them one.
-        assertMayChangeItem(principal, current.row.assigned_agent);
-        return planUpdate(current, patch, requested, payload, at);
-      }, { onApplied: observe, recent });
-    } catch (error) {
-      if (isForeignKeyViolation(error)) throw new UnknownProjectReference();
-      throw error;
+    // Read once per project and request, only for items whose project's setting decides.
+    const projectSettings = new Map<string, boolean>();
+    for (;;) {
+      try {
+        return await changeItem(store, id, timestamp, precondition, actorOf(principal), (current, at) => {
+          // Checked against the row the change is computed from: the guarded write keeps them one.
+          assertMayChangeItem(principal, current.row.assigned_agent);
+          if (requested === 'completed' && reviewGate) {
+            const requires = reviewGate.requires(current.row, patch.agent);
+            const decided = typeof requires === 'boolean' ? requires : projectSettings.get(requires.project_id);
+            if (decided === undefined) throw new ProjectSettingNeeded((requires as { project_id: string }).project_id);
+            if (decided) throw new ReviewNeeded();
+          }
+          return planUpdate(current, patch, requested, payload, at);
+        }, { onApplied: observe, recent });
+      } catch (error) {
+        if (error instanceof ProjectSettingNeeded && reviewGate) {
+          projectSettings.set(error.projectId, await reviewGate.projectRequires(error.projectId));
+          continue;
+        }
+        if (error instanceof ReviewNeeded && reviewGate) return reviewGate.sendForReview(id, patch, principal, precondition);
+        if (isForeignKeyViolation(error)) throw new UnknownProjectReference();
+        throw error;
+      }
     }
   }
 
@@ -309,10 +346,12 @@ function newRow(input: CreateWorkItem, createdBy: string, at: string): WorkItemR
     run_after: input.run_after === undefined ? null : new Date(input.run_after).toISOString(),
     lease_expires_at: null,
     lease_s: null,
+    comment_count: 0,
+    review_required: flagOf(input.review_required ?? null),
   };
 }
 
-function serializePayload(payload: object | null): string | null {
+export function serializePayload(payload: object | null): string | null {
   if (payload === null) return null;
   const text = JSON.stringify(payload);
   if (Buffer.byteLength(text, 'utf8') > MAX_PAYLOAD_BYTES) {

@@ -24,6 +24,12 @@ export const CHANGE_ACTIONS = ['created', 'claimed', 'heartbeat', 'lease_expired
 /** The moves a PATCH makes (lifecycle.ts) as history actions; service.ts checks at compile time that the two agree. */
 export const MOVE_ACTIONS = ['dispatch', 'reassign', 'release', 'pick_up', 'block', 'unblock', 'complete', 'fail', 'cancel'] as const;
 
+/**
+ * The conversation's moves (lifecycle.ts CONVERSATION_MOVES), the asking of a question that
+ * moves nothing, and an admin's deletion of a comment.
+ */
+export const CONVERSATION_ACTIONS = ['ask', 'answer', 'send_for_review', 'approve', 'return', 'comment_deleted'] as const;
+
 /** Every action a history row may record; the history response's description lists them from here. */
-export const HISTORY_ACTIONS = [...CHANGE_ACTIONS, ...MOVE_ACTIONS] as const;
+export const HISTORY_ACTIONS = [...CHANGE_ACTIONS, ...MOVE_ACTIONS, ...CONVERSATION_ACTIONS] as const;
 export type HistoryAction = (typeof HISTORY_ACTIONS)[number];

@@ -27,6 +27,10 @@ export interface WorkItemRow {
   lease_expires_at: string | null;
   /** The length of the current lease (kept while blocked pauses it); null when none is held. */
   lease_s: number | null;
+  /** Comments on the item, kept by the comment writes (src/conversation), never counted per read. */
+  comment_count: number;
+  /** 1 or 0 (one shape on both databases); null: the project's setting. */
+  review_required: number | null;
 }
 
 export interface DispatchRow {
@@ -67,6 +71,8 @@ export interface ProjectRow {
   name_key: string;
   external_ref: string | null;
   created_at: string;
+  /** 1 or 0: whether the holder's completion of the project's items waits for a person's review. */
+  review_required: number;
 }
 
 export interface EventRow {

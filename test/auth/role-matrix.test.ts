@@ -27,6 +27,14 @@ interface Fixtures {
   newItem(): Promise<string>;
   /** A fresh token (for DELETE). */
   newToken(): Promise<string>;
+  /** A comment on itemOfAda, and a fresh one (for DELETE). */
+  commentId: string;
+  newComment(): Promise<string>;
+  /** An item of ada's in progress, for a question to be asked about. */
+  newWorkingItem(): Promise<string>;
+  /** An open question on an item of its own, and a fresh one (for answering). */
+  question: { item: string; id: string };
+  newQuestion(): Promise<{ item: string; id: string }>;
 }
 
 interface Case {
@@ -42,7 +50,7 @@ interface Case {
 
 const only = (status: number, ...allowed: Role[]): Record<Role, number> =>
   Object.fromEntries(ROLES.map((role) => [role, allowed.includes(role) ? status : 403])) as Record<Role, number>;
-const READ = (status: number) => only(status, 'viewer', 'agent', 'admin');
+const READ = (status: number) => only(status, 'viewer', 'agent', 'member', 'admin');
 const everyone = (status: number) => only(status, ...ROLES);
 
 let counter = 0;
@@ -67,7 +75,7 @@ const CASES: Case[] = [
     route: 'POST /work',
     service: 'work',
     request: async () => ({ url: '/work', payload: { type: 'matrix', description: 'submitted in the role matrix' } }),
-    roles: only(201, 'agent', 'intake', 'admin'),
+    roles: only(201, 'agent', 'member', 'intake', 'admin'),
   },
   {
     route: 'PATCH /work/:id',
@@ -87,6 +95,45 @@ const CASES: Case[] = [
     request: async (f) => ({ url: `/work/${f.itemOfAda}/heartbeat`, payload: { agent: 'ada' } }),
     roles: only(200, 'agent', 'admin'),
   },
+  // Issue 21: the conversation. An agent comments on items it holds (ada's), a person on any.
+  {
+    route: 'POST /work/:id/comments',
+    service: 'work',
+    request: async (f) => ({ url: `/work/${f.itemOfAda}/comments`, payload: { body: 'a comment from the matrix' } }),
+    roles: only(201, 'agent', 'member', 'admin'),
+  },
+  { route: 'GET /work/:id/comments', service: 'work', request: async (f) => ({ url: `/work/${f.itemOfAda}/comments` }), roles: READ(200) },
+  {
+    route: 'DELETE /work/:id/comments/:comment_id',
+    service: 'work',
+    request: async (f) => ({ url: `/work/${f.itemOfAda}/comments/${await f.newComment()}` }),
+    roles: only(204, 'admin'),
+  },
+  {
+    route: 'POST /work/:id/questions',
+    service: 'work',
+    request: async (f) => ({ url: `/work/${await f.newWorkingItem()}/questions`, payload: { question: 'Which one?', options: ['this', 'that'] } }),
+    roles: only(201, 'agent', 'member', 'admin'),
+  },
+  { route: 'GET /work/:id/questions', service: 'work', request: async (f) => ({ url: `/work/${f.question.item}/questions` }), roles: READ(200) },
+  {
+    route: 'GET /work/:id/questions/:question_id',
+    service: 'work',
+    request: async (f) => ({ url: `/work/${f.question.item}/questions/${f.question.id}` }),
+    roles: READ(200),
+  },
+  {
+    // Agents never answer, not even their own questions.
+    route: 'POST /work/:id/questions/:question_id/answer',
+    service: 'work',
+    request: async (f) => {
+      const { item, id } = await f.newQuestion();
+      return { url: `/work/${item}/questions/${id}/answer`, payload: { answer: 'go ahead' } };
+    },
+    roles: only(200, 'member', 'admin'),
+  },
+  { route: 'GET /questions', service: 'work', request: async () => ({ url: '/questions' }), roles: READ(200) },
+  { route: 'GET /questions/counts', service: 'work', request: async () => ({ url: '/questions/counts' }), roles: READ(200) },
   { route: 'DELETE /work/:id', service: 'work', request: async (f) => ({ url: `/work/${await f.newItem()}` }), roles: only(204, 'admin') },
   { route: 'GET /projects', service: 'work', request: async () => ({ url: '/projects' }), roles: READ(200) },
   { route: 'GET /projects/:id', service: 'work', request: async (f) => ({ url: `/projects/${f.projectId}` }), roles: READ(200) },
@@ -175,7 +222,7 @@ const CASES: Case[] = [
     route: 'POST /classify (with overrides)',
     service: 'classify',
     request: async () => ({ url: '/classify', payload: { ...email(unique('override')), temperature: 0.2 } }),
-    roles: { viewer: 403, agent: 403, intake: 403, admin: 200 },
+    roles: { viewer: 403, agent: 403, member: 403, intake: 403, admin: 200 },
   },
   // Usage and cost are an operator's read, like the work service's lists.
   { route: 'GET /classify/usage', service: 'classify', request: async () => ({ url: '/classify/usage?group_by=model' }), roles: READ(200) },
@@ -231,11 +278,29 @@ describe.each(await storesUnderTest())('role × route matrix on %s', (kind) => {
     const newItem = async () =>
       (await call(app, 'POST', '/work', { type: 'matrix', description: 'fixture', agent: 'ada' }, admin)).body.id as string;
     const newMailbox = async () => (await call(app, 'POST', '/mailboxes', mailbox(), admin)).body.id as string;
+    const itemOfAda = await newItem();
+    const newComment = async () => (await call(app, 'POST', `/work/${itemOfAda}/comments`, { body: 'fixture' }, admin)).body.id as string;
+    const newWorkingItem = async () => {
+      const id = await newItem();
+      expect((await call(app, 'PATCH', `/work/${id}`, { status: 'in_progress' }, admin)).status).toBe(200);
+      return id;
+    };
+    const newQuestion = async () => {
+      const item = await newWorkingItem();
+      const asked = await call(app, 'POST', `/work/${item}/questions`, { question: 'Go ahead?' }, admin);
+      expect(asked.status, asked.text).toBe(201);
+      return { item, id: asked.body.id as string };
+    };
     fixtures = {
+      commentId: await newComment(),
+      newComment,
+      newWorkingItem,
+      question: await newQuestion(),
+      newQuestion,
       app,
       mailboxId: await newMailbox(),
       newMailbox,
-      itemOfAda: await newItem(),
+      itemOfAda,
       projectId: (await call(app, 'POST', '/projects', { name: 'matrix project' }, admin)).body.id,
       tokenId: (await mintToken(app, { role: 'viewer', name: 'listed' })).id,
       newItem,

@@ -124,7 +124,7 @@ describe.each(stores)('graph mailboxes on %s', (kind) => {
     const reply = graph.add(graphMessage('RE: Approve the travel budget', { conversationId: conversation, body: { contentType: 'text', content: 'Also the hotel, please.' } }));
     await waitFor('the reply in the log', async () => (await log(id)).find((entry) => entry.source_ref === `graph:${reply}`), 15_000);
     expect((await log(id)).find((entry) => entry.source_ref === `graph:${reply}`)).toMatchObject({ action: 'noted', work_item_id: item.id });
-    expect((await call(t.app, 'GET', `/work/${item.id}`)).body.notes).toContain('Also the hotel, please.');
+    expect((await call(t.app, 'GET', `/work/${item.id}/comments`)).body[0]).toMatchObject({ kind: 'email', body: expect.stringContaining('Also the hotel, please.') });
     expect(graph.tokensIssued()).toBeGreaterThan(issued);
     const mailbox = (await call(t.app, 'GET', `/mailboxes/${id}`)).body;
     expect(mailbox.counts).toMatchObject({ seen: 7, items_created: 1, notes_added: 1 });

@@ -120,8 +120,13 @@ describe('intake flow', () => {
       ]);
       expect(await logOf(replyId)).toMatchObject({ action: 'noted', work_item_id: item.id, category: 'fyi' });
       const after = (await call(t.app, 'GET', `/work/${item.id}`)).body;
-      expect(after.notes).toMatch(/^Follow-up from Dana Swope <dana@contoso.com> at .* — Re: Q3 budget needs your approval:\nThanks, noted\. One more line item for travel\./);
-      expect(after.notes).not.toContain('> Hi');
+      // Issue 21: the follow-up is a comment of kind email by intake; notes stay the summary field.
+      expect(after.notes).toBeNull();
+      expect(after.comment_count).toBe(1);
+      const [comment] = (await call(t.app, 'GET', `/work/${item.id}/comments`)).body;
+      expect(comment).toMatchObject({ kind: 'email', author: 'intake', role: 'intake' });
+      expect(comment.body).toMatch(/^Follow-up from Dana Swope <dana@contoso.com> at .* — Re: Q3 budget needs your approval:\nThanks, noted\. One more line item for travel\./);
+      expect(comment.body).not.toContain('> Hi');
       expect(after.payload.thread).toEqual([expect.objectContaining({ message_id: replyId, category: 'fyi', summary: expect.stringContaining('travel') })]);
       expect(after.status).toBe('queued');
       const items = (await call(t.app, 'GET', '/work?type=email_task')).body.filter((w: any) => w.payload?.email?.conversation_id === messageId);

@@ -49,6 +49,8 @@ describe.each(await storesUnderTest())('store event notification on %s', (kind) 
     run_after: null,
     lease_expires_at: null,
     lease_s: null,
+    comment_count: 0,
+    review_required: null,
   });
 
   it('once per committed transaction that appended events', async () => {

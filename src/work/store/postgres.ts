@@ -204,6 +204,8 @@ const ITEM_COLUMN_SET: Record<keyof WorkItemRow, true> = {
   run_after: true,
   lease_expires_at: true,
   lease_s: true,
+  comment_count: true,
+  review_required: true,
 };
 export const ITEM_COLUMNS = Object.keys(ITEM_COLUMN_SET) as (keyof WorkItemRow)[];
 

@@ -13,6 +13,7 @@ import type { TokenRecord } from '../../../src/auth/schemas.ts';
 const ROLE_HINTS: Record<Role, string> = {
   viewer: 'reads everything, follows live updates',
   agent: 'a viewer that also submits work and moves its own items',
+  member: 'a person: submits, comments, answers questions, reviews, moves items dispatched to its name',
   intake: 'submits work and classifies email (automation)',
   admin: 'everything: projects, tokens, deleting, dispatching to anyone',
 };

@@ -1,0 +1,108 @@
+import type { Kysely } from 'kysely';
+import type { Principal } from '../auth/authenticator.js';
+import { ValidationError } from '../shared/errors.js';
+import { WorkItemNotFound } from '../work/errors.js';
+import { type RecentItems, changeItem } from '../work/item-changes.js';
+import type { ItemWithDispatches, WorkStore } from '../work/store/port.js';
+import { actorOf } from '../work/service.js';
+import { decodePosition, encodePosition } from './cursor.js';
+import { CommentNotFound, MayNotComment } from './errors.js';
+import { CONVERSATION_EVENTS, eventDataOf, newComment, toComment } from './rows.js';
+import { COMMENT_LIMITS, CONVERSATION_PAGE, type Comment, type CreateComment, type Link, type PageQuery } from './schemas.js';
+import { conversationStatements } from './store/sql.js';
+
+// The item's conversation: who may comment, the checks on what they write, the timeline read
+// in pages. A comment is written with its item's counter and its event in one transaction; it
+// does not change the item's version (a comment is not an edit: an If-Match stays good).
+
+export interface CommentPage {
+  comments: Comment[];
+  next_cursor: string | null;
+}
+
+export interface CommentDeps {
+  store: WorkStore;
+  db: Kysely<any>;
+  now: () => string;
+  /** The work service's copies of recent items: a comment makes a copy's counter stale. */
+  recent?: RecentItems;
+}
+
+/** Links are made clickable in the UI: only http and https ever are. */
+export function checkLinks(links: readonly Link[]): void {
+  if (links.length > COMMENT_LIMITS.links) throw ValidationError.of('links', `must be at most ${COMMENT_LIMITS.links}`);
+  links.forEach((link, i) => {
+    let url: URL | null = null;
+    try {
+      url = new URL(link.url);
+    } catch {
+      // reported below
+    }
+    if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
+      throw ValidationError.of(`links/${i}/url`, 'must be an absolute http or https URL');
+    }
+  });
+}
+
+/** An agent comments on items its agent holds, has held or created; a person on any. */
+export function mayComment(principal: Principal | null, { row, dispatches }: ItemWithDispatches): boolean {
+  if (principal === null || principal.role !== 'agent') return true;
+  const agent = principal.agent;
+  return agent !== null && (row.assigned_agent === agent || row.created_by === principal.name || dispatches.some((entry) => entry.agent === agent));
+}
+
+export type CommentService = ReturnType<typeof createCommentService>;
+
+export function createCommentService({ store, db, now, recent }: CommentDeps) {
+  const top = conversationStatements(db);
+
+  async function add(id: string, input: CreateComment, principal: Principal | null): Promise<Comment> {
+    const links = input.links ?? [];
+    checkLinks(links);
+    const actor = actorOf(principal);
+    const comment = await store.transaction(async (tx, trx) => {
+      const item = await tx.findWithDispatches(id);
+      if (!item) throw new WorkItemNotFound(id);
+      if (!mayComment(principal, item)) throw new MayNotComment(principal?.agent ?? null);
+      const at = now();
+      const row = newComment(item.row.id, actor, input.kind ?? 'note', input.body, links, at);
+      await conversationStatements(trx).insertComment(row);
+      const view = toComment(row);
+      await tx.appendEvent(CONVERSATION_EVENTS.commented, eventDataOf(view, item.row), at);
+      return view;
+    });
+    recent?.take(id);
+    return comment;
+  }
+
+  async function list(id: string, query: PageQuery): Promise<CommentPage> {
+    const limit = query.limit ?? CONVERSATION_PAGE.default;
+    const after = query.cursor === undefined ? null : decodePosition(query.cursor, 'comments');
+    const rows = await top.listComments(id, after, limit + 1);
+    if (rows.length === 0 && !(await store.findWorkItem(id))) throw new WorkItemNotFound(id);
+    const page = rows.slice(0, limit);
+    const last = page.at(-1);
+    return {
+      comments: page.map(toComment),
+      next_cursor: rows.length > limit && last ? encodePosition('comments', { at: last.created_at, id: last.id }) : null,
+    };
+  }
+
+  /** An admin's deletion, recorded in the item's history (`comment_deleted`). */
+  async function remove(id: string, commentId: string, principal: Principal | null): Promise<void> {
+    await store.transaction(async (tx, trx) => {
+      if (!(await conversationStatements(trx).deleteComment(id, commentId))) {
+        if (!(await tx.findWorkItem(id))) throw new WorkItemNotFound(id);
+        throw new CommentNotFound(commentId);
+      }
+      await changeItem(tx, id, now, undefined, actorOf(principal), () => ({
+        action: 'comment_deleted',
+        set: {},
+        details: { comment: { id: commentId } },
+      }));
+    });
+    recent?.take(id);
+  }
+
+  return { add, list, remove };
+}

@@ -1,0 +1,302 @@
+import { randomUUID } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import type { Principal } from '../auth/authenticator.js';
+import { assertMayChangeItem } from '../auth/policy.js';
+import { isUniqueViolation } from '../shared/db.js';
+import { ValidationError } from '../shared/errors.js';
+import { applyLeaseEffect, planUpdate, requestedStatus } from '../work/change-rules.js';
+import { WorkItemNotFound } from '../work/errors.js';
+import { type Plan, type RecentItems, type VersionPrecondition, changeItem } from '../work/item-changes.js';
+import type { Actor } from '../work/item-view.js';
+import { CONVERSATION_MOVES, type ConversationMove, conversationMoveApplies, isFinal } from '../work/lifecycle.js';
+import { NO_OBSERVER, type WorkObserver } from '../work/observer.js';
+import type { UpdateWorkItem, WorkItem } from '../work/schemas.js';
+import { type ReviewGate, actorOf, serializePayload } from '../work/service.js';
+import type { WorkStore } from '../work/store/port.js';
+import type { WorkItemRow } from '../work/tables.js';
+import { decodePosition, encodePosition } from './cursor.js';
+import { MayNotAsk, NotAskable, OpenQuestionExists, QuestionAlreadyAnswered, QuestionNotFound } from './errors.js';
+import { CONVERSATION_EVENTS, eventDataOf, newComment, toComment, toInboxEntry, toQuestion } from './rows.js';
+import {
+  type Answer,
+  type Ask,
+  CONVERSATION_PAGE,
+  type InboxEntry,
+  type InboxQuery,
+  type Question,
+  type QuestionKind,
+  REVIEW_OPTIONS,
+} from './schemas.js';
+import type { ConversationStatements } from './store/port.js';
+import { conversationStatements } from './store/sql.js';
+import type { QuestionRow } from './tables.js';
+import type { QuestionWaits } from './waits.js';
+
+// Asking a person, and the review gate. A question is written in one transaction with the
+// item's move (`ask`: in_progress → blocked, lease paused), a `question` comment and the
+// question.asked event; the answer likewise with its move (`answer` or `return`: back to the
+// same agent on a fresh lease; `approve`: completed), an `answer` comment and question.answered.
+// The moves are rows of lifecycle.ts (CONVERSATION_MOVES); the unique index allows one open
+// question per item, and the answer's guarded UPDATE lets exactly one answer win.
+
+const REVIEW_QUESTION = 'Review the work: approve it, or return it saying why.';
+
+export interface QuestionDeps {
+  store: WorkStore;
+  db: Kysely<any>;
+  now: () => string;
+  waits: QuestionWaits;
+  recent?: RecentItems;
+  observer?: WorkObserver;
+}
+
+export interface InboxPage {
+  entries: InboxEntry[];
+  next_cursor: string | null;
+}
+
+export type QuestionService = ReturnType<typeof createQuestionService>;
+
+export function createQuestionService({ store, db, now, waits, recent, observer = NO_OBSERVER }: QuestionDeps) {
+  const top = conversationStatements(db);
+
+  /**
+   * Writes a question (and its comment and event) in the transaction of `tx`, after the item's
+   * change `move` was written; answers the open question that stood in the way, if any.
+   */
+  async function writeQuestion(
+    conv: ConversationStatements,
+    tx: WorkStore,
+    row: WorkItemRow,
+    actor: Actor,
+    question: Pick<QuestionRow, 'kind' | 'question' | 'options' | 'blocked_item'>,
+    at: string,
+  ): Promise<Question> {
+    const written: QuestionRow = {
+      id: randomUUID(),
+      work_item_id: row.id,
+      agent: row.assigned_agent,
+      asked_by: actor.name,
+      asked_role: actor.role,
+      status: 'open',
+      asked_at: at,
+      answer: null,
+      option: null,
+      answered_by: null,
+      answered_role: null,
+      answered_at: null,
+      ...question,
+    };
+    try {
+      await conv.insertQuestion(written);
+    } catch (error) {
+      if (!isUniqueViolation(error)) throw error;
+      // Another asker got there first (on another instance): name its question.
+      const open = await top.findOpenQuestion(row.id);
+      throw open ? new OpenQuestionExists(toQuestion(open)) : error;
+    }
+    const view = toQuestion(written);
+    const comment = newComment(row.id, actor, 'question', question.question, [], at);
+    await conv.insertComment(comment);
+    await tx.appendEvent(CONVERSATION_EVENTS.asked, eventDataOf(view, row), at);
+    await tx.appendEvent(CONVERSATION_EVENTS.commented, eventDataOf(toComment(comment), row), at);
+    return view;
+  }
+
+  async function ask(id: string, input: Ask, principal: Principal | null): Promise<Question> {
+    const actor = actorOf(principal);
+    const open = await top.findOpenQuestion(id);
+    if (open) throw new OpenQuestionExists(toQuestion(open));
+    const question = await store.transaction(async (tx, trx) => {
+      let blocked = false;
+      let after: WorkItemRow | undefined;
+      await changeItem(tx, id, now, undefined, actor, ({ row }, at) => {
+        if (isFinal(row.status)) throw new NotAskable(row.status, 'a final item waits for no answer');
+        if (principal?.role === 'agent') {
+          if (principal.agent === null || row.assigned_agent !== principal.agent) throw new MayNotAsk(principal.agent);
+          if (row.status !== 'in_progress') throw new NotAskable(row.status, 'an agent asks about the item it is working on (in_progress)');
+        }
+        blocked = conversationMoveApplies('ask', row.status);
+        const plan = movePlan('ask', row, blocked, at);
+        after = { ...row, ...plan.set };
+        return plan;
+      });
+      const at = now();
+      const options = input.options ? JSON.stringify(input.options) : null;
+      return writeQuestion(conversationStatements(trx), tx, after!, actor, { kind: 'question', question: input.question, options, blocked_item: blocked ? 1 : 0 }, at);
+    });
+    recent?.take(id);
+    return question;
+  }
+
+  async function answer(id: string, questionId: string, input: Answer, principal: Principal | null): Promise<Question> {
+    const actor = actorOf(principal);
+    const result = await store.transaction(async (tx, trx) => {
+      const conv = conversationStatements(trx);
+      const found = await conv.findQuestion(id, questionId);
+      if (!found) {
+        if (!(await tx.findWorkItem(id))) throw new WorkItemNotFound(id);
+        throw new QuestionNotFound(questionId);
+      }
+      if (found.status === 'answered') throw new QuestionAlreadyAnswered(toQuestion(found));
+      checkAnswer(found, input);
+      const at = now();
+      const answered = {
+        answer: input.answer ?? null,
+        option: input.option ?? null,
+        answered_by: actor.name,
+        answered_role: actor.role,
+        answered_at: at,
+      };
+      if (!(await conv.answerQuestion(found.id, answered))) {
+        const first = await top.findQuestion(id, questionId);
+        throw new QuestionAlreadyAnswered(toQuestion(first ?? found));
+      }
+      const move = moveOfAnswer(found.kind, input.option);
+      let after: WorkItemRow | undefined;
+      let finished = false;
+      await changeItem(tx, id, () => at, undefined, actor, ({ row }, now) => {
+        const applies = found.blocked_item === 1 && conversationMoveApplies(move, row.status);
+        const plan = movePlan(move, row, applies, now);
+        plan.details = { question: { id: found.id, option: answered.option } };
+        finished = applies && move === 'approve';
+        after = { ...row, ...plan.set };
+        return plan;
+      });
+      const view = toQuestion({ ...found, ...answered, status: 'answered' });
+      const body = input.option !== undefined ? (input.answer !== undefined ? `${input.option}: ${input.answer}` : input.option) : input.answer!;
+      const comment = newComment(id, actor, 'answer', body, [], at);
+      await conv.insertComment(comment);
+      await tx.appendEvent(CONVERSATION_EVENTS.answered, eventDataOf(view, after!), at);
+      await tx.appendEvent(CONVERSATION_EVENTS.commented, eventDataOf(toComment(comment), after!), at);
+      return { view, finished, type: after!.type };
+    });
+    recent?.take(id);
+    if (result.finished) observer.finished(result.type, 'completed');
+    return result.view;
+  }
+
+  /** The question now, or once answered within `waitS` seconds; null when `signal` aborted the wait. */
+  async function get(id: string, questionId: string, waitS: number, signal?: AbortSignal): Promise<Question> {
+    const found = await top.findQuestion(id, questionId);
+    if (!found) {
+      if (!(await store.findWorkItem(id))) throw new WorkItemNotFound(id);
+      throw new QuestionNotFound(questionId);
+    }
+    if (found.status === 'answered' || waitS <= 0) return toQuestion(found);
+    const answered = await waits.wait(found.id, waitS * 1000, signal);
+    return toQuestion(answered ?? found);
+  }
+
+  async function listForItem(id: string): Promise<Question[]> {
+    const rows = await top.listItemQuestions(id);
+    if (rows.length === 0 && !(await store.findWorkItem(id))) throw new WorkItemNotFound(id);
+    return rows.map(toQuestion);
+  }
+
+  async function inbox(query: InboxQuery): Promise<InboxPage> {
+    const status = query.status ?? 'open';
+    const limit = query.limit ?? CONVERSATION_PAGE.default;
+    const listing = `inbox-${status}`;
+    const after = query.cursor === undefined ? null : decodePosition(query.cursor, listing);
+    const filter = { status, ...(query.project_id !== undefined && { project_id: query.project_id }), ...(query.agent !== undefined && { agent: query.agent }) };
+    const rows = await top.inbox(filter, after, limit + 1);
+    const page = rows.slice(0, limit);
+    const last = page.at(-1);
+    return {
+      entries: page.map(toInboxEntry),
+      next_cursor:
+        rows.length > limit && last ? encodePosition(listing, { at: (status === 'open' ? last.asked_at : last.answered_at)!, id: last.id }) : null,
+    };
+  }
+
+  async function counts(): Promise<{ open: number }> {
+    return { open: await top.countOpen() };
+  }
+
+  /**
+   * The review gate the work service consults when a PATCH completes an item (service.ts): the
+   * holder's completion of an item that needs review becomes a review question instead.
+   */
+  const reviewGate: ReviewGate = {
+    requires(row, agent) {
+      if (row.status !== 'in_progress' || agent === undefined || agent !== row.assigned_agent) return false;
+      if (row.review_required !== null) return row.review_required === 1;
+      return row.project_id === null ? false : { project_id: row.project_id };
+    },
+    async projectRequires(projectId) {
+      return (await store.findProject(projectId))?.review_required === 1;
+    },
+    async sendForReview(id, patch, principal, precondition) {
+      const item = await store.transaction(async (tx, trx) => {
+        const requested = requestedStatus(patch);
+        const { status: _status, outcome: _outcome, ...edits } = patch;
+        const payload = patch.payload === undefined ? undefined : serializePayload(patch.payload);
+        let sent = false;
+        let after: WorkItemRow | undefined;
+        const actor = actorOf(principal);
+        const changed = await changeItem(tx, id, now, precondition, actor, (current, at) => {
+          assertMayChangeItem(principal, current.row.assigned_agent);
+          const { row } = current;
+          // Moved on since the gate looked: the completion is judged as any other.
+          if (row.status !== 'in_progress' || patch.agent !== row.assigned_agent) return planUpdate(current, patch, requested, payload, at);
+          const plan: Plan = planUpdate(current, edits as UpdateWorkItem, undefined, payload, at) ?? { action: 'send_for_review', set: {} };
+          const move = movePlan('send_for_review', { ...row, ...plan.set }, true, at);
+          plan.action = move.action;
+          Object.assign(plan.set, move.set);
+          sent = true;
+          after = { ...row, ...plan.set };
+          return plan;
+        });
+        if (!sent) return changed;
+        await writeQuestion(conversationStatements(trx), tx, after!, actor, {
+          kind: 'review',
+          question: REVIEW_QUESTION,
+          options: JSON.stringify([REVIEW_OPTIONS.approve, REVIEW_OPTIONS.return]),
+          blocked_item: 1,
+        }, now());
+        return { ...changed, comment_count: changed.comment_count + 1 };
+      });
+      recent?.take(id);
+      return item;
+    },
+  };
+
+  return { ask, answer, get, listForItem, inbox, counts, reviewGate };
+}
+
+/** The plan of a conversation move: its status and its lease when it applies, a history row either way. */
+function movePlan(move: ConversationMove, row: WorkItemRow, applies: boolean, at: string): Plan {
+  const plan: Plan = { action: move, set: {} };
+  if (!applies) return plan;
+  const { to, lease } = CONVERSATION_MOVES[move];
+  plan.set.status = to;
+  if (move === 'approve') {
+    Object.assign(plan.set, { outcome: 'success', completed_at: at });
+    plan.closeDispatch = { at, outcome: 'success', reason: 'completed' };
+  }
+  applyLeaseEffect(plan, row, lease, at);
+  return plan;
+}
+
+function moveOfAnswer(kind: QuestionKind, option: string | undefined): ConversationMove {
+  if (kind === 'question') return 'answer';
+  return option === REVIEW_OPTIONS.approve ? 'approve' : 'return';
+}
+
+/** With options, `option` must be one of them; without, `answer` is required. A return says why. */
+function checkAnswer(question: QuestionRow, input: Answer): void {
+  const options = question.options === null ? null : (JSON.parse(question.options) as string[]);
+  if (options === null) {
+    if (input.option !== undefined) throw ValidationError.of('option', 'this question offers no options; answer it with "answer"');
+    if (input.answer === undefined) throw ValidationError.of('answer', 'is required (this question offers no options)');
+    return;
+  }
+  if (input.option === undefined) throw ValidationError.of('option', `is required: one of ${options.map((o) => JSON.stringify(o)).join(', ')}`);
+  if (!options.includes(input.option)) {
+    throw ValidationError.of('option', `${JSON.stringify(input.option)} is not offered; one of ${options.map((o) => JSON.stringify(o)).join(', ')}`);
+  }
+  if (question.kind === 'review' && input.option === REVIEW_OPTIONS.return && input.answer === undefined) {
+    throw ValidationError.of('answer', 'is required to return the work: say why');
+  }
+}

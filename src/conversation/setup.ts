@@ -1,0 +1,32 @@
+import type { Logger } from 'pino';
+import type { Database } from '../shared/db.js';
+import type { RecentItems } from '../work/item-changes.js';
+import type { WorkObserver } from '../work/observer.js';
+import type { WorkStore } from '../work/store/port.js';
+import { createCommentService } from './comments.js';
+import { createQuestionService } from './questions.js';
+import { conversationStatements } from './store/sql.js';
+import { createQuestionWaits } from './waits.js';
+
+// The conversation's parts, built once per process by the composition root (services/work.ts):
+// comments, questions (with the review gate the work service consults) and the waits for
+// answers, which the root wakes on every commit of this process.
+
+export interface ConversationDeps {
+  store: WorkStore;
+  database: Database;
+  logger: Logger;
+  now: () => Date;
+  recent?: RecentItems;
+  observer?: WorkObserver;
+}
+
+export type Conversation = ReturnType<typeof createConversation>;
+
+export function createConversation({ store, database, logger, now, recent, observer }: ConversationDeps) {
+  const timestamp = () => now().toISOString();
+  const waits = createQuestionWaits({ database, statements: conversationStatements(database.kysely), logger });
+  const comments = createCommentService({ store, db: database.kysely, now: timestamp, ...(recent && { recent }) });
+  const questions = createQuestionService({ store, db: database.kysely, now: timestamp, waits, ...(recent && { recent }), ...(observer && { observer }) });
+  return { comments, questions, waits };
+}

@@ -1,0 +1,49 @@
+import type { QuestionStatus } from '../schemas.js';
+import type { CommentRow, QuestionRow } from '../tables.js';
+
+// What the conversation asks of its database: its two tables and the item's comment counter.
+// The service runs these on the open transaction of a work-store change (store.transaction),
+// so a question, its comment, the counter and the item's move commit together. SQL only: no
+// rule is decided here.
+
+export interface Position {
+  at: string;
+  id: string;
+}
+
+export interface InboxFilter {
+  status: QuestionStatus;
+  project_id?: string;
+  agent?: string;
+}
+
+/** A question with the fields of its item the inbox shows. */
+export interface InboxRow extends QuestionRow {
+  item_description: string;
+  item_priority: number;
+  item_project_id: string | null;
+  item_type: string;
+  item_status: string;
+  item_assigned_agent: string | null;
+}
+
+export interface ConversationStatements {
+  /** Writes the comment and adds one to its item's counter. */
+  insertComment(row: CommentRow): Promise<void>;
+  /** Oldest first, after `after` in (created_at, id) order. */
+  listComments(workItemId: string, after: Position | null, limit: number): Promise<CommentRow[]>;
+  /** Deletes the comment and takes one from its item's counter; false when it was not there. */
+  deleteComment(workItemId: string, commentId: string): Promise<boolean>;
+
+  /** Throws the database's unique violation when the item already has an open question. */
+  insertQuestion(row: QuestionRow): Promise<void>;
+  findQuestion(workItemId: string, questionId: string): Promise<QuestionRow | undefined>;
+  findQuestions(ids: readonly string[]): Promise<QuestionRow[]>;
+  findOpenQuestion(workItemId: string): Promise<QuestionRow | undefined>;
+  /** Answers the question if it is still open; false when another answer came first. */
+  answerQuestion(id: string, answer: Pick<QuestionRow, 'answer' | 'option' | 'answered_by' | 'answered_role' | 'answered_at'>): Promise<boolean>;
+  listItemQuestions(workItemId: string): Promise<QuestionRow[]>;
+  /** Open: oldest first; answered: newest first; keyset-paged on (asked_at or answered_at, id). */
+  inbox(filter: InboxFilter, after: Position | null, limit: number): Promise<InboxRow[]>;
+  countOpen(): Promise<number>;
+}

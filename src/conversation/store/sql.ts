@@ -1,0 +1,96 @@
+import { type Kysely, type Transaction, sql } from 'kysely';
+import type { WorkTables } from '../../work/tables.js';
+import type { ConversationTables } from '../tables.js';
+import type { ConversationStatements, InboxRow } from './port.js';
+
+// The conversation's statements, one implementation for both databases: every statement here
+// is plain SQL that SQLite and PostgreSQL read alike through Kysely (no locks: the partial
+// unique index holds "one open question per item", and the answer's guarded UPDATE lets one
+// answer win), and times are ISO text on both (the PostgreSQL pool reads timestamptz as ISO).
+
+type Tables = ConversationTables & Pick<WorkTables, 'work_items'>;
+type Executor = Kysely<Tables> | Transaction<Tables>;
+
+export function conversationStatements(executor: Kysely<any> | Transaction<any>): ConversationStatements {
+  const db = executor as Executor;
+  return {
+    async insertComment(row) {
+      await db.insertInto('work_comments').values(row).execute();
+      await db.updateTable('work_items').set({ comment_count: sql`comment_count + 1` }).where('id', '=', row.work_item_id).execute();
+    },
+
+    listComments(workItemId, after, limit) {
+      let query = db.selectFrom('work_comments').selectAll().where('work_item_id', '=', workItemId);
+      if (after) query = query.where((eb) => eb(eb.refTuple('created_at', 'id'), '>', eb.tuple(after.at, after.id)));
+      return query.orderBy('created_at', 'asc').orderBy('id', 'asc').limit(limit).execute();
+    },
+
+    async deleteComment(workItemId, commentId) {
+      const deleted = await db.deleteFrom('work_comments').where('id', '=', commentId).where('work_item_id', '=', workItemId).executeTakeFirst();
+      if (Number(deleted.numDeletedRows) === 0) return false;
+      await db.updateTable('work_items').set({ comment_count: sql`comment_count - 1` }).where('id', '=', workItemId).execute();
+      return true;
+    },
+
+    async insertQuestion(row) {
+      await db.insertInto('work_questions').values(row).execute();
+    },
+
+    findQuestion(workItemId, questionId) {
+      return db.selectFrom('work_questions').selectAll().where('id', '=', questionId).where('work_item_id', '=', workItemId).executeTakeFirst();
+    },
+
+    async findQuestions(ids) {
+      if (ids.length === 0) return [];
+      return db.selectFrom('work_questions').selectAll().where('id', 'in', [...ids]).execute();
+    },
+
+    findOpenQuestion(workItemId) {
+      return db.selectFrom('work_questions').selectAll().where('work_item_id', '=', workItemId).where('status', '=', 'open').executeTakeFirst();
+    },
+
+    async answerQuestion(id, answer) {
+      const updated = await db
+        .updateTable('work_questions')
+        .set({ ...answer, status: 'answered' })
+        .where('id', '=', id)
+        .where('status', '=', 'open')
+        .executeTakeFirst();
+      return Number(updated.numUpdatedRows) === 1;
+    },
+
+    listItemQuestions(workItemId) {
+      return db.selectFrom('work_questions').selectAll().where('work_item_id', '=', workItemId).orderBy('asked_at').orderBy('id').execute();
+    },
+
+    async inbox(filter, after, limit) {
+      const open = filter.status === 'open';
+      const key = open ? 'q.asked_at' : 'q.answered_at';
+      let query = db
+        .selectFrom('work_questions as q')
+        .innerJoin('work_items as w', 'w.id', 'q.work_item_id')
+        .selectAll('q')
+        .select([
+          'w.description as item_description',
+          'w.priority as item_priority',
+          'w.project_id as item_project_id',
+          'w.type as item_type',
+          'w.status as item_status',
+          'w.assigned_agent as item_assigned_agent',
+        ])
+        .where('q.status', '=', filter.status);
+      if (filter.project_id !== undefined) query = query.where('w.project_id', '=', filter.project_id);
+      if (filter.agent !== undefined) query = query.where('q.agent', '=', filter.agent);
+      if (after) {
+        query = query.where((eb) => eb(eb.refTuple(key, 'q.id'), open ? '>' : '<', eb.tuple(after.at, after.id)));
+      }
+      const direction = open ? 'asc' : 'desc';
+      return (await query.orderBy(key, direction).orderBy('q.id', direction).limit(limit).execute()) as InboxRow[];
+    },
+
+    async countOpen() {
+      const row = await db.selectFrom('work_questions').select((eb) => eb.fn.countAll<number>().as('open')).where('status', '=', 'open').executeTakeFirst();
+      return Number(row?.open ?? 0);
+    },
+  };
+}

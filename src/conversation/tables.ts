@@ -1,0 +1,41 @@
+import type { CommentKind, QuestionKind, QuestionStatus } from './schemas.js';
+
+// The conversation's rows (migrations/*/012_conversation.sql). Columns mirror the API's names;
+// `links` and `options` are JSON text, `blocked_item` 0/1 as every flag on both databases.
+
+export interface CommentRow {
+  id: string;
+  work_item_id: string;
+  author: string;
+  role: string;
+  kind: CommentKind;
+  body: string;
+  links: string;
+  created_at: string;
+}
+
+export interface QuestionRow {
+  id: string;
+  work_item_id: string;
+  kind: QuestionKind;
+  /** The agent the item waits with (its holder when asked), for the inbox's filter. */
+  agent: string | null;
+  asked_by: string;
+  asked_role: string;
+  question: string;
+  options: string | null;
+  status: QuestionStatus;
+  asked_at: string;
+  answer: string | null;
+  option: string | null;
+  answered_by: string | null;
+  answered_role: string | null;
+  answered_at: string | null;
+  /** 1 when asking blocked the item: the answer then resumes it. */
+  blocked_item: number;
+}
+
+export interface ConversationTables {
+  work_comments: CommentRow;
+  work_questions: QuestionRow;
+}
