@@ -6,7 +6,6 @@ import { useEditBase } from '../lib/use-edit-base.ts';
 import { ChangeFeedback, type Feedback } from './change-feedback.tsx';
 import { PriorityOptions, TYPE_HINT, TYPE_PATTERN } from './work-fields.tsx';
 import { visibleBidi } from './user-text.tsx';
-import type { ConversationItem } from '../lib/conversation.ts';
 import { type ReviewChoice, ReviewField, reviewChoice, reviewValue } from './review-field.tsx';
 
 interface Draft {
@@ -27,7 +26,7 @@ function draftOf(w: WorkItem): Draft {
     description: w.description,
     project_id: w.project_id ?? '',
     payload: w.payload === null ? '' : JSON.stringify(w.payload, null, 2),
-    review_required: reviewChoice((w as ConversationItem).review_required),
+    review_required: reviewChoice(w.review_required),
   };
 }
 const fieldsOf = (w: WorkItem) => JSON.stringify(draftOf(w));

@@ -1,6 +1,5 @@
 import { useState } from 'preact/hooks';
 import type { Project, WorkItem } from '../../../src/work/schemas.ts';
-import type { ConversationItem } from '../lib/conversation.ts';
 import { formatDateTime } from '../lib/format.ts';
 import { projectName } from '../lib/projects.ts';
 import { href } from '../lib/router.ts';
@@ -14,11 +13,11 @@ import { UserText } from './user-text.tsx';
 // The item's fields, and the editor that changes those an open item can still change.
 
 /** Whether the item waits for a person's review before done, and where that comes from. */
-export function reviewLabel(w: ConversationItem, projects: Project[] | null): string {
+export function reviewLabel(w: WorkItem, projects: Project[] | null): string {
   const own = w.review_required;
   if (own === true) return 'yes (this item)';
   if (own === false) return 'no (this item)';
-  const project = w.project_id === null ? undefined : (projects?.find((p) => p.id === w.project_id) as (Project & { review_required?: boolean }) | undefined);
+  const project = projects?.find((p) => p.id === w.project_id);
   if (w.project_id === null) return 'no (no project)';
   return project?.review_required ? 'yes (project default)' : 'no (project default)';
 }

@@ -3,7 +3,7 @@ import { OpenQuestion } from '../components/open-question.tsx';
 import { ProblemMessage } from '../components/problem-message.tsx';
 import { UserText, visibleBidi } from '../components/user-text.tsx';
 import { api, withQuery } from '../lib/api.ts';
-import { type InboxQuestion, isReview, mayAnswer, questionItem } from '../lib/conversation.ts';
+import { type InboxEntry, isReview, mayAnswer } from '../lib/conversation.ts';
 import { formatDateTime, formatDuration } from '../lib/format.ts';
 import { useLive } from '../lib/live.ts';
 import { refreshNeedsYou } from '../lib/needs-you.ts';
@@ -20,7 +20,7 @@ const PAGE = 50;
 const TICK_MS = 30_000;
 
 interface Page {
-  questions: InboxQuestion[];
+  questions: InboxEntry[];
   next: string | null;
 }
 
@@ -32,10 +32,10 @@ export function NeedsYouPage({ params }: { params: URLSearchParams }) {
   const [pages, setPages] = useState(1);
   const key = withQuery('/questions', { status: answered ? 'answered' : 'open', project_id: projectId, limit: PAGE });
   const list = useLoad<Page>(`${key}#${pages}`, async (signal) => {
-    const questions: InboxQuestion[] = [];
+    const questions: InboxEntry[] = [];
     let cursor: string | null = null;
     for (let i = 0; i < pages; i += 1) {
-      const r: { data: InboxQuestion[]; nextCursor: string | null } = await api<InboxQuestion[]>(
+      const r: { data: InboxEntry[]; nextCursor: string | null } = await api<InboxEntry[]>(
         'GET',
         withQuery(key, { cursor }),
         undefined,
@@ -98,7 +98,7 @@ export function NeedsYouPage({ params }: { params: URLSearchParams }) {
       ) : (
         <ol class="needs-list" aria-label={answered ? 'Answered questions, newest first' : 'Waiting for a person, oldest first'}>
           {qs.map((q) => {
-            const item = questionItem(q);
+            const item = q.item;
             const project = projectName(projects, item.project_id);
             return (
               <li key={q.id} class="card needs-entry" data-question-id={q.id} data-kind={isReview(q) ? 'review' : 'question'}>
@@ -114,7 +114,7 @@ export function NeedsYouPage({ params }: { params: URLSearchParams }) {
                         <UserText text={project} />
                       </>
                     )}
-                    {item.priority !== null && ` · priority ${item.priority}`}
+                    {` · priority ${item.priority}`}
                     {answered ? (
                       <>
                         {' · answered by '}

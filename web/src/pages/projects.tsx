@@ -124,7 +124,7 @@ function ProjectRow(props: { project: Project; open: boolean; onToggle: () => vo
           {can(session, 'admin') ? (
             <ReviewToggle project={p} />
           ) : (
-            (p as ReviewProject).review_required && <span class="pill">review before done</span>
+            p.review_required && <span class="pill">review before done</span>
           )}
           {can(session, 'admin') && (
             <button type="button" onClick={() => setEditing(!editing)} aria-expanded={editing}>
@@ -150,13 +150,11 @@ function ProjectRow(props: { project: Project; open: boolean; onToggle: () => vo
   );
 }
 
-type ReviewProject = Project & { review_required?: boolean };
-
 /** Whether the project's items wait for a person's review before done; each item may override it. */
 function ReviewToggle({ project }: { project: Project }) {
   const [busy, setBusy] = useState(false);
   const [problem, setProblem] = useState<ApiProblem | null>(null);
-  const on = (project as ReviewProject).review_required === true;
+  const on = project.review_required;
   return (
     <>
       <label class="inline-check">
