@@ -6,7 +6,9 @@ import { type Desk, startDesk } from './desk-server.js';
 // Issue 21 in the browser, on an open desk (AUTH=off: the caller is a person, X-User): an agent
 // asks through the API, a person sees the question at once (the menu's badge, Needs you, the
 // item page) and answers it in place; a review is returned with a reason and then approved; the
-// item's timeline interleaves what was said with what happened; comment text stays text.
+// item's timeline interleaves what was said with what happened; comment text stays text. On an
+// open desk the holder names itself in its PATCH (`agent`), as MCP and the CLI do: that is what
+// makes a completion the holder's, which review holds.
 
 let desk: Desk;
 let browser: Browser;
@@ -153,7 +155,7 @@ describe('review before done', () => {
     const project = (await projects()).find((p) => p.name === 'Payments')!;
 
     const id = await claimed('bot-3', 'Refund the duplicate charge', { project_id: project.id });
-    const done = await desk.api('PATCH', `/work/${id}`, { status: 'completed', outcome: 'success', notes: 'Refunded 12.40' }, 'bot-3');
+    const done = await desk.api('PATCH', `/work/${id}`, { status: 'completed', outcome: 'success', notes: 'Refunded 12.40', agent: 'bot-3' }, 'bot-3');
     expect(done.status).toBe(200);
     expect(done.body.status).toBe('blocked');
 
@@ -167,7 +169,7 @@ describe('review before done', () => {
     await eventually(() => page.locator('dl.fields .badge').innerText()).toBe('in progress');
     await eventually(() => timeline(page).locator('li[data-comment-kind="answer"]').innerText()).toContain('Refund the fee as well.');
 
-    const again = await desk.api('PATCH', `/work/${id}`, { status: 'completed', outcome: 'success' }, 'bot-3');
+    const again = await desk.api('PATCH', `/work/${id}`, { status: 'completed', outcome: 'success', agent: 'bot-3' }, 'bot-3');
     expect(again.body.status).toBe('blocked');
     await eventually(() => review.getByRole('button', { name: 'Approve' }).count()).toBe(1);
     await screenshot(page, 'item-review-laptop');
@@ -205,7 +207,7 @@ describe('on a 390 px phone', () => {
   it('Needs you and the item page fit the screen, and a review is approved there', async () => {
     const projectId = (await desk.api('POST', '/projects', { name: 'Phone reviews', review_required: true })).body.id as string;
     const id = await claimed('bot-4', 'Rotate the signing key of the mobile API gateway', { project_id: projectId });
-    expect((await desk.api('PATCH', `/work/${id}`, { status: 'completed', outcome: 'success' }, 'bot-4')).body.status).toBe('blocked');
+    expect((await desk.api('PATCH', `/work/${id}`, { status: 'completed', outcome: 'success', agent: 'bot-4' }, 'bot-4')).body.status).toBe('blocked');
     const other = await claimed('bot-5', 'Pick a name for the new queue');
     await ask('bot-5', other, 'Which name do you prefer?', ['orders-v2', 'orders-next', 'a rather long option that has to wrap on a phone']);
 

@@ -135,13 +135,15 @@ function CommentEntry({ comment: c, onDelete }: { comment: Comment; onDelete: ((
   return (
     <li class={`comment comment-${c.kind}`} data-kind="comment" data-comment-kind={c.kind}>
       <div class="comment-head">
-        <strong>
-          <UserText text={c.author} />
-        </strong>{' '}
-        <span class="muted">({c.role})</span> {COMMENT_VERBS[c.kind] ?? c.kind}{' '}
-        <time class="muted small" dateTime={c.created_at}>
-          {formatDateTime(c.created_at)}
-        </time>
+        <span>
+          <strong>
+            <UserText text={c.author} />
+          </strong>{' '}
+          <span class="muted">({c.role})</span> {COMMENT_VERBS[c.kind] ?? c.kind}{' '}
+          <time class="muted small" dateTime={c.created_at}>
+            {formatDateTime(c.created_at)}
+          </time>
+        </span>
         {onDelete &&
           (confirming ? (
             <span class="row comment-delete">
