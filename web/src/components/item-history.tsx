@@ -71,8 +71,13 @@ const humanize = (field: string) => {
 /** One change's fields as "Label: from → to", text fields as "Notes: now “…”", payload edits as "Payload edited". */
 function describeEntry(changes: HistoryEntry['changes'], projects: Project[] | null): string {
   const known = fields(projects);
-  const parts = Object.entries(changes).map(([field, change]) => {
-    const { from, to, edited } = (change ?? {}) as { from?: Value; to?: Value; edited?: boolean };
+  const parts = Object.entries(changes).flatMap(([field, change]) => {
+    const { from, to, edited, option } = (change ?? {}) as { from?: Value; to?: Value; edited?: boolean; option?: Value };
+    // Not a field but what the change was about (the question answered, the comment deleted):
+    // the timeline shows the question and the comment themselves; only a chosen option is news.
+    if (typeof change === 'object' && change !== null && !('from' in change) && !('to' in change) && !edited) {
+      return typeof option === 'string' ? [`Option: ${option}`] : [];
+    }
     const f = known[field];
     const label = f?.label ?? humanize(field);
     if (edited) return `${label} edited`;

@@ -29,6 +29,25 @@ const COMMENT_VERBS: Record<string, string> = {
   answer: 'answered',
 };
 
+/** A question or answer comment made by a review's move reads as the review it is. */
+const REVIEW_VERBS: Record<string, string> = {
+  send_for_review: 'sent the work for review',
+  approve: 'approved the work',
+  return: 'returned the work',
+};
+
+/** The verb of each question or answer comment that a review's move wrote (same instant, same actor). */
+function reviewVerbs(history: HistoryEntry[], comments: Comment[]): Map<string, string> {
+  const moves = new Map(history.filter((h) => REVIEW_VERBS[h.action]).map((h) => [`${Date.parse(h.at)} ${h.actor}`, h.action]));
+  const verbs = new Map<string, string>();
+  for (const c of comments) {
+    if (c.kind !== 'question' && c.kind !== 'answer') continue;
+    const move = moves.get(`${Date.parse(c.created_at)} ${c.author}`);
+    if (move) verbs.set(c.id, REVIEW_VERBS[move] ?? '');
+  }
+  return verbs;
+}
+
 function merge(history: HistoryEntry[], comments: Comment[], more: boolean): { entries: Entry[]; renewals: number } {
   const last = comments[comments.length - 1]?.created_at;
   const cut = more && last !== undefined ? Date.parse(last) : Infinity;
@@ -90,6 +109,7 @@ export function ItemTimeline({ item, deleted }: { item: WorkItem; deleted: boole
   else if (!data.data) body = <p class="muted">Loading…</p>;
   else {
     const { entries, renewals } = merge(data.data.history, data.data.comments, data.data.more);
+    const verbs = reviewVerbs(data.data.history, data.data.comments);
     const [historyProblem, commentsProblem] = data.data.problems;
     body = (
       <>
@@ -102,7 +122,12 @@ export function ItemTimeline({ item, deleted }: { item: WorkItem; deleted: boole
                 <HistoryLine entry={e.change} projects={projects} />
               </li>
             ) : (
-              <CommentEntry key={`c${e.comment.id}`} comment={e.comment} onDelete={mayDelete ? () => void remove(e.comment) : null} />
+              <CommentEntry
+                key={`c${e.comment.id}`}
+                comment={e.comment}
+                verb={verbs.get(e.comment.id) ?? COMMENT_VERBS[e.comment.kind] ?? e.comment.kind}
+                onDelete={mayDelete ? () => void remove(e.comment) : null}
+              />
             ),
           )}
         </ol>
@@ -130,7 +155,7 @@ export function ItemTimeline({ item, deleted }: { item: WorkItem; deleted: boole
   );
 }
 
-function CommentEntry({ comment: c, onDelete }: { comment: Comment; onDelete: (() => void) | null }) {
+function CommentEntry({ comment: c, verb, onDelete }: { comment: Comment; verb: string; onDelete: (() => void) | null }) {
   const [confirming, setConfirming] = useState(false);
   return (
     <li class={`comment comment-${c.kind}`} data-kind="comment" data-comment-kind={c.kind}>
@@ -139,7 +164,7 @@ function CommentEntry({ comment: c, onDelete }: { comment: Comment; onDelete: ((
           <strong>
             <UserText text={c.author} />
           </strong>{' '}
-          <span class="muted">({c.role})</span> {COMMENT_VERBS[c.kind] ?? c.kind}{' '}
+          <span class="muted">({c.role})</span> {verb}{' '}
           <time class="muted small" dateTime={c.created_at}>
             {formatDateTime(c.created_at)}
           </time>
