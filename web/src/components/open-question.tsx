@@ -80,6 +80,7 @@ export function OpenQuestion(props: {
           <LinkedText text={q.question} />
         </p>
       )}
+      {!props.mayAnswer && <p class="muted small">A person answers this: a member or an admin.</p>}
       {props.mayAnswer &&
         (review ? (
           <div class="stack">
