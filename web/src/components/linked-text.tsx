@@ -6,9 +6,11 @@ import { visibleBidi } from './user-text.tsx';
 // full; `javascript:`, `data:` and the rest stay text. A link opens in a new tab without giving
 // the page it opens a handle on this one (noopener, noreferrer).
 
-// An address runs to the first space, quote or angle bracket; trailing punctuation (a full stop
-// ending the sentence, the parenthesis closing a markdown link) is left out of it.
-const URL_IN_TEXT = /https?:\/\/[^\s<>"'`]+/gi;
+// An address runs to the first space, quote, angle bracket or invisible format character (a bidi
+// override inside an address would make its link point elsewhere than it reads); trailing
+// punctuation (a full stop ending the sentence, the parenthesis closing a markdown link) is left
+// out of it.
+const URL_IN_TEXT = /https?:\/\/[^\s<>"'`\p{Cf}]+/giu;
 const TRAILING = /[).,;:!?\]}*_]+$/;
 
 export function ExternalLink(props: { url: string; children?: string }) {
