@@ -101,7 +101,7 @@ describe('questions to a person', () => {
     await eventually(() => note.count()).toBe(1);
     expect(await note.locator('.comment-body').innerText()).toBe(hostile);
     expect(await note.innerText()).toMatch(/alice \(\w+\) commented/);
-    expect(await note.locator('a').evaluateAll((as) => as.map((a) => (a as HTMLAnchorElement).href))).toEqual([
+    expect(await note.locator('a').evaluateAll((as) => as.map((a: any) => a.href as string))).toEqual([
       'https://example.com/runbook',
       'https://example.com/pr/7',
     ]);
@@ -127,7 +127,7 @@ describe('questions to a person', () => {
     await eventually(() => timeline(page).locator('li[data-comment-kind="answer"]').count()).toBe(1);
     const kinds = await timeline(page)
       .locator('> li')
-      .evaluateAll((lis) => lis.map((li) => (li as HTMLElement).dataset.commentKind ?? (li as HTMLElement).dataset.action));
+      .evaluateAll((lis) => lis.map((li: any) => (li.dataset.commentKind ?? li.dataset.action) as string));
     expect(kinds.slice(0, 3)).toEqual(['created', 'claimed', 'note']);
     expect(kinds.indexOf('question')).toBeGreaterThan(kinds.indexOf('note'));
     expect(kinds.indexOf('answer')).toBeGreaterThan(kinds.indexOf('question'));
