@@ -10,6 +10,7 @@ import { MAX_JSON_DEPTH } from './json-body.js';
 export const OPENAPI_TAGS = [
   { name: 'work items', description: 'Submit, claim, move and read work items; their history and the dashboard figures' },
   { name: 'projects', description: 'Projects that group work items' },
+  { name: 'conversation', description: "An item's comments, questions to a person and their answers, reviews, and the inbox" },
   { name: 'events', description: 'The Server-Sent Events stream of changes to work items and projects' },
   { name: 'classification', description: 'Classify emails with an LLM or the rules, and what it cost' },
   { name: 'mailboxes', description: 'Mail intake: connected mailboxes, their intake log and imports' },

@@ -19,6 +19,7 @@ describe.each(await storesUnderTest())('projects on %s', (kind) => {
       name: 'Apollo',
       external_ref: null,
       created_at: expect.stringMatching(ISO_MS),
+      review_required: false,
     });
     expect(response.headers.location).toBe(`/projects/${response.body.id}`);
     expect((await call(t.app, 'GET', `/projects/${response.body.id}`)).body).toEqual(response.body);

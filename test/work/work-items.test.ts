@@ -25,6 +25,8 @@ const WORK_ITEM_FIELDS = [
   'run_after',
   'lease_expires_at',
   'dispatch_log',
+  'comment_count',
+  'review_required',
 ].sort();
 
 describe.each(await storesUnderTest())('work items on %s', (kind) => {
