@@ -140,6 +140,30 @@ describe('questions to a person', () => {
   });
 });
 
+describe('a long conversation', () => {
+  it('reads comments 200 at a time and holds back the moves after the last comment read', async () => {
+    const id = await claimed('bot-6', 'Chatty item');
+    for (let i = 1; i <= 201; i += 1) {
+      expect((await desk.api('POST', `/work/${id}/comments`, { body: `Progress ${i}`, kind: 'progress' }, 'bot-6')).status).toBe(201);
+    }
+    expect((await desk.api('PATCH', `/work/${id}`, { status: 'blocked' }, 'bot-6')).status).toBe(200);
+    const { page, context, errors } = await openDesk(browser, desk.url, { path: `/#/items/${id}` });
+    const progress = timeline(page).locator('li[data-comment-kind="progress"]');
+    await eventually(() => progress.count()).toBe(200);
+    // The block came after comment 201, which is not read yet: it is not shown out of order.
+    expect(await timeline(page).locator('li[data-action="block"]').count()).toBe(0);
+    expect(await progress.last().innerText()).toContain('Progress 200');
+    await page.getByRole('button', { name: 'Show later entries' }).click();
+    await eventually(() => progress.count()).toBe(201);
+    await eventually(() => timeline(page).locator('li[data-action="block"]').count()).toBe(1);
+    const last = await timeline(page).locator('> li').last().getAttribute('data-action');
+    expect(last).toBe('block');
+    expect(await page.getByRole('button', { name: 'Show later entries' }).count()).toBe(0);
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+});
+
 describe('review before done', () => {
   it('a project that wants review holds the agent’s done; a person returns it with a reason, then approves it', async () => {
     const { page, context, errors } = await openDesk(browser, desk.url, { path: '/#/projects' });
