@@ -187,6 +187,7 @@ describe('review before done', () => {
     const review = page.locator('.question-card');
     await eventually(() => review.getByRole('heading').innerText()).toBe('Waiting for review');
     expect(await page.locator('dl.fields').innerText()).toMatch(/Review before done\s+yes \(project default\)/);
+    await eventually(() => page.getByTestId('waiting-hint').innerText()).toContain('waits for the review above');
     await review.getByRole('button', { name: 'Return…' }).click();
     await review.getByLabel(/What should change/).fill('Refund the fee as well.');
     await review.getByRole('button', { name: 'Return to bot-3' }).click();

@@ -1,4 +1,4 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import type { WorkItem } from '../../../src/work/schemas.ts';
 import { api } from '../lib/api.ts';
 import { mayAnswer, type Question, questionsPath } from '../lib/conversation.ts';
@@ -11,7 +11,13 @@ import { OpenQuestion } from './open-question.tsx';
 // The item's open question or review, at the top of its page: what the agent waits for comes
 // before everything else. An item has at most one open at a time (the service's rule).
 
-export function ItemQuestion({ item, onAnswered }: { item: WorkItem; onAnswered: () => void }) {
+export function ItemQuestion(props: {
+  item: WorkItem;
+  onAnswered: () => void;
+  /** Told whether a question or review is open, so the actions can say what Unblock would do. */
+  onOpen: (open: 'question' | 'review' | null) => void;
+}) {
+  const { item, onAnswered, onOpen } = props;
   const session = useSession();
   const [tick, setTick] = useState(0);
   const path = questionsPath(item.id);
@@ -22,6 +28,8 @@ export function ItemQuestion({ item, onAnswered }: { item: WorkItem; onAnswered:
     }
   });
   const open = questions.data?.find((q) => q.status === 'open');
+  const openKind = open ? open.kind : null;
+  useEffect(() => onOpen(openKind), [openKind]);
   if (!open) return null;
   return (
     <div class="card question-card">

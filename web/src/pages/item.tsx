@@ -37,6 +37,8 @@ export function ItemPage({ id }: { id: string }) {
   const [deleted, setDeleted] = useState(false);
   // The item the confirmation was opened for: it can only ever delete that one.
   const [confirmDelete, setConfirmDelete] = useState<string | null>(null);
+  // The open question or review, if any: Unblock would resume the work and leave it unanswered.
+  const [waitingOn, setWaitingOn] = useState<'question' | 'review' | null>(null);
   const change = useItemChange({
     path,
     item,
@@ -96,7 +98,7 @@ export function ItemPage({ id }: { id: string }) {
           <code class="pill">{w.type}</code>
         </div>
       </header>
-      {!deleted && <ItemQuestion item={w} onAnswered={item.reload} />}
+      {!deleted && <ItemQuestion item={w} onAnswered={item.reload} onOpen={setWaitingOn} />}
       <div class="item-grid">
         <div class="stack">
           <ItemFields
@@ -129,6 +131,13 @@ export function ItemPage({ id }: { id: string }) {
                 {session.principal?.agent
                   ? `Only items assigned to ${session.principal.agent} can be moved with this sign-in.`
                   : 'Your role can read this item but not change it.'}
+              </p>
+            )}
+            {!deleted && mayChange && waitingOn !== null && w.status === 'blocked' && (
+              <p class="muted small" data-testid="waiting-hint">
+                {waitingOn === 'review'
+                  ? 'The work waits for the review above: Approve or Return moves it on; Unblock would resume the work with the review still open.'
+                  : 'The agent waits for the answer above, which moves the item on; Unblock would resume it with the question unanswered.'}
               </p>
             )}
             {!deleted && mayChange && (
