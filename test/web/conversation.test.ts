@@ -202,6 +202,16 @@ describe('review before done', () => {
     await eventually(() => page.locator('dl.fields .badge').innerText()).toBe('completed');
     expect((await desk.api('GET', `/work/${id}`)).body).toMatchObject({ status: 'completed', outcome: 'success' });
     expect(await review.count()).toBe(0);
+    // The timeline tells the review's comments from a question's.
+    const said = timeline(page).locator('li[data-kind="comment"] .comment-head');
+    await eventually(() => said.allInnerTexts()).toHaveLength(4);
+    const heads = await said.allInnerTexts();
+    expect(heads.map((h) => h.replace(/\s*\d{1,2} \w{3} \d{4}, [\d:]+.*$/s, ''))).toEqual([
+      'bot-3 (admin) sent the work for review',
+      'alice (admin) returned the work',
+      'bot-3 (admin) sent the work for review',
+      'alice (admin) approved the work',
+    ]);
     expect(errors).toEqual([]);
     await context.close();
   });

@@ -1,7 +1,17 @@
 import { useState } from 'preact/hooks';
 import type { HistoryEntry, WorkItem } from '../../../src/work/schemas.ts';
 import { api, type ApiProblem, toProblem } from '../lib/api.ts';
-import { type Comment, commentsPath, mayComment, mayDeleteComment, readComments } from '../lib/conversation.ts';
+import {
+  type Comment,
+  commentsPath,
+  isReview,
+  mayComment,
+  mayDeleteComment,
+  type Question,
+  questionsPath,
+  readComments,
+  REVIEW,
+} from '../lib/conversation.ts';
 import { formatDateTime } from '../lib/format.ts';
 import { useLive } from '../lib/live.ts';
 import { useProjects } from '../lib/projects.ts';
@@ -29,21 +39,27 @@ const COMMENT_VERBS: Record<string, string> = {
   answer: 'answered',
 };
 
-/** A question or answer comment made by a review's move reads as the review it is. */
-const REVIEW_VERBS: Record<string, string> = {
-  send_for_review: 'sent the work for review',
-  approve: 'approved the work',
-  return: 'returned the work',
-};
+/** A question or answer comment that belongs to a review reads as the review it is. */
+const REVIEW_VERBS = { asked: 'sent the work for review', approve: 'approved the work', return: 'returned the work' } as const;
 
-/** The verb of each question or answer comment that a review's move wrote (same instant, same actor). */
-function reviewVerbs(history: HistoryEntry[], comments: Comment[]): Map<string, string> {
-  const moves = new Map(history.filter((h) => REVIEW_VERBS[h.action]).map((h) => [`${Date.parse(h.at)} ${h.actor}`, h.action]));
+/**
+ * The verb of each question or answer comment of a review: the service writes a question and its
+ * comment (and an answer and its comment) at one instant, by one person, so the item's questions
+ * say which comments were a review's.
+ */
+function reviewVerbs(questions: Question[], comments: Comment[]): Map<string, string> {
+  const key = (at: string | null, who: string | null) => `${at === null ? NaN : Date.parse(at)} ${who ?? ''}`;
+  const asked = new Map<string, string>();
+  const answered = new Map<string, string>();
+  for (const q of questions) {
+    if (!isReview(q)) continue;
+    asked.set(key(q.asked_at, q.asked_by), REVIEW_VERBS.asked);
+    if (q.option === REVIEW.approve || q.option === REVIEW.return) answered.set(key(q.answered_at, q.answered_by), REVIEW_VERBS[q.option]);
+  }
   const verbs = new Map<string, string>();
   for (const c of comments) {
-    if (c.kind !== 'question' && c.kind !== 'answer') continue;
-    const move = moves.get(`${Date.parse(c.created_at)} ${c.author}`);
-    if (move) verbs.set(c.id, REVIEW_VERBS[move] ?? '');
+    const verb = (c.kind === 'question' ? asked : c.kind === 'answer' ? answered : null)?.get(key(c.created_at, c.author));
+    if (verb) verbs.set(c.id, verb);
   }
   return verbs;
 }
@@ -71,7 +87,7 @@ export function ItemTimeline({ item, deleted }: { item: WorkItem; deleted: boole
   const id = item.id;
   const data = useLoad(`${id}#${item.version}#${tick}#${pages}`, async (signal) => {
     // The moves still show when the comments cannot be read, and the other way round.
-    const [history, comments] = await Promise.all([
+    const [history, comments, questions] = await Promise.all([
       api<HistoryEntry[]>('GET', `/work/${encodeURIComponent(id)}/history`, undefined, signal).then(
         (r) => ({ list: r.data, problem: null }),
         (err: unknown) => ({ list: [] as HistoryEntry[], problem: toProblem(err) }),
@@ -80,9 +96,20 @@ export function ItemTimeline({ item, deleted }: { item: WorkItem; deleted: boole
         (r) => ({ ...r, problem: null }),
         (err: unknown) => ({ comments: [] as Comment[], more: false, problem: toProblem(err) }),
       ),
+      // only to tell a review's comments from a question's: without them the comments still show
+      api<Question[]>('GET', questionsPath(id), undefined, signal).then(
+        (r) => r.data,
+        () => [] as Question[],
+      ),
     ]);
     if (signal.aborted) throw new DOMException('aborted', 'AbortError');
-    return { history: history.list, comments: comments.comments, more: comments.more, problems: [history.problem, comments.problem] };
+    return {
+      history: history.list,
+      comments: comments.comments,
+      more: comments.more,
+      verbs: reviewVerbs(questions, comments.comments),
+      problems: [history.problem, comments.problem],
+    };
   });
   useLive((e) => {
     if (
@@ -109,7 +136,7 @@ export function ItemTimeline({ item, deleted }: { item: WorkItem; deleted: boole
   else if (!data.data) body = <p class="muted">Loading…</p>;
   else {
     const { entries, renewals } = merge(data.data.history, data.data.comments, data.data.more);
-    const verbs = reviewVerbs(data.data.history, data.data.comments);
+    const { verbs } = data.data;
     const [historyProblem, commentsProblem] = data.data.problems;
     body = (
       <>
