@@ -57,7 +57,7 @@ export interface InvariantReport {
   lastEventId: number;
 }
 
-const EVENT_TYPES = new Set(['work.created', 'work.updated', 'work.deleted', 'project.created', 'project.updated']);
+const EVENT_TYPES = new Set(['work.created', 'work.updated', 'work.deleted', 'work.commented', 'question.asked', 'question.answered', 'project.created', 'project.updated']);
 const FINAL = sql`('completed', 'failed', 'cancelled')`;
 const HELD = sql`('dispatched', 'in_progress', 'blocked')`;
 
