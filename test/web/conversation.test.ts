@@ -256,6 +256,16 @@ describe('on a 390 px phone', () => {
     }
     await screenshot(page, 'needs-you-phone');
 
+    // One agent's questions only, the filter kept in the address.
+    await page.getByRole('form', { name: 'Agent filter' }).getByLabel('Agent').fill('bot-5');
+    await page.getByRole('button', { name: 'Filter' }).click();
+    await eventually(() => list.locator('> li').allInnerTexts()).toHaveLength(1);
+    expect(await list.innerText()).toContain('Pick a name for the new queue');
+    expect(page.url()).toContain('agent=bot-5');
+    await page.getByRole('form', { name: 'Agent filter' }).getByLabel('Agent').fill('');
+    await page.getByRole('button', { name: 'Filter' }).click();
+    await eventually(() => list.locator('> li').count()).toBeGreaterThanOrEqual(2);
+
     const entry = page.locator('li.needs-entry[data-kind="review"]').filter({ hasText: 'Rotate the signing key' });
     await entry.getByRole('button', { name: 'Approve' }).click();
     await eventually(() => entry.count()).toBe(0);

@@ -11,6 +11,7 @@ import { projectName, useProjects } from '../lib/projects.ts';
 import { href, navigate } from '../lib/router.ts';
 import { useSession } from '../lib/session.ts';
 import { useLoad } from '../lib/use-load.ts';
+import { USER_PATTERN } from '../lib/user.ts';
 
 // Needs you: what agents are waiting on a person for, the questions and the reviews, oldest
 // first, each answerable where it stands. "Answered" shows the latest answers, newest first.
@@ -29,8 +30,11 @@ export function NeedsYouPage({ params }: { params: URLSearchParams }) {
   const projects = useProjects();
   const answered = params.get('status') === 'answered';
   const projectId = params.get('project_id') ?? '';
+  const agent = params.get('agent') ?? '';
+  // The filters a link to the other list keeps.
+  const kept: Record<string, string> = { ...(projectId ? { project_id: projectId } : {}), ...(agent ? { agent } : {}) };
   const [pages, setPages] = useState(1);
-  const key = withQuery('/questions', { status: answered ? 'answered' : 'open', project_id: projectId, limit: PAGE });
+  const key = withQuery('/questions', { status: answered ? 'answered' : 'open', project_id: projectId, agent, limit: PAGE });
   const list = useLoad<Page>(`${key}#${pages}`, async (signal) => {
     const questions: InboxEntry[] = [];
     let cursor: string | null = null;
@@ -57,7 +61,7 @@ export function NeedsYouPage({ params }: { params: URLSearchParams }) {
     if (e.type === 'question.asked' || e.type === 'question.answered' || e.type === 'resync') list.reload();
   });
   const go = (next: Record<string, string>) => {
-    const p = new URLSearchParams({ ...(answered ? { status: 'answered' } : {}), ...(projectId ? { project_id: projectId } : {}), ...next });
+    const p = new URLSearchParams({ ...(answered ? { status: 'answered' } : {}), ...kept, ...next });
     for (const [k, v] of [...p.entries()]) if (v === '') p.delete(k);
     navigate(href('/needs-you', p));
   };
@@ -69,10 +73,10 @@ export function NeedsYouPage({ params }: { params: URLSearchParams }) {
       <div class="page-head wrap">
         <h1 id="needs-you-title">Needs you</h1>
         <nav class="row segmented-links" aria-label="Which questions">
-          <a href={href('/needs-you', projectId ? { project_id: projectId } : {})} aria-current={!answered ? 'page' : undefined}>
+          <a href={href('/needs-you', kept)} aria-current={!answered ? 'page' : undefined}>
             Open
           </a>
-          <a href={href('/needs-you', { status: 'answered', ...(projectId ? { project_id: projectId } : {}) })} aria-current={answered ? 'page' : undefined}>
+          <a href={href('/needs-you', { status: 'answered', ...kept })} aria-current={answered ? 'page' : undefined}>
             Answered
           </a>
         </nav>
@@ -89,6 +93,20 @@ export function NeedsYouPage({ params }: { params: URLSearchParams }) {
             ))}
           </select>
         </div>
+        <form
+          class="inline-form"
+          aria-label="Agent filter"
+          onSubmit={(e) => {
+            e.preventDefault();
+            go({ agent: (new FormData(e.currentTarget).get('agent') as string | null)?.trim() ?? '' });
+          }}
+        >
+          <label>
+            Agent
+            <input key={agent} name="agent" defaultValue={agent} pattern={USER_PATTERN} maxLength={64} placeholder="any" autoComplete="off" />
+          </label>
+          <button type="submit">Filter</button>
+        </form>
       </div>
       <ProblemMessage problem={list.error} />
       {qs === null ? (
