@@ -71,7 +71,10 @@ export function createCommentService({ store, db, now, recent }: CommentDeps) {
       await tx.appendEvent(CONVERSATION_EVENTS.commented, eventDataOf(view, item.row), at);
       return view;
     });
-    recent?.take(id);
+    // The holder's copy stays good (a comment moves no version); only its counter moves on, so
+    // the agent's next change still starts from it without a read (the hot path).
+    const copy = recent?.take(id);
+    if (copy) recent?.remember({ ...copy, row: { ...copy.row, comment_count: copy.row.comment_count + 1 } });
     return comment;
   }
 
