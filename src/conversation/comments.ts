@@ -9,7 +9,7 @@ import { decodePosition, encodePosition } from './cursor.js';
 import { CommentNotFound, MayNotComment } from './errors.js';
 import { CONVERSATION_EVENTS, eventDataOf, newComment, toComment } from './rows.js';
 import { COMMENT_LIMITS, CONVERSATION_PAGE, type Comment, type CreateComment, type Link, type PageQuery } from './schemas.js';
-import { conversationStatements } from './store/sql.js';
+import type { ConversationStatementsOn } from './store/create.js';
 
 // The item's conversation: who may comment, the checks on what they write, the timeline read
 // in pages. A comment is written with its item's counter and its event in one transaction; it
@@ -23,6 +23,8 @@ export interface CommentPage {
 export interface CommentDeps {
   store: WorkStore;
   db: Kysely<any>;
+  /** The conversation's statements for this database (store/create.ts). */
+  statementsOn: ConversationStatementsOn;
   now: () => string;
   /** The work service's copies of recent items: a comment makes a copy's counter stale. */
   recent?: RecentItems;
@@ -53,8 +55,8 @@ export function mayComment(principal: Principal | null, { row, dispatches }: Ite
 
 export type CommentService = ReturnType<typeof createCommentService>;
 
-export function createCommentService({ store, db, now, recent }: CommentDeps) {
-  const top = conversationStatements(db);
+export function createCommentService({ store, db, statementsOn, now, recent }: CommentDeps) {
+  const top = statementsOn(db);
 
   async function add(id: string, input: CreateComment, principal: Principal | null): Promise<Comment> {
     const links = input.links ?? [];
@@ -66,7 +68,7 @@ export function createCommentService({ store, db, now, recent }: CommentDeps) {
       if (!mayComment(principal, item)) throw new MayNotComment(principal?.agent ?? null);
       const at = now();
       const row = newComment(item.row.id, actor, input.kind ?? 'note', input.body, links, at);
-      await conversationStatements(trx).insertComment(row);
+      await statementsOn(trx).insertComment(row);
       const view = toComment(row);
       await tx.appendEvent(CONVERSATION_EVENTS.commented, eventDataOf(view, item.row), at);
       return view;
@@ -94,7 +96,7 @@ export function createCommentService({ store, db, now, recent }: CommentDeps) {
   /** An admin's deletion, recorded in the item's history (`comment_deleted`). */
   async function remove(id: string, commentId: string, principal: Principal | null): Promise<void> {
     await store.transaction(async (tx, trx) => {
-      if (!(await conversationStatements(trx).deleteComment(id, commentId))) {
+      if (!(await statementsOn(trx).deleteComment(id, commentId))) {
         if (!(await tx.findWorkItem(id))) throw new WorkItemNotFound(id);
         throw new CommentNotFound(commentId);
       }

@@ -28,7 +28,7 @@ import {
   REVIEW_OPTIONS,
 } from './schemas.js';
 import type { ConversationStatements } from './store/port.js';
-import { conversationStatements } from './store/sql.js';
+import type { ConversationStatementsOn } from './store/create.js';
 import type { QuestionRow } from './tables.js';
 import type { QuestionWaits } from './waits.js';
 
@@ -44,6 +44,7 @@ const REVIEW_QUESTION = 'Review the work: approve it, or return it saying why.';
 export interface QuestionDeps {
   store: WorkStore;
   db: Kysely<any>;
+  statementsOn: ConversationStatementsOn;
   now: () => string;
   waits: QuestionWaits;
   recent?: RecentItems;
@@ -57,8 +58,8 @@ export interface InboxPage {
 
 export type QuestionService = ReturnType<typeof createQuestionService>;
 
-export function createQuestionService({ store, db, now, waits, recent, observer = NO_OBSERVER }: QuestionDeps) {
-  const top = conversationStatements(db);
+export function createQuestionService({ store, db, statementsOn, now, waits, recent, observer = NO_OBSERVER }: QuestionDeps) {
+  const top = statementsOn(db);
 
   /**
    * Writes a question (and its comment and event) in the transaction of `tx`, after the item's
@@ -123,7 +124,7 @@ export function createQuestionService({ store, db, now, waits, recent, observer 
       });
       const at = now();
       const options = input.options ? JSON.stringify(input.options) : null;
-      return writeQuestion(conversationStatements(trx), tx, after!, actor, { kind: 'question', question: input.question, options, blocked_item: blocked ? 1 : 0 }, at);
+      return writeQuestion(statementsOn(trx), tx, after!, actor, { kind: 'question', question: input.question, options, blocked_item: blocked ? 1 : 0 }, at);
     });
     recent?.take(id);
     return question;
@@ -132,7 +133,7 @@ export function createQuestionService({ store, db, now, waits, recent, observer 
   async function answer(id: string, questionId: string, input: Answer, principal: Principal | null): Promise<Question> {
     const actor = actorOf(principal);
     const result = await store.transaction(async (tx, trx) => {
-      const conv = conversationStatements(trx);
+      const conv = statementsOn(trx);
       const found = await conv.findQuestion(id, questionId);
       if (!found) {
         if (!(await tx.findWorkItem(id))) throw new WorkItemNotFound(id);
@@ -249,7 +250,7 @@ export function createQuestionService({ store, db, now, waits, recent, observer 
           return plan;
         });
         if (!sent) return changed;
-        await writeQuestion(conversationStatements(trx), tx, after!, actor, {
+        await writeQuestion(statementsOn(trx), tx, after!, actor, {
           kind: 'review',
           question: REVIEW_QUESTION,
           options: JSON.stringify([REVIEW_OPTIONS.approve, REVIEW_OPTIONS.return]),

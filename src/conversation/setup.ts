@@ -5,7 +5,7 @@ import type { WorkObserver } from '../work/observer.js';
 import type { WorkStore } from '../work/store/port.js';
 import { createCommentService } from './comments.js';
 import { createQuestionService } from './questions.js';
-import { conversationStatements } from './store/sql.js';
+import { conversationStatementsFor } from './store/create.js';
 import { createQuestionWaits } from './waits.js';
 
 // The conversation's parts, built once per process by the composition root (services/work.ts):
@@ -25,8 +25,9 @@ export type Conversation = ReturnType<typeof createConversation>;
 
 export function createConversation({ store, database, logger, now, recent, observer }: ConversationDeps) {
   const timestamp = () => now().toISOString();
-  const waits = createQuestionWaits({ database, statements: conversationStatements(database.kysely), logger });
-  const comments = createCommentService({ store, db: database.kysely, now: timestamp, ...(recent && { recent }) });
-  const questions = createQuestionService({ store, db: database.kysely, now: timestamp, waits, ...(recent && { recent }), ...(observer && { observer }) });
-  return { comments, questions, waits };
+  const statementsOn = conversationStatementsFor(database.dialect);
+  const waits = createQuestionWaits({ database, statements: statementsOn(database.kysely), logger });
+  const comments = createCommentService({ store, db: database.kysely, statementsOn, now: timestamp, ...(recent && { recent }) });
+  const questions = createQuestionService({ store, db: database.kysely, statementsOn, now: timestamp, waits, ...(recent && { recent }), ...(observer && { observer }) });
+  return { comments, questions, waits, statementsOn };
 }

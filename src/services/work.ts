@@ -108,7 +108,7 @@ export async function buildWorkApp({ config, logger, webRoot, now = () => new Da
   registerEventRoutes(app, hub);
   // Intake classifies in process: the same service as POST /classify, counted and traced here.
   const classify = buildClassifyService({ config, database, logger, metrics: app.metricsRegistry, tracing });
-  await registerIntake(app, { config, database, logger, work: workForIntake(store), classify, now });
+  await registerIntake(app, { config, database, logger, work: workForIntake(store, conversation.statementsOn), classify, now });
   registerHealthRoute(app, database, ACCESS.public);
   registerTokenRoutes(app, createTokenService({ store: auth.store, authenticator: auth.authenticator, now }));
   registerSessionRoutes(app, { config: config.auth, authenticator: auth.authenticator, gate });

@@ -1,6 +1,6 @@
 import type { Transaction } from 'kysely';
 import { CONVERSATION_EVENTS, eventDataOf, newComment, toComment } from '../conversation/rows.js';
-import { conversationStatements } from '../conversation/store/sql.js';
+import type { ConversationStatementsOn } from '../conversation/store/create.js';
 import { WorkItemNotFound } from './errors.js';
 import { type Plan, changeItem } from './item-changes.js';
 import type { Actor } from './item-view.js';
@@ -38,7 +38,8 @@ export interface WorkForIntake {
   projectExists(id: string): Promise<boolean>;
 }
 
-export function workForIntake(store: WorkStore): WorkForIntake {
+/** `comments`: the conversation's statements, for the follow-up's comment (issue 21). */
+export function workForIntake(store: WorkStore, comments: ConversationStatementsOn): WorkForIntake {
   return {
     commit: (work) =>
       store.transaction((tx, trx) =>
@@ -55,7 +56,7 @@ export function workForIntake(store: WorkStore): WorkForIntake {
                   return { action: 'email_follow_up', set };
                 });
                 const written = newComment(id, actor, 'email', comment, [], at);
-                await conversationStatements(trx).insertComment(written);
+                await comments(trx).insertComment(written);
                 await tx.appendEvent(CONVERSATION_EVENTS.commented, eventDataOf(toComment(written), after!), at);
                 return true;
               } catch (error) {

@@ -1,35 +1,26 @@
-import { type Kysely, type Transaction, sql } from 'kysely';
+import type { Kysely, Transaction } from 'kysely';
 import type { WorkTables } from '../../work/tables.js';
 import type { ConversationTables } from '../tables.js';
 import type { ConversationStatements, InboxRow } from './port.js';
 
-// The conversation's statements, one implementation for both databases: every statement here
-// is plain SQL that SQLite and PostgreSQL read alike through Kysely (no locks: the partial
-// unique index holds "one open question per item", and the answer's guarded UPDATE lets one
-// answer win), and times are ISO text on both (the PostgreSQL pool reads timestamptz as ISO).
+// The conversation's statements that are the same SQL on both databases (Kysely writes each in
+// the dialect's own syntax). No locks: the partial unique index holds "one open question per
+// item", and the answer's guarded UPDATE lets one answer win; times are ISO text on both (the
+// PostgreSQL pool reads timestamptz as ISO). sqlite.ts and postgres.ts add the comment writes,
+// which keep the item's counter, and so make one complete store each.
 
 type Tables = ConversationTables & Pick<WorkTables, 'work_items'>;
-type Executor = Kysely<Tables> | Transaction<Tables>;
+export type Executor = Kysely<Tables> | Transaction<Tables>;
 
-export function conversationStatements(executor: Kysely<any> | Transaction<any>): ConversationStatements {
-  const db = executor as Executor;
+export type PortableStatements = Omit<ConversationStatements, 'insertComment' | 'deleteComment'>;
+
+export function portableStatements(db: Executor): PortableStatements {
   return {
-    async insertComment(row) {
-      await db.insertInto('work_comments').values(row).execute();
-      await db.updateTable('work_items').set({ comment_count: sql`comment_count + 1` }).where('id', '=', row.work_item_id).execute();
-    },
 
     listComments(workItemId, after, limit) {
       let query = db.selectFrom('work_comments').selectAll().where('work_item_id', '=', workItemId);
       if (after) query = query.where((eb) => eb(eb.refTuple('created_at', 'id'), '>', eb.tuple(after.at, after.id)));
       return query.orderBy('created_at', 'asc').orderBy('id', 'asc').limit(limit).execute();
-    },
-
-    async deleteComment(workItemId, commentId) {
-      const deleted = await db.deleteFrom('work_comments').where('id', '=', commentId).where('work_item_id', '=', workItemId).executeTakeFirst();
-      if (Number(deleted.numDeletedRows) === 0) return false;
-      await db.updateTable('work_items').set({ comment_count: sql`comment_count - 1` }).where('id', '=', workItemId).execute();
-      return true;
     },
 
     async insertQuestion(row) {
