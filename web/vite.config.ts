@@ -10,7 +10,7 @@ const root = fileURLToPath(new URL('.', import.meta.url));
 // The UI is served by the work service from web/dist, on the same origin as the API, so the dev
 // server proxies the API paths to a locally running work service (WORK_URL).
 const workUrl = process.env.WORK_URL ?? 'http://127.0.0.1:8080';
-const apiPaths = ['/work', '/projects', '/events', '/ui-api', '/health', '/session', '/tokens'] as const;
+const apiPaths = ['/work', '/projects', '/questions', '/events', '/ui-api', '/health', '/session', '/tokens'] as const;
 
 const COMPRESSIBLE = /\.(?:js|css|html|svg|json)$/;
 

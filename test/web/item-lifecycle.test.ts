@@ -81,9 +81,9 @@ describe('an item through its life in the browser', () => {
     expect(stored.body.dispatch_log).toHaveLength(1);
 
     // The audit trail: every change with who made it, oldest first, following live changes.
-    const history = page.getByRole('list', { name: 'Changes, oldest first' });
-    await eventually(() => history.locator('li').count()).toBe(4);
-    const lines = await history.locator('li').allInnerTexts();
+    const history = page.getByRole('list', { name: 'Timeline, oldest first' });
+    await eventually(() => history.locator('li[data-kind="change"]').count()).toBe(4);
+    const lines = await history.locator('li[data-kind="change"]').allInnerTexts();
     expect(lines[0]).toMatch(/Created by alice \(admin\): Status: — → queued/);
     expect(lines[1]).toMatch(/Dispatched by alice \(admin\): .*Assigned agent: — → codex-1/);
     expect(lines[2]).toMatch(/Picked up by alice \(admin\): .*Status: dispatched → in progress/);

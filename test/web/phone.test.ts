@@ -40,7 +40,7 @@ describe('on a 390 px phone', () => {
     const { page, context, errors } = await openDesk(browser, desk.url, { viewport: 'phone', path: '/#/' });
     const nav = page.getByRole('navigation', { name: 'Main' });
     const labels = await nav.getByRole('link').allInnerTexts();
-    expect(labels).toEqual(['Dashboard', 'Board', 'Submit', 'Agents', 'Projects', 'Classify', 'Mailboxes', 'Tokens']);
+    expect(labels).toEqual(['Dashboard', 'Needs you', 'Board', 'Submit', 'Agents', 'Projects', 'Classify', 'Mailboxes', 'Tokens']);
     // The menu itself does not scroll: every link lies inside the screen.
     expect(await nav.evaluate((el) => el.scrollWidth - el.clientWidth)).toBe(0);
     for (const label of labels) {

@@ -133,9 +133,9 @@ describe('a page forgets the last subject’s dialogs and drafts', () => {
     const claimed = await desk.api('POST', '/work/claim', { agent: 'bot-1', types: ['history_words'], lease_s: 120 }, 'bot-1');
     expect(claimed.status).toBe(200);
     const { page, context } = await openDesk(browser, desk.url, { path: `/#/items/${claimed.body.id}` });
-    const history = page.getByRole('list', { name: 'Changes, oldest first' });
-    await eventually(() => history.locator('li').count()).toBe(2);
-    const lines = await history.locator('li').allInnerTexts();
+    const history = page.getByRole('list', { name: 'Timeline, oldest first' });
+    await eventually(() => history.locator('li[data-kind="change"]').count()).toBe(2);
+    const lines = await history.locator('li[data-kind="change"]').allInnerTexts();
     // en-GB, UTC (browser.ts): "26 Nov 2026, 03:24:57".
     expect(lines[1]).toMatch(/^\d{1,2} \w{3} \d{4}, \d{2}:\d{2}:\d{2} Claimed by bot-1 \(\w+\): /);
     expect(lines[1]).toMatch(/Status: queued → in progress/);

@@ -151,7 +151,7 @@ describe('signing in to the desk', () => {
     const { page, context } = await openSignedOut();
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: desk.url });
     await signIn(page, ADMIN_SECRET);
-    expect(await navLinks(page)).toEqual(['Dashboard', 'Board', 'Submit', 'Agents', 'Projects', 'Classify', 'Mailboxes', 'Tokens']);
+    expect(await navLinks(page)).toEqual(['Dashboard', 'Needs you', 'Board', 'Submit', 'Agents', 'Projects', 'Classify', 'Mailboxes', 'Tokens']);
     await page.getByRole('link', { name: 'Tokens' }).click();
     const form = page.getByRole('form', { name: 'New token' });
     await form.getByLabel('Name').fill('night-shift');

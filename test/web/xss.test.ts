@@ -65,4 +65,42 @@ describe('text from the API is only ever text', () => {
     expect(errors).toEqual([]);
     await context.close();
   });
+
+  it('shows markup and markdown in comments, questions and options as characters; links only for http and https', async () => {
+    const type = 'xss_conv';
+    expect((await desk.api('POST', '/work', { type, description: 'Talked about' })).status).toBe(201);
+    const claimed = await desk.api('POST', '/work/claim', { agent: 'bot-x', types: [type] }, 'bot-x');
+    const id = claimed.body.id as string;
+    const body = `${IMG} ${SCRIPT} [docs](javascript:alert(5)) javascript:alert(6) data:text/html,${MARK} <a href="https://evil.example">x</a> https://example.com/ok‮gnp.exe`;
+    expect((await desk.api('POST', `/work/${id}/comments`, { body, links: [{ url: 'https://example.com/a', title: IMG }] }, 'bot-x')).status).toBe(201);
+    // The service refuses a javascript: link outright.
+    expect((await desk.api('POST', `/work/${id}/comments`, { body: 'x', links: [{ url: 'javascript:alert(7)' }] }, 'bot-x')).status).toBe(422);
+    expect((await desk.api('POST', `/work/${id}/questions`, { question: MARK, options: [IMG, SCRIPT] }, 'bot-x')).status).toBe(201);
+
+    const { page, context, dialogs, errors } = await openDesk(browser, desk.url, { path: `/#/items/${id}` });
+    const comment = page.locator('li[data-comment-kind="note"]');
+    await comment.waitFor();
+    // The body reads as typed, with the override made visible.
+    expect(await comment.locator('.comment-body').innerText()).toBe(body.replace('\u202E', '\u2039U+202E\u203a'));
+    const hrefs = await page.locator('main a[target="_blank"]').evaluateAll((as) => as.map((a) => a.getAttribute('href')));
+    // An address written out in full is a link whatever surrounds it; one stops at a bidi override.
+    expect(hrefs).toEqual(['https://evil.example', 'https://example.com/ok', 'https://example.com/a']);
+    expect(await comment.getByRole('link', { name: IMG }).count()).toBe(1);
+    const question = page.locator('.question-card');
+    await eventually(() => question.innerText()).toContain(MARK);
+    expect(await question.getByRole('button').allInnerTexts()).toEqual([IMG, SCRIPT]);
+    expect(await page.locator('main img, main script, a[href^="javascript:"], a[href^="data:"]').count()).toBe(0);
+
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: /Needs you/ }).click();
+    const entry = page.locator('li.needs-entry').filter({ hasText: 'Talked about' });
+    await eventually(() => entry.innerText()).toContain(MARK);
+    expect(await page.locator('main img, main script').count()).toBe(0);
+    await screenshot(page, 'xss-needs-you-laptop');
+
+    await page.waitForTimeout(300); // an onerror would have fired by now
+    expect(dialogs).toEqual([]);
+    expect(await page.evaluate('window.__xss')).toBeUndefined();
+    expect(errors).toEqual([]);
+    await context.close();
+  });
 });

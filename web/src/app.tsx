@@ -5,6 +5,8 @@ import { href, useRoute } from './lib/router.ts';
 import { useTitle } from './lib/title.ts';
 import { can, loadSession, type SessionState, signOut, useSession } from './lib/session.ts';
 import { currentUser, saveUser } from './lib/user.ts';
+import { mayAnswer } from './lib/conversation.ts';
+import { useNeedsYouCount } from './lib/needs-you.ts';
 import type { Access } from '../../src/auth/roles.ts';
 import { AgentsPage } from './pages/agents.tsx';
 import { BoardPage } from './pages/board.tsx';
@@ -13,15 +15,18 @@ import { ClassifyPage } from './pages/classify.tsx';
 import { ItemPage } from './pages/item.tsx';
 import { MailboxPage } from './pages/mailbox.tsx';
 import { MailboxesPage } from './pages/mailboxes.tsx';
+import { NeedsYouPage } from './pages/needs-you.tsx';
 import { ProjectsPage } from './pages/projects.tsx';
 import { SignInPage } from './pages/sign-in.tsx';
 import { SubmitPage } from './pages/submit.tsx';
 import { TokensPage } from './pages/tokens.tsx';
 
 // Each page shows in the menu only for the roles whose requests it makes.
-// The dashboard comes first, so it is the landing page of everyone who may read.
-const NAV: ReadonlyArray<{ path: string; label: string; access: Access }> = [
+// The dashboard comes first, so it is the landing page of everyone who may read. Needs you is
+// for the people who answer agents' questions (members, admins, anyone on an open desk).
+const NAV: ReadonlyArray<{ path: string; label: string; access: Access; answers?: true }> = [
   { path: '/dashboard', label: 'Dashboard', access: 'read' },
+  { path: '/needs-you', label: 'Needs you', access: 'read', answers: true },
   { path: '/', label: 'Board', access: 'read' },
   { path: '/new', label: 'Submit', access: 'submit' },
   { path: '/agents', label: 'Agents', access: 'read' },
@@ -51,7 +56,9 @@ function Desk({ session }: { session: SessionState }) {
   const open = session.auth === 'off';
   const [askUser, setAskUser] = useState(open && user === null);
   const live = useLiveState();
-  const nav = NAV.filter((n) => can(session, n.access));
+  const answers = mayAnswer(session);
+  const nav = NAV.filter((n) => can(session, n.access) && (!n.answers || answers));
+  const waiting = useNeedsYouCount(answers && can(session, 'read'));
   // The address without a hash (a fresh visit, just signed in) is the landing page: the first
   // page the role can use, the dashboard for readers. `#/` stays the board, so its shared and
   // bookmarked filter links keep working; a role that cannot read it (intake) goes home too.
@@ -101,6 +108,7 @@ function Desk({ session }: { session: SessionState }) {
   }
   else if (path === '/mailboxes') page = <MailboxesPage />;
   else if (path === '/dashboard') page = <DashboardPage />;
+  else if (path === '/needs-you') page = <NeedsYouPage params={route.params} />;
   else if (path === '/') page = <BoardPage params={route.params} />;
   else if (path === '/new') page = <SubmitPage key={`new ${route.params.get('project_id') ?? ''}`} params={route.params} />;
   else if (path === '/agents') page = <AgentsPage />;
@@ -136,6 +144,12 @@ function Desk({ session }: { session: SessionState }) {
               <li key={n.path}>
                 <a href={href(n.path)} aria-current={active === n.path ? 'page' : undefined}>
                   {n.label}
+                  {n.answers && waiting !== null && waiting > 0 && (
+                    <span class="nav-badge" data-testid="needs-you-count">
+                      <span class="visually-hidden">, waiting: </span>
+                      {waiting}
+                    </span>
+                  )}
                 </a>
               </li>
             ))}

@@ -6,6 +6,7 @@ import { useEditBase } from '../lib/use-edit-base.ts';
 import { ChangeFeedback, type Feedback } from './change-feedback.tsx';
 import { PriorityOptions, TYPE_HINT, TYPE_PATTERN } from './work-fields.tsx';
 import { visibleBidi } from './user-text.tsx';
+import { type ReviewChoice, ReviewField, reviewChoice, reviewValue } from './review-field.tsx';
 
 interface Draft {
   priority: string;
@@ -13,9 +14,10 @@ interface Draft {
   description: string;
   project_id: string;
   payload: string;
+  review_required: ReviewChoice;
 }
 type Key = keyof Draft;
-const KEYS: readonly Key[] = ['priority', 'type', 'description', 'project_id', 'payload'];
+const KEYS: readonly Key[] = ['priority', 'type', 'description', 'project_id', 'payload', 'review_required'];
 
 function draftOf(w: WorkItem): Draft {
   return {
@@ -24,6 +26,7 @@ function draftOf(w: WorkItem): Draft {
     description: w.description,
     project_id: w.project_id ?? '',
     payload: w.payload === null ? '' : JSON.stringify(w.payload, null, 2),
+    review_required: reviewChoice(w.review_required),
   };
 }
 const fieldsOf = (w: WorkItem) => JSON.stringify(draftOf(w));
@@ -60,6 +63,7 @@ export function ItemEditor(props: {
     if (draft.description !== was.description) body.description = draft.description;
     if (draft.project_id !== was.project_id) body.project_id = draft.project_id || null;
     if (draft.payload !== was.payload) body.payload = checked.value;
+    if (draft.review_required !== was.review_required) body.review_required = reviewValue(draft.review_required);
     if (Object.keys(body).length === 0) return props.onClose();
     const result = await props.onSave(base, body);
     if (result.ok) return props.onClose();
@@ -104,6 +108,7 @@ export function ItemEditor(props: {
             ))}
           </select>
         </div>
+        <ReviewField id="edit-review" value={draft.review_required} onChange={(v) => setDraft((d) => ({ ...d, review_required: v }))} />
       </div>
       <label>
         Description

@@ -1,14 +1,13 @@
 import type { HistoryEntry } from '../../../src/work/schemas.ts';
-import { api } from '../lib/api.ts';
 import { formatDateTime, formatSeconds, statusLabel } from '../lib/format.ts';
-import { projectName, useProjects } from '../lib/projects.ts';
-import { useLoad } from '../lib/use-load.ts';
+import { projectName } from '../lib/projects.ts';
 import type { Project } from '../../../src/work/schemas.ts';
 import { UserText } from './user-text.tsx';
 
 // The audit trail in the words and local times the rest of the item page uses: "Picked up by
 // codex-1 (agent): Status: dispatched → in progress; Lease: until 26 Nov 2026, 03:24:57", not
-// the stored column names and ISO instants.
+// the stored column names and ISO instants. The item's timeline (item-timeline.tsx) shows these
+// lines between the comments.
 
 /** What happened, by the action the service recorded; an action this UI does not know shows as written. */
 const ACTIONS: Record<string, string> = {
@@ -26,6 +25,12 @@ const ACTIONS: Record<string, string> = {
   complete: 'Completed',
   fail: 'Failed',
   cancel: 'Cancelled',
+  ask: 'Asked a person',
+  answer: 'Answered',
+  send_for_review: 'Sent for review',
+  approve: 'Approved',
+  return: 'Returned for more work',
+  comment_deleted: 'Comment deleted',
 };
 
 type Value = unknown;
@@ -66,8 +71,13 @@ const humanize = (field: string) => {
 /** One change's fields as "Label: from → to", text fields as "Notes: now “…”", payload edits as "Payload edited". */
 function describeEntry(changes: HistoryEntry['changes'], projects: Project[] | null): string {
   const known = fields(projects);
-  const parts = Object.entries(changes).map(([field, change]) => {
-    const { from, to, edited } = (change ?? {}) as { from?: Value; to?: Value; edited?: boolean };
+  const parts = Object.entries(changes).flatMap(([field, change]) => {
+    const { from, to, edited, option } = (change ?? {}) as { from?: Value; to?: Value; edited?: boolean; option?: Value };
+    // Not a field but what the change was about (the question answered, the comment deleted):
+    // the timeline shows the question and the comment themselves; only a chosen option is news.
+    if (typeof change === 'object' && change !== null && !('from' in change) && !('to' in change) && !edited) {
+      return typeof option === 'string' ? [`Option: ${option}`] : [];
+    }
     const f = known[field];
     const label = f?.label ?? humanize(field);
     if (edited) return `${label} edited`;
@@ -78,22 +88,13 @@ function describeEntry(changes: HistoryEntry['changes'], projects: Project[] | n
   return parts.length > 0 ? parts.join('; ') : 'no field changed';
 }
 
-/** The item's audit trail, oldest first; read again whenever the item's version moves. */
-export function ItemHistory({ id, version }: { id: string; version: number }) {
-  const path = `/work/${encodeURIComponent(id)}/history`;
-  const projects = useProjects();
-  const history = useLoad<HistoryEntry[]>(`${path}#${version}`, async (signal) => (await api<HistoryEntry[]>('GET', path, undefined, signal)).data);
-  if (history.error) return <p class="muted">The history could not be read: {history.error.detail}</p>;
-  if (!history.data) return <p class="muted">Loading…</p>;
+/** One change of the audit trail: "03:24:57 Claimed by bot-1 (agent): Status: queued → in progress". */
+export function HistoryLine({ entry, projects }: { entry: HistoryEntry; projects: Project[] | null }) {
   return (
-    <ol class="history" aria-label="Changes, oldest first">
-      {history.data.map((entry) => (
-        <li key={entry.id} data-action={entry.action}>
-          <time dateTime={entry.at}>{formatDateTime(entry.at)}</time>{' '}
-          <strong>{ACTIONS[entry.action] ?? humanize(entry.action)}</strong> by <UserText text={entry.actor} /> ({entry.role}):{' '}
-          <UserText text={describeEntry(entry.changes, projects)} />
-        </li>
-      ))}
-    </ol>
+    <>
+      <time dateTime={entry.at}>{formatDateTime(entry.at)}</time>{' '}
+      <strong>{ACTIONS[entry.action] ?? humanize(entry.action)}</strong> by <UserText text={entry.actor} /> ({entry.role}):{' '}
+      <UserText text={describeEntry(entry.changes, projects)} />
+    </>
   );
 }

@@ -52,3 +52,21 @@ export function formatSeconds(s: number): string {
   if (s >= 60 && s % 60 === 0) return `${s / 60} min`;
   return `${s} s`;
 }
+
+/** A length of time in its two largest units, for how long something has waited: "45 s", "5 min", "2 h 5 min", "3 d 4 h". */
+export function formatDuration(ms: number): string {
+  const s = Math.max(0, Math.floor(ms / 1000));
+  if (s < 60) return `${s} s`;
+  const min = Math.floor(s / 60);
+  if (min < 60) return `${min} min`;
+  const h = Math.floor(min / 60);
+  if (h < 24) return min % 60 === 0 ? `${h} h` : `${h} h ${min % 60} min`;
+  const d = Math.floor(h / 24);
+  return h % 24 === 0 ? `${d} d` : `${d} d ${h % 24} h`;
+}
+
+/** "waiting 5 min": since an instant, for a question still open. */
+export function formatWaited(iso: string, now = Date.now()): string {
+  const t = Date.parse(iso);
+  return Number.isNaN(t) ? iso : `waiting ${formatDuration(now - t)}`;
+}

@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { Project, WorkItemSummary } from '../../../src/work/schemas.ts';
+import type { Comment, Question } from './conversation.ts';
 
 // One EventSource for the whole page. After a dropped connection EventSource reconnects by
 // itself and sends Last-Event-ID, so the server replays what was missed. Two cases it cannot
@@ -16,6 +17,9 @@ export type LiveEvent =
   | { type: 'work.deleted'; data: { id: string } }
   | { type: 'project.created'; data: Project }
   | { type: 'project.updated'; data: Project }
+  | { type: 'question.asked'; data: Question }
+  | { type: 'question.answered'; data: Question }
+  | { type: 'work.commented'; data: Comment }
   | { type: 'resync' };
 
 export type LiveState = 'connecting' | 'live' | 'offline';
@@ -26,6 +30,9 @@ const EVENT_TYPES = [
   'work.deleted',
   'project.created',
   'project.updated',
+  'question.asked',
+  'question.answered',
+  'work.commented',
 ] as const;
 
 type Listener = (e: LiveEvent) => void;

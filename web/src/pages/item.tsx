@@ -1,17 +1,16 @@
 import { useRef, useState } from 'preact/hooks';
 import { ChangeFeedback } from '../components/change-feedback.tsx';
 import { DispatchTimeline } from '../components/dispatch-timeline.tsx';
-import { ItemHistory } from '../components/item-history.tsx';
 import { ItemActions } from '../components/item-actions.tsx';
-import { ItemEditor } from '../components/item-editor.tsx';
-import { LoopFields } from '../components/loop-fields.tsx';
+import { ItemFields } from '../components/item-fields.tsx';
+import { ItemQuestion } from '../components/item-question.tsx';
+import { ItemTimeline } from '../components/item-timeline.tsx';
 import { Modal } from '../components/modal.tsx';
 import { NotesEditor } from '../components/notes-editor.tsx';
 import { ProblemMessage } from '../components/problem-message.tsx';
 import { StatusBadge } from '../components/status-badge.tsx';
 import { UserText, visibleBidi } from '../components/user-text.tsx';
 import { api } from '../lib/api.ts';
-import { formatDateTime } from '../lib/format.ts';
 import { useLive } from '../lib/live.ts';
 import { projectName, useProjects } from '../lib/projects.ts';
 import { href, navigate } from '../lib/router.ts';
@@ -38,7 +37,8 @@ export function ItemPage({ id }: { id: string }) {
   const [deleted, setDeleted] = useState(false);
   // The item the confirmation was opened for: it can only ever delete that one.
   const [confirmDelete, setConfirmDelete] = useState<string | null>(null);
-  const [editing, setEditing] = useState(false);
+  // The open question or review, if any: Unblock would resume the work and leave it unanswered.
+  const [waitingOn, setWaitingOn] = useState<'question' | 'review' | null>(null);
   const change = useItemChange({
     path,
     item,
@@ -98,75 +98,18 @@ export function ItemPage({ id }: { id: string }) {
           <code class="pill">{w.type}</code>
         </div>
       </header>
+      {!deleted && <ItemQuestion item={w} onAnswered={item.reload} onOpen={setWaitingOn} />}
       <div class="item-grid">
         <div class="stack">
-          <section aria-labelledby="fields-title" class="card stack">
-            <div class="row between">
-              <h2 id="fields-title">Fields</h2>
-              {mayEdit && !editing && (
-                <button type="button" onClick={() => setEditing(true)}>
-                  Edit item
-                </button>
-              )}
-            </div>
-            {mayEdit && editing ? (
-              <ItemEditor
-                item={w}
-                projects={projects}
-                busy={busy}
-                feedback={change.feedbackAt('edit')}
-                onSave={(basis, body) => change.patch(basis, body, 'Changes saved.', 'edit')}
-                onClose={() => setEditing(false)}
-              />
-            ) : (
-              <ChangeFeedback feedback={change.feedbackAt('edit')} />
-            )}
-            <dl class="fields">
-              <dt>ID</dt>
-              <dd>
-                <code>{w.id}</code>
-              </dd>
-              <dt>Version</dt>
-              <dd>{w.version}</dd>
-              <dt>Type</dt>
-              <dd>
-                <code>{w.type}</code>
-              </dd>
-              <dt>Priority</dt>
-              <dd>{w.priority}</dd>
-              <dt>Status</dt>
-              <dd>
-                <StatusBadge status={w.status} />
-              </dd>
-              <dt>Assigned agent</dt>
-              <dd>{w.assigned_agent ?? '—'}</dd>
-              <dt>Outcome</dt>
-              <dd>{w.outcome ?? '—'}</dd>
-              <dt>Project</dt>
-              <dd>
-                {w.project_id ? (
-                  <a href={href('/', { project_id: w.project_id })}>
-                    <UserText text={projectName(projects, w.project_id) ?? w.project_id} />
-                  </a>
-                ) : (
-                  '—'
-                )}
-              </dd>
-              <dt>Created by</dt>
-              <dd>{w.created_by}</dd>
-              <dt>Created</dt>
-              <dd>
-                <time dateTime={w.created_at}>{formatDateTime(w.created_at)}</time>
-              </dd>
-              <dt>Updated</dt>
-              <dd>
-                <time dateTime={w.updated_at}>{formatDateTime(w.updated_at)}</time>
-              </dd>
-              <dt>Completed</dt>
-              <dd>{w.completed_at ? <time dateTime={w.completed_at}>{formatDateTime(w.completed_at)}</time> : '—'}</dd>
-              <LoopFields item={w} />
-            </dl>
-          </section>
+          <ItemFields
+            item={w}
+            projects={projects}
+            mayEdit={mayEdit}
+            busy={busy}
+            feedback={change.feedbackAt('edit')}
+            onSave={(basis, body) => change.patch(basis, body, 'Changes saved.', 'edit')}
+          />
+          <ItemTimeline item={w} deleted={deleted} />
           <NotesEditor
             key={w.id}
             item={w}
@@ -190,6 +133,13 @@ export function ItemPage({ id }: { id: string }) {
                   : 'Your role can read this item but not change it.'}
               </p>
             )}
+            {!deleted && mayChange && waitingOn !== null && w.status === 'blocked' && (
+              <p class="muted small" data-testid="waiting-hint">
+                {waitingOn === 'review'
+                  ? 'The work waits for the review above: Approve or Return moves it on; Unblock would resume the work with the review still open.'
+                  : 'The agent waits for the answer above, which moves the item on; Unblock would resume it with the question unanswered.'}
+              </p>
+            )}
             {!deleted && mayChange && (
               <ItemActions
                 key={w.id}
@@ -211,10 +161,6 @@ export function ItemPage({ id }: { id: string }) {
           <section aria-labelledby="log-title" class="card">
             <h2 id="log-title">Dispatch log</h2>
             <DispatchTimeline entries={w.dispatch_log} />
-          </section>
-          <section aria-labelledby="history-title" class="card">
-            <h2 id="history-title">History</h2>
-            <ItemHistory id={w.id} version={w.version} />
           </section>
         </div>
       </div>

@@ -51,6 +51,7 @@ export function ProjectsPage() {
 function CreateProject() {
   const [name, setName] = useState('');
   const [ref, setRef] = useState('');
+  const [review, setReview] = useState(false);
   const [problem, setProblem] = useState<ApiProblem | null>(null);
   const [busy, setBusy] = useState(false);
   return (
@@ -62,12 +63,14 @@ function CreateProject() {
         setBusy(true);
         setProblem(null);
         try {
-          const body: Record<string, string> = { name: name.trim() };
+          const body: Record<string, string | boolean> = { name: name.trim() };
           if (ref.trim()) body.external_ref = ref.trim();
+          if (review) body.review_required = true;
           const r = await api<Project>('POST', '/projects', body);
           upsertProject(r.data);
           setName('');
           setRef('');
+          setReview(false);
         } catch (err) {
           setProblem(toProblem(err));
         } finally {
@@ -89,6 +92,10 @@ function CreateProject() {
           autoComplete="off"
           onInput={(e) => setRef(e.currentTarget.value)}
         />
+      </label>
+      <label class="inline-check">
+        <input type="checkbox" name="review_required" checked={review} onChange={(e) => setReview(e.currentTarget.checked)} />
+        Review before done
       </label>
       <button type="submit" class="primary" disabled={busy}>
         Create project
@@ -114,6 +121,11 @@ function ProjectRow(props: { project: Project; open: boolean; onToggle: () => vo
           </div>
         </div>
         <div class="row wrap">
+          {can(session, 'admin') ? (
+            <ReviewToggle project={p} />
+          ) : (
+            p.review_required && <span class="pill">review before done</span>
+          )}
           {can(session, 'admin') && (
             <button type="button" onClick={() => setEditing(!editing)} aria-expanded={editing}>
               {editing ? 'Close editor' : 'Edit'}
@@ -135,6 +147,40 @@ function ProjectRow(props: { project: Project; open: boolean; onToggle: () => vo
       {editing && <EditProject project={p} onDone={() => setEditing(false)} />}
       {props.open && <ProjectItems project={p} />}
     </article>
+  );
+}
+
+/** Whether the project's items wait for a person's review before done; each item may override it. */
+function ReviewToggle({ project }: { project: Project }) {
+  const [busy, setBusy] = useState(false);
+  const [problem, setProblem] = useState<ApiProblem | null>(null);
+  const on = project.review_required;
+  return (
+    <>
+      <label class="inline-check">
+        <input
+          type="checkbox"
+          name="review_required"
+          checked={on}
+          disabled={busy}
+          onChange={async (e) => {
+            const next = e.currentTarget.checked;
+            setBusy(true);
+            setProblem(null);
+            try {
+              const r = await api<Project>('PATCH', `/projects/${encodeURIComponent(project.id)}`, { review_required: next });
+              upsertProject(r.data);
+            } catch (err) {
+              setProblem(toProblem(err));
+            } finally {
+              setBusy(false);
+            }
+          }}
+        />
+        Review before done
+      </label>
+      <ProblemMessage problem={problem} />
+    </>
   );
 }
 

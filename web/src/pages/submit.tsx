@@ -10,6 +10,7 @@ import type { WorkItemSummary } from '../../../src/work/schemas.ts';
 import { ATTEMPT_LIMITS, RETRY_DELAY_LIMITS } from '../../../src/work/limits.ts';
 import { visibleBidi } from '../components/user-text.tsx';
 import { PriorityOptions, TYPE_HINT, TYPE_PATTERN } from '../components/work-fields.tsx';
+import { type ReviewChoice, ReviewField, reviewValue } from '../components/review-field.tsx';
 
 const COMMON_TYPES = ['code_review', 'bug_fix', 'infra_setup', 'email_task'] as const;
 
@@ -21,6 +22,7 @@ export function SubmitPage({ params }: { params: URLSearchParams }) {
   const [agent, setAgent] = useState('');
   const [projectId, setProjectId] = useState(params.get('project_id') ?? '');
   const [payload, setPayload] = useState('');
+  const [review, setReview] = useState<ReviewChoice>('');
   const [payloadError, setPayloadError] = useState<string | null>(null);
   const [runAfter, setRunAfter] = useState('');
   const [maxAttempts, setMaxAttempts] = useState('');
@@ -49,6 +51,7 @@ export function SubmitPage({ params }: { params: URLSearchParams }) {
       };
       if (agent.trim()) body.agent = agent.trim();
       if (projectId) body.project_id = projectId;
+      if (review !== '') body.review_required = reviewValue(review);
       if (checked.value !== null) body.payload = checked.value;
       if (runAfter !== '') body.run_after = fromLocalInput(runAfter);
       if (maxAttempts.trim() !== '') body.max_attempts = Number(maxAttempts);
@@ -134,6 +137,7 @@ export function SubmitPage({ params }: { params: URLSearchParams }) {
             </select>
             <FieldHint message={fieldError('project_id')} />
           </div>
+          <ReviewField id="submit-review" value={review} onChange={setReview} />
         </div>
         <label>
           Payload (JSON object, optional)

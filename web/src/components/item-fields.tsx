@@ -1,0 +1,106 @@
+import { useState } from 'preact/hooks';
+import type { Project, WorkItem } from '../../../src/work/schemas.ts';
+import { formatDateTime } from '../lib/format.ts';
+import { projectName } from '../lib/projects.ts';
+import { href } from '../lib/router.ts';
+import type { ChangeResult } from '../lib/use-item-change.ts';
+import { ChangeFeedback, type Feedback } from './change-feedback.tsx';
+import { ItemEditor } from './item-editor.tsx';
+import { LoopFields } from './loop-fields.tsx';
+import { StatusBadge } from './status-badge.tsx';
+import { UserText } from './user-text.tsx';
+
+// The item's fields, and the editor that changes those an open item can still change.
+
+/** Whether the item waits for a person's review before done, and where that comes from. */
+export function reviewLabel(w: WorkItem, projects: Project[] | null): string {
+  const own = w.review_required;
+  if (own === true) return 'yes (this item)';
+  if (own === false) return 'no (this item)';
+  const project = projects?.find((p) => p.id === w.project_id);
+  if (w.project_id === null) return 'no (no project)';
+  return project?.review_required ? 'yes (project default)' : 'no (project default)';
+}
+
+export function ItemFields(props: {
+  item: WorkItem;
+  projects: Project[] | null;
+  mayEdit: boolean;
+  busy: boolean;
+  feedback: Feedback | null;
+  onSave: (basis: WorkItem, body: Record<string, unknown>) => Promise<ChangeResult>;
+}) {
+  const { item: w, projects, mayEdit } = props;
+  const [editing, setEditing] = useState(false);
+  return (
+    <section aria-labelledby="fields-title" class="card stack">
+      <div class="row between">
+        <h2 id="fields-title">Fields</h2>
+        {mayEdit && !editing && (
+          <button type="button" onClick={() => setEditing(true)}>
+            Edit item
+          </button>
+        )}
+      </div>
+      {mayEdit && editing ? (
+        <ItemEditor
+          item={w}
+          projects={projects}
+          busy={props.busy}
+          feedback={props.feedback}
+          onSave={props.onSave}
+          onClose={() => setEditing(false)}
+        />
+      ) : (
+        <ChangeFeedback feedback={props.feedback} />
+      )}
+      <dl class="fields">
+        <dt>ID</dt>
+        <dd>
+          <code>{w.id}</code>
+        </dd>
+        <dt>Version</dt>
+        <dd>{w.version}</dd>
+        <dt>Type</dt>
+        <dd>
+          <code>{w.type}</code>
+        </dd>
+        <dt>Priority</dt>
+        <dd>{w.priority}</dd>
+        <dt>Status</dt>
+        <dd>
+          <StatusBadge status={w.status} />
+        </dd>
+        <dt>Assigned agent</dt>
+        <dd>{w.assigned_agent ?? '—'}</dd>
+        <dt>Outcome</dt>
+        <dd>{w.outcome ?? '—'}</dd>
+        <dt>Project</dt>
+        <dd>
+          {w.project_id ? (
+            <a href={href('/', { project_id: w.project_id })}>
+              <UserText text={projectName(projects, w.project_id) ?? w.project_id} />
+            </a>
+          ) : (
+            '—'
+          )}
+        </dd>
+        <dt>Created by</dt>
+        <dd>{w.created_by}</dd>
+        <dt>Created</dt>
+        <dd>
+          <time dateTime={w.created_at}>{formatDateTime(w.created_at)}</time>
+        </dd>
+        <dt>Updated</dt>
+        <dd>
+          <time dateTime={w.updated_at}>{formatDateTime(w.updated_at)}</time>
+        </dd>
+        <dt>Completed</dt>
+        <dd>{w.completed_at ? <time dateTime={w.completed_at}>{formatDateTime(w.completed_at)}</time> : '—'}</dd>
+        <dt>Review before done</dt>
+        <dd>{reviewLabel(w, projects)}</dd>
+        <LoopFields item={w} />
+      </dl>
+    </section>
+  );
+}

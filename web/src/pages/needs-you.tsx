@@ -1,0 +1,183 @@
+import { useEffect, useState } from 'preact/hooks';
+import { OpenQuestion } from '../components/open-question.tsx';
+import { ProblemMessage } from '../components/problem-message.tsx';
+import { UserText, visibleBidi } from '../components/user-text.tsx';
+import { api, withQuery } from '../lib/api.ts';
+import { type InboxEntry, isReview, mayAnswer } from '../lib/conversation.ts';
+import { formatDateTime, formatDuration } from '../lib/format.ts';
+import { useLive } from '../lib/live.ts';
+import { refreshNeedsYou } from '../lib/needs-you.ts';
+import { projectName, useProjects } from '../lib/projects.ts';
+import { href, navigate } from '../lib/router.ts';
+import { useSession } from '../lib/session.ts';
+import { useLoad } from '../lib/use-load.ts';
+import { USER_PATTERN } from '../lib/user.ts';
+
+// Needs you: what agents are waiting on a person for, the questions and the reviews, oldest
+// first, each answerable where it stands. "Answered" shows the latest answers, newest first.
+// The list follows the live stream; the waits shown tick once every half minute.
+
+const PAGE = 50;
+const TICK_MS = 30_000;
+
+interface Page {
+  questions: InboxEntry[];
+  next: string | null;
+}
+
+export function NeedsYouPage({ params }: { params: URLSearchParams }) {
+  const session = useSession();
+  const projects = useProjects();
+  const answered = params.get('status') === 'answered';
+  const projectId = params.get('project_id') ?? '';
+  const agent = params.get('agent') ?? '';
+  // The filters a link to the other list keeps.
+  const kept: Record<string, string> = { ...(projectId ? { project_id: projectId } : {}), ...(agent ? { agent } : {}) };
+  const [pages, setPages] = useState(1);
+  const key = withQuery('/questions', { status: answered ? 'answered' : 'open', project_id: projectId, agent, limit: PAGE });
+  const list = useLoad<Page>(`${key}#${pages}`, async (signal) => {
+    const questions: InboxEntry[] = [];
+    let cursor: string | null = null;
+    for (let i = 0; i < pages; i += 1) {
+      const r: { data: InboxEntry[]; nextCursor: string | null } = await api<InboxEntry[]>(
+        'GET',
+        withQuery(key, { cursor }),
+        undefined,
+        signal,
+      );
+      questions.push(...r.data);
+      cursor = r.nextCursor;
+      if (cursor === null) break;
+    }
+    return { questions, next: cursor };
+  });
+  useEffect(() => setPages(1), [key]);
+  const [now, setNow] = useState(Date.now());
+  useEffect(() => {
+    const t = setInterval(() => setNow(Date.now()), TICK_MS);
+    return () => clearInterval(t);
+  }, []);
+  useLive((e) => {
+    if (e.type === 'question.asked' || e.type === 'question.answered' || e.type === 'resync') list.reload();
+  });
+  const go = (next: Record<string, string>) => {
+    const p = new URLSearchParams({ ...(answered ? { status: 'answered' } : {}), ...kept, ...next });
+    for (const [k, v] of [...p.entries()]) if (v === '') p.delete(k);
+    navigate(href('/needs-you', p));
+  };
+  const answers = mayAnswer(session);
+  const qs = list.data?.questions ?? null;
+
+  return (
+    <section aria-labelledby="needs-you-title">
+      <div class="page-head wrap">
+        <h1 id="needs-you-title">Needs you</h1>
+        <nav class="row segmented-links" aria-label="Which questions">
+          <a href={href('/needs-you', kept)} aria-current={!answered ? 'page' : undefined}>
+            Open
+          </a>
+          <a href={href('/needs-you', { status: 'answered', ...kept })} aria-current={answered ? 'page' : undefined}>
+            Answered
+          </a>
+        </nav>
+      </div>
+      <div class="row wrap needs-filters">
+        <div class="field">
+          <label for="needs-project">Project</label>
+          <select id="needs-project" value={projectId} onChange={(e) => go({ project_id: e.currentTarget.value })}>
+            <option value="">all</option>
+            {projects?.map((p) => (
+              <option key={p.id} value={p.id}>
+                {visibleBidi(p.name)}
+              </option>
+            ))}
+          </select>
+        </div>
+        <form
+          class="inline-form"
+          aria-label="Agent filter"
+          onSubmit={(e) => {
+            e.preventDefault();
+            go({ agent: (new FormData(e.currentTarget).get('agent') as string | null)?.trim() ?? '' });
+          }}
+        >
+          <label>
+            Agent
+            <input key={agent} name="agent" defaultValue={agent} pattern={USER_PATTERN} maxLength={64} placeholder="any" autoComplete="off" />
+          </label>
+          <button type="submit">Filter</button>
+        </form>
+      </div>
+      <ProblemMessage problem={list.error} />
+      {qs === null ? (
+        !list.error && <p class="muted">Loading…</p>
+      ) : qs.length === 0 ? (
+        <p class="empty">{answered ? 'No answers yet.' : 'Nothing waits for a person.'}</p>
+      ) : (
+        <ol class="needs-list" aria-label={answered ? 'Answered questions, newest first' : 'Waiting for a person, oldest first'}>
+          {qs.map((q) => {
+            const item = q.item;
+            const project = projectName(projects, item.project_id);
+            return (
+              <li key={q.id} class="card needs-entry" data-question-id={q.id} data-kind={isReview(q) ? 'review' : 'question'}>
+                <div class="needs-head">
+                  <a class="needs-item" href={href(`/items/${item.id}`)}>
+                    <UserText text={item.description} />
+                  </a>
+                  <p class="muted small needs-meta">
+                    {isReview(q) ? 'Review' : 'Question'} from <UserText text={q.asked_by} />
+                    {project && (
+                      <>
+                        {' · project '}
+                        <UserText text={project} />
+                      </>
+                    )}
+                    {` · priority ${item.priority}`}
+                    {answered ? (
+                      <>
+                        {' · answered by '}
+                        <UserText text={q.answered_by ?? '—'} /> {q.answered_at ? formatDateTime(q.answered_at) : ''}
+                      </>
+                    ) : (
+                      <span class="waited" title={`Asked ${formatDateTime(q.asked_at)}`}>
+                        {` · waiting ${formatDuration(now - Date.parse(q.asked_at))}`}
+                      </span>
+                    )}
+                  </p>
+                </div>
+                {answered ? (
+                  <div class="stack tight">
+                    <p class="prewrap">
+                      <UserText text={q.question} />
+                    </p>
+                    <p>
+                      <strong>Answer:</strong> <UserText text={[q.option, q.answer].filter((x) => x).join(' — ') || '—'} />
+                    </p>
+                  </div>
+                ) : (
+                  <OpenQuestion
+                    question={q}
+                    mayAnswer={answers}
+                    compact
+                    now={now}
+                    onAnswered={() => {
+                      list.reload();
+                      refreshNeedsYou();
+                    }}
+                  />
+                )}
+              </li>
+            );
+          })}
+        </ol>
+      )}
+      {list.data?.next && (
+        <nav class="pager" aria-label="Pages">
+          <button type="button" disabled={list.loading} onClick={() => setPages((p) => p + 1)}>
+            Show more
+          </button>
+        </nav>
+      )}
+    </section>
+  );
+}
