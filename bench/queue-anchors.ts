@@ -6,6 +6,8 @@ import { Logger, type TaskList, type WorkerEvents, makeWorkerUtils, run } from '
 import pg from 'pg';
 import PgBoss from 'pg-boss';
 import { analyzeSchema } from './databases.js';
+import { StealMeter, cpuTicks } from './host-steal.js';
+import { type BackendCpu, meterBackends } from './proc-cpu.js';
 import { BENCH_JOB, cpuSince, drive, type PhaseResult, quota, summarize } from './queue-phase.js';
 
 // The anchors of `npm run bench:queue`: the two job queues a team would otherwise pick, run
@@ -46,11 +48,27 @@ export interface AnchorResult {
   version: string;
   add: PhaseResult;
   cycles: PhaseResult;
+  /** CPU of the PostgreSQL backends serving the library (its application_name) in each phase. */
+  add_pg: BackendCpu;
+  cycles_pg: BackendCpu;
+  /** The host's steal over the drain, percent of every core's time (null off Linux). */
+  cycles_steal_pct: number | null;
   /** Jobs the library still holds as not done after the drain: must be 0. */
   left_after: number;
 }
 
 const QUEUE = 'bench';
+
+/** Runs one phase with the library's backends metered, and the host's steal over it. */
+async function metered(spec: AnchorSpec, phase: () => Promise<PhaseResult>): Promise<{ result: PhaseResult; pg: BackendCpu; steal_pct: number | null }> {
+  const meter = await meterBackends(spec.url, spec.schema);
+  const before = cpuTicks();
+  const result = await phase();
+  const steal = new StealMeter();
+  steal.add(before, cpuTicks());
+  return { result, pg: await meter.stop(), steal_pct: steal.percent() };
+}
+
 const { type: _type, ...PAYLOAD } = BENCH_JOB;
 
 async function benchPgBoss(spec: AnchorSpec): Promise<AnchorResult> {
@@ -77,12 +95,21 @@ async function benchPgBoss(spec: AnchorSpec): Promise<AnchorResult> {
 
   await add(spec.warmup);
   await drain();
-  const added = await add(spec.items);
+  const added = await metered(spec, () => add(spec.items));
   await analyzeSchema(spec.url, spec.schema);
-  const cycles = await drain();
+  const cycles = await metered(spec, drain);
   const leftAfter = await boss.getQueueSize(QUEUE, { before: 'completed' });
   await boss.stop({ graceful: false, wait: true });
-  return { anchor: 'pg-boss', version: versionOf('pg-boss'), add: added, cycles, left_after: leftAfter };
+  return {
+    anchor: 'pg-boss',
+    version: versionOf('pg-boss'),
+    add: added.result,
+    cycles: cycles.result,
+    add_pg: added.pg,
+    cycles_pg: cycles.pg,
+    cycles_steal_pct: cycles.steal_pct,
+    left_after: leftAfter,
+  };
 }
 
 /** Warnings and errors only: at info graphile-worker logs a line per job. */
@@ -137,13 +164,22 @@ async function benchGraphileWorker(spec: AnchorSpec): Promise<AnchorResult> {
 
   await add(spec.warmup);
   await drain(spec.warmup);
-  const added = await add(spec.items);
+  const added = await metered(spec, () => add(spec.items));
   await analyzeSchema(spec.url, spec.schema);
-  const cycles = await drain(spec.items);
+  const cycles = await metered(spec, () => drain(spec.items));
   const { rows } = await pgPool.query<{ left: number }>(`SELECT count(*)::int AS left FROM "${spec.schema}"._private_jobs`);
   await utils.release();
   await pgPool.end();
-  return { anchor: 'graphile-worker', version: versionOf('graphile-worker'), add: added, cycles, left_after: rows[0]?.left ?? -1 };
+  return {
+    anchor: 'graphile-worker',
+    version: versionOf('graphile-worker'),
+    add: added.result,
+    cycles: cycles.result,
+    add_pg: added.pg,
+    cycles_pg: cycles.pg,
+    cycles_steal_pct: cycles.steal_pct,
+    left_after: rows[0]?.left ?? -1,
+  };
 }
 
 function versionOf(name: Anchor): string {

@@ -1,4 +1,5 @@
 import { cpus, loadavg } from 'node:os';
+import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { analyzeSchema, BENCH_DB_KINDS, type BenchDbKind, freshDatabase, parseDbKind, postgresAdminUrl } from './databases.js';
 import { ANCHORS, type Anchor, type AnchorResult } from './queue-anchors.js';
@@ -7,6 +8,8 @@ import { type PhaseResult, round } from './queue-phase.js';
 import { sampleWaits } from './pg-waits.js';
 import { benchBacklog } from './queue-backlog.js';
 import { seedWaiting, timeFanOut } from './queue-dependencies.js';
+import { StealMeter, cpuTicks } from './host-steal.js';
+import { type BackendCpu, meterBackends } from './proc-cpu.js';
 import { runMain } from './run-main.js';
 import { runAnchor, startQueueClient, startWork } from './servers.js';
 
@@ -17,7 +20,10 @@ import { runAnchor, startQueueClient, startWork } from './servers.js';
 // as `npm start` runs it; the agents are one light client process (bench/queue-client.ts).
 // Then, on the same PostgreSQL, the anchors, each in its own process and a fresh schema
 // (bench/queue-anchors.ts): pg-boss and graphile-worker doing the same N jobs with W workers.
-// JSON lines on stdout (throughputs, the ratios and the targets), progress on stderr.
+// Each system's CPU per operation is its own process's (the server; the anchor's process, whose
+// workers are the library) plus that of the PostgreSQL backends serving it (bench/proc-cpu.ts:
+// /proc of the backends pg_stat_activity names by the system's application_name, its schema).
+// JSON lines on stdout (throughputs, CPU, the ratios and the targets), progress on stderr.
 
 const { values: args } = parseArgs({
   options: {
@@ -39,6 +45,8 @@ const { values: args } = parseArgs({
     dependents: { type: 'string', default: '0' },
     /** A folder: the work servers run with --cpu-prof and leave their profiles there. */
     'cpu-prof': { type: 'string' },
+    /** Another build's dist/src/main.js for agentdesk (before and after a change, same harness). */
+    'server-main': { type: 'string' },
   },
 });
 
@@ -98,8 +106,26 @@ function progress(message: string): void {
 
 const perOp = (cpuMs: number, ops: number) => (ops > 0 ? round(cpuMs / ops, 3) : null);
 
+/** CPU per operation: the system's own process(es), its PostgreSQL backends, and both. */
+function cpuPerOp(ownMs: number, pg: BackendCpu | null, ops: number) {
+  const own = perOp(ownMs, ops);
+  const postgres = pg?.cpu_ms == null ? null : perOp(pg.cpu_ms, ops);
+  return {
+    cpu_ms_per_op: { own, postgres, total: own === null || postgres === null ? null : round(own + postgres, 3) },
+    ...(pg && { pg_backends: pg.backends }),
+  };
+}
+
+
 /** What agentdesk did on PostgreSQL, to set against the anchors. */
-const measured: Record<string, { submit: number | null; claimComplete: number | null; note?: string }> = {};
+const measured: Record<string, { submit: number | null; claimComplete: number | null; cycleCpuMs?: number | null; note?: string }> = {};
+
+/** Meters the backends of `schema` while `work` runs; no schema (SQLite): nothing to meter. */
+async function withBackends<T>(schema: string | undefined, work: () => Promise<T>): Promise<{ value: T; pg: BackendCpu | null }> {
+  const meter = schema ? await meterBackends(postgresAdminUrl(), schema) : null;
+  const value = await work();
+  return { value, pg: meter ? await meter.stop() : null };
+}
 
 function expectReply<P extends 'submit' | 'drain'>(reply: QueueClientReply, phase: P): Extract<QueueClientReply, { phase: P }> {
   if ('error' in reply) throw new Error(`queue client, ${phase}: ${reply.error}`);
@@ -116,7 +142,7 @@ async function counts(url: string): Promise<Record<string, number>> {
 async function benchAgentdesk(kind: BenchDbKind): Promise<void> {
   progress(`agentdesk on ${kind}: warm-up (${WARMUP}), then ${ITEMS} submits and the drain, ${WORKERS} agents`);
   const database = await freshDatabase(kind);
-  const server = await startWork(database.url, POOL, args['cpu-prof']);
+  const server = await startWork(database.url, POOL, args['cpu-prof'], {}, args['server-main'] === undefined ? undefined : resolve(args['server-main']));
   const client = startQueueClient({ url: server.url, workers: WORKERS });
   const shape = { system: 'agentdesk', db: kind, items: ITEMS, workers: WORKERS, ...(WAITING > 0 && { waiting: WAITING }) };
   try {
@@ -128,14 +154,15 @@ async function benchAgentdesk(kind: BenchDbKind): Promise<void> {
     }
 
     let cpuBefore = server.cpuMs();
-    const submit = expectReply(await client.run({ phase: 'submit', items: ITEMS }), 'submit').result;
+    const submitted = await withBackends(database.schema, async () => expectReply(await client.run({ phase: 'submit', items: ITEMS }), 'submit').result);
+    const submit = submitted.value;
     const submitCpu = server.cpuMs() - cpuBefore;
     emit({
       metric: 'submit_per_s',
       ...shape,
       op: 'POST /work',
       ...submit,
-      server_cpu_ms_per_op: perOp(submitCpu, submit.ok),
+      ...cpuPerOp(submitCpu, submitted.pg, submit.ok),
       client_cpu_ms_per_op: perOp(submit.client_cpu_ms, submit.ok),
     });
     if (database.schema) await analyzeSchema(postgresAdminUrl(), database.schema);
@@ -149,21 +176,30 @@ async function benchAgentdesk(kind: BenchDbKind): Promise<void> {
     }
 
     const waits = database.schema ? await sampleWaits(postgresAdminUrl(), database.schema) : null;
+    const ticksBefore = cpuTicks();
     cpuBefore = server.cpuMs();
-    const draining = client.run({ phase: 'drain' });
-    const drained = expectReply(await (waits ? waits.during(draining) : draining), 'drain');
+    const { value: drained, pg: drainPg } = await withBackends(database.schema, async () => {
+      const draining = client.run({ phase: 'drain' });
+      return expectReply(await (waits ? waits.during(draining) : draining), 'drain');
+    });
     const drainCpu = server.cpuMs() - cpuBefore;
+    const stolen = new StealMeter();
+    stolen.add(ticksBefore, cpuTicks());
+    const steal = stolen.percent();
     const states = waits ? await waits.stop() : undefined;
     if ('unavailable' in drained) throw new Error(`the claim route vanished after the warm-up: ${drained.unavailable}`);
     const left = await counts(server.url);
     const result: PhaseResult = drained.result;
     entry.claimComplete = result.per_s;
+    const cpu = cpuPerOp(drainCpu, drainPg, result.ok);
+    entry.cycleCpuMs = cpu.cpu_ms_per_op.total;
     emit({
       metric: 'claim_complete_per_s',
       ...shape,
       op: 'POST /work/claim (start) + PATCH /work/{id} completed',
       ...result,
-      server_cpu_ms_per_op: perOp(drainCpu, result.ok),
+      ...cpu,
+      host_steal_pct: steal,
       client_cpu_ms_per_op: perOp(result.client_cpu_ms, result.ok),
       claimed_distinct: drained.claimed,
       claimed_twice: drained.duplicates,
@@ -189,21 +225,41 @@ async function benchAnchor(anchor: Anchor): Promise<AnchorResult> {
   const result = await runAnchor({ anchor, url: postgresAdminUrl(), schema: schema ?? '', items: ITEMS, warmup: WARMUP, workers: WORKERS, pool: POOL });
   const shape = { system: anchor, version: result.version, db: 'postgres', items: ITEMS, workers: WORKERS };
   const ops = anchor === 'pg-boss' ? { add: 'send', cycle: 'fetch (batchSize 1) + complete' } : { add: 'addJob (makeWorkerUtils)', cycle: 'run(): concurrency W, no-op task (get_job + complete_job)' };
-  emit({ metric: 'submit_per_s', ...shape, op: ops.add, ...result.add, process_cpu_ms_per_op: perOp(result.add.client_cpu_ms, result.add.ok) });
+  emit({ metric: 'submit_per_s', ...shape, op: ops.add, ...result.add, ...cpuPerOp(result.add.client_cpu_ms, result.add_pg, result.add.ok) });
   emit({
     metric: 'claim_complete_per_s',
     ...shape,
     op: ops.cycle,
     ...result.cycles,
-    process_cpu_ms_per_op: perOp(result.cycles.client_cpu_ms, result.cycles.ok),
+    ...cpuPerOp(result.cycles.client_cpu_ms, result.cycles_pg, result.cycles.ok),
+    host_steal_pct: result.cycles_steal_pct,
     left_after: result.left_after,
     correct: result.cycles.ok === ITEMS && result.left_after === 0,
   });
   return result;
 }
 
+/** agentdesk's server + PostgreSQL CPU per cycle over each anchor's process + PostgreSQL CPU per job. */
+const CPU_TARGETS = { 'graphile-worker': 2, 'pg-boss': null } as const satisfies Record<Anchor, number | null>;
+
 function compare(results: Partial<Record<Anchor, AnchorResult>>): void {
   const ours = measured.postgres;
+  for (const [over, atMost] of Object.entries(CPU_TARGETS) as [Anchor, number | null][]) {
+    const anchor = results[over];
+    if (!anchor || !ours || ours.cycleCpuMs == null || anchor.cycles_pg.cpu_ms === null || anchor.cycles.ok === 0) continue;
+    const theirs = round((anchor.cycles.client_cpu_ms + anchor.cycles_pg.cpu_ms) / anchor.cycles.ok, 3);
+    const ratio = round(ours.cycleCpuMs / theirs);
+    emit({
+      metric: 'cpu_ratio',
+      what: 'claim_complete',
+      db: 'postgres',
+      over,
+      agentdesk_cpu_ms_per_op: ours.cycleCpuMs,
+      anchor_cpu_ms_per_op: theirs,
+      ratio,
+      ...(atMost !== null && { target: `<= ${atMost}`, met: ratio <= atMost }),
+    });
+  }
   for (const target of TARGETS) {
     const anchor = results[target.over];
     if (!anchor || !ours) continue;
@@ -231,7 +287,7 @@ async function main(): Promise<void> {
     workers: WORKERS,
     warmup_items: WARMUP,
     stores: kinds,
-    server: 'node dist/src/main.js work, LOG_LEVEL=warn',
+    server: `node ${args['server-main'] ?? 'dist/src/main.js'} work, LOG_LEVEL=warn`,
     client: "bench/queue-client.ts: one process, undici request on a keep-alive Pool of W connections",
     anchors: anchors.map((anchor) => `${anchor}: own process, fresh schema on the same PostgreSQL`),
     pg_pool_per_system: POOL,

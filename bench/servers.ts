@@ -5,6 +5,7 @@ import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import type { LoadResult, LoadSpec } from './load.js';
+import { processCpuMs } from './proc-cpu.js';
 import type { AnchorResult, AnchorSpec } from './queue-anchors.js';
 import type { QueueClientOptions, QueueClientReply, QueueClientRequest } from './queue-client.js';
 
@@ -112,21 +113,6 @@ function peakRssMb(pid: number): number {
 /** Up when GET /health is a 2xx, or (for a server without one) when anything answers at all. */
 type Readiness = 'healthy' | 'answering';
 
-/** USER_HZ, the unit of /proc/<pid>/stat times: 100 on every Linux architecture Node runs on. */
-const CLOCK_TICKS_PER_S = 100;
-
-function cpuMs(pid: number): number {
-  try {
-    // The command name (field 2) may hold spaces; the fields after its closing parenthesis do not.
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    // utime and stime are fields 14 and 15 of the whole line, 12 and 13 after the name.
-    return ((Number(fields[11]) + Number(fields[12])) * 1_000) / CLOCK_TICKS_PER_S;
-  } catch {
-    return Number.NaN;
-  }
-}
-
 export async function startNode(
   script: string,
   args: string[],
@@ -169,7 +155,7 @@ export async function startNode(
           url,
           pid,
           peakRssMb: () => peakRssMb(pid),
-          cpuMs: () => cpuMs(pid),
+          cpuMs: () => processCpuMs(pid),
           ended: () => (exited ? `${ending}:\n${output}` : null),
           outputLines: () => lines,
           async stop() {
@@ -200,10 +186,12 @@ export async function startWork(
   poolSize: number,
   cpuProfileDir?: string,
   extraEnv: Record<string, string> = {},
+  /** Another build's dist/src/main.js, to measure before and after a change with the same harness. */
+  main: string = SERVICES_MAIN,
 ): Promise<BenchServer> {
   const port = await freePort();
   const env = { WORK_PORT: String(port), DATABASE_URL: databaseUrl, DATABASE_POOL_SIZE: String(poolSize), LOG_LEVEL: 'warn', ...extraEnv };
-  return startNode(SERVICES_MAIN, ['work'], env, port, cpuProfileDir ? ['--cpu-prof', '--cpu-prof-dir', cpuProfileDir] : []);
+  return startNode(main, ['work'], env, port, cpuProfileDir ? ['--cpu-prof', '--cpu-prof-dir', cpuProfileDir] : []);
 }
 
 /**

@@ -18,13 +18,22 @@ export interface Reservation {
 export interface ClassifyBudget {
   /** Counts one call for `identity` or throws RateLimitedError; null identity (AUTH=off) is not limited. */
   take(identity: Identity | null): Promise<Reservation>;
+  /**
+   * What a request asks before it may reach a provider, or undefined when nothing limits this
+   * caller: the classify service then skips the read that spares a duplicate the budget, so a
+   * duplicate stays one statement (the dedupe claim).
+   */
+  takerFor(identity: Identity | null): (() => Promise<Reservation>) | undefined;
 }
 
 const NOTHING: Reservation = { release: async () => {} };
 
 export function createClassifyBudget(store: AuthStore, limit: number, logger: Logger, now: () => Date = () => new Date()): ClassifyBudget {
   let purgedWindow = '';
-  return {
+  const budget: ClassifyBudget = {
+    takerFor(identity) {
+      return identity === null ? undefined : () => budget.take(identity);
+    },
     async take(identity) {
       if (identity === null) return NOTHING;
       const at = now().getTime();
@@ -50,4 +59,5 @@ export function createClassifyBudget(store: AuthStore, limit: number, logger: Lo
       };
     },
   };
+  return budget;
 }

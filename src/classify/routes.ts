@@ -39,9 +39,7 @@ export function registerClassifyRoutes(app: HttpApp, service: ClassifyService, b
       // The provider limiter's line is the token's (the client address when tokens are off):
       // a per-minute budget does not stop one caller from filling the provider's concurrency.
       // The budget is asked only when the store has no answer to serve (service.ts).
-      const { classification } = await service.classify(request.body, context, request.identity?.credential ?? request.ip, () =>
-        budget.take(request.identity),
-      );
+      const { classification } = await service.classify(request.body, context, request.identity?.credential ?? request.ip, budget.takerFor(request.identity));
       return classification;
     },
   );

@@ -15,6 +15,7 @@ import { registerHealthRoute } from '../shared/health.js';
 import type { HttpApp } from '../shared/http-types.js';
 import { createSignal } from '../shared/signal.js';
 import { TRACED_SERVICES } from '../shared/tracing.js';
+import type { ClaimableNews } from '../work/claimable.js';
 import { createClaimService } from '../work/claims.js';
 import { registerClassifyProxy, relayTimeoutMs } from '../work/classify-proxy.js';
 import { createEventHub, registerEventRoutes } from '../work/events.js';
@@ -72,15 +73,18 @@ export async function buildWorkApp({ config, logger, webRoot, now = () => new Da
     description: 'Work items dispatched to agents, tracked through their lifecycle, grouped into projects.',
     version: '0.1.0',
   });
-  // The store signals each commit that appended events; the hub and the waiting claims listen.
-  const commits = createSignal();
-  const hub = await createEventHub(database, logger);
+  // The store signals each commit that appended events, with what it made claimable; the hub and
+  // the waiting claims listen, and the hub's NOTIFY carries the claims' news to other instances.
+  const commits = createSignal<ClaimableNews>();
+  let announcement = (): string => '';
+  const hub = await createEventHub(database, logger, { payload: () => announcement() });
   const store = createWorkStore(database, commits.fire);
   const observer = createWorkCounters(app.metricsRegistry, config.metrics.maxTypes);
   const recent = createRecentItems();
   const claims = createClaimService({ store, database, logger, recent, observer, now });
+  announcement = claims.announcement;
   commits.listen(() => hub.committed());
-  commits.listen(claims.wake);
+  commits.listen(claims.became);
   const work = createWorkService({ store, recent, observer, now });
   const statsStore = createStatsStore(database);
   const stats = createStatsService({ store: statsStore, now, maxTypes: config.metrics.maxTypes });

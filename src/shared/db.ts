@@ -30,12 +30,13 @@ export interface Database {
   /** Tells `observer` of every transaction (and SQLite batch) from now on; returns the function that stops it. */
   observe(observer: DatabaseObserver): () => void;
   /**
-   * Calls `onNotify` for each NOTIFY on `channel`, from any instance, on a connection of its
-   * own that reconnects by itself. On SQLite (one process) there is nothing to listen to.
+   * Calls `onNotify` for each NOTIFY on `channel`, from any instance, with its payload, on a
+   * connection of its own that reconnects by itself; once (re)connected it calls `onNotify(null)`:
+   * notifications may have been missed. On SQLite (one process) there is nothing to listen to.
    */
-  listen(channel: string, onNotify: () => void): Promise<() => Promise<void>>;
-  /** Wakes every listener on `channel`, this instance's included; a no-op on SQLite. */
-  notify(channel: string): Promise<void>;
+  listen(channel: string, onNotify: (payload: string | null) => void): Promise<() => Promise<void>>;
+  /** Wakes every listener on `channel`, this instance's included; a no-op on SQLite. Payload ≤ 8,000 bytes. */
+  notify(channel: string, payload?: string): Promise<void>;
   ping(): Promise<boolean>;
   close(): Promise<void>;
 }
@@ -227,8 +228,8 @@ async function openPostgres(config: DatabaseConfig, { logger, migrate = true }: 
     pool,
     observe: observers.observe,
     listen: (channel, onNotify) => listenPostgres(config, logger, channel, onNotify),
-    notify: async (channel) => {
-      await pool.query('SELECT pg_notify($1, $2)', [channel, '']);
+    notify: async (channel, payload = '') => {
+      await pool.query('SELECT pg_notify($1, $2)', [channel, payload]);
     },
     ping: () => pingWith(kysely),
     close: async () => {
@@ -246,7 +247,7 @@ async function listenPostgres(
   config: DatabaseConfig,
   logger: Logger,
   channel: string,
-  onNotify: () => void,
+  onNotify: (payload: string | null) => void,
 ): Promise<() => Promise<void>> {
   let client: pg.Client | null = null;
   let stopped = false;
@@ -254,7 +255,7 @@ async function listenPostgres(
 
   const connect = async (): Promise<void> => {
     const next = new pg.Client({ connectionString: config.url, connectionTimeoutMillis: 5_000 });
-    next.on('notification', () => onNotify());
+    next.on('notification', (message) => onNotify(message.payload ?? ''));
     next.on('error', (error) => {
       logger.warn({ err: { message: error.message } }, 'event listener connection lost; reconnecting');
       scheduleReconnect(next);
@@ -268,7 +269,7 @@ async function listenPostgres(
       }
       client = next;
       // Anything committed while we were away is picked up by the listener's catch-up.
-      onNotify();
+      onNotify(null);
     } catch (error) {
       logger.warn({ err: { message: (error as Error).message } }, 'event listener cannot connect; retrying');
       scheduleReconnect(next);

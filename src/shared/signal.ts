@@ -1,12 +1,12 @@
-/** A many-listener notification with no payload, for wiring parts built in dependency order. */
-export function createSignal() {
-  const listeners: (() => void)[] = [];
+/** A many-listener notification, for wiring parts built in dependency order; `T` is what it carries. */
+export function createSignal<T = void>() {
+  const listeners: ((value: T) => void)[] = [];
   return {
-    listen(listener: () => void): void {
+    listen(listener: (value: T) => void): void {
       listeners.push(listener);
     },
-    fire: (): void => {
-      for (const listener of listeners) listener();
+    fire: (value: T): void => {
+      for (const listener of listeners) listener(value);
     },
   };
 }

@@ -25,27 +25,37 @@ export interface Claimer extends ClaimAsk {
   actor: Actor;
 }
 
-/** One answer per claimer, in order: the item it now holds, or null when nothing was left for it. */
-export function claimItems(store: WorkStore, query: ClaimQuery, claimers: readonly Claimer[]): Promise<(ItemWithDispatches | null)[]> {
+export interface ClaimedItem extends ItemWithDispatches {
+  /** It was already dispatched to the claimer (not taken from the queue). */
+  own: boolean;
+}
+
+/**
+ * One answer per claimer, in order: the item it now holds, or null when nothing was left for it.
+ * `onRead` counts the reads of candidates (the claim statements, for the metrics).
+ */
+export function claimItems(store: WorkStore, query: ClaimQuery, claimers: readonly Claimer[], onRead: () => void = () => {}): Promise<(ClaimedItem | null)[]> {
   return store.together(async (tx) => {
-    const answers: (ItemWithDispatches | null)[] = claimers.map(() => null);
+    const answers: (ClaimedItem | null)[] = claimers.map(() => null);
     let pending = claimers.map((_, index) => index);
     for (let round = 1; pending.length > 0 && round <= MAX_ROUNDS; round += 1) {
+      onRead();
       const candidates = await tx.claimCandidates(
         query,
         pending.map((index) => claimers[index]!.agent),
       );
       const queued = [...candidates.queued];
       const writes = pending.flatMap((index, position) => {
-        const current = candidates.own[position] ?? queued.shift();
+        const mine = candidates.own[position];
+        const current = mine ?? queued.shift();
         if (!current) return [];
         const claimer = claimers[index]!;
-        return [{ index, ...writeOf(current, planClaim(current.row, claimer, query.now), claimer.actor, query.now) }];
+        return [{ index, own: Boolean(mine), ...writeOf(current, planClaim(current.row, claimer, query.now), claimer.actor, query.now) }];
       });
       const applied = writes.length === 0 ? [] : await tx.applyChanges(writes.map(({ change }) => change));
       pending = [];
-      writes.forEach(({ index, after }, position) => {
-        if (applied[position]) answers[index] = after;
+      writes.forEach(({ index, own, after }, position) => {
+        if (applied[position]) answers[index] = { ...after, own };
         else pending.push(index);
       });
     }

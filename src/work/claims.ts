@@ -1,6 +1,8 @@
+import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { createCoalescer } from '../shared/coalesce.js';
 import type { Database } from '../shared/db.js';
+import { type Claimable, type ClaimableNews, canTake, createNewsCollector, decodeNews, encodeNews } from './claimable.js';
 import { claimItems } from './claim-writes.js';
 import type { RecentItems } from './item-changes.js';
 import { type Actor, toWorkItem } from './item-view.js';
@@ -9,9 +11,20 @@ import { type ClaimRequest, LEASE_LIMITS, type WorkItem } from './schemas.js';
 import { EVENTS_CHANNEL, type WorkStore } from './store/port.js';
 
 // Claims, and the long poll behind `wait_s`. A claimer that finds nothing waits here, in
-// memory, until something that could make an item claimable happens: a commit in this process
-// (the store's signal), a NOTIFY from another instance, or the `run_after` of a delayed item
-// coming due (one timer, set from the database's own answer). Nothing polls the database.
+// memory, until an item it can take becomes claimable; nothing polls the database. What became
+// claimable arrives as news (claimable.ts): from this process's commits (the store's signal),
+// from the other instances (the payload of the events NOTIFY, which this service fills), and
+// from the one timer set for the next `run_after` coming due.
+//
+// News of n items of one kind (type, project, and agent for an item dispatched to one) wakes at
+// most n waiters, the oldest whose filters match; anything else (a heartbeat, a note) wakes no
+// one. A woken waiter that finds nothing (another claimer was faster) waits on in its place. One
+// that takes a different item than it was woken for (an older one of another of its types, or
+// its own dispatched item) passes its wake-up on, so no item is left with its waiter asleep. A
+// waiter whose claim is running cannot be woken; news no idle waiter took marks it to read again
+// if its running claim finds nothing (that read may have started before the commit).
+// Where the news cannot say what (a NOTIFY too large, a listener reconnecting), every waiter
+// tries once.
 
 /** Bounds one claim statement: the claimers beyond it wait for the next. */
 const MAX_CLAIM_BATCH = 32;
@@ -30,27 +43,54 @@ export interface ClaimDeps {
   observer?: WorkObserver;
 }
 
+/** A wake-up for anything: every waiter tries once. */
+const ANYTHING: Claimable = Object.freeze({ type: '*', project_id: null, agent: null, count: 1 });
+
 interface Waiter {
   request: ClaimRequest;
   actor: Actor;
-  settle(result: WorkItem | null | Error): void;
+  /** Answers the claimer; false when it had already been answered. */
+  settle(result: WorkItem | null | Error): boolean;
   /** The client went away: never claim for it again. */
   gone: boolean;
+  /** A claim runs for it now. */
+  trying: boolean;
+  /** News it could take arrived while it was trying and no idle waiter took it. */
+  missed: Claimable | null;
+  /** Its wait ran out while a claim ran for it: that claim's answer is the answer. */
+  expired: boolean;
+  /** Which delivery started its running claim (a claim started by this one read after it). */
+  round: number;
+  /** Its first try found nothing: it is waiting (what the gauge counts). */
+  waited: boolean;
+}
+
+interface Claimed {
+  item: WorkItem;
+  /** What kind of claimable it was, to tell whether a wake-up was used for what it named. */
+  kind: Claimable;
 }
 
 export type ClaimService = ReturnType<typeof createClaimService>;
 
 export function createClaimService({ store, database, logger, recent, now = () => new Date(), observer = NO_OBSERVER }: ClaimDeps) {
+  /** In arrival order: a Set iterates in insertion order, so the oldest waiter comes first. */
   const waiters = new Set<Waiter>();
-  let draining = false;
-  let again = false;
+  const instance = randomUUID();
+  /** This process's news not yet told to the other instances (PostgreSQL only). */
+  const outgoing = database.dialect === 'postgres' ? createNewsCollector() : null;
+  let reads = 0;
+  let round = 0;
   let dueTimer: NodeJS.Timeout | undefined;
   let dueAt = Number.POSITIVE_INFINITY;
+  /** Items with a `run_after` up to here have been told of (at their commit, or by the timer). */
+  let lookedAt: number | null = null;
+  let listening = false;
   let unlisten: Promise<() => Promise<void>> | null = null;
   let closed = false;
 
   /** One claim; the claims that arrive together run as one batch (one statement on PostgreSQL). */
-  const claimOnce = createCoalescer<{ request: ClaimRequest; actor: Actor }, WorkItem | null>({
+  const claimOnce = createCoalescer<{ request: ClaimRequest; actor: Actor }, Claimed | null>({
     // Only claims with the same filters can share the one read of the queue.
     keyOf: ({ request }) => JSON.stringify([request.types ? [...request.types].sort() : null, request.project_id ?? null]),
     // An agent twice in one batch could be handed its own dispatched item twice.
@@ -68,100 +108,194 @@ export function createClaimService({ store, database, logger, recent, now = () =
           lease_s: request.lease_s ?? LEASE_LIMITS.default,
           actor,
         })),
+        () => (reads += 1),
       );
-      return claimed.map((item) => {
+      return claimed.map((item, i) => {
         if (!item) return null;
         observer.claimed(item.row.type);
         recent?.remember(item);
-        return toWorkItem(item.row, item.dispatches);
+        const agent = item.own ? claims[i]!.request.agent : null;
+        return { item: toWorkItem(item.row, item.dispatches), kind: { type: item.row.type, project_id: item.row.project_id, agent, count: 1 } };
       });
     },
   });
 
   /** Claims at once, or waits up to `wait_s`; null when nothing could be claimed. */
   async function claim(request: ClaimRequest, actor: Actor, signal?: AbortSignal): Promise<WorkItem | null> {
-    const first = await claimOnce({ request, actor });
-    if (first || !request.wait_s || closed || signal?.aborted) return first;
+    if (!request.wait_s || closed || signal?.aborted) return (await claimOnce({ request, actor }))?.item ?? null;
     startListening();
     return new Promise<WorkItem | null>((resolve, reject) => {
       const waiter: Waiter = {
         request,
         actor,
         gone: false,
+        trying: false,
+        missed: null,
+        expired: false,
+        round,
+        waited: false,
         settle(result) {
-          if (!waiters.delete(waiter)) return;
+          if (!waiters.delete(waiter)) return false;
           clearTimeout(deadline);
           signal?.removeEventListener('abort', leave);
           if (result instanceof Error) reject(result);
           else resolve(result);
+          return true;
         },
       };
       const leave = () => {
         waiter.gone = true;
         waiter.settle(null);
       };
-      const deadline = setTimeout(() => waiter.settle(null), (request.wait_s ?? 0) * 1000);
+      const deadline = setTimeout(() => {
+        if (waiter.trying) waiter.expired = true;
+        else waiter.settle(null);
+      }, request.wait_s! * 1000);
       signal?.addEventListener('abort', leave, { once: true });
+      // In line from the start: news that comes while its first try runs marks it (`missed`).
       waiters.add(waiter);
-      // Something may have become claimable between the first try and now.
-      wake();
+      attempt(waiter, null);
     });
   }
 
-  /** Something changed: let the waiting claimers try again, oldest first. */
-  function wake(): void {
-    if (waiters.size === 0 || closed) return;
-    if (draining) {
-      again = true;
-      return;
-    }
-    draining = true;
-    void (async () => {
-      try {
-        do {
-          again = false;
-          // All at once, oldest first: the coalescer runs them as one batch per filter, in order.
-          await Promise.all(
-            [...waiters].map(async (waiter) => {
-              if (waiter.gone || !waiters.has(waiter)) return;
-              try {
-                const item = await claimOnce({ request: waiter.request, actor: waiter.actor });
-                if (item) waiter.settle(item);
-              } catch (error) {
-                waiter.settle(error as Error);
-              }
-            }),
-          );
-          if (waiters.size > 0) await scheduleDueItems();
-        } while (again && !closed);
-      } finally {
-        draining = false;
-      }
-    })();
+  /** One try for `waiter`, woken for `reason` (null: its first try, or a retry). */
+  function attempt(waiter: Waiter, reason: Claimable | null): void {
+    waiter.trying = true;
+    waiter.missed = null;
+    waiter.round = round;
+    claimOnce({ request: waiter.request, actor: waiter.actor }).then(
+      (claimed) => {
+        waiter.trying = false;
+        if (claimed) {
+          // An agent that left meanwhile holds the item until its lease runs out, as before.
+          waiter.settle(claimed.item);
+          if (reason && reason !== ANYTHING && !sameKind(claimed.kind, reason)) deliver([reason]);
+          return;
+        }
+        if (waiter.gone || closed) return;
+        waiter.waited = true;
+        if (waiter.expired) waiter.settle(null);
+        else if (waiter.missed) attempt(waiter, waiter.missed);
+      },
+      (error: unknown) => {
+        waiter.trying = false;
+        waiter.settle(error as Error);
+      },
+    );
   }
 
-  /** Wakes the waiters when the next delayed item comes due, if one does. */
-  async function scheduleDueItems(): Promise<void> {
-    const next = await store.nextRunAfter({ types: null, project_id: null, now: now().toISOString() }).catch(() => null);
-    if (next === null) return;
-    const at = Date.parse(next);
-    if (at >= dueAt) return;
+  /** Wakes, per claimable, at most `count` idle waiters that can take it, oldest first. */
+  function deliver(ready: readonly Claimable[]): void {
+    if (closed) return;
+    round += 1;
+    for (const claimable of ready) {
+      let left = claimable.count;
+      const one = { ...claimable, count: 1 };
+      for (const waiter of waiters) {
+        if (left === 0) break;
+        if (waiter.trying || waiter.gone || waiter.expired || !canTake(waiter.request, claimable)) continue;
+        left -= 1;
+        attempt(waiter, one);
+      }
+      // No idle waiter for the rest: those whose claim runs now read again if it finds nothing.
+      for (const waiter of waiters) {
+        if (left === 0) break;
+        if (!waiter.trying || waiter.missed || waiter.round === round || !canTake(waiter.request, claimable)) continue;
+        left -= 1;
+        waiter.missed = one;
+      }
+    }
+  }
+
+  /** Every waiter tries once: the news could not say what became claimable. */
+  function wakeAll(): void {
+    if (closed) return;
+    for (const waiter of waiters) {
+      if (waiter.gone || waiter.expired) continue;
+      if (waiter.trying) waiter.missed = ANYTHING;
+      else attempt(waiter, ANYTHING);
+    }
+  }
+
+  /**
+   * These became claimable (and, with `due_at`, an item is queued for later): wakes the waiters
+   * that can take them and tells the other instances. The store's commit signal calls it; a
+   * feature that makes items claimable outside the store's writes calls it after its commit.
+   */
+  function became(news: ClaimableNews): void {
+    if (news.ready.length === 0 && news.due_at === null && !news.all) return;
+    if (news.all) wakeAll();
+    else deliver(news.ready);
+    noteDue(news.due_at);
+    outgoing?.add(news);
+  }
+
+  /** The payload of the events NOTIFY: this process's news since the last one ('' when none). */
+  function announcement(): string {
+    if (!outgoing || outgoing.empty()) return '';
+    return encodeNews(instance, outgoing.take());
+  }
+
+  function heard(payload: string | null): void {
+    if (payload === null) {
+      // The listener (re)connected: notifications may have been lost meanwhile.
+      wakeAll();
+      void lookForDue();
+      return;
+    }
+    if (payload === '') return;
+    const { from, all, news } = decodeNews(payload);
+    if (from === instance) return;
+    if (all) wakeAll();
+    else deliver(news.ready);
+    noteDue(news.due_at);
+  }
+
+  /** An item is queued until `at`: the timer fires then, unless it fires sooner already. */
+  function noteDue(at: string | null): void {
+    if (at === null || closed) return;
+    const due = Date.parse(at);
+    // Committed after the timer looked past its run_after: look at that stretch again.
+    if (lookedAt !== null && due <= lookedAt) lookedAt = due - 1;
+    if (due < dueAt) arm(due);
+  }
+
+  function arm(at: number): void {
     clearTimeout(dueTimer);
     dueAt = at;
     // setTimeout takes at most 2^31-1 ms and fires after 1 ms for anything longer: an item due
-    // months away would wake the waiters over and over. No wait lasts that long anyway.
+    // months away would fire it over and over. No wait lasts that long anyway.
     const delay = Math.min(Math.max(0, at - now().getTime()) + 5, MAX_TIMER_MS);
-    dueTimer = setTimeout(() => {
-      dueAt = Number.POSITIVE_INFINITY;
-      wake();
-    }, delay);
+    dueTimer = setTimeout(() => void comeDue(), delay);
     dueTimer.unref();
   }
 
+  /** The timer fired: what came due since the last look, counted by the database, is news. */
+  async function comeDue(): Promise<void> {
+    dueAt = Number.POSITIVE_INFINITY;
+    const upTo = now().getTime();
+    const from = lookedAt ?? upTo;
+    lookedAt = upTo;
+    const due = await store.cameDue(new Date(from).toISOString(), new Date(upTo).toISOString()).catch(() => null);
+    if (due === null) wakeAll();
+    else deliver(due.map((kind) => ({ ...kind, agent: null })));
+    await lookForDue();
+  }
+
+  /** Sets the timer from the database's own answer: the next `run_after` ahead. */
+  async function lookForDue(): Promise<void> {
+    const at = now();
+    const next = await store.nextRunAfter({ types: null, project_id: null, now: at.toISOString() }).catch(() => null);
+    lookedAt ??= at.getTime();
+    if (next !== null && !closed) noteDue(next);
+  }
+
   function startListening(): void {
-    unlisten ??= database.listen(EVENTS_CHANNEL, wake).catch((error: unknown) => {
+    if (listening) return;
+    listening = true;
+    void lookForDue();
+    unlisten = database.listen(EVENTS_CHANNEL, heard).catch((error: unknown) => {
       logger.warn({ err: { message: (error as Error).message } }, 'claim wake-ups from other instances unavailable');
-      unlisten = null;
       return async () => {};
     });
   }
@@ -173,5 +307,22 @@ export function createClaimService({ store, database, logger, recent, now = () =
     await (await unlisten)?.();
   }
 
-  return { claim, wake, close, waiting: () => waiters.size };
+  return {
+    claim,
+    became,
+    announcement,
+    close,
+    /** Long polls whose first try found nothing and that wait now. */
+    waiting: () => {
+      let count = 0;
+      for (const waiter of waiters) if (waiter.waited) count += 1;
+      return count;
+    },
+    /** Reads of the queue by claims so far (one statement each on PostgreSQL): the metrics. */
+    reads: () => reads,
+  };
+}
+
+function sameKind(a: Claimable, b: Claimable): boolean {
+  return a.type === b.type && a.project_id === b.project_id && a.agent === b.agent;
 }

@@ -69,6 +69,11 @@ export interface StreamStart {
 export interface EventHubOptions {
   /** How long a client may leave its socket full before it is closed. */
   stallMs?: number;
+  /**
+   * What the NOTIFY to the other instances carries, asked when it is sent: the claim service's
+   * news of what became claimable (claims.ts), so one notification serves both.
+   */
+  payload?: () => string;
 }
 
 export interface EventHub {
@@ -212,14 +217,14 @@ export async function createEventHub(database: Database, logger: Logger, options
     if (closed || announce) return;
     announce = setTimeout(() => {
       announce = undefined;
-      database.notify(EVENTS_CHANNEL).catch((error: unknown) => {
+      database.notify(EVENTS_CHANNEL, options.payload?.() ?? '').catch((error: unknown) => {
         // The others' poll picks the events up; nothing is lost.
         logger.warn({ err: { message: (error as Error).message } }, 'event notification failed');
       });
     }, ANNOUNCE_EVERY_MS);
   }
 
-  const unlisten = await database.listen(EVENTS_CHANNEL, wake);
+  const unlisten = await database.listen(EVENTS_CHANNEL, () => wake());
   const poll = setInterval(wake, POLL_MS);
   const heartbeat = setInterval(() => {
     // A stalled client gets no heartbeat: its buffer is full already.

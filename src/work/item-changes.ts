@@ -1,3 +1,4 @@
+import { claimableAfter } from './claimable.js';
 import { dependentsEffectOf } from './dependency-rules.js';
 import { ItemChanged, WorkItemNotFound } from './errors.js';
 import { type Actor, eventData, toWorkItem } from './item-view.js';
@@ -133,6 +134,11 @@ export function writeOf(current: ItemWithDispatches, plan: Plan, actor: Actor, n
     event: { type: WORK_EVENTS.updated, data: eventData(row, actor), at: now },
     history: { at: now, actor: actor.name, role: actor.role, action: plan.action, changes: describeChanges(current.row, plan.set, plan.audit) },
   };
+  // A claim hands its item to the claimer itself: no one else is to be woken for it.
+  const wakes = plan.action === 'claimed' ? null : claimableAfter(current.row, row, now);
+  if (wakes) change.wakes = wakes;
+  // Its dependents may become claimable in the same statement, unnamed here: wake every waiter.
+  if (dependents?.kind === 'release') change.wakes = { ...(wakes ?? { ready: [], due_at: null }), all: true };
   return { change, after: { row, dispatches: dispatchesAfter(current.dispatches, change) } };
 }
 

@@ -115,7 +115,7 @@ export interface WorkGaugeDeps {
   source: WorkGaugeSource;
   /** Whose ranking of types the gauges follow, so gauges and counters carry the same labels. */
   counters: Pick<WorkCounters, 'rank' | 'labels'>;
-  claims: { waiting(): number };
+  claims: { waiting(): number; reads(): number };
   hub: Pick<EventHub, 'clients' | 'lag'>;
   logger: Logger;
 }
@@ -171,6 +171,17 @@ export function registerWorkGauges(registry: Registry, { source, counters, claim
     registers,
     collect() {
       this.set(claims.waiting());
+    },
+  });
+  let readsCounted = 0;
+  new Counter({
+    name: `${WORK}claim_reads_total`,
+    help: 'Reads of the queue by claims in this process (one statement each on PostgreSQL), waiting claims woken included',
+    registers,
+    collect() {
+      const reads = claims.reads();
+      this.inc(reads - readsCounted);
+      readsCounted = reads;
     },
   });
   new Gauge({

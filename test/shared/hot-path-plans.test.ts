@@ -121,6 +121,38 @@ describe.skipIf(!(await storesUnderTest()).includes('postgres'))('hot-path plans
       expect(plan, plan).not.toMatch(/Rows Removed by Filter: \d{3,}/);
     });
 
+    it(`a claim's read (${label}) is planned once per connection, and its cached plan walks a claimable index`, async () => {
+      const statement = candidatesQuery(query, AGENTS);
+      const client = await pool.connect();
+      try {
+        // PostgreSQL plans a prepared statement afresh for its first five runs, then keeps the
+        // generic plan if it looks no dearer (postgres.ts, ELEMENTS_OF_3): planning the read
+        // cost more CPU than running it.
+        await client.query('BEGIN');
+        for (let run = 0; run < 8; run += 1) await client.query(statement);
+        const { rows } = await client.query<{ generic_plans: string }>(
+          'SELECT generic_plans FROM pg_prepared_statements WHERE name = $1',
+          [statement.name],
+        );
+        expect(Number(rows[0]?.generic_plans ?? 0)).toBeGreaterThanOrEqual(3);
+        await client.query('SET LOCAL plan_cache_mode = force_generic_plan');
+        await client.query(`PREPARE generic_candidates AS ${statement.text}`);
+        // EXECUTE takes no bound parameters: the values go in as literals (plain names here).
+        const literal = (value: unknown) => `'${Array.isArray(value) ? `{${value.join(',')}}` : String(value)}'`;
+        const explained = await client.query(`EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF) EXECUTE generic_candidates(${statement.values.map(literal).join(', ')})`);
+        const plan = explained.rows.map((row) => row['QUERY PLAN'] as string).join('\n');
+        expect(plan, plan).toMatch(/run_after <= \$2/);
+        expect(plan, plan).toMatch(/work_items_claimable/);
+        expect(plan, plan).not.toMatch(/Seq Scan on work_items/);
+        expect(plan, plan).not.toMatch(/Rows Removed by Filter: \d{3,}/);
+      } finally {
+        await client.query('ROLLBACK');
+        // Not transactional; DEALLOCATE ALL would also drop what pg believes it has prepared.
+        await client.query('DEALLOCATE generic_candidates').catch(() => undefined);
+        client.release();
+      }
+    });
+
     it(`the next run_after (${label}) is read through work_items_due`, async () => {
       const captured: { text: string; values: unknown[] }[] = [];
       const statements = postgresStatements(database.kysely as Kysely<WorkTables>, async <R>(statement: { text: string; values: unknown[] }) => {

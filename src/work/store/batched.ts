@@ -1,5 +1,7 @@
 import { createCoalescer } from '../../shared/coalesce.js';
-import { type ItemChange, type WorkStatements, type WorkStore, changeShape } from './port.js';
+import { createNewsCollector } from '../claimable.js';
+import { type CommitListener, type ItemChange, type WorkStatements, type WorkStore, changeShape } from './port.js';
+import { newsOfNewItem } from './transactional.js';
 
 // The decorator that batches a PostgreSQL store: the calls that arrive together run as one
 // statement per batch (shared/coalesce.ts), so one round trip and one commit serve many agents.
@@ -8,12 +10,14 @@ import { type ItemChange, type WorkStatements, type WorkStore, changeShape } fro
 // beneath, which runs it in a transaction. `together` runs at the top level: each statement is
 // atomic by itself, and the claim's writes are guarded by the versions it read.
 
-export function batched(store: WorkStore, top: WorkStatements, onEventsCommitted: () => void): WorkStore {
+export function batched(store: WorkStore, top: WorkStatements, onEventsCommitted: CommitListener): WorkStore {
   const create = createCoalescer({
     keyOf: () => 'create',
     run: async (items: Parameters<WorkStatements['createWorkItems']>[0][number][]) => {
       await top.createWorkItems(items);
-      onEventsCommitted();
+      const news = createNewsCollector();
+      for (const item of items) news.add(newsOfNewItem(item));
+      onEventsCommitted(news.take());
       return items.map(() => undefined);
     },
   });
@@ -27,7 +31,11 @@ export function batched(store: WorkStore, top: WorkStatements, onEventsCommitted
 
   async function applyAtTop(changes: readonly ItemChange[]): Promise<boolean[]> {
     const applied = await top.applyChanges(changes);
-    if (applied.some(Boolean)) onEventsCommitted();
+    if (applied.some(Boolean)) {
+      const news = createNewsCollector();
+      changes.forEach((change, i) => applied[i] && news.add(change.wakes));
+      onEventsCommitted(news.take());
+    }
     return applied;
   }
 

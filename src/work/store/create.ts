@@ -3,7 +3,7 @@ import type pg from 'pg';
 import type { Database } from '../../shared/db.js';
 import type { WorkTables } from '../tables.js';
 import { batched } from './batched.js';
-import type { WorkStore } from './port.js';
+import type { CommitListener, WorkStore } from './port.js';
 import { postgresStatements, runOn, runOnPool } from './postgres.js';
 import { sqliteStatements } from './sqlite.js';
 import { transactional } from './transactional.js';
@@ -13,9 +13,10 @@ import { transactional } from './transactional.js';
 
 /**
  * `onEventsCommitted` runs after every commit that appended at least one event, so the event
- * hub learns of new events in one place whichever service wrote them.
+ * hub learns of new events, and the waiting claims of what became claimable (claimable.ts), in
+ * one place whichever service wrote them.
  */
-export function createWorkStore(database: Database, onEventsCommitted: () => void = () => {}): WorkStore {
+export function createWorkStore(database: Database, onEventsCommitted: CommitListener = () => {}): WorkStore {
   const kysely = database.kysely as Kysely<WorkTables>;
   const runTransaction = database.transaction;
   if (database.dialect === 'postgres') {

@@ -1,4 +1,5 @@
 import type { Transaction } from 'kysely';
+import type { ClaimableNews } from '../claimable.js';
 import type { DispatchReason, Outcome, SortOrder, WorkStatus } from '../schemas.js';
 import type { DispatchRow, IdempotencyRow, NewHistory, ProjectRow, WorkItemRow } from '../tables.js';
 import type { DependencyStatements, DependentsEffect } from './dependency-port.js';
@@ -73,6 +74,8 @@ export interface ItemChange {
   history: NewHistory;
   /** What the change does to the items that depend on this one (it reached a final status). */
   dependents?: DependentsEffect;
+  /** What the change makes claimable, for the commit's signal (claimable.ts); never written. */
+  wakes?: ClaimableNews;
 }
 
 /** What a claim may take: items of these types and this project, due at `now`. */
@@ -114,6 +117,8 @@ export interface WorkStatements extends DependencyStatements {
   claimCandidates(query: ClaimQuery, agents: readonly string[]): Promise<ClaimCandidates>;
   /** The earliest future `run_after` of a queued item the claim could take, or null. */
   nextRunAfter(query: ClaimQuery): Promise<string | null>;
+  /** The queued items whose `run_after` falls in (`after`, `upTo`], counted per type and project. */
+  cameDue(after: string, upTo: string): Promise<{ type: string; project_id: string | null; count: number }[]>;
   /** Items whose lease ran out at or before `now`, soonest first. */
   expiredLeases(now: string, limit: number): Promise<WorkItemRow[]>;
 
@@ -146,7 +151,8 @@ export interface WorkStatements extends DependencyStatements {
 
 /**
  * The store the service uses: the statements, each write atomic on its own, and transactions.
- * `onEventsCommitted` (given to createWorkStore) runs after every commit that appended events.
+ * `onEventsCommitted` (given to createWorkStore) runs after every commit that appended events,
+ * with what the commit made claimable (claimable.ts).
  */
 export interface WorkStore extends WorkStatements {
   /**
@@ -167,6 +173,9 @@ export interface WorkStore extends WorkStatements {
   /** Writes `change` if the item is still at `from_version`; false when it is gone or has moved on. */
   applyChange(change: ItemChange): Promise<boolean>;
 }
+
+/** Told after each commit that appended events, with what it made claimable. */
+export type CommitListener = (news: ClaimableNews) => void;
 
 export const EVENTS_CHANNEL = 'agentdesk_events';
 

@@ -31,6 +31,19 @@ export function portableStatements(db: Executor): PortableStatements {
       return true;
     },
 
+    async cameDue(after, upTo) {
+      // work_items_due (run_after, queued only) serves the range.
+      const rows = await db
+        .selectFrom('work_items')
+        .select((eb) => ['type', 'project_id', eb.fn.countAll<number | string>().as('count')])
+        .where('status', '=', 'queued')
+        .where('run_after', '>', after)
+        .where('run_after', '<=', upTo)
+        .groupBy(['type', 'project_id'])
+        .execute();
+      return rows.map((row) => ({ type: row.type, project_id: row.project_id, count: Number(row.count) }));
+    },
+
     expiredLeases(now, limit) {
       return db.selectFrom('work_items').selectAll().where('lease_expires_at', '<=', now).orderBy('lease_expires_at').limit(limit).execute();
     },

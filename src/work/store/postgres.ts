@@ -12,8 +12,10 @@ import { portableStatements } from './portable.js';
 // round trip and one commit serve them all (batched.ts gathers the calls that arrive together):
 // submitting, reading items with their logs, changes guarded by the version they were computed
 // from (the claim's write among them), and the claim's read of its candidates. A batch goes in as
-// one parameter (an array, or a JSON array read with json_populate_record, which types each value
-// as its column), so the text, and its prepared plan, do not depend on the batch size.
+// one parameter (an array, or a JSON array read with jsonb_populate_record, which types each value
+// as its column), so the text, and its prepared plan, do not depend on the batch size. The JSON is
+// read as jsonb, parsed once: `->` on json parses the text again at every step, and each row of
+// a batch is read by every sub-statement (0.04-0.15 ms of a change of 0.4-0.55 ms, issue 23).
 // Data-modifying CTEs commit together, so an item, its dispatch entry, its history and its event
 // are still written atomically. Every statement is named, so each connection plans it once.
 
@@ -137,6 +139,16 @@ function filtered(query: Pick<ClaimQuery, 'types' | 'project_id'>, first: number
   return { text, values };
 }
 
+// Why generate_subscripts and not unnest for the arrays of the claim's read: PostgreSQL plans a
+// prepared statement afresh for its first five runs on a connection, then keeps one generic plan
+// if that costs no more than the fresh ones did. unnest tells the planner the length of an array
+// it can see (1 agent, 1 type) and guesses 10 for a parameter, so the generic plan always looked
+// ten times dearer and every claim was planned again: 0.5-0.7 ms of PostgreSQL's CPU per read
+// against 0.1 ms to run it (EXPLAIN ANALYZE, issue 23). generate_subscripts is guessed the same
+// (1,000 rows) either way, so from the sixth run the plan is cached; it is the same plan, the
+// walks being LATERAL with a LIMIT (test/shared/hot-path-plans.test.ts reads both).
+const ELEMENTS_OF_3 = '(SELECT ($3::text[])[i] FROM generate_subscripts($3::text[], 1) AS s(i))';
+
 /**
  * What a batch of claimers may take (port.ts ClaimCandidates), in one statement: each agent's
  * own oldest dispatched item, then as many queued items as agents are left without one. With
@@ -160,7 +172,7 @@ export function candidatesQuery(query: ClaimQuery, agents: readonly string[]): S
     ? ` AND project_id = $${values.length}::uuid AND project_id >= $${values.length}::uuid AND project_id <= $${values.length}::uuid`
     : '';
   const head = query.types
-    ? `SELECT q.* FROM unnest($3::text[]) AS t(wanted_type) CROSS JOIN LATERAL (
+    ? `SELECT q.* FROM ${ELEMENTS_OF_3} AS t(wanted_type) CROSS JOIN LATERAL (
         SELECT * FROM work_items WHERE ${sameType} AND ${due}${project}
         ORDER BY priority, created_at, id LIMIT ${wanted}) q
       ORDER BY q.priority, q.created_at, q.id LIMIT ${wanted}`
@@ -169,7 +181,7 @@ export function candidatesQuery(query: ClaimQuery, agents: readonly string[]): S
   let statement = candidateStatements.get(shape);
   if (!statement) {
     statement = named(`WITH req AS (
-        SELECT agent, ord FROM unnest($1::text[]) WITH ORDINALITY AS r(agent, ord)
+        SELECT ($1::text[])[ord] AS agent, ord FROM generate_subscripts($1::text[], 1) AS r(ord)
       ), own AS (
         SELECT req.ord, m.* FROM req CROSS JOIN LATERAL (
           SELECT * FROM work_items WHERE assigned_agent = req.agent AND status = 'dispatched' AND waiting_on = 0${filter.text}
@@ -185,6 +197,7 @@ export function candidatesQuery(query: ClaimQuery, agents: readonly string[]): S
 }
 
 const candidateStatements = new Map<string, { name: string; text: string }>();
+
 
 /** Every column of a work item, in one order; the type makes a missing one a compile error. */
 const ITEM_COLUMN_SET: Record<keyof WorkItemRow, true> = {
@@ -232,19 +245,19 @@ const columnsOf = (alias: string, columns: readonly string[]) => columns.map((co
 // New items, each with its history entry, its first dispatch (if any) and its event: the items
 // submitted together in one statement, the batch as one JSON array.
 const CREATE_ITEMS = named(`WITH input AS (
-    SELECT e.ord, e.value AS v FROM json_array_elements($1::json) WITH ORDINALITY AS e(value, ord)
+    SELECT e.ord, e.value AS v FROM jsonb_array_elements($1::jsonb) WITH ORDINALITY AS e(value, ord)
   ), item AS (
     INSERT INTO work_items (${ITEM_COLUMNS.join(', ')})
-    SELECT ${columnsOf('r', ITEM_COLUMNS)} FROM input i CROSS JOIN LATERAL json_populate_record(NULL::work_items, i.v->'r') AS r
+    SELECT ${columnsOf('r', ITEM_COLUMNS)} FROM input i CROSS JOIN LATERAL jsonb_populate_record(NULL::work_items, i.v->'r') AS r
     ORDER BY i.ord
   ), history AS (
     INSERT INTO work_history (work_item_id, ${HISTORY_COLUMNS.join(', ')})
     SELECT (i.v->'r'->>'id')::uuid, ${columnsOf('h', HISTORY_COLUMNS)}
-    FROM input i CROSS JOIN LATERAL json_populate_record(NULL::work_history, i.v->'h') AS h ORDER BY i.ord
+    FROM input i CROSS JOIN LATERAL jsonb_populate_record(NULL::work_history, i.v->'h') AS h ORDER BY i.ord
   ), dispatch AS (
     INSERT INTO dispatch_log (${DISPATCH_COLUMNS.join(', ')})
-    SELECT ${columnsOf('d', DISPATCH_COLUMNS)} FROM input i CROSS JOIN LATERAL json_populate_record(NULL::dispatch_log, i.v->'d') AS d
-    WHERE json_typeof(i.v->'d') = 'object'
+    SELECT ${columnsOf('d', DISPATCH_COLUMNS)} FROM input i CROSS JOIN LATERAL jsonb_populate_record(NULL::dispatch_log, i.v->'d') AS d
+    WHERE jsonb_typeof(i.v->'d') = 'object'
   )
   INSERT INTO events (type, data, created_at)
   SELECT i.v->'e'->>'type', i.v->'e'->>'data', (i.v->'e'->>'at')::timestamptz FROM input i ORDER BY i.ord`);
@@ -308,7 +321,7 @@ function changeStatement(change: ItemChange): { name: string; text: string } {
   const shape = changeShape(change);
   let statement = changeStatements.get(shape);
   if (statement) return statement;
-  // json_populate_record reads each value as its column's type, so no cast is spelled out here.
+  // jsonb_populate_record reads each value as its column's type, so no cast is spelled out here.
   const assignments = Object.keys(change.set)
     .map((column) => `${column} = (i.s).${column}`)
     .join(', ');
@@ -316,10 +329,10 @@ function changeStatement(change: ItemChange): { name: string; text: string } {
   const parts = [
     `WITH input AS (
       SELECT e.ord, (e.value->>'id')::uuid AS id, (e.value->>'v')::int AS from_version, s, e.value AS v
-      FROM json_array_elements($1::json) WITH ORDINALITY AS e(value, ord)
-      CROSS JOIN LATERAL json_populate_record(NULL::work_items, e.value->'s') AS s
+      FROM jsonb_array_elements($1::jsonb) WITH ORDINALITY AS e(value, ord)
+      CROSS JOIN LATERAL jsonb_populate_record(NULL::work_items, e.value->'s') AS s
     )`,
-    // The id list ($2) gives the planner what the JSON cannot: a row count (json_array_elements
+    // The id list ($2) gives the planner what the JSON cannot: a row count (jsonb_array_elements
     // counts as 100 rows, which made it join by hashing the whole table, 2.5 ms at 8,000 items)
     // and a probe of the primary key.
     `changed AS (UPDATE work_items w SET ${assignments} FROM input i
@@ -327,18 +340,18 @@ function changeStatement(change: ItemChange): { name: string; text: string } {
   ];
   if (change.closeDispatch) {
     parts.push(`closed AS (UPDATE dispatch_log d SET completed_at = c.completed_at, outcome = c.outcome, reason = c.reason
-      FROM input i CROSS JOIN LATERAL json_populate_record(NULL::dispatch_log, json_build_object(
+      FROM input i CROSS JOIN LATERAL jsonb_populate_record(NULL::dispatch_log, jsonb_build_object(
         'completed_at', i.v->'c'->'at', 'outcome', i.v->'c'->'outcome', 'reason', i.v->'c'->'reason')) AS c
       WHERE d.work_item_id = i.id AND d.completed_at IS NULL AND ${kept})`);
   }
   if (change.openDispatch) {
     parts.push(`opened AS (INSERT INTO dispatch_log (${DISPATCH_COLUMNS.join(', ')})
       SELECT ${DISPATCH_COLUMNS.map((column) => `o.${column}`).join(', ')}
-      FROM input i CROSS JOIN LATERAL json_populate_record(NULL::dispatch_log, i.v->'o') AS o WHERE ${kept})`);
+      FROM input i CROSS JOIN LATERAL jsonb_populate_record(NULL::dispatch_log, i.v->'o') AS o WHERE ${kept})`);
   }
   parts.push(`history AS (INSERT INTO work_history (work_item_id, ${HISTORY_COLUMNS.join(', ')})
     SELECT i.id, ${HISTORY_COLUMNS.map((column) => `h.${column}`).join(', ')}
-    FROM input i CROSS JOIN LATERAL json_populate_record(NULL::work_history, i.v->'h') AS h WHERE ${kept} ORDER BY i.ord)`);
+    FROM input i CROSS JOIN LATERAL jsonb_populate_record(NULL::work_history, i.v->'h') AS h WHERE ${kept} ORDER BY i.ord)`);
   parts.push(`event AS (INSERT INTO events (type, data, created_at)
     SELECT i.v->'e'->>'type', i.v->'e'->>'data', (i.v->'e'->>'at')::timestamptz FROM input i WHERE ${kept} ORDER BY i.ord)`);
   if (change.dependents) parts.push(...dependentsParts(change.dependents.kind, kept));

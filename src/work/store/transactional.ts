@@ -1,11 +1,13 @@
 import type { Transaction } from 'kysely';
 import type { TransactionRunner } from '../../shared/group-commit.js';
-import type { WorkStatements, WorkStore } from './port.js';
+import { claimableAfter, createNewsCollector } from '../claimable.js';
+import type { CommitListener, NewItem, WorkStatements, WorkStore } from './port.js';
 
 // The decorator that makes statements a store: every write of more than one statement runs in
 // a transaction of its own (on SQLite that is the group commit of shared/group-commit.ts, which
 // the database's transaction runner is), reads run as they are, and `onEventsCommitted` hears
-// of every commit that appended an event, once it has committed. Inside `transaction` the
+// of every commit that appended an event, once it has committed, with what the commit made
+// claimable (claimable.ts: the new items as they are, the changes by their `wakes`). Inside `transaction` the
 // statements run on the open transaction, and the calls join it.
 
 export interface TransactionalDeps {
@@ -14,15 +16,15 @@ export interface TransactionalDeps {
   /** The same statements on an open transaction. */
   on: (trx: Transaction<any>) => WorkStatements;
   runTransaction: TransactionRunner;
-  onEventsCommitted: () => void;
+  onEventsCommitted: CommitListener;
 }
 
 export function transactional({ top, on, runTransaction, onEventsCommitted }: TransactionalDeps): WorkStore {
   /** Runs `work` on a transaction's store and tells of appended events after the commit. */
   async function inTransaction<T>(work: (store: WorkStore, trx: Transaction<any>) => Promise<T>): Promise<T> {
-    const appended = { events: false };
+    const appended: Appended = { events: false, news: createNewsCollector() };
     const result = await runTransaction((trx) => work(joined(noting(on(trx), appended), trx), trx));
-    if (appended.events) onEventsCommitted();
+    if (appended.events) onEventsCommitted(appended.news.take());
     return result;
   }
 
@@ -58,17 +60,24 @@ export function transactional({ top, on, runTransaction, onEventsCommitted }: Tr
   };
 }
 
-/** The statements, noting in `appended` each write that appended an event. */
-function noting(statements: WorkStatements, appended: { events: boolean }): WorkStatements {
+interface Appended {
+  events: boolean;
+  news: ReturnType<typeof createNewsCollector>;
+}
+
+/** The statements, noting in `appended` each write that appended an event, and what it made claimable. */
+function noting(statements: WorkStatements, appended: Appended): WorkStatements {
   return {
     ...statements,
     async createWorkItems(items) {
       await statements.createWorkItems(items);
       if (items.length > 0) appended.events = true;
+      for (const item of items) appended.news.add(newsOfNewItem(item));
     },
     async applyChanges(changes) {
       const applied = await statements.applyChanges(changes);
       if (applied.some(Boolean)) appended.events = true;
+      changes.forEach((change, i) => applied[i] && appended.news.add(change.wakes));
       return applied;
     },
     async deleteWorkItem(id, version, event) {
@@ -82,4 +91,9 @@ function noting(statements: WorkStatements, appended: { events: boolean }): Work
       return id;
     },
   };
+}
+
+/** What a new item makes claimable: itself, queued or dispatched, when due at its creation. */
+export function newsOfNewItem(item: NewItem) {
+  return claimableAfter(null, item.row, item.row.created_at);
 }
