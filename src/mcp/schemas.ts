@@ -7,6 +7,7 @@ import {
   ListWorkQuerySchema,
   NotesSchema,
   ProjectSchema,
+  WorkItemDetailSchema,
   WorkItemSchema,
   WorkItemSummarySchema,
 } from '../work/schemas.js';
@@ -120,7 +121,7 @@ export const HistoryEntrySchema = Type.Object(
 );
 
 export const ItemWithHistorySchema = closed({
-  ...WorkItemSchema.properties,
+  ...WorkItemDetailSchema.properties,
   history: Type.Array(HistoryEntrySchema, { description: 'Oldest first' }),
   history_source: Type.Union([Type.Literal('history'), Type.Literal('dispatch_log')], {
     description: 'history: every change; dispatch_log: only dispatches (this service keeps no full history)',

@@ -22,6 +22,11 @@ export interface Claimable {
 /** One commit's news for the waiting claims. */
 export interface ClaimableNews {
   ready: Claimable[];
+  /**
+   * Items became claimable that the writer cannot name (a dependency's completion released its
+   * dependents in the store's statement, issue 22): every waiter tries once.
+   */
+  all?: boolean;
   /** The earliest `run_after` still ahead among the queued items written, or null. */
   due_at: string | null;
 }
@@ -36,8 +41,10 @@ export const NO_NEWS: ClaimableNews = Object.freeze({ ready: [], due_at: null })
  */
 export function claimableAfter(before: WorkItemRow | null, after: WorkItemRow, now: string): ClaimableNews | null {
   if (after.status === 'queued') {
+    // Waiting on a dependency: claimable only once its last one completes (then `all`).
+    if (after.waiting_on > 0) return null;
     if (after.run_after !== null && after.run_after > now) return { ready: [], due_at: after.run_after };
-    if (before && before.status === 'queued' && !(before.run_after !== null && before.run_after > now) && sameKind(before, after)) return null;
+    if (before && before.status === 'queued' && before.waiting_on === 0 && !(before.run_after !== null && before.run_after > now) && sameKind(before, after)) return null;
     return { ready: [{ type: after.type, project_id: after.project_id, agent: null, count: 1 }], due_at: null };
   }
   if (after.status === 'dispatched' && after.assigned_agent !== null) {
@@ -55,9 +62,11 @@ function sameKind(a: WorkItemRow, b: WorkItemRow): boolean {
 export function createNewsCollector() {
   const counts = new Map<string, Claimable>();
   let due: string | null = null;
+  let all = false;
   return {
     add(news: ClaimableNews | null | undefined): void {
       if (!news) return;
+      if (news.all) all = true;
       for (const claimable of news.ready) {
         const key = JSON.stringify([claimable.type, claimable.project_id, claimable.agent]);
         const known = counts.get(key);
@@ -66,12 +75,13 @@ export function createNewsCollector() {
       }
       if (news.due_at !== null && (due === null || news.due_at < due)) due = news.due_at;
     },
-    empty: (): boolean => counts.size === 0 && due === null,
+    empty: (): boolean => counts.size === 0 && due === null && !all,
     /** The news gathered so far, and a fresh start. */
     take(): ClaimableNews {
-      const news = { ready: [...counts.values()], due_at: due };
+      const news: ClaimableNews = { ready: [...counts.values()], due_at: due, ...(all && { all: true }) };
       counts.clear();
       due = null;
+      all = false;
       return news;
     },
   };
@@ -92,7 +102,7 @@ const MAX_PAYLOAD_BYTES = 7_900;
 /** The news as a NOTIFY payload from instance `from`: compact arrays, or `all` when too large. */
 export function encodeNews(from: string, news: ClaimableNews): string {
   const text = JSON.stringify({ from, r: news.ready.map((c) => [c.type, c.project_id, c.agent, c.count]), d: news.due_at });
-  if (Buffer.byteLength(text) <= MAX_PAYLOAD_BYTES) return text;
+  if (!news.all && Buffer.byteLength(text) <= MAX_PAYLOAD_BYTES) return text;
   return JSON.stringify({ from, all: true, d: news.due_at });
 }
 

@@ -223,8 +223,9 @@ export function createClaimService({ store, database, logger, recent, now = () =
    * feature that makes items claimable outside the store's writes calls it after its commit.
    */
   function became(news: ClaimableNews): void {
-    if (news.ready.length === 0 && news.due_at === null) return;
-    deliver(news.ready);
+    if (news.ready.length === 0 && news.due_at === null && !news.all) return;
+    if (news.all) wakeAll();
+    else deliver(news.ready);
     noteDue(news.due_at);
     outgoing?.add(news);
   }

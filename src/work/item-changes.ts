@@ -1,4 +1,5 @@
 import { claimableAfter } from './claimable.js';
+import { dependentsEffectOf } from './dependency-rules.js';
 import { ItemChanged, WorkItemNotFound } from './errors.js';
 import { type Actor, eventData, toWorkItem } from './item-view.js';
 import type { WorkItem } from './schemas.js';
@@ -124,18 +125,22 @@ export async function changeItem(
  */
 export function writeOf(current: ItemWithDispatches, plan: Plan, actor: Actor, now: string): { change: ItemChange; after: ItemWithDispatches } {
   const row: WorkItemRow = { ...current.row, ...plan.set, version: current.row.version + 1, updated_at: now };
+  const dependents = dependentsEffectOf(current.row, plan.set.status, WORK_EVENTS.updated);
   const change: ItemChange = {
     id: current.row.id,
     from_version: current.row.version,
     set: { ...plan.set, version: row.version, updated_at: now },
     ...(plan.closeDispatch && { closeDispatch: plan.closeDispatch }),
     ...(plan.openDispatch && { openDispatch: plan.openDispatch }),
+    ...(dependents && { dependents }),
     event: { type: WORK_EVENTS.updated, data: eventData(row, actor), at: now },
     history: { at: now, actor: actor.name, role: actor.role, action: plan.action, changes: withDetails(describeChanges(current.row, plan.set, plan.audit), plan.details) },
   };
   // A claim hands its item to the claimer itself: no one else is to be woken for it.
   const wakes = plan.action === 'claimed' ? null : claimableAfter(current.row, row, now);
   if (wakes) change.wakes = wakes;
+  // Its dependents may become claimable in the same statement, unnamed here: wake every waiter.
+  if (dependents?.kind === 'release') change.wakes = { ...(wakes ?? { ready: [], due_at: null }), all: true };
   return { change, after: { row, dispatches: dispatchesAfter(current.dispatches, change) } };
 }
 

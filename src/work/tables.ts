@@ -31,6 +31,13 @@ export interface WorkItemRow {
   comment_count: number;
   /** 1 or 0 (one shape on both databases); null: the project's setting. */
   review_required: number | null;
+  /** The item this one is a part of (issue 22); null for a top-level item. */
+  parent_id: string | null;
+  /**
+   * How many of its dependencies are not completed (work_dependencies): kept in the same
+   * transaction as every change that moves it; only an item at 0 is claimable.
+   */
+  waiting_on: number;
 }
 
 export interface DispatchRow {
@@ -82,6 +89,12 @@ export interface EventRow {
   created_at: string;
 }
 
+/** `item_id` waits for `depends_on_id` to complete. */
+export interface DependencyRow {
+  item_id: string;
+  depends_on_id: string;
+}
+
 export interface WorkTables {
   work_items: WorkItemRow;
   dispatch_log: DispatchRow;
@@ -89,4 +102,5 @@ export interface WorkTables {
   events: EventRow;
   idempotency_keys: IdempotencyRow;
   work_history: HistoryRow;
+  work_dependencies: DependencyRow;
 }

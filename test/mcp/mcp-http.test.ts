@@ -98,7 +98,7 @@ describe.each(await storesUnderTest())('MCP over Streamable HTTP on %s', (kind) 
 
     // What the API says afterwards is what the tool answered.
     const stored = await api(desk.url, 'GET', `/work/${claimed.id}`, admin);
-    expect(stored.body).toEqual(done);
+    expect(stored.body).toMatchObject(done); // GET adds the plan (depends_on, blocked_by, children)
 
     const read = await use(bot1, 'get_work_item', { id: claimed.id });
     expect(read).toMatchObject({ id: claimed.id, status: 'completed' });

@@ -51,6 +51,8 @@ async function seed(db: Kysely<WorkTables>, count: number): Promise<void> {
           lease_s: null,
           comment_count: 0,
           review_required: null,
+          parent_id: null,
+          waiting_on: 0,
         };
       });
       await trx.insertInto('work_items').values(rows).execute();

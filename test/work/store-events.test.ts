@@ -51,6 +51,8 @@ describe.each(await storesUnderTest())('store event notification on %s', (kind) 
     lease_s: null,
     comment_count: 0,
     review_required: null,
+    parent_id: null,
+    waiting_on: 0,
   });
 
   it('once per committed transaction that appended events', async () => {
