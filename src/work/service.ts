@@ -130,8 +130,8 @@ export function createWorkService({ store, recent, now = () => new Date(), obser
     }
   }
 
-  async function get(id: string): Promise<WorkItem> {
-    const found = await store.findWithDispatches(id);
+  async function get(id: string, tx: WorkStore = store): Promise<WorkItem> {
+    const found = await tx.findWithDispatches(id);
     if (!found) throw new WorkItemNotFound(id);
     return toWorkItem(found.row, found.dispatches);
   }
@@ -221,7 +221,8 @@ export function createWorkService({ store, recent, now = () => new Date(), obser
     return store.purgeIdempotencyKeysBefore(new Date(now().getTime() - IDEMPOTENCY_WINDOW_MS).toISOString());
   }
 
-  return { submit, get, list, counts, update, heartbeat, expireLease, remove, history, purgeIdempotencyKeys };
+  // `create` and `get` in a caller's transaction: a plan (plan-service.ts) writes many items in one.
+  return { submit, create, get, list, counts, update, heartbeat, expireLease, remove, history, purgeIdempotencyKeys };
 }
 
 /** The actor of a change asked for by `principal`; none means the desk itself. */

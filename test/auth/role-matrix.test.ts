@@ -70,6 +70,15 @@ const CASES: Case[] = [
     roles: only(201, 'agent', 'intake', 'admin'),
   },
   {
+    route: 'POST /work/plans',
+    service: 'work',
+    request: async () => ({
+      url: '/work/plans',
+      payload: { parent: { type: 'matrix', description: 'a plan in the role matrix' }, steps: [{ key: 'only', type: 'matrix', description: 'its step' }] },
+    }),
+    roles: only(201, 'agent', 'intake', 'admin'),
+  },
+  {
     route: 'PATCH /work/:id',
     service: 'work',
     request: async (f) => ({ url: `/work/${f.itemOfAda}`, payload: { notes: unique('note') } }),
