@@ -32,7 +32,8 @@ const INSTRUCTIONS = [
   'agentdesk hands out work items to agents, one at a time, on a lease.',
   'Loop: claim_next_work (wait_s to wait) → work on the item, calling heartbeat before lease_expires_at →',
   'complete_work (notes, result) or fail_work (reason). block_work when you need a person; start_work resumes.',
-  'add_note records progress. A refused call is a tool error whose text says what to do next.',
+  'add_note records progress. submit_plan splits work into steps that wait for each other; list_children shows them.',
+  'A refused call is a tool error whose text says what to do next.',
 ].join(' ');
 
 const RESOURCE_TEMPLATE = 'agentdesk://work/{id}';

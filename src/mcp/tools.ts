@@ -5,9 +5,10 @@ import { withNote } from '../client/notes.js';
 import type { WorkClient } from '../client/work-client.js';
 import { MOVES } from '../work/lifecycle.js';
 import { patchForMove } from '../work/move-request.js';
-import type { UpdateWorkItem, WorkItem } from '../work/schemas.js';
+import type { ListWorkQuery, UpdateWorkItem, WorkItem } from '../work/schemas.js';
 import {
   BlockInputSchema,
+  ChildrenInputSchema,
   ClaimInputSchema,
   ClaimOutputSchema,
   CompleteInputSchema,
@@ -21,9 +22,11 @@ import {
   MCP_PAGE_SIZE,
   NoteInputSchema,
   PageOutputSchema,
+  PlanOutputSchema,
   ProjectsOutputSchema,
   StartInputSchema,
   SubmitInputSchema,
+  SubmitPlanInputSchema,
 } from './schemas.js';
 
 // The tools an agent works with, one entry each: what the model reads (name, description,
@@ -181,6 +184,19 @@ export const TOOLS: readonly ToolDefinition[] = [
     },
   }),
   define({
+    name: 'list_children',
+    title: 'List the children of a work item',
+    description: `List the children of a work item (the steps of a plan) in queue order, filtered by status (comma-separated); ${MCP_PAGE_SIZE} per page, next page with next_cursor.`,
+    access: ACCESS.read,
+    input: ChildrenInputSchema,
+    output: PageOutputSchema,
+    annotations: READS,
+    async run({ id, ...args }, { client, signal }) {
+      const page = await client.listWork({ sort: 'priority', ...args, parent_id: id } as ListWorkQuery, { signal });
+      return { items: page.items, next_cursor: page.next_cursor };
+    },
+  }),
+  define({
     name: 'start_work',
     title: 'Start or resume a work item',
     description: 'Start a work item dispatched to you, or resume one you blocked: moves it to in_progress and renews your lease.',
@@ -255,6 +271,17 @@ export const TOOLS: readonly ToolDefinition[] = [
     output: ItemOutputSchema,
     annotations: ADDS,
     run: ({ idempotency_key, ...body }, { client, signal }) => client.submitWork(body, { signal, idempotencyKey: idempotency_key }),
+  }),
+  define({
+    name: 'submit_plan',
+    title: 'Submit a plan of work',
+    description:
+      'Submit a parent item and its steps at once, all or none: each step has a key, and depends_on_keys names the steps it waits for (no step is claimable before those complete). Answers the parent and each step\'s id by key.',
+    access: ACCESS.submit,
+    input: SubmitPlanInputSchema,
+    output: PlanOutputSchema,
+    annotations: ADDS,
+    run: ({ idempotency_key, ...body }, { client, signal }) => client.submitPlan(body, { signal, idempotencyKey: idempotency_key }),
   }),
   define({
     name: 'list_projects',

@@ -16,15 +16,17 @@ const TOOL_NAMES = [
   'heartbeat',
   'get_work_item',
   'list_work',
+  'list_children',
   'start_work',
   'block_work',
   'complete_work',
   'fail_work',
   'add_note',
   'submit_work',
+  'submit_plan',
   'list_projects',
 ];
-const READ_ONLY = ['get_work_item', 'list_work', 'list_projects'];
+const READ_ONLY = ['get_work_item', 'list_work', 'list_children', 'list_projects'];
 const FINAL = ['complete_work', 'fail_work'];
 
 describe.each(await storesUnderTest())('MCP over Streamable HTTP on %s', (kind) => {
