@@ -4,6 +4,7 @@ import { DispatchTimeline } from '../components/dispatch-timeline.tsx';
 import { ItemHistory } from '../components/item-history.tsx';
 import { ItemActions } from '../components/item-actions.tsx';
 import { ItemEditor } from '../components/item-editor.tsx';
+import { ItemRelations } from '../components/item-relations.tsx';
 import { LoopFields } from '../components/loop-fields.tsx';
 import { Modal } from '../components/modal.tsx';
 import { NotesEditor } from '../components/notes-editor.tsx';
@@ -100,6 +101,7 @@ export function ItemPage({ id }: { id: string }) {
       </header>
       <div class="item-grid">
         <div class="stack">
+          <ItemRelations item={w} />
           <section aria-labelledby="fields-title" class="card stack">
             <div class="row between">
               <h2 id="fields-title">Fields</h2>
