@@ -6,15 +6,9 @@ import { paintStatus } from './work-view.js';
 // `agentdesk work tree <id>`: an item and its sub-items as an indented tree, each line its
 // status, id and description, and for a queued item that waits, what it waits on.
 
-/** The dependencies an item still waits on, where the answer says (GET /work/{id} does). */
-function waitingOn(item: WorkItemSummary): number {
-  const blockedBy = (item as { blocked_by?: unknown[] }).blocked_by;
-  return Array.isArray(blockedBy) ? blockedBy.length : 0;
-}
-
 function line(item: WorkItemSummary, paint: Paint, width: number): string {
   const status = paintStatus(item.status, paint) + ' '.repeat(Math.max(0, width - item.status.length));
-  const waits = item.status === 'queued' ? waitingOn(item) : 0;
+  const waits = item.status === 'queued' ? item.waiting_on : 0;
   const note = waits > 0 ? `  ${paint.yellow(`waiting on ${waits}`)}` : '';
   const agent = item.assigned_agent ? `  ${paint.dim(item.assigned_agent)}` : '';
   return `${status}  ${paint.dim(item.id)}  ${oneLine(item.description, 60)}${agent}${note}`;

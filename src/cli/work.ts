@@ -66,7 +66,7 @@ export function registerWorkCommand(program: Command, context: CliContext): void
         project_id: options.project === undefined ? undefined : await projectId(context, options.project),
         created_by: options.createdBy,
         ...(options.parent !== undefined && { parent_id: options.parent }),
-        ...(options.ready && { ready: true }),
+        ...(options.ready && { ready: 'true' as const }),
         sort: options.sort,
         limit: options.limit,
         cursor: options.cursor,

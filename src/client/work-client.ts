@@ -13,6 +13,7 @@ import type {
   UpdateProject,
   UpdateWorkItem,
   WorkItem,
+  WorkItemDetail,
   WorkItemSummary,
 } from '../work/schemas.js';
 import type { CreatePlan, SubmittedPlan } from '../work/plan-schemas.js';
@@ -101,8 +102,9 @@ export function createWorkClient(options: ClientOptions) {
     ).body;
   }
 
-  async function getWork(id: string, call: CallOptions = {}): Promise<WorkItem> {
-    return (await request<WorkItem>('GET', path`/work/${id}`, call)).body;
+  /** The item with its dispatch log, its dependencies (depends_on, blocked_by) and its children's counts. */
+  async function getWork(id: string, call: CallOptions = {}): Promise<WorkItemDetail> {
+    return (await request<WorkItemDetail>('GET', path`/work/${id}`, call)).body;
   }
 
   /** Every child of `parentId` (GET /work?parent_id=…, each page), in queue order. */
@@ -123,15 +125,16 @@ export function createWorkClient(options: ClientOptions) {
    */
   async function tree(id: string, options: TreeOptions = {}): Promise<WorkTree> {
     const { depth = TREE_DEPTH, maxItems = TREE_MAX_ITEMS, ...call } = options;
-    const { dispatch_log: _log, ...root } = await getWork(id, call);
+    const { dispatch_log: _log, depends_on: _on, blocked_by: _by, children: counts, ...root } = await getWork(id, call);
     const top: WorkTree = { item: root, children: [], truncated: false };
+    // The root's children are counted; a listed item's are not: only a listing tells.
+    const known = new Map([[root.id, counts.total]]);
     let level = [top];
     let read = 1;
     for (let below = 1; level.length > 0; below++) {
       const next: WorkTree[] = [];
       for (const node of level) {
-        // GET /work/{id} counts an item's children; a list may not: then only a listing tells.
-        if ((node.item as { children?: { total: number } }).children?.total === 0) continue;
+        if (known.get(node.item.id) === 0) continue;
         if (below > depth || read >= maxItems) {
           node.truncated = true;
           continue;
@@ -170,6 +173,11 @@ export function createWorkClient(options: ClientOptions) {
 
     children,
     tree,
+
+    /** The items whose depends_on names `id` (GET /work/{id}/dependents), at most 1,000. */
+    async dependents(id: string, call: CallOptions = {}): Promise<WorkItemSummary[]> {
+      return (await request<WorkItemSummary[]>('GET', path`/work/${id}/dependents`, call)).body;
+    },
 
     /** One agent's items (404 for an agent nobody has heard of). */
     listAgentWork(agent: string, query: Omit<ListWorkQuery, 'agent'> = {}, call: CallOptions = {}): Promise<WorkPage> {

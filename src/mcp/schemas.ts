@@ -7,6 +7,7 @@ import {
   ListWorkQuerySchema,
   NotesSchema,
   ProjectSchema,
+  WorkItemDetailSchema,
   WorkItemSchema,
   WorkItemSummarySchema,
 } from '../work/schemas.js';
@@ -86,7 +87,18 @@ const IdempotencyKeySchema = Type.String({
 });
 
 export const SubmitInputSchema = closed({
-  ...fieldsOf(CreateWorkItemSchema, ['type', 'description', 'priority', 'project_id', 'payload', 'run_after', 'max_attempts', 'retry_delay_s']),
+  ...fieldsOf(CreateWorkItemSchema, [
+    'type',
+    'description',
+    'priority',
+    'project_id',
+    'payload',
+    'parent_id',
+    'depends_on',
+    'run_after',
+    'max_attempts',
+    'retry_delay_s',
+  ]),
   idempotency_key: Type.Optional(IdempotencyKeySchema),
 });
 
@@ -102,7 +114,7 @@ export const SubmitPlanInputSchema = closed({
 
 export const ChildrenInputSchema = closed({
   id: { ...IdSchema, description: 'The parent work item id' },
-  ...fieldsOf(ListInputSchema, ['status', 'limit', 'cursor']),
+  ...fieldsOf(ListInputSchema, ['status', 'ready', 'limit', 'cursor']),
 });
 
 export const EmptyInputSchema = closed({});
@@ -136,7 +148,7 @@ export const HistoryEntrySchema = Type.Object(
 );
 
 export const ItemWithHistorySchema = closed({
-  ...WorkItemSchema.properties,
+  ...WorkItemDetailSchema.properties,
   history: Type.Array(HistoryEntrySchema, { description: 'Oldest first' }),
   history_source: Type.Union([Type.Literal('history'), Type.Literal('dispatch_log')], {
     description: 'history: every change; dispatch_log: only dispatches (this service keeps no full history)',

@@ -5,7 +5,7 @@ import { withNote } from '../client/notes.js';
 import type { WorkClient } from '../client/work-client.js';
 import { MOVES } from '../work/lifecycle.js';
 import { patchForMove } from '../work/move-request.js';
-import type { ListWorkQuery, UpdateWorkItem, WorkItem } from '../work/schemas.js';
+import type { UpdateWorkItem, WorkItem } from '../work/schemas.js';
 import {
   BlockInputSchema,
   ChildrenInputSchema,
@@ -186,13 +186,13 @@ export const TOOLS: readonly ToolDefinition[] = [
   define({
     name: 'list_children',
     title: 'List the children of a work item',
-    description: `List the children of a work item (the steps of a plan) in queue order, filtered by status (comma-separated); ${MCP_PAGE_SIZE} per page, next page with next_cursor.`,
+    description: `List the children of a work item (the steps of a plan) in queue order, filtered by status (comma-separated) and ready (claimable now); ${MCP_PAGE_SIZE} per page, next page with next_cursor.`,
     access: ACCESS.read,
     input: ChildrenInputSchema,
     output: PageOutputSchema,
     annotations: READS,
     async run({ id, ...args }, { client, signal }) {
-      const page = await client.listWork({ sort: 'priority', ...args, parent_id: id } as ListWorkQuery, { signal });
+      const page = await client.listWork({ sort: 'priority', ...args, parent_id: id }, { signal });
       return { items: page.items, next_cursor: page.next_cursor };
     },
   }),
@@ -265,7 +265,7 @@ export const TOOLS: readonly ToolDefinition[] = [
     name: 'submit_work',
     title: 'Submit a work item',
     description:
-      'Put a new work item in the queue (type, description, priority 1 highest to 5, payload); send an idempotency_key so a retry never creates it twice.',
+      'Put a new work item in the queue (type, description, priority 1 highest to 5, payload; parent_id makes it a sub-item, depends_on lists items it waits for); send an idempotency_key so a retry never creates it twice.',
     access: ACCESS.submit,
     input: SubmitInputSchema,
     output: ItemOutputSchema,

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { ValidationError } from '../shared/errors.js';
+import { assertNotWaiting } from './dependency-rules.js';
 import { FinalItemNotEditable, IllegalTransition, NotHolder } from './errors.js';
 import type { Plan } from './item-changes.js';
 import {
@@ -59,6 +60,8 @@ export function planUpdate(
       if (needsAgent(move) && patch.agent === undefined) {
         throw ValidationError.of('agent', `is required to move a ${row.status} item to dispatched`);
       }
+      // An item that waits on a dependency is not handed out, by a claim or by hand.
+      if (move === MOVES.dispatch) assertNotWaiting(row);
       // Handing an item to the agent that already holds it changes nothing.
       if (move === MOVES.reassign && patch.agent === row.assigned_agent) move = undefined;
       else {

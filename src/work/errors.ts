@@ -81,3 +81,33 @@ export class IdempotencyKeyReused extends ValidationError {
     super([{ field: 'Idempotency-Key', message: 'was already used with a different body within the last 24 hours' }]);
   }
 }
+
+/** A dispatch (by PATCH or at submit) of an item whose dependencies have not all completed. */
+export class WaitingOnDependencies extends ConflictError {
+  constructor(
+    readonly itemId: string,
+    /** The unfinished dependencies; null until the service has read them. */
+    readonly unfinished: readonly { id: string; status: WorkStatus; description: string }[] | null,
+  ) {
+    super(
+      unfinished === null
+        ? `The work item waits on dependencies that have not completed; it cannot be dispatched until they do`
+        : `The work item waits on ${unfinished.length} dependenc${unfinished.length === 1 ? 'y' : 'ies'} not yet completed (${unfinished
+            .map((d) => `${d.id}: ${d.status}`)
+            .join(', ')}); it cannot be dispatched until they complete`,
+      { blocked_by: unfinished ?? [] },
+    );
+  }
+}
+
+/** Deleting an item that other items depend on, or that has children. */
+export class ItemStillLinked extends ConflictError {
+  constructor(id: string, dependents: readonly string[], children: number) {
+    super(
+      dependents.length > 0
+        ? `Work item ${id} cannot be deleted: ${dependents.length} item${dependents.length === 1 ? '' : 's'} depend on it (${dependents.join(', ')}); remove those dependencies first`
+        : `Work item ${id} cannot be deleted: it has ${children} child item${children === 1 ? '' : 's'}; delete or move them first`,
+      { dependents: [...dependents], children },
+    );
+  }
+}

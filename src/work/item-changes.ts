@@ -1,3 +1,4 @@
+import { dependentsEffectOf } from './dependency-rules.js';
 import { ItemChanged, WorkItemNotFound } from './errors.js';
 import { type Actor, eventData, toWorkItem } from './item-view.js';
 import type { WorkItem } from './schemas.js';
@@ -121,12 +122,14 @@ export async function changeItem(
  */
 export function writeOf(current: ItemWithDispatches, plan: Plan, actor: Actor, now: string): { change: ItemChange; after: ItemWithDispatches } {
   const row: WorkItemRow = { ...current.row, ...plan.set, version: current.row.version + 1, updated_at: now };
+  const dependents = dependentsEffectOf(current.row, plan.set.status, WORK_EVENTS.updated);
   const change: ItemChange = {
     id: current.row.id,
     from_version: current.row.version,
     set: { ...plan.set, version: row.version, updated_at: now },
     ...(plan.closeDispatch && { closeDispatch: plan.closeDispatch }),
     ...(plan.openDispatch && { openDispatch: plan.openDispatch }),
+    ...(dependents && { dependents }),
     event: { type: WORK_EVENTS.updated, data: eventData(row, actor), at: now },
     history: { at: now, actor: actor.name, role: actor.role, action: plan.action, changes: describeChanges(current.row, plan.set, plan.audit) },
   };

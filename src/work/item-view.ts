@@ -29,6 +29,8 @@ export const SUMMARY_FIELDS = {
   retry_delay_s: 'int',
   run_after: 'time',
   lease_expires_at: 'time',
+  parent_id: 'text',
+  waiting_on: 'int',
 } as const satisfies Record<keyof WorkItemSummary, FieldKind>;
 
 export const DISPATCH_FIELDS = {
@@ -124,4 +126,13 @@ export function eventData(row: WorkItemRow, actor: Actor): string {
 /** PostgreSQL: the dispatch log of the item `itemIdSql` as a JSON array, in no set order. */
 export function dispatchLogJsonSql(itemIdSql: string): string {
   return `(SELECT COALESCE(json_agg(${objectSql('d', DISPATCH_FIELDS)}), '[]'::json) FROM dispatch_log d WHERE d.work_item_id = ${itemIdSql})`;
+}
+
+/**
+ * PostgreSQL: the data of a work.updated event (`eventData`) for the row `alias`, by the actor
+ * the JSON `actorSql` gives: for the rows a statement changes beside the one it was asked to.
+ */
+export function eventDataSql(alias: string, actorSql: string): string {
+  const pairs = Object.entries(SUMMARY_FIELDS).map(([name, kind]) => `'${name}', ${valueSql(alias, name, kind)}`);
+  return `json_build_object(${pairs.join(', ')}, 'actor', ${actorSql})::text`;
 }

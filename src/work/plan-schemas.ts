@@ -1,6 +1,6 @@
 import { type Static, Type } from 'typebox';
 import { UuidSchema } from '../shared/schemas.js';
-import { CreateWorkItemSchema, WorkItemSchema } from './schemas.js';
+import { CreateWorkItemSchema, LINK_LIMITS, WorkItemDetailSchema } from './schemas.js';
 
 // The shapes of POST /work/plans (issue 22): a parent item and its steps, submitted together,
 // the steps naming each other by local keys because none of them has an id yet. Every item
@@ -9,7 +9,7 @@ import { CreateWorkItemSchema, WorkItemSchema } from './schemas.js';
 /** Steps in one plan: a plan is read and written whole, in one transaction. */
 export const MAX_PLAN_STEPS = 200;
 /** Local references per step, as many as a submit's `depends_on` may hold. */
-export const MAX_STEP_REFERENCES = 50;
+export const MAX_STEP_REFERENCES = LINK_LIMITS.dependencies;
 
 export const PlanKeySchema = Type.String({
   minLength: 1,
@@ -21,7 +21,7 @@ export const PlanKeySchema = Type.String({
 // A plan queues its items; dispatching one is a PATCH afterwards (a step whose dependencies
 // are unfinished could not be dispatched anyway). A step's parent is the plan's parent.
 const { agent: _agent, ...itemFields } = CreateWorkItemSchema.properties;
-const { parent_id: _parent, ...stepItemFields } = itemFields as typeof itemFields & { parent_id?: unknown };
+const { parent_id: _parent, ...stepItemFields } = itemFields;
 
 export const PlanParentSchema = Type.Object(itemFields, {
   additionalProperties: false,
@@ -38,7 +38,7 @@ export const PlanStepSchema = Type.Object(
         description: 'Keys of steps of this plan that must complete before this one can be claimed',
       }),
     ),
-    ...(stepItemFields as typeof itemFields),
+    ...stepItemFields,
   },
   { additionalProperties: false, description: 'One step: a child of the parent; project_id defaults to the parent’s' },
 );
@@ -56,7 +56,7 @@ export type CreatePlan = Static<typeof CreatePlanSchema>;
 /** What POST /work/plans answers: the parent as GET /work/{id} shows it, and the steps' ids. */
 export const SubmittedPlanSchema = Type.Object(
   {
-    parent: WorkItemSchema,
+    parent: WorkItemDetailSchema,
     steps: Type.Record(PlanKeySchema, UuidSchema, { description: 'The id of each step, by its key' }),
   },
   { additionalProperties: false },

@@ -1,8 +1,9 @@
 import { ValidationError } from '../shared/errors.js';
-import type { Actor } from './item-view.js';
+import { WorkItemNotFound } from './errors.js';
+import { type Actor, toSummary } from './item-view.js';
 import { createIdempotentWrites } from './idempotent.js';
 import type { CreatePlan, PlanStep, SubmittedPlan } from './plan-schemas.js';
-import type { CreateWorkItem, WorkItem } from './schemas.js';
+import type { CreateWorkItem, WorkItem, WorkItemDetail, WorkItemSummary } from './schemas.js';
 import type { WorkStore } from './store/port.js';
 
 // A plan (issue 22): a parent and its steps, created in one transaction, all or nothing. The
@@ -10,7 +11,11 @@ import type { WorkStore } from './store/port.js';
 // orders the steps so that each is written after the steps it depends on, and hands each item to
 // the submit's own write, which holds every rule of a submit (the parent, the limits, the
 // dependencies' existence). Within a plan only its own keys can close a cycle: an item that
-// already exists cannot depend on one that does not exist yet.
+// already exists cannot depend on one that does not exist yet. The plan's read side that GET
+// /work/{id} leaves out is here too: the items that wait on an item.
+
+/** Dependents answered at most: an item may have thousands, and a page shows these. */
+export const MAX_DEPENDENTS = 1_000;
 
 export interface PlanServiceDeps {
   store: WorkStore;
@@ -20,7 +25,7 @@ export interface PlanServiceDeps {
    */
   createItem(tx: WorkStore, input: CreateWorkItem, actor: Actor, at: string): Promise<WorkItem>;
   /** The item as GET /work/{id} shows it, read in `tx` (its children counted). */
-  readItem(tx: WorkStore, id: string): Promise<WorkItem>;
+  readItem(tx: WorkStore, id: string): Promise<WorkItemDetail>;
   now?: () => Date;
 }
 
@@ -30,19 +35,19 @@ export function createPlanService({ store, createItem, readItem, now = () => new
   const once = createIdempotentWrites(store, () => now().toISOString());
 
   async function write(tx: WorkStore, plan: CreatePlan, order: readonly number[], actor: Actor, at: string): Promise<SubmittedPlan> {
-    const parent = await createItem(tx, plan.parent as CreateWorkItem, actor, at).catch((error: unknown) => {
+    const parent = await createItem(tx, plan.parent, actor, at).catch((error: unknown) => {
       throw under(error, 'parent');
     });
     const ids: Record<string, string> = {};
     for (const index of order) {
-      const { key, depends_on_keys = [], ...fields } = plan.steps[index] as PlanStep & { depends_on?: string[] };
+      const { key, depends_on_keys = [], ...fields } = plan.steps[index] as PlanStep;
       const dependsOn = [...(fields.depends_on ?? []), ...depends_on_keys.map((name) => ids[name] as string)];
-      const input = {
+      const input: CreateWorkItem = {
         ...fields,
         project_id: fields.project_id === undefined ? parent.project_id : fields.project_id,
         parent_id: parent.id,
         ...(dependsOn.length > 0 && { depends_on: dependsOn }),
-      } as CreateWorkItem;
+      };
       try {
         ids[key] = (await createItem(tx, input, actor, at)).id;
       } catch (error) {
@@ -64,7 +69,15 @@ export function createPlanService({ store, createItem, readItem, now = () => new
     return { plan: value, replayed };
   }
 
-  return { submitPlan };
+  /** The items that depend on `id`, oldest dependency first, at most MAX_DEPENDENTS. */
+  async function dependents(id: string): Promise<WorkItemSummary[]> {
+    const ids = await store.listDependents(id, MAX_DEPENDENTS);
+    if (ids.length === 0 && !(await store.findWorkItem(id))) throw new WorkItemNotFound(id);
+    const found = await store.findManyWithDispatches(ids);
+    return found.flatMap((item) => (item ? [toSummary(item.row)] : []));
+  }
+
+  return { submitPlan, dependents };
 }
 
 /** A refusal names the item of the plan: `steps.3.depends_on` rather than `depends_on`. */

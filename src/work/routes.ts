@@ -28,6 +28,7 @@ import {
   UpdateProjectSchema,
   UpdateWorkItemSchema,
   WorkIdParamsSchema,
+  WorkItemDetailSchema,
   WorkItemSchema,
   WorkItemSummarySchema,
 } from './schemas.js';
@@ -203,11 +204,11 @@ export function registerWorkRoutes(app: HttpApp, work: WorkService, claims: Clai
       schema: {
         operationId: 'getWorkItem',
         tags,
-        summary: 'One work item with its dispatch log; its version is the ETag',
+        summary: 'One work item with its dispatch log, its dependencies (depends_on, blocked_by) and its children; its version is the ETag',
         params: WorkIdParamsSchema,
         headers: IfNoneMatchHeadersSchema,
         response: {
-          200: withHeaders(WorkItemSchema, 'ETag'),
+          200: withHeaders(WorkItemDetailSchema, 'ETag'),
           304: withHeaders(Type.Null({ description: "Not Modified: the caller's copy is current" }), 'ETag'),
           ...problemResponses(404),
         },
@@ -273,10 +274,10 @@ export function registerWorkRoutes(app: HttpApp, work: WorkService, claims: Clai
       schema: {
         operationId: 'deleteWorkItem',
         tags,
-        summary: 'Delete a work item and its dispatch log',
+        summary: 'Delete a work item and its dispatch log; 409 while other items depend on it or it has children',
         params: WorkIdParamsSchema,
         headers: IfMatchHeadersSchema,
-        response: { 204: Type.Null({ description: 'Deleted' }), ...problemResponses(404, 412) },
+        response: { 204: Type.Null({ description: 'Deleted' }), ...problemResponses(404, 409, 412) },
       },
     },
     async (request, reply) => {

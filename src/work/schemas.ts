@@ -83,6 +83,8 @@ const workItemFields = {
   retry_delay_s: Type.Integer(),
   run_after: Nullable(TimestampSchema),
   lease_expires_at: Nullable(TimestampSchema),
+  parent_id: Nullable({ ...UuidSchema, description: 'The item this one is a part of' }),
+  waiting_on: Type.Integer({ minimum: 0, description: 'Dependencies not yet completed; claimable only at 0' }),
 };
 
 /** A work item as lists return it: every field but the dispatch log. */
@@ -95,6 +97,47 @@ export const WorkItemSchema = Type.Object(
 );
 export type WorkItem = Static<typeof WorkItemSchema>;
 
+/** The limits of a plan (issue 22): dependencies per item, children per parent, nesting depth. */
+export const LINK_LIMITS = { dependencies: 50, children: 1_000, depth: 8 } as const;
+
+export const DependsOnSchema = Type.Array(UuidSchema, {
+  maxItems: LINK_LIMITS.dependencies,
+  description: `Items that must complete before this one can be claimed (at most ${LINK_LIMITS.dependencies}); a PATCH replaces the list`,
+});
+const ParentIdSchema = { ...UuidSchema, description: `The item this one is a part of (at most ${LINK_LIMITS.children} children, ${LINK_LIMITS.depth} levels)` };
+
+export const BlockerSchema = Type.Object(
+  { id: UuidSchema, status: StatusSchema, description: Type.String() },
+  { additionalProperties: false },
+);
+export type Blocker = Static<typeof BlockerSchema>;
+
+export const ChildCountsSchema = Type.Object(
+  {
+    total: Type.Integer({ minimum: 0 }),
+    queued: Type.Integer({ minimum: 0 }),
+    active: Type.Integer({ minimum: 0, description: 'dispatched, in_progress or blocked' }),
+    completed: Type.Integer({ minimum: 0 }),
+    failed: Type.Integer({ minimum: 0 }),
+    cancelled: Type.Integer({ minimum: 0 }),
+  },
+  { additionalProperties: false },
+);
+export type ChildCounts = Static<typeof ChildCountsSchema>;
+
+/** One item as GET /work/{id} shows it: with its dependencies, what blocks it, and its children. */
+export const WorkItemDetailSchema = Type.Object(
+  {
+    ...workItemFields,
+    dispatch_log: Type.Array(DispatchEntrySchema),
+    depends_on: Type.Array(UuidSchema, { maxItems: LINK_LIMITS.dependencies }),
+    blocked_by: Type.Array(BlockerSchema, { maxItems: LINK_LIMITS.dependencies, description: 'The dependencies not yet completed' }),
+    children: ChildCountsSchema,
+  },
+  { additionalProperties: false },
+);
+export type WorkItemDetail = Static<typeof WorkItemDetailSchema>;
+
 export const CreateWorkItemSchema = Type.Object(
   {
     type: WorkTypeSchema,
@@ -103,6 +146,8 @@ export const CreateWorkItemSchema = Type.Object(
     agent: Type.Optional(AgentNameSchema),
     project_id: Type.Optional(Nullable(UuidSchema)),
     payload: Type.Optional(Nullable(PayloadSchema)),
+    parent_id: Type.Optional(Nullable(ParentIdSchema)),
+    depends_on: Type.Optional(DependsOnSchema),
     run_after: Type.Optional(
       Type.String({ format: 'date-time', description: 'ISO 8601 with a zone; not claimable before then' }),
     ),
@@ -132,6 +177,8 @@ export const UpdateWorkItemSchema = Type.Object(
     type: Type.Optional(WorkTypeSchema),
     project_id: Type.Optional(Nullable(UuidSchema)),
     payload: Type.Optional(Nullable(PayloadSchema)),
+    parent_id: Type.Optional(Nullable(ParentIdSchema)),
+    depends_on: Type.Optional(DependsOnSchema),
   },
   { additionalProperties: false, minProperties: 1 },
 );
@@ -155,6 +202,10 @@ export const ListWorkQuerySchema = Type.Object(
     created_by: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
     updated_since: Type.Optional(
       Type.String({ format: 'date-time', description: 'ISO 8601 with a zone; items changed strictly after' }),
+    ),
+    parent_id: Type.Optional({ ...UuidSchema, description: 'Only the children of this item' }),
+    ready: Type.Optional(
+      Type.Enum(['true', 'false'], { description: 'true: claimable now (queued, due, every dependency completed); false: every other item' }),
     ),
     sort: Type.Optional(Type.Enum([...SORT_ORDERS], { description: 'newest (default) or priority (queue order)' })),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE })),

@@ -5,13 +5,17 @@ import { isForeignKeyViolation } from '../shared/db.js';
 import { ValidationError } from '../shared/errors.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
 import {
+  FinalItemNotEditable,
   IdempotencyKeyInFlight,
   IdempotencyKeyReused,
+  ItemStillLinked,
   LeaseNotHeld,
   NotHolder,
   UnknownProjectReference,
+  WaitingOnDependencies,
   WorkItemNotFound,
 } from './errors.js';
+import { asksForLinks, checkLinks, linksHolding, namedWaiting, withPlan, writeEdges } from './dependencies.js';
 import { type Plan, type RecentItems, type VersionPrecondition, WORK_EVENTS, changeItem, checkPrecondition } from './item-changes.js';
 import { newDispatch, planExpiry, planUpdate, requestedStatus, secondsAfter } from './change-rules.js';
 import { type Actor, SYSTEM_ACTOR, eventData, toSummary, toWorkItem } from './item-view.js';
@@ -33,6 +37,7 @@ import {
   type UpdateWorkItem,
   WORK_STATUSES,
   type WorkItem,
+  type WorkItemDetail,
   type WorkItemSummary,
   type WorkStatus,
 } from './schemas.js';
@@ -90,8 +95,20 @@ export function createWorkService({ store, recent, now = () => new Date(), obser
 
   async function create(tx: WorkStore, input: CreateWorkItem, actor: Actor, at: string): Promise<WorkItem> {
     const { item, write } = planItem(input, actor, at);
-    await unknownProjectAsDomainError(() => tx.createWorkItem(write.row, write.dispatch, write.event, write.history));
-    return item;
+    if (!asksForLinks(input)) {
+      await unknownProjectAsDomainError(() => tx.createWorkItem(write.row, write.dispatch, write.event, write.history));
+      return item;
+    }
+    // A parent or dependencies: checked and written with the item, in one transaction.
+    return tx.transaction(async (linked) => {
+      const checked = await checkLinks(linked, write.row.id, null, input, actor, at);
+      Object.assign(write.row, checked.set);
+      if (write.dispatch && write.row.waiting_on > 0) throw new WaitingOnDependencies(write.row.id, checked.blockers);
+      write.event.data = eventData(write.row, actor);
+      await unknownProjectAsDomainError(() => linked.createWorkItems([write]));
+      await writeEdges(linked, write.row.id, checked);
+      return toWorkItem(write.row, write.dispatch ? [write.dispatch] : []);
+    });
   }
 
   /** `principal.name` becomes created_by: the caller's identity, never a header it wrote. */
@@ -130,10 +147,10 @@ export function createWorkService({ store, recent, now = () => new Date(), obser
     }
   }
 
-  async function get(id: string, tx: WorkStore = store): Promise<WorkItem> {
+  async function get(id: string, tx: WorkStore = store): Promise<WorkItemDetail> {
     const found = await tx.findWithDispatches(id);
     if (!found) throw new WorkItemNotFound(id);
-    return toWorkItem(found.row, found.dispatches);
+    return withPlan(tx, toWorkItem(found.row, found.dispatches));
   }
 
   async function list(query: ListWorkQuery, agent?: string): Promise<WorkPage> {
@@ -144,6 +161,8 @@ export function createWorkService({ store, recent, now = () => new Date(), obser
     if (query.status !== undefined) filter.statuses = parseStatuses(query.status);
     if (query.created_by !== undefined) filter.created_by = query.created_by;
     if (query.updated_since !== undefined) filter.updated_since = new Date(query.updated_since).toISOString();
+    if (query.parent_id !== undefined) filter.parent_id = query.parent_id;
+    if (query.ready !== undefined) filter.ready = { now: timestamp(), ready: query.ready === 'true' };
     const rows = await store.listWorkItems(filter, order, after, limit + 1);
     const page = rows.slice(0, limit);
     const last = page.at(-1);
@@ -168,6 +187,7 @@ export function createWorkService({ store, recent, now = () => new Date(), obser
     const requested = requestedStatus(patch);
     const payload = patch.payload === undefined ? undefined : serializePayload(patch.payload);
     try {
+      if (asksForLinks(patch)) return await updateWithLinks(id, patch, requested, payload, principal, precondition);
       return await changeItem(store, id, timestamp, precondition, actorOf(principal), (current, at) => {
         // Checked against the row the change is computed from: the guarded write keeps them one.
         assertMayChangeItem(principal, current.row.assigned_agent);
@@ -175,8 +195,46 @@ export function createWorkService({ store, recent, now = () => new Date(), obser
       }, { onApplied: observe, recent });
     } catch (error) {
       if (isForeignKeyViolation(error)) throw new UnknownProjectReference();
+      if (error instanceof WaitingOnDependencies) throw await namedWaiting(store, error);
       throw error;
     }
+  }
+
+  /** A PATCH that changes the parent or the dependencies: checked and written in one transaction. */
+  function updateWithLinks(
+    id: string,
+    patch: UpdateWorkItem,
+    requested: WorkStatus | undefined,
+    payload: string | null | undefined,
+    principal: Principal | null,
+    precondition: VersionPrecondition | undefined,
+  ): Promise<WorkItem> {
+    const actor = actorOf(principal);
+    return store.transaction(async (tx) => {
+      const row = await tx.findWorkItem(id);
+      if (!row) throw new WorkItemNotFound(id);
+      checkPrecondition(row, precondition);
+      assertMayChangeItem(principal, row.assigned_agent);
+      if (isFinal(row.status)) throw new FinalItemNotEditable(row.status);
+      const edges = await tx.listEdges([row.id]);
+      const current = { id: row.id, parent_id: row.parent_id, depends_on: edges.map((edge) => edge.depends_on_id) };
+      const checked = await checkLinks(tx, row.id, current, patch, actor, timestamp());
+      const item = await changeItem(tx, row.id, timestamp, precondition, actor, (found, at) => {
+        assertMayChangeItem(principal, found.row.assigned_agent);
+        const linked = { ...found.row, ...checked.set };
+        let plan: Plan | null;
+        try {
+          plan = planUpdate({ row: linked, dispatches: found.dispatches }, patch, requested, payload, at);
+        } catch (error) {
+          if (error instanceof WaitingOnDependencies) throw new WaitingOnDependencies(row.id, checked.blockers);
+          throw error;
+        }
+        if (Object.keys(checked.set).length === 0) return plan;
+        return { ...(plan ?? { action: 'edited' }), set: { ...checked.set, ...plan?.set } };
+      }, { onApplied: observe });
+      await writeEdges(tx, row.id, checked);
+      return item;
+    });
   }
 
   function heartbeat(id: string, request: HeartbeatRequest, principal: Principal | null = null): Promise<WorkItem> {
@@ -199,6 +257,21 @@ export function createWorkService({ store, recent, now = () => new Date(), obser
   async function remove(id: string, principal: Principal | null = null, precondition?: VersionPrecondition): Promise<void> {
     const actor = actorOf(principal);
     const event = () => ({ type: WORK_EVENTS.deleted, data: JSON.stringify({ id, actor }), at: timestamp() });
+    // Items that depend on it, or children: a 409 that names them (the keys settle a race).
+    const refuseIfLinked = async () => {
+      const { dependents, children } = await linksHolding(store, id);
+      if (dependents.length > 0 || children > 0) throw new ItemStillLinked(id, dependents, children);
+    };
+    await refuseIfLinked();
+    try {
+      await removeUnlinked(id, precondition, event);
+    } catch (error) {
+      if (isForeignKeyViolation(error)) await refuseIfLinked();
+      throw error;
+    }
+  }
+
+  async function removeUnlinked(id: string, precondition: VersionPrecondition | undefined, event: () => { type: string; data: string; at: string }): Promise<void> {
     if (!precondition || precondition.any) {
       if (!(await store.deleteWorkItem(id, null, event()))) throw new WorkItemNotFound(id);
       return;
@@ -310,6 +383,8 @@ function newRow(input: CreateWorkItem, createdBy: string, at: string): WorkItemR
     run_after: input.run_after === undefined ? null : new Date(input.run_after).toISOString(),
     lease_expires_at: null,
     lease_s: null,
+    parent_id: input.parent_id ?? null,
+    waiting_on: 0,
   };
 }
 

@@ -27,6 +27,13 @@ export interface WorkItemRow {
   lease_expires_at: string | null;
   /** The length of the current lease (kept while blocked pauses it); null when none is held. */
   lease_s: number | null;
+  /** The item this one is a part of (issue 22); null for a top-level item. */
+  parent_id: string | null;
+  /**
+   * How many of its dependencies are not completed (work_dependencies): kept in the same
+   * transaction as every change that moves it; only an item at 0 is claimable.
+   */
+  waiting_on: number;
 }
 
 export interface DispatchRow {
@@ -76,6 +83,12 @@ export interface EventRow {
   created_at: string;
 }
 
+/** `item_id` waits for `depends_on_id` to complete. */
+export interface DependencyRow {
+  item_id: string;
+  depends_on_id: string;
+}
+
 export interface WorkTables {
   work_items: WorkItemRow;
   dispatch_log: DispatchRow;
@@ -83,4 +96,5 @@ export interface WorkTables {
   events: EventRow;
   idempotency_keys: IdempotencyRow;
   work_history: HistoryRow;
+  work_dependencies: DependencyRow;
 }

@@ -63,6 +63,7 @@ const CASES: Case[] = [
   { route: 'GET /work/agent/:agent', service: 'work', request: async () => ({ url: '/work/agent/ada' }), roles: READ(200) },
   { route: 'GET /work/:id', service: 'work', request: async (f) => ({ url: `/work/${f.itemOfAda}` }), roles: READ(200) },
   { route: 'GET /work/:id/history', service: 'work', request: async (f) => ({ url: `/work/${f.itemOfAda}/history` }), roles: READ(200) },
+  { route: 'GET /work/:id/dependents', service: 'work', request: async (f) => ({ url: `/work/${f.itemOfAda}/dependents` }), roles: READ(200) },
   {
     route: 'POST /work',
     service: 'work',

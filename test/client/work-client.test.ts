@@ -144,6 +144,7 @@ describe.each(await storesUnderTest())('the work client on %s', (kind) => {
     expect(await admin.submitPlan(body, { idempotencyKey: 'plan-1' })).toEqual(plan);
     const nested = await admin.submitWork({ type: 'client_plan', description: 'under b', parent_id: plan.steps.b! });
     expect((await admin.children(plan.parent.id)).map((item) => item.id).sort()).toEqual(Object.values(plan.steps).sort());
+    expect((await admin.dependents(plan.steps.a!)).map((item) => item.id).sort()).toEqual([plan.steps.b, plan.steps.c].sort());
 
     const tree = await admin.tree(plan.parent.id);
     expect(tree.item.id).toBe(plan.parent.id);
@@ -175,6 +176,7 @@ describe.each(await storesUnderTest())('the work client on %s', (kind) => {
     await client.countWork();
     await client.getWork(id);
     await client.submitWork({ type: 't', description: 'd' });
+    await client.dependents(id);
     await client.submitPlan({ parent: { type: 't', description: 'd' }, steps: [{ key: 'k', type: 't', description: 'd' }] });
     await client.claimWork({ agent: 'a' });
     await client.heartbeat(id, { agent: 'a' });
@@ -200,7 +202,7 @@ describe.each(await storesUnderTest())('the work client on %s', (kind) => {
       return !match || !(method.toLowerCase() in (document.paths[match.template] ?? {}));
     });
     expect(missing).toEqual([]);
-    expect(calls).toHaveLength(20);
+    expect(calls).toHaveLength(21);
   });
 });
 

@@ -49,6 +49,8 @@ async function seed(db: Kysely<WorkTables>, count: number): Promise<void> {
           run_after: null,
           lease_expires_at: null,
           lease_s: null,
+          parent_id: null,
+          waiting_on: 0,
         };
       });
       await trx.insertInto('work_items').values(rows).execute();

@@ -42,12 +42,63 @@ describe.each(await storesUnderTest())('plans on %s', (kind) => {
     expect(ui).toMatchObject({ description: 'step ui', priority: 1, project_id: project.id, status: 'queued', created_by: 'planner' });
     // A step that says project_id: null means none; one that says nothing takes the parent's.
     expect((await call(t.app, 'GET', `/work/${steps.docs}`)).body.project_id).toBeNull();
-    if ('depends_on' in ui) {
-      expect(ui.parent_id).toBe(parent.id);
-      expect([...ui.depends_on].sort()).toEqual([steps.api, steps.schema].sort());
-      expect(parent.children).toMatchObject({ total: 4, queued: 4 });
-    }
+    expect(ui.parent_id).toBe(parent.id);
+    expect([...ui.depends_on].sort()).toEqual([steps.api, steps.schema].sort());
+    expect(ui.waiting_on).toBe(2);
+    expect(parent.children).toEqual({ total: 4, queued: 4, active: 0, completed: 0, failed: 0, cancelled: 0 });
     expect(await itemsBy('planner')).toHaveLength(5);
+
+    // The claim follows the plan: the schema first (though the ui step has the higher priority).
+    const claimNext = async () => (await call(t.app, 'POST', '/work/claim', { agent: 'bot', types: ['plan_step'] })).body;
+    const order: string[] = [];
+    for (let next = await claimNext(); next; next = await claimNext()) {
+      order.push(next.description);
+      await call(t.app, 'PATCH', `/work/${next.id}`, { status: 'completed', outcome: 'success' });
+    }
+    expect(order.indexOf('step schema')).toBeLessThan(order.indexOf('step api'));
+    expect(order.indexOf('step api')).toBeLessThan(order.indexOf('step ui'));
+    expect(order).toHaveLength(4);
+    expect((await call(t.app, 'GET', `/work/${parent.id}`)).body.children).toMatchObject({ total: 4, completed: 4 });
+  });
+
+  it('nests a plan under an existing item, with steps that also wait on existing items; GET /work/{id}/dependents lists who waits', async () => {
+    const outer = (await call(t.app, 'POST', '/work', { type: 'epic', description: 'the quarter' })).body;
+    const external = (await call(t.app, 'POST', '/work', { type: 'plan_ext', description: 'vendor access' })).body;
+    const created = await plan([step('one', undefined, { depends_on: [external.id] }), step('two', ['one'], { depends_on: [external.id] })], {}, {
+      parent_id: outer.id,
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    expect(created.body.parent.parent_id).toBe(outer.id);
+    const two = (await call(t.app, 'GET', `/work/${created.body.steps.two}`)).body;
+    expect([...two.depends_on].sort()).toEqual([external.id, created.body.steps.one].sort());
+    const dependents = await call(t.app, 'GET', `/work/${external.id}/dependents`);
+    expect(dependents.status).toBe(200);
+    // One plan, one timestamp: the order between its steps is not defined.
+    expect(dependents.body.map((item: { id: string }) => item.id).sort()).toEqual([created.body.steps.one, created.body.steps.two].sort());
+    expect(dependents.body.find((item: { id: string }) => item.id === created.body.steps.two)).toMatchObject({
+      status: 'queued',
+      waiting_on: 2,
+      parent_id: created.body.parent.id,
+    });
+    expect((await call(t.app, 'GET', `/work/${created.body.steps.two}/dependents`)).body).toEqual([]);
+    const missing = await call(t.app, 'GET', '/work/00000000-0000-4000-8000-000000000000/dependents');
+    expect(missing.status).toBe(404);
+    expect(missing.headers['content-type']).toMatch(/^application\/problem\+json/);
+  });
+
+  it('refuses what a submit refuses, naming the item: an unknown dependency, a parent too deep', async () => {
+    const unknown = await plan([step('one'), step('two', ['one'], { depends_on: ['00000000-0000-4000-8000-000000000000'] })], { 'x-user': 'refused-planner' });
+    expect(unknown.status).toBe(422);
+    expect(unknown.body.errors[0].field).toMatch(/^steps\.1\.depends_on/);
+    // Eight levels at most: a plan under the eighth level would put its steps at the ninth.
+    let parentId: string | null = null;
+    for (let level = 1; level <= 7; level++) {
+      parentId = (await call(t.app, 'POST', '/work', { type: 'deep', description: `level ${level}`, ...(parentId && { parent_id: parentId }) })).body.id;
+    }
+    const tooDeep = await plan([step('leaf')], { 'x-user': 'refused-planner' }, { parent_id: parentId });
+    expect(tooDeep.status, JSON.stringify(tooDeep.body)).toBe(422);
+    expect(tooDeep.body.errors[0].field).toMatch(/^steps\.0\.parent_id/);
+    expect(await itemsBy('refused-planner')).toHaveLength(0);
   });
 
   it('refuses repeated keys, unknown keys, a step naming itself and a cycle through four steps: a 422 naming the fault; nothing created', async () => {

@@ -49,6 +49,8 @@ describe.each(await storesUnderTest())('store event notification on %s', (kind) 
     run_after: null,
     lease_expires_at: null,
     lease_s: null,
+    parent_id: null,
+    waiting_on: 0,
   });
 
   it('once per committed transaction that appended events', async () => {

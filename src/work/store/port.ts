@@ -1,6 +1,7 @@
 import type { Transaction } from 'kysely';
 import type { DispatchReason, Outcome, SortOrder, WorkStatus } from '../schemas.js';
 import type { DispatchRow, IdempotencyRow, NewHistory, ProjectRow, WorkItemRow } from '../tables.js';
+import type { DependencyStatements, DependentsEffect } from './dependency-port.js';
 
 // The one interface of the work store: what the work service asks of its database. Two complete
 // implementations speak it, one per database (sqlite.ts, postgres.ts), each plain SQL on the
@@ -24,6 +25,9 @@ export interface WorkFilter {
   updated_since?: string;
   type?: string;
   created_by?: string;
+  parent_id?: string;
+  /** Claimable at `now` (queued, due, waiting on nothing), or not. */
+  ready?: { now: string; ready: boolean };
 }
 
 /** Where the previous page ended, in the sort order of the listing. */
@@ -67,6 +71,8 @@ export interface ItemChange {
   openDispatch?: DispatchRow;
   event: NewEvent;
   history: NewHistory;
+  /** What the change does to the items that depend on this one (it reached a final status). */
+  dependents?: DependentsEffect;
 }
 
 /** What a claim may take: items of these types and this project, due at `now`. */
@@ -88,7 +94,7 @@ export interface ClaimCandidates {
 }
 
 /** The SQL of the work service on one connection or one open transaction. */
-export interface WorkStatements {
+export interface WorkStatements extends DependencyStatements {
   /** New items written together: one statement per table (per slice) rather than four per item. */
   createWorkItems(items: readonly NewItem[]): Promise<void>;
   findWorkItem(id: string): Promise<WorkItemRow | undefined>;
@@ -169,5 +175,5 @@ export const EVENTS_CHANNEL = 'agentdesk_events';
  * they touch (postgres.ts writes a batch of one shape as one statement; batched.ts gathers them).
  */
 export function changeShape(change: ItemChange): string {
-  return `${Object.keys(change.set).join(',')}|${change.closeDispatch ? 'close' : ''}|${change.openDispatch ? 'open' : ''}`;
+  return `${Object.keys(change.set).join(',')}|${change.closeDispatch ? 'close' : ''}|${change.openDispatch ? 'open' : ''}|${change.dependents?.kind ?? ''}`;
 }

@@ -1,5 +1,6 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { WorkTables } from '../tables.js';
+import { portableDependencyStatements } from './dependencies-portable.js';
 import type { WorkFilter, WorkStatements } from './port.js';
 
 // The statements of the work store that are the same SQL on both databases (Kysely writes each
@@ -11,11 +12,12 @@ type Executor = Kysely<WorkTables> | Transaction<WorkTables>;
 
 export type PortableStatements = Omit<
   WorkStatements,
-  'createWorkItems' | 'findManyWithDispatches' | 'applyChanges' | 'claimCandidates' | 'nextRunAfter' | 'lockProject' | 'tryLockIdempotencyKey'
+  'createWorkItems' | 'findManyWithDispatches' | 'applyChanges' | 'claimCandidates' | 'nextRunAfter' | 'lockProject' | 'tryLockIdempotencyKey' | 'lockGraph'
 >;
 
 export function portableStatements(db: Executor): PortableStatements {
   const portable: PortableStatements = {
+    ...portableDependencyStatements(db),
     findWorkItem(id) {
       return db.selectFrom('work_items').selectAll().where('id', '=', id).executeTakeFirst();
     },
@@ -125,6 +127,14 @@ function applyFilter<Q extends { where: (...args: any[]) => any }>(query: Q, fil
   if (filter.created_by !== undefined) filtered = filtered.where('created_by', '=', filter.created_by);
   if (filter.since !== undefined) filtered = filtered.where('created_at', '>', filter.since);
   if (filter.updated_since !== undefined) filtered = filtered.where('updated_at', '>', filter.updated_since);
+  if (filter.parent_id !== undefined) filtered = filtered.where('parent_id', '=', filter.parent_id);
+  if (filter.ready !== undefined) {
+    const { now, ready } = filter.ready;
+    // Claimable now: what the claim's read takes (sqlite.ts, postgres.ts), as a filter.
+    const claimable = (eb: any) =>
+      eb.and([eb('status', '=', 'queued'), eb('waiting_on', '=', 0), eb.or([eb('run_after', 'is', null), eb('run_after', '<=', now)])]);
+    filtered = filtered.where((eb: any) => (ready ? claimable(eb) : eb.not(claimable(eb))));
+  }
   return filtered;
 }
 

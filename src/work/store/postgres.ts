@@ -1,6 +1,6 @@
 import { CompiledQuery, type Kysely, type Transaction, sql } from 'kysely';
 import { named } from '../../shared/named-statement.js';
-import { dispatchLogJsonSql } from '../item-view.js';
+import { dispatchLogJsonSql, eventDataSql } from '../item-view.js';
 import type { DispatchRow, NewHistory, WorkItemRow, WorkTables } from '../tables.js';
 import { type ClaimQuery, type ItemChange, type ItemWithDispatches, type NewItem, type WorkStatements, changeShape } from './port.js';
 import { portableStatements } from './portable.js';
@@ -100,7 +100,7 @@ export function postgresStatements(db: Executor, run: RunStatement): WorkStateme
     async nextRunAfter(query) {
       const { text, values } = filtered(query, 2);
       const rows = await run<{ next: string | null }>({
-        text: `SELECT min(run_after) AS next FROM work_items WHERE status = 'queued' AND run_after > $1${text}`,
+        text: `SELECT min(run_after) AS next FROM work_items WHERE status = 'queued' AND waiting_on = 0 AND run_after > $1${text}`,
         values: [query.now, ...values],
       });
       return rows[0]?.next ?? null;
@@ -108,6 +108,10 @@ export function postgresStatements(db: Executor, run: RunStatement): WorkStateme
 
     lockProject(id) {
       return db.selectFrom('projects').selectAll().where('id', '=', id).forUpdate().executeTakeFirst();
+    },
+
+    async lockGraph() {
+      await sql`SELECT pg_advisory_xact_lock(hashtextextended('agentdesk:work_dependencies', 0))`.execute(db);
     },
 
     async tryLockIdempotencyKey(scope, key) {
@@ -144,7 +148,8 @@ export function candidatesQuery(query: ClaimQuery, agents: readonly string[]): S
   const filter = filtered(query, 3);
   const values = [agents, query.now, ...filter.values];
   const wanted = '(SELECT count(*) FROM req) - (SELECT count(*) FROM own)';
-  const due = `status = 'queued' AND (run_after IS NULL OR run_after <= $2)`;
+  // waiting_on = 0 is in every claimable index's predicate (migration 013).
+  const due = `status = 'queued' AND waiting_on = 0 AND (run_after IS NULL OR run_after <= $2)`;
   // Statistics from a desk of one type make `type = …` look as if it kept every row, and the
   // planner then walked work_items_claimable filtering out every other type's item (issue 26).
   // The range, which is the equality again, is priced at the planner's default 0.5 % for a
@@ -167,7 +172,7 @@ export function candidatesQuery(query: ClaimQuery, agents: readonly string[]): S
         SELECT agent, ord FROM unnest($1::text[]) WITH ORDINALITY AS r(agent, ord)
       ), own AS (
         SELECT req.ord, m.* FROM req CROSS JOIN LATERAL (
-          SELECT * FROM work_items WHERE assigned_agent = req.agent AND status = 'dispatched'${filter.text}
+          SELECT * FROM work_items WHERE assigned_agent = req.agent AND status = 'dispatched' AND waiting_on = 0${filter.text}
           ORDER BY created_at, id LIMIT 1
         ) m
       ), head AS (${head})
@@ -204,6 +209,8 @@ const ITEM_COLUMN_SET: Record<keyof WorkItemRow, true> = {
   run_after: true,
   lease_expires_at: true,
   lease_s: true,
+  parent_id: true,
+  waiting_on: true,
 };
 export const ITEM_COLUMNS = Object.keys(ITEM_COLUMN_SET) as (keyof WorkItemRow)[];
 
@@ -261,8 +268,37 @@ export function changesQuery(changes: readonly ItemChange[]): { name: string; te
     o: change.openDispatch ?? null,
     h: change.history,
     e: change.event,
+    d: change.dependents && change.dependents.kind === 'note' ? change.dependents.note : null,
   }));
-  return { ...changeStatement(changes[0]!), values: [JSON.stringify(input), changes.map((change) => change.id)] };
+  const values: unknown[] = [JSON.stringify(input), changes.map((change) => change.id)];
+  // The effect's constants (event, actor, statuses spared) are the same for the whole batch.
+  const effect = changes[0]!.dependents;
+  if (effect) values.push(JSON.stringify({ event: effect.event, actor: effect.actor, unless: effect.kind === 'note' ? effect.unless : [] }));
+  return { ...changeStatement(changes[0]!), values };
+}
+
+/**
+ * What the changed items' end does to their dependents (dependency-port.ts), in the change's
+ * own statement so that it commits with it: one update per dependent however many of its
+ * dependencies end in the batch (a row is updated once per statement), with its event. Items of
+ * the batch itself are left alone: they are being changed by this statement already.
+ */
+function dependentsParts(kind: 'release' | 'note', kept: string): string[] {
+  const set =
+    kind === 'release'
+      ? `waiting_on = w.waiting_on - r.n`
+      : `notes = CASE WHEN w.notes IS NULL OR w.notes = '' THEN r.note ELSE w.notes || E'\n\n' || r.note END`;
+  const spared = kind === 'note' ? ` AND w.status::text <> ALL(ARRAY(SELECT json_array_elements_text($3::json->'unless')))` : '';
+  return [
+    `dependents AS (SELECT d.item_id, count(*)::int AS n, max((i.s).updated_at) AS at,
+        string_agg(i.v->>'d', E'\n\n' ORDER BY i.ord) AS note
+      FROM input i JOIN work_dependencies d ON d.depends_on_id = i.id
+      WHERE ${kept} AND d.item_id NOT IN (SELECT id FROM input) GROUP BY d.item_id)`,
+    `touched AS (UPDATE work_items w SET ${set}, version = w.version + 1, updated_at = r.at
+      FROM dependents r WHERE w.id = r.item_id${spared} RETURNING w.*)`,
+    `touched_event AS (INSERT INTO events (type, data, created_at)
+      SELECT $3::json->>'event', ${eventDataSql('t', `$3::json->'actor'`)}, t.updated_at FROM touched t ORDER BY t.id)`,
+  ];
 }
 
 const MAX_CHANGE_STATEMENTS = 256;
@@ -305,6 +341,7 @@ function changeStatement(change: ItemChange): { name: string; text: string } {
     FROM input i CROSS JOIN LATERAL json_populate_record(NULL::work_history, i.v->'h') AS h WHERE ${kept} ORDER BY i.ord)`);
   parts.push(`event AS (INSERT INTO events (type, data, created_at)
     SELECT i.v->'e'->>'type', i.v->'e'->>'data', (i.v->'e'->>'at')::timestamptz FROM input i WHERE ${kept} ORDER BY i.ord)`);
+  if (change.dependents) parts.push(...dependentsParts(change.dependents.kind, kept));
   statement = named(`${parts.join(', ')} SELECT id FROM changed`);
   // Shapes are few (the moves and edits there are); the bound is against a surprise.
   if (changeStatements.size >= MAX_CHANGE_STATEMENTS) changeStatements.clear();

@@ -1,5 +1,7 @@
 import { type Kysely, type RawBuilder, type Transaction, sql } from 'kysely';
+import { eventData } from '../item-view.js';
 import type { WorkItemRow, WorkTables } from '../tables.js';
+import type { DependentsEffect } from './dependency-port.js';
 import type { ClaimCandidates, ClaimQuery, ItemWithDispatches, WorkStatements } from './port.js';
 import { portableStatements } from './portable.js';
 
@@ -67,6 +69,7 @@ export function sqliteStatements(db: Executor): WorkStatements {
         if (change.openDispatch) await db.insertInto('dispatch_log').values(change.openDispatch).execute();
         await db.insertInto('work_history').values({ ...change.history, work_item_id: change.id }).execute();
         await portable.appendEvent(change.event.type, change.event.data, change.event.at);
+        if (change.dependents) await writeDependents(change.id, change.dependents, change.event.at);
         applied.push(true);
       }
       return applied;
@@ -76,7 +79,7 @@ export function sqliteStatements(db: Executor): WorkStatements {
       const own: (ItemWithDispatches | null)[] = [];
       for (const agent of agents) {
         const { rows } = await sql<WorkItemRow>`SELECT * FROM work_items INDEXED BY work_items_agent_status
-          WHERE assigned_agent = ${agent} AND status = 'dispatched'${filters(query)}
+          WHERE assigned_agent = ${agent} AND status = 'dispatched' AND waiting_on = 0${filters(query)}
           ORDER BY created_at, id LIMIT 1`.execute(db);
         own.push(rows[0] ? await withLog(rows[0]) : null);
       }
@@ -91,7 +94,7 @@ export function sqliteStatements(db: Executor): WorkStatements {
 
     async nextRunAfter(query) {
       const { rows } = await sql<{ next: string | null }>`SELECT min(run_after) AS next FROM work_items INDEXED BY work_items_due
-        WHERE status = 'queued' AND run_after > ${query.now}${filters(query)}`.execute(db);
+        WHERE status = 'queued' AND waiting_on = 0 AND run_after > ${query.now}${filters(query)}`.execute(db);
       return rows[0]?.next ?? null;
     },
 
@@ -104,7 +107,23 @@ export function sqliteStatements(db: Executor): WorkStatements {
     async tryLockIdempotencyKey() {
       return true;
     },
+
+    // One writer: the transaction that checks a link is the only one writing.
+    async lockGraph() {},
   };
+
+  /** What an item's end does to its dependents (dependency-port.ts), each with its event. */
+  async function writeDependents(id: string, effect: DependentsEffect, at: string): Promise<void> {
+    const dependents = sql`id IN (SELECT item_id FROM work_dependencies WHERE depends_on_id = ${id})`;
+    const { rows } =
+      effect.kind === 'release'
+        ? await sql<WorkItemRow>`UPDATE work_items SET waiting_on = waiting_on - 1, version = version + 1, updated_at = ${at}
+            WHERE ${dependents} RETURNING *`.execute(db)
+        : await sql<WorkItemRow>`UPDATE work_items SET version = version + 1, updated_at = ${at},
+            notes = CASE WHEN notes IS NULL OR notes = '' THEN ${effect.note} ELSE notes || char(10) || char(10) || ${effect.note} END
+            WHERE ${dependents} AND status NOT IN (${sql.join(effect.unless)}) RETURNING *`.execute(db);
+    for (const row of rows) await portable.appendEvent(effect.event, eventData(row, effect.actor), at);
+  }
 
   async function withLog(row: WorkItemRow): Promise<ItemWithDispatches> {
     return { row, dispatches: await portable.listDispatches(row.id) };
@@ -121,7 +140,9 @@ function filters(query: Pick<ClaimQuery, 'types' | 'project_id'>, withTypes = tr
   return sql.join(terms, sql``);
 }
 
-const DUE = (now: string) => sql`status = 'queued' AND (run_after IS NULL OR run_after <= ${now})`;
+// waiting_on = 0 is in every claimable index's predicate (migration 013): an item that waits
+// on a dependency is not in them at all.
+const DUE = (now: string) => sql`status = 'queued' AND waiting_on = 0 AND (run_after IS NULL OR run_after <= ${now})`;
 
 /**
  * The first `limit` claimable items in queue order, each shape through its own partial index.

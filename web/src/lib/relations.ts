@@ -1,23 +1,10 @@
-import type { WorkItemSummary, WorkStatus } from '../../../src/work/schemas.ts';
+import type { Blocker, ChildCounts, WorkItemDetail, WorkItemSummary } from '../../../src/work/schemas.ts';
 
-// An item's place in a plan (issue 22): its parent, its children, what it waits on. The item
-// answer carries them (parent_id, depends_on, blocked_by, children); a list's rows carry what
-// the service puts in a summary, so each reader here takes a field that is missing as empty.
+// An item's place in a plan (issue 22): its parent, its children, what it waits on. GET
+// /work/{id} answers them all (WorkItemDetail); a list's rows and live events carry only
+// parent_id and waiting_on, so the rest reads as empty for them.
 
-export interface Blocker {
-  id: string;
-  status: WorkStatus;
-  description: string;
-}
-
-export interface ChildCounts {
-  total: number;
-  queued: number;
-  active: number;
-  completed: number;
-  failed: number;
-  cancelled: number;
-}
+export type { Blocker, ChildCounts };
 
 export interface Relations {
   parent_id: string | null;
@@ -28,13 +15,12 @@ export interface Relations {
 
 export const NO_CHILDREN: ChildCounts = { total: 0, queued: 0, active: 0, completed: 0, failed: 0, cancelled: 0 };
 
-export function relationsOf(item: WorkItemSummary): Relations {
-  const r = item as Partial<Relations>;
+export function relationsOf(item: WorkItemSummary & Partial<WorkItemDetail>): Relations {
   return {
-    parent_id: r.parent_id ?? null,
-    depends_on: r.depends_on ?? [],
-    blocked_by: r.blocked_by ?? [],
-    children: r.children ?? NO_CHILDREN,
+    parent_id: item.parent_id,
+    depends_on: item.depends_on ?? [],
+    blocked_by: item.blocked_by ?? [],
+    children: item.children ?? NO_CHILDREN,
   };
 }
 
@@ -42,11 +28,8 @@ export function relationsOf(item: WorkItemSummary): Relations {
  * How many unfinished dependencies hold a queued item back; 0 when it does not wait (or is not
  * queued: a dependency only holds back a claim).
  */
-export function waitingOn(item: WorkItemSummary): number {
-  if (item.status !== 'queued') return 0;
-  const r = item as Partial<Relations> & { waiting_on?: number };
-  if (typeof r.waiting_on === 'number') return r.waiting_on;
-  return r.blocked_by?.length ?? 0;
+export function waitingOn(item: Pick<WorkItemSummary, 'status' | 'waiting_on'>): number {
+  return item.status === 'queued' ? item.waiting_on : 0;
 }
 
 /** Whether any of the dependencies still holding the item back has failed or was cancelled. */
