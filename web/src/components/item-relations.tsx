@@ -1,8 +1,8 @@
 import { useRef } from 'preact/hooks';
-import type { WorkItem, WorkItemSummary } from '../../../src/work/schemas.ts';
+import type { WorkItem, WorkItemDetail, WorkItemSummary } from '../../../src/work/schemas.ts';
 import { api, withQuery } from '../lib/api.ts';
 import { useLive } from '../lib/live.ts';
-import { type Blocker, type ChildCounts, relationsOf, waitingOn } from '../lib/relations.ts';
+import { type Blocker, type ChildCounts, NO_CHILDREN, type Relations, relationsOf, waitingOn } from '../lib/relations.ts';
 import { href } from '../lib/router.ts';
 import { useLoad } from '../lib/use-load.ts';
 import { ProblemMessage } from './problem-message.tsx';
@@ -22,6 +22,8 @@ const FINISHED_SHOWN = 20;
 type Linked = Pick<WorkItemSummary, 'id' | 'status' | 'description'> & Partial<WorkItemSummary>;
 
 interface Related {
+  /** From the item as GET /work/{id} answers it; the children counted from their list when it is whole. */
+  relations: Relations;
   parent: Linked | null;
   children: WorkItemSummary[];
   /** Every dependency: the unfinished from blocked_by, the finished read (up to FINISHED_SHOWN). */
@@ -29,36 +31,47 @@ interface Related {
   dependents: WorkItemSummary[];
 }
 
-async function readRelated(item: WorkItem, signal: AbortSignal): Promise<Related> {
-  const r = relationsOf(item);
-  const get = (id: string) => api<WorkItem>('GET', `/work/${encodeURIComponent(id)}`, undefined, signal).then((a) => a.data as Linked);
+type Shown = WorkItem & Partial<WorkItemDetail>;
+
+async function readRelated(item: Shown, signal: AbortSignal): Promise<Related> {
+  const get = (id: string) => api<WorkItemDetail>('GET', `/work/${encodeURIComponent(id)}`, undefined, signal).then((a) => a.data);
+  // A change's answer (PATCH) is the item without its links: read them.
+  const r = relationsOf(item.depends_on === undefined ? await get(item.id) : item);
   const unfinished = new Set(r.blocked_by.map((b) => b.id));
   const finished = r.depends_on.filter((id) => !unfinished.has(id)).slice(0, FINISHED_SHOWN);
   const [parent, children, done, dependents] = await Promise.all([
     r.parent_id === null ? null : get(r.parent_id).catch(() => null),
-    r.children.total === 0
-      ? []
-      : api<WorkItemSummary[]>('GET', withQuery('/work', { parent_id: item.id, sort: 'priority', limit: CHILDREN_SHOWN }), undefined, signal).then((a) => a.data),
+    // Read even when none were counted: a live event may be about a child added since.
+    api<WorkItemSummary[]>('GET', withQuery('/work', { parent_id: item.id, sort: 'priority', limit: CHILDREN_SHOWN }), undefined, signal).then(
+      (a) => a.data,
+    ),
     Promise.all(finished.map((id) => get(id).catch(() => null))),
     readDependents(item, signal),
   ]);
-  const byId = new Map<string, Linked>([...r.blocked_by, ...done.filter((d): d is Linked => d !== null)].map((d) => [d.id, d]));
+  const byId = new Map<string, Linked>([...r.blocked_by, ...done.filter((d): d is WorkItemDetail => d !== null)].map((d) => [d.id, d]));
   const dependencies = r.depends_on.map((id) => byId.get(id)).filter((d): d is Linked => d !== undefined);
-  return { parent, children, dependencies, dependents };
+  // The item's counts move only with the item; its children's own events move a whole list's.
+  const counts = children.length < CHILDREN_SHOWN ? countChildren(children) : r.children;
+  return { relations: { ...r, children: counts }, parent, children, dependencies, dependents };
 }
 
-/** The items that depend on this one. */
-async function readDependents(item: WorkItem, signal: AbortSignal): Promise<WorkItemSummary[]> {
-  const listed = (item as { dependents?: Linked[] }).dependents;
-  if (Array.isArray(listed)) return listed as WorkItemSummary[];
-  void signal;
-  return [];
+function countChildren(children: readonly WorkItemSummary[]): ChildCounts {
+  const counts = { ...NO_CHILDREN, total: children.length };
+  for (const { status } of children) {
+    if (status === 'queued' || status === 'completed' || status === 'failed' || status === 'cancelled') counts[status] += 1;
+    else counts.active += 1;
+  }
+  return counts;
 }
 
-export function ItemRelations({ item }: { item: WorkItem }) {
-  const r = relationsOf(item);
-  const key = `${item.id}@${item.version}`;
-  const related = useLoad<Related>(key, (signal) => readRelated(item, signal));
+/** The items that depend on this one (GET /work/{id}/dependents). */
+function readDependents(item: Shown, signal: AbortSignal): Promise<WorkItemSummary[]> {
+  return api<WorkItemSummary[]>('GET', `/work/${encodeURIComponent(item.id)}/dependents`, undefined, signal).then((a) => a.data);
+}
+
+export function ItemRelations({ item }: { item: Shown }) {
+  const related = useLoad<Related>(`${item.id}@${item.version}`, (signal) => readRelated(item, signal));
+  const r = related.data?.relations ?? relationsOf(item);
   const shown = useRef(new Set<string>());
   shown.current = new Set([
     ...(related.data?.children.map((c) => c.id) ?? []),
