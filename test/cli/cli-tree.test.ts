@@ -37,12 +37,17 @@ describe('agentdesk work submit --parent --after, work tree', () => {
 
   it('submits sub-items that wait on others; lists children and ready ones; draws the tree as the work moves on', async () => {
     const epic = await submit('--description', 'ship the billing export');
-    const schema = await submit('--description', 'change the schema', '--parent', epic.id);
+    const schema = await submit('--description', 'change the schema', '--parent', epic.id, '--priority', '1');
     const api = await submit('--description', 'the export endpoint', '--parent', epic.id, '--after', schema.id);
     const docs = await submit('--description', 'document it', '--parent', epic.id, '--after', `${schema.id},${api.id}`);
     const nested = await submit('--description', 'a sub-step of the endpoint', '--parent', api.id);
-    expect(api).toMatchObject({ parent_id: epic.id, depends_on: [schema.id] });
-    expect([...docs.depends_on].sort()).toEqual([schema.id, api.id].sort());
+    expect(api).toMatchObject({ parent_id: epic.id, waiting_on: 1 });
+    const shown = await runCliJson(['work', 'show', docs.id], admin);
+    expect([...shown.body.depends_on].sort()).toEqual([schema.id, api.id].sort());
+    const detail = ok(await runCli(['work', 'show', docs.id], admin)).stdout;
+    expect(detail).toMatch(new RegExp(`parent\\s+${epic.id}`));
+    expect(detail).toMatch(/waits on \(2 of 2 not completed\)/);
+    expect(detail).toMatch(new RegExp(`queued  ${api.id}  the export endpoint`));
 
     const children = await runCliJson(['work', 'ls', '--parent', epic.id], admin);
     expect(children.body.map((item: { id: string }) => item.id).sort()).toEqual([schema.id, api.id, docs.id].sort());
@@ -57,7 +62,7 @@ describe('agentdesk work submit --parent --after, work tree', () => {
     expect(tree).not.toMatch(/\u001b\[/);
 
     // The schema step is done: the endpoint no longer waits; the docs wait on one.
-    ok(await runCli(['work', 'claim', '--type', 'cli_tree'], admin));
+    ok(await runCli(['work', 'claim', '--type', 'cli_tree', '--agent', 'cli-bot'], admin));
     ok(await runCli(['work', 'complete', schema.id], admin));
     tree = ok(await runCli(['work', 'tree', epic.id], admin)).stdout;
     expect(tree.split('\n')[0]).toMatch(/\(1 of 3 completed\)$/);
@@ -71,7 +76,8 @@ describe('agentdesk work submit --parent --after, work tree', () => {
     const shallow = await runCliJson(['work', 'tree', epic.id, '--depth', '1'], admin);
     const apiNode = shallow.body.children.find((child: { item: { id: string } }) => child.item.id === api.id);
     expect(apiNode).toMatchObject({ children: [], truncated: true });
-  });
+    // Sixteen processes, each a Node start: on a shared machine that is more than the default.
+  }, 120_000);
 
   it('refuses an --after that is not an item id before asking the service (exit 2); an unknown one is the service’s 422 (exit 1)', async () => {
     const typo = await runCli(['work', 'submit', '--type', 'cli_tree', '--description', 'x', '--after', 'not-an-id'], admin);

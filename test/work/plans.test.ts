@@ -93,7 +93,7 @@ describe.each(await storesUnderTest())('plans on %s', (kind) => {
     // Eight levels at most: a plan under the eighth level would put its steps at the ninth.
     let parentId: string | null = null;
     for (let level = 1; level <= 7; level++) {
-      parentId = (await call(t.app, 'POST', '/work', { type: 'deep', description: `level ${level}`, ...(parentId && { parent_id: parentId }) })).body.id;
+      parentId = (await call(t.app, 'POST', '/work', { type: 'deep', description: `level ${level}`, ...(parentId !== null && { parent_id: parentId }) })).body.id;
     }
     const tooDeep = await plan([step('leaf')], { 'x-user': 'refused-planner' }, { parent_id: parentId });
     expect(tooDeep.status, JSON.stringify(tooDeep.body)).toBe(422);
