@@ -61,6 +61,34 @@ describe.each(await storesUnderTest())('plans over MCP on %s', (kind) => {
     expect(rest.items).toHaveLength(1);
   });
 
+  it('submit_work takes parent_id and depends_on; the worker claims a step only once what it waits on completed', async () => {
+    const plan = await use(planner, 'submit_plan', {
+      parent: { type: 'epic', description: 'a second plan' },
+      steps: [
+        { key: 'first', type: 'mcp_order', description: 'first', priority: 5 },
+        { key: 'second', type: 'mcp_order', description: 'second', priority: 1, depends_on_keys: ['first'] },
+      ],
+    });
+    const extra = await use(planner, 'submit_work', {
+      type: 'mcp_order',
+      description: 'third',
+      priority: 1,
+      parent_id: plan.parent.id,
+      depends_on: [plan.steps.second],
+    });
+    expect(extra).toMatchObject({ parent_id: plan.parent.id, waiting_on: 1 });
+    const ready = await use(worker, 'list_children', { id: plan.parent.id, ready: 'true' });
+    expect(ready.items.map((item: { description: string }) => item.description)).toEqual(['first']);
+    const order: string[] = [];
+    for (;;) {
+      const claimed = await use(worker, 'claim_next_work', { types: ['mcp_order'] });
+      if (claimed.claimed === false) break;
+      order.push(claimed.description);
+      await use(worker, 'complete_work', { id: claimed.id });
+    }
+    expect(order).toEqual(['first', 'second', 'third']);
+  });
+
   it('submit_plan refuses a cycle as a tool error that names it, and creates nothing', async () => {
     const text = await refused(planner, 'submit_plan', {
       parent: { type: 'epic', description: 'a circular plan' },
