@@ -6,10 +6,12 @@ import type { QueueClientReply } from './queue-client.js';
 import { type PhaseResult, round } from './queue-phase.js';
 import { sampleWaits } from './pg-waits.js';
 import { benchBacklog } from './queue-backlog.js';
+import { seedWaiting, timeFanOut } from './queue-dependencies.js';
 import { runMain } from './run-main.js';
 import { runAnchor, startQueueClient, startWork } from './servers.js';
 
-// `npm run bench:queue [-- --db sqlite|postgres|both --items 3000 --workers 16 --backlog 3000,50000]`: the agent work
+// `npm run bench:queue [-- --db sqlite|postgres|both --items 3000 --workers 16 --backlog 3000,50000
+// --waiting 10000 --dependents 1000]`: the agent work
 // loop of issue 13. N items submitted over HTTP (W submitters at once), then W agents each
 // looping claim → complete over HTTP until the queue is empty, on each store. The server runs
 // as `npm start` runs it; the agents are one light client process (bench/queue-client.ts).
@@ -31,6 +33,10 @@ const { values: args } = parseArgs({
     backlog: { type: 'string', default: '3000,50000' },
     /** Claims timed at each backlog size. */
     'backlog-claims': { type: 'string', default: '200' },
+    /** Queued `bench` items waiting on a dependency, submitted before the measured items (issue 22). */
+    waiting: { type: 'string', default: '0' },
+    /** Times the completion of an item with this many dependents (issue 22); 0: not measured. */
+    dependents: { type: 'string', default: '0' },
     /** A folder: the work servers run with --cpu-prof and leave their profiles there. */
     'cpu-prof': { type: 'string' },
   },
@@ -44,6 +50,8 @@ const kinds: BenchDbKind[] = args.db === 'both' ? ['postgres', 'sqlite'] : [pars
 const ITEMS = integerArg('items', 1);
 const WORKERS = integerArg('workers', 1);
 const WARMUP = integerArg('warmup', 0);
+const WAITING = integerArg('waiting', 0);
+const DEPENDENTS = integerArg('dependents', 0);
 // One connection per worker for every system, so that none waits for its pool (graphile-worker
 // warns below that: with 10 for 16 workers it drained about half as fast here).
 const POOL = args.pool === undefined ? WORKERS : integerArg('pool', 1);
@@ -57,7 +65,7 @@ const TARGETS = [
   { what: 'submit', over: 'graphile-worker', atLeast: null },
 ] as const;
 
-function integerArg(name: 'items' | 'workers' | 'warmup' | 'pool', min: number): number {
+function integerArg(name: 'items' | 'workers' | 'warmup' | 'pool' | 'waiting' | 'dependents', min: number): number {
   const value = Number(args[name] ?? Number.NaN);
   if (Number.isInteger(value) && value >= min) return value;
   process.stderr.write(`--${name} must be an integer >= ${min}\n`);
@@ -110,10 +118,14 @@ async function benchAgentdesk(kind: BenchDbKind): Promise<void> {
   const database = await freshDatabase(kind);
   const server = await startWork(database.url, POOL, args['cpu-prof']);
   const client = startQueueClient({ url: server.url, workers: WORKERS });
-  const shape = { system: 'agentdesk', db: kind, items: ITEMS, workers: WORKERS };
+  const shape = { system: 'agentdesk', db: kind, items: ITEMS, workers: WORKERS, ...(WAITING > 0 && { waiting: WAITING }) };
   try {
     expectReply(await client.run({ phase: 'submit', items: WARMUP }), 'submit');
     const warm = expectReply(await client.run({ phase: 'drain' }), 'drain');
+    if (WAITING > 0) {
+      progress(`agentdesk on ${kind}: ${WAITING} queued items waiting on a dependency`);
+      await seedWaiting(server.url, WAITING);
+    }
 
     let cpuBefore = server.cpuMs();
     const submit = expectReply(await client.run({ phase: 'submit', items: ITEMS }), 'submit').result;
@@ -157,9 +169,14 @@ async function benchAgentdesk(kind: BenchDbKind): Promise<void> {
       claimed_twice: drained.duplicates,
       counts_after: left,
       // Every submitted item claimed once and completed, nothing else left: else the figure lies.
-      correct: drained.claimed === ITEMS && drained.duplicates === 0 && left.completed === ITEMS + WARMUP && left.queued === 0 && left.in_progress === 0,
+      correct: drained.claimed === ITEMS && drained.duplicates === 0 && left.completed === ITEMS + WARMUP && left.queued === WAITING && left.in_progress === 0,
       ...(states && { pg_connection_states: states, pg_states_note: 'pg_stat_activity every 20 ms during the drain: average connections per state' }),
     });
+    if (DEPENDENTS > 0) {
+      progress(`agentdesk on ${kind}: completing an item with ${DEPENDENTS} dependents`);
+      const times = await timeFanOut(server.url, DEPENDENTS, 5);
+      emit({ metric: 'complete_with_dependents_ms', db: kind, dependents: DEPENDENTS, op: 'PATCH /work/{id} completed', runs_ms: times, min_ms: Math.min(...times), max_ms: Math.max(...times) });
+    }
   } finally {
     await client.stop();
     await server.stop();

@@ -1,3 +1,4 @@
+import { isForeignKeyViolation } from '../shared/db.js';
 import { ValidationError } from '../shared/errors.js';
 import { FINAL_STATUSES } from './dependency-rules.js';
 import { WaitingOnDependencies } from './errors.js';
@@ -53,7 +54,10 @@ export async function checkLinks(
   actor: Actor,
   at: string,
 ): Promise<CheckedLinks> {
-  await tx.lockGraph();
+  // A new item has no dependents, so its dependencies cannot close a cycle: only a parent (its
+  // limits) or a change of an existing item needs the graph to hold still. Submitting a plan's
+  // steps then runs in parallel.
+  if (current !== null || (request.parent_id !== undefined && request.parent_id !== null)) await tx.lockGraph();
   const checked: CheckedLinks = { set: {}, add: [], remove: [], blockers: [] };
   if (request.parent_id !== undefined && request.parent_id !== (current?.parent_id ?? null)) {
     if (request.parent_id !== null) await checkParent(tx, id, current !== null, request.parent_id);
@@ -200,5 +204,11 @@ export async function linksHolding(store: WorkStatements, id: string): Promise<{
 /** Writes the edges a check decided, in the caller's transaction. */
 export async function writeEdges(tx: WorkStore, id: string, checked: CheckedLinks): Promise<void> {
   await tx.deleteEdges(id, checked.remove);
-  await tx.insertEdges(checked.add);
+  try {
+    await tx.insertEdges(checked.add);
+  } catch (error) {
+    // A final dependency is not held by the check: one deleted since is gone by now.
+    if (isForeignKeyViolation(error)) throw ValidationError.of('depends_on', 'names an item that was deleted while this request ran');
+    throw error;
+  }
 }

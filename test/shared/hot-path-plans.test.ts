@@ -21,6 +21,11 @@ const QUEUED_AT_ANALYZE = 4_000;
 const FINISHED_SINCE = 3_900;
 /** Queued items of another type, older than every `bench` item: the head of the queue. */
 const BACKLOG = 1_500;
+/**
+ * Queued `bench` items that wait on a dependency (issue 22), older still: they are at the head
+ * of every shape's queue, and a claim must read none of them.
+ */
+const WAITING = 10_000;
 const PROJECT = '0b9f8a52-2f0a-4e7e-9a39-3c8d1f1f2e10';
 const NOW = '2026-11-23T00:00:00.000Z';
 const AGENTS = ['agent-a', 'agent-b', 'agent-c', 'agent-d'];
@@ -74,6 +79,13 @@ describe.skipIf(!(await storesUnderTest()).includes('postgres'))('hot-path plans
       [BACKLOG],
     );
     await pool.query(`UPDATE work_items SET project_id = '${PROJECT}' WHERE type = 'bench' AND status = 'queued'`);
+    await pool.query(
+      `INSERT INTO work_items (id, type, description, priority, status, created_by, created_at, updated_at, project_id, waiting_on)
+       SELECT gen_random_uuid(), 'bench', 'waits ' || n, 1, 'queued', 'ann',
+         timestamptz '2026-09-01T00:00:00Z' + n * interval '1 second', timestamptz '2026-09-01T00:00:00Z', '${PROJECT}'::uuid, 1
+       FROM generate_series(1, $1::int) AS n`,
+      [WAITING],
+    );
   });
   afterAll(async () => {
     await database?.close();
@@ -94,6 +106,12 @@ describe.skipIf(!(await storesUnderTest()).includes('postgres'))('hot-path plans
   }
 
   for (const { label, query } of SHAPES) {
+    it(`a claim (${label}) takes none of the ${WAITING} items waiting on a dependency, and reads none of them`, async () => {
+      const { rows } = await pool.query<{ waiting_on: number }>(candidatesQuery(query, AGENTS));
+      expect(rows).toHaveLength(AGENTS.length);
+      expect(rows.every((row) => row.waiting_on === 0)).toBe(true);
+    });
+
     it(`a claim (${label}) reads its candidates through a claimable index, past no other item`, async () => {
       const plan = await explain(candidatesQuery(query, AGENTS));
       expect(plan, plan).toMatch(/work_items_claimable/);
@@ -147,6 +165,29 @@ describe.skipIf(!(await storesUnderTest()).includes('postgres'))('hot-path plans
     expect(plan).toMatch(/work_items_pkey/);
     expect(plan).toMatch(/Update on work_items w \(actual rows=5 /);
   });
+
+  it('a completion finds the items that depend on it through work_dependencies_dependents', async () => {
+    const [done, waiting] = [ids.at(-7)!, ids.at(-6)!];
+    await pool.query('INSERT INTO work_dependencies (item_id, depends_on_id) VALUES ($1, $2)', [waiting, done]);
+    await pool.query('UPDATE work_items SET waiting_on = 1 WHERE id = $1', [waiting]);
+    const actor = { name: 'agentdesk', role: 'system' };
+    const plan = await explain(
+      changesQuery([
+        {
+          id: done,
+          from_version: 1,
+          set: { status: 'completed', outcome: 'success', completed_at: NOW, version: 2, updated_at: NOW },
+          event: { type: 'work.updated', data: '{}', at: NOW },
+          history: { at: NOW, actor: 'ann', role: 'admin', action: 'complete', changes: '{}' },
+          dependents: { kind: 'release', event: 'work.updated', actor },
+        },
+      ]),
+    );
+    expect(plan, plan).not.toMatch(/Seq Scan on work_(items|dependencies)/);
+    expect(plan, plan).toMatch(/work_dependencies_dependents/);
+    // The one dependent is released, in the completion's own statement.
+    expect(plan, plan).toMatch(/Update on work_items w_1 \(actual rows=1 /);
+  });
 });
 
 describe.skipIf(!(await storesUnderTest()).includes('sqlite'))('hot-path plans on SQLite', () => {
@@ -172,6 +213,10 @@ describe.skipIf(!(await storesUnderTest()).includes('sqlite'))('hot-path plans o
         strftime('%Y-%m-%dT%H:%M:%fZ', '2026-10-01', '+' || i || ' seconds'), '2026-10-01T00:00:00.000Z',
         CASE WHEN i % 500 = 0 THEN '${PROJECT}' END, CASE WHEN i % 3 = 0 THEN '2026-12-01T00:00:00.000Z' END FROM n`);
     raw.exec(`UPDATE work_items SET project_id = '${PROJECT}' WHERE type = 'bench' AND status = 'queued'`);
+    raw.exec(`WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ${WAITING})
+      INSERT INTO work_items (id, type, description, priority, status, created_by, created_at, updated_at, project_id, waiting_on)
+      SELECT printf('00000000-0000-4000-a000-%012d', i), 'bench', 'waits ' || i, 1, 'queued', 'ann',
+        strftime('%Y-%m-%dT%H:%M:%fZ', '2026-09-01', '+' || i || ' seconds'), '2026-09-01T00:00:00.000Z', '${PROJECT}', 1 FROM n`);
     kysely = new Kysely<WorkTables>({ dialect: new SqliteDialect({ database: raw }), log: (event) => void captured.push(event.query) });
   });
   afterAll(async () => {
@@ -202,6 +247,8 @@ describe.skipIf(!(await storesUnderTest()).includes('sqlite'))('hot-path plans o
       const candidates = await sqliteStatements(kysely).claimCandidates(query, AGENTS);
       expect(candidates.queued.length).toBe(AGENTS.length);
       expect(candidates.queued.every(({ row }) => row.type === (query.types ? 'bench' : row.type))).toBe(true);
+      // None of the items at the head of the queue that wait on a dependency.
+      expect(candidates.queued.every(({ row }) => row.waiting_on === 0)).toBe(true);
       const reads = captured.filter((q) => /FROM work_items\b/.test(q.sql));
       // One read of each agent's own items, one of the queue.
       expect(reads).toHaveLength(AGENTS.length + 1);

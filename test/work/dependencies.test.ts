@@ -5,6 +5,7 @@ import { type TestApp, startWorkApp } from '../helpers/apps.js';
 import { createJumpingClock } from '../helpers/clock.js';
 import { storesUnderTest } from '../helpers/databases.js';
 import { call } from '../helpers/http.js';
+import { connectSse } from '../helpers/sse.js';
 
 // Sub-items and dependencies through HTTP on both stores (issue 22): the links a submit and a
 // PATCH may make and the clear 422 of each one refused, what GET shows, the claim that takes
@@ -12,11 +13,12 @@ import { call } from '../helpers/http.js';
 
 describe.each(await storesUnderTest())('dependencies on %s', (kind) => {
   let t: TestApp;
+  let base: string;
   const clock = createJumpingClock();
   beforeAll(async () => {
     t = await startWorkApp(kind, {}, { now: clock.now });
     await t.app.listen({ host: '127.0.0.1', port: 0 });
-    void (t.app.server.address() as AddressInfo).port;
+    base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
   });
   afterAll(() => t.close());
 
@@ -67,6 +69,24 @@ describe.each(await storesUnderTest())('dependencies on %s', (kind) => {
     const third = await claim(type);
     expect(third.status).toBe(200);
     expect(third.body.id).toBe(c.id);
+  });
+
+  it('a dependent that becomes ready gets its work.updated event, in the completion\'s commit', async () => {
+    const type = `event-${kind}`;
+    const a = await submit({ type });
+    const b = await submit({ type, depends_on: [a.id] });
+    expect((await claim(type)).body.id).toBe(a.id);
+    const stream = await connectSse(`${base}/events`);
+    try {
+      await complete(a.id);
+      const events = await stream.waitFor((all) => all.some((e) => JSON.parse(e.data).id === b.id));
+      const ready = JSON.parse(events.find((e) => JSON.parse(e.data).id === b.id)!.data);
+      expect(ready).toMatchObject({ id: b.id, status: 'queued', waiting_on: 0, version: b.version + 1, actor: { name: 'agentdesk', role: 'system' } });
+      expect(events.find((e) => JSON.parse(e.data).id === b.id)!.event).toBe('work.updated');
+      expect((await get(b.id)).version).toBe(ready.version);
+    } finally {
+      stream.close();
+    }
   });
 
   it('a dependency completed before the submit does not count', async () => {
@@ -249,5 +269,5 @@ describe.each(await storesUnderTest())('dependencies on %s', (kind) => {
       expect(item.dispatch_log).toHaveLength(1);
       for (const dep of deps[index]!) expect(item.dispatch_log[0].dispatched_at >= items[dep].completed_at).toBe(true);
     });
-  });
+  }, 120_000);
 });

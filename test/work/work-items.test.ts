@@ -24,8 +24,12 @@ const WORK_ITEM_FIELDS = [
   'retry_delay_s',
   'run_after',
   'lease_expires_at',
+  'parent_id',
+  'waiting_on',
   'dispatch_log',
 ].sort();
+
+const NO_PLAN = { depends_on: [], blocked_by: [], children: { total: 0, queued: 0, active: 0, completed: 0, failed: 0, cancelled: 0 } };
 
 describe.each(await storesUnderTest())('work items on %s', (kind) => {
   let t: TestApp;
@@ -60,6 +64,8 @@ describe.each(await storesUnderTest())('work items on %s', (kind) => {
         retry_delay_s: 30,
         run_after: null,
         lease_expires_at: null,
+        parent_id: null,
+        waiting_on: 0,
         dispatch_log: [],
       });
       expect(item.id).toMatch(UUID_RE);
@@ -67,7 +73,8 @@ describe.each(await storesUnderTest())('work items on %s', (kind) => {
       expect(item.updated_at).toBe(item.created_at);
       expect(response.headers.location).toBe(`/work/${item.id}`);
       const fetched = await call(t.app, 'GET', response.headers.location as string);
-      expect(fetched.body).toEqual(item);
+      // GET adds the item's plan (issue 22): nothing to depend on, no children.
+      expect(fetched.body).toEqual({ ...item, ...NO_PLAN });
     });
 
     it('with agent, creates and dispatches in one step with one dispatch entry', async () => {
