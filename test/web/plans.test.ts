@@ -52,6 +52,7 @@ describe('plans on the item page', () => {
       expect(await docs.locator('.wait-mark').innerText()).toBe('waiting on 1');
       expect(await rows(page, 'Sub-items').filter({ hasText: 'Change the billing schema' }).locator('.badge').innerText()).toBe('completed');
       expect(await overflow(page)).toBeLessThanOrEqual(0);
+      expect(await card(page).getByRole('link', { name: 'Add a sub-item' }).getAttribute('href')).toContain(`parent_id=${plan.parent.id}`);
       await screenshot(page, `plan-parent-${viewport}`);
       await docs.getByRole('link').click();
       await eventually(() => page.locator('#item-title').innerText()).toBe('Document the export');

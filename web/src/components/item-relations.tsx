@@ -69,7 +69,7 @@ function readDependents(item: Shown, signal: AbortSignal): Promise<WorkItemSumma
   return api<WorkItemSummary[]>('GET', `/work/${encodeURIComponent(item.id)}/dependents`, undefined, signal).then((a) => a.data);
 }
 
-export function ItemRelations({ item }: { item: Shown }) {
+export function ItemRelations({ item, mayAdd = false }: { item: Shown; mayAdd?: boolean }) {
   const related = useLoad<Related>(`${item.id}@${item.version}`, (signal) => readRelated(item, signal));
   const r = related.data?.relations ?? relationsOf(item);
   const shown = useRef(new Set<string>());
@@ -91,7 +91,14 @@ export function ItemRelations({ item }: { item: Shown }) {
   if (!any) return null;
   return (
     <section aria-labelledby="relations-title" class="card stack relations">
-      <h2 id="relations-title">Plan</h2>
+      <div class="row between">
+        <h2 id="relations-title">Plan</h2>
+        {mayAdd && (
+          <a class="small" href={href('/new', { parent_id: item.id })}>
+            Add a sub-item
+          </a>
+        )}
+      </div>
       <ProblemMessage problem={related.error} />
       {r.parent_id !== null && (
         <div class="relation">

@@ -101,7 +101,7 @@ export function ItemPage({ id }: { id: string }) {
       </header>
       <div class="item-grid">
         <div class="stack">
-          <ItemRelations item={w} />
+          <ItemRelations item={w} mayAdd={can(session, 'submit')} />
           <section aria-labelledby="fields-title" class="card stack">
             <div class="row between">
               <h2 id="fields-title">Fields</h2>
