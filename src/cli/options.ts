@@ -72,3 +72,8 @@ export function itemId(value: string): string {
   if (!isUuid(value)) throw new InvalidArgumentError('expected a work item id (a UUID, as work ls shows it)');
   return value.toLowerCase();
 }
+
+/** Item ids, repeatable and comma-separated (`--after a,b --after c`), each checked. */
+export function itemIds(value: string, previous: string[] = []): string[] {
+  return [...previous, ...list(value).map(itemId)];
+}

@@ -1,4 +1,4 @@
-import type { WorkItem, WorkItemSummary, WorkStatus } from '../work/schemas.js';
+import type { WorkItem, WorkItemDetail, WorkItemSummary, WorkStatus } from '../work/schemas.js';
 import { type Paint, oneLine, relativeTime, table } from './format.js';
 
 // How work items read in a terminal: a list as a table, one item as fields and its history.
@@ -41,7 +41,7 @@ export function workTable(items: WorkItemSummary[], paint: Paint, now = Date.now
   );
 }
 
-export function workDetail(item: WorkItem, paint: Paint, now = Date.now()): string {
+export function workDetail(item: WorkItem & Partial<WorkItemDetail>, paint: Paint, now = Date.now()): string {
   const when = (iso: string | null) => (iso === null ? '-' : `${relativeTime(iso, now)} ${paint.dim(`(${iso})`)}`);
   const fields: Array<[string, string]> = [
     ['id', item.id],
@@ -58,10 +58,26 @@ export function workDetail(item: WorkItem, paint: Paint, now = Date.now()): stri
   if (item.lease_expires_at) fields.push(['lease ends', when(item.lease_expires_at)]);
   if (item.run_after) fields.push(['run after', when(item.run_after)]);
   if (item.completed_at) fields.push(['completed', when(item.completed_at)]);
+  if (item.parent_id) fields.push(['parent', item.parent_id]);
+  if (item.children && item.children.total > 0) {
+    const { total, completed, failed } = item.children;
+    fields.push(['sub-items', `${completed} of ${total} completed${failed > 0 ? `, ${failed} failed` : ''} (work tree ${item.id})`]);
+  }
   const width = Math.max(...fields.map(([name]) => name.length));
   let text = fields.map(([name, value]) => `${paint.bold(name.padEnd(width))}  ${value}`).join('\n') + '\n';
   text += `\n${paint.bold('description')}\n${indent(item.description)}\n`;
   if (item.notes) text += `\n${paint.bold('notes')}\n${indent(item.notes)}\n`;
+  if (item.depends_on && item.depends_on.length > 0) {
+    const waiting = new Map((item.blocked_by ?? []).map((blocker) => [blocker.id, blocker]));
+    text += `\n${paint.bold(`waits on (${waiting.size} of ${item.depends_on.length} not completed)`)}\n`;
+    text += item.depends_on
+      .map((id) => {
+        const blocker = waiting.get(id);
+        return `  ${blocker ? `${paintStatus(blocker.status, paint)}  ${id}  ${oneLine(blocker.description, 60)}` : `${paint.green('completed')}  ${id}`}`;
+      })
+      .join('\n');
+    text += '\n';
+  }
   if (item.payload) text += `\n${paint.bold('payload')}\n${indent(JSON.stringify(item.payload, null, 2))}\n`;
   if (item.dispatch_log.length > 0) {
     text += `\n${paint.bold('history')}\n`;

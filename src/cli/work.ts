@@ -5,7 +5,8 @@ import { MOVES } from '../work/lifecycle.js';
 import { patchForMove } from '../work/move-request.js';
 import type { CliContext } from './context.js';
 import { json, paintFor } from './format.js';
-import { integer, itemId, list, projectId, readPayload } from './options.js';
+import { integer, itemId, itemIds, list, projectId, readPayload } from './options.js';
+import { workTreeText } from './work-tree.js';
 import { workDetail, workLine, workTable } from './work-view.js';
 
 // `agentdesk work …`: the work API from a shell, through the typed client.
@@ -38,6 +39,8 @@ export function registerWorkCommand(program: Command, context: CliContext): Comm
     .option('--type <type>', 'of this type')
     .option('--project <project>', 'in this project (id or name)')
     .option('--created-by <name>', 'submitted by')
+    .option('--parent <id>', 'children of this item', itemId)
+    .option('--ready', 'only items claimable now (queued, due, every dependency completed)')
     .addOption(new Option('--sort <order>', 'newest or priority').choices([...SORT_ORDERS]))
     .option('--limit <n>', `at most this many per page (1–${MAX_PAGE_SIZE})`, integer(1, MAX_PAGE_SIZE))
     .option('--cursor <cursor>', 'the next page, from a previous listing')
@@ -49,6 +52,8 @@ export function registerWorkCommand(program: Command, context: CliContext): Comm
       type?: string;
       project?: string;
       createdBy?: string;
+      parent?: string;
+      ready?: boolean;
       sort?: ListWorkQuery['sort'];
       limit?: number;
       cursor?: string;
@@ -60,6 +65,8 @@ export function registerWorkCommand(program: Command, context: CliContext): Comm
         type: options.type,
         project_id: options.project === undefined ? undefined : await projectId(context, options.project),
         created_by: options.createdBy,
+        ...(options.parent !== undefined && { parent_id: options.parent }),
+        ...(options.ready && { ready: 'true' as const }),
         sort: options.sort,
         limit: options.limit,
         cursor: options.cursor,
@@ -86,6 +93,17 @@ export function registerWorkCommand(program: Command, context: CliContext): Comm
     });
 
   work
+    .command('tree')
+    .description('An item and its sub-items, as a tree with their statuses')
+    .argument('<id>', 'work item id', itemId)
+    .option('--depth <n>', 'levels below the item to show; default 8', integer(1, 8))
+    .option('--json', 'the tree as JSON: {item, children, truncated}')
+    .action(async (id: string, options: JsonOption & { depth?: number }) => {
+      const tree = await context.work().tree(id, { ...(options.depth !== undefined && { depth: options.depth }) });
+      io.out(options.json ? json(tree) : workTreeText(tree, paint()));
+    });
+
+  work
     .command('submit')
     .description('Submit a work item; with --agent it is dispatched at once')
     .requiredOption('--type <type>', 'work category, e.g. code_review')
@@ -96,6 +114,8 @@ export function registerWorkCommand(program: Command, context: CliContext): Comm
     .option('--payload <json>', 'type-specific data: inline JSON, @file.json, or @- for stdin')
     .option('--run-after <time>', 'ISO 8601 time with a zone; not claimable before then')
     .option('--max-attempts <n>', 'claims before it fails; default 3', integer(1, 100))
+    .option('--parent <id>', 'a sub-item of this item', itemId)
+    .option('--after <ids>', 'not claimable before these items complete (comma-separated or repeated)', itemIds)
     .option('--idempotency-key <key>', 'submitting again with the same key and body answers the first item')
     .option('--json', 'the item as JSON')
     .action(async (options: JsonOption & {
@@ -107,6 +127,8 @@ export function registerWorkCommand(program: Command, context: CliContext): Comm
       payload?: string;
       runAfter?: string;
       maxAttempts?: number;
+      parent?: string;
+      after?: string[];
       idempotencyKey?: string;
     }) => {
       const item = await context.work().submitWork(
@@ -119,6 +141,8 @@ export function registerWorkCommand(program: Command, context: CliContext): Comm
           ...(options.payload !== undefined && { payload: await readPayload(io, options.payload) }),
           ...(options.runAfter !== undefined && { run_after: options.runAfter }),
           ...(options.maxAttempts !== undefined && { max_attempts: options.maxAttempts }),
+          ...(options.parent !== undefined && { parent_id: options.parent }),
+          ...(options.after !== undefined && { depends_on: options.after }),
         },
         { idempotencyKey: options.idempotencyKey },
       );

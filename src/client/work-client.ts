@@ -13,9 +13,11 @@ import type {
   UpdateProject,
   UpdateWorkItem,
   WorkItem,
+  WorkItemDetail,
   WorkItemSummary,
 } from '../work/schemas.js';
 import { conversationCalls } from './conversation-calls.js';
+import type { CreatePlan, SubmittedPlan } from '../work/plan-schemas.js';
 import { ProblemError } from './errors.js';
 import { withNote } from './notes.js';
 import { type CallOptions, type ClientOptions, createRequester } from './http.js';
@@ -43,6 +45,26 @@ export interface SubmitOptions extends CallOptions {
   /** The same key and body within 24 hours answers the first item again, never a second one. */
   idempotencyKey?: string | undefined;
 }
+
+/** An item and its children, each with theirs, as `tree` reads them. */
+export interface WorkTree {
+  item: WorkItemSummary;
+  children: WorkTree[];
+  /** True when the tree was cut here (`depth` or `maxItems`) and this item has children not read. */
+  truncated: boolean;
+}
+
+export interface TreeOptions extends CallOptions {
+  /** Levels below the root to read; default 8, the deepest nesting the service allows. */
+  depth?: number;
+  /** Items read at most, the root included; default 2,000. */
+  maxItems?: number;
+}
+
+const TREE_DEPTH = 8;
+const TREE_MAX_ITEMS = 2_000;
+/** The largest page the service gives: a parent has at most 1,000 children, so one page each. */
+const CHILDREN_PAGE = 1_000;
 
 /** How often a note is re-based on a fresh read when a concurrent change wins the race. */
 const NOTE_ATTEMPTS = 5;
@@ -81,8 +103,53 @@ export function createWorkClient(options: ClientOptions) {
     ).body;
   }
 
-  async function getWork(id: string, call: CallOptions = {}): Promise<WorkItem> {
-    return (await request<WorkItem>('GET', path`/work/${id}`, call)).body;
+  /** The item with its dispatch log, its dependencies (depends_on, blocked_by) and its children's counts. */
+  async function getWork(id: string, call: CallOptions = {}): Promise<WorkItemDetail> {
+    return (await request<WorkItemDetail>('GET', path`/work/${id}`, call)).body;
+  }
+
+  /** Every child of `parentId` (GET /work?parent_id=…, each page), in queue order. */
+  async function children(parentId: string, query: Omit<ListWorkQuery, 'parent_id' | 'cursor'> = {}, call: CallOptions = {}): Promise<WorkItemSummary[]> {
+    const items: WorkItemSummary[] = [];
+    let cursor: string | undefined;
+    do {
+      const found = await page('/work', { sort: 'priority', limit: CHILDREN_PAGE, ...query, parent_id: parentId, cursor }, call);
+      items.push(...found.items);
+      cursor = found.next_cursor ?? undefined;
+    } while (cursor !== undefined);
+    return items;
+  }
+
+  /**
+   * The item and its descendants, read level by level (one listing per item that may have
+   * children); cut at `depth` levels or `maxItems` items, the cut marked `truncated`.
+   */
+  async function tree(id: string, options: TreeOptions = {}): Promise<WorkTree> {
+    const { depth = TREE_DEPTH, maxItems = TREE_MAX_ITEMS, ...call } = options;
+    const { dispatch_log: _log, depends_on: _on, blocked_by: _by, children: counts, ...root } = await getWork(id, call);
+    const top: WorkTree = { item: root, children: [], truncated: false };
+    // The root's children are counted; a listed item's are not: only a listing tells.
+    const known = new Map([[root.id, counts.total]]);
+    let level = [top];
+    let read = 1;
+    for (let below = 1; level.length > 0; below++) {
+      const next: WorkTree[] = [];
+      for (const node of level) {
+        if (known.get(node.item.id) === 0) continue;
+        if (below > depth || read >= maxItems) {
+          node.truncated = true;
+          continue;
+        }
+        const found = await children(node.item.id, {}, call);
+        const kept = found.slice(0, Math.max(0, maxItems - read));
+        read += kept.length;
+        node.truncated = kept.length < found.length;
+        node.children = kept.map((item) => ({ item, children: [], truncated: false }));
+        next.push(...node.children);
+      }
+      level = next;
+    }
+    return top;
   }
 
   return {
@@ -103,6 +170,14 @@ export function createWorkClient(options: ClientOptions) {
 
     listWork(query: ListWorkQuery = {}, call: CallOptions = {}): Promise<WorkPage> {
       return page('/work', query, call);
+    },
+
+    children,
+    tree,
+
+    /** The items whose depends_on names `id` (GET /work/{id}/dependents), at most 1,000. */
+    async dependents(id: string, call: CallOptions = {}): Promise<WorkItemSummary[]> {
+      return (await request<WorkItemSummary[]>('GET', path`/work/${id}/dependents`, call)).body;
     },
 
     /** One agent's items (404 for an agent nobody has heard of). */
@@ -128,6 +203,17 @@ export function createWorkClient(options: ClientOptions) {
       const { idempotencyKey, headers, signal } = call;
       return (
         await request<WorkItem>('POST', '/work', { body, headers: { ...headers, 'idempotency-key': idempotencyKey }, signal })
+      ).body;
+    },
+
+    /**
+     * A parent and its steps in one transaction (POST /work/plans): steps name each other by
+     * `key` in `depends_on_keys`; the answer gives each step's id by its key.
+     */
+    async submitPlan(body: CreatePlan, call: SubmitOptions = {}): Promise<SubmittedPlan> {
+      const { idempotencyKey, headers, signal } = call;
+      return (
+        await request<SubmittedPlan>('POST', '/work/plans', { body, headers: { ...headers, 'idempotency-key': idempotencyKey }, signal })
       ).body;
     },
 

@@ -11,6 +11,7 @@ import {
   WorkItemSchema,
   WorkItemSummarySchema,
 } from '../work/schemas.js';
+import { PlanParentSchema, PlanStepSchema, MAX_PLAN_STEPS, SubmittedPlanSchema } from '../work/plan-schemas.js';
 
 // The tools' input and output schemas, made from the API's own TypeBox schemas: an argument has
 // the API's name, bounds and description, and an answer is the API's answer. Only what the MCP
@@ -78,16 +79,42 @@ export const ListInputSchema = closed({
   cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 512, description: 'next_cursor of the previous page' })),
 });
 
+const IdempotencyKeySchema = Type.String({
+  minLength: 1,
+  maxLength: 255,
+  pattern: '^[\\x20-\\x7e]+$',
+  description: 'Send the same key when you retry: the first answer is given again, nothing is created twice',
+});
+
 export const SubmitInputSchema = closed({
-  ...fieldsOf(CreateWorkItemSchema, ['type', 'description', 'priority', 'project_id', 'payload', 'run_after', 'max_attempts', 'retry_delay_s']),
-  idempotency_key: Type.Optional(
-    Type.String({
-      minLength: 1,
-      maxLength: 255,
-      pattern: '^[\\x20-\\x7e]+$',
-      description: 'Send the same key when you retry: the first item is answered again, never a second one',
-    }),
-  ),
+  ...fieldsOf(CreateWorkItemSchema, [
+    'type',
+    'description',
+    'priority',
+    'project_id',
+    'payload',
+    'parent_id',
+    'depends_on',
+    'run_after',
+    'max_attempts',
+    'retry_delay_s',
+  ]),
+  idempotency_key: Type.Optional(IdempotencyKeySchema),
+});
+
+export const SubmitPlanInputSchema = closed({
+  parent: PlanParentSchema,
+  steps: Type.Array(PlanStepSchema, {
+    minItems: 1,
+    maxItems: MAX_PLAN_STEPS,
+    description: 'The steps, children of the parent; a step waits for the steps named in its depends_on_keys',
+  }),
+  idempotency_key: Type.Optional(IdempotencyKeySchema),
+});
+
+export const ChildrenInputSchema = closed({
+  id: { ...IdSchema, description: 'The parent work item id' },
+  ...fieldsOf(ListInputSchema, ['status', 'ready', 'limit', 'cursor']),
 });
 
 export const EmptyInputSchema = closed({});
@@ -132,5 +159,7 @@ export const PageOutputSchema = closed({
   items: Type.Array(WorkItemSummarySchema),
   next_cursor: Nullable(Type.String({ description: 'Pass as cursor for the next page; null on the last one' })),
 });
+
+export const PlanOutputSchema = SubmittedPlanSchema;
 
 export const ProjectsOutputSchema = closed({ projects: Type.Array(ProjectSchema) });

@@ -36,6 +36,7 @@ const INSTRUCTIONS = [
   'add_note records progress on the item\'s timeline, add_comment posts a comment with links for the people following it.',
   'When you cannot go on well without a person (a missing fact, a decision with consequences, access you lack), ask_person,',
   'with options when you can; it blocks the item and waits up to wait_s; get_answer waits again. Do not ask what you can find out yourself.',
+  'submit_plan splits work into steps that wait for each other; list_children shows them.',
   'A refused call is a tool error whose text says what to do next.',
 ].join(' ');
 

@@ -8,6 +8,7 @@ import { patchForMove } from '../work/move-request.js';
 import type { UpdateWorkItem, WorkItem } from '../work/schemas.js';
 import {
   BlockInputSchema,
+  ChildrenInputSchema,
   ClaimInputSchema,
   ClaimOutputSchema,
   CompleteInputSchema,
@@ -20,9 +21,11 @@ import {
   ListInputSchema,
   MCP_PAGE_SIZE,
   PageOutputSchema,
+  PlanOutputSchema,
   ProjectsOutputSchema,
   StartInputSchema,
   SubmitInputSchema,
+  SubmitPlanInputSchema,
 } from './schemas.js';
 import { CompleteOutputSchema } from './conversation-schemas.js';
 import { openReviewOf, reviewNextStep } from './questions.js';
@@ -182,6 +185,19 @@ export const TOOLS: readonly ToolDefinition[] = [
     },
   }),
   define({
+    name: 'list_children',
+    title: 'List the children of a work item',
+    description: `List the children of a work item (the steps of a plan) in queue order, filtered by status (comma-separated) and ready (claimable now); ${MCP_PAGE_SIZE} per page, next page with next_cursor.`,
+    access: ACCESS.read,
+    input: ChildrenInputSchema,
+    output: PageOutputSchema,
+    annotations: READS,
+    async run({ id, ...args }, { client, signal }) {
+      const page = await client.listWork({ sort: 'priority', ...args, parent_id: id }, { signal });
+      return { items: page.items, next_cursor: page.next_cursor };
+    },
+  }),
+  define({
     name: 'start_work',
     title: 'Start or resume a work item',
     description: 'Start a work item dispatched to you, or resume one you blocked: moves it to in_progress and renews your lease.',
@@ -242,12 +258,23 @@ export const TOOLS: readonly ToolDefinition[] = [
     name: 'submit_work',
     title: 'Submit a work item',
     description:
-      'Put a new work item in the queue (type, description, priority 1 highest to 5, payload); send an idempotency_key so a retry never creates it twice.',
+      'Put a new work item in the queue (type, description, priority 1 highest to 5, payload; parent_id makes it a sub-item, depends_on lists items it waits for); send an idempotency_key so a retry never creates it twice.',
     access: ACCESS.submit,
     input: SubmitInputSchema,
     output: ItemOutputSchema,
     annotations: ADDS,
     run: ({ idempotency_key, ...body }, { client, signal }) => client.submitWork(body, { signal, idempotencyKey: idempotency_key }),
+  }),
+  define({
+    name: 'submit_plan',
+    title: 'Submit a plan of work',
+    description:
+      'Submit a parent item and its steps at once, all or none: each step has a key, and depends_on_keys names the steps it waits for (no step is claimable before those complete). Answers the parent and each step\'s id by key.',
+    access: ACCESS.submit,
+    input: SubmitPlanInputSchema,
+    output: PlanOutputSchema,
+    annotations: ADDS,
+    run: ({ idempotency_key, ...body }, { client, signal }) => client.submitPlan(body, { signal, idempotencyKey: idempotency_key }),
   }),
   define({
     name: 'list_projects',

@@ -27,6 +27,8 @@ import { SWEEP_EVERY_MS, startLeaseSweeper } from '../work/lease-sweeper.js';
 import { createWorkCounters, registerWorkGauges } from '../work/metrics.js';
 import { createProjectService } from '../work/project-service.js';
 import { registerProjectRoutes, registerWorkRoutes } from '../work/routes.js';
+import { registerPlanRoutes } from '../work/plan-routes.js';
+import { createPlanService } from '../work/plan-service.js';
 import { createWorkService } from '../work/service.js';
 import { startStatsCompactor } from '../work/stats/compactor.js';
 import { registerStatsRoutes } from '../work/stats/routes.js';
@@ -108,6 +110,7 @@ export async function buildWorkApp({ config, logger, webRoot, now = () => new Da
   });
   // Before the item routes, so /work/stats is never read as an item id.
   registerStatsRoutes(app, stats);
+  registerPlanRoutes(app, createPlanService({ store, now, createItem: work.create, readItem: (tx, id) => work.get(id, tx) }));
   registerWorkRoutes(app, work, claims);
   registerConversationRoutes(app, conversation.comments, conversation.questions);
   registerProjectRoutes(app, createProjectService({ store, now }));

@@ -97,12 +97,17 @@ const ReviewRequiredSchema = Nullable(
   Type.Boolean({ description: "The holder's completion waits for a person's review; null: the project's setting" }),
 );
 
+/** What the conversation (issue 21) adds to an item's full view. */
+const conversationFields = {
+  comment_count: Type.Integer({ minimum: 0, description: 'Comments on the item (GET /work/{id}/comments)' }),
+  review_required: ReviewRequiredSchema,
+};
+
 export const WorkItemSchema = Type.Object(
   {
     ...workItemFields,
     dispatch_log: Type.Array(DispatchEntrySchema),
-    comment_count: Type.Integer({ minimum: 0, description: 'Comments on the item (GET /work/{id}/comments)' }),
-    review_required: ReviewRequiredSchema,
+    ...conversationFields,
   },
   { additionalProperties: false },
 );
@@ -141,6 +146,7 @@ export const WorkItemDetailSchema = Type.Object(
   {
     ...workItemFields,
     dispatch_log: Type.Array(DispatchEntrySchema),
+    ...conversationFields,
     depends_on: Type.Array(UuidSchema, { maxItems: LINK_LIMITS.dependencies }),
     blocked_by: Type.Array(BlockerSchema, { maxItems: LINK_LIMITS.dependencies, description: 'The dependencies not yet completed' }),
     children: ChildCountsSchema,

@@ -169,10 +169,10 @@ export function createWorkService({ store, recent, now = () => new Date(), obser
     }
   }
 
-  async function get(id: string): Promise<WorkItemDetail> {
-    const found = await store.findWithDispatches(id);
+  async function get(id: string, tx: WorkStore = store): Promise<WorkItemDetail> {
+    const found = await tx.findWithDispatches(id);
     if (!found) throw new WorkItemNotFound(id);
-    return withPlan(store, toWorkItem(found.row, found.dispatches));
+    return withPlan(tx, toWorkItem(found.row, found.dispatches));
   }
 
   async function list(query: ListWorkQuery, agent?: string): Promise<WorkPage> {
@@ -336,7 +336,8 @@ export function createWorkService({ store, recent, now = () => new Date(), obser
     return store.purgeIdempotencyKeysBefore(new Date(now().getTime() - IDEMPOTENCY_WINDOW_MS).toISOString());
   }
 
-  return { submit, get, list, counts, update, heartbeat, expireLease, remove, history, purgeIdempotencyKeys };
+  // `create` and `get` in a caller's transaction: a plan (plan-service.ts) writes many items in one.
+  return { submit, create, get, list, counts, update, heartbeat, expireLease, remove, history, purgeIdempotencyKeys };
 }
 
 /** The actor of a change asked for by `principal`; none means the desk itself. */

@@ -71,11 +71,21 @@ const CASES: Case[] = [
   { route: 'GET /work/agent/:agent', service: 'work', request: async () => ({ url: '/work/agent/ada' }), roles: READ(200) },
   { route: 'GET /work/:id', service: 'work', request: async (f) => ({ url: `/work/${f.itemOfAda}` }), roles: READ(200) },
   { route: 'GET /work/:id/history', service: 'work', request: async (f) => ({ url: `/work/${f.itemOfAda}/history` }), roles: READ(200) },
+  { route: 'GET /work/:id/dependents', service: 'work', request: async (f) => ({ url: `/work/${f.itemOfAda}/dependents` }), roles: READ(200) },
   {
     route: 'POST /work',
     service: 'work',
     request: async () => ({ url: '/work', payload: { type: 'matrix', description: 'submitted in the role matrix' } }),
     roles: only(201, 'agent', 'member', 'intake', 'admin'),
+  },
+  {
+    route: 'POST /work/plans',
+    service: 'work',
+    request: async () => ({
+      url: '/work/plans',
+      payload: { parent: { type: 'matrix', description: 'a plan in the role matrix' }, steps: [{ key: 'only', type: 'matrix', description: 'its step' }] },
+    }),
+    roles: only(201, 'agent', 'intake', 'admin'),
   },
   {
     route: 'PATCH /work/:id',

@@ -131,6 +131,36 @@ describe.each(await storesUnderTest())('the work client on %s', (kind) => {
     expect(refused.status).toBe(401);
   });
 
+  it('submits a plan (idempotent with a key) and reads it back: children, and the tree cut by depth and by size', async () => {
+    const body = {
+      parent: { type: 'client_plan', description: 'the plan' },
+      steps: [
+        { key: 'a', type: 'client_plan', description: 'a' },
+        { key: 'b', type: 'client_plan', description: 'b', depends_on_keys: ['a'] },
+        { key: 'c', type: 'client_plan', description: 'c', depends_on_keys: ['a', 'b'] },
+      ],
+    };
+    const plan = await admin.submitPlan(body, { idempotencyKey: 'plan-1' });
+    expect(await admin.submitPlan(body, { idempotencyKey: 'plan-1' })).toEqual(plan);
+    const nested = await admin.submitWork({ type: 'client_plan', description: 'under b', parent_id: plan.steps.b! });
+    expect((await admin.children(plan.parent.id)).map((item) => item.id).sort()).toEqual(Object.values(plan.steps).sort());
+    expect((await admin.dependents(plan.steps.a!)).map((item) => item.id).sort()).toEqual([plan.steps.b, plan.steps.c].sort());
+
+    const tree = await admin.tree(plan.parent.id);
+    expect(tree.item.id).toBe(plan.parent.id);
+    expect(tree.truncated).toBe(false);
+    expect(tree.children.map((child) => child.item.id).sort()).toEqual(Object.values(plan.steps).sort());
+    const b = tree.children.find((child) => child.item.id === plan.steps.b)!;
+    expect(b.children.map((child) => child.item.id)).toEqual([nested.id]);
+    expect(b.children[0]).toMatchObject({ children: [], truncated: false });
+
+    const shallow = await admin.tree(plan.parent.id, { depth: 1 });
+    expect(shallow.children.find((child) => child.item.id === plan.steps.b)).toMatchObject({ children: [], truncated: true });
+    const small = await admin.tree(plan.parent.id, { maxItems: 3 });
+    expect(small.children).toHaveLength(2);
+    expect(small.truncated).toBe(true);
+  });
+
   it('every route the client calls is in the OpenAPI document, with the method it uses', async () => {
     const calls: Array<{ method: string; path: string }> = [];
     const recording: FetchLike = async (url, init) => {
@@ -146,6 +176,8 @@ describe.each(await storesUnderTest())('the work client on %s', (kind) => {
     await client.countWork();
     await client.getWork(id);
     await client.submitWork({ type: 't', description: 'd' });
+    await client.dependents(id);
+    await client.submitPlan({ parent: { type: 't', description: 'd' }, steps: [{ key: 'k', type: 't', description: 'd' }] });
     await client.claimWork({ agent: 'a' });
     await client.heartbeat(id, { agent: 'a' });
     await client.updateWork(id, { status: 'queued' });
@@ -179,7 +211,7 @@ describe.each(await storesUnderTest())('the work client on %s', (kind) => {
       return !match || !(method.toLowerCase() in (document.paths[match.template] ?? {}));
     });
     expect(missing).toEqual([]);
-    expect(calls).toHaveLength(28);
+    expect(calls).toHaveLength(30);
   });
 });
 

@@ -16,18 +16,20 @@ const TOOL_NAMES = [
   'heartbeat',
   'get_work_item',
   'list_work',
+  'list_children',
   'start_work',
   'block_work',
   'complete_work',
   'fail_work',
   'submit_work',
+  'submit_plan',
   'list_projects',
   'add_note',
   'add_comment',
   'ask_person',
   'get_answer',
 ];
-const READ_ONLY = ['get_work_item', 'list_work', 'list_projects', 'get_answer'];
+const READ_ONLY = ['get_work_item', 'list_work', 'list_children', 'list_projects', 'get_answer'];
 const FINAL = ['complete_work', 'fail_work'];
 
 describe.each(await storesUnderTest())('MCP over Streamable HTTP on %s', (kind) => {
@@ -98,7 +100,8 @@ describe.each(await storesUnderTest())('MCP over Streamable HTTP on %s', (kind) 
 
     // What the API says afterwards is what the tool answered.
     const stored = await api(desk.url, 'GET', `/work/${claimed.id}`, admin);
-    expect(stored.body).toMatchObject(done); // GET adds the plan (depends_on, blocked_by, children)
+    // GET answers the item with its links (depends_on, blocked_by, children) besides what the move answered.
+    expect(stored.body).toMatchObject(done);
 
     const read = await use(bot1, 'get_work_item', { id: claimed.id });
     expect(read).toMatchObject({ id: claimed.id, status: 'completed' });

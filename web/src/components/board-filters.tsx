@@ -2,6 +2,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { type BoardFilters, PAGE_SIZES } from '../lib/filters.ts';
 import { fromLocalInput, statusLabel, toLocalInput } from '../lib/format.ts';
 import { useProjects } from '../lib/projects.ts';
+import { href } from '../lib/router.ts';
 import type { WorkStatus } from '../../../src/work/schemas.ts';
 import { STATUSES } from '../lib/statuses.ts';
 import { visibleBidi } from './user-text.tsx';
@@ -27,7 +28,15 @@ export function BoardFiltersForm(props: { filters: BoardFilters; onApply: (f: Bo
     if (now) apply(next);
   };
 
-  const active = [props.filters.status, props.filters.agent, props.filters.project_id, props.filters.type, props.filters.since].filter(Boolean).length;
+  const active = [
+    props.filters.status,
+    props.filters.agent,
+    props.filters.project_id,
+    props.filters.type,
+    props.filters.since,
+    props.filters.parent_id,
+    props.filters.ready,
+  ].filter(Boolean).length;
   return (
     // On a phone the form folds away behind its summary; on wider screens the summary is hidden
     // and the box stays open.
@@ -136,6 +145,21 @@ export function BoardFiltersForm(props: { filters: BoardFilters; onApply: (f: Bo
           ))}
         </select>
       </div>
+      <label class="inline-check small">
+        <input type="checkbox" name="ready" checked={draft.ready} onChange={(e) => set('ready', e.currentTarget.checked, true)} />
+        Ready to claim only
+      </label>
+      {draft.parent_id && (
+        <p class="filter-parent small">
+          Sub-items of{' '}
+          <a href={href(`/items/${draft.parent_id}`)}>
+            <code>{draft.parent_id.slice(0, 8)}</code>
+          </a>{' '}
+          <button type="button" class="subtle" aria-label="Show all items, not only these sub-items" onClick={() => set('parent_id', '', true)}>
+            ×
+          </button>
+        </p>
+      )}
       <div class="filter-buttons">
         <button type="submit" class="primary">
           Apply
@@ -143,7 +167,7 @@ export function BoardFiltersForm(props: { filters: BoardFilters; onApply: (f: Bo
         <button
           type="button"
           onClick={() => {
-            const cleared = { ...latest.current, status: null, agent: '', project_id: '', type: '', since: '', cursor: '' };
+            const cleared = { ...latest.current, status: null, agent: '', project_id: '', type: '', since: '', parent_id: '', ready: false, cursor: '' };
             update(cleared);
             apply(cleared);
           }}

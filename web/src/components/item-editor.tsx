@@ -3,7 +3,9 @@ import type { Project, WorkItem } from '../../../src/work/schemas.ts';
 import { checkPayload } from '../lib/payload.ts';
 import type { ChangeResult } from '../lib/use-item-change.ts';
 import { useEditBase } from '../lib/use-edit-base.ts';
+import { relationsOf } from '../lib/relations.ts';
 import { ChangeFeedback, type Feedback } from './change-feedback.tsx';
+import { RelationFields } from './relation-fields.tsx';
 import { PriorityOptions, TYPE_HINT, TYPE_PATTERN } from './work-fields.tsx';
 import { visibleBidi } from './user-text.tsx';
 import { type ReviewChoice, ReviewField, reviewChoice, reviewValue } from './review-field.tsx';
@@ -15,9 +17,14 @@ interface Draft {
   project_id: string;
   payload: string;
   review_required: ReviewChoice;
+  parent_id: string;
+  /** Ids, comma-joined, in the order chosen (compared as a set). */
+  depends_on: string;
 }
 type Key = keyof Draft;
-const KEYS: readonly Key[] = ['priority', 'type', 'description', 'project_id', 'payload', 'review_required'];
+const KEYS: readonly Key[] = ['priority', 'type', 'description', 'project_id', 'payload', 'review_required', 'parent_id', 'depends_on'];
+const idsOf = (joined: string) => (joined === '' ? [] : joined.split(','));
+const sameSet = (a: string, b: string) => [...idsOf(a)].sort().join(',') === [...idsOf(b)].sort().join(',');
 
 function draftOf(w: WorkItem): Draft {
   return {
@@ -27,6 +34,8 @@ function draftOf(w: WorkItem): Draft {
     project_id: w.project_id ?? '',
     payload: w.payload === null ? '' : JSON.stringify(w.payload, null, 2),
     review_required: reviewChoice(w.review_required),
+    parent_id: relationsOf(w).parent_id ?? '',
+    depends_on: relationsOf(w).depends_on.join(','),
   };
 }
 const fieldsOf = (w: WorkItem) => JSON.stringify(draftOf(w));
@@ -64,6 +73,9 @@ export function ItemEditor(props: {
     if (draft.project_id !== was.project_id) body.project_id = draft.project_id || null;
     if (draft.payload !== was.payload) body.payload = checked.value;
     if (draft.review_required !== was.review_required) body.review_required = reviewValue(draft.review_required);
+    if (draft.parent_id !== was.parent_id) body.parent_id = draft.parent_id || null;
+    // PATCH replaces depends_on as a whole.
+    if (!sameSet(draft.depends_on, was.depends_on)) body.depends_on = idsOf(draft.depends_on);
     if (Object.keys(body).length === 0) return props.onClose();
     const result = await props.onSave(base, body);
     if (result.ok) return props.onClose();
@@ -133,6 +145,14 @@ export function ItemEditor(props: {
           {payloadError ?? ''}
         </span>
       </label>
+      <RelationFields
+        idPrefix="edit"
+        self={props.item.id}
+        parentId={draft.parent_id}
+        dependsOn={idsOf(draft.depends_on)}
+        onParent={(id) => setDraft((d) => ({ ...d, parent_id: id }))}
+        onDependsOn={(ids) => setDraft((d) => ({ ...d, depends_on: ids.join(',') }))}
+      />
       <ChangeFeedback feedback={props.feedback?.kind === 'done' ? null : props.feedback} />
       <div class="row">
         <button type="submit" class="primary" disabled={props.busy}>

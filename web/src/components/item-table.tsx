@@ -2,6 +2,8 @@ import { formatAgo, formatDateTime } from '../lib/format.ts';
 import { projectName, useProjects } from '../lib/projects.ts';
 import { href } from '../lib/router.ts';
 import type { WorkItemSummary } from '../../../src/work/schemas.ts';
+import { waitingOn } from '../lib/relations.ts';
+import { WaitMark } from './item-relations.tsx';
 import { LoopMarks } from './loop-fields.tsx';
 import { StatusBadge } from './status-badge.tsx';
 import { UserText } from './user-text.tsx';
@@ -43,6 +45,7 @@ export function ItemTable(props: {
               </td>
               <td>
                 <StatusBadge status={item.status} />
+                {waitingOn(item) > 0 && <WaitMark count={waitingOn(item)} />}
                 <LoopMarks item={item} />
               </td>
               <td class="num">{item.priority}</td>

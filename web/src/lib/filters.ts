@@ -1,4 +1,5 @@
 import type { WorkStatus, WorkItemSummary } from '../../../src/work/schemas.ts';
+import { relationsOf, waitingOn } from './relations.ts';
 import { STATUSES } from './statuses.ts';
 
 // The board's view lives in the URL with the API's own parameter names, so the query the page
@@ -13,6 +14,10 @@ export interface BoardFilters {
   project_id: string;
   type: string;
   since: string; // ISO 8601 with zone, or ''
+  /** Sub-items of this item only, or ''. */
+  parent_id: string;
+  /** Only items claimable now: queued, due, every dependency completed. */
+  ready: boolean;
   sort: 'newest' | 'priority';
   limit: number;
   cursor: string;
@@ -28,6 +33,8 @@ export function filtersFrom(params: URLSearchParams): BoardFilters {
     project_id: params.get('project_id') ?? '',
     type: params.get('type') ?? '',
     since: since !== '' && !Number.isNaN(Date.parse(since)) ? since : '',
+    parent_id: params.get('parent_id') ?? '',
+    ready: params.get('ready') === 'true',
     sort: params.get('sort') === 'priority' ? 'priority' : 'newest',
     limit: Number.isInteger(limit) && limit >= 1 && limit <= 1000 ? limit : DEFAULT_LIMIT,
     cursor: params.get('cursor') ?? '',
@@ -42,6 +49,8 @@ export function filtersToParams(f: BoardFilters): URLSearchParams {
   if (f.project_id) p.set('project_id', f.project_id);
   if (f.type) p.set('type', f.type);
   if (f.since) p.set('since', f.since);
+  if (f.parent_id) p.set('parent_id', f.parent_id);
+  if (f.ready) p.set('ready', 'true');
   if (f.sort === 'priority') p.set('sort', 'priority');
   if (f.limit !== DEFAULT_LIMIT) p.set('limit', String(f.limit));
   if (f.cursor) p.set('cursor', f.cursor);
@@ -56,6 +65,8 @@ export function listQuery(f: BoardFilters) {
     project_id: f.project_id,
     type: f.type,
     since: f.since,
+    parent_id: f.parent_id,
+    ready: f.ready ? 'true' : null,
     sort: f.sort === 'priority' ? 'priority' : null,
     limit: f.limit,
     cursor: f.cursor,
@@ -74,6 +85,8 @@ export function matches(f: BoardFilters, item: WorkItemSummary): boolean {
   if (f.project_id && item.project_id !== f.project_id) return false;
   if (f.type && item.type !== f.type) return false;
   if (f.since && Date.parse(item.created_at) <= Date.parse(f.since)) return false;
+  if (f.parent_id && relationsOf(item).parent_id !== f.parent_id) return false;
+  if (f.ready && !isReady(item)) return false;
   return true;
 }
 
@@ -84,4 +97,10 @@ export function compareItems(sort: BoardFilters['sort'], a: WorkItemSummary, b: 
     return a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : a.id < b.id ? -1 : 1;
   }
   return a.created_at > b.created_at ? -1 : a.created_at < b.created_at ? 1 : a.id > b.id ? -1 : 1;
+}
+
+/** Claimable now, as `ready=true` means it: queued, due, and waiting on nothing. */
+export function isReady(item: WorkItemSummary, now = Date.now()): boolean {
+  if (item.status !== 'queued' || waitingOn(item) > 0) return false;
+  return item.run_after === null || Date.parse(item.run_after) <= now;
 }

@@ -5,6 +5,7 @@ import { ItemActions } from '../components/item-actions.tsx';
 import { ItemFields } from '../components/item-fields.tsx';
 import { ItemQuestion } from '../components/item-question.tsx';
 import { ItemTimeline } from '../components/item-timeline.tsx';
+import { ItemRelations } from '../components/item-relations.tsx';
 import { Modal } from '../components/modal.tsx';
 import { NotesEditor } from '../components/notes-editor.tsx';
 import { ProblemMessage } from '../components/problem-message.tsx';
@@ -101,6 +102,7 @@ export function ItemPage({ id }: { id: string }) {
       {!deleted && <ItemQuestion item={w} onAnswered={item.reload} onOpen={setWaitingOn} />}
       <div class="item-grid">
         <div class="stack">
+          <ItemRelations item={w} mayAdd={can(session, 'submit')} />
           <ItemFields
             item={w}
             projects={projects}

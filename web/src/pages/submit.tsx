@@ -11,6 +11,8 @@ import { ATTEMPT_LIMITS, RETRY_DELAY_LIMITS } from '../../../src/work/limits.ts'
 import { visibleBidi } from '../components/user-text.tsx';
 import { PriorityOptions, TYPE_HINT, TYPE_PATTERN } from '../components/work-fields.tsx';
 import { type ReviewChoice, ReviewField, reviewValue } from '../components/review-field.tsx';
+import { RelationFields } from '../components/relation-fields.tsx';
+import { itemIdIn } from '../lib/relations.ts';
 
 const COMMON_TYPES = ['code_review', 'bug_fix', 'infra_setup', 'email_task'] as const;
 
@@ -27,6 +29,9 @@ export function SubmitPage({ params }: { params: URLSearchParams }) {
   const [runAfter, setRunAfter] = useState('');
   const [maxAttempts, setMaxAttempts] = useState('');
   const [retryDelay, setRetryDelay] = useState('');
+  // "Add a sub-item" on an item page opens this form with the parent chosen.
+  const [parentId, setParentId] = useState(itemIdIn(params.get('parent_id') ?? '') ?? '');
+  const [dependsOn, setDependsOn] = useState<string[]>([]);
   const [problem, setProblem] = useState<ApiProblem | null>(null);
   const [busy, setBusy] = useState(false);
 
@@ -56,6 +61,8 @@ export function SubmitPage({ params }: { params: URLSearchParams }) {
       if (runAfter !== '') body.run_after = fromLocalInput(runAfter);
       if (maxAttempts.trim() !== '') body.max_attempts = Number(maxAttempts);
       if (retryDelay.trim() !== '') body.retry_delay_s = Number(retryDelay);
+      if (parentId !== '') body.parent_id = parentId;
+      if (dependsOn.length > 0) body.depends_on = dependsOn;
       const r = await api<WorkItemSummary>('POST', '/work', body);
       navigate(href(`/items/${r.data.id}`));
     } catch (err) {
@@ -139,6 +146,14 @@ export function SubmitPage({ params }: { params: URLSearchParams }) {
           </div>
           <ReviewField id="submit-review" value={review} onChange={setReview} />
         </div>
+        <RelationFields
+          idPrefix="submit"
+          parentId={parentId}
+          dependsOn={dependsOn}
+          onParent={setParentId}
+          onDependsOn={setDependsOn}
+          errors={{ parent_id: fieldError('parent_id'), depends_on: fieldError('depends_on') }}
+        />
         <label>
           Payload (JSON object, optional)
           <textarea
