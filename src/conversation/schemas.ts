@@ -36,7 +36,7 @@ export const CommentSchema = Type.Object(
     id: UuidSchema,
     work_item_id: UuidSchema,
     author: Type.String(),
-    role: Type.String({ description: 'The author’s role: viewer, agent, member, intake, admin' }),
+    role: Type.String({ description: 'The author’s role: agent, member, intake, admin, or system (a note by the desk itself, e.g. a failed dependency)' }),
     kind: Type.Enum([...COMMENT_KINDS]),
     body: Type.String({ description: 'Markdown, always shown as text' }),
     links: Type.Array(LinkSchema),

@@ -29,6 +29,11 @@ describe.each(await storesUnderTest())('dependencies on %s', (kind) => {
   };
   const refusedSubmit = async (body: Record<string, unknown>) => call(t.app, 'POST', '/work', { type: 'deps', description: 'a step', ...body });
   const get = async (id: string) => (await call(t.app, 'GET', `/work/${id}`)).body;
+  /** The bodies of an item's comments by the desk (a failed dependency's note is one). */
+  const deskNotes = async (id: string): Promise<string[]> =>
+    ((await call(t.app, 'GET', `/work/${id}/comments`)).body as { author: string; kind: string; body: string }[])
+      .filter((comment) => comment.author === 'agentdesk' && comment.kind === 'note')
+      .map((comment) => comment.body);
   const patch = (id: string, body: Record<string, unknown>, headers: Record<string, string> = {}) =>
     call(t.app, 'PATCH', `/work/${id}`, body, headers);
   const claim = (type: string, agent = 'ann') => call(t.app, 'POST', '/work/claim', { agent, types: [type] });
@@ -124,7 +129,7 @@ describe.each(await storesUnderTest())('dependencies on %s', (kind) => {
     expect(atSubmit.body.detail).toContain(a.id);
   });
 
-  it('a failed dependency leaves its dependent unclaimable, blocked_by naming it, with a note; removing it by PATCH frees it', async () => {
+  it('a failed dependency leaves its dependent unclaimable, blocked_by naming it, with a comment; removing it by PATCH frees it', async () => {
     const type = `fail-${kind}`;
     const a = await submit({ type, description: 'migrate the schema' });
     const b = await submit({ type, depends_on: [a.id] });
@@ -133,8 +138,12 @@ describe.each(await storesUnderTest())('dependencies on %s', (kind) => {
     const detail = await get(b.id);
     expect(detail.status).toBe('queued');
     expect(detail.blocked_by).toEqual([{ id: a.id, status: 'failed', description: 'migrate the schema' }]);
-    expect(detail.notes).toContain(a.id);
-    expect(detail.notes).toContain('failed');
+    const [note, ...more] = await deskNotes(b.id);
+    expect(more).toEqual([]);
+    expect(note).toContain(a.id);
+    expect(note).toContain('ended failed');
+    expect(detail.comment_count).toBe(1);
+    expect(detail.notes ?? '').not.toContain(a.id);
     expect((await claim(type)).status).toBe(204);
 
     const stale = await patch(b.id, { depends_on: [] }, { 'if-match': `"${detail.version - 1}"` });
@@ -153,7 +162,7 @@ describe.each(await storesUnderTest())('dependencies on %s', (kind) => {
     const detail = await get(b.id);
     expect(detail.status).toBe('queued');
     expect(detail.waiting_on).toBe(1);
-    expect(detail.notes).toContain('cancelled');
+    expect((await deskNotes(b.id)).join('\n')).toContain('ended cancelled');
   });
 
   it('refuses cycles, direct and through four items, with a 422 that names the cycle', async () => {

@@ -46,8 +46,8 @@ export interface DependencyStatements {
 /**
  * What an item's reaching a final status does to the items that depend on it, carried by the
  * change (port.ts ItemChange) and written in its statement: `release` counts one dependency
- * less on each (the dependency completed); `note` appends the note to each one not in a status
- * of `unless` (it failed or was cancelled). Either way each dependent moves to a new version,
+ * less on each (the dependency completed); `note` posts the note as a comment (kind `note`, by
+ * `actor`) on the timeline of each one not in a status of `unless` (it failed or was cancelled). Either way each dependent moves to a new version,
  * with an `event` (work.updated) by `actor`.
  */
 export type DependentsEffect = { event: string; actor: { name: string; role: string } } & (

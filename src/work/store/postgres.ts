@@ -302,7 +302,7 @@ function dependentsParts(kind: 'release' | 'note', kept: string): string[] {
   const set =
     kind === 'release'
       ? `waiting_on = w.waiting_on - r.n`
-      : `notes = CASE WHEN w.notes IS NULL OR w.notes = '' THEN r.note ELSE w.notes || E'\n\n' || r.note END`;
+      : `comment_count = w.comment_count + 1`;
   const spared = kind === 'note' ? ` AND w.status::text <> ALL(ARRAY(SELECT json_array_elements_text($3::json->'unless')))` : '';
   return [
     `dependents AS (SELECT d.item_id, count(*)::int AS n, max((i.s).updated_at) AS at,
@@ -313,6 +313,14 @@ function dependentsParts(kind: 'release' | 'note', kept: string): string[] {
       FROM dependents r WHERE w.id = r.item_id${spared} RETURNING w.*)`,
     `touched_event AS (INSERT INTO events (type, data, created_at)
       SELECT $3::json->>'event', ${eventDataSql('t', `$3::json->'actor'`)}, t.updated_at FROM touched t ORDER BY t.id)`,
+    // The note joins each dependent's timeline as a comment by the desk (issue 21's conversation).
+    ...(kind === 'note'
+      ? [
+          `touched_comment AS (INSERT INTO work_comments (id, work_item_id, author, role, kind, body, links, created_at)
+            SELECT gen_random_uuid(), t.id, $3::json->'actor'->>'name', $3::json->'actor'->>'role', 'note', r.note, '[]', t.updated_at
+            FROM touched t JOIN dependents r ON r.item_id = t.id)`,
+        ]
+      : []),
   ];
 }
 

@@ -119,10 +119,16 @@ export function sqliteStatements(db: Executor): WorkStatements {
       effect.kind === 'release'
         ? await sql<WorkItemRow>`UPDATE work_items SET waiting_on = waiting_on - 1, version = version + 1, updated_at = ${at}
             WHERE ${dependents} RETURNING *`.execute(db)
-        : await sql<WorkItemRow>`UPDATE work_items SET version = version + 1, updated_at = ${at},
-            notes = CASE WHEN notes IS NULL OR notes = '' THEN ${effect.note} ELSE notes || char(10) || char(10) || ${effect.note} END
+        : await sql<WorkItemRow>`UPDATE work_items SET version = version + 1, updated_at = ${at}, comment_count = comment_count + 1
             WHERE ${dependents} AND status NOT IN (${sql.join(effect.unless)}) RETURNING *`.execute(db);
-    for (const row of rows) await portable.appendEvent(effect.event, eventData(row, effect.actor), at);
+    for (const row of rows) {
+      // The note joins the dependent's timeline as a comment by the desk (issue 21's conversation).
+      if (effect.kind === 'note') {
+        await sql`INSERT INTO work_comments (id, work_item_id, author, role, kind, body, links, created_at)
+          VALUES (${RANDOM_UUID_SQL}, ${row.id}, ${effect.actor.name}, ${effect.actor.role}, 'note', ${effect.note}, '[]', ${at})`.execute(db);
+      }
+      await portable.appendEvent(effect.event, eventData(row, effect.actor), at);
+    }
   }
 
   async function withLog(row: WorkItemRow): Promise<ItemWithDispatches> {
@@ -131,6 +137,10 @@ export function sqliteStatements(db: Executor): WorkStatements {
 
   return statements;
 }
+
+/** A random (version 4) UUID in SQLite's SQL, for rows the store writes by itself. */
+const RANDOM_UUID_SQL = sql`lower(hex(randomblob(4)) || '-' || hex(randomblob(2)) || '-4' || substr(hex(randomblob(2)), 2) || '-' ||
+  substr('89ab', 1 + (abs(random()) % 4), 1) || substr(hex(randomblob(2)), 2) || '-' || hex(randomblob(6)))`;
 
 /** The claim's type and project filters, as extra WHERE terms. */
 function filters(query: Pick<ClaimQuery, 'types' | 'project_id'>, withTypes = true): RawBuilder<unknown> {
