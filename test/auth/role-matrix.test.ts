@@ -85,7 +85,7 @@ const CASES: Case[] = [
       url: '/work/plans',
       payload: { parent: { type: 'matrix', description: 'a plan in the role matrix' }, steps: [{ key: 'only', type: 'matrix', description: 'its step' }] },
     }),
-    roles: only(201, 'agent', 'intake', 'admin'),
+    roles: only(201, 'agent', 'member', 'intake', 'admin'),
   },
   {
     route: 'PATCH /work/:id',

@@ -154,7 +154,10 @@ function ProjectRow(props: { project: Project; open: boolean; onToggle: () => vo
 function ReviewToggle({ project }: { project: Project }) {
   const [busy, setBusy] = useState(false);
   const [problem, setProblem] = useState<ApiProblem | null>(null);
-  const on = project.review_required;
+  // The box shows the choice at once, while the change is on its way (a controlled box would
+  // spring back until the answer came); a refused change puts the project's value back.
+  const [pending, setPending] = useState<boolean | null>(null);
+  const on = pending ?? project.review_required;
   return (
     <>
       <label class="inline-check">
@@ -165,6 +168,7 @@ function ReviewToggle({ project }: { project: Project }) {
           disabled={busy}
           onChange={async (e) => {
             const next = e.currentTarget.checked;
+            setPending(next);
             setBusy(true);
             setProblem(null);
             try {
@@ -173,6 +177,7 @@ function ReviewToggle({ project }: { project: Project }) {
             } catch (err) {
               setProblem(toProblem(err));
             } finally {
+              setPending(null);
               setBusy(false);
             }
           }}
