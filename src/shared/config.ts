@@ -47,8 +47,6 @@ export interface DatabaseConfig {
   url: string;
   poolSize: number;
   statementTimeoutMs: number;
-  /** Fault injection for test/process/writer-thread.test.ts: the SQLite writer thread exits at this COMMIT. */
-  sqliteWriterExitAtCommit?: number | null;
 }
 
 export interface LlmConfig {
@@ -500,7 +498,6 @@ export function loadConfig(env: Env): Readonly<Config> {
       url: databaseUrl(env),
       poolSize: integer(env, 'DATABASE_POOL_SIZE', 10, 1, 1_000),
       statementTimeoutMs: integer(env, 'DATABASE_STATEMENT_TIMEOUT_MS', 5_000, 1, 3_600_000),
-      sqliteWriterExitAtCommit: read(env, 'TEST_SQLITE_WRITER_EXIT_AT_COMMIT') === undefined ? null : integer(env, 'TEST_SQLITE_WRITER_EXIT_AT_COMMIT', 1, 1, 1_000_000_000),
     },
     llm: llmConfig(env),
     classify: {

@@ -1,15 +1,13 @@
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { Kysely, PostgresDialect, sql } from 'kysely';
+import { Kysely, PostgresDialect, type SqliteDatabase, sql } from 'kysely';
 import pg from 'pg';
 import type { Logger } from 'pino';
 import type { DatabaseConfig } from './config.js';
 import { type TransactionRunner, createGroupCommit } from './group-commit.js';
 import { migratePostgres, migrateSqlite } from './migrate.js';
-import { ThreadedSqliteDialect } from './sqlite-driver.js';
-import { WRITER_STOPPED, startSqliteWriter } from './sqlite-writer.js';
+import { ImmediateSqliteDialect } from './sqlite-driver.js';
 
 export const DIALECTS = { sqlite: 'sqlite', postgres: 'postgres' } as const;
 export type Dialect = (typeof DIALECTS)[keyof typeof DIALECTS];
@@ -106,60 +104,50 @@ export function sqlitePath(url: string): string {
 }
 
 function openSqlite(config: DatabaseConfig, { logger, migrate = true }: OpenDatabaseOptions): Database {
-  let path = sqlitePath(config.url);
-  // An in-memory database cannot be shared by two threads: "in memory" is a file in a folder of
-  // its own under the system's temporary folder, removed on close ("gone when it stops").
-  const scratch = path === ':memory:' ? mkdtempSync(join(tmpdir(), 'agentdesk-memory-')) : null;
-  if (scratch) path = join(scratch, 'agentdesk.db');
-  mkdirSync(dirname(resolve(path)), { recursive: true });
-  // The main thread's connection: the migrations, then every read outside a transaction. The
-  // busy timeout: how long a write waits for the lock another process holds (two services on
-  // one file) before the request gets a 503; reads never wait in WAL mode.
-  const reader = new BetterSqlite3(path, { timeout: config.statementTimeoutMs });
-  reader.pragma('journal_mode = WAL');
-  reader.pragma('synchronous = FULL');
-  reader.pragma('foreign_keys = ON');
-  if (migrate) migrateSqlite(reader, logger);
-  // Nothing writes here: a statement taken for a read by mistake fails instead of committing
-  // outside the group commit.
-  reader.pragma('query_only = ON');
-  // Every write runs on the writer thread (sqlite-writer.ts), whose connection is FULL: every
-  // COMMIT fsyncs the WAL before the thread answers, so a 2xx answer means the row is on disk.
-  const writer = startSqliteWriter({
-    path,
-    busyTimeoutMs: config.statementTimeoutMs,
-    logger,
-    exitAtCommit: config.sqliteWriterExitAtCommit ?? null,
-  });
-  // Started now, so the first request does not wait for the thread to load.
-  writer.session();
+  const path = sqlitePath(config.url);
+  if (path !== ':memory:') mkdirSync(dirname(resolve(path)), { recursive: true });
+  // The busy timeout: how long a write waits for the lock another process holds (two services
+  // on one file) before the request gets a 503. Writers take the lock up front (see
+  // sqlite-driver.ts), so the wait is real, not an instant SQLITE_BUSY_SNAPSHOT.
+  const raw = new BetterSqlite3(path, { timeout: config.statementTimeoutMs });
+  raw.pragma('journal_mode = WAL');
+  // FULL makes every commit fsync the WAL: a 2xx answer means the row is on disk.
+  raw.pragma('synchronous = FULL');
+  raw.pragma('foreign_keys = ON');
+  if (migrate) migrateSqlite(raw, logger);
+  const kysely = new Kysely<unknown>({ dialect: new ImmediateSqliteDialect({ database: withStatementCache(raw) }) });
   const observers = createObservers();
-  let groupCommit: TransactionRunner | null = null;
-  const kysely = new Kysely<unknown>({
-    dialect: new ThreadedSqliteDialect({ reader, writer, topLevelWrites: () => groupCommit! }),
-  });
-  groupCommit = createGroupCommit(kysely, { onBatch: observers.batch });
   return {
     dialect: DIALECTS.sqlite,
     kysely,
-    transaction: observers.timed(groupCommit),
+    transaction: observers.timed(createGroupCommit(kysely, { onBatch: observers.batch })),
     pool: null,
     observe: observers.observe,
     listen: async () => async () => {},
     notify: async () => {},
-    // Both connections: a writer thread that cannot start (or keeps dying) is a database down.
-    ping: async () => {
-      if (!(await pingWith(kysely))) return false;
-      try {
-        await writer.session().execute('select 1', []);
-        return true;
-      } catch {
-        return false;
+    ping: () => pingWith(kysely),
+    close: () => kysely.destroy(),
+  };
+}
+
+const STATEMENT_CACHE_SIZE = 256;
+
+/**
+ * Kysely prepares every query anew; the service sends the same few dozen SQL texts over and
+ * over, so each is prepared once. Safe because the one connection runs one query at a time.
+ */
+function withStatementCache(raw: BetterSqlite3.Database): SqliteDatabase {
+  const statements = new Map<string, BetterSqlite3.Statement>();
+  return {
+    close: () => raw.close(),
+    prepare(text) {
+      let statement = statements.get(text);
+      if (!statement) {
+        if (statements.size >= STATEMENT_CACHE_SIZE) statements.clear();
+        statement = raw.prepare(text);
+        statements.set(text, statement);
       }
-    },
-    close: async () => {
-      await kysely.destroy();
-      if (scratch) rmSync(scratch, { recursive: true, force: true });
+      return statement;
     },
   };
 }
@@ -351,7 +339,6 @@ const UNAVAILABLE_CODES = new Set([
   '08003',
   '08004',
   '08006',
-  WRITER_STOPPED, // the SQLite writer thread died (sqlite-writer.ts); the next write starts another
 ]);
 
 // better-sqlite3 reports extended result codes: SQLITE_BUSY_SNAPSHOT, SQLITE_BUSY_TIMEOUT,

@@ -1,19 +1,17 @@
 import type { Kysely, Transaction } from 'kysely';
 
-// SQLite makes a commit durable with an fsync (about a millisecond here, 5–10 ms on a cloud
-// disk), and SQLite has one writer: one transaction per request caps a server at one fsync per
-// write, whatever the CPU could do. Group commit lifts the cap: the transactions
+// SQLite makes a commit durable with an fsync (about a millisecond here), and better-sqlite3
+// runs it on the event loop: one transaction per request caps a server at about a thousand
+// writes a second, whatever the CPU could do. Group commit lifts the cap: the transactions
 // that arrive while one batch runs wait for the next, and a batch runs them one after another
 // inside a single database transaction, each in its own savepoint, so one failing rolls back
 // alone. Nobody hears back before the batch's COMMIT has returned, so an answer still means
 // the write is on disk. SQLite has one writer anyway, so running them in turn loses nothing.
 //
-// On the SQLite default the batch runs on the writer thread (sqlite-driver.ts, sqlite-writer.ts):
-// its statements and its COMMIT never hold the event loop, so while one batch flushes, the
-// requests that arrive are parsed and queue for the next. A batch also ends once it has run for
-// 10 ms: a batch of hundreds (a burst of classifications) would hold the write lock (which
-// another process, `npm start`'s other service, may be waiting for) and its callers' answers for
-// as long. The rest go in the next batch.
+// A batch also ends once it has run for 10 ms: better-sqlite3 runs every statement on the
+// event loop, so a batch of hundreds (a burst of classifications) would hold the loop, the
+// connection and the write lock (which another process, `npm start`'s other service, may be
+// waiting for) for as long. The rest go in the next batch, once the loop has had its turn.
 //
 // The batch begins IMMEDIATE (sqlite-driver.ts): it holds the write lock from its first read,
 // so another process writing the same file makes it wait, never fail halfway.

@@ -1,7 +1,6 @@
-// The dedupe store on SQLite: every statement a fixed SQL text, which the statement caches
-// (shared/sqlite-driver.ts for reads, the writer thread's for writes) prepare once, with nothing
-// built or compiled per request (Kysely's building was an eighth of the event loop's time in
-// the duplicates benchmark).
+// The dedupe store on SQLite: every statement a fixed SQL text, which the statement cache
+// (db.ts) prepares once, with nothing built or compiled per request (Kysely's building was an
+// eighth of the event loop's time in the duplicates benchmark).
 //
 // The units that take several statements (the claim, an answer with its usage, usage alone)
 // each run in a transaction of `inTransaction`: in the app that is the database's runner, group
