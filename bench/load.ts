@@ -9,7 +9,7 @@ import { hugeHtml } from './email-preparation.js';
 // never shares a CPU queue with the server or the orchestrator. It warms up, measures, and
 // prints one JSON line: the totals and every 2xx response time.
 
-export const LOAD_KINDS = ['post', 'patch', 'list', 'classify', 'classify_duplicate', 'classify_huge'] as const;
+export const LOAD_KINDS = ['post', 'patch', 'list', 'list_recent', 'classify', 'classify_duplicate', 'classify_huge'] as const;
 export type LoadKind = (typeof LOAD_KINDS)[number];
 
 export interface LoadSpec {
@@ -103,6 +103,9 @@ function requestsFor(spec: LoadSpec): Requests {
         },
       ];
     }
+    case 'list_recent':
+      // The board's first screen: the newest 20 items, whatever their status.
+      return [{ method: 'GET', path: '/work?limit=20' }];
     case 'classify': {
       // Every request is a new email, so each one passes dedupe and reaches the provider. The
       // run's own prefix keeps ids apart across warm-up, rounds and generators.

@@ -13,7 +13,8 @@ import type { QueueClientOptions, QueueClientReply, QueueClientRequest } from '.
 // ceiling servers, the fake LLM provider and the load generators. Each is its own node process;
 // a server's peak RSS is read from /proc before it stops.
 
-export const SERVICES_MAIN = fileURLToPath(new URL('../src/main.js', import.meta.url));
+/** BENCH_SERVICES_MAIN runs another build of the service (main's, say) under this run's harness, for A/B pairs. */
+export const SERVICES_MAIN = process.env.BENCH_SERVICES_MAIN ?? fileURLToPath(new URL('../src/main.js', import.meta.url));
 export const CEILING_MAIN = fileURLToPath(new URL('./ceiling-server.js', import.meta.url));
 export const LOAD_MAIN = fileURLToPath(new URL('./load.js', import.meta.url));
 export const CLASSIFY_CEILING_MAIN = fileURLToPath(new URL('./classify-ceiling-server.js', import.meta.url));

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { type BenchDatabase, type BenchDbKind, freshDatabase, parseDbKind, postgresAdminUrl } from './databases.js';
 import type { LoadKind, LoadResult } from './load.js';
+import { StealMeter, cpuTicks } from './host-steal.js';
 import { type WaitSampler, sampleWaits } from './pg-waits.js';
 import { seedPlan, seedPostgres, seedSqlite, type SeedPlan } from './seed.js';
 import { runMain } from './run-main.js';
@@ -14,7 +15,10 @@ import { Tally } from './tally.js';
 // Prints JSON lines on stdout (progress goes to stderr): POST /work per second and its ratio to
 // a bare-Fastify ceiling, PATCH transitions per second, the status-filtered list at 10,000 and
 // at 1,000,000 items, and the server's peak RSS. On PostgreSQL every write phase, and the list
-// at 1,000,000 items, runs again with two instances, one load generator each, summed.
+// at 1,000,000 items, runs again with two instances, one load generator each, summed. Issue 23:
+// the newest-20 list's latency while 10 connections flood POST /work, and the event-loop delay
+// (p99) of the service in both the POST and the flood phase. `--phases` picks some of
+// writes,flood,lists (all by default; lists seeds a million rows and takes the longest).
 
 const { values: args } = parseArgs({
   options: {
@@ -26,6 +30,8 @@ const { values: args } = parseArgs({
     items: { type: 'string', default: '1000000' },
     pool: { type: 'string', default: '10' },
     rounds: { type: 'string', default: '2' },
+    phases: { type: 'string', default: 'writes,flood,lists' },
+    'flood-connections': { type: 'string', default: '10' },
     /** A folder: the work servers of the write phases run with --cpu-prof and leave their profiles there. */
     'cpu-prof': { type: 'string' },
   },
@@ -44,7 +50,12 @@ const ROUNDS = Math.max(1, Number(args.rounds));
 /** Items each PATCH load generator cycles through: far more than its connections. */
 const PATCH_ITEMS_PER_INSTANCE = 2_000;
 
-const TARGETS = { postRatio: 0.6, listGrowth: 2 } as const;
+const PHASES = new Set(args.phases.split(','));
+const FLOOD_CONNECTIONS = Number(args['flood-connections']);
+/** Clients reading the newest 20 items during the flood: a few boards, not a second flood. */
+const FLOOD_READERS = 2;
+
+const TARGETS = { postRatio: 0.6, listGrowth: 2, floodListP99Ms: 10 } as const;
 
 const scratch = mkdtempSync(join(tmpdir(), 'agentdesk-bench-load-'));
 const peakRss: Record<string, number> = {};
@@ -124,6 +135,61 @@ async function itemsInProgress(servers: BenchServer[]): Promise<string[]> {
 
 const round = (value: number, digits = 2) => Math.round(value * 10 ** digits) / 10 ** digits;
 
+/** prom-client's monitorEventLoopDelay resolution: its histogram holds whole periods of it. */
+const EVENT_LOOP_RESOLUTION_MS = 10;
+
+/**
+ * The service's event-loop delay p99 since the previous call, in ms: prom-client's
+ * nodejs_eventloop_lag_p99_seconds (perf_hooks.monitorEventLoopDelay in the server), which each
+ * scrape of GET /metrics reads and resets. Call once before a window to start it.
+ */
+async function workLoopDelayP99Ms(server: BenchServer): Promise<number> {
+  const text = await (await fetch(`${server.url}/metrics`)).text();
+  const match = /^nodejs_eventloop_lag_p99_seconds (\S+)$/m.exec(text);
+  if (!match) throw new Error('GET /metrics has no nodejs_eventloop_lag_p99_seconds');
+  return round(Math.max(0, Number(match[1]) * 1_000 - EVENT_LOOP_RESOLUTION_MS));
+}
+
+/** The ceiling's own probe (bench/ceiling-server.ts), the same measure. */
+async function ceilingLoopDelayP99Ms(server: BenchServer): Promise<number> {
+  return ((await (await fetch(`${server.url}/event-loop`)).json()) as { p99_ms: number }).p99_ms;
+}
+
+/** Issue 23: the newest-20 list while FLOOD_CONNECTIONS flood POST /work, on a fresh database. */
+async function floodPhase(): Promise<void> {
+  progress(`GET /work?limit=20 while ${FLOOD_CONNECTIONS} connections flood POST /work`);
+  const database = await freshDatabase(kind);
+  const [server] = await startMany(() => startWork(database.url, POOL_SIZE), 1);
+  await workLoopDelayP99Ms(server!);
+  const steal = new StealMeter();
+  const before = cpuTicks();
+  const [posts, lists] = await Promise.all([
+    loadAll([server!], 'post', FLOOD_CONNECTIONS, PHASE),
+    loadAll([server!], 'list_recent', FLOOD_READERS, PHASE),
+  ]);
+  const loopP99 = await workLoopDelayP99Ms(server!);
+  steal.add(before, cpuTicks());
+  const [post, list] = [new Tally(), new Tally()];
+  post.add(posts);
+  list.add(lists);
+  const listSummary = list.summary();
+  emit({
+    metric: 'list_recent_under_post_flood',
+    query: 'GET /work?limit=20',
+    readers: FLOOD_READERS,
+    flood_connections: FLOOD_CONNECTIONS,
+    duration_s: DURATION_S,
+    list: listSummary,
+    post: post.summary(),
+    event_loop_delay_p99_ms: loopP99,
+    host_steal_pct: steal.percent(),
+    note: 'event-loop delay: the service\'s monitorEventLoopDelay p99 over the phase, warm-up included, less its 10 ms sampling period',
+    target: `list p99 < ${TARGETS.floodListP99Ms} ms`,
+    met: listSummary.p99_ms < TARGETS.floodListP99Ms,
+  });
+  await stopAll([server!], 'work (flood)');
+}
+
 async function writePhases(instances: number): Promise<void> {
   const shape = { instances, connections_total: CONNECTIONS, duration_s: DURATION_S };
 
@@ -133,14 +199,23 @@ async function writePhases(instances: number): Promise<void> {
   const servers = await startMany(() => startWork(workDb.url, POOL_SIZE, args['cpu-prof']), instances);
   const [ceiling, post] = [new Tally(), new Tally()];
   const waits: WaitSampler | null = workDb.schema ? await sampleWaits(postgresAdminUrl(), workDb.schema) : null;
+  // The worst slice's event-loop delay p99, of each side (the first instance's).
+  const loop = { ceiling: 0, work: 0 };
+  const steal = new StealMeter();
   for (let slice = 0; slice < ROUNDS; slice += 1) {
     const timing = { warmupS: slice === 0 ? WARMUP_S : 0, durationS: DURATION_S / ROUNDS };
+    await ceilingLoopDelayP99Ms(ceilings[0]!);
     ceiling.add(await loadAll(ceilings, 'post', CONNECTIONS, timing));
+    loop.ceiling = Math.max(loop.ceiling, await ceilingLoopDelayP99Ms(ceilings[0]!));
+    await workLoopDelayP99Ms(servers[0]!);
+    const before = cpuTicks();
     const posting = loadAll(servers, 'post', CONNECTIONS, timing);
     post.add(await (waits ? waits.during(posting) : posting));
+    steal.add(before, cpuTicks());
+    loop.work = Math.max(loop.work, await workLoopDelayP99Ms(servers[0]!));
   }
   await stopAll(ceilings, `ceiling x${instances}`);
-  emit({ metric: 'ceiling_post_per_s', ...shape, rounds: ROUNDS, ...ceiling.summary() });
+  emit({ metric: 'ceiling_post_per_s', ...shape, rounds: ROUNDS, ...ceiling.summary(), event_loop_delay_p99_ms: loop.ceiling });
   const ratio = round(post.perSecond / ceiling.perSecond);
   emit({
     metric: 'post_work_per_s',
@@ -149,6 +224,8 @@ async function writePhases(instances: number): Promise<void> {
     ...post.summary(),
     ceiling_per_s: ceiling.perSecond,
     ratio_to_ceiling: ratio,
+    event_loop_delay_p99_ms: loop.work,
+    host_steal_pct: steal.percent(),
     target: `>= ${TARGETS.postRatio} of the ceiling`,
     met: ratio >= TARGETS.postRatio,
   });
@@ -232,16 +309,23 @@ async function main(): Promise<void> {
     server: 'node dist/src/main.js work',
     server_log_level: 'warn',
     load_generator: 'autocannon, one child process per server instance',
-    ceiling: 'bench/ceiling-server.ts: bare Fastify, one prepared INSERT into the same work_items table, same durability',
+    ceiling:
+      kind === 'sqlite'
+        ? 'bench/ceiling-server.ts: bare Fastify, one prepared INSERT into the same work_items table, WAL with synchronous=NORMAL (no fsync per request)'
+        : 'bench/ceiling-server.ts: bare Fastify, one prepared INSERT into the same work_items table, same durability',
+    phases: [...PHASES],
     pool_size: kind === 'postgres' ? POOL_SIZE : null,
     warmup_s: WARMUP_S,
     ceiling_and_post_rounds: ROUNDS,
     cpus: cpus().length,
     node: process.version,
   });
-  await writePhases(1);
-  if (kind === 'postgres') await writePhases(2);
-  await listPhases();
+  if (PHASES.has('writes')) {
+    await writePhases(1);
+    if (kind === 'postgres') await writePhases(2);
+  }
+  if (PHASES.has('flood')) await floodPhase();
+  if (PHASES.has('lists')) await listPhases();
   const work = Object.entries(peakRss).filter(([label]) => label.startsWith('work'));
   emit({ metric: 'peak_rss_mb', value: Math.max(...work.map(([, mb]) => mb)), per_process: peakRss });
 }
