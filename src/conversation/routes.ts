@@ -21,20 +21,11 @@ import {
   QuestionSchema,
   WaitQuerySchema,
 } from './schemas.js';
+import { nextLink } from '../shared/paging.js';
 
 // The conversation's routes (issue 21): thin, each one call of the comment or question service.
 // Who may do what is the route's access level (auth/roles.ts) and, for agents, the service's
 // rules (their own items). Pages go on in the Link header, as /work's do.
-
-/** The next page's address: the same request with the cursor moved on. */
-function nextLink(url: string, query: Record<string, unknown>, cursor: string): string {
-  const params = new URLSearchParams();
-  for (const [key, value] of Object.entries(query)) {
-    if (key !== 'cursor' && value !== undefined) params.set(key, String(value));
-  }
-  params.set('cursor', cursor);
-  return `<${url.split('?')[0]}?${params.toString()}>; rel="next"`;
-}
 
 export function registerConversationRoutes(app: HttpApp, comments: CommentService, questions: QuestionService): void {
   const tags = ['conversation'];

@@ -17,16 +17,7 @@ import {
   MessagesQuerySchema,
   UpdateMailboxSchema,
 } from './schemas.js';
-
-/** The next page's address: the same request with the cursor moved on. */
-function nextLink(url: string, query: Record<string, unknown>, cursor: string): string {
-  const params = new URLSearchParams();
-  for (const [key, value] of Object.entries(query)) {
-    if (key !== 'cursor' && value !== undefined) params.set(key, String(value));
-  }
-  params.set('cursor', cursor);
-  return `<${url.split('?')[0]}?${params.toString()}>; rel="next"`;
-}
+import { nextLink } from '../shared/paging.js';
 
 export async function registerMailboxRoutes(app: HttpApp, mailboxes: MailboxService, importMaxBytes: number): Promise<void> {
   const tags = ['mailboxes'];

@@ -33,16 +33,7 @@ import {
   WorkItemSummarySchema,
 } from './schemas.js';
 import { type WorkPage, type WorkService, actorOf } from './service.js';
-
-/** The next page's address: the same request with the cursor moved on. */
-function nextLink(url: string, query: Record<string, unknown>, cursor: string): string {
-  const params = new URLSearchParams();
-  for (const [key, value] of Object.entries(query)) {
-    if (key !== 'cursor' && value !== undefined) params.set(key, String(value));
-  }
-  params.set('cursor', cursor);
-  return `<${url.split('?')[0]}?${params.toString()}>; rel="next"`;
-}
+import { nextLink } from '../shared/paging.js';
 
 /**
  * If-Match as a set of versions: `*`, or the strong entity tags listed. A weak or malformed
