@@ -2,14 +2,14 @@ import { createHash } from 'node:crypto';
 import { IdempotencyKeyInFlight, IdempotencyKeyReused } from './errors.js';
 import type { WorkStore } from './store/port.js';
 
-// The Idempotency-Key rule of a creating route, for a route other than POST /work (which keeps
-// its own copy in service.ts): the first answer for a caller's key is stored in the same
+// The Idempotency-Key rule of a creating route (POST /work, POST /work/plans): the first answer for a caller's key is stored in the same
 // transaction as what it created, and the same key with the same body within the window
 // answers it again; with another body it is a 422, and while the first request still runs, a
 // 409. The request hash covers the route, so one key sent to two routes is a reuse, never a
-// replay of the other route's answer.
+// replay of the other route's answer; POST /work's hash is of the body alone (its keys were
+// stored so before plans existed, and a body of /work is never a plan's).
 
-/** How long a key is remembered (the same window as POST /work's). */
+/** How long a key is remembered. */
 export const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
 
 export interface Once<T> {
@@ -24,10 +24,10 @@ export function createIdempotentWrites(store: WorkStore, timestamp: () => string
 
   /**
    * Runs `write` in one transaction with the key's record, or answers the stored result.
-   * `route` names the route in the hash; `scope` is the caller (keys are per caller).
+   * `route` names the route in the hash (null: POST /work); `scope` is the caller (keys are per caller).
    */
   return async function once<T>(
-    route: string,
+    route: string | null,
     scope: string,
     key: string,
     request: unknown,
@@ -37,7 +37,8 @@ export function createIdempotentWrites(store: WorkStore, timestamp: () => string
     if (inFlight.has(flight)) throw new IdempotencyKeyInFlight();
     inFlight.add(flight);
     try {
-      const requestHash = createHash('sha256').update(`${route}\n${JSON.stringify(request)}`).digest('base64url');
+      const hashed = route === null ? JSON.stringify(request) : `${route}\n${JSON.stringify(request)}`;
+      const requestHash = createHash('sha256').update(hashed).digest('base64url');
       return await store.transaction(async (tx) => {
         // Another instance may be running the same key: its lock says so until it commits.
         if (!(await tx.tryLockIdempotencyKey(scope, key))) throw new IdempotencyKeyInFlight();

@@ -1,4 +1,4 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import type { Principal } from '../auth/authenticator.js';
 import { assertMayChangeItem } from '../auth/policy.js';
 import { isForeignKeyViolation } from '../shared/db.js';
@@ -6,8 +6,6 @@ import { ValidationError } from '../shared/errors.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
 import {
   FinalItemNotEditable,
-  IdempotencyKeyInFlight,
-  IdempotencyKeyReused,
   ItemStillLinked,
   LeaseNotHeld,
   NotHolder,
@@ -15,6 +13,7 @@ import {
   WaitingOnDependencies,
   WorkItemNotFound,
 } from './errors.js';
+import { IDEMPOTENCY_WINDOW_MS, createIdempotentWrites } from './idempotent.js';
 import { asksForLinks, checkLinks, linksHolding, namedWaiting, withPlan, writeEdges } from './dependencies.js';
 import { type Plan, type RecentItems, type VersionPrecondition, WORK_EVENTS, changeItem, checkPrecondition } from './item-changes.js';
 import { newDispatch, planExpiry, planUpdate, requestedStatus, secondsAfter } from './change-rules.js';
@@ -96,9 +95,6 @@ type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 const MOVES_ARE_HISTORY_ACTIONS: Same<PatchMove, (typeof MOVE_ACTIONS)[number]> = true;
 void MOVES_ARE_HISTORY_ACTIONS;
 
-/** How long an Idempotency-Key is remembered. */
-export const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
-
 export type WorkService = ReturnType<typeof createWorkService>;
 
 export function createWorkService({ store, recent, now = () => new Date(), observer = NO_OBSERVER, reviewGate }: ServiceDeps) {
@@ -112,8 +108,7 @@ export function createWorkService({ store, recent, now = () => new Date(), obser
     }
     if (to !== undefined && to !== before.status && isFinal(to)) observer.finished(before.type, to);
   }
-  /** Keys of this process's requests still running, so a concurrent twin is refused at once. */
-  const keysInFlight = new Set<string>();
+  const once = createIdempotentWrites(store, timestamp);
 
   async function create(tx: WorkStore, input: CreateWorkItem, actor: Actor, at: string): Promise<WorkItem> {
     const { item, write } = planItem(input, actor, at);
@@ -138,35 +133,8 @@ export function createWorkService({ store, recent, now = () => new Date(), obser
     const createdBy = principal.name;
     const actor = { name: principal.name, role: principal.role };
     if (idempotencyKey === undefined) return { item: await create(store, input, actor, timestamp()), replayed: false };
-    const flight = `${createdBy}\n${idempotencyKey}`;
-    if (keysInFlight.has(flight)) throw new IdempotencyKeyInFlight();
-    keysInFlight.add(flight);
-    try {
-      const requestHash = createHash('sha256').update(JSON.stringify(input)).digest('base64url');
-      return await store.transaction(async (tx) => {
-        // Another instance may be running the same key: its lock says so until it commits.
-        if (!(await tx.tryLockIdempotencyKey(createdBy, idempotencyKey))) throw new IdempotencyKeyInFlight();
-        const at = timestamp();
-        const earlier = await tx.findIdempotencyKey(createdBy, idempotencyKey);
-        const windowStart = new Date(Date.parse(at) - IDEMPOTENCY_WINDOW_MS).toISOString();
-        if (earlier && earlier.created_at > windowStart) {
-          if (earlier.request_hash !== requestHash) throw new IdempotencyKeyReused();
-          return { item: JSON.parse(earlier.response_body) as WorkItem, replayed: true };
-        }
-        const item = await create(tx, input, actor, at);
-        await tx.saveIdempotencyKey({
-          scope: createdBy,
-          idempotency_key: idempotencyKey,
-          request_hash: requestHash,
-          response_status: 201,
-          response_body: JSON.stringify(item),
-          created_at: at,
-        });
-        return { item, replayed: false };
-      });
-    } finally {
-      keysInFlight.delete(flight);
-    }
+    const { value, replayed } = await once(null, createdBy, idempotencyKey, input, (tx, at) => create(tx, input, actor, at));
+    return { item: value, replayed };
   }
 
   async function get(id: string, tx: WorkStore = store): Promise<WorkItemDetail> {
