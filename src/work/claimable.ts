@@ -19,12 +19,25 @@ export interface Claimable {
   count: number;
 }
 
+/** What a completion's release of its dependents makes claimable at `now` (store/port.ts `released`). */
+export function newsOfReleased(released: readonly Pick<WorkItemRow, 'type' | 'project_id' | 'run_after'>[] | undefined, now: string): ClaimableNews | null {
+  if (!released || released.length === 0) return null;
+  const ready: Claimable[] = [];
+  let due: string | null = null;
+  for (const item of released) {
+    if (item.run_after !== null && item.run_after > now) {
+      if (due === null || item.run_after < due) due = item.run_after;
+    } else ready.push({ type: item.type, project_id: item.project_id, agent: null, count: 1 });
+  }
+  return { ready, due_at: due };
+}
+
 /** One commit's news for the waiting claims. */
 export interface ClaimableNews {
   ready: Claimable[];
   /**
-   * Items became claimable that the writer cannot name (a dependency's completion released its
-   * dependents in the store's statement, issue 22): every waiter tries once.
+   * Items became claimable that cannot be named (another instance's news too large for a
+   * NOTIFY, a listener that reconnected): every waiter tries once.
    */
   all?: boolean;
   /** The earliest `run_after` still ahead among the queued items written, or null. */
@@ -41,7 +54,7 @@ export const NO_NEWS: ClaimableNews = Object.freeze({ ready: [], due_at: null })
  */
 export function claimableAfter(before: WorkItemRow | null, after: WorkItemRow, now: string): ClaimableNews | null {
   if (after.status === 'queued') {
-    // Waiting on a dependency: claimable only once its last one completes (then `all`).
+    // Waiting on a dependency: claimable only once its last one completes (newsOfReleased).
     if (after.waiting_on > 0) return null;
     if (after.run_after !== null && after.run_after > now) return { ready: [], due_at: after.run_after };
     if (before && before.status === 'queued' && before.waiting_on === 0 && !(before.run_after !== null && before.run_after > now) && sameKind(before, after)) return null;

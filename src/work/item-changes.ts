@@ -139,8 +139,7 @@ export function writeOf(current: ItemWithDispatches, plan: Plan, actor: Actor, n
   // A claim hands its item to the claimer itself: no one else is to be woken for it.
   const wakes = plan.action === 'claimed' ? null : claimableAfter(current.row, row, now);
   if (wakes) change.wakes = wakes;
-  // Its dependents may become claimable in the same statement, unnamed here: wake every waiter.
-  if (dependents?.kind === 'release') change.wakes = { ...(wakes ?? { ready: [], due_at: null }), all: true };
+  // The dependents it releases are named by the store once written (ItemChange.released).
   return { change, after: { row, dispatches: dispatchesAfter(current.dispatches, change) } };
 }
 

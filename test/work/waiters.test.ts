@@ -62,6 +62,9 @@ describe.each(await storesUnderTest())('waiting claims on %s', (kind) => {
     // item held for an agent that is not waiting, a completed item.
     expect((await call(t.app, 'POST', `/work/${first.id}/heartbeat`, { agent: 'a-0' })).status).toBe(200);
     expect((await call(t.app, 'PATCH', `/work/${first.id}`, { description: 'edited' })).status).toBe(200);
+    // A completion that releases no dependent (issue 22's release runs with every completion).
+    const done = await call(t.app, 'PATCH', `/work/${first.id}`, { status: 'completed', outcome: 'success', agent: 'a-0' });
+    expect(done.status, done.text).toBe(200);
     await submit({ type: b, agent: 'nobody-waiting' });
     // The next item of b is then the only news: exactly one more read, by the oldest b waiter.
     const second = await submit({ type: b });

@@ -1,5 +1,5 @@
 import { createCoalescer } from '../../shared/coalesce.js';
-import { createNewsCollector } from '../claimable.js';
+import { createNewsCollector, newsOfReleased } from '../claimable.js';
 import { type CommitListener, type ItemChange, type WorkStatements, type WorkStore, changeShape } from './port.js';
 import { newsOfNewItem } from './transactional.js';
 
@@ -33,7 +33,11 @@ export function batched(store: WorkStore, top: WorkStatements, onEventsCommitted
     const applied = await top.applyChanges(changes);
     if (applied.some(Boolean)) {
       const news = createNewsCollector();
-      changes.forEach((change, i) => applied[i] && news.add(change.wakes));
+      changes.forEach((change, i) => {
+        if (!applied[i]) return;
+        news.add(change.wakes);
+        news.add(newsOfReleased(change.released, change.event.at));
+      });
       onEventsCommitted(news.take());
     }
     return applied;

@@ -76,7 +76,16 @@ export interface ItemChange {
   dependents?: DependentsEffect;
   /** What the change makes claimable, for the commit's signal (claimable.ts); never written. */
   wakes?: ClaimableNews;
+  /**
+   * Filled in by the store when it writes the change: the dependents its completion left
+   * waiting on nothing (queued, now claimable or due later), which the commit's signal wakes
+   * claims for. Only the statement knows them.
+   */
+  released?: ReleasedItem[];
 }
+
+/** A dependent a completion released: what a waiting claim matches it by. */
+export type ReleasedItem = Pick<WorkItemRow, 'type' | 'project_id' | 'run_after'>;
 
 /** What a claim may take: items of these types and this project, due at `now`. */
 export interface ClaimQuery {

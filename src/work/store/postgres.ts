@@ -1,8 +1,8 @@
 import { CompiledQuery, type Kysely, type Transaction, sql } from 'kysely';
 import { named } from '../../shared/named-statement.js';
-import { dispatchLogJsonSql, eventDataSql } from '../item-view.js';
+import { dispatchLogJsonSql, eventDataSql, timeSql } from '../item-view.js';
 import type { DispatchRow, NewHistory, WorkItemRow, WorkTables } from '../tables.js';
-import { type ClaimQuery, type ItemChange, type ItemWithDispatches, type NewItem, type WorkStatements, changeShape } from './port.js';
+import { type ClaimQuery, type ItemChange, type ItemWithDispatches, type NewItem, type ReleasedItem, type WorkStatements, changeShape } from './port.js';
 import { portableStatements } from './portable.js';
 
 // The work store on PostgreSQL: the statements of port.ts (portable.ts's, and the hot paths
@@ -78,7 +78,11 @@ export function postgresStatements(db: Executor, run: RunStatement): WorkStateme
         byShape.set(shape, [...(byShape.get(shape) ?? []), first]);
       }
       for (const group of byShape.values()) {
-        for (const row of await run<{ id: string }>(changesQuery(group))) applied.add(row.id);
+        const rows = await run<{ id: string; released?: ReleasedItem[] | null }>(changesQuery(group));
+        for (const row of rows) applied.add(row.id);
+        // The statement names the dependents it released once, for the whole group.
+        const released = rows[0]?.released;
+        if (released?.length) group[0]!.released = released;
       }
       for (const change of changes) {
         if (change.closeDispatch && change.openDispatch && applied.has(change.id.toLowerCase())) {
@@ -365,7 +369,13 @@ function changeStatement(change: ItemChange): { name: string; text: string } {
   parts.push(`event AS (INSERT INTO events (type, data, created_at)
     SELECT i.v->'e'->>'type', i.v->'e'->>'data', (i.v->'e'->>'at')::timestamptz FROM input i WHERE ${kept} ORDER BY i.ord)`);
   if (change.dependents) parts.push(...dependentsParts(change.dependents.kind, kept));
-  statement = named(`${parts.join(', ')} SELECT id FROM changed`);
+  // A release answers the dependents it left waiting on nothing, for the commit's signal.
+  const released =
+    change.dependents?.kind === 'release'
+      ? `, (SELECT json_agg(json_build_object('type', t.type, 'project_id', t.project_id, 'run_after', ${timeSql('t.run_after')}))
+          FROM touched t WHERE t.waiting_on = 0 AND t.status = 'queued') AS released`
+      : '';
+  statement = named(`${parts.join(', ')} SELECT id${released} FROM changed`);
   // Shapes are few (the moves and edits there are); the bound is against a surprise.
   if (changeStatements.size >= MAX_CHANGE_STATEMENTS) changeStatements.clear();
   changeStatements.set(shape, statement);

@@ -2,7 +2,7 @@ import { type Kysely, type RawBuilder, type Transaction, sql } from 'kysely';
 import { eventData } from '../item-view.js';
 import type { WorkItemRow, WorkTables } from '../tables.js';
 import type { DependentsEffect } from './dependency-port.js';
-import type { ClaimCandidates, ClaimQuery, ItemWithDispatches, WorkStatements } from './port.js';
+import type { ClaimCandidates, ClaimQuery, ItemWithDispatches, ReleasedItem, WorkStatements } from './port.js';
 import { portableStatements } from './portable.js';
 
 // The work store on SQLite: the statements of port.ts on the connection or transaction given
@@ -69,7 +69,7 @@ export function sqliteStatements(db: Executor): WorkStatements {
         if (change.openDispatch) await db.insertInto('dispatch_log').values(change.openDispatch).execute();
         await db.insertInto('work_history').values({ ...change.history, work_item_id: change.id }).execute();
         await portable.appendEvent(change.event.type, change.event.data, change.event.at);
-        if (change.dependents) await writeDependents(change.id, change.dependents, change.event.at);
+        if (change.dependents) change.released = await writeDependents(change.id, change.dependents, change.event.at);
         applied.push(true);
       }
       return applied;
@@ -112,8 +112,11 @@ export function sqliteStatements(db: Executor): WorkStatements {
     async lockGraph() {},
   };
 
-  /** What an item's end does to its dependents (dependency-port.ts), each with its event. */
-  async function writeDependents(id: string, effect: DependentsEffect, at: string): Promise<void> {
+  /**
+   * What an item's end does to its dependents (dependency-port.ts), each with its event; answers
+   * the dependents it released (waiting on nothing now, queued) for the commit's signal.
+   */
+  async function writeDependents(id: string, effect: DependentsEffect, at: string): Promise<ReleasedItem[]> {
     const dependents = sql`id IN (SELECT item_id FROM work_dependencies WHERE depends_on_id = ${id})`;
     const { rows } =
       effect.kind === 'release'
@@ -129,6 +132,7 @@ export function sqliteStatements(db: Executor): WorkStatements {
       }
       await portable.appendEvent(effect.event, eventData(row, effect.actor), at);
     }
+    return effect.kind === 'release' ? rows.filter((row) => row.waiting_on === 0 && row.status === 'queued') : [];
   }
 
   async function withLog(row: WorkItemRow): Promise<ItemWithDispatches> {

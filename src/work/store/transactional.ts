@@ -1,6 +1,6 @@
 import type { Transaction } from 'kysely';
 import type { TransactionRunner } from '../../shared/group-commit.js';
-import { claimableAfter, createNewsCollector } from '../claimable.js';
+import { claimableAfter, createNewsCollector, newsOfReleased } from '../claimable.js';
 import type { CommitListener, NewItem, WorkStatements, WorkStore } from './port.js';
 
 // The decorator that makes statements a store: every write of more than one statement runs in
@@ -77,7 +77,11 @@ function noting(statements: WorkStatements, appended: Appended): WorkStatements 
     async applyChanges(changes) {
       const applied = await statements.applyChanges(changes);
       if (applied.some(Boolean)) appended.events = true;
-      changes.forEach((change, i) => applied[i] && appended.news.add(change.wakes));
+      changes.forEach((change, i) => {
+        if (!applied[i]) return;
+        appended.news.add(change.wakes);
+        appended.news.add(newsOfReleased(change.released, change.event.at));
+      });
       return applied;
     },
     async deleteWorkItem(id, version, event) {
