@@ -32,9 +32,17 @@ export interface ClaimedItem extends ItemWithDispatches {
 
 /**
  * One answer per claimer, in order: the item it now holds, or null when nothing was left for it.
- * `onRead` counts the reads of candidates (the claim statements, for the metrics).
+ * `onRead` counts the reads of candidates (the claim statements, for the metrics). The write is
+ * stamped by `clock` after its read, so an item is never dispatched "before" the commit that
+ * made it claimable (a dependency's completion on another instance, say).
  */
-export function claimItems(store: WorkStore, query: ClaimQuery, claimers: readonly Claimer[], onRead: () => void = () => {}): Promise<(ClaimedItem | null)[]> {
+export function claimItems(
+  store: WorkStore,
+  query: ClaimQuery,
+  claimers: readonly Claimer[],
+  onRead: () => void = () => {},
+  clock: () => string = () => query.now,
+): Promise<(ClaimedItem | null)[]> {
   return store.together(async (tx) => {
     const answers: (ClaimedItem | null)[] = claimers.map(() => null);
     let pending = claimers.map((_, index) => index);
@@ -45,12 +53,14 @@ export function claimItems(store: WorkStore, query: ClaimQuery, claimers: readon
         pending.map((index) => claimers[index]!.agent),
       );
       const queued = [...candidates.queued];
+      const read = clock();
+      const at = read > query.now ? read : query.now;
       const writes = pending.flatMap((index, position) => {
         const mine = candidates.own[position];
         const current = mine ?? queued.shift();
         if (!current) return [];
         const claimer = claimers[index]!;
-        return [{ index, own: Boolean(mine), ...writeOf(current, planClaim(current.row, claimer, query.now), claimer.actor, query.now) }];
+        return [{ index, own: Boolean(mine), ...writeOf(current, planClaim(current.row, claimer, at), claimer.actor, at) }];
       });
       const applied = writes.length === 0 ? [] : await tx.applyChanges(writes.map(({ change }) => change));
       pending = [];

@@ -109,6 +109,7 @@ export function createClaimService({ store, database, logger, recent, now = () =
           actor,
         })),
         () => (reads += 1),
+        () => now().toISOString(),
       );
       return claimed.map((item, i) => {
         if (!item) return null;
