@@ -27,6 +27,8 @@ const BACKLOG = 1_500;
  */
 const WAITING = 10_000;
 const PROJECT = '0b9f8a52-2f0a-4e7e-9a39-3c8d1f1f2e10';
+/** The item every waiting item depends on. */
+const BLOCKER = '5d1c7a1e-8c1b-4d7e-9f55-2b7d0c3e9a01';
 const NOW = '2026-11-23T00:00:00.000Z';
 const AGENTS = ['agent-a', 'agent-b', 'agent-c', 'agent-d'];
 
@@ -86,6 +88,14 @@ describe.skipIf(!(await storesUnderTest()).includes('postgres'))('hot-path plans
        FROM generate_series(1, $1::int) AS n`,
       [WAITING],
     );
+    // They all wait on one item (a plan behind its first step), which makes ANALYZE see one
+    // distinct depends_on_id: the skew that once sent every completion through the whole table.
+    await pool.query(
+      `INSERT INTO work_items (id, type, description, priority, status, created_by, created_at, updated_at)
+       VALUES ('${BLOCKER}', 'blocker', 'never ends', 3, 'dispatched', 'ann', timestamptz '2026-08-01T00:00:00Z', timestamptz '2026-08-01T00:00:00Z')`,
+    );
+    await pool.query(`INSERT INTO work_dependencies (item_id, depends_on_id) SELECT id, '${BLOCKER}' FROM work_items WHERE waiting_on = 1`);
+    await pool.query('ANALYZE work_dependencies');
   });
   afterAll(async () => {
     await database?.close();
