@@ -197,6 +197,34 @@ describe.each(await storesUnderTest())('GET /work/stats on %s', (kind) => {
     expect(some.rest).toBe(Math.max(...ages.byType.filter((row) => row.type !== 'race').map((row) => row.age_s)));
   });
 
+  it('counts every item of claims and completions written together once (a burst of agents)', async () => {
+    const before = await stats();
+    const burst = await Promise.all(
+      Array.from({ length: 24 }, (_, i) => call(t.app, 'POST', '/work', { type: 'burst', description: `b${i}` })),
+    );
+    expect(burst.every((created) => created.status === 201)).toBe(true);
+    // At once, so the store writes the claims (and then the completions) several to a statement.
+    const claimed = await Promise.all(burst.map(() => call(t.app, 'POST', '/work/claim', { agent: 'dee', types: ['burst'] })));
+    expect(claimed.map((answer) => answer.status)).toEqual(burst.map(() => 200));
+    const done = await Promise.all(
+      claimed.map((answer, i) =>
+        call(t.app, 'PATCH', `/work/${answer.body.id}`, i % 4 === 0 ? { status: 'failed', outcome: 'failed' } : { status: 'completed', outcome: 'success' }),
+      ),
+    );
+    expect(done.map((answer) => answer.status)).toEqual(burst.map(() => 200));
+    const after = await stats();
+    expectMatchesItems(after, await itemsNow());
+    expect(after.by_type.find((row: any) => row.type === 'burst')).toEqual({
+      type: 'burst',
+      total: 24,
+      by_status: { queued: 0, dispatched: 0, in_progress: 0, blocked: 0, completed: 18, failed: 6, cancelled: 0 },
+    });
+    expect(after.totals).toEqual({ ...before.totals, created: before.totals.created + 24, completed: before.totals.completed + 18, failed: before.totals.failed + 6 });
+    expect(after.agents.find((row: any) => row.agent === 'dee')).toMatchObject({ completed: 18, failed: 6 });
+    await createStatsStore(t.database).compact();
+    expect((await stats()).by_type).toEqual(after.by_type);
+  });
+
   it('sends the answer br- or gzip-compressed to a client that accepts it, and plain to one that does not', async () => {
     const get = (acceptEncoding?: string) =>
       t.app.inject({ method: 'GET', url: '/work/stats?days=7', headers: acceptEncoding === undefined ? {} : { 'accept-encoding': acceptEncoding } });
