@@ -29,6 +29,19 @@ import { EVENTS_CHANNEL, type WorkStore } from './store/port.js';
 /** Bounds one claim statement: the claimers beyond it wait for the next. */
 const MAX_CLAIM_BATCH = 32;
 
+/**
+ * Long polls of 10 s or more end at a moment spread over their last tenth: a fleet that started
+ * together (a deploy, a restart) would otherwise come back all at once every `wait_s`, a burst of
+ * claim reads that every item submitted meanwhile waits behind.
+ */
+const SPREAD_FROM_S = 10;
+const SPREAD = 0.1;
+
+export function waitMs(wait_s: number, random: () => number = Math.random): number {
+  const ms = wait_s * 1000;
+  return wait_s >= SPREAD_FROM_S ? Math.round(ms - random() * ms * SPREAD) : ms;
+}
+
 /** The longest delay setTimeout honours. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
@@ -151,7 +164,7 @@ export function createClaimService({ store, database, logger, recent, now = () =
       const deadline = setTimeout(() => {
         if (waiter.trying) waiter.expired = true;
         else waiter.settle(null);
-      }, request.wait_s! * 1000);
+      }, waitMs(request.wait_s!));
       signal?.addEventListener('abort', leave, { once: true });
       // In line from the start: news that comes while its first try runs marks it (`missed`).
       waiters.add(waiter);
