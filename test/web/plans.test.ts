@@ -102,6 +102,9 @@ describe('the board', () => {
     await eventually(() => page.url()).toContain('ready=true');
     await eventually(() => page.locator('table.items tbody tr').count()).toBe(2);
     expect(await row('Waits on two').count()).toBe(0);
+    // The counts are of what the board lists: the two ready items, not the three of the type.
+    await eventually(() => page.locator('.count-n[data-status="all"]').innerText()).toBe('2');
+    expect(await page.locator('.count-n[data-status="queued"]').innerText()).toBe('2');
     await screenshot(page, 'plan-board-ready-laptop');
     await context.close();
 
