@@ -14,7 +14,7 @@ import {
   WorkItemNotFound,
 } from './errors.js';
 import { IDEMPOTENCY_WINDOW_MS, createIdempotentWrites } from './idempotent.js';
-import { asksForLinks, checkLinks, linksHolding, namedWaiting, withPlan, writeEdges } from './dependencies.js';
+import { type CheckedLinks, asksForLinks, checkLinks, linksHolding, namedWaiting, withPlan, writeEdges } from './dependencies.js';
 import { type Plan, type RecentItems, type VersionPrecondition, WORK_EVENTS, changeItem, checkPrecondition } from './item-changes.js';
 import { newDispatch, planExpiry, planUpdate, requestedStatus, secondsAfter } from './change-rules.js';
 import { type Actor, SYSTEM_ACTOR, eventData, flagOf, toSummary, toWorkItem } from './item-view.js';
@@ -237,8 +237,14 @@ export function createWorkService({ store, recent, now = () => new Date(), obser
           if (error instanceof WaitingOnDependencies) throw new WaitingOnDependencies(row.id, checked.blockers);
           throw error;
         }
-        if (Object.keys(checked.set).length === 0) return plan;
-        return { ...(plan ?? { action: 'edited' }), set: { ...checked.set, ...plan?.set } };
+        // Links asked for as they already are change nothing, as any other field would not.
+        const moved = (Object.keys(checked.set) as (keyof CheckedLinks['set'])[]).some((field) => checked.set[field] !== found.row[field]);
+        if (!moved && !checked.details) return plan;
+        return {
+          ...(plan ?? { action: 'edited' }),
+          set: { ...checked.set, ...plan?.set },
+          ...(checked.details && { details: { ...plan?.details, ...checked.details } }),
+        };
       }, { onApplied: observe });
       await writeEdges(tx, row.id, checked);
       return item;
