@@ -39,6 +39,11 @@ export interface CheckedLinks {
   remove: string[];
   /** The requested dependencies not yet completed (the item's blocked_by once written). */
   blockers: Blocker[];
+  /**
+   * What the audit row says of the dependencies when the list changed: `depends_on` is no column
+   * of the item, so the history's field-by-field comparison (describeChanges) cannot see it.
+   */
+  details?: { depends_on: { from: string[]; to: string[] } };
 }
 
 /**
@@ -92,6 +97,12 @@ export async function checkLinks(
   checked.set.waiting_on = checked.blockers.length;
   checked.add = gained.map((dep) => ({ item_id: id, depends_on_id: found.get(dep)!.id }));
   checked.remove = lost;
+  if (current !== null && (gained.length > 0 || lost.length > 0)) {
+    // Sorted: the list is a set, and the same set should read the same in every row.
+    const from = [...current.depends_on].sort();
+    const to = wanted.map((dep) => found.get(dep)!.id).sort();
+    checked.details = { depends_on: { from, to } };
+  }
   return checked;
 }
 

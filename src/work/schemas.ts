@@ -203,6 +203,7 @@ export const UpdateWorkItemSchema = Type.Object(
 );
 export type UpdateWorkItem = Static<typeof UpdateWorkItemSchema>;
 
+/** The filters the list and the counts share, so that a count is of the items the list shows. */
 const filterFields = {
   agent: Type.Optional(AgentNameSchema),
   project_id: Type.Optional(UuidSchema),
@@ -210,6 +211,10 @@ const filterFields = {
     Type.String({ format: 'date-time', description: 'ISO 8601 with a zone; items created strictly after' }),
   ),
   type: Type.Optional(WorkTypeSchema),
+  parent_id: Type.Optional({ ...UuidSchema, description: 'Only the children of this item' }),
+  ready: Type.Optional(
+    Type.Enum(['true', 'false'], { description: 'true: claimable now (queued, due, every dependency completed); false: every other item' }),
+  ),
 };
 
 export const ListWorkQuerySchema = Type.Object(
@@ -221,10 +226,6 @@ export const ListWorkQuerySchema = Type.Object(
     created_by: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
     updated_since: Type.Optional(
       Type.String({ format: 'date-time', description: 'ISO 8601 with a zone; items changed strictly after' }),
-    ),
-    parent_id: Type.Optional({ ...UuidSchema, description: 'Only the children of this item' }),
-    ready: Type.Optional(
-      Type.Enum(['true', 'false'], { description: 'true: claimable now (queued, due, every dependency completed); false: every other item' }),
     ),
     sort: Type.Optional(Type.Enum([...SORT_ORDERS], { description: 'newest (default) or priority (queue order)' })),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE })),

@@ -14,7 +14,7 @@ import {
   WorkItemNotFound,
 } from './errors.js';
 import { IDEMPOTENCY_WINDOW_MS, createIdempotentWrites } from './idempotent.js';
-import { asksForLinks, checkLinks, linksHolding, namedWaiting, withPlan, writeEdges } from './dependencies.js';
+import { type CheckedLinks, asksForLinks, checkLinks, linksHolding, namedWaiting, withPlan, writeEdges } from './dependencies.js';
 import { type Plan, type RecentItems, type VersionPrecondition, WORK_EVENTS, changeItem, checkPrecondition } from './item-changes.js';
 import { newDispatch, planExpiry, planUpdate, requestedStatus, secondsAfter } from './change-rules.js';
 import { type Actor, SYSTEM_ACTOR, eventData, flagOf, toSummary, toWorkItem } from './item-view.js';
@@ -147,12 +147,10 @@ export function createWorkService({ store, recent, now = () => new Date(), obser
     const order = query.sort ?? 'newest';
     const limit = query.limit ?? DEFAULT_PAGE_SIZE;
     const after = query.cursor === undefined ? null : decodeCursor(query.cursor, order);
-    const filter: WorkFilter = { ...toFilter(query), ...(agent !== undefined && { agent }) };
+    const filter: WorkFilter = { ...toFilter(query, timestamp()), ...(agent !== undefined && { agent }) };
     if (query.status !== undefined) filter.statuses = parseStatuses(query.status);
     if (query.created_by !== undefined) filter.created_by = query.created_by;
     if (query.updated_since !== undefined) filter.updated_since = new Date(query.updated_since).toISOString();
-    if (query.parent_id !== undefined) filter.parent_id = query.parent_id;
-    if (query.ready !== undefined) filter.ready = { now: timestamp(), ready: query.ready === 'true' };
     const rows = await store.listWorkItems(filter, order, after, limit + 1);
     const page = rows.slice(0, limit);
     const last = page.at(-1);
@@ -163,7 +161,7 @@ export function createWorkService({ store, recent, now = () => new Date(), obser
   }
 
   async function counts(query: CountsQuery): Promise<StatusCounts> {
-    const found = await store.countByStatus(toFilter(query));
+    const found = await store.countByStatus(toFilter(query, timestamp()));
     return Object.fromEntries(WORK_STATUSES.map((status) => [status, found[status] ?? 0])) as StatusCounts;
   }
 
@@ -239,8 +237,14 @@ export function createWorkService({ store, recent, now = () => new Date(), obser
           if (error instanceof WaitingOnDependencies) throw new WaitingOnDependencies(row.id, checked.blockers);
           throw error;
         }
-        if (Object.keys(checked.set).length === 0) return plan;
-        return { ...(plan ?? { action: 'edited' }), set: { ...checked.set, ...plan?.set } };
+        // Links asked for as they already are change nothing, as any other field would not.
+        const moved = (Object.keys(checked.set) as (keyof CheckedLinks['set'])[]).some((field) => checked.set[field] !== found.row[field]);
+        if (!moved && !checked.details) return plan;
+        return {
+          ...(plan ?? { action: 'edited' }),
+          set: { ...checked.set, ...plan?.set },
+          ...(checked.details && { details: { ...plan?.details, ...checked.details } }),
+        };
       }, { onApplied: observe });
       await writeEdges(tx, row.id, checked);
       return item;
@@ -325,12 +329,15 @@ function parseStatuses(text: string): WorkStatus[] {
   return statuses as WorkStatus[];
 }
 
-function toFilter(query: CountsQuery): WorkFilter {
+/** The filters the list and the counts share (schemas.ts filterFields); `ready` is as of `now`. */
+function toFilter(query: CountsQuery, now: string): WorkFilter {
   const filter: WorkFilter = {};
   if (query.agent !== undefined) filter.agent = query.agent;
   if (query.project_id !== undefined) filter.project_id = query.project_id;
   if (query.type !== undefined) filter.type = query.type;
   if (query.since !== undefined) filter.since = new Date(query.since).toISOString();
+  if (query.parent_id !== undefined) filter.parent_id = query.parent_id;
+  if (query.ready !== undefined) filter.ready = { now, ready: query.ready === 'true' };
   return filter;
 }
 

@@ -102,6 +102,9 @@ describe('the board', () => {
     await eventually(() => page.url()).toContain('ready=true');
     await eventually(() => page.locator('table.items tbody tr').count()).toBe(2);
     expect(await row('Waits on two').count()).toBe(0);
+    // The counts are of what the board lists: the two ready items, not the three of the type.
+    await eventually(() => page.locator('.count-n[data-status="all"]').innerText()).toBe('2');
+    expect(await page.locator('.count-n[data-status="queued"]').innerText()).toBe('2');
     await screenshot(page, 'plan-board-ready-laptop');
     await context.close();
 
@@ -142,6 +145,16 @@ describe('submit and edit set the parent and the dependencies', () => {
     await eventually(async () => (await desk.api('GET', `/work/${id}`)).body.depends_on).toEqual([plan.steps.schema]);
     expect((await desk.api('GET', `/work/${id}`)).body.parent_id).toBeNull();
     await eventually(() => rows(page, 'Waits on').count()).toBe(1);
+    // The timeline says what the edit did to the links, each other item by its short id, linked.
+    const short = (itemId: string) => itemId.slice(0, 8);
+    const timeline = page.getByRole('list', { name: 'Timeline, oldest first' });
+    const edit = timeline.locator('li[data-kind="change"]', { hasText: 'Waits on:' });
+    await eventually(() => edit.count()).toBe(1);
+    expect(await edit.innerText()).toMatch(
+      new RegExp(`Edited by .*: .*Part of: ${short(plan.parent.id)} → —.*Waits on: added ${short(plan.steps.schema)}, removed ${short(plan.steps.docs)}`),
+    );
+    expect(await edit.getByRole('link', { name: short(plan.steps.schema) }).getAttribute('href')).toBe(`#/items/${plan.steps.schema}`);
+    await screenshot(page, 'plan-edit-timeline-laptop');
     expect(errors).toEqual([]);
     await context.close();
   });

@@ -229,6 +229,54 @@ describe.each(await storesUnderTest())('dependencies on %s', (kind) => {
     expect(listed.body[0].parent_id).toBe(parent.id);
   });
 
+  it('GET /work/counts takes ready and parent_id and counts exactly what GET /work lists with them', async () => {
+    const type = `counted-${kind}`;
+    const parent = await submit({ type });
+    const a = await submit({ type, parent_id: parent.id });
+    await submit({ type, parent_id: parent.id, depends_on: [a.id] });
+    await submit({ type, parent_id: parent.id, run_after: new Date(clock.now().getTime() + 3_600_000).toISOString() });
+    await submit({ type, parent_id: parent.id, agent: 'ann' });
+    const done = await submit({ type, parent_id: parent.id });
+    const cancelled = await patch(done.id, { status: 'cancelled', outcome: 'cancelled' });
+    expect(cancelled.status, cancelled.text).toBe(200);
+    await submit({ type });
+    /** The list's items under `query`, tallied per status as /work/counts answers. */
+    const tally = async (query: string) => {
+      const listed = await call(t.app, 'GET', `/work?${query}&limit=1000`);
+      expect(listed.status, listed.text).toBe(200);
+      const counts: Record<string, number> = { queued: 0, dispatched: 0, in_progress: 0, blocked: 0, completed: 0, failed: 0, cancelled: 0 };
+      for (const item of listed.body as { status: string }[]) counts[item.status]! += 1;
+      return counts;
+    };
+    const expected = {
+      [`parent_id=${parent.id}`]: { queued: 3, dispatched: 1, cancelled: 1 },
+      [`parent_id=${parent.id}&ready=true`]: { queued: 1, dispatched: 0, cancelled: 0 },
+      [`parent_id=${parent.id}&ready=false`]: { queued: 2, dispatched: 1, cancelled: 1 },
+      [`type=${type}&ready=true`]: { queued: 3 },
+      [`type=${type}&ready=false`]: { queued: 2, dispatched: 1, cancelled: 1 },
+    };
+    for (const [query, counts] of Object.entries(expected)) {
+      const counted = await call(t.app, 'GET', `/work/counts?${query}`);
+      expect(counted.status, counted.text).toBe(200);
+      expect(counted.body, query).toEqual(await tally(query));
+      expect(counted.body, query).toMatchObject(counts);
+    }
+    // The dependency completes: its dependent is ready now, and counted so.
+    expect((await patch(a.id, { agent: 'ann' })).status).toBe(200);
+    expect((await patch(a.id, { status: 'in_progress', agent: 'ann' })).status).toBe(200);
+    await complete(a.id);
+    const readyNow = await call(t.app, 'GET', `/work/counts?parent_id=${parent.id}&ready=true`);
+    expect(readyNow.body).toMatchObject({ queued: 1, completed: 0 });
+    expect(readyNow.body).toEqual(await tally(`parent_id=${parent.id}&ready=true`));
+    expect((await call(t.app, 'GET', `/work/counts?parent_id=${parent.id}&ready=false`)).body).toMatchObject({ queued: 1, completed: 1, dispatched: 1 });
+
+    for (const [query, field] of [['ready=yes', 'ready'], ['ready=', 'ready'], ['parent_id=abc', 'parent_id']] as const) {
+      const refused = await call(t.app, 'GET', `/work/counts?${query}`);
+      expect(refused.status, query).toBe(422);
+      expect(refused.body.errors.map((e: { field: string }) => e.field)).toContain(field);
+    }
+  });
+
   it('deleting an item others depend on, or a parent with children, is a 409 naming them', async () => {
     const a = await submit({});
     const b = await submit({ depends_on: [a.id] });

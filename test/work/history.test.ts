@@ -80,6 +80,49 @@ describe.each(await storesUnderTest())('GET /work/{id}/history on %s', (kind) =>
     expect(entries[3].changes).toMatchObject({ status: { from: 'in_progress', to: 'completed' }, outcome: { from: null, to: 'success' } });
   });
 
+  it('a PATCH of depends_on or parent_id is recorded as its from and to; links asked for as they are change nothing', async () => {
+    const submit = async (body: Record<string, unknown> = {}) =>
+      (await call(t.app, 'POST', '/work', { type: 'audited_links', description: 'a step', ...body }, admin)).body as { id: string; version: number };
+    const [a, b, c, parent] = [await submit(), await submit(), await submit(), await submit()];
+    const item = await submit({ depends_on: [a.id] });
+    const patch = async (body: Record<string, unknown>) => {
+      const response = await call(t.app, 'PATCH', `/work/${item.id}`, body, admin);
+      expect(response.status, response.text).toBe(200);
+      return response.body as { version: number };
+    };
+    const sorted = (...ids: string[]) => ids.sort();
+    await patch({ depends_on: [b.id, a.id] });
+    const moved = await patch({ depends_on: [c.id], parent_id: parent.id });
+    const unchanged = await patch({ depends_on: [c.id], parent_id: parent.id });
+    expect(unchanged.version).toBe(moved.version);
+    await patch({ depends_on: [b.id] });
+    await patch({ depends_on: [], parent_id: null, priority: 1 });
+
+    const { body: entries } = await call(t.app, 'GET', `/work/${item.id}/history`, undefined, agent);
+    expect(entries.map((entry: any) => [entry.action, entry.actor])).toEqual([
+      ['created', 'admin'],
+      ['edited', 'admin'],
+      ['edited', 'admin'],
+      ['edited', 'admin'],
+      ['edited', 'admin'],
+    ]);
+    const [, gained, movedEntry, swapped, cleared] = entries;
+    expect(gained.changes).toEqual({ depends_on: { from: [a.id], to: sorted(a.id, b.id) }, waiting_on: { from: 1, to: 2 } });
+    expect(movedEntry.changes).toEqual({
+      depends_on: { from: sorted(a.id, b.id), to: [c.id] },
+      waiting_on: { from: 2, to: 1 },
+      parent_id: { from: null, to: parent.id },
+    });
+    // One dependency for another, both queued: the count stays 1, only the list tells.
+    expect(swapped.changes).toEqual({ depends_on: { from: [c.id], to: [b.id] } });
+    expect(cleared.changes).toEqual({
+      depends_on: { from: [b.id], to: [] },
+      waiting_on: { from: 1, to: 0 },
+      parent_id: { from: parent.id, to: null },
+      priority: { from: 3, to: 1 },
+    });
+  });
+
   it('an unknown item is a 404; the history goes with a deleted item', async () => {
     expect((await call(t.app, 'GET', '/work/00000000-0000-4000-8000-000000000000/history', undefined, admin)).status).toBe(404);
     const { body: item } = await call(t.app, 'POST', '/work', { type: 'audited', description: 'short-lived' }, admin);

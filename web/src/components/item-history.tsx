@@ -1,6 +1,8 @@
+import type { ComponentChildren } from 'preact';
 import type { HistoryEntry } from '../../../src/work/schemas.ts';
 import { formatDateTime, formatSeconds, statusLabel } from '../lib/format.ts';
 import { projectName } from '../lib/projects.ts';
+import { href } from '../lib/router.ts';
 import type { Project } from '../../../src/work/schemas.ts';
 import { UserText } from './user-text.tsx';
 
@@ -60,7 +62,46 @@ function fields(projects: Project[] | null): Record<string, { label: string; val
     lease_expires_at: { label: 'Lease until', value: when },
     run_after: { label: 'Run after', value: when },
     completed_at: { label: 'Completed', value: when },
+    waiting_on: { label: 'Unfinished dependencies', value: plain },
   };
+}
+
+/** Another item, named as the board's parent filter names it: its id's first 8 characters, linked. */
+function ItemLink({ id }: { id: string }) {
+  return (
+    <a href={href(`/items/${id}`)} title={id}>
+      <code>{id.slice(0, 8)}</code>
+    </a>
+  );
+}
+
+const ids = (v: Value): string[] => (Array.isArray(v) ? v.filter((id): id is string => typeof id === 'string') : []);
+
+function joined(parts: ComponentChildren[], separator: string): ComponentChildren[] {
+  return parts.flatMap((part, i) => (i === 0 ? [part] : [separator, part]));
+}
+
+/**
+ * The links of a plan (issue 22), which name other items: the parent as "Part of: — → 1a2b3c4d",
+ * a new list of dependencies as what it added and removed (a PATCH replaces the whole list, so
+ * the difference is the news).
+ */
+function describeLink(field: string, from: Value, to: Value): ComponentChildren | null {
+  if (field === 'parent_id') {
+    const end = (v: Value) => (typeof v === 'string' ? <ItemLink id={v} /> : dash);
+    return <>Part of: {end(from)} → {end(to)}</>;
+  }
+  if (field !== 'depends_on') return null;
+  const before = ids(from);
+  const after = ids(to);
+  const added = after.filter((id) => !before.includes(id));
+  const removed = before.filter((id) => !after.includes(id));
+  const list = (some: string[]) => joined(some.map((id) => <ItemLink key={id} id={id} />), ', ');
+  const parts = [
+    ...(added.length > 0 ? [<>added {list(added)}</>] : []),
+    ...(removed.length > 0 ? [<>removed {list(removed)}</>] : []),
+  ];
+  return <>Waits on: {parts.length > 0 ? joined(parts, ', ') : 'unchanged'}</>;
 }
 
 const humanize = (field: string) => {
@@ -68,25 +109,33 @@ const humanize = (field: string) => {
   return words.charAt(0).toUpperCase() + words.slice(1);
 };
 
-/** One change's fields as "Label: from → to", text fields as "Notes: now “…”", payload edits as "Payload edited". */
-function describeEntry(changes: HistoryEntry['changes'], projects: Project[] | null): string {
+/**
+ * One change's fields as "Label: from → to", text fields as "Notes: now “…”", payload edits as
+ * "Payload edited", other items as links. Text is user text (UserText); the links are ids.
+ */
+function describeEntry(changes: HistoryEntry['changes'], projects: Project[] | null): ComponentChildren[] {
   const known = fields(projects);
-  const parts = Object.entries(changes).flatMap(([field, change]) => {
+  const parts = Object.entries(changes).flatMap((entry): ComponentChildren[] => {
+    const [field, change] = entry;
     const { from, to, edited, option } = (change ?? {}) as { from?: Value; to?: Value; edited?: boolean; option?: Value };
     // Not a field but what the change was about (the question answered, the comment deleted):
     // the timeline shows the question and the comment themselves; only a chosen option is news.
     if (typeof change === 'object' && change !== null && !('from' in change) && !('to' in change) && !edited) {
-      return typeof option === 'string' ? [`Option: ${option}`] : [];
+      return typeof option === 'string' ? [text(`Option: ${option}`)] : [];
     }
+    const link = describeLink(field, from, to);
+    if (link !== null) return [link];
     const f = known[field];
     const label = f?.label ?? humanize(field);
-    if (edited) return `${label} edited`;
-    if (f?.text) return to === null || to === undefined || to === '' ? `${label} cleared` : `${label}: now “${clip(String(to))}”`;
+    if (edited) return [text(`${label} edited`)];
+    if (f?.text) return [text(to === null || to === undefined || to === '' ? `${label} cleared` : `${label}: now “${clip(String(to))}”`)];
     const value = f?.value ?? plain;
-    return `${label}: ${value(from)} → ${value(to)}`;
+    return [text(`${label}: ${value(from)} → ${value(to)}`)];
   });
-  return parts.length > 0 ? parts.join('; ') : 'no field changed';
+  return parts.length > 0 ? joined(parts, '; ') : ['no field changed'];
 }
+
+const text = (t: string) => <UserText text={t} />;
 
 /** One change of the audit trail: "03:24:57 Claimed by bot-1 (agent): Status: queued → in progress". */
 export function HistoryLine({ entry, projects }: { entry: HistoryEntry; projects: Project[] | null }) {
@@ -94,7 +143,7 @@ export function HistoryLine({ entry, projects }: { entry: HistoryEntry; projects
     <>
       <time dateTime={entry.at}>{formatDateTime(entry.at)}</time>{' '}
       <strong>{ACTIONS[entry.action] ?? humanize(entry.action)}</strong> by <UserText text={entry.actor} /> ({entry.role}):{' '}
-      <UserText text={describeEntry(entry.changes, projects)} />
+      {describeEntry(entry.changes, projects)}
     </>
   );
 }

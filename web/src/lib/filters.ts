@@ -61,21 +61,26 @@ export function filtersToParams(f: BoardFilters): URLSearchParams {
 export function listQuery(f: BoardFilters) {
   return {
     status: f.status,
-    agent: f.agent,
-    project_id: f.project_id,
-    type: f.type,
-    since: f.since,
-    parent_id: f.parent_id,
-    ready: f.ready ? 'true' : null,
+    ...countsQuery(f),
     sort: f.sort === 'priority' ? 'priority' : null,
     limit: f.limit,
     cursor: f.cursor,
   };
 }
 
-/** Query for GET /work/counts: the same filters minus status, order and paging. */
+/**
+ * Query for GET /work/counts: the list's filters minus status, order and paging, so each count
+ * is of the items the board lists (only the ready ones, only one item's sub-items).
+ */
 export function countsQuery(f: BoardFilters) {
-  return { agent: f.agent, project_id: f.project_id, type: f.type, since: f.since };
+  return {
+    agent: f.agent,
+    project_id: f.project_id,
+    type: f.type,
+    since: f.since,
+    parent_id: f.parent_id,
+    ready: f.ready ? 'true' : null,
+  };
 }
 
 /** Whether an item pushed by the live stream belongs in the current view. */
