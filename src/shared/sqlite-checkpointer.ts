@@ -17,6 +17,12 @@ import type { Logger } from 'pino';
 // exit) until its replacement is up. A death is logged and a new thread started after
 // `restartMs`. Checkpoints are an optimisation of the WAL's size, never of durability: a thread
 // that dies mid-checkpoint loses nothing (SQLite's checkpoint is restartable).
+//
+// The thread's connection is in this process, like the service's: SQLite's unix VFS keeps one
+// record of POSIX locks per file per process, shared by every connection of the process (the
+// native module is loaded once, whichever thread opens it), and when a connection closes it
+// keeps the descriptor open while another connection still holds locks on that file. So the
+// thread's open and close cannot drop the service connection's locks.
 
 const THREAD_FILE = new URL('./sqlite-checkpointer-thread.cjs', import.meta.url);
 
