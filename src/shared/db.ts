@@ -134,7 +134,9 @@ function openSqlite(config: DatabaseConfig, { logger, migrate = true, checkpoint
   // (sqlite-checkpointer.ts) instead of at the commit that crosses 1,000 pages.
   if (!inMemory) raw.pragma('synchronous = NORMAL');
   const sync = inMemory ? NO_SYNC : createWalSync(path);
-  const checkpointer = inMemory ? null : startCheckpointer(raw, path, config.statementTimeoutMs, logger, checkpointerOptions);
+  const checkpointer = inMemory
+    ? null
+    : startCheckpointer(raw, path, config.statementTimeoutMs, logger, { exitAfter: config.sqliteCheckpointerExitAfter ?? null, ...checkpointerOptions });
   // Every flush asked for follows a commit (a batch or a write in autocommit): the WAL grew.
   const durable = () => {
     checkpointer?.committed();

@@ -12,9 +12,14 @@ const db = new Database(workerData.path, { timeout: workerData.busyTimeoutMs, fi
 db.pragma('synchronous = FULL');
 db.pragma('wal_autocheckpoint = 0');
 
+let checkpoints = 0;
+
 function checkpoint() {
   const [result] = db.pragma('wal_checkpoint(PASSIVE)');
   parentPort.postMessage({ type: 'checkpointed', busy: result.busy, log: result.log, checkpointed: result.checkpointed });
+  // Fault injection for the checkpointer-death test (TEST_SQLITE_CHECKPOINTER_EXIT_AFTER): in a
+  // worker, process.exit ends this thread only.
+  if (workerData.exitAfter !== null && ++checkpoints >= workerData.exitAfter) process.exit(1);
 }
 
 // Also on a timer: writes the main thread does not count, and the last ones before a lull.

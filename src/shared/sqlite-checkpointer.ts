@@ -48,6 +48,8 @@ export interface CheckpointerOptions {
   onCheckpoint?: (result: CheckpointResult) => void;
   /** Given every thread started (tests stop one to see the service survive it). */
   onThread?: (thread: Worker) => void;
+  /** Fault injection (TEST_SQLITE_CHECKPOINTER_EXIT_AFTER): the first thread exits after this many checkpoints. */
+  exitAfter?: number | null;
 }
 
 const DEFAULTS = { everyCommits: 100, intervalMs: 1_000, restartMs: 1_000 } as const;
@@ -68,7 +70,8 @@ export function startCheckpointer(
   logger: Logger,
   options: Partial<CheckpointerOptions> = {},
 ): Checkpointer {
-  const { everyCommits, intervalMs, restartMs, onCheckpoint, onThread } = { ...DEFAULTS, ...options };
+  const { everyCommits, intervalMs, restartMs, onCheckpoint, onThread, exitAfter = null } = { ...DEFAULTS, ...options };
+  let first = true;
   let thread: Worker | null = null;
   let ready = false;
   let stopping = false;
@@ -81,7 +84,8 @@ export function startCheckpointer(
 
   function start(): void {
     autoCheckpoint(FALLBACK_PAGES);
-    const started = new Worker(THREAD_FILE, { workerData: { path, busyTimeoutMs, intervalMs } });
+    const started = new Worker(THREAD_FILE, { workerData: { path, busyTimeoutMs, intervalMs, exitAfter: first ? exitAfter : null } });
+    first = false;
     // The service's exit never waits for it (close stops it properly).
     started.unref();
     thread = started;
