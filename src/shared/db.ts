@@ -133,7 +133,11 @@ function openSqlite(config: DatabaseConfig, { logger, migrate = true, checkpoint
   // per checkpoint cycle), and checkpoints, which therefore run on a thread of their own
   // (sqlite-checkpointer.ts) instead of at the commit that crosses 1,000 pages.
   if (!inMemory) raw.pragma('synchronous = NORMAL');
-  const sync = inMemory ? NO_SYNC : createWalSync(path);
+  const sync = inMemory
+    ? NO_SYNC
+    : createWalSync(path, (error) =>
+        logger.fatal({ err: { message: error.message } }, 'flushing the SQLite WAL failed: no write is acknowledged any more; restart the service'),
+      );
   const checkpointer = inMemory
     ? null
     : startCheckpointer(raw, path, config.statementTimeoutMs, logger, { exitAfter: config.sqliteCheckpointerExitAfter ?? null, ...checkpointerOptions });
@@ -158,7 +162,7 @@ function openSqlite(config: DatabaseConfig, { logger, migrate = true, checkpoint
     observe: observers.observe,
     listen: async () => async () => {},
     notify: async () => {},
-    ping: () => pingWith(kysely),
+    ping: async () => sync.failed() === null && (await pingWith(kysely)),
     close: async () => {
       // The checkpointer's connection first, so ours is the last and SQLite checkpoints and
       // removes the WAL as it closes; then the WAL descriptor, once no flush uses it.

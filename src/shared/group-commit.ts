@@ -18,8 +18,8 @@ import type { Kysely, Transaction } from 'kysely';
 // SQLite has one writer anyway, so running the units in turn loses nothing.
 //
 // Until that flush, a read on the same connection (or another process) can see a committed write
-// that is not yet acknowledged: docs/operations.md says why that is acceptable (only a power loss
-// can lose it, and then it and whatever read it are lost together).
+// that is not yet acknowledged: docs/design-decisions.md (Durability) says why that is acceptable
+// (only a power loss can lose it, and then it and whatever read it are lost together).
 //
 // A batch also ends once it has run for 10 ms: better-sqlite3 runs every statement on the
 // event loop, so a batch of hundreds (a burst of classifications) would hold the loop, the

@@ -26,6 +26,8 @@ import { promises as fs } from 'node:fs';
 export interface WalSync {
   /** Resolves once a flush of the WAL that began after this call has finished; rejects if it failed. */
   durable(): Promise<void>;
+  /** The error of a flush that failed, after which nothing is answered any more; null while all is well. */
+  failed(): Error | null;
   /** Waits for the flush running now, then closes the descriptor. */
   close(): Promise<void>;
 }
@@ -38,20 +40,35 @@ interface Waiter {
   reject: (error: unknown) => void;
 }
 
-/** Orders flushes so that each `durable()` is answered by one that began after it. */
-export function createSerialSync(flush: Flush, close: () => Promise<void> = async () => {}): WalSync {
+/**
+ * Orders flushes so that each `durable()` is answered by one that began after it.
+ *
+ * A flush that fails breaks it for good: after a failed fsync Linux may have dropped the dirty
+ * pages and marked them clean, so a later flush can succeed without the earlier frames being on
+ * disk, and the WAL's checksum chain makes every later frame unreadable after a power loss
+ * without them. So, as PostgreSQL does after such an error, nothing is acknowledged any more:
+ * every later `durable()` fails, `failed()` says why (the health check turns 503), and only a
+ * restart (SQLite rereads the WAL) brings writes back.
+ */
+export function createSerialSync(flush: Flush, close: () => Promise<void> = async () => {}, onFailure: (error: Error) => void = () => {}): WalSync {
   let waiting: Waiter[] = [];
   let running: Promise<void> | null = null;
+  let broken: Error | null = null;
 
   async function loop(): Promise<void> {
     while (waiting.length > 0) {
       const served = waiting;
       waiting = [];
       try {
+        if (broken) throw broken;
         await flush();
         for (const waiter of served) waiter.resolve();
       } catch (error) {
-        for (const waiter of served) waiter.reject(error);
+        if (!broken) {
+          broken = error instanceof Error ? error : new Error(String(error));
+          onFailure(broken);
+        }
+        for (const waiter of served) waiter.reject(broken);
       }
     }
     running = null;
@@ -60,10 +77,13 @@ export function createSerialSync(flush: Flush, close: () => Promise<void> = asyn
   return {
     durable: () =>
       new Promise<void>((resolve, reject) => {
+        // Before the loop: started broken, it would end before `running` is set, and stick.
+        if (broken) return reject(broken);
         waiting.push({ resolve, reject });
         // A flush running now began before this call: the loop runs another once it ends.
         running ??= loop();
       }),
+    failed: () => broken,
     close: async () => {
       await running;
       await close();
@@ -72,7 +92,7 @@ export function createSerialSync(flush: Flush, close: () => Promise<void> = asyn
 }
 
 /** The flush of `${databasePath}-wal` on a descriptor kept open for the connection's life. */
-export function createWalSync(databasePath: string): WalSync {
+export function createWalSync(databasePath: string, onFailure: (error: Error) => void): WalSync {
   const path = `${databasePath}-wal`;
   let handle: fs.FileHandle | null = null;
   let closed = false;
@@ -93,12 +113,16 @@ export function createWalSync(databasePath: string): WalSync {
     if (named) await (await open()).datasync();
   }
 
-  return createSerialSync(flush, async () => {
-    closed = true;
-    await handle?.close().catch(() => undefined);
-    handle = null;
-  });
+  return createSerialSync(
+    flush,
+    async () => {
+      closed = true;
+      await handle?.close().catch(() => undefined);
+      handle = null;
+    },
+    onFailure,
+  );
 }
 
 /** `:memory:` has no file to flush: answers as soon as the commit returned, as before. */
-export const NO_SYNC: WalSync = { durable: () => Promise.resolve(), close: () => Promise.resolve() };
+export const NO_SYNC: WalSync = { durable: () => Promise.resolve(), failed: () => null, close: () => Promise.resolve() };
