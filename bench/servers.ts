@@ -121,8 +121,11 @@ export async function startNode(
   port: number,
   nodeOptions: string[] = [],
   readiness: Readiness = 'healthy',
+  /** A command node runs under (strace, for a slow disk): the server is then its child. */
+  wrapper: string[] = [],
 ): Promise<BenchServer> {
-  const child = spawn(process.execPath, [...nodeOptions, script, ...args], {
+  const command = [...wrapper, process.execPath, ...nodeOptions, script, ...args];
+  const child = spawn(command[0]!, command.slice(1), {
     env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -144,7 +147,7 @@ export async function startNode(
     children.delete(child);
   });
   const url = `http://127.0.0.1:${port}`;
-  const pid = child.pid ?? -1;
+  let pid = child.pid ?? -1;
 
   for (let attempt = 0; attempt < 300; attempt += 1) {
     if (exited) throw new Error(`${script} exited during start-up:\n${output}`);
@@ -152,6 +155,9 @@ export async function startNode(
       const response = await fetch(`${url}/health`);
       await response.arrayBuffer();
       if (response.ok || readiness === 'answering') {
+        // Under a wrapper, node is its child: measure it, and signal it (strace detaches on a signal).
+        if (wrapper.length > 0) pid = Number(readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/)[0]);
+        const signal = (name: NodeJS.Signals) => (wrapper.length > 0 ? process.kill(pid, name) : child.kill(name));
         return {
           url,
           pid,
@@ -161,8 +167,8 @@ export async function startNode(
           outputLines: () => lines,
           async stop() {
             const peak = peakRssMb(pid);
-            child.kill('SIGTERM');
-            const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+            signal('SIGTERM');
+            const timer = setTimeout(() => signal('SIGKILL'), 15_000);
             await exit;
             clearTimeout(timer);
             return peak;
@@ -189,10 +195,16 @@ export async function startWork(
   extraEnv: Record<string, string> = {},
   /** Another build's dist/src/main.js, to measure before and after a change with the same harness. */
   main: string = SERVICES_MAIN,
+  /** Every fsync and fdatasync of the server made this much slower (strace's fault injection): a cloud disk. */
+  slowFsyncMs = 0,
 ): Promise<BenchServer> {
   const port = await freePort();
   const env = { WORK_PORT: String(port), DATABASE_URL: databaseUrl, DATABASE_POOL_SIZE: String(poolSize), LOG_LEVEL: 'warn', ...extraEnv };
-  return startNode(main, ['work'], env, port, cpuProfileDir ? ['--cpu-prof', '--cpu-prof-dir', cpuProfileDir] : []);
+  const slowDisk =
+    slowFsyncMs > 0
+      ? ['strace', '-f', '-qq', '--seccomp-bpf', '-o', '/dev/null', '-e', 'trace=fsync,fdatasync', '-e', `inject=fsync,fdatasync:delay_exit=${Math.round(slowFsyncMs * 1000)}`]
+      : [];
+  return startNode(main, ['work'], env, port, cpuProfileDir ? ['--cpu-prof', '--cpu-prof-dir', cpuProfileDir] : [], 'healthy', slowDisk);
 }
 
 /**

@@ -19,6 +19,8 @@ import { Tally } from './tally.js';
 // the newest-20 list's latency while 10 connections flood POST /work, and the event-loop delay
 // (p99) of the service in both the POST and the flood phase. `--phases` picks some of
 // writes,flood,lists (all by default; lists seeds a million rows and takes the longest).
+// `--slow-fsync-ms 5` runs the work service under strace's fault injection, every fsync and
+// fdatasync 5 ms longer: what a cloud disk does to the event loop (the ceiling is left alone).
 
 const { values: args } = parseArgs({
   options: {
@@ -32,6 +34,8 @@ const { values: args } = parseArgs({
     rounds: { type: 'string', default: '2' },
     phases: { type: 'string', default: 'writes,flood,lists' },
     'flood-connections': { type: 'string', default: '10' },
+    /** Milliseconds added to every fsync/fdatasync of the work service (strace fault injection): a cloud disk. */
+    'slow-fsync-ms': { type: 'string', default: '0' },
     /** A folder: the work servers of the write phases run with --cpu-prof and leave their profiles there. */
     'cpu-prof': { type: 'string' },
   },
@@ -52,6 +56,7 @@ const PATCH_ITEMS_PER_INSTANCE = 2_000;
 
 const PHASES = new Set(args.phases.split(','));
 const FLOOD_CONNECTIONS = Number(args['flood-connections']);
+const SLOW_FSYNC_MS = Number(args['slow-fsync-ms']);
 /** Clients reading the newest 20 items during the flood: a few boards, not a second flood. */
 const FLOOD_READERS = 2;
 
@@ -159,7 +164,7 @@ async function ceilingLoopDelayP99Ms(server: BenchServer): Promise<number> {
 async function floodPhase(): Promise<void> {
   progress(`GET /work?limit=20 while ${FLOOD_CONNECTIONS} connections flood POST /work`);
   const database = await freshDatabase(kind);
-  const [server] = await startMany(() => startWork(database.url, POOL_SIZE), 1);
+  const [server] = await startMany(() => startWork(database.url, POOL_SIZE, undefined, {}, undefined, SLOW_FSYNC_MS), 1);
   await workLoopDelayP99Ms(server!);
   const steal = new StealMeter();
   const before = cpuTicks();
@@ -196,7 +201,7 @@ async function writePhases(instances: number): Promise<void> {
   progress(`ceiling and POST /work alternating in ${ROUNDS} round(s), ${instances} instance(s) each`);
   const [ceilingDb, workDb] = [await freshDatabase(kind), await freshDatabase(kind)];
   const ceilings = await startMany(() => startCeiling(ceilingDb.url, POOL_SIZE), instances);
-  const servers = await startMany(() => startWork(workDb.url, POOL_SIZE, args['cpu-prof']), instances);
+  const servers = await startMany(() => startWork(workDb.url, POOL_SIZE, args['cpu-prof'], {}, undefined, SLOW_FSYNC_MS), instances);
   const [ceiling, post] = [new Tally(), new Tally()];
   const waits: WaitSampler | null = workDb.schema ? await sampleWaits(postgresAdminUrl(), workDb.schema) : null;
   // The worst slice's event-loop delay p99, of each side (the first instance's).
@@ -317,6 +322,7 @@ async function main(): Promise<void> {
     pool_size: kind === 'postgres' ? POOL_SIZE : null,
     warmup_s: WARMUP_S,
     ceiling_and_post_rounds: ROUNDS,
+    slow_fsync_ms: SLOW_FSYNC_MS,
     cpus: cpus().length,
     node: process.version,
   });

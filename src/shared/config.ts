@@ -47,6 +47,8 @@ export interface DatabaseConfig {
   url: string;
   poolSize: number;
   statementTimeoutMs: number;
+  /** Fault injection for a test: the first SQLite checkpointer thread exits after this many checkpoints. */
+  sqliteCheckpointerExitAfter?: number | null;
 }
 
 export interface LlmConfig {
@@ -498,6 +500,8 @@ export function loadConfig(env: Env): Readonly<Config> {
       url: databaseUrl(env),
       poolSize: integer(env, 'DATABASE_POOL_SIZE', 10, 1, 1_000),
       statementTimeoutMs: integer(env, 'DATABASE_STATEMENT_TIMEOUT_MS', 5_000, 1, 3_600_000),
+      sqliteCheckpointerExitAfter:
+        read(env, 'TEST_SQLITE_CHECKPOINTER_EXIT_AFTER') === undefined ? null : integer(env, 'TEST_SQLITE_CHECKPOINTER_EXIT_AFTER', 1, 1, 1_000_000),
     },
     llm: llmConfig(env),
     classify: {

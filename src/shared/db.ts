@@ -1,13 +1,15 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { Kysely, PostgresDialect, type SqliteDatabase, sql } from 'kysely';
+import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import type { Logger } from 'pino';
 import type { DatabaseConfig } from './config.js';
 import { type TransactionRunner, createGroupCommit } from './group-commit.js';
 import { migratePostgres, migrateSqlite } from './migrate.js';
-import { ImmediateSqliteDialect } from './sqlite-driver.js';
+import { startCheckpointer, type CheckpointerOptions } from './sqlite-checkpointer.js';
+import { DurableSqliteDialect } from './sqlite-driver.js';
+import { NO_SYNC, createWalSync } from './wal-sync.js';
 
 export const DIALECTS = { sqlite: 'sqlite', postgres: 'postgres' } as const;
 export type Dialect = (typeof DIALECTS)[keyof typeof DIALECTS];
@@ -25,6 +27,13 @@ export interface Database {
    * transactions share one commit (see group-commit.ts); on PostgreSQL each is its own.
    */
   transaction: TransactionRunner;
+  /**
+   * Resolves once everything committed before the call is on disk. On SQLite writes are flushed
+   * after their COMMIT (group-commit.ts, wal-sync.ts); `transaction` and every write statement
+   * outside it already wait for that (sqlite-driver.ts), so this is for code that writes some
+   * other way. On PostgreSQL a commit is durable when it returns: resolves at once.
+   */
+  durable(): Promise<void>;
   /** PostgreSQL only: the pool; null on SQLite. */
   readonly pool: pg.Pool | null;
   /** Tells `observer` of every transaction (and SQLite batch) from now on; returns the function that stops it. */
@@ -91,6 +100,8 @@ export interface OpenDatabaseOptions {
   logger: Logger;
   /** Skip migrations (for tools that only read). */
   migrate?: boolean;
+  /** SQLite files: how the checkpointer thread runs (tests shorten its timers and watch it). */
+  checkpointer?: Partial<CheckpointerOptions>;
 }
 
 export async function openDatabase(config: DatabaseConfig, options: OpenDatabaseOptions): Promise<Database> {
@@ -103,30 +114,62 @@ export function sqlitePath(url: string): string {
   return rest.startsWith('//') ? rest.slice(2) : rest;
 }
 
-function openSqlite(config: DatabaseConfig, { logger, migrate = true }: OpenDatabaseOptions): Database {
+function openSqlite(config: DatabaseConfig, { logger, migrate = true, checkpointer: checkpointerOptions }: OpenDatabaseOptions): Database {
   const path = sqlitePath(config.url);
-  if (path !== ':memory:') mkdirSync(dirname(resolve(path)), { recursive: true });
+  const inMemory = path === ':memory:';
+  if (!inMemory) mkdirSync(dirname(resolve(path)), { recursive: true });
   // The busy timeout: how long a write waits for the lock another process holds (two services
   // on one file) before the request gets a 503. Writers take the lock up front (see
   // sqlite-driver.ts), so the wait is real, not an instant SQLITE_BUSY_SNAPSHOT.
   const raw = new BetterSqlite3(path, { timeout: config.statementTimeoutMs });
   raw.pragma('journal_mode = WAL');
-  // FULL makes every commit fsync the WAL: a 2xx answer means the row is on disk.
-  raw.pragma('synchronous = FULL');
   raw.pragma('foreign_keys = ON');
+  // Migrations run once at start-up: SQLite fsyncs their commits itself.
+  raw.pragma('synchronous = FULL');
   if (migrate) migrateSqlite(raw, logger);
-  const kysely = new Kysely<unknown>({ dialect: new ImmediateSqliteDialect({ database: withStatementCache(raw) }) });
+  // From here on a COMMIT only write()s the WAL; the fdatasync that makes it durable runs on
+  // libuv's threadpool and every answer waits for it (wal-sync.ts, group-commit.ts). NORMAL
+  // still fsyncs in two places: the WAL header when the log restarts from its beginning (once
+  // per checkpoint cycle), and checkpoints, which therefore run on a thread of their own
+  // (sqlite-checkpointer.ts) instead of at the commit that crosses 1,000 pages.
+  if (!inMemory) raw.pragma('synchronous = NORMAL');
+  const sync = inMemory
+    ? NO_SYNC
+    : createWalSync(path, (error) =>
+        logger.fatal({ err: { message: error.message } }, 'flushing the SQLite WAL failed: no write is acknowledged any more; restart the service'),
+      );
+  const checkpointer = inMemory
+    ? null
+    : startCheckpointer(raw, path, config.statementTimeoutMs, logger, { exitAfter: config.sqliteCheckpointerExitAfter ?? null, ...checkpointerOptions });
+  // Every flush asked for follows a commit (a batch or a write in autocommit): the WAL grew.
+  const durable = () => {
+    checkpointer?.committed();
+    return sync.durable();
+  };
+  const kysely = new Kysely<unknown>({ dialect: new DurableSqliteDialect({ database: raw, prepare: statementCache(raw), durable }) });
   const observers = createObservers();
   return {
     dialect: DIALECTS.sqlite,
     kysely,
-    transaction: observers.timed(createGroupCommit(kysely, { onBatch: observers.batch })),
+    transaction: observers.timed(
+      createGroupCommit(kysely, {
+        onBatch: observers.batch,
+        ...(!inMemory && { durable }),
+      }),
+    ),
+    durable,
     pool: null,
     observe: observers.observe,
     listen: async () => async () => {},
     notify: async () => {},
-    ping: () => pingWith(kysely),
-    close: () => kysely.destroy(),
+    ping: async () => sync.failed() === null && (await pingWith(kysely)),
+    close: async () => {
+      // The checkpointer's connection first, so ours is the last and SQLite checkpoints and
+      // removes the WAL as it closes; then the WAL descriptor, once no flush uses it.
+      await checkpointer?.stop();
+      await kysely.destroy();
+      await sync.close();
+    },
   };
 }
 
@@ -136,19 +179,16 @@ const STATEMENT_CACHE_SIZE = 256;
  * Kysely prepares every query anew; the service sends the same few dozen SQL texts over and
  * over, so each is prepared once. Safe because the one connection runs one query at a time.
  */
-function withStatementCache(raw: BetterSqlite3.Database): SqliteDatabase {
+function statementCache(raw: BetterSqlite3.Database): (text: string) => BetterSqlite3.Statement {
   const statements = new Map<string, BetterSqlite3.Statement>();
-  return {
-    close: () => raw.close(),
-    prepare(text) {
-      let statement = statements.get(text);
-      if (!statement) {
-        if (statements.size >= STATEMENT_CACHE_SIZE) statements.clear();
-        statement = raw.prepare(text);
-        statements.set(text, statement);
-      }
-      return statement;
-    },
+  return (text) => {
+    let statement = statements.get(text);
+    if (!statement) {
+      if (statements.size >= STATEMENT_CACHE_SIZE) statements.clear();
+      statement = raw.prepare(text);
+      statements.set(text, statement);
+    }
+    return statement;
   };
 }
 
@@ -225,6 +265,7 @@ async function openPostgres(config: DatabaseConfig, { logger, migrate = true }: 
     dialect: DIALECTS.postgres,
     kysely,
     transaction: observers.timed((work) => kysely.transaction().execute(work)),
+    durable: async () => {},
     pool,
     observe: observers.observe,
     listen: (channel, onNotify) => listenPostgres(config, logger, channel, onNotify),

@@ -1,12 +1,25 @@
 import type { Kysely, Transaction } from 'kysely';
 
-// SQLite makes a commit durable with an fsync (about a millisecond here), and better-sqlite3
-// runs it on the event loop: one transaction per request caps a server at about a thousand
-// writes a second, whatever the CPU could do. Group commit lifts the cap: the transactions
-// that arrive while one batch runs wait for the next, and a batch runs them one after another
-// inside a single database transaction, each in its own savepoint, so one failing rolls back
-// alone. Nobody hears back before the batch's COMMIT has returned, so an answer still means
-// the write is on disk. SQLite has one writer anyway, so running them in turn loses nothing.
+// Group commit on SQLite. better-sqlite3 runs every statement on the event loop; statements take
+// microseconds, but a durable commit takes an fsync (a millisecond on a local SSD, 5 to 10 on a
+// cloud disk), and at synchronous = FULL SQLite ran that fsync inside COMMIT, on the event loop:
+// while a commit flushed, no request was parsed and no answer written. So the connection runs at
+// synchronous = NORMAL (db.ts), where a COMMIT in WAL mode only write()s its frames, and the
+// flush that makes them durable is an fdatasync of the WAL on libuv's threadpool (wal-sync.ts).
+//
+// The transactions that arrive while one batch runs wait for the next, and a batch runs them
+// one after another inside a single database transaction, each in its own savepoint, so one
+// failing rolls back alone. Nobody hears back before a flush that BEGAN AFTER their batch's
+// COMMIT returned has finished (`durable`), so an answer still means the write is on disk.
+// Meanwhile the next batch may run its statements and commit: that is the group commit filling
+// while the last flush runs. Answers keep the order of the commits, since every flush covers all
+// that was written before it began and flushes run one at a time. A failed unit's error waits
+// for the flush too: it may have been decided by a write (a unique key) not yet on disk.
+// SQLite has one writer anyway, so running the units in turn loses nothing.
+//
+// Until that flush, a read on the same connection (or another process) can see a committed write
+// that is not yet acknowledged: docs/design-decisions.md (Durability) says why that is acceptable
+// (only a power loss can lose it, and then it and whatever read it are lost together).
 //
 // A batch also ends once it has run for 10 ms: better-sqlite3 runs every statement on the
 // event loop, so a batch of hundreds (a burst of classifications) would hold the loop, the
@@ -36,9 +49,14 @@ export interface GroupCommitOptions {
   batchMs?: number;
   /** Told how many transactions each batch ran (committed or not): the metrics' batch size. */
   onBatch?: (size: number) => void;
+  /**
+   * Resolves once a flush that began after the call has made the commits durable (wal-sync.ts);
+   * by default none is needed (`:memory:`, or a connection at synchronous = FULL).
+   */
+  durable?: () => Promise<void>;
 }
 
-export function createGroupCommit(kysely: Kysely<any>, { batchMs = DEFAULT_BATCH_MS, onBatch }: GroupCommitOptions = {}): TransactionRunner {
+export function createGroupCommit(kysely: Kysely<any>, { batchMs = DEFAULT_BATCH_MS, onBatch, durable }: GroupCommitOptions = {}): TransactionRunner {
   const queue: Job[] = [];
   let scheduled = false;
 
@@ -47,6 +65,7 @@ export function createGroupCommit(kysely: Kysely<any>, { batchMs = DEFAULT_BATCH
     const started = performance.now();
     let taken = jobs.length;
     let settled: Settled[] = [];
+    let committed = false;
     try {
       const trx = await kysely.startTransaction().execute();
       try {
@@ -65,6 +84,7 @@ export function createGroupCommit(kysely: Kysely<any>, { batchMs = DEFAULT_BATCH
           await unit.releaseSavepoint(SAVEPOINT).execute();
         }
         await trx.commit().execute();
+        committed = true;
       } catch (error) {
         await trx.rollback().execute().catch(() => undefined);
         throw error;
@@ -74,11 +94,20 @@ export function createGroupCommit(kysely: Kysely<any>, { batchMs = DEFAULT_BATCH
       settled = jobs.slice(0, taken).map(() => ({ ok: false, error }));
     }
     onBatch?.(taken);
-    jobs.slice(0, taken).forEach((job, index) => {
-      const outcome = settled[index]!;
-      if (outcome.ok) job.resolve(outcome.value);
-      else job.reject(outcome.error);
-    });
+    const done = jobs.slice(0, taken);
+    const answer = () =>
+      done.forEach((job, index) => {
+        const outcome = settled[index]!;
+        if (outcome.ok) job.resolve(outcome.value);
+        else job.reject(outcome.error);
+      });
+    if (!committed || !durable) answer();
+    // Not awaited: the next batch runs while this one's flush does.
+    else
+      durable().then(answer, (error: unknown) => {
+        // The flush failed: whether the batch is on disk is unknown, as after a crash.
+        for (const job of done) job.reject(error);
+      });
     return jobs.slice(taken);
   }
 

@@ -1,27 +1,168 @@
-import { CompiledQuery, type DatabaseConnection, type Driver, SqliteDialect, type SqliteDialectConfig, SqliteDriver } from 'kysely';
+import type BetterSqlite3 from 'better-sqlite3';
+import {
+  CompiledQuery,
+  type DatabaseConnection,
+  type Driver,
+  type QueryCompiler,
+  type QueryResult,
+  SelectQueryNode,
+  SqliteDialect,
+  SqliteDriver,
+} from 'kysely';
 
-// Kysely opens SQLite transactions with a plain (deferred) BEGIN: the transaction reads first
-// and asks for the write lock only at its first write. When another process (the classifier
-// and the work service share the file) has written in between, that upgrade fails at once with
-// SQLITE_BUSY_SNAPSHOT, and SQLite never waits for it: the busy timeout cannot help. Every
-// transaction here writes, so each takes the write lock up front with BEGIN IMMEDIATE, where the
-// busy timeout does apply: a second writer waits its turn instead of failing.
+// Kysely's SQLite driver, with two changes.
+//
+// BEGIN IMMEDIATE: Kysely opens SQLite transactions with a plain (deferred) BEGIN: the
+// transaction reads first and asks for the write lock only at its first write. When another
+// process (the classifier and the work service share the file) has written in between, that
+// upgrade fails at once with SQLITE_BUSY_SNAPSHOT, and SQLite never waits for it: the busy
+// timeout cannot help. Every transaction here writes, so each takes the write lock up front with
+// BEGIN IMMEDIATE, where the busy timeout does apply: a second writer waits its turn.
+//
+// Durable autocommit writes: the connection runs at synchronous = NORMAL, so a COMMIT is durable
+// only once the WAL has been flushed (wal-sync.ts). Group commit waits for that flush itself, but
+// many writes run outside `database.transaction`, one statement in autocommit (the dedupe's
+// touches and answers, intake's cursors and leases, a token's last use, the conversation and work
+// stores' single statements). Rather than trust every feature to remember, the driver does it:
+// a statement that may write (not `readonly`) run while no transaction is open returns only once
+// `durable()` has answered. It gives the connection back first, so other statements (the next
+// group commit among them) run during the flush instead of queuing behind it.
 
-class ImmediateSqliteDriver extends SqliteDriver {
-  override async beginTransaction(connection: DatabaseConnection): Promise<void> {
-    await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+export interface DurableSqliteConfig {
+  database: BetterSqlite3.Database;
+  /** Prepares `sql` (db.ts caches them). */
+  prepare: (sql: string) => BetterSqlite3.Statement;
+  /** Resolves once a flush that began after the call has finished (wal-sync.ts). */
+  durable: () => Promise<void>;
+}
+
+/** One connection, lent to one user at a time (the mutex); each loan its own object. */
+class Loan implements DatabaseConnection {
+  #held = true;
+
+  constructor(
+    private readonly config: DurableSqliteConfig,
+    private readonly mutex: Mutex,
+  ) {}
+
+  /** Gives the connection back (at most once per loan). */
+  release(): void {
+    if (!this.#held) return;
+    this.#held = false;
+    this.mutex.unlock();
+  }
+
+  async executeQuery<R>(compiledQuery: CompiledQuery): Promise<QueryResult<R>> {
+    // A loan given back early (below) and used again takes the connection anew.
+    if (!this.#held) {
+      await this.mutex.lock();
+      this.#held = true;
+    }
+    const { database, prepare, durable } = this.config;
+    const statement = prepare(compiledQuery.sql);
+    const outside = !database.inTransaction;
+    const result = run<R>(statement, compiledQuery.parameters);
+    // Not `readonly` covers BEGIN IMMEDIATE too (it takes the write lock), which leaves a
+    // transaction open: only a statement that began and ended outside one committed by itself.
+    if (statement.readonly || !outside || database.inTransaction) return result;
+    // Committed when run returned; durable once the flush that begins now has finished.
+    this.release();
+    await durable();
+    return result;
+  }
+
+  async *streamQuery<R>(compiledQuery: CompiledQuery): AsyncIterableIterator<QueryResult<R>> {
+    if (!SelectQueryNode.is(compiledQuery.query)) throw new Error('Sqlite driver only supports streaming of select queries');
+    const statement = this.config.prepare(compiledQuery.sql);
+    for (const row of statement.iterate(compiledQuery.parameters as unknown[])) yield { rows: [row as R] };
   }
 }
 
-export class ImmediateSqliteDialect extends SqliteDialect {
-  readonly #config: SqliteDialectConfig;
+function run<R>(statement: BetterSqlite3.Statement, parameters: readonly unknown[]): QueryResult<R> {
+  if (statement.reader) return { rows: statement.all(parameters) as R[] };
+  const { changes, lastInsertRowid } = statement.run(parameters);
+  return {
+    numAffectedRows: changes !== undefined && changes !== null ? BigInt(changes) : undefined,
+    insertId: lastInsertRowid !== undefined && lastInsertRowid !== null ? BigInt(lastInsertRowid) : undefined,
+    rows: [],
+  };
+}
 
-  constructor(config: SqliteDialectConfig) {
-    super(config);
+class Mutex {
+  #held: Promise<void> | undefined;
+  #free: (() => void) | undefined;
+
+  async lock(): Promise<void> {
+    while (this.#held) await this.#held;
+    this.#held = new Promise((resolve) => {
+      this.#free = resolve;
+    });
+  }
+
+  unlock(): void {
+    const free = this.#free;
+    this.#held = undefined;
+    this.#free = undefined;
+    free?.();
+  }
+}
+
+class DurableSqliteDriver implements Driver {
+  readonly #mutex = new Mutex();
+
+  constructor(private readonly config: DurableSqliteConfig) {}
+
+  async init(): Promise<void> {}
+
+  async acquireConnection(): Promise<DatabaseConnection> {
+    await this.#mutex.lock();
+    return new Loan(this.config, this.#mutex);
+  }
+
+  async beginTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+  }
+
+  async commitTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw('commit'));
+  }
+
+  async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw('rollback'));
+  }
+
+  // Savepoints: Kysely's own driver compiles them the same way; borrowed by delegation.
+  savepoint(connection: DatabaseConnection, name: string, compile: QueryCompiler['compileQuery']): Promise<void> {
+    return SqliteDriver.prototype.savepoint.call(this, connection, name, compile);
+  }
+
+  rollbackToSavepoint(connection: DatabaseConnection, name: string, compile: QueryCompiler['compileQuery']): Promise<void> {
+    return SqliteDriver.prototype.rollbackToSavepoint.call(this, connection, name, compile);
+  }
+
+  releaseSavepoint(connection: DatabaseConnection, name: string, compile: QueryCompiler['compileQuery']): Promise<void> {
+    return SqliteDriver.prototype.releaseSavepoint.call(this, connection, name, compile);
+  }
+
+  async releaseConnection(connection: DatabaseConnection): Promise<void> {
+    (connection as Loan).release();
+  }
+
+  async destroy(): Promise<void> {
+    this.config.database.close();
+  }
+}
+
+export class DurableSqliteDialect extends SqliteDialect {
+  readonly #config: DurableSqliteConfig;
+
+  constructor(config: DurableSqliteConfig) {
+    // SqliteDialect wants a database for its own driver, which createDriver replaces.
+    super({ database: config.database });
     this.#config = config;
   }
 
   override createDriver(): Driver {
-    return new ImmediateSqliteDriver(this.#config);
+    return new DurableSqliteDriver(this.#config);
   }
 }
