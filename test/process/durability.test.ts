@@ -1,4 +1,3 @@
-import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, openSync, readFileSync, readSync, closeSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,6 +6,7 @@ import { sqlitePath } from '../../src/shared/db.js';
 import { type TestDatabase, createTestDatabase } from '../helpers/databases.js';
 import { fetchJson } from '../helpers/fetch-json.js';
 import { type ServerProcess, killAllServers, startWorkServer } from '../helpers/processes.js';
+import { straceFor, tracedChild } from '../helpers/strace.js';
 
 // Issue 8, "durability, proven rather than assumed". The kill -9 test shows that answers come
 // after the commit; it would pass with synchronous=OFF. This one watches the real process with
@@ -16,28 +16,8 @@ import { type ServerProcess, killAllServers, startWorkServer } from '../helpers/
 
 const WRITES = 40;
 
-function straceAvailable(): boolean {
-  try {
-    execFileSync('strace', ['-V'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-}
+const hasStrace = straceFor('the SQLite fsync check');
 
-const hasStrace = straceAvailable();
-if (!hasStrace) {
-  if (process.env.CI) throw new Error('strace is required in CI (.ci/run installs it)');
-  console.warn('[agentdesk tests] strace is not installed: the SQLite fsync check is SKIPPED');
-}
-
-/** strace runs the service as its child; signals must reach node itself, not strace. */
-function tracedChild(stracePid: number): number {
-  const children = readFileSync(`/proc/${stracePid}/task/${stracePid}/children`, 'utf8').trim().split(/\s+/);
-  const pid = Number(children[0]);
-  if (!Number.isInteger(pid) || pid <= 0) throw new Error(`strace ${stracePid} has no child`);
-  return pid;
-}
 
 describe.skipIf(!hasStrace)('SQLite durability, watched with strace', () => {
   let database: TestDatabase | undefined;

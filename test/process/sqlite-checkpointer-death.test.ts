@@ -1,4 +1,3 @@
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,6 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { type TestDatabase, createTestDatabase } from '../helpers/databases.js';
 import { fetchJson } from '../helpers/fetch-json.js';
 import { type ServerProcess, killAllServers, startWorkServer } from '../helpers/processes.js';
+import { straceFor, tracedChild } from '../helpers/strace.js';
 
 // Issue 23: SQLite's checkpoints run on a thread of the service (src/shared/sqlite-checkpointer.ts).
 // Here that thread dies (TEST_SQLITE_CHECKPOINTER_EXIT_AFTER=1: it exits after its first
@@ -17,20 +17,7 @@ import { type ServerProcess, killAllServers, startWorkServer } from '../helpers/
 
 const WRITES = 30;
 
-function straceAvailable(): boolean {
-  try {
-    execFileSync('strace', ['-V'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-const hasStrace = straceAvailable();
-if (!hasStrace) {
-  if (process.env.CI) throw new Error('strace is required in CI (.ci/run installs it)');
-  console.warn('[agentdesk tests] strace is not installed: the checkpointer-death fsync check is SKIPPED');
-}
+const hasStrace = straceFor('the checkpointer-death fsync check');
 
 describe.skipIf(!hasStrace)('the SQLite checkpointer thread dies in a running service', () => {
   let database: TestDatabase | undefined;
@@ -82,12 +69,6 @@ describe.skipIf(!hasStrace)('the SQLite checkpointer thread dies in a running se
   });
 });
 
-/** strace runs the service as its child. */
-function tracedChild(stracePid: number): number {
-  const pid = Number(readFileSync(`/proc/${stracePid}/task/${stracePid}/children`, 'utf8').trim().split(/\s+/)[0]);
-  if (!Number.isInteger(pid) || pid <= 0) throw new Error(`strace ${stracePid} has no child`);
-  return pid;
-}
 
 /** fdatasync calls on the `-wal` file so far (strace -y names the file). */
 function walFlushes(traceFile: string): number {
