@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Pool } from 'undici';
-import { BENCH_JOB, drive, type PhaseResult, quota } from './queue-phase.js';
+import { BENCH_JOB, drive, LAST_WRITE, type PhaseResult, quota } from './queue-phase.js';
 
 // The agents of `npm run bench:queue`, in a process of their own (forked by bench/servers.ts
 // with an IPC channel), so they never share an event loop with the orchestrator or the server.
@@ -12,9 +12,11 @@ import { BENCH_JOB, drive, type PhaseResult, quota } from './queue-phase.js';
 //   submit: N × POST /work, W submitters at once.
 //   comment: C × POST /work/{id}/comments on each item of the last submit, W writers at once
 //            (the items of the comments run, issue 21: the drain then meets items that talk).
-//   drain:  W agents, each looping POST /work/claim → PATCH /work/{id} (completed) until a 204.
+//   drain:  W agents, each looping POST /work/claim → PATCH /work/{id} (completed) until a 204;
+//           with `finish`, each claim after the first finishes the agent's last item in the same
+//           request (`finish` in the claim's body), one request per cycle.
 
-export type QueueClientRequest = { phase: 'submit'; items: number } | { phase: 'comment'; per_item: number } | { phase: 'drain' };
+export type QueueClientRequest = { phase: 'submit'; items: number } | { phase: 'comment'; per_item: number } | { phase: 'drain'; finish?: boolean };
 
 export type QueueClientReply =
   | { phase: 'submit'; result: PhaseResult }
@@ -60,6 +62,15 @@ export function createQueueClient(options: QueueClientOptions) {
     JSON.stringify({ status: 'completed', outcome: 'success', agent: agentName(worker) }),
   );
 
+  const finishingClaimBody = (worker: number, id: string) =>
+    JSON.stringify({
+      agent: agentName(worker),
+      types: [BENCH_JOB.type],
+      lease_s: LEASE_S,
+      start: true,
+      finish: { id, status: 'completed' },
+    });
+
   /** The items of the last submit, for the comment phase. */
   let submitted: string[] = [];
 
@@ -89,19 +100,29 @@ export function createQueueClient(options: QueueClientOptions) {
     });
   }
 
-  async function drain(): Promise<QueueClientReply> {
+  async function drain(finish: boolean): Promise<QueueClientReply> {
     const claimed = new Set<string>();
     let duplicates = 0;
+    /** Per agent, the item it holds and finishes with its next claim (finish only). */
+    const holding: (string | null)[] = Array.from({ length: options.workers }, () => null);
     const result = await drive(options.workers, async (worker) => {
-      const claim = await pool.request({ method: 'POST', path: '/work/claim', headers: JSON_HEADERS, body: claimBodies[worker] });
+      const last = holding[worker];
+      const body = last ? finishingClaimBody(worker, last) : claimBodies[worker];
+      holding[worker] = null;
+      const claim = await pool.request({ method: 'POST', path: '/work/claim', headers: JSON_HEADERS, body });
       const text = await claim.body.text();
-      if (claim.statusCode === 204) return false;
+      // The last claim found nothing, but it finished the agent's item: the drain ends after it.
+      if (claim.statusCode === 204) return last ? LAST_WRITE : false;
       if (claim.statusCode === 404) throw new ClaimRouteMissing(`POST /work/claim answered 404: ${text.slice(0, 200)}`);
       if (claim.statusCode !== 200) throw unexpected('POST /work/claim', claim.statusCode, text);
       const item = JSON.parse(text) as { id: string; status: string };
       if (item.status !== 'in_progress') throw new Error(`POST /work/claim answered an item in ${item.status}, not in_progress`);
       if (claimed.has(item.id)) duplicates += 1;
       claimed.add(item.id);
+      if (finish) {
+        holding[worker] = item.id;
+        return true;
+      }
 
       const done = await pool.request({ method: 'PATCH', path: `/work/${item.id}`, headers: JSON_HEADERS, body: completeBodies[worker] });
       const doneText = await done.body.text();
@@ -119,7 +140,7 @@ export function createQueueClient(options: QueueClientOptions) {
     async handle(request: QueueClientRequest): Promise<QueueClientReply> {
       if (request.phase === 'submit') return { phase: 'submit', result: await submit(request.items) };
       if (request.phase === 'comment') return { phase: 'comment', result: await comment(request.per_item) };
-      return drain();
+      return drain(request.finish === true);
     },
     close: () => pool.close(),
   };

@@ -15,8 +15,12 @@ export interface PhaseResult {
   client_cpu_ms: number;
 }
 
-/** A step does one operation and says whether it did one (false: nothing left, the loop ends). */
-export type Step = (worker: number) => Promise<boolean>;
+/**
+ * A step does one operation and says whether it did one (false: nothing left, the loop ends;
+ * `LAST_WRITE`: nothing left, but the step still wrote, so the phase ends after it).
+ */
+export type Step = (worker: number) => Promise<boolean | typeof LAST_WRITE>;
+export const LAST_WRITE = 'last write';
 
 export function summarize(ok: number, startedAt: number, endedAt: number, times: number[], cpuMs: number): PhaseResult {
   const sorted = Float64Array.from(times).sort();
@@ -46,7 +50,9 @@ export async function drive(workers: number, step: Step): Promise<PhaseResult> {
     Array.from({ length: workers }, async (_, worker) => {
       for (;;) {
         const began = performance.now();
-        if (!(await step(worker))) return;
+        const did = await step(worker);
+        if (did === LAST_WRITE) endedAt = Math.max(endedAt, performance.now());
+        if (did !== true) return;
         endedAt = performance.now();
         times.push(endedAt - began);
       }

@@ -157,9 +157,11 @@ export function registerWorkCommand(program: Command, context: CliContext): Comm
     .option('--wait <seconds>', `wait up to this long for one (${WAIT_LIMITS.min}–${WAIT_LIMITS.max})`, integer(WAIT_LIMITS.min, WAIT_LIMITS.max))
     .option('--lease <seconds>', `lease length; default ${LEASE_LIMITS.default}`, integer(LEASE_LIMITS.min, LEASE_LIMITS.max))
     .option('--no-start', 'leave it dispatched rather than in progress')
+    .option('--finish <id>', 'complete this item of yours first, in the same request (as work complete)', itemId)
     .option('--agent <agent>', 'the agent to claim for (default: the token’s agent, or AGENTDESK_AGENT)')
     .option('--json', 'the item as JSON, or null when there is none')
     .action(async (options: JsonOption & {
+      finish?: string;
       type?: string[];
       project?: string;
       wait?: number;
@@ -175,6 +177,7 @@ export function registerWorkCommand(program: Command, context: CliContext): Comm
         ...(options.wait !== undefined && { wait_s: options.wait }),
         ...(options.lease !== undefined && { lease_s: options.lease }),
         start: options.start,
+        ...(options.finish !== undefined && { finish: { id: options.finish, status: 'completed' } }),
       });
       if (item) return show(item, options);
       // Nothing to do is an answer, not a failure: exit 0.

@@ -8,6 +8,7 @@ import type { ProjectService } from './project-service.js';
 import type { ClaimService } from './claims.js';
 import type { VersionPrecondition } from './item-changes.js';
 import { etagOf } from './item-view.js';
+import { OUTCOME_OF_STATUS } from './lifecycle.js';
 import {
   AgentParamsSchema,
   AgentWorkQuerySchema,
@@ -15,6 +16,7 @@ import {
   CreateProjectSchema,
   ClaimSchema,
   CreateWorkItemSchema,
+  type FinishRequest,
   HeartbeatSchema,
   HistoryEntrySchema,
   IfMatchHeadersSchema,
@@ -26,6 +28,7 @@ import {
   StatusCountsSchema,
   SubmitHeadersSchema,
   UpdateProjectSchema,
+  type UpdateWorkItem,
   UpdateWorkItemSchema,
   WorkIdParamsSchema,
   WorkItemDetailSchema,
@@ -47,6 +50,15 @@ export function parseIfMatch(header: string | undefined): VersionPrecondition | 
   // Tags that are not strong entity tags (`2`, `W/"2"`) are named in the refusal: the caller
   // then learns that the tag must be quoted, not that the item moved on.
   return { any: false, versions, ...(versions.length < listed && { malformed: true }) };
+}
+
+/** The PATCH a claim's `finish` stands for. */
+function finishingPatch({ status, notes }: FinishRequest, agent: string): UpdateWorkItem {
+  return { status, outcome: OUTCOME_OF_STATUS[status], agent, ...(notes !== undefined && { notes }) };
+}
+
+function finishingPrecondition({ version }: FinishRequest): VersionPrecondition | undefined {
+  return version === undefined ? undefined : { any: false, versions: [version] };
 }
 
 /** If-None-Match on a read: true when the caller already holds the current version. */
@@ -96,20 +108,28 @@ export function registerWorkRoutes(app: HttpApp, work: WorkService, claims: Clai
         operationId: 'claimWorkItem',
         tags,
         summary:
-          'Claim the next work item: your own dispatched items first, then the queue; 204 when none (or after wait_s)',
+          'Claim the next work item: your own dispatched items first, then the queue; 204 when none (or after wait_s). With `finish`, finishes the last one first',
         body: ClaimSchema,
-        response: { 200: withHeaders(WorkItemSchema, 'ETag'), 204: Type.Null({ description: 'Nothing to claim' }), ...problemResponses(400, 413, 415, 422) },
+        response: {
+          200: withHeaders(WorkItemSchema, 'ETag'),
+          204: Type.Null({ description: 'Nothing to claim' }),
+          ...problemResponses(400, 404, 409, 412, 413, 415, 422),
+        },
       },
     },
     async (request, reply) => {
       // An agent token claims as its own agent and no other; without `agent`, as that one.
-      const agent = requireActingAgent(request.principal, request.body.agent);
+      const { finish, ...ask } = request.body;
+      const agent = requireActingAgent(request.principal, ask.agent);
+      // One request where an agent would send two (its PATCH, then its next claim): the same
+      // change as that PATCH, and nothing is claimed when it fails.
+      if (finish) await work.update(finish.id, finishingPatch(finish, agent), request.principal, finishingPrecondition(finish));
       const left = new AbortController();
       const socket = request.raw.socket;
       reply.raw.once('close', () => {
         if (!reply.raw.writableFinished) left.abort();
       });
-      const item = await claims.claim({ ...request.body, agent }, actorOf(request.principal), left.signal);
+      const item = await claims.claim({ ...ask, agent }, actorOf(request.principal), left.signal);
       if (left.signal.aborted) {
         // The client hung up while waiting; its half-closed socket would otherwise stay open.
         // (An in-process caller, the MCP server through app.inject, has a stand-in without destroy.)

@@ -293,9 +293,29 @@ export const ProjectIdParamsSchema = Type.Object({ id: UuidSchema });
 /** The agent a claim, heartbeat or move acts as; an agent token's own agent when left out. */
 const ActingAgentSchema = Type.Optional({ ...AgentNameSchema, description: "Agent username; an agent token's own agent when left out" });
 
+/**
+ * The item a claim finishes first (the agent's last one): what `PATCH /work/{id}` with this
+ * status (and its outcome, success or failed) and notes does, by the claiming agent; `version`
+ * as an If-Match would.
+ */
+export const FinishSchema = Type.Object(
+  {
+    id: UuidSchema,
+    status: Type.Enum(['completed', 'failed'], { description: 'completed (outcome success) or failed (outcome failed)' }),
+    notes: Type.Optional(Nullable(NotesSchema)),
+    version: Type.Optional(Type.Integer({ minimum: 1, maximum: 999_999_999, description: 'Finish only at this version (412 otherwise)' })),
+  },
+  {
+    additionalProperties: false,
+    description: 'Finish this item first, as PATCH /work/{id} would; if that fails its problem is the answer and nothing is claimed',
+  },
+);
+export type FinishRequest = Static<typeof FinishSchema>;
+
 export const ClaimSchema = Type.Object(
   {
     agent: ActingAgentSchema,
+    finish: Type.Optional(FinishSchema),
     types: Type.Optional(Type.Array(WorkTypeSchema, { minItems: 1, maxItems: 50, description: 'Any of these types' })),
     project_id: Type.Optional(UuidSchema),
     lease_s: Type.Optional(

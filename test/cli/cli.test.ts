@@ -355,4 +355,21 @@ describe('agentdesk under AUTH=off (a loopback desk): the agent is AGENTDESK_AGE
     expect(nobody.code).toBe(2);
     expect(nobody.stderr).toMatch(/AGENTDESK_AGENT/);
   });
+
+  it('claim --finish completes the last item in the same request; refused, it exits 1 and claims nothing', async () => {
+    const cy = { AGENTDESK_URL: work.url, AGENTDESK_AGENT: 'cy' };
+    const first = await runCliJson(['work', 'submit', '--type', 'cli_finish', '--description', 'First'], cy);
+    const second = await runCliJson(['work', 'submit', '--type', 'cli_finish', '--description', 'Second'], cy);
+    expect((await runCliJson(['work', 'claim', '--type', 'cli_finish'], cy)).body.id).toBe(first.body.id);
+    const refused = await runCli(['work', 'claim', '--type', 'cli_finish', '--finish', second.body.id], cy);
+    expect(refused.code).toBe(1);
+    expect((await runCliJson(['work', 'show', second.body.id], cy)).body.status).toBe('queued');
+    const next = await runCliJson(['work', 'claim', '--type', 'cli_finish', '--finish', first.body.id], cy);
+    expect(next.body).toMatchObject({ id: second.body.id, status: 'in_progress', assigned_agent: 'cy' });
+    expect((await runCliJson(['work', 'show', first.body.id], cy)).body).toMatchObject({ status: 'completed', outcome: 'success' });
+    const last = await runCli(['work', 'claim', '--type', 'cli_finish', '--finish', second.body.id], cy);
+    expect(last).toMatchObject({ code: 0, stdout: '' });
+    expect(last.stderr).toMatch(/Nothing to claim for cy/);
+    expect((await runCliJson(['work', 'show', second.body.id], cy)).body.status).toBe('completed');
+  });
 });
