@@ -1,4 +1,4 @@
-import type { WorkItemRow } from './tables.js';
+import type { DispatchRow, WorkItemRow } from './tables.js';
 
 // What a commit made claimable: the message that wakes waiting claims (claims.ts), in this
 // process through the store's commit signal and in the other instances through the payload of
@@ -17,6 +17,11 @@ export interface Claimable {
   /** Set when the items are dispatched to this agent: only its claim can take them. */
   agent: string | null;
   count: number;
+  /**
+   * Some of those items as this process just wrote them (new items): a waiter woken for one
+   * claims it by its version, without reading the queue first. Never sent to other instances.
+   */
+  known?: { row: WorkItemRow; dispatches: DispatchRow[] }[];
 }
 
 /** What a completion's release of its dependents makes claimable at `now` (store/port.ts `released`). */
@@ -82,9 +87,12 @@ export function createNewsCollector() {
       if (news.all) all = true;
       for (const claimable of news.ready) {
         const key = JSON.stringify([claimable.type, claimable.project_id, claimable.agent]);
-        const known = counts.get(key);
-        if (known) known.count += claimable.count;
-        else counts.set(key, { ...claimable });
+        const gathered = counts.get(key);
+        if (!gathered) counts.set(key, { ...claimable, ...(claimable.known && { known: [...claimable.known] }) });
+        else {
+          gathered.count += claimable.count;
+          if (claimable.known) gathered.known = [...(gathered.known ?? []), ...claimable.known];
+        }
       }
       if (news.due_at !== null && (due === null || news.due_at < due)) due = news.due_at;
     },

@@ -3,8 +3,9 @@ import type { Logger } from 'pino';
 import { createCoalescer } from '../shared/coalesce.js';
 import type { Database } from '../shared/db.js';
 import { type Claimable, type ClaimableNews, canTake, createNewsCollector, decodeNews, encodeNews } from './claimable.js';
+import { planClaim } from './change-rules.js';
 import { claimItems } from './claim-writes.js';
-import type { RecentItems } from './item-changes.js';
+import { type RecentItems, writeOf } from './item-changes.js';
 import { type Actor, toWorkItem } from './item-view.js';
 import { NO_OBSERVER, type WorkObserver } from './observer.js';
 import { type ClaimRequest, LEASE_LIMITS, type WorkItem } from './schemas.js';
@@ -24,7 +25,9 @@ import { EVENTS_CHANNEL, type WorkStore } from './store/port.js';
 // waiter whose claim is running cannot be woken; news no idle waiter took marks it to read again
 // if its running claim finds nothing (that read may have started before the commit).
 // Where the news cannot say what (a NOTIFY too large, a listener reconnecting), every waiter
-// tries once.
+// tries once. News of this process's own new items carries the rows it wrote (`known`): a waiter
+// woken for one claims that item by its version, one guarded write and no read of the queue;
+// when another claimer was faster, it reads the queue as any woken waiter does.
 
 /** Bounds one claim statement: the claimers beyond it wait for the next. */
 const MAX_CLAIM_BATCH = 32;
@@ -77,6 +80,8 @@ interface Waiter {
   /** Its first try found nothing: it is waiting (what the gauge counts). */
   waited: boolean;
 }
+
+type KnownItem = NonNullable<Claimable['known']>[number];
 
 interface Claimed {
   item: WorkItem;
@@ -134,6 +139,21 @@ export function createClaimService({ store, database, logger, recent, now = () =
     },
   });
 
+  /** The claim of an item this process just wrote, by its version; a read of the queue if it is gone. */
+  async function claimKnown(waiter: Waiter, current: KnownItem): Promise<Claimed | null> {
+    const { request, actor } = waiter;
+    const stamp = now().toISOString();
+    // Never dispatched "before" the commit that made it claimable.
+    const at = stamp > current.row.updated_at ? stamp : current.row.updated_at;
+    const claimer = { agent: request.agent, start: request.start !== false, lease_s: request.lease_s ?? LEASE_LIMITS.default };
+    const { change, after } = writeOf(current, planClaim(current.row, claimer, at), actor, at);
+    if (!(await store.applyChange(change))) return claimOnce({ request, actor });
+    observer.claimed(after.row.type);
+    recent?.remember(after);
+    const agent = current.row.status === 'dispatched' ? request.agent : null;
+    return { item: toWorkItem(after.row, after.dispatches), kind: { type: after.row.type, project_id: after.row.project_id, agent, count: 1 } };
+  }
+
   /** Claims at once, or waits up to `wait_s`; null when nothing could be claimed. */
   async function claim(request: ClaimRequest, actor: Actor, signal?: AbortSignal): Promise<WorkItem | null> {
     if (!request.wait_s || closed || signal?.aborted) return (await claimOnce({ request, actor }))?.item ?? null;
@@ -172,12 +192,12 @@ export function createClaimService({ store, database, logger, recent, now = () =
     });
   }
 
-  /** One try for `waiter`, woken for `reason` (null: its first try, or a retry). */
-  function attempt(waiter: Waiter, reason: Claimable | null): void {
+  /** One try for `waiter`, woken for `reason` (null: its first try, or a retry), with the item if known. */
+  function attempt(waiter: Waiter, reason: Claimable | null, known: KnownItem | null = null): void {
     waiter.trying = true;
     waiter.missed = null;
     waiter.round = round;
-    claimOnce({ request: waiter.request, actor: waiter.actor }).then(
+    (known ? claimKnown(waiter, known) : claimOnce({ request: waiter.request, actor: waiter.actor })).then(
       (claimed) => {
         waiter.trying = false;
         if (claimed) {
@@ -204,12 +224,15 @@ export function createClaimService({ store, database, logger, recent, now = () =
     round += 1;
     for (const claimable of ready) {
       let left = claimable.count;
-      const one = { ...claimable, count: 1 };
+      const { known, ...kind } = claimable;
+      // In queue order, as a read would hand them out: the most urgent to the oldest waiter.
+      const rows = known ? [...known].sort(inQueueOrder) : [];
+      const one = { ...kind, count: 1 };
       for (const waiter of waiters) {
         if (left === 0) break;
         if (waiter.trying || waiter.gone || waiter.expired || !canTake(waiter.request, claimable)) continue;
         left -= 1;
-        attempt(waiter, one);
+        attempt(waiter, one, rows.shift() ?? null);
       }
       // No idle waiter for the rest: those whose claim runs now read again if it finds nothing.
       for (const waiter of waiters) {
@@ -335,6 +358,10 @@ export function createClaimService({ store, database, logger, recent, now = () =
     /** Reads of the queue by claims so far (one statement each on PostgreSQL): the metrics. */
     reads: () => reads,
   };
+}
+
+function inQueueOrder(a: KnownItem, b: KnownItem): number {
+  return a.row.priority - b.row.priority || a.row.created_at.localeCompare(b.row.created_at) || a.row.id.localeCompare(b.row.id);
 }
 
 function sameKind(a: Claimable, b: Claimable): boolean {

@@ -99,5 +99,8 @@ function noting(statements: WorkStatements, appended: Appended): WorkStatements 
 
 /** What a new item makes claimable: itself, queued or dispatched, when due at its creation. */
 export function newsOfNewItem(item: NewItem) {
-  return claimableAfter(null, item.row, item.row.created_at);
+  const news = claimableAfter(null, item.row, item.row.created_at);
+  // The item as written: a waiting claim can take it by its version without a read.
+  if (news?.ready.length === 1) news.ready[0] = { ...news.ready[0]!, known: [{ row: item.row, dispatches: item.dispatch ? [item.dispatch] : [] }] };
+  return news;
 }
