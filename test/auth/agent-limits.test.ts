@@ -97,6 +97,24 @@ describe.each(await storesUnderTest())('agent tokens on %s', (kind) => {
     expect(byAdmin.body.detail).toMatch(/agent/);
   });
 
+  it("a claim's finish acts as the token's agent: another agent's item is refused (403) and nothing is claimed", async () => {
+    const type = `limits_finish_${kind}`;
+    const gracesItem = await itemFor('grace');
+    const { body: queued } = await submit({ type }, admin);
+    const refused = await call(app, 'POST', '/work/claim', { types: [type], finish: { id: gracesItem, status: 'completed' } }, ada);
+    expect(refused.status).toBe(403);
+    expect(refused.headers['content-type']).toMatch(/^application\/problem\+json/);
+    expect((await call(app, 'GET', `/work/${gracesItem}`, undefined, admin)).body).toMatchObject({ status: 'dispatched', assigned_agent: 'grace' });
+    expect((await call(app, 'GET', `/work/${queued.id}`, undefined, admin)).body.status).toBe('queued');
+    // Its own item: finished, and the next one claimed for it.
+    const { body: mine } = await call(app, 'POST', '/work/claim', { types: [type] }, ada);
+    const { body: next } = await submit({ type }, admin);
+    const done = await call(app, 'POST', '/work/claim', { types: [type], finish: { id: mine.id, status: 'completed' } }, ada);
+    expect(done.status).toBe(200);
+    expect(done.body).toMatchObject({ id: next.id, assigned_agent: 'ada' });
+    expect((await call(app, 'GET', `/work/${mine.id}`, undefined, admin)).body).toMatchObject({ status: 'completed', outcome: 'success' });
+  });
+
   it("cannot move, edit or reassign another agent's item", async () => {
     const id = await itemFor('grace');
     for (const patch of [{ status: 'in_progress' }, { notes: 'mine now' }, { agent: 'ada' }, { status: 'queued' }]) {

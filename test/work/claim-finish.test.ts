@@ -100,8 +100,8 @@ describe.each(await storesUnderTest())('POST /work/claim with finish on %s', (ki
     const type = 'finish_wait';
     const mine = await submit(type);
     await claim({ agent: 'fin-f', types: [type] });
-    const waiting = claim({ agent: 'fin-f', types: [type], wait_s: 5, finish: { id: mine.id, status: 'completed' } });
-    await expect.poll(async () => (await get(mine.id)).status, { timeout: 4000 }).toBe('completed');
+    const waiting = claim({ agent: 'fin-f', types: [type], wait_s: 30, finish: { id: mine.id, status: 'completed' } });
+    await expect.poll(async () => (await get(mine.id)).status, { timeout: 20_000 }).toBe('completed');
     const arrived = await submit(type);
     const answer = await waiting;
     expect(answer.status).toBe(200);

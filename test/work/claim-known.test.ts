@@ -51,8 +51,8 @@ describe.each(await storesUnderTest())('claims of items this process wrote, on %
   /** Starts a long poll and returns once it waits (wrapped: an async function would await it). */
   const waitFor = async (agent: string, type: string) => {
     const before = claims.waiting();
-    const answer = claims.claim({ agent, types: [type], wait_s: 10 }, actor);
-    await expect.poll(() => claims.waiting()).toBe(before + 1);
+    const answer = claims.claim({ agent, types: [type], wait_s: 30 }, actor);
+    await expect.poll(() => claims.waiting(), { timeout: 20_000 }).toBe(before + 1);
     return { answer };
   };
 
@@ -92,7 +92,7 @@ describe.each(await storesUnderTest())('claims of items this process wrote, on %
     const reads = claims.reads();
     // The news of it arrives late, with the row as it was written.
     claims.became({ ready: [{ type, project_id: null, agent: null, count: 1, known: [{ row, dispatches: [] }] }], due_at: null });
-    await expect.poll(() => claims.reads()).toBe(reads + 1);
+    await expect.poll(() => claims.reads(), { timeout: 20_000 }).toBe(reads + 1);
     expect(claims.waiting()).toBeGreaterThanOrEqual(1);
     // Still waiting: the next item is its.
     const next = item(type);
