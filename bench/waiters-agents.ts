@@ -1,3 +1,5 @@
+import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { Pool } from 'undici';
 import { BENCH_JOB, round } from './queue-phase.js';
 
@@ -131,7 +133,9 @@ function createFleet({ url, agents, types }: AgentsOptions) {
   };
 }
 
-if (process.send) {
+// Only when forked as the fleet: the anchor imports percentile from here, in a process of its own.
+const forkedAsFleet = process.send !== undefined && process.argv[1] !== undefined && fileURLToPath(import.meta.url) === resolve(process.argv[1]);
+if (forkedAsFleet) {
   const fleet = createFleet(JSON.parse(process.argv[2] ?? '{}') as AgentsOptions);
   const reply = (message: AgentsReply) => process.send?.(message);
   process.on('message', (request: AgentsRequest) => {

@@ -23,7 +23,10 @@ import { type BenchServer, freePort, startNode, startWork } from './servers.js';
 //   the queue by a claim is one statement on PostgreSQL; on SQLite a read is a few statements in
 //   one transaction), woken claims that found nothing included.
 // Then, on the same PostgreSQL and in the same run, graphile-worker 0.16 with W workers
-// (bench/waiters-graphile.ts): addJob → task start latency at the same rates.
+// (bench/waiters-graphile.ts): addJob → task start latency at the same rates, the issue's
+// anchor; and again with its jobs POSTed over HTTP by another process (an informational line:
+// the same submit hop agentdesk's items take).
+// With --cpu-prof DIR, the server writes its V8 CPU profile there as it stops.
 // With --main, another build's server is measured (its claim reads are NaN if it has no counter).
 // JSON lines on stdout, progress on stderr.
 
@@ -37,6 +40,8 @@ const { values: args } = parseArgs({
     anchor: { type: 'string', default: 'graphile-worker' },
     /** Another build's dist/src/main.js (the base of a change), run instead of this one. */
     main: { type: 'string' },
+    /** A directory for the server's V8 CPU profile (written when it stops). */
+    'cpu-prof': { type: 'string' },
   },
 });
 
@@ -122,7 +127,7 @@ async function rate(fleet: ChildProcess, per_s: number, items: number): Promise<
 async function benchAgentdesk(kind: BenchDbKind): Promise<RateResult[]> {
   const database = await freshDatabase(kind);
   log(`${kind}: starting the work server and ${AGENTS} agents`);
-  const server: BenchServer = args.main ? await startOther(args.main, database.url) : await startWork(database.url, 16);
+  const server: BenchServer = args.main ? await startOther(args.main, database.url) : await startWork(database.url, 16, args['cpu-prof']);
   const admin = kind === 'postgres' ? new pg.Client({ connectionString: database.url.replace(/\?.*$/, '') }) : null;
   await admin?.connect();
   const fleet = fork(AGENTS_MAIN, [JSON.stringify({ url: server.url, agents: AGENTS, types: TYPES })], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
@@ -204,10 +209,11 @@ async function startOther(main: string, databaseUrl: string): Promise<BenchServe
   return startNode(main, ['work'], { WORK_PORT: String(port), DATABASE_URL: databaseUrl, DATABASE_POOL_SIZE: '16', LOG_LEVEL: 'warn' }, port);
 }
 
-async function benchGraphile(): Promise<{ per_s: number; p50_ms: number; p99_ms: number }[]> {
+/** graphile-worker on a fresh schema; with `http`, its jobs come over HTTP from another process. */
+async function benchGraphile(http: boolean): Promise<{ per_s: number; p50_ms: number; p99_ms: number }[]> {
   const database = await freshDatabase('postgres');
-  log(`graphile-worker: ${WORKERS} workers`);
-  const spec: GraphileSpec = { url: database.url, schema: database.schema!, workers: WORKERS, warmup: WARMUP.items, rates: RATES };
+  log(`graphile-worker: ${WORKERS} workers${http ? ', jobs over HTTP' : ''}`);
+  const spec: GraphileSpec = { url: database.url, schema: database.schema!, workers: WORKERS, warmup: WARMUP.items, rates: RATES, http };
   const stdout = await new Promise<string>((resolve, reject) => {
     execFile(process.execPath, [GRAPHILE_MAIN, JSON.stringify(spec)], { maxBuffer: 16 * 1024 * 1024 }, (error, out, err) => {
       if (error) reject(new Error(`${error.message}\n${err}`));
@@ -222,9 +228,13 @@ async function benchGraphile(): Promise<{ per_s: number; p50_ms: number; p99_ms:
 async function main(): Promise<void> {
   const ours = new Map<BenchDbKind, RateResult[]>();
   let anchor: { per_s: number; p99_ms: number }[] | null = null;
+  let overHttp: { per_s: number; p99_ms: number }[] | null = null;
   for (const kind of kinds) {
     ours.set(kind, await benchAgentdesk(kind));
-    if (kind === 'postgres' && args.anchor === 'graphile-worker') anchor = await benchGraphile();
+    if (kind === 'postgres' && args.anchor === 'graphile-worker') {
+      anchor = await benchGraphile(false);
+      overHttp = await benchGraphile(true);
+    }
   }
   if (!anchor) return;
   for (const [kind, results] of ours) {
@@ -239,6 +249,17 @@ async function main(): Promise<void> {
         graphile_worker_p99_ms: theirs.p99_ms,
         met: result.p99_ms <= theirs.p99_ms,
       });
+      const http = overHttp?.find((line) => line.per_s === result.per_s);
+      if (http) {
+        emit({
+          compare: 'agentdesk p99 submit → claimed against graphile-worker p99 with its jobs POSTed over HTTP (informational)',
+          db: kind,
+          per_s: result.per_s,
+          agentdesk_p99_ms: result.p99_ms,
+          graphile_worker_over_http_p99_ms: http.p99_ms,
+          ratio: round(result.p99_ms / http.p99_ms, 2),
+        });
+      }
     }
   }
 }
