@@ -273,7 +273,11 @@ function itemsJson(items: readonly NewItem[]): string {
   return JSON.stringify(items.map(({ row, dispatch, event, history }) => ({ r: row, d: dispatch, e: event, h: history })));
 }
 
-const FIND_WITH_LOG = named(`SELECT w.*, ${dispatchLogJsonSql('w.id')} AS dispatch_log FROM work_items w WHERE w.id = ANY($1::uuid[])`);
+// One probe of the primary key per id, whatever the table's size: as `id = ANY($1)` the plan a
+// connection keeps (made on a small table without statistics) scanned the whole table for good.
+// OFFSET 0 keeps the lookup a subquery of its own, which the planner would otherwise join by hashing.
+const FIND_WITH_LOG = named(`SELECT w.*, ${dispatchLogJsonSql('w.id')} AS dispatch_log
+  FROM unnest($1::uuid[]) AS wanted(id) CROSS JOIN LATERAL (SELECT * FROM work_items WHERE id = wanted.id OFFSET 0) w`);
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -289,7 +293,7 @@ export function changesQuery(changes: readonly ItemChange[]): { name: string; te
     e: change.event,
     d: change.dependents && change.dependents.kind === 'note' ? change.dependents.note : null,
   }));
-  const values: unknown[] = [JSON.stringify(input), changes.map((change) => change.id)];
+  const values: unknown[] = [JSON.stringify(input)];
   // The effect's constants (event, actor, statuses spared) are the same for the whole batch.
   const effect = changes[0]!.dependents;
   if (effect) values.push(JSON.stringify({ event: effect.event, actor: effect.actor, unless: effect.kind === 'note' ? effect.unless : [] }));
@@ -307,7 +311,7 @@ function dependentsParts(kind: 'release' | 'note', kept: string): string[] {
     kind === 'release'
       ? `waiting_on = w.waiting_on - r.n`
       : `comment_count = w.comment_count + 1`;
-  const spared = kind === 'note' ? ` AND w.status::text <> ALL(ARRAY(SELECT json_array_elements_text($3::json->'unless')))` : '';
+  const spared = kind === 'note' ? ` AND w.status::text <> ALL(ARRAY(SELECT json_array_elements_text($2::json->'unless')))` : '';
   return [
     `dependents AS (SELECT d.item_id, count(*)::int AS n, max((i.s).updated_at) AS at,
         string_agg(i.v->>'d', E'\n\n' ORDER BY i.ord) AS note
@@ -316,12 +320,12 @@ function dependentsParts(kind: 'release' | 'note', kept: string): string[] {
     `touched AS (UPDATE work_items w SET ${set}, version = w.version + 1, updated_at = r.at
       FROM dependents r WHERE w.id = r.item_id${spared} RETURNING w.*)`,
     `touched_event AS (INSERT INTO events (type, data, created_at)
-      SELECT $3::json->>'event', ${eventDataSql('t', `$3::json->'actor'`)}, t.updated_at FROM touched t ORDER BY t.id)`,
+      SELECT $2::json->>'event', ${eventDataSql('t', `$2::json->'actor'`)}, t.updated_at FROM touched t ORDER BY t.id)`,
     // The note joins each dependent's timeline as a comment by the desk (issue 21's conversation).
     ...(kind === 'note'
       ? [
           `touched_comment AS (INSERT INTO work_comments (id, work_item_id, author, role, kind, body, links, created_at)
-            SELECT gen_random_uuid(), t.id, $3::json->'actor'->>'name', $3::json->'actor'->>'role', 'note', r.note, '[]', t.updated_at
+            SELECT gen_random_uuid(), t.id, $2::json->'actor'->>'name', $2::json->'actor'->>'role', 'note', r.note, '[]', t.updated_at
             FROM touched t JOIN dependents r ON r.item_id = t.id)`,
         ]
       : []),
@@ -343,14 +347,15 @@ function changeStatement(change: ItemChange): { name: string; text: string } {
   const parts = [
     `WITH input AS (
       SELECT e.ord, (e.value->>'id')::uuid AS id, (e.value->>'v')::int AS from_version, s, e.value AS v
-      FROM jsonb_array_elements($1::jsonb) WITH ORDINALITY AS e(value, ord)
+      FROM batch_elements($1::jsonb) AS e(value, ord)
       CROSS JOIN LATERAL jsonb_populate_record(NULL::work_items, e.value->'s') AS s
     )`,
-    // The id list ($2) gives the planner what the JSON cannot: a row count (jsonb_array_elements
-    // counts as 100 rows, which made it join by hashing the whole table, 2.5 ms at 8,000 items)
-    // and a probe of the primary key.
+    // The batch counts as one row (batch_elements, migration 016), so the plan probes the
+    // primary key once per change whatever the table's size or statistics: counted as 100 rows
+    // (jsonb_array_elements) it hashed the whole table instead, and the plan a connection keeps
+    // for this statement kept doing so when it was made on a small table without statistics.
     `changed AS (UPDATE work_items w SET ${assignments} FROM input i
-      WHERE w.id = ANY($2::uuid[]) AND w.id = i.id AND w.version = i.from_version RETURNING w.id)`,
+      WHERE w.id = i.id AND w.version = i.from_version RETURNING w.id)`,
   ];
   if (change.closeDispatch) {
     parts.push(`closed AS (UPDATE dispatch_log d SET completed_at = c.completed_at, outcome = c.outcome, reason = c.reason
