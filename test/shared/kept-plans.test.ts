@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { saveQuery } from '../../src/classify/dedupe-store/postgres.js';
+import { createPostgresDedupeStore, saveQuery } from '../../src/classify/dedupe-store/postgres.js';
 import type { Database } from '../../src/shared/db.js';
 import type { ItemChange } from '../../src/work/store/port.js';
 import { type Statement, changesQuery, postgresStatements } from '../../src/work/store/postgres.js';
@@ -11,7 +11,7 @@ import { type TestDatabase, createTestDatabase, openTestDatabase, storesUnderTes
 
 // The plan a connection keeps for the change statement (every claim, completion and edit), for
 // the read of items by id (every change that does not start from the claimer's copy) and for the
-// dedupe's save (every classification), made while the table is small and has no statistics (a new database, or autovacuum off): it stays
+// dedupe's claim and save (every classification), made while the table is small and has no statistics (a new database, or autovacuum off): it stays
 // as the table grows, so it must find the items by primary key from the start. Hashing a table
 // of a few hundred items looks cheaper than a hundred probes; at a million items it is a full
 // scan per claim (migration 016).
@@ -128,5 +128,19 @@ describe.skipIf(!(await storesUnderTest()).includes('postgres'))('plans kept for
     expect(plan, plan).not.toMatch(/Seq Scan on classify_messages/);
     expect(plan, plan).toMatch(/classify_messages_pkey/);
     expect(plan, plan).toMatch(/Update on classify_messages m \(actual rows=2 /);
+  });
+
+  it("the dedupe's claim reads a content's owner by primary key, not by scanning the table", async () => {
+    // The store's statement as it reaches the pool, without running it.
+    let captured: pg.QueryConfig | undefined;
+    const capturing = { query: async (config: pg.QueryConfig) => ((captured = config), { rows: [], rowCount: 0 }) };
+    const store = createPostgresDedupeStore(capturing as unknown as pg.Pool, () => Promise.reject(new Error('no transaction here')));
+    const served = { kind: 'duplicate' as const, at: NOW, provider: 'openai' as const, model: 'gpt-4.1-mini' };
+    await store
+      .claim({ thread_key: 't', record_key: 'id:7', fingerprint: 'fp7', fingerprint_key: 's:fp7', conversation_id: null, now: NOW, served })
+      .catch(() => undefined);
+    const plan = await keptPlan({ text: captured!.text, values: captured!.values ?? [] });
+    expect(plan, plan).not.toMatch(/Seq Scan on classify_messages/);
+    expect(plan, plan).toMatch(/Index Scan using classify_messages_pkey on classify_messages /);
   });
 });

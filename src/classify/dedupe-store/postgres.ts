@@ -103,8 +103,10 @@ const CLAIM = named(`WITH input AS (
   FROM input i JOIN thread USING (thread_key) JOIN message USING (record_key)
   LEFT JOIN owner ON owner.fingerprint = i.fingerprint_key AND NOT owner.inserted
   -- The owner's record as the snapshot has it: one committed since is missing (its columns null).
-  -- Lateral, so each owner is one probe of the primary key and never a scan of the table.
-  LEFT JOIN LATERAL (SELECT * FROM classify_messages WHERE record_key = owner.record_key) o ON true
+  -- Lateral, so each owner is one probe of the primary key and never a scan of the table; OFFSET 0
+  -- keeps the planner from flattening it into a hash join, which a plan made on a small table
+  -- without statistics did (a scan per claim, kept as the table grew).
+  LEFT JOIN LATERAL (SELECT * FROM classify_messages WHERE record_key = owner.record_key OFFSET 0) o ON true
   LEFT JOIN served ON served.ord = i.ord
   ORDER BY i.ord`);
 
