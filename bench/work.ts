@@ -36,7 +36,7 @@ const { values: args } = parseArgs({
     'flood-connections': { type: 'string', default: '10' },
     /** Milliseconds added to every fsync/fdatasync of the work service (strace fault injection): a cloud disk. */
     'slow-fsync-ms': { type: 'string', default: '0' },
-    /** A folder: the work servers of the write phases run with --cpu-prof and leave their profiles there. */
+    /** A folder: the work servers of the write and flood phases run with --cpu-prof and leave their profiles there. */
     'cpu-prof': { type: 'string' },
   },
 });
@@ -164,7 +164,7 @@ async function ceilingLoopDelayP99Ms(server: BenchServer): Promise<number> {
 async function floodPhase(): Promise<void> {
   progress(`GET /work?limit=20 while ${FLOOD_CONNECTIONS} connections flood POST /work`);
   const database = await freshDatabase(kind);
-  const [server] = await startMany(() => startWork(database.url, POOL_SIZE, undefined, {}, undefined, SLOW_FSYNC_MS), 1);
+  const [server] = await startMany(() => startWork(database.url, POOL_SIZE, args['cpu-prof'], {}, undefined, SLOW_FSYNC_MS), 1);
   await workLoopDelayP99Ms(server!);
   const steal = new StealMeter();
   const before = cpuTicks();

@@ -73,19 +73,57 @@ class Loan implements DatabaseConnection {
 
   async *streamQuery<R>(compiledQuery: CompiledQuery): AsyncIterableIterator<QueryResult<R>> {
     if (!SelectQueryNode.is(compiledQuery.query)) throw new Error('Sqlite driver only supports streaming of select queries');
-    const statement = this.config.prepare(compiledQuery.sql);
+    // readRows (below) leaves cached statements in raw mode: objects here.
+    const statement = this.config.prepare(compiledQuery.sql).raw(false);
     for (const row of statement.iterate(compiledQuery.parameters as unknown[])) yield { rows: [row as R] };
   }
 }
 
 function run<R>(statement: BetterSqlite3.Statement, parameters: readonly unknown[]): QueryResult<R> {
-  if (statement.reader) return { rows: statement.all(parameters) as R[] };
+  if (statement.reader) return { rows: readRows<R>(statement, parameters) };
   const { changes, lastInsertRowid } = statement.run(parameters);
   return {
     numAffectedRows: changes !== undefined && changes !== null ? BigInt(changes) : undefined,
     insertId: lastInsertRowid !== undefined && lastInsertRowid !== null ? BigInt(lastInsertRowid) : undefined,
     rows: [],
   };
+}
+
+/**
+ * Rows as objects, built in JavaScript from better-sqlite3's arrays. Its own objects get their
+ * properties one at a time, which for a row of work_items' 26 columns cost twice what the
+ * statement does (the newest 20 items: 165 µs against 75, issue 23): an object literal of a
+ * fixed shape, compiled once per statement, is what V8 builds fastest. Column names come from
+ * SQLite (our schema and our aliases) and are quoted as JSON string literals; a name given
+ * twice keeps its last value, as better-sqlite3's objects do.
+ */
+interface RowBuilder {
+  width: number;
+  build: (values: unknown[]) => unknown;
+}
+
+const builders = new WeakMap<BetterSqlite3.Statement, RowBuilder>();
+
+function rowBuilder(statement: BetterSqlite3.Statement): RowBuilder {
+  const names = statement.columns().map((column) => column.name);
+  const fields = names.map((name, i) => `${JSON.stringify(name)}: values[${i}]`).join(', ');
+  // eslint-disable-next-line @typescript-eslint/no-implied-eval -- see above: a literal of the statement's own shape
+  const build = new Function('values', `return { ${fields} };`) as RowBuilder['build'];
+  const builder = { width: names.length, build };
+  builders.set(statement, builder);
+  return builder;
+}
+
+function readRows<R>(statement: BetterSqlite3.Statement, parameters: readonly unknown[]): R[] {
+  statement.raw(true);
+  const values = statement.all(parameters) as unknown[][];
+  if (values.length === 0) return [];
+  let builder = builders.get(statement) ?? rowBuilder(statement);
+  // A schema change makes SQLite prepare the statement again, maybe wider: build anew.
+  if (values[0]!.length !== builder.width) builder = rowBuilder(statement);
+  const rows = new Array<R>(values.length);
+  for (let i = 0; i < values.length; i++) rows[i] = builder.build(values[i]!) as R;
+  return rows;
 }
 
 class Mutex {

@@ -94,30 +94,38 @@ export function createSerialSync(flush: Flush, close: () => Promise<void> = asyn
 /** The flush of `${databasePath}-wal` on a descriptor kept open for the connection's life. */
 export function createWalSync(databasePath: string, onFailure: (error: Error) => void): WalSync {
   const path = `${databasePath}-wal`;
-  let handle: fs.FileHandle | null = null;
+  let handle: { file: fs.FileHandle; ino: number; dev: number } | null = null;
   let closed = false;
 
-  async function open(): Promise<fs.FileHandle> {
+  // The open file's identity is read once: a descriptor's inode never changes.
+  async function open(): Promise<{ file: fs.FileHandle; ino: number; dev: number }> {
     if (closed) throw new Error('the WAL sync is closed');
-    handle ??= await fs.open(path, 'r');
+    if (!handle) {
+      const file = await fs.open(path, 'r');
+      const { ino, dev } = await file.stat().catch(async (error: unknown) => {
+        await file.close().catch(() => undefined);
+        throw error;
+      });
+      handle = { file, ino, dev };
+    }
     return handle;
   }
 
   async function flush(): Promise<void> {
-    const file = await open();
-    const [, named, opened] = await Promise.all([file.datasync(), fs.stat(path).catch(() => null), file.stat()]);
+    const opened = await open();
+    const [, named] = await Promise.all([opened.file.datasync(), fs.stat(path).catch(() => null)]);
     if (named && named.ino === opened.ino && named.dev === opened.dev) return;
     // Replaced or deleted behind SQLite's back (see the top): flush what the path names now.
     handle = null;
-    await file.close().catch(() => undefined);
-    if (named) await (await open()).datasync();
+    await opened.file.close().catch(() => undefined);
+    if (named) await (await open()).file.datasync();
   }
 
   return createSerialSync(
     flush,
     async () => {
       closed = true;
-      await handle?.close().catch(() => undefined);
+      await handle?.file.close().catch(() => undefined);
       handle = null;
     },
     onFailure,

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { timeOrderedId } from '../shared/time-ordered-id.js';
 import { ValidationError } from '../shared/errors.js';
 import { assertNotWaiting } from './dependency-rules.js';
 import { FinalItemNotEditable, IllegalTransition, NotHolder } from './errors.js';
@@ -33,7 +33,7 @@ import type { DispatchRow, WorkItemRow } from './tables.js';
 // (lifecycle.ts) they apply. The store writes the plan and decides nothing.
 
 export function newDispatch(workItemId: string, agent: string, at: string): DispatchRow {
-  return { id: randomUUID(), work_item_id: workItemId, agent, dispatched_at: at, completed_at: null, outcome: null, reason: null };
+  return { id: timeOrderedId(at), work_item_id: workItemId, agent, dispatched_at: at, completed_at: null, outcome: null, reason: null };
 }
 
 export function secondsAfter(at: string, seconds: number): string {

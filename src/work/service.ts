@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { timeOrderedId } from '../shared/time-ordered-id.js';
 import type { Principal } from '../auth/authenticator.js';
 import { assertMayChangeItem } from '../auth/policy.js';
 import { isForeignKeyViolation } from '../shared/db.js';
@@ -379,7 +379,7 @@ async function unknownProjectAsDomainError(write: () => Promise<void>): Promise<
 
 function newRow(input: CreateWorkItem, createdBy: string, at: string): WorkItemRow {
   return {
-    id: randomUUID(),
+    id: timeOrderedId(at),
     type: input.type,
     description: input.description,
     priority: input.priority ?? 3,
