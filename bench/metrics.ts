@@ -62,7 +62,7 @@ async function main(): Promise<void> {
     });
     const counts = await timings(scrapes, () => source.itemsByStatusAndType());
     const labelled = mostFrequentTypes(totalsByType(await source.itemsByStatusAndType()), config.metrics.maxTypes);
-    const oldest = await timings(scrapes, () => source.oldestQueuedAgeSeconds(labelled));
+    const oldest = await timings(scrapes, () => source.oldestQueuedAgeSeconds(labelled, true));
     emit({ metric: 'metrics_scrape', db: kind, items: size, scrape, items_by_status_and_type: counts, oldest_queued: oldest });
     await app.close();
     await opened.close();

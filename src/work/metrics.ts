@@ -17,7 +17,9 @@ async function readByType(source: WorkGaugeSource, counters: Pick<WorkCounters, 
   counters.rank(totalsByType(rows));
   const labelled = counters.labels.labelled();
   const items = rows.map((row) => ({ ...row, type: labelled.has(row.type) ? row.type : OTHER_TYPE }));
-  const oldest = await source.oldestQueuedAgeSeconds([...labelled]);
+  // The rest's oldest is a read of queued items, not a probe: asked only when there is one.
+  const restQueued = rows.some((row) => row.status === 'queued' && row.count > 0 && !labelled.has(row.type));
+  const oldest = await source.oldestQueuedAgeSeconds([...labelled], restQueued);
   return { items, oldest };
 }
 
@@ -32,9 +34,10 @@ export interface WorkGaugeSource {
   itemsByStatusAndType(): Promise<{ status: string; type: string; count: number }[]>;
   /**
    * Seconds since the oldest queued item of each of `types` was created (those with queued
-   * items), and since the oldest of every other type's (null when they have none).
+   * items), and, when `rest`, since the oldest of every other type's (null when they have none,
+   * and when not asked).
    */
-  oldestQueuedAgeSeconds(types: readonly string[]): Promise<{ byType: { type: string; age_s: number }[]; rest: number | null }>;
+  oldestQueuedAgeSeconds(types: readonly string[], rest: boolean): Promise<{ byType: { type: string; age_s: number }[]; rest: number | null }>;
 }
 
 const WORK = `${METRIC_PREFIX}work_`;

@@ -187,14 +187,16 @@ describe.each(await storesUnderTest())('GET /work/stats on %s', (kind) => {
     expect(await service.itemsByStatusAndType()).toContainEqual({ status: 'completed', type: 'triage', count: 4 });
     const at = new Date(Date.now() + 3 * 3_600_000);
     const fixed = createStatsService({ store: createStatsStore(t.database), now: () => at });
-    const ages = await fixed.oldestQueuedAgeSeconds(['race', 'reply', 'triage']);
+    const ages = await fixed.oldestQueuedAgeSeconds(['race', 'reply', 'triage'], true);
     expect(ages.byType.map((row) => row.type).sort()).toEqual(['race', 'reply', 'triage']);
     expect(ages.byType[0]!.age_s).toBeGreaterThan(3 * 3_600 - 60);
     expect(ages.rest).toBeNull();
     // The types not asked for are answered together: the oldest of theirs.
-    const some = await fixed.oldestQueuedAgeSeconds(['race']);
+    const some = await fixed.oldestQueuedAgeSeconds(['race'], true);
     expect(some.byType.map((row) => row.type)).toEqual(['race']);
     expect(some.rest).toBe(Math.max(...ages.byType.filter((row) => row.type !== 'race').map((row) => row.age_s)));
+    // Not asked for the rest (the scrape knows from the counts that none is queued): none read.
+    expect((await fixed.oldestQueuedAgeSeconds(['race'], false)).rest).toBeNull();
   });
 
   it('counts every item of claims and completions written together once (a burst of agents)', async () => {

@@ -17,7 +17,7 @@ export interface StatsService {
    * For /metrics: how long the oldest queued item of each of `types` has waited (one index probe
    * per type), and the oldest of every other type's (one more query).
    */
-  oldestQueuedAgeSeconds(types: readonly string[]): Promise<{ byType: OldestQueued[]; rest: number | null }>;
+  oldestQueuedAgeSeconds(types: readonly string[], rest: boolean): Promise<{ byType: OldestQueued[]; rest: number | null }>;
 }
 
 interface OldestQueued {
@@ -193,6 +193,6 @@ export function createStatsService({ store, now = () => new Date(), maxTypes = D
 
     itemsByStatusAndType: () => store.itemsByStatusAndType(),
 
-    oldestQueuedAgeSeconds: (types) => oldestQueued(types, now().getTime(), true),
+    oldestQueuedAgeSeconds: (types, rest) => oldestQueued(types, now().getTime(), rest),
   };
 }
