@@ -21,7 +21,9 @@ describe('SQLite: the connection the service writes through', () => {
   // Issue 23: NORMAL, so a COMMIT only write()s the WAL; durability comes from the fdatasync of
   // the WAL that every answer waits for (src/shared/wal-sync.ts, counted under strace by
   // test/process/durability), and checkpoints run on their own thread, not at a commit.
-  it('is in WAL mode with synchronous=NORMAL (1), foreign keys on, and no auto-checkpoint once its checkpointer runs', async () => {
+  // temp_store = MEMORY (2): a savepoint's sub-journal stays in memory instead of spilling each
+  // submit's pages to a temporary file on the event loop (db.ts).
+  it('is in WAL mode with synchronous=NORMAL (1), foreign keys on, sub-journals in memory, and no auto-checkpoint once its checkpointer runs', async () => {
     testDatabase = await createTestDatabase('sqlite');
     database = await openTestDatabase(testDatabase);
     const pragma = async (name: string) =>
@@ -29,6 +31,7 @@ describe('SQLite: the connection the service writes through', () => {
     expect(await pragma('journal_mode')).toBe('wal');
     expect(await pragma('synchronous')).toBe(1);
     expect(await pragma('foreign_keys')).toBe(1);
+    expect(await pragma('temp_store')).toBe(2);
     await expect.poll(() => pragma('wal_autocheckpoint'), { timeout: 10_000 }).toBe(0);
   });
 });
