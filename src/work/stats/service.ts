@@ -15,7 +15,8 @@ export interface StatsService {
   itemsByStatusAndType(): Promise<StatusTypeCount[]>;
   /**
    * For /metrics: how long the oldest queued item of each of `types` has waited (one index probe
-   * per type), and the oldest of every other type's (one more query).
+   * per type), and, when `rest`, the oldest of every other type's (one more query, which reads
+   * the queued items).
    */
   oldestQueuedAgeSeconds(types: readonly string[], rest: boolean): Promise<{ byType: OldestQueued[]; rest: number | null }>;
 }
