@@ -18,6 +18,7 @@ import type { HttpApp } from '../shared/http-types.js';
 import { createHttpApp } from '../shared/http-app.js';
 import { registerMetricsRoute } from '../shared/metrics.js';
 import { traceDatabase } from '../shared/traced-database.js';
+import type { NamedSchemas } from '../shared/openapi.js';
 import { startTracing } from '../shared/start-tracing.js';
 import type { TracedService, Tracing } from '../shared/tracing.js';
 
@@ -34,6 +35,8 @@ export interface ServiceAppOptions {
   title: string;
   description: string;
   version: string;
+  /** The types the API description names (openapi-schemas.ts). */
+  schemas: NamedSchemas;
 }
 
 export interface ServiceApp {
@@ -59,7 +62,7 @@ export async function buildServiceApp({ config, logger, service, ...options }: S
     installAccess: async (target) => {
       gate = await installAccessControl(target, auth.access);
     },
-    document: { securitySchemes: SECURITY_SCHEMES, security: DOCUMENT_SECURITY, parameters: { csrf: CSRF_PARAMETER }, finish: documentCsrf },
+    document: { securitySchemes: SECURITY_SCHEMES, security: DOCUMENT_SECURITY, parameters: { csrf: CSRF_PARAMETER }, schemas: options.schemas, finish: documentCsrf },
     bodyLimit: options.bodyLimit,
     title: options.title,
     description: options.description,

@@ -19,6 +19,7 @@ import type { HttpApp } from '../shared/http-types.js';
 import type { Registry } from '../shared/metrics.js';
 import { TRACED_SERVICES, type Tracing } from '../shared/tracing.js';
 import { buildServiceApp } from './app.js';
+import { CLASSIFY_SCHEMAS } from './openapi-schemas.js';
 
 // The classification service's composition root: POST /classify, its usage report, health.
 
@@ -70,6 +71,7 @@ export async function buildClassifyApp({ config, logger, resolveHost, backoff, .
     title: 'agentdesk email classification service',
     description: 'Classifies one email: action needed, category, priority, task, details and a persistent dedupe verdict.',
     version: '0.1.0',
+    schemas: CLASSIFY_SCHEMAS,
   });
   const service = buildClassifyService({ config, database, logger, resolveHost, backoff, metrics: app.metricsRegistry, tracing });
   registerClassifyRoutes(app, service, createClassifyBudget(auth.store, config.classify.rateLimit, logger));

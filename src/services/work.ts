@@ -38,6 +38,7 @@ import { workForIntake } from '../work/intake-port.js';
 import { createWorkStore } from '../work/store/create.js';
 import { registerWebUi } from '../work/web.js';
 import { buildServiceApp } from './app.js';
+import { WORK_SCHEMAS } from './openapi-schemas.js';
 import { buildClassifyService } from './classify.js';
 
 // The work service's composition root: the work API, projects, events and stats, and what runs
@@ -77,6 +78,7 @@ export async function buildWorkApp({ config, logger, webRoot, now = () => new Da
     title: 'agentdesk work-item service',
     description: 'Work items dispatched to agents, tracked through their lifecycle, grouped into projects.',
     version: '0.1.0',
+    schemas: WORK_SCHEMAS,
   });
   // The store signals each commit that appended events, with what it made claimable; the hub and
   // the waiting claims listen, and the hub's NOTIFY carries the claims' news to other instances.

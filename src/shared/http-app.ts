@@ -8,11 +8,12 @@ import Fastify, {
   LogController,
 } from 'fastify';
 import type { Logger } from 'pino';
+import { Type } from 'typebox';
 import type { HttpApp } from './http-types.js';
 import { Registry, installRequestMetrics } from './metrics.js';
 import { createMethodIndex, lingerOverRefusedBody, onClientError, onFrameworkError } from './http-edges.js';
 import { parseJsonBody } from './json-body.js';
-import { OPENAPI_LICENSE, OPENAPI_SERVERS, boundRequestSchemas, finishDocument } from './openapi.js';
+import { type NamedSchemas, OPENAPI_LICENSE, OPENAPI_SERVERS, boundRequestSchemas, finishDocument, nameSchemas } from './openapi.js';
 import { toProblem } from './problem.js';
 import { problemResponses } from './schemas.js';
 import type { Tracing } from './tracing.js';
@@ -40,6 +41,8 @@ export interface DocumentAccess {
   security: ReadonlyArray<NonNullable<OpenApi['security']>[number]>;
   /** components.parameters the access rules add to operations. */
   parameters: NonNullable<NonNullable<OpenApi['components']>['parameters']>;
+  /** The types the document names in components.schemas and refers to by `$ref`; none when absent. */
+  schemas?: NamedSchemas;
   /** A last pass over the finished document (the CSRF header on state-changing operations). */
   finish<T extends { paths?: Record<string, Record<string, unknown>> }>(document: T): T;
 }
@@ -141,6 +144,15 @@ export async function createHttpApp(options: HttpAppOptions): Promise<HttpApp> {
     const schema = route.schema as { response?: Record<string, unknown> };
     schema.response = { ...problemResponses(400, 413, 415, 422), ...schema.response };
   });
+  // Every documented route: what the transport and the edges above may answer on any request (a
+  // bad percent-escape's 400, Node's 408 and 431, the shutdown's 503), and no query parameter it
+  // does not name, so that a misspelt filter is a 422 instead of a silently wider answer.
+  app.addHook('onRoute', (route) => {
+    const schema = route.schema as { hide?: boolean; querystring?: unknown; response?: Record<string, unknown> } | undefined;
+    if (!schema || schema.hide === true) return;
+    schema.querystring ??= NO_QUERY;
+    schema.response = { ...problemResponses(...ANY_ROUTE_STATUSES), ...schema.response };
+  });
   app.addHook('onRoute', (route) => {
     if (route.schema) boundRequestSchemas(route.schema as Record<string, unknown>, route.bodyLimit ?? options.bodyLimit);
   });
@@ -199,12 +211,20 @@ export async function createHttpApp(options: HttpAppOptions): Promise<HttpApp> {
       components: { securitySchemes: options.document.securitySchemes, parameters: options.document.parameters },
     },
     transformObject: (generated) =>
-      options.document.finish(finishDocument((generated as { openapiObject: Parameters<typeof finishDocument>[0] }).openapiObject)) as never,
+      options.document.finish(
+        nameSchemas(finishDocument((generated as { openapiObject: Parameters<typeof finishDocument>[0] }).openapiObject), options.document.schemas ?? { responses: {}, requests: {} }, options.bodyLimit),
+      ) as never,
   });
   return app;
 }
 
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+/** The query of a route that takes no parameters: any is refused. */
+const NO_QUERY = Type.Object({}, { additionalProperties: false });
+
+/** What any documented route can answer, whatever it does (see onClientError and onFrameworkError). */
+const ANY_ROUTE_STATUSES = [400, 408, 422, 431, 503] as const;
 
 /** Seconds a client should wait before retrying a 503. */
 const RETRY_AFTER_SECONDS = '1';

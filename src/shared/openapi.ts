@@ -13,7 +13,7 @@ export const OPENAPI_TAGS = [
   { name: 'conversation', description: "An item's comments, questions to a person and their answers, reviews, and the inbox" },
   { name: 'events', description: 'The Server-Sent Events stream of changes to work items and projects' },
   { name: 'classification', description: 'Classify emails with an LLM or the rules, and what it cost' },
-  { name: 'mailboxes', description: 'Mail intake: connected mailboxes, their intake log and imports' },
+  { name: 'mailboxes', description: "Mail intake: connected mailboxes, their intake log and imports. Every reading role may read them; connecting, changing, testing, importing and disconnecting are an admin's" },
   { name: 'mcp', description: 'The Model Context Protocol endpoint for agents' },
   { name: 'tokens', description: 'API tokens (admins only)' },
   { name: 'session', description: 'Browser sign-in: a token exchanged for an HttpOnly session cookie' },
@@ -46,7 +46,11 @@ export const RESPONSE_HEADERS = {
   'Retry-After': Type.String({ maxLength: 10, pattern: '^\\d{1,9}$', description: 'Seconds to wait before retrying' }),
   'WWW-Authenticate': Type.String({ maxLength: 128, description: 'The Bearer challenge, with error="invalid_token" when a credential was presented and refused' }),
   'Set-Cookie': Type.String({ maxLength: 512, description: 'The HttpOnly, SameSite=Strict session cookie (cleared with Max-Age=0)' }),
-  'Cache-Control': Type.String({ maxLength: 64, description: 'no-store: the answer holds a secret or who the caller is' }),
+  'Cache-Control': Type.String({
+    maxLength: 64,
+    description: 'no-store where the answer holds a secret or who the caller is; no-cache, no-transform on the event stream',
+  }),
+  Vary: Type.String({ maxLength: 64, description: 'accept-encoding: the answer is compressed when the client accepts br or gzip and it is over 1 kB' }),
   Allow: Type.String({ maxLength: 64, description: 'The methods the path takes' }),
 } as const;
 
@@ -126,4 +130,99 @@ export function boundRequestSchemas(schema: Record<string, unknown>, bodyLimit: 
       description: `The request is invalid (\`errors\` names the fields), a JSON body nests deeper than ${MAX_JSON_DEPTH} levels, or it holds text no store can keep`,
     };
   }
+}
+
+/**
+ * The schemas a document names in `components.schemas`, so that a client generated from it has
+ * the types by name. Responses are named as declared; request bodies as the document states them,
+ * bounded by the service's body limit (a route with another limit keeps its body inline, since
+ * its bounds differ).
+ */
+export interface NamedSchemas {
+  responses: Record<string, TSchema>;
+  requests: Record<string, TSchema>;
+}
+
+const COMPONENT = '#/components/schemas/';
+
+/**
+ * A schema as @fastify/swagger writes it into an OpenAPI 3.1 document: `const` as a one-value
+ * `enum`, `patternProperties` as `additionalProperties`, no `$id` or `$schema`.
+ */
+function documentForm(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(documentForm);
+  if (schema === null || typeof schema !== 'object') return schema;
+  const form: JsonSchema = {};
+  for (const [key, value] of Object.entries(schema)) {
+    if (key === '$id' || key === '$schema') continue;
+    if (key === 'const') form.enum = [value];
+    else if (key === 'patternProperties') form.additionalProperties = documentForm(Object.values(value as JsonSchema)[0]);
+    else if (key === 'enum' || key === 'default' || key === 'examples') form[key] = value;
+    else form[key] = documentForm(value);
+  }
+  return form;
+}
+
+/** A schema's property names, sorted; null when it has none. */
+function shapeOf(schema: unknown): string | null {
+  const properties = (schema as { properties?: unknown } | null)?.properties;
+  return properties !== null && typeof properties === 'object' ? Object.keys(properties).sort().join(',') : null;
+}
+
+/** JSON with every object's keys sorted: equal schemas whatever order their keys were written in. */
+function canonical(node: unknown): string {
+  return JSON.stringify(node, (_key, value: unknown) =>
+    value !== null && typeof value === 'object' && !Array.isArray(value)
+      ? Object.fromEntries(Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : value,
+  );
+}
+
+/**
+ * Replaces every schema in the document that is one of the named ones with a `$ref` to it, and
+ * lists in `components.schemas` those referenced. The routes keep their schemas as they are, so
+ * validation and serialization do not change; only the description refers by name. Matching is by
+ * content, on the generated document (@fastify/swagger copies and converts the route schemas).
+ */
+export function nameSchemas<T extends { paths?: Record<string, unknown>; components?: Record<string, unknown> }>(
+  document: T,
+  named: NamedSchemas,
+  bodyLimit: number,
+): T {
+  const byContent = new Map<string, string>();
+  // Most subschemas differ from every named one in their property names: compared first, cheaply.
+  const shapes = new Set<string | null>();
+  const add = (name: string, schema: unknown) => {
+    const form = documentForm(schema);
+    shapes.add(shapeOf(form));
+    const key = canonical(form);
+    const taken = byContent.get(key);
+    if (taken !== undefined) throw new Error(`the named schemas ${taken} and ${name} are the same schema`);
+    byContent.set(key, name);
+  };
+  for (const [name, schema] of Object.entries(named.responses)) add(name, schema);
+  for (const [name, schema] of Object.entries(named.requests)) add(name, bounded(schema, bodyLimit));
+
+  // Each name's definition is its first occurrence, as the document writes it.
+  const found = new Map<string, unknown>();
+  const refer = (node: unknown, isDefinition = false): unknown => {
+    if (Array.isArray(node)) return node.map((item) => refer(item));
+    if (node === null || typeof node !== 'object') return node;
+    const name = isDefinition || !shapes.has(shapeOf(node)) ? undefined : byContent.get(canonical(node));
+    if (name !== undefined) {
+      if (!found.has(name)) found.set(name, node);
+      return { $ref: `${COMPONENT}${name}` };
+    }
+    return Object.fromEntries(Object.entries(node).map(([key, value]) => [key, refer(value)]));
+  };
+  const paths = refer(document.paths) as T['paths'];
+  // A definition may hold further names (a comment its links): define until none is new.
+  const definitions = new Map<string, unknown>();
+  while (definitions.size < found.size) {
+    for (const [name, node] of [...found]) if (!definitions.has(name)) definitions.set(name, refer(node, true));
+  }
+  const order = [...Object.keys(named.responses), ...Object.keys(named.requests)];
+  const schemas = Object.fromEntries(order.filter((name) => definitions.has(name)).map((name) => [name, definitions.get(name)]));
+  const existing = (document.components?.schemas ?? {}) as Record<string, unknown>;
+  return { ...document, paths, components: { ...document.components, schemas: { ...existing, ...schemas } } };
 }

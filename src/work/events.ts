@@ -5,6 +5,7 @@ import type { Database } from '../shared/db.js';
 import { ACCESS } from '../auth/roles.js';
 import { ValidationError } from '../shared/errors.js';
 import type { HttpApp } from '../shared/http-types.js';
+import { withHeaders } from '../shared/openapi.js';
 import { UuidSchema, problemResponses } from '../shared/schemas.js';
 import { AgentNameSchema, WorkTypeSchema } from './schemas.js';
 import { type EventLog, type StoredEvent, createEventLog } from './event-log.js';
@@ -376,7 +377,7 @@ export function registerEventRoutes(app: HttpApp, hub: EventHub): void {
         ),
         response: {
           // Written by hand to the raw socket: declared for the document, never serialized.
-          200: { description: 'The event stream', content: { 'text/event-stream': { schema: Type.String() } } },
+          200: withHeaders({ description: 'The event stream', content: { 'text/event-stream': { schema: Type.String() } } }, 'Cache-Control'),
           ...problemResponses(422, 503),
         },
       },

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type TestApp, startWorkApp } from '../helpers/apps.js';
 import { startClassifyApp } from '../helpers/classify-app.js';
 import { call } from '../helpers/http.js';
+import { inlineRefs } from '../fuzz/openapi-operations.js';
 
 // What the OpenAPI documents say about answers must be what the services send: the fuzzer
 // (test/fuzz) checks every answer against them, and found these three disagreements. The
@@ -50,7 +51,7 @@ describe('the OpenAPI documents declare the answers as they are sent', () => {
       }
     }
     expect(wrong).toEqual([]);
-    const problem = docs.work.paths['/work'].post.responses['422'].content['application/problem+json'].schema;
+    const problem = inlineRefs(docs.work).paths['/work'].post.responses['422'].content['application/problem+json'].schema;
     expect(problem.required).toEqual(expect.arrayContaining(['type', 'title', 'status', 'detail']));
   });
 
@@ -163,12 +164,12 @@ describe('the OpenAPI documents declare the answers as they are sent', () => {
     expect(mcp.anyOf[1]).toMatchObject({ type: 'array', maxItems: 100 });
     expect(docs.work.paths['/work'].get.responses['200'].content['application/json'].schema.maxItems).toBe(1000);
     // A body's strings are bounded by the body limit, a query's by Node's header limit.
-    const description = docs.work.paths['/work'].post.requestBody.content['application/json'].schema.properties.description;
+    const description = inlineRefs(docs.work).paths['/work'].post.requestBody.content['application/json'].schema.properties.description;
     expect(description.maxLength).toBeGreaterThan(0);
     // Size and depth, which JSON Schema cannot state, are in the answers that refuse them.
     expect(docs.work.paths['/work'].post.responses['413'].description).toMatch(/limit of \d+ bytes/);
     expect(docs.classify.paths['/classify'].post.responses['422'].description).toMatch(/deeper than 64 levels/);
-    const classify = docs.classify.paths['/classify'].post.requestBody.content['application/json'].schema;
+    const classify = inlineRefs(docs.classify).paths['/classify'].post.requestBody.content['application/json'].schema;
     expect(unboundedStrings(classify)).toEqual([]);
   });
 

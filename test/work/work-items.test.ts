@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type TestApp, startWorkApp } from '../helpers/apps.js';
 import { storesUnderTest } from '../helpers/databases.js';
+import { inlineRefs } from '../fuzz/openapi-operations.js';
 import { ISO_MS, UUID_RE, call } from '../helpers/http.js';
 
 const WORK_ITEM_FIELDS = [
@@ -261,7 +262,7 @@ describe.each(await storesUnderTest())('work items on %s', (kind) => {
       expect(Object.keys(doc.body.paths)).toEqual(
         expect.arrayContaining(['/work', '/work/{id}', '/work/agent/{agent}', '/projects', '/projects/{id}', '/health']),
       );
-      const post = doc.body.paths['/work'].post;
+      const post = inlineRefs(doc.body).paths['/work'].post;
       expect(post.requestBody.content['application/json'].schema.properties.priority).toMatchObject({ minimum: 1, maximum: 5 });
       expect(post.responses['201']).toBeDefined();
       const viewer = await t.app.inject({ method: 'GET', url: '/docs/' });

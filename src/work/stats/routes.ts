@@ -1,5 +1,6 @@
 import { ACCESS } from '../../auth/roles.js';
 import type { HttpApp } from '../../shared/http-types.js';
+import { withHeaders } from '../../shared/openapi.js';
 import { problemResponses } from '../../shared/schemas.js';
 import { compressJson } from './compress.js';
 import { StatsQuerySchema, WorkStatsSchema } from './schemas.js';
@@ -19,7 +20,7 @@ export function registerStatsRoutes(app: HttpApp, stats: StatsService): void {
         tags: ['work items'],
         summary: "The dashboard's numbers in one answer: counts now, hourly flow and queue depth, agents' results",
         querystring: StatsQuerySchema,
-        response: { 200: WorkStatsSchema, ...problemResponses(422) },
+        response: { 200: withHeaders(WorkStatsSchema, 'Vary'), ...problemResponses(422) },
       },
     },
     async (request) => stats.workStats(request.query.days ?? DEFAULT_STATS_DAYS),

@@ -1,0 +1,99 @@
+import { SessionSchema, CreateTokenSchema, CreatedTokenSchema, PrincipalSchema, SignInSchema, TokenRecordSchema } from '../auth/schemas.js';
+import { ClassifyRequestSchema, ClassifyResultSchema } from '../classify/schemas.js';
+import { UsageReportSchema } from '../classify/usage-routes.js';
+import {
+  AnswerSchema,
+  AskSchema,
+  CommentSchema,
+  CreateCommentSchema,
+  InboxEntrySchema,
+  LinkSchema,
+  QuestionCountsSchema,
+  QuestionSchema,
+} from '../conversation/schemas.js';
+import {
+  ConnectionTestSchema,
+  CreateMailboxSchema,
+  ImportAcceptedSchema,
+  IntakeMessageSchema,
+  MailboxSchema,
+  UpdateMailboxSchema,
+} from '../intake/schemas.js';
+import type { NamedSchemas } from '../shared/openapi.js';
+import { HealthSchema, ProblemSchema } from '../shared/schemas.js';
+import { CreatePlanSchema, SubmittedPlanSchema } from '../work/plan-schemas.js';
+import {
+  BlockerSchema,
+  ChildCountsSchema,
+  ClaimSchema,
+  CreateProjectSchema,
+  CreateWorkItemSchema,
+  DispatchEntrySchema,
+  HeartbeatSchema,
+  HistoryEntrySchema,
+  ProjectSchema,
+  StatusCountsSchema,
+  UpdateProjectSchema,
+  UpdateWorkItemSchema,
+  WorkItemDetailSchema,
+  WorkItemSchema,
+  WorkItemSummarySchema,
+} from '../work/schemas.js';
+import { WorkStatsSchema } from '../work/stats/schemas.js';
+
+// The types each OpenAPI document names in components.schemas, so that a client generated from
+// it has them by name (WorkItem, Problem, Question, ...): the main answers and request bodies.
+// The routes keep their TypeBox schemas; the document refers to these wherever one occurs.
+
+/** Named in both documents. */
+const SHARED: NamedSchemas['responses'] = { Problem: ProblemSchema, Health: HealthSchema, Principal: PrincipalSchema, Session: SessionSchema };
+
+export const WORK_SCHEMAS: NamedSchemas = {
+  responses: {
+    ...SHARED,
+    WorkItem: WorkItemSchema,
+    WorkItemSummary: WorkItemSummarySchema,
+    WorkItemDetail: WorkItemDetailSchema,
+    DispatchEntry: DispatchEntrySchema,
+    Blocker: BlockerSchema,
+    ChildCounts: ChildCountsSchema,
+    HistoryEntry: HistoryEntrySchema,
+    StatusCounts: StatusCountsSchema,
+    WorkStats: WorkStatsSchema,
+    SubmittedPlan: SubmittedPlanSchema,
+    Project: ProjectSchema,
+    Comment: CommentSchema,
+    Link: LinkSchema,
+    Question: QuestionSchema,
+    InboxEntry: InboxEntrySchema,
+    QuestionCounts: QuestionCountsSchema,
+    Mailbox: MailboxSchema,
+    ConnectionTest: ConnectionTestSchema,
+    IntakeMessage: IntakeMessageSchema,
+    ImportAccepted: ImportAcceptedSchema,
+    TokenRecord: TokenRecordSchema,
+    CreatedToken: CreatedTokenSchema,
+    UsageReport: UsageReportSchema,
+  },
+  requests: {
+    CreateWorkItem: CreateWorkItemSchema,
+    UpdateWorkItem: UpdateWorkItemSchema,
+    Claim: ClaimSchema,
+    Heartbeat: HeartbeatSchema,
+    CreatePlan: CreatePlanSchema,
+    CreateProject: CreateProjectSchema,
+    UpdateProject: UpdateProjectSchema,
+    CreateComment: CreateCommentSchema,
+    Ask: AskSchema,
+    Answer: AnswerSchema,
+    CreateMailbox: CreateMailboxSchema,
+    UpdateMailbox: UpdateMailboxSchema,
+    CreateToken: CreateTokenSchema,
+    SignIn: SignInSchema,
+  },
+};
+
+export const CLASSIFY_SCHEMAS: NamedSchemas = {
+  responses: { ...SHARED, ClassifyResult: ClassifyResultSchema, UsageReport: UsageReportSchema },
+  requests: { ClassifyRequest: ClassifyRequestSchema },
+};
