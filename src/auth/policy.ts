@@ -3,7 +3,8 @@ import type { Principal } from './authenticator.js';
 import { ACCESS, ROLES_BY_ACCESS, roleWithArticle } from './roles.js';
 
 // What an agent token may do beyond its role's routes: act as its own agent and no other.
-// Only admins dispatch work to whoever they like; everyone else is held here.
+// Only admins dispatch work to whoever they like; everyone else is held here. And who the
+// holder of an item is, which the review holds to: never lowered by it, never passed by it.
 
 export function assertMayDispatch(principal: Principal | null, agent: string | undefined): void {
   if (agent === undefined || principal === null || principal.role === 'admin') return;
