@@ -20,6 +20,9 @@ const VERBS = {
   cancel: { summary: 'Cancel an item not yet started', change: patchForMove(MOVES.cancel) },
 } as const satisfies Record<string, { summary: string; change: UpdateWorkItem }>;
 
+/** What a completion that needs a person's review becomes: the item waits, blocked, for that review. */
+const SENT_FOR_REVIEW = (id: string) => `Sent ${id} for review: a person approves it (it completes) or returns it to you.\n`;
+
 interface JsonOption {
   json?: boolean;
 }
@@ -170,7 +173,8 @@ export function registerWorkCommand(program: Command, context: CliContext): Comm
       agent?: string;
     }) => {
       const agent = await context.agent(options.agent);
-      const item = await context.work().claimWork({
+      const client = context.work();
+      const item = await client.claimWork({
         agent,
         ...(options.type !== undefined && { types: options.type }),
         ...(options.project !== undefined && { project_id: await projectId(context, options.project) }),
@@ -179,6 +183,8 @@ export function registerWorkCommand(program: Command, context: CliContext): Comm
         start: options.start,
         ...(options.finish !== undefined && { finish: { id: options.finish, status: 'completed' } }),
       });
+      // The claim answers only the next item: whether the finished one went for review is its own.
+      if (options.finish !== undefined && (await client.getWork(options.finish)).status === 'blocked') io.err(SENT_FOR_REVIEW(options.finish));
       if (item) return show(item, options);
       // Nothing to do is an answer, not a failure: exit 0.
       if (options.json) io.out('null\n');
@@ -210,7 +216,7 @@ export function registerWorkCommand(program: Command, context: CliContext): Comm
           options.notes === undefined ? await client.updateWork(id, move.change) : await client.appendNote(id, options.notes, move.change);
         show(item, options);
         // A completion the item needs a person's review for leaves it blocked, waiting for that review.
-        if (name === 'complete' && item.status === 'blocked') io.err('Sent for review: a person approves it (it completes) or returns it to you.\n');
+        if (name === 'complete' && item.status === 'blocked') io.err(SENT_FOR_REVIEW(id));
       });
   }
 

@@ -4,7 +4,7 @@ import { ValidationError } from '../shared/errors.js';
 import { WorkItemNotFound } from '../work/errors.js';
 import { type RecentItems, changeItem } from '../work/item-changes.js';
 import type { ItemWithDispatches, WorkStore } from '../work/store/port.js';
-import { actorOf } from '../work/service.js';
+import { actorFor, actorOf } from '../work/service.js';
 import { decodePosition, encodePosition } from './cursor.js';
 import { CommentNotFound, MayNotComment } from './errors.js';
 import { CONVERSATION_EVENTS, eventDataOf, newComment, toComment } from './rows.js';
@@ -61,11 +61,11 @@ export function createCommentService({ store, db, statementsOn, now, recent }: C
   async function add(id: string, input: CreateComment, principal: Principal | null): Promise<Comment> {
     const links = input.links ?? [];
     checkLinks(links);
-    const actor = actorOf(principal);
     const comment = await store.transaction(async (tx, trx) => {
       const item = await tx.findWithDispatches(id);
       if (!item) throw new WorkItemNotFound(id);
       if (!mayComment(principal, item)) throw new MayNotComment(principal?.agent ?? null);
+      const actor = actorFor(principal, undefined, item.row.assigned_agent);
       const at = now();
       const row = newComment(item.row.id, actor, input.kind ?? 'note', input.body, links, at);
       await statementsOn(trx).insertComment(row);

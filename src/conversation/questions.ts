@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Principal } from '../auth/authenticator.js';
-import { assertMayChangeItem } from '../auth/policy.js';
+import { assertMayChangeItem, assertNotOwnReviewer, isHolder } from '../auth/policy.js';
 import { isUniqueViolation } from '../shared/db.js';
 import { ValidationError } from '../shared/errors.js';
 import { applyLeaseEffect, planUpdate, requestedStatus } from '../work/change-rules.js';
@@ -11,7 +11,7 @@ import type { Actor } from '../work/item-view.js';
 import { CONVERSATION_MOVES, type ConversationMove, conversationMoveApplies, isFinal } from '../work/lifecycle.js';
 import { NO_OBSERVER, type WorkObserver } from '../work/observer.js';
 import type { UpdateWorkItem, WorkItem } from '../work/schemas.js';
-import { type ReviewGate, actorOf, serializePayload } from '../work/service.js';
+import { type ReviewGate, actorFor, actorOf, serializePayload } from '../work/service.js';
 import type { WorkStore } from '../work/store/port.js';
 import type { WorkItemRow } from '../work/tables.js';
 import { decodePosition, encodePosition } from './cursor.js';
@@ -105,13 +105,13 @@ export function createQuestionService({ store, db, statementsOn, now, waits, rec
   }
 
   async function ask(id: string, input: Ask, principal: Principal | null): Promise<Question> {
-    const actor = actorOf(principal);
+    let actor = actorOf(principal);
     const open = await top.findOpenQuestion(id);
     if (open) throw new OpenQuestionExists(toQuestion(open));
     const question = await store.transaction(async (tx, trx) => {
       let blocked = false;
       let after: WorkItemRow | undefined;
-      await changeItem(tx, id, now, undefined, actor, ({ row }, at) => {
+      await changeItem(tx, id, now, undefined, (row) => (actor = actorFor(principal, undefined, row.assigned_agent)), ({ row }, at) => {
         if (isFinal(row.status)) throw new NotAskable(row.status, 'a final item waits for no answer');
         if (principal?.role === 'agent') {
           if (principal.agent === null || row.assigned_agent !== principal.agent) throw new MayNotAsk(principal.agent);
@@ -140,6 +140,7 @@ export function createQuestionService({ store, db, statementsOn, now, waits, rec
         throw new QuestionNotFound(questionId);
       }
       if (found.status === 'answered') throw new QuestionAlreadyAnswered(toQuestion(found));
+      if (found.kind === 'review') assertNotOwnReviewer(principal, found.agent);
       checkAnswer(found, input);
       const at = now();
       const answered = {
@@ -220,13 +221,10 @@ export function createQuestionService({ store, db, statementsOn, now, waits, rec
    * holder's completion of an item that needs review becomes a review question instead.
    */
   const reviewGate: ReviewGate = {
-    requires(row, agent) {
-      if (row.status !== 'in_progress' || agent === undefined || agent !== row.assigned_agent) return false;
+    requires(row, byHolder) {
+      if (row.status !== 'in_progress' || !byHolder) return false;
       if (row.review_required !== null) return row.review_required === 1;
       return row.project_id === null ? false : { project_id: row.project_id };
-    },
-    async projectRequires(projectId) {
-      return (await store.findProject(projectId))?.review_required === 1;
     },
     async sendForReview(id, patch, principal, precondition) {
       const item = await store.transaction(async (tx, trx) => {
@@ -235,12 +233,12 @@ export function createQuestionService({ store, db, statementsOn, now, waits, rec
         const payload = patch.payload === undefined ? undefined : serializePayload(patch.payload);
         let sent = false;
         let after: WorkItemRow | undefined;
-        const actor = actorOf(principal);
-        const changed = await changeItem(tx, id, now, precondition, actor, (current, at) => {
+        let actor = actorOf(principal);
+        const changed = await changeItem(tx, id, now, precondition, (row) => (actor = actorFor(principal, patch.agent, row.assigned_agent)), (current, at) => {
           assertMayChangeItem(principal, current.row.assigned_agent);
           const { row } = current;
           // Moved on since the gate looked: the completion is judged as any other.
-          if (row.status !== 'in_progress' || patch.agent !== row.assigned_agent) return planUpdate(current, patch, requested, payload, at);
+          if (row.status !== 'in_progress' || !isHolder(principal, patch.agent, row.assigned_agent)) return planUpdate(current, patch, requested, payload, at);
           const plan: Plan = planUpdate(current, edits as UpdateWorkItem, undefined, payload, at) ?? { action: 'send_for_review', set: {} };
           const move = movePlan('send_for_review', { ...row, ...plan.set }, true, at);
           plan.action = move.action;

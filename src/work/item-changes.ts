@@ -85,7 +85,8 @@ export async function changeItem(
   id: string,
   at: () => string,
   precondition: VersionPrecondition | undefined,
-  actor: Actor,
+  /** Who changes it; a function when that depends on the item (a caller acting as its holder). */
+  actor: Actor | ((row: WorkItemRow) => Actor),
   rule: (current: ItemWithDispatches, now: string) => Plan | null,
   /** The change's companions: who is told once it committed, and the copies a change may start from. */
   hooks: ChangeHooks = {},
@@ -109,7 +110,7 @@ export async function changeItem(
       return toWorkItem(current.row, current.dispatches);
     }
 
-    const { change, after } = writeOf(current, plan, actor, now);
+    const { change, after } = writeOf(current, plan, typeof actor === 'function' ? actor(current.row) : actor, now);
     if (await store.applyChange(change)) {
       hooks.recent?.remember(after);
       hooks.onApplied?.(current.row, plan);

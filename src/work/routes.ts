@@ -35,7 +35,7 @@ import {
   WorkItemSchema,
   WorkItemSummarySchema,
 } from './schemas.js';
-import { type WorkPage, type WorkService, actorOf } from './service.js';
+import { type WorkPage, type WorkService, actorFor } from './service.js';
 import { nextLink } from '../shared/paging.js';
 
 /**
@@ -129,7 +129,7 @@ export function registerWorkRoutes(app: HttpApp, work: WorkService, claims: Clai
       reply.raw.once('close', () => {
         if (!reply.raw.writableFinished) left.abort();
       });
-      const item = await claims.claim({ ...ask, agent }, actorOf(request.principal), left.signal);
+      const item = await claims.claim({ ...ask, agent }, actorFor(request.principal, agent, agent), left.signal);
       if (left.signal.aborted) {
         // The client hung up while waiting; its half-closed socket would otherwise stay open.
         // (An in-process caller, the MCP server through app.inject, has a stand-in without destroy.)

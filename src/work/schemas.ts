@@ -347,7 +347,7 @@ export const HistoryEntrySchema = Type.Object(
     id: Type.Integer(),
     work_item_id: UuidSchema,
     at: TimestampSchema,
-    actor: Type.String({ description: 'The token’s agent or name; X-User or anonymous with AUTH=off; agentdesk for the lease sweep' }),
+    actor: Type.String({ description: 'The token’s agent or name; with AUTH=off the holder for a call acting as it, else X-User or anonymous; agentdesk for the lease sweep' }),
     role: Type.String({ description: 'viewer, agent, member, intake, admin, or system' }),
     action: Type.String({
       description: `${CHANGE_ACTIONS.join(', ')}, or the move: ${MOVE_ACTIONS.join(', ')}; the conversation: ${CONVERSATION_ACTIONS.join(', ')}`,

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Principal } from '../auth/authenticator.js';
-import { assertMayChangeItem } from '../auth/policy.js';
+import { assertMayChangeItem, assertMayLowerReview, assertMaySubmitBelowReview, isHolder, isPerson } from '../auth/policy.js';
 import { isForeignKeyViolation } from '../shared/db.js';
 import { ValidationError } from '../shared/errors.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
@@ -62,9 +62,8 @@ export interface ServiceDeps {
  * holder completes an item that needs a person's review, the item is sent for review instead.
  */
 export interface ReviewGate {
-  /** For `row` completed by `agent` (the acting agent, if any): yes, no, or the project whose setting decides. */
-  requires(row: WorkItemRow, agent: string | undefined): boolean | { project_id: string };
-  projectRequires(projectId: string): Promise<boolean>;
+  /** For `row` completed by its holder or not: yes, no, or the project whose setting decides. */
+  requires(row: WorkItemRow, byHolder: boolean): boolean | { project_id: string };
   /** The completion as a review question: the item blocked, its edits kept; answers the item. */
   sendForReview(id: string, patch: UpdateWorkItem, principal: Principal | null, precondition?: VersionPrecondition): Promise<WorkItem>;
 }
@@ -111,6 +110,10 @@ export function createWorkService({ store, recent, now = () => new Date(), obser
   const once = createIdempotentWrites(store, timestamp);
 
   async function create(tx: WorkStore, input: CreateWorkItem, actor: Actor, at: string): Promise<WorkItem> {
+    // Below its project's review: a person's call (a plan's steps come through here too).
+    if (input.review_required === false && input.project_id && actor.role !== SYSTEM_ACTOR.role && !isPerson(actor)) {
+      if ((await tx.findProject(input.project_id))?.review_required === 1) assertMaySubmitBelowReview(actor);
+    }
     const { item, write } = planItem(input, actor, at);
     if (!asksForLinks(input)) {
       await unknownProjectAsDomainError(() => tx.createWorkItem(write.row, write.dispatch, write.event, write.history));
@@ -176,26 +179,43 @@ export function createWorkService({ store, recent, now = () => new Date(), obser
     const payload = patch.payload === undefined ? undefined : serializePayload(patch.payload);
     // Read once per project and request, only for items whose project's setting decides.
     const projectSettings = new Map<string, boolean>();
-    /** Throws ReviewNeeded when this completion must wait for a person (issue 21's review gate). */
-    const holdForReview = (row: WorkItemRow): void => {
-      if (requested !== 'completed' || !reviewGate) return;
-      const requires = reviewGate.requires(row, patch.agent);
-      const decided = typeof requires === 'boolean' ? requires : projectSettings.get(requires.project_id);
-      if (decided === undefined) throw new ProjectSettingNeeded((requires as { project_id: string }).project_id);
-      if (decided) throw new ReviewNeeded();
+    const projectRequires = (projectId: string): boolean => {
+      const decided = projectSettings.get(projectId);
+      if (decided === undefined) throw new ProjectSettingNeeded(projectId);
+      return decided;
     };
+    const demandsReview = (flag: number | null, projectId: string | null): boolean =>
+      flag !== null ? flag === 1 : projectId !== null && projectRequires(projectId);
+    /**
+     * The review's two rules for a change of `row`: only a person who does not hold it lowers
+     * its review; the holder's completion of an item that needs review waits for a person
+     * (ReviewNeeded). The holder is the caller however it names itself (auth/policy.ts).
+     */
+    const reviewRules = (row: WorkItemRow): void => {
+      const byHolder = isHolder(principal, patch.agent, row.assigned_agent);
+      if ((patch.review_required !== undefined || patch.project_id !== undefined) && principal !== null && (byHolder || !isPerson(principal))) {
+        const flag = patch.review_required === undefined ? row.review_required : flagOf(patch.review_required);
+        const projectId = patch.project_id === undefined ? row.project_id : patch.project_id;
+        const lowered = (flag !== row.review_required || projectId !== row.project_id) && !demandsReview(flag, projectId) && demandsReview(row.review_required, row.project_id);
+        if (lowered) assertMayLowerReview(principal, byHolder);
+      }
+      if (requested !== 'completed' || !reviewGate) return;
+      const requires = reviewGate.requires(row, byHolder);
+      if (typeof requires === 'boolean' ? requires : projectRequires(requires.project_id)) throw new ReviewNeeded();
+    };
+    const actor = (row: WorkItemRow) => actorFor(principal, patch.agent, row.assigned_agent);
     for (;;) {
       try {
-        if (asksForLinks(patch)) return await updateWithLinks(id, patch, requested, payload, principal, precondition, holdForReview);
-        return await changeItem(store, id, timestamp, precondition, actorOf(principal), (current, at) => {
+        if (asksForLinks(patch)) return await updateWithLinks(id, patch, requested, payload, principal, precondition, reviewRules);
+        return await changeItem(store, id, timestamp, precondition, actor, (current, at) => {
           // Checked against the row the change is computed from: the guarded write keeps them one.
           assertMayChangeItem(principal, current.row.assigned_agent);
-          holdForReview(current.row);
+          reviewRules(current.row);
           return planUpdate(current, patch, requested, payload, at);
         }, { onApplied: observe, recent });
       } catch (error) {
-        if (error instanceof ProjectSettingNeeded && reviewGate) {
-          projectSettings.set(error.projectId, await reviewGate.projectRequires(error.projectId));
+        if (error instanceof ProjectSettingNeeded) {
+          projectSettings.set(error.projectId, (await store.findProject(error.projectId))?.review_required === 1);
           continue;
         }
         if (error instanceof ReviewNeeded && reviewGate) return reviewGate.sendForReview(id, patch, principal, precondition);
@@ -214,10 +234,10 @@ export function createWorkService({ store, recent, now = () => new Date(), obser
     payload: string | null | undefined,
     principal: Principal | null,
     precondition: VersionPrecondition | undefined,
-    holdForReview: (row: WorkItemRow) => void,
+    reviewRules: (row: WorkItemRow) => void,
   ): Promise<WorkItem> {
-    const actor = actorOf(principal);
     return store.transaction(async (tx) => {
+      const actor = (row: WorkItemRow) => actorFor(principal, patch.agent, row.assigned_agent);
       const row = await tx.findWorkItem(id);
       if (!row) throw new WorkItemNotFound(id);
       checkPrecondition(row, precondition);
@@ -225,10 +245,10 @@ export function createWorkService({ store, recent, now = () => new Date(), obser
       if (isFinal(row.status)) throw new FinalItemNotEditable(row.status);
       const edges = await tx.listEdges([row.id]);
       const current = { id: row.id, parent_id: row.parent_id, depends_on: edges.map((edge) => edge.depends_on_id) };
-      const checked = await checkLinks(tx, row.id, current, patch, actor, timestamp());
+      const checked = await checkLinks(tx, row.id, current, patch, actor(row), timestamp());
       const item = await changeItem(tx, row.id, timestamp, precondition, actor, (found, at) => {
         assertMayChangeItem(principal, found.row.assigned_agent);
-        holdForReview(found.row);
+        reviewRules(found.row);
         const linked = { ...found.row, ...checked.set };
         let plan: Plan | null;
         try {
@@ -252,7 +272,7 @@ export function createWorkService({ store, recent, now = () => new Date(), obser
   }
 
   function heartbeat(id: string, request: HeartbeatRequest, principal: Principal | null = null): Promise<WorkItem> {
-    return changeItem(store, id, timestamp, undefined, actorOf(principal), ({ row }, at) => {
+    return changeItem(store, id, timestamp, undefined, actorFor(principal, request.agent, request.agent), ({ row }, at) => {
       assertMayChangeItem(principal, row.assigned_agent);
       if (row.assigned_agent !== request.agent) throw new NotHolder(request.agent, row.assigned_agent, row.status);
       // A blocked item waits for a person: its lease is paused, and a heartbeat changes nothing.
@@ -315,6 +335,15 @@ export function createWorkService({ store, recent, now = () => new Date(), obser
 /** The actor of a change asked for by `principal`; none means the desk itself. */
 export function actorOf(principal: Pick<Principal, 'name' | 'role'> | null): Actor {
   return principal ? { name: principal.name, role: principal.role } : SYSTEM_ACTOR;
+}
+
+/**
+ * The actor of a change to an item `holder` holds. With AUTH=off every caller is an admin, so a
+ * caller acting as the holder (naming it, or named it by X-User) is recorded as that agent.
+ */
+export function actorFor(principal: Principal | null, agent: string | undefined, holder: string | null): Actor {
+  if (principal !== null && principal.token_id === null && isHolder(principal, agent, holder)) return { name: holder!, role: 'agent' };
+  return actorOf(principal);
 }
 
 function parseStatuses(text: string): WorkStatus[] {

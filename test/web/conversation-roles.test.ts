@@ -111,4 +111,22 @@ describe('the conversation by role', () => {
     // Three people signed in at once, in three browser contexts: on a loaded shared machine the
     // default 30 s ran out once (12 s when it is quiet).
   }, 60_000);
+
+  it('a member who did the work sees its review waiting, with no Approve (the service refuses it)', async () => {
+    const holderToken = await mint('member', 'mo', 'mo');
+    expect((await call(ADMIN_SECRET, 'POST', '/work', { type: 'conv_own', description: 'Bump the version', review_required: true })).status).toBe(201);
+    const claim = await call(holderToken, 'POST', '/work/claim', { types: ['conv_own'] });
+    expect(claim.status).toBe(200);
+    const id = claim.body.id as string;
+    const done = await call(holderToken, 'PATCH', `/work/${id}`, { status: 'completed', outcome: 'success' });
+    expect(done.body).toMatchObject({ status: 'blocked' });
+
+    const holder = await signedIn(holderToken);
+    await holder.page.goto(`/#/items/${id}`);
+    const card = holder.page.locator('.question-card');
+    await eventually(() => card.innerText()).toContain('your own work: another person reviews it');
+    expect(await card.getByRole('button').count()).toBe(0);
+    expect(holder.errors).toEqual([]);
+    await holder.close();
+  }, 60_000);
 });

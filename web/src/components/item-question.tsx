@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { WorkItem } from '../../../src/work/schemas.ts';
 import { api } from '../lib/api.ts';
-import { mayAnswer, type Question, questionsPath } from '../lib/conversation.ts';
+import { isOwnReview, mayAnswer, type Question, questionsPath } from '../lib/conversation.ts';
 import { useLive } from '../lib/live.ts';
 import { refreshNeedsYou } from '../lib/needs-you.ts';
 import { useSession } from '../lib/session.ts';
@@ -37,6 +37,7 @@ export function ItemQuestion(props: {
         key={open.id}
         question={open}
         mayAnswer={mayAnswer(session)}
+        ownWork={isOwnReview(session, open)}
         onAnswered={() => {
           setTick((t) => t + 1);
           refreshNeedsYou();

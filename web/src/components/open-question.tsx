@@ -17,6 +17,8 @@ export function OpenQuestion(props: {
   question: Question;
   /** False for a caller who may not answer (an agent, a viewer): the question shows, the buttons do not. */
   mayAnswer: boolean;
+  /** A review of the caller's own work: it shows, with who reviews it, and no buttons. */
+  ownWork?: boolean;
   onAnswered: () => void;
   /** Inside a Needs you entry, which already names the asker and the wait: no heading of its own. */
   compact?: boolean;
@@ -80,8 +82,9 @@ export function OpenQuestion(props: {
           <LinkedText text={q.question} />
         </p>
       )}
-      {!props.mayAnswer && <p class="muted small">A person answers this: a member or an admin.</p>}
-      {props.mayAnswer &&
+      {props.ownWork && <p class="muted small">This is your own work: another person reviews it.</p>}
+      {!props.mayAnswer && !props.ownWork && <p class="muted small">A person answers this: a member or an admin.</p>}
+      {props.mayAnswer && !props.ownWork &&
         (review ? (
           <div class="stack">
             {!returning ? (

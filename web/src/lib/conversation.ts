@@ -24,6 +24,16 @@ export function mayAnswer(session: SessionState): boolean {
   return session.principal !== null && roleMay(session.principal.role, 'answer');
 }
 
+/**
+ * A review of the caller's own work: the service refuses its verdict (the holder is never its own
+ * reviewer), so its buttons are hidden. The review's asker is the agent that did the work.
+ */
+export function isOwnReview(session: SessionState, q: Question): boolean {
+  const p = session.principal;
+  if (!isReview(q) || p === null) return false;
+  return p.agent === q.asked_by || (session.auth === 'off' && p.name === q.asked_by);
+}
+
 /** A person comments on any item; an agent on items its agent holds, has held or created. */
 export function mayComment(session: SessionState, item: WorkItem): boolean {
   if (mayAnswer(session)) return true;

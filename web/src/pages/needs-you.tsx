@@ -3,7 +3,7 @@ import { OpenQuestion } from '../components/open-question.tsx';
 import { ProblemMessage } from '../components/problem-message.tsx';
 import { UserText, visibleBidi } from '../components/user-text.tsx';
 import { api, withQuery } from '../lib/api.ts';
-import { type InboxEntry, isReview, mayAnswer } from '../lib/conversation.ts';
+import { type InboxEntry, isOwnReview, isReview, mayAnswer } from '../lib/conversation.ts';
 import { formatDateTime, formatDuration } from '../lib/format.ts';
 import { useLive } from '../lib/live.ts';
 import { refreshNeedsYou } from '../lib/needs-you.ts';
@@ -158,6 +158,7 @@ export function NeedsYouPage({ params }: { params: URLSearchParams }) {
                   <OpenQuestion
                     question={q}
                     mayAnswer={answers}
+                    ownWork={isOwnReview(session, q)}
                     compact
                     now={now}
                     onAnswered={() => {
