@@ -16,7 +16,8 @@ import { OPENAPI_LICENSE, OPENAPI_SERVERS, boundRequestSchemas, finishDocument }
 import { toProblem } from './problem.js';
 import { problemResponses } from './schemas.js';
 import type { Tracing } from './tracing.js';
-import type { TrustProxy } from './config.js';
+import type { RequestLimits, TrustProxy } from './config.js';
+import { capConnectionsPerAddress, createBodyDeadlines, serverTimeouts } from './request-deadlines.js';
 import { PROBLEM_CONTENT_TYPE, RateLimitedError, problem } from './errors.js';
 import { createAjv } from './validation.js';
 
@@ -61,6 +62,10 @@ export interface HttpAppOptions {
   tracing?: Tracing;
   /** TRUST_PROXY: who may name the client (`request.ip`) in X-Forwarded-For; nobody when absent. */
   trustProxy?: TrustProxy;
+  /** How long a request may take to arrive, and connections per address (request-deadlines.ts). */
+  requests: RequestLimits;
+  /** Whether a credential identified the caller: read after the access hook, for the longer bounds. */
+  authenticated: (request: FastifyRequest) => boolean;
 }
 
 /** One line per request, written when it completes, instead of Fastify's two. */
@@ -99,9 +104,12 @@ function fastifyTrustProxy(trust: TrustProxy): boolean | string[] | ((address: s
  * It never listens.
  */
 export async function createHttpApp(options: HttpAppOptions): Promise<HttpApp> {
+  const timeouts = serverTimeouts(options.requests);
   const app = Fastify({
     loggerInstance: options.logger as FastifyBaseLogger,
     bodyLimit: options.bodyLimit,
+    http: timeouts,
+    requestTimeout: timeouts.requestTimeout,
     trustProxy: fastifyTrustProxy(options.trustProxy ?? false),
     logController: new OneLinePerRequest(),
     // Answered below as problem+json, with Retry-After, instead of Fastify's own 503 body.
@@ -112,6 +120,7 @@ export async function createHttpApp(options: HttpAppOptions): Promise<HttpApp> {
     clientErrorHandler: onClientError,
   }).withTypeProvider<TypeBoxTypeProvider>();
   await options.tracing?.instrument(app);
+  capConnectionsPerAddress(app.server, options.requests.maxConnectionsPerAddress);
 
   // First, so every request is timed, those the hooks below refuse included.
   const metricsRegistry = new Registry();
@@ -129,6 +138,8 @@ export async function createHttpApp(options: HttpAppOptions): Promise<HttpApp> {
   });
 
   app.addHook('onSend', lingerOverRefusedBody);
+  // A hook added here runs after the access hook (installed below, but onRequest comes first).
+  app.addHook('preParsing', createBodyDeadlines(options.requests, options.authenticated));
 
   const methods = createMethodIndex();
   app.addHook('onRoute', (route) => methods.add(route.method, route.url));
