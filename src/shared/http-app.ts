@@ -17,7 +17,7 @@ import { toProblem } from './problem.js';
 import { problemResponses } from './schemas.js';
 import type { Tracing } from './tracing.js';
 import type { RequestLimits, TrustProxy } from './config.js';
-import { capConnectionsPerAddress, createBodyDeadlines, serverTimeouts } from './request-deadlines.js';
+import { capConnectionsPerAddress, createBodyDeadlines, releaseBodyDeadlines, serverTimeouts } from './request-deadlines.js';
 import { PROBLEM_CONTENT_TYPE, RateLimitedError, problem } from './errors.js';
 import { createAjv } from './validation.js';
 
@@ -137,9 +137,10 @@ export async function createHttpApp(options: HttpAppOptions): Promise<HttpApp> {
     return reply.code(503).type(PROBLEM_CONTENT_TYPE).send(problem(503, 'The service is shutting down; retry shortly.'));
   });
 
-  app.addHook('onSend', lingerOverRefusedBody);
-  // A hook added here runs after the access hook (installed below, but onRequest comes first).
+  // Runs after the access hook (installed below, but onRequest hooks all come before it).
   app.addHook('preParsing', createBodyDeadlines(options.requests, options.authenticated));
+  app.addHook('onSend', releaseBodyDeadlines);
+  app.addHook('onSend', lingerOverRefusedBody);
 
   const methods = createMethodIndex();
   app.addHook('onRoute', (route) => methods.add(route.method, route.url));

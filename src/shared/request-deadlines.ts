@@ -74,17 +74,36 @@ export function createBodyDeadlines(limits: RequestLimits, authenticated: (reque
     const known = authenticated(request);
     const totalMs = known ? limits.requestTimeoutMs : limits.requestTimeoutUnauthenticatedMs;
     const idleMs = known ? limits.bodyIdleTimeoutMs : limits.bodyIdleTimeoutUnauthenticatedMs;
-    return withDeadlines(request.raw, payload, reply, Math.max(0, totalMs - reply.elapsedTime), idleMs);
+    const { body, release } = withDeadlines(request.raw, payload, reply, Math.max(0, totalMs - reply.elapsedTime), idleMs);
+    releases.set(request, release);
+    return body;
   };
 }
 
-function withDeadlines(raw: IncomingMessage, payload: Readable, reply: FastifyReply, totalMs: number, idleMs: number): Readable {
+/** How each request with a bounded body lets go of it. */
+const releases = new WeakMap<FastifyRequest, () => void>();
+
+/**
+ * An `onSend` hook, added before the one that drains a refused body: once an answer is on its
+ * way (a 413 or 415 sent before the body was read, say), nobody reads the body through the
+ * bounds any more. Their timers stop, and the rest of the body is the drain's to read.
+ */
+export async function releaseBodyDeadlines(request: FastifyRequest): Promise<void> {
+  releases.get(request)?.();
+}
+
+function withDeadlines(raw: IncomingMessage, payload: Readable, reply: FastifyReply, totalMs: number, idleMs: number) {
   const body = new PassThrough();
-  const expire = (detail: string) => {
+  const release = () => {
     finish();
     payload.unpipe(body);
+  };
+  const expire = (detail: string) => {
+    release();
     reply.header('connection', 'close');
-    body.destroy(new RequestTimeoutError(detail));
+    // The parser reading the body answers the 408; with no reader left there is nobody to tell.
+    if (body.listenerCount('error') > 0) body.destroy(new RequestTimeoutError(detail));
+    else body.destroy();
   };
   const total = setTimeout(() => expire(`The request body did not arrive within ${totalMs} ms`), totalMs);
   const idle = setTimeout(() => expire(`The request body paused for more than ${idleMs} ms`), idleMs);
@@ -104,5 +123,5 @@ function withDeadlines(raw: IncomingMessage, payload: Readable, reply: FastifyRe
   payload.on('data', onData).once('end', finish).once('error', onError);
   raw.once('close', onClose);
   payload.pipe(body);
-  return body;
+  return { body, release };
 }
