@@ -6,6 +6,7 @@ import { type RecentItems, changeItem } from '../work/item-changes.js';
 import type { ItemWithDispatches, WorkStore } from '../work/store/port.js';
 import { actorFor, actorOf } from '../work/service.js';
 import { decodePosition, encodePosition } from './cursor.js';
+import { misleadingTitle } from './link-title.js';
 import { CommentNotFound, MayNotComment } from './errors.js';
 import { CONVERSATION_EVENTS, eventDataOf, newComment, toComment } from './rows.js';
 import { COMMENT_LIMITS, CONVERSATION_PAGE, type Comment, type CreateComment, type Link, type PageQuery } from './schemas.js';
@@ -30,7 +31,7 @@ export interface CommentDeps {
   recent?: RecentItems;
 }
 
-/** Links are made clickable in the UI: only http and https ever are. */
+/** Links are made clickable in the UI: only http and https ever are, under a title that does not mislead. */
 export function checkLinks(links: readonly Link[]): void {
   if (links.length > COMMENT_LIMITS.links) throw ValidationError.of('links', `must be at most ${COMMENT_LIMITS.links}`);
   links.forEach((link, i) => {
@@ -43,6 +44,8 @@ export function checkLinks(links: readonly Link[]): void {
     if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
       throw ValidationError.of(`links/${i}/url`, 'must be an absolute http or https URL');
     }
+    const misleading = link.title === undefined ? null : misleadingTitle(link.title, link.url);
+    if (misleading) throw ValidationError.of(`links/${i}/title`, misleading);
   });
 }
 

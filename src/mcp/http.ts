@@ -6,9 +6,10 @@ import { ACCESS, CSRF_HEADER } from '../auth/roles.js';
 import { createInjectFetch } from '../client/inject-fetch.js';
 import { createWorkClient } from '../client/work-client.js';
 import { type AuthConfig, isLoopbackHost } from '../shared/config.js';
-import { PROBLEM_CONTENT_TYPE, problem } from '../shared/errors.js';
+import { PROBLEM_CONTENT_TYPE, ValidationError, problem } from '../shared/errors.js';
+import { MalformedJsonError } from '../shared/json-body.js';
 import type { HttpApp } from '../shared/http-types.js';
-import { problemResponses } from '../shared/schemas.js';
+import { ProblemSchema, problemResponses } from '../shared/schemas.js';
 import { createInnerCalls } from './inner-calls.js';
 import { createMcpServer } from './server.js';
 import type { Caller } from './tools.js';
@@ -40,6 +41,17 @@ interface JsonRpcMessage {
   id?: string | number;
   params?: { requestId?: unknown };
 }
+const JsonRpcErrorSchema = Type.Object({
+  jsonrpc: Type.Literal('2.0'),
+  id: Type.Null(),
+  error: Type.Object({ code: Type.Integer(), message: Type.String() }),
+});
+const BAD_REQUEST_RESPONSE = {
+  description:
+    'The body is not JSON (-32700) or not a JSON-RPC message (-32600): a JSON-RPC error. ' +
+    'A request HTTP itself refuses (a Content-Length that does not match) is a problem document.',
+  content: { 'application/json': { schema: JsonRpcErrorSchema }, [PROBLEM_CONTENT_TYPE]: { schema: ProblemSchema } },
+};
 const NAME_RE = /^[A-Za-z0-9_.@-]{1,64}$/;
 /** The transport reads only these request headers (and the Host/Origin checks are ours). */
 const TRANSPORT_HEADERS = ['accept', 'content-type', 'mcp-protocol-version', 'mcp-session-id'] as const;
@@ -144,6 +156,42 @@ async function asProblem(response: Response): Promise<ReturnType<typeof problem>
   return problem(response.status, detail, { jsonrpc: '2.0', id: rpc.id ?? null, error: { code: rpc.error?.code ?? -32000, message: detail } });
 }
 
+/** JSON-RPC's own codes for a body that is not JSON, and for JSON that is not a JSON-RPC message. */
+export const JSON_RPC_ERRORS = { parse: -32700, invalidRequest: -32600 } as const;
+
+/**
+ * A JSON-RPC client reads JSON-RPC errors, not problem documents: a body that is not JSON is
+ * -32700 and one that is not a JSON-RPC message -32600, as the transport itself answers them
+ * (400, no id). Everything else (413, 415, the access hook's refusals) stays a problem document.
+ */
+function jsonRpcErrors(error: Error & { validation?: unknown }, _request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  const code =
+    error instanceof MalformedJsonError
+      ? JSON_RPC_ERRORS.parse
+      : error.validation !== undefined || error instanceof ValidationError
+        ? JSON_RPC_ERRORS.invalidRequest
+        : null;
+  // Thrown on, a framework error reaches the service's handler and becomes a problem document.
+  if (code === null) throw error;
+  const message = code === JSON_RPC_ERRORS.parse ? `Parse error: ${error.message}` : `Invalid Request: ${error.message}`;
+  return reply.code(400).type('application/json').send({ jsonrpc: '2.0', id: null, error: { code, message } });
+}
+
+/**
+ * The transport's refusal of a message it cannot read. It calls that a parse error (-32700),
+ * but the body it was given had parsed: in JSON-RPC's terms it is an Invalid Request.
+ */
+async function asInvalidRequest(response: Response) {
+  let message = 'Invalid JSON-RPC message';
+  try {
+    const rpc = (await response.json()) as { error?: { message?: string } };
+    message = rpc.error?.message?.replace(/^Parse error: /, '') ?? message;
+  } catch {
+    // not JSON: the generic message will do
+  }
+  return { jsonrpc: '2.0', id: null, error: { code: JSON_RPC_ERRORS.invalidRequest, message: `Invalid Request: ${message}` } };
+}
+
 export function registerMcpRoutes(app: HttpApp, options: McpRouteOptions): void {
   const guard = createRebindingGuard(options);
   const inner = createInnerCalls(app);
@@ -156,6 +204,7 @@ export function registerMcpRoutes(app: HttpApp, options: McpRouteOptions): void 
       config,
       onRequest: guard,
       preValidation: createAgentHeaderCheck(options),
+      errorHandler: jsonRpcErrors,
       schema: {
         operationId: 'callMcp',
         tags,
@@ -164,7 +213,12 @@ export function registerMcpRoutes(app: HttpApp, options: McpRouteOptions): void 
           'Send Accept: application/json, text/event-stream. The tools act as the agent of the token (with AUTH=off, of X-User) and call the API with the same credential. ' +
           `A batch holds at most ${MAX_MCP_BATCH} messages. Stateless: GET and DELETE /mcp answer 405 with Allow: POST.`,
         body: McpBodySchema,
-        response: { 200: Type.Unknown({ description: 'The JSON-RPC response(s)' }), 202: Type.Null(), ...problemResponses(400, 406, 413, 415, 421, 422) },
+        response: {
+          200: Type.Unknown({ description: 'The JSON-RPC response(s)' }),
+          202: Type.Null({ description: 'Only notifications (or responses) were sent: accepted, with no body' }),
+          400: BAD_REQUEST_RESPONSE,
+          ...problemResponses(406, 413, 415, 421, 422),
+        },
       },
     },
     async (request, reply) => {
@@ -207,7 +261,8 @@ export function registerMcpRoutes(app: HttpApp, options: McpRouteOptions): void 
           stopped,
         ]);
         // Cancelled or gone: no answer is owed (the specification says a cancelled request gets none).
-        if (response === null) return reply.code(202).send(null);
+        if (response === null) return (reply as FastifyReply).code(202).send();
+        if (response.status === 400) return reply.code(400).type('application/json').send(await asInvalidRequest(response));
         if (response.status >= 400) {
           const body = await asProblem(response);
           return (reply as FastifyReply).code(body.status).type(PROBLEM_CONTENT_TYPE).send(body);
@@ -217,7 +272,8 @@ export function registerMcpRoutes(app: HttpApp, options: McpRouteOptions): void 
         if (type) reply.type(type);
         const text = await response.text();
         answered = true;
-        return reply.send(text === '' ? null : text);
+        // A notification's 202 has no body at all, as the transport specification says.
+        return text === '' ? (reply as FastifyReply).send() : reply.send(text);
       } finally {
         for (const done of untrack) done();
         if (!answered) await server.close();

@@ -135,8 +135,23 @@ export interface TracingConfig {
  */
 export type TrustProxy = boolean | number | readonly string[];
 
+/** How long a client may take to send a request, and how many connections one address may hold. */
+export interface RequestLimits {
+  /** REQUEST_TIMEOUT_MS: a body must arrive within this of its headers, for a caller a credential identified. */
+  requestTimeoutMs: number;
+  /** REQUEST_TIMEOUT_UNAUTHENTICATED_MS: the same for everyone else, and the bound on the headers. */
+  requestTimeoutUnauthenticatedMs: number;
+  /** BODY_IDLE_TIMEOUT_MS: the longest pause inside a body. */
+  bodyIdleTimeoutMs: number;
+  /** BODY_IDLE_TIMEOUT_UNAUTHENTICATED_MS: the same before a credential identified the caller. */
+  bodyIdleTimeoutUnauthenticatedMs: number;
+  /** MAX_CONNECTIONS_PER_ADDRESS: open connections one client address may hold; 0 is no cap. */
+  maxConnectionsPerAddress: number;
+}
+
 export interface Config {
   host: string;
+  requests: RequestLimits;
   trustProxy: TrustProxy;
   workPort: number;
   classifyPort: number;
@@ -486,11 +501,25 @@ function tracingConfig(env: Env): TracingConfig | null {
   return { endpoint, serviceName: read(env, 'OTEL_SERVICE_NAME') ?? null, headers: otlpHeaders(env) };
 }
 
+/** The shorter bounds apply before authentication: a longer one there would be a mistake. */
+function requestLimits(env: Env): RequestLimits {
+  const requestTimeoutMs = integer(env, 'REQUEST_TIMEOUT_MS', 60_000, 100, 3_600_000);
+  const bodyIdleTimeoutMs = integer(env, 'BODY_IDLE_TIMEOUT_MS', 15_000, 100, 3_600_000);
+  return {
+    requestTimeoutMs,
+    requestTimeoutUnauthenticatedMs: integer(env, 'REQUEST_TIMEOUT_UNAUTHENTICATED_MS', Math.min(10_000, requestTimeoutMs), 100, requestTimeoutMs),
+    bodyIdleTimeoutMs,
+    bodyIdleTimeoutUnauthenticatedMs: integer(env, 'BODY_IDLE_TIMEOUT_UNAUTHENTICATED_MS', Math.min(5_000, bodyIdleTimeoutMs), 100, bodyIdleTimeoutMs),
+    maxConnectionsPerAddress: integer(env, 'MAX_CONNECTIONS_PER_ADDRESS', 256, 0, 1_000_000),
+  };
+}
+
 export function loadConfig(env: Env): Readonly<Config> {
   const host = read(env, 'HOST') ?? '127.0.0.1';
   const classifyPort = integer(env, 'CLASSIFY_PORT', 8081, 0, 65_535);
   const config: Config = {
     host,
+    requests: requestLimits(env),
     trustProxy: trustProxy(env),
     workPort: integer(env, 'WORK_PORT', 8080, 0, 65_535),
     classifyPort,

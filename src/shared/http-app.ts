@@ -17,7 +17,8 @@ import { type NamedSchemas, OPENAPI_LICENSE, OPENAPI_SERVERS, boundRequestSchema
 import { toProblem } from './problem.js';
 import { problemResponses } from './schemas.js';
 import type { Tracing } from './tracing.js';
-import type { TrustProxy } from './config.js';
+import type { RequestLimits, TrustProxy } from './config.js';
+import { capConnectionsPerAddress, createBodyDeadlines, releaseBodyDeadlines, serverTimeouts } from './request-deadlines.js';
 import { PROBLEM_CONTENT_TYPE, RateLimitedError, problem } from './errors.js';
 import { createAjv } from './validation.js';
 
@@ -64,6 +65,10 @@ export interface HttpAppOptions {
   tracing?: Tracing;
   /** TRUST_PROXY: who may name the client (`request.ip`) in X-Forwarded-For; nobody when absent. */
   trustProxy?: TrustProxy;
+  /** How long a request may take to arrive, and connections per address (request-deadlines.ts). */
+  requests: RequestLimits;
+  /** Whether a credential identified the caller: read after the access hook, for the longer bounds. */
+  authenticated: (request: FastifyRequest) => boolean;
 }
 
 /** One line per request, written when it completes, instead of Fastify's two. */
@@ -102,9 +107,12 @@ function fastifyTrustProxy(trust: TrustProxy): boolean | string[] | ((address: s
  * It never listens.
  */
 export async function createHttpApp(options: HttpAppOptions): Promise<HttpApp> {
+  const timeouts = serverTimeouts(options.requests);
   const app = Fastify({
     loggerInstance: options.logger as FastifyBaseLogger,
     bodyLimit: options.bodyLimit,
+    http: timeouts,
+    requestTimeout: timeouts.requestTimeout,
     trustProxy: fastifyTrustProxy(options.trustProxy ?? false),
     logController: new OneLinePerRequest(),
     // Answered below as problem+json, with Retry-After, instead of Fastify's own 503 body.
@@ -115,6 +123,7 @@ export async function createHttpApp(options: HttpAppOptions): Promise<HttpApp> {
     clientErrorHandler: onClientError,
   }).withTypeProvider<TypeBoxTypeProvider>();
   await options.tracing?.instrument(app);
+  capConnectionsPerAddress(app.server, options.requests.maxConnectionsPerAddress);
 
   // First, so every request is timed, those the hooks below refuse included.
   const metricsRegistry = new Registry();
@@ -131,6 +140,9 @@ export async function createHttpApp(options: HttpAppOptions): Promise<HttpApp> {
     return reply.code(503).type(PROBLEM_CONTENT_TYPE).send(problem(503, 'The service is shutting down; retry shortly.'));
   });
 
+  // Runs after the access hook (installed below, but onRequest hooks all come before it).
+  app.addHook('preParsing', createBodyDeadlines(options.requests, options.authenticated));
+  app.addHook('onSend', releaseBodyDeadlines);
   app.addHook('onSend', lingerOverRefusedBody);
 
   const methods = createMethodIndex();

@@ -40,6 +40,19 @@ function raw(base: string, method: string, headers: Record<string, string>, body
   });
 }
 
+/** The answer's bytes as they came, for a body that must be empty. */
+function rawText(base: string, headers: Record<string, string>, body: string): Promise<{ status: number; headers: Raw['headers']; text: string }> {
+  return new Promise((resolve, reject) => {
+    const outgoing = httpRequest(new URL('/mcp', base), { method: 'POST', headers }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, text: Buffer.concat(chunks).toString('utf8') }));
+    });
+    outgoing.on('error', reject);
+    outgoing.end(body);
+  });
+}
+
 async function listen(desk: TestApp): Promise<string> {
   await desk.app.listen({ port: 0, host: '127.0.0.1' });
   return `http://127.0.0.1:${(desk.app.server.address() as AddressInfo).port}`;
@@ -73,8 +86,6 @@ describe('the /mcp endpoint with tokens', () => {
       ['no credential', json, body, 401],
       ['no Accept for both JSON and SSE', { ...agent, 'content-type': 'application/json' }, body, 406],
       ['not JSON', { ...agent, ...json, 'content-type': 'text/plain' }, body, 415],
-      ['broken JSON', { ...agent, ...json }, '{"jsonrpc":', 400],
-      ['not JSON-RPC', { ...agent, ...json }, '{"hello":"world"}', 422],
     ];
     for (const [what, headers, payload, status] of cases) {
       const answer = await raw(base, 'POST', headers, payload);
@@ -85,6 +96,31 @@ describe('the /mcp endpoint with tokens', () => {
     // The transport's own refusal is a problem document that is also the JSON-RPC error.
     const notAcceptable = await raw(base, 'POST', { ...agent, 'content-type': 'application/json' }, body);
     expect(notAcceptable.body).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32000 } });
+  });
+
+  it("answers a body that is not JSON, or not a JSON-RPC message, with JSON-RPC's own errors", async () => {
+    const cases: Array<[string, string, number]> = [
+      ['broken JSON', '{"jsonrpc":', -32700],
+      ['an empty body', '', -32700],
+      ['not JSON-RPC', '{"hello":"world"}', -32600],
+      ['a JSON-RPC version that is not 2.0', '{"jsonrpc":"1.0","id":1,"method":"ping"}', -32600],
+      ['an empty batch', '[]', -32600],
+      ['a batch holding a number', '[1]', -32600],
+      ['a message with neither method nor result', '{"jsonrpc":"2.0","id":1}', -32600],
+    ];
+    for (const [what, payload, code] of cases) {
+      const answer = await raw(base, 'POST', { ...agent, ...json }, payload);
+      expect(answer.status, what).toBe(400);
+      expect(answer.headers['content-type'], what).toMatch(/^application\/json/);
+      expect(answer.body, what).toEqual({ jsonrpc: '2.0', id: null, error: { code, message: expect.any(String) } });
+    }
+  });
+
+  it('answers a notification 202 with no body at all', async () => {
+    const answer = await rawText(base, { ...agent, ...json }, JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }));
+    expect(answer.status).toBe(202);
+    expect(answer.text).toBe('');
+    expect(answer.headers['content-length'] ?? '0').toBe('0');
   });
 
   it('refuses a Host it does not serve (DNS rebinding) and another Origin, even with a valid token', async () => {

@@ -106,6 +106,8 @@ describe('questions to a person', () => {
       'https://example.com/pr/7',
     ]);
     expect(await note.getByRole('link', { name: 'The pull request' }).getAttribute('rel')).toContain('noopener');
+    // A title is the author's words: the host it opens is shown beside it.
+    expect(await note.locator('.comment-links li').innerText()).toBe('The pull request (example.com)');
     expect(await page.locator('main img, a[href^="javascript:"]').count()).toBe(0);
     expect(await box.getByLabel(/Comment/).inputValue()).toBe('');
 
@@ -141,6 +143,22 @@ describe('questions to a person', () => {
 });
 
 describe('a long conversation', () => {
+  it("shows a link's host beside its title, as punycode for a look-alike in another script", async () => {
+    const id = await claimed('bot-7', 'Check the payment page');
+    // "pаypal" with a Cyrillic а: a title in words is allowed, so the host must say where it goes.
+    const links = [{ url: 'https://p\u0430ypal.com/login', title: 'Sign in here' }, { url: 'https://p\u0430ypal.com/help' }, { url: 'https://example.com/plain' }];
+    expect((await desk.api('POST', `/work/${id}/comments`, { body: 'Links', links }, 'bot-7')).status).toBe(201);
+    const { page, context, errors } = await openDesk(browser, desk.url, { path: `/#/items/${id}` });
+    const items = timeline(page).locator('li[data-comment-kind="note"] .comment-links li');
+    await eventually(() => items.count()).toBe(3);
+    expect(await items.nth(0).innerText()).toBe('Sign in here (xn--pypal-4ve.com)');
+    expect(await items.nth(1).innerText()).toMatch(/\(xn--pypal-4ve\.com\)$/);
+    // An address written in ASCII already says where it goes.
+    expect(await items.nth(2).innerText()).toBe('https://example.com/plain');
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
   it('reads comments 200 at a time and holds back the moves after the last comment read', async () => {
     const id = await claimed('bot-6', 'Chatty item');
     for (let i = 1; i <= 201; i += 1) {

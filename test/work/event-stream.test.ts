@@ -35,9 +35,12 @@ async function startStreamApp(kind: StoreKind, options: EventHubOptions = {}): P
   const testDatabase = await createTestDatabase(kind);
   const database = await openTestDatabase(testDatabase);
   const { logger } = captureLogs('warn');
-  const auth = await createAuthParts(testConfig(testDatabase), database, logger);
+  const config = testConfig(testDatabase);
+  const auth = await createAuthParts(config, database, logger);
   const app = await createHttpApp({
     logger,
+    requests: config.requests,
+    authenticated: (request) => request.principal !== null,
     installAccess: async (target) => void (await installAccessControl(target, auth.access)),
     document: { securitySchemes: SECURITY_SCHEMES, security: DOCUMENT_SECURITY, parameters: { csrf: CSRF_PARAMETER }, finish: documentCsrf },
     bodyLimit: 1024 * 1024,

@@ -5,6 +5,7 @@ import {
   type Comment,
   commentsPath,
   isReview,
+  linkHost,
   mayComment,
   mayDeleteComment,
   type Question,
@@ -75,6 +76,16 @@ function merge(history: HistoryEntry[], comments: Comment[], more: boolean): { e
   // Stable: at one instant the change (the move) reads before the comment that explains it.
   entries.sort((a, b) => Date.parse(a.at) - Date.parse(b.at));
   return { entries, renewals: history.filter((h) => h.action === 'heartbeat').length };
+}
+
+/**
+ * Where a link goes, beside it: after a title (the author's words), and after an address whose
+ * host is written in another script (shown as punycode, so a look-alike does not pass).
+ */
+function LinkHost({ link }: { link: Comment['links'][number] }) {
+  const host = linkHost(link.url);
+  if (host === null || (link.title === undefined && link.url.includes(host))) return null;
+  return <span class="link-host"> ({host})</span>;
 }
 
 export function ItemTimeline({ item, deleted }: { item: WorkItem; deleted: boolean }) {
@@ -220,6 +231,7 @@ function CommentEntry({ comment: c, verb, onDelete }: { comment: Comment; verb: 
           {c.links.map((l, i) => (
             <li key={i}>
               <ExternalLink url={l.url}>{l.title ?? l.url}</ExternalLink>
+              <LinkHost link={l} />
             </li>
           ))}
         </ul>

@@ -80,6 +80,18 @@ export async function answerQuestion(q: Question, body: AnswerBody): Promise<voi
   await api('POST', `${questionsPath(q.work_item_id)}/${encodeURIComponent(q.id)}/answer`, body);
 }
 
+/**
+ * The host a link opens, as the URL parser reads it: punycode (`xn--…`) for a name in another
+ * script, so a look-alike of a familiar host does not read as that host. Null when unreadable.
+ */
+export function linkHost(url: string): string | null {
+  try {
+    return new URL(url).host || null;
+  } catch {
+    return null;
+  }
+}
+
 export function isHttpUrl(url: string): boolean {
   try {
     const u = new URL(url);
