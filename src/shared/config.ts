@@ -49,6 +49,8 @@ export interface DatabaseConfig {
   statementTimeoutMs: number;
   /** Fault injection for a test: the first SQLite checkpointer thread exits after this many checkpoints. */
   sqliteCheckpointerExitAfter?: number | null;
+  /** SQLite: the WAL's size (MiB) past which writers are held for a RESTART checkpoint; 0 = never. */
+  sqliteWalMaxMb?: number;
 }
 
 export interface LlmConfig {
@@ -502,6 +504,7 @@ export function loadConfig(env: Env): Readonly<Config> {
       statementTimeoutMs: integer(env, 'DATABASE_STATEMENT_TIMEOUT_MS', 5_000, 1, 3_600_000),
       sqliteCheckpointerExitAfter:
         read(env, 'TEST_SQLITE_CHECKPOINTER_EXIT_AFTER') === undefined ? null : integer(env, 'TEST_SQLITE_CHECKPOINTER_EXIT_AFTER', 1, 1, 1_000_000),
+      sqliteWalMaxMb: integer(env, 'SQLITE_WAL_MAX_MB', 256, 0, 1_048_576),
     },
     llm: llmConfig(env),
     classify: {
