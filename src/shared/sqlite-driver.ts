@@ -47,6 +47,8 @@ export interface StorageWatch {
   written(): void;
 }
 
+const ROLLBACK = /^\s*rollback\b/i;
+
 const UNWATCHED: StorageWatch = { refused: () => {}, written: () => {} };
 
 // SQLITE_FULL: the database or its WAL cannot grow; SQLITE_IOERR_SHMSIZE: nor can the -shm file.
@@ -100,11 +102,12 @@ class Loan implements DatabaseConnection {
       storage.refused(error);
       throw new StorageFullError((error as Error).message, { cause: error });
     }
-    if (statement.readonly) return result;
-    if (!database.inTransaction) {
+    // COMMIT counts as `readonly` (it only ends the transaction): what matters is what ended.
+    if (!database.inTransaction && (!outside || !statement.readonly)) {
       gate.idle();
-      storage.written();
+      if (!ROLLBACK.test(compiledQuery.sql)) storage.written();
     }
+    if (statement.readonly) return result;
     // Not `readonly` covers BEGIN IMMEDIATE too (it takes the write lock), which leaves a
     // transaction open: only a statement that began and ended outside one committed by itself.
     if (!outside || database.inTransaction) return result;
