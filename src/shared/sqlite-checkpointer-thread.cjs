@@ -29,11 +29,13 @@ let hold = null;
 let holds = 0;
 /** No new hold is asked for before this time (after a RESTART that readers held up). */
 let retryAt = 0;
-/** RESTART attempts that failed since the log last started over. */
+/** RESTART attempts that failed since the log was last under its bound. */
 let failedRestarts = 0;
+/** The log's frames at the last RESTART that finished, until a commit starts the log over. */
+let resetAt = null;
 
 function report(kind, outcome, result) {
-  const logBytes = result ? 32 + result.log * frameBytes : null;
+  const logBytes = result && result.log >= 0 ? 32 + result.log * frameBytes : null;
   parentPort.postMessage({
     type: 'checkpointed',
     kind,
@@ -59,10 +61,13 @@ function checkpoint() {
   const result = run('PASSIVE');
   if (result.error) report('passive', 'failed', null);
   else {
-    const logBytes = report('passive', result.checkpointed === result.log ? 'done' : 'partial', result);
-    if (result.log === 0 || result.checkpointed === result.log) failedRestarts = 0;
-    // Everything copied back: the next commit starts the log over by itself, no hold needed.
-    const over = workerData.maxBytes > 0 && logBytes > workerData.maxBytes && result.checkpointed < result.log;
+    const overBytes = workerData.maxBytes > 0 && 32 + result.log * frameBytes > workerData.maxBytes;
+    if (!overBytes) failedRestarts = 0;
+    report('passive', result.checkpointed === result.log ? 'done' : 'partial', result);
+    // A PASSIVE that copied back all it saw proves nothing: commits made meanwhile are past it.
+    // After a RESTART the log is the same until the next commit starts it over: no new hold.
+    if (resetAt !== null && result.log !== resetAt) resetAt = null;
+    const over = overBytes && resetAt === null;
     if (over && hold === null && Date.now() >= retryAt) {
       hold = ++holds;
       parentPort.postMessage({ type: 'hold', id: hold });
@@ -80,7 +85,10 @@ function restart(id) {
   const result = run('RESTART');
   db.pragma(`busy_timeout = ${workerData.busyTimeoutMs}`);
   const done = !result.error && result.busy === 0;
-  if (done) failedRestarts = 0;
+  if (done) {
+    failedRestarts = 0;
+    resetAt = result.log;
+  }
   else {
     failedRestarts += 1;
     retryAt = Date.now() + workerData.retryMs;
