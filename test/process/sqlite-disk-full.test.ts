@@ -56,13 +56,13 @@ describe('SQLite on a full disk', () => {
     const env = { DATABASE_URL: `sqlite:${join(mount, 'agentdesk.db')}`, LOG_LEVEL: 'info', LOG_FORMAT: 'json' };
     let server: ServerProcess = await startWorkServer({ env, startTimeoutMs: 60_000 });
 
-    // All but 256 KiB of the file system: a few dozen items, then no room.
+    // All but 512 KiB of the file system: a few dozen items, then no room.
     const free = () => {
       const stats = statfsSync(mount);
       return stats.bavail * stats.bsize;
     };
     const filler = join(mount, 'filler');
-    writeFileSync(filler, Buffer.alloc(Math.max(0, free() - 256 * 1024)));
+    writeFileSync(filler, Buffer.alloc(Math.max(0, free() - 512 * 1024)));
 
     const acknowledged: string[] = [];
     const refusals: Posted[] = [];
