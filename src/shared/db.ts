@@ -4,7 +4,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import type { Logger } from 'pino';
-import type { DatabaseConfig } from './config.js';
+import { DEFAULT_SQLITE_WAL_MAX_MB, type DatabaseConfig } from './config.js';
 import { type TransactionRunner, createGroupCommit } from './group-commit.js';
 import { migratePostgres, migrateSqlite } from './migrate.js';
 import { type CheckpointKind, type CheckpointOutcome, type CheckpointerOptions, type WalStatus, startCheckpointer } from './sqlite-checkpointer.js';
@@ -167,7 +167,7 @@ function openSqlite(config: DatabaseConfig, { logger, migrate = true, checkpoint
         logger.fatal({ err: { message: error.message } }, 'flushing the SQLite WAL failed: no write is acknowledged any more; restart the service'),
       );
   const observers = createObservers();
-  const maxBytes = (config.sqliteWalMaxMb ?? 0) * 1024 * 1024;
+  const maxBytes = (config.sqliteWalMaxMb ?? DEFAULT_SQLITE_WAL_MAX_MB) * 1024 * 1024;
   // When the log starts over after a checkpoint, the next commit cuts the file back to this.
   if (!inMemory && maxBytes > 0) raw.pragma(`journal_size_limit = ${maxBytes}`);
   const checkpointer = inMemory
