@@ -18,7 +18,7 @@ import { type TestDatabase, createTestDatabase } from '../helpers/databases.js';
 
 const BOUND_MB = 1;
 const ROW = 'x'.repeat(2_000);
-/** About 13 MB of rows: far past the bound if nothing resets the log. */
+/** Rows enough to go far past the bound if nothing resets the log. */
 const ROUNDS = 400;
 const PER_ROUND = 16;
 
@@ -110,7 +110,7 @@ describe('the SQLite WAL bound', () => {
     expect(await count(db)).toBe(ROUNDS * PER_ROUND);
     expect(reads).toBeGreaterThan(0);
     expect(readsHere).toBe(ROUNDS);
-    // The bound plus the writes between two looks of the checkpointer: well under the ~13 MB
+    // The bound plus the writes between two looks of the checkpointer: well under what
     // the same writes leave without it.
     expect(largest, `largest WAL ${largest} bytes`).toBeLessThan(6 * BOUND_MB * 1024 * 1024);
     const restarts = results.filter((result) => result.kind === 'restart' && result.outcome === 'done');
