@@ -44,6 +44,7 @@ export const CONFIG_VARIABLES: readonly ConfigVariable[] = [
   { name: 'DATABASE_URL', group: 'database', default: '`sqlite:./data/agentdesk.db`', meaning: '`sqlite:<path>` (folder created), `sqlite::memory:`, or `postgres://…` / `postgresql://…`' },
   { name: 'DATABASE_POOL_SIZE', group: 'database', default: '`10`', meaning: 'PostgreSQL connections per process (1–1000); `npm start` runs two processes' },
   { name: 'DATABASE_STATEMENT_TIMEOUT_MS', group: 'database', default: '`5000`', meaning: 'Statement timeout on PostgreSQL, busy timeout on SQLite' },
+  { name: 'SQLITE_WAL_MAX_MB', group: 'database', default: '`256`', meaning: 'SQLite: the write-ahead log\'s size in MiB past which writers pause (at most 2 s) for a checkpoint that starts the log over; the file is cut back to this size then. `0`: no bound (the log can grow without end under writes that never pause). See operations' },
   { name: 'TEST_SQLITE_CHECKPOINTER_EXIT_AFTER', group: 'database', default: 'unset', meaning: 'Fault injection, for the checkpointer-death test only: the first SQLite checkpointer thread exits after this many checkpoints (1 and up); never set it in production' },
   { name: 'AUTH', group: 'auth', default: '`off` on a loopback `HOST`, else `tokens`', meaning: '`tokens`: every route but `/health`, `/openapi.json`, `/docs` and the UI\'s files needs a credential; `off`: an open desk for one developer' },
   { name: 'AUTH_OFF_I_UNDERSTAND_THE_RISK', group: 'auth', default: '`false`', meaning: 'Needed to run `AUTH=off` on a non-loopback `HOST`' },

@@ -42,6 +42,9 @@ export const DEFAULT_PRICES: PriceTable = {
 /** Where `npm start` keeps its data without DATABASE_URL, relative to where it runs. */
 export const DEFAULT_DATABASE_URL = 'sqlite:./data/agentdesk.db';
 
+/** SQLITE_WAL_MAX_MB when unset. */
+export const DEFAULT_SQLITE_WAL_MAX_MB = 256;
+
 export interface DatabaseConfig {
   /** `sqlite:<path>`, `sqlite::memory:`, `postgres://…` or `postgresql://…`. */
   url: string;
@@ -49,6 +52,8 @@ export interface DatabaseConfig {
   statementTimeoutMs: number;
   /** Fault injection for a test: the first SQLite checkpointer thread exits after this many checkpoints. */
   sqliteCheckpointerExitAfter?: number | null;
+  /** SQLite: the WAL's size (MiB) past which writers are held for a RESTART checkpoint; 0 = never; DEFAULT_SQLITE_WAL_MAX_MB when left out. */
+  sqliteWalMaxMb?: number;
 }
 
 export interface LlmConfig {
@@ -531,6 +536,7 @@ export function loadConfig(env: Env): Readonly<Config> {
       statementTimeoutMs: integer(env, 'DATABASE_STATEMENT_TIMEOUT_MS', 5_000, 1, 3_600_000),
       sqliteCheckpointerExitAfter:
         read(env, 'TEST_SQLITE_CHECKPOINTER_EXIT_AFTER') === undefined ? null : integer(env, 'TEST_SQLITE_CHECKPOINTER_EXIT_AFTER', 1, 1, 1_000_000),
+      sqliteWalMaxMb: integer(env, 'SQLITE_WAL_MAX_MB', DEFAULT_SQLITE_WAL_MAX_MB, 0, 1_048_576),
     },
     llm: llmConfig(env),
     classify: {

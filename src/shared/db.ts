@@ -4,11 +4,12 @@ import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import type { Logger } from 'pino';
-import type { DatabaseConfig } from './config.js';
+import { DEFAULT_SQLITE_WAL_MAX_MB, type DatabaseConfig } from './config.js';
 import { type TransactionRunner, createGroupCommit } from './group-commit.js';
 import { migratePostgres, migrateSqlite } from './migrate.js';
-import { startCheckpointer, type CheckpointerOptions } from './sqlite-checkpointer.js';
-import { DurableSqliteDialect } from './sqlite-driver.js';
+import { type CheckpointKind, type CheckpointOutcome, type CheckpointerOptions, type WalStatus, startCheckpointer } from './sqlite-checkpointer.js';
+import { DurableSqliteDialect, type StorageWatch } from './sqlite-driver.js';
+import { OPEN_GATE } from './sqlite-write-gate.js';
 import { NO_SYNC, createWalSync } from './wal-sync.js';
 
 export const DIALECTS = { sqlite: 'sqlite', postgres: 'postgres' } as const;
@@ -47,7 +48,16 @@ export interface Database {
   /** Wakes every listener on `channel`, this instance's included; a no-op on SQLite. Payload ≤ 8,000 bytes. */
   notify(channel: string, payload?: string): Promise<void>;
   ping(): Promise<boolean>;
+  /** SQLite files: the WAL's size and bound, and whether writes are refused for lack of space; null elsewhere. */
+  sqliteStatus(): SqliteStatus | null;
   close(): Promise<void>;
+}
+
+export interface SqliteStatus {
+  /** Null for `:memory:` (no WAL). */
+  wal: WalStatus | null;
+  /** The last write was refused for lack of space (and none has succeeded since). */
+  storageFull: boolean;
 }
 
 export const TRANSACTION_OUTCOMES = { committed: 'committed', rolled_back: 'rolled_back' } as const;
@@ -62,6 +72,10 @@ export interface DatabaseObserver {
   transaction(seconds: number, outcome: TransactionOutcome): void;
   /** SQLite only: one group commit ran `size` transactions under one COMMIT. */
   batch(size: number): void;
+  /** SQLite only: the checkpointer thread ran a checkpoint; `pagesLeft` it did not copy back. */
+  checkpoint?(kind: CheckpointKind, outcome: CheckpointOutcome, pagesLeft: number): void;
+  /** SQLite only: our writers were held `seconds` for a RESTART checkpoint. */
+  writesHeld?(seconds: number): void;
 }
 
 /** Observers of one handle, and the transaction runner wrapped to tell them. */
@@ -74,6 +88,12 @@ function createObservers() {
     },
     batch(size: number): void {
       for (const observer of observers) observer.batch(size);
+    },
+    checkpoint(kind: CheckpointKind, outcome: CheckpointOutcome, pagesLeft: number): void {
+      for (const observer of observers) observer.checkpoint?.(kind, outcome, pagesLeft);
+    },
+    writesHeld(seconds: number): void {
+      for (const observer of observers) observer.writesHeld?.(seconds);
     },
     timed(run: TransactionRunner): TransactionRunner {
       return async (work) => {
@@ -146,16 +166,34 @@ function openSqlite(config: DatabaseConfig, { logger, migrate = true, checkpoint
     : createWalSync(path, (error) =>
         logger.fatal({ err: { message: error.message } }, 'flushing the SQLite WAL failed: no write is acknowledged any more; restart the service'),
       );
+  const observers = createObservers();
+  const maxBytes = (config.sqliteWalMaxMb ?? DEFAULT_SQLITE_WAL_MAX_MB) * 1024 * 1024;
+  // When the log starts over after a checkpoint, the next commit cuts the file back to this.
+  if (!inMemory && maxBytes > 0) raw.pragma(`journal_size_limit = ${maxBytes}`);
   const checkpointer = inMemory
     ? null
-    : startCheckpointer(raw, path, config.statementTimeoutMs, logger, { exitAfter: config.sqliteCheckpointerExitAfter ?? null, ...checkpointerOptions });
+    : startCheckpointer(raw, path, config.statementTimeoutMs, logger, {
+        exitAfter: config.sqliteCheckpointerExitAfter ?? null,
+        maxBytes,
+        ...checkpointerOptions,
+        onCheckpoint: (result) => {
+          observers.checkpoint(result.kind, result.outcome, result.log >= 0 ? result.log - result.checkpointed : 0);
+          checkpointerOptions?.onCheckpoint?.(result);
+        },
+        onHold: (seconds) => {
+          observers.writesHeld(seconds);
+          checkpointerOptions?.onHold?.(seconds);
+        },
+      });
+  const storage = watchStorage(logger);
   // Every flush asked for follows a commit (a batch or a write in autocommit): the WAL grew.
   const durable = () => {
     checkpointer?.committed();
     return sync.durable();
   };
-  const kysely = new Kysely<unknown>({ dialect: new DurableSqliteDialect({ database: raw, prepare: statementCache(raw), durable }) });
-  const observers = createObservers();
+  const kysely = new Kysely<unknown>({
+    dialect: new DurableSqliteDialect({ database: raw, prepare: statementCache(raw), durable, gate: checkpointer?.gate ?? OPEN_GATE, storage }),
+  });
   return {
     dialect: DIALECTS.sqlite,
     kysely,
@@ -171,12 +209,40 @@ function openSqlite(config: DatabaseConfig, { logger, migrate = true, checkpoint
     listen: async () => async () => {},
     notify: async () => {},
     ping: async () => sync.failed() === null && (await pingWith(kysely)),
+    sqliteStatus: () => ({ wal: checkpointer?.status() ?? null, storageFull: storage.full }),
     close: async () => {
       // The checkpointer's connection first, so ours is the last and SQLite checkpoints and
       // removes the WAL as it closes; then the WAL descriptor, once no flush uses it.
       await checkpointer?.stop();
       await kysely.destroy();
       await sync.close();
+    },
+  };
+}
+
+/**
+ * Writes refused for lack of space: one log line when they start, one when a write succeeds
+ * again. Nothing else to undo: a refused write left nothing behind, and the next one that
+ * finds room simply succeeds.
+ */
+function watchStorage(logger: Logger): StorageWatch & { readonly full: boolean } {
+  let full = false;
+  return {
+    get full() {
+      return full;
+    },
+    refused(error) {
+      if (full) return;
+      full = true;
+      logger.error(
+        { err: { message: (error as Error).message, code: (error as { code?: unknown }).code } },
+        'SQLite cannot grow the database: the disk is full; writes are refused with 503 until space is freed',
+      );
+    },
+    written() {
+      if (!full) return;
+      full = false;
+      logger.warn('SQLite writes succeed again: space was freed');
     },
   };
 }
@@ -281,6 +347,7 @@ async function openPostgres(config: DatabaseConfig, { logger, migrate = true }: 
       await pool.query('SELECT pg_notify($1, $2)', [channel, payload]);
     },
     ping: () => pingWith(kysely),
+    sqliteStatus: () => null,
     close: async () => {
       await kysely.destroy();
       // Kysely ends the pool only once it has run a query itself; the migrations use the pool

@@ -48,6 +48,15 @@ export class PreconditionFailedError extends DomainError {
   }
 }
 
+/**
+ * The database cannot grow: the disk (or the file system the database is on) is full. Nothing of
+ * the refused write was kept; writes succeed again by themselves once space is freed.
+ */
+export class StorageFullError extends DomainError {
+  /** Seconds a client should wait: freeing space takes a person or a clean-up job. */
+  readonly retryAfterSeconds = 30;
+}
+
 /** The caller spent a budget; it may try again after `retryAfterSeconds`. */
 export class RateLimitedError extends DomainError {
   constructor(

@@ -1,4 +1,5 @@
 import type { Kysely, Transaction } from 'kysely';
+import { StorageFullError } from './errors.js';
 
 // Group commit on SQLite. better-sqlite3 runs every statement on the event loop; statements take
 // microseconds, but a durable commit takes an fsync (a millisecond on a local SSD, 5 to 10 on a
@@ -28,6 +29,9 @@ import type { Kysely, Transaction } from 'kysely';
 //
 // The batch begins IMMEDIATE (sqlite-driver.ts): it holds the write lock from its first read,
 // so another process writing the same file makes it wait, never fail halfway.
+//
+// A full disk fails the whole batch, not the one unit: SQLite may have rolled the transaction
+// back already, and the units before it are refused as well; each caller gets StorageFullError.
 
 const SAVEPOINT = 'unit';
 /** Bounds how many transactions one batch takes on. */
@@ -78,6 +82,7 @@ export function createGroupCommit(kysely: Kysely<any>, { batchMs = DEFAULT_BATCH
           try {
             settled.push({ ok: true, value: await job.work(unit) });
           } catch (error) {
+            if (error instanceof StorageFullError) throw error;
             await unit.rollbackToSavepoint(SAVEPOINT).execute();
             settled.push({ ok: false, error });
           }

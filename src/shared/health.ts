@@ -1,10 +1,20 @@
 import type { FastifyContextConfig } from 'fastify';
-import type { Database } from './db.js';
+import type { Database, SqliteStatus } from './db.js';
 import type { HttpApp } from './http-types.js';
 import { HealthSchema } from './schemas.js';
 
+/** What needs an operator on SQLite while the service still answers reads. */
+function sqliteDetails(status: SqliteStatus | null): { details?: { sqlite_wal?: 'over_bound'; sqlite_storage?: 'full' } } {
+  if (!status) return {};
+  const details = {
+    ...(status.wal?.overBound && { sqlite_wal: 'over_bound' as const }),
+    ...(status.storageFull && { sqlite_storage: 'full' as const }),
+  };
+  return Object.keys(details).length > 0 ? { details } : {};
+}
+
 /** `GET /health`: ok while the database answers a query, 503 while it does not; `access` is the root's public level. */
-export function registerHealthRoute(app: HttpApp, database: Pick<Database, 'ping'>, access: FastifyContextConfig['access']): void {
+export function registerHealthRoute(app: HttpApp, database: Pick<Database, 'ping' | 'sqliteStatus'>, access: FastifyContextConfig['access']): void {
   app.get(
     '/health',
     {
@@ -16,7 +26,11 @@ export function registerHealthRoute(app: HttpApp, database: Pick<Database, 'ping
         response: { 200: HealthSchema, 503: HealthSchema },
       },
     },
-    async (_request, reply) =>
-      (await database.ping()) ? { status: 'ok' as const } : reply.code(503).send({ status: 'unavailable' as const }),
+    async (_request, reply) => {
+      const details = sqliteDetails(database.sqliteStatus());
+      return (await database.ping())
+        ? { status: 'ok' as const, ...details }
+        : reply.code(503).send({ status: 'unavailable' as const, ...details });
+    },
   );
 }

@@ -19,7 +19,7 @@ import { problemResponses } from './schemas.js';
 import type { Tracing } from './tracing.js';
 import type { RequestLimits, TrustProxy } from './config.js';
 import { capConnectionsPerAddress, createBodyDeadlines, releaseBodyDeadlines, serverTimeouts } from './request-deadlines.js';
-import { PROBLEM_CONTENT_TYPE, RateLimitedError, problem } from './errors.js';
+import { PROBLEM_CONTENT_TYPE, RateLimitedError, StorageFullError, problem } from './errors.js';
 import { createAjv } from './validation.js';
 
 // The app factory both services share: Fastify set up the same way for each. Who may call what
@@ -188,14 +188,17 @@ export async function createHttpApp(options: HttpAppOptions): Promise<HttpApp> {
 
   app.setErrorHandler((error, request, reply) => {
     const mapped = toProblem(error as FastifyError, request.routeOptions.schema?.consumes);
-    if (error instanceof RateLimitedError) reply.header('retry-after', String(error.retryAfterSeconds));
-    if (mapped.status === 503) {
+    if (error instanceof StorageFullError) {
+      // Logged once when refusals start and once when writes succeed again (db.ts), not per request.
+      reply.header('retry-after', String(error.retryAfterSeconds));
+    } else if (mapped.status === 503) {
       // Expected while the database is away; the message is enough, a stack adds nothing.
       request.log.warn({ err: { message: (error as Error).message } }, 'database unavailable');
+      reply.header('retry-after', RETRY_AFTER_SECONDS);
     } else if (mapped.status >= 500) {
       request.log.error({ err: error }, 'request failed');
     }
-    if (mapped.status === 503) reply.header('retry-after', RETRY_AFTER_SECONDS);
+    if (error instanceof RateLimitedError) reply.header('retry-after', String(error.retryAfterSeconds));
     return reply.code(mapped.status).type(PROBLEM_CONTENT_TYPE).send(mapped);
   });
 

@@ -9,6 +9,7 @@ import {
   PreconditionFailedError,
   type Problem,
   RateLimitedError,
+  StorageFullError,
   ValidationError,
   problem,
 } from './errors.js';
@@ -63,6 +64,9 @@ export function toProblem(error: FastifyError, consumes?: readonly string[]): Pr
   if (error instanceof ForbiddenError) return problem(403, error.message);
   if (error instanceof PreconditionFailedError) return problem(412, error.message, error.extensions);
   if (error instanceof RateLimitedError) return problem(429, error.message);
+  if (error instanceof StorageFullError) {
+    return problem(503, 'The database cannot store this write: its disk is full. Nothing of it was kept; retry later.');
+  }
   if (isDatabaseUnavailable(error)) {
     return problem(503, 'The database is unavailable; retry shortly.');
   }

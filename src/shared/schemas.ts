@@ -32,7 +32,20 @@ export const TimestampSchema = Type.String({
 });
 
 export const HealthSchema = Type.Object(
-  { status: Type.Union([Type.Literal('ok'), Type.Literal('unavailable')]) },
+  {
+    status: Type.Union([Type.Literal('ok'), Type.Literal('unavailable')]),
+    details: Type.Optional(
+      Type.Object(
+        {
+          sqlite_wal: Type.Optional(
+            Type.Literal('over_bound', { description: 'The write-ahead log is over SQLITE_WAL_MAX_MB and the checkpoint that resets it cannot finish yet (a reader of another process holds it up)' }),
+          ),
+          sqlite_storage: Type.Optional(Type.Literal('full', { description: 'Writes are refused: the disk is full' })),
+        },
+        { additionalProperties: false, description: 'Present while something needs an operator but the service still answers' },
+      ),
+    ),
+  },
   { additionalProperties: false },
 );
 

@@ -9,6 +9,8 @@ import {
   SqliteDialect,
   SqliteDriver,
 } from 'kysely';
+import { StorageFullError } from './errors.js';
+import { OPEN_GATE, type WriteGate } from './sqlite-write-gate.js';
 
 // Kysely's SQLite driver, with two changes.
 //
@@ -34,6 +36,27 @@ export interface DurableSqliteConfig {
   prepare: (sql: string) => BetterSqlite3.Statement;
   /** Resolves once a flush that began after the call has finished (wal-sync.ts). */
   durable: () => Promise<void>;
+  /** By default never closed. */
+  gate?: WriteGate;
+  /** Told of each write refused for lack of space, and of each write committed. */
+  storage?: StorageWatch;
+}
+
+export interface StorageWatch {
+  refused(error: unknown): void;
+  written(): void;
+}
+
+const ROLLBACK = /^\s*rollback\b/i;
+
+const UNWATCHED: StorageWatch = { refused: () => {}, written: () => {} };
+
+// SQLITE_FULL: the database or its WAL cannot grow; SQLITE_IOERR_SHMSIZE: nor can the -shm file.
+const STORAGE_FULL_CODES = new Set(['SQLITE_FULL', 'SQLITE_IOERR_SHMSIZE']);
+
+export function isStorageFull(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && STORAGE_FULL_CODES.has(code);
 }
 
 /** One connection, lent to one user at a time (the mutex); each loan its own object. */
@@ -58,13 +81,36 @@ class Loan implements DatabaseConnection {
       await this.mutex.lock();
       this.#held = true;
     }
-    const { database, prepare, durable } = this.config;
+    const { database, prepare, durable, gate = OPEN_GATE, storage = UNWATCHED } = this.config;
     const statement = prepare(compiledQuery.sql);
+    if (!statement.readonly) {
+      // Held: wait with the connection given back, then take it anew (the gate may close again).
+      for (let closed = database.inTransaction ? null : gate.closed(); closed; closed = database.inTransaction ? null : gate.closed()) {
+        this.release();
+        await closed;
+        await this.mutex.lock();
+        this.#held = true;
+      }
+    }
     const outside = !database.inTransaction;
-    const result = run<R>(statement, compiledQuery.parameters);
+    let result: QueryResult<R>;
+    try {
+      result = run<R>(statement, compiledQuery.parameters);
+    } catch (error) {
+      if (!database.inTransaction) gate.idle();
+      if (!isStorageFull(error)) throw error;
+      storage.refused(error);
+      throw new StorageFullError((error as Error).message, { cause: error });
+    }
+    // COMMIT counts as `readonly` (it only ends the transaction): what matters is what ended.
+    if (!database.inTransaction && (!outside || !statement.readonly)) {
+      gate.idle();
+      if (!ROLLBACK.test(compiledQuery.sql)) storage.written();
+    }
+    if (statement.readonly) return result;
     // Not `readonly` covers BEGIN IMMEDIATE too (it takes the write lock), which leaves a
     // transaction open: only a statement that began and ended outside one committed by itself.
-    if (statement.readonly || !outside || database.inTransaction) return result;
+    if (!outside || database.inTransaction) return result;
     // Committed when run returned; durable once the flush that begins now has finished.
     this.release();
     await durable();
@@ -73,9 +119,10 @@ class Loan implements DatabaseConnection {
 
   async *streamQuery<R>(compiledQuery: CompiledQuery): AsyncIterableIterator<QueryResult<R>> {
     if (!SelectQueryNode.is(compiledQuery.query)) throw new Error('Sqlite driver only supports streaming of select queries');
-    // readRows (below) leaves cached statements in raw mode: objects here.
-    const statement = this.config.prepare(compiledQuery.sql).raw(false);
-    for (const row of statement.iterate(compiledQuery.parameters as unknown[])) yield { rows: [row as R] };
+    // Read whole, then handed out a row at a time: a cursor kept open across the consumer's
+    // awaits would keep its snapshot, and the WAL behind it, as long as the consumer liked.
+    const rows = readRows<R>(this.config.prepare(compiledQuery.sql), compiledQuery.parameters);
+    for (const row of rows) yield { rows: [row] };
   }
 }
 

@@ -189,7 +189,15 @@ describe.each(await storesUnderTest())('work metrics on %s', (kind) => {
       expect(batches).toBeGreaterThanOrEqual(1);
       expect(batches).toBeLessThanOrEqual(members);
       expect(m.families.has('agentdesk_db_pool_waiting_clients')).toBe(false);
+      // The WAL: its file's size and bound (SQLITE_WAL_MAX_MB, 256 by default), and the
+      // checkpointer's families (their counts move with the thread's timer).
+      expect(m.value('agentdesk_db_sqlite_wal_bound_bytes')).toBe(256 * 1024 * 1024);
+      expect(m.value('agentdesk_db_sqlite_wal_bytes')).toBeGreaterThan(0);
+      expect(m.families.get('agentdesk_db_sqlite_checkpoints_total')?.type).toBe('counter');
+      expect(m.families.get('agentdesk_db_sqlite_write_hold_seconds')?.type).toBe('histogram');
+      expect(m.families.get('agentdesk_db_sqlite_checkpoint_pages_left')?.type).toBe('gauge');
     } else {
+      expect(m.families.has('agentdesk_db_sqlite_wal_bytes')).toBe(false);
       expect(m.families.has('agentdesk_db_group_commit_batch_size')).toBe(false);
       expect(m.value('agentdesk_db_pool_max_connections')).toBe(5);
       expect(m.sum('agentdesk_db_pool_connections')).toBeGreaterThanOrEqual(1);
