@@ -218,6 +218,10 @@ export function createWorkService({ store, recent, now = () => new Date(), obser
   ): Promise<WorkItem> {
     const actor = actorOf(principal);
     return store.transaction(async (tx) => {
+      // The graph first, then the links: read before the lock, two changes would each start from
+      // the list the other replaces. The item's row is not locked here: a completion locks a
+      // dependency, then its dependents, and the change below is guarded by the version it read.
+      await tx.lockGraph();
       const row = await tx.findWorkItem(id);
       if (!row) throw new WorkItemNotFound(id);
       checkPrecondition(row, precondition);
