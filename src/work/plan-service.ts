@@ -2,8 +2,9 @@ import { ValidationError } from '../shared/errors.js';
 import { WorkItemNotFound } from './errors.js';
 import { type Actor, toSummary } from './item-view.js';
 import { createIdempotentWrites } from './idempotent.js';
-import type { CreatePlan, PlanStep, SubmittedPlan } from './plan-schemas.js';
+import { type CreatePlan, MAX_PLAN_DEPENDENCIES, type PlanStep, type SubmittedPlan } from './plan-schemas.js';
 import type { CreateWorkItem, WorkItem, WorkItemDetail, WorkItemSummary } from './schemas.js';
+import type { PlanContext } from './plan-settle.js';
 import type { WorkStore } from './store/port.js';
 
 // A plan (issue 22): a parent and its steps, created in one transaction, all or nothing. The
@@ -23,7 +24,7 @@ export interface PlanServiceDeps {
    * Creates one item in the open transaction `tx` with every check a submit makes, `parent_id`
    * and `depends_on` included (the work service's submit, inside a caller's transaction).
    */
-  createItem(tx: WorkStore, input: CreateWorkItem, actor: Actor, at: string): Promise<WorkItem>;
+  createItem(tx: WorkStore, input: CreateWorkItem, actor: Actor, at: string, plan?: PlanContext): Promise<WorkItem>;
   /** The item as GET /work/{id} shows it, read in `tx` (its children counted). */
   readItem(tx: WorkStore, id: string): Promise<WorkItemDetail>;
   now?: () => Date;
@@ -35,10 +36,11 @@ export function createPlanService({ store, createItem, readItem, now = () => new
   const once = createIdempotentWrites(store, () => now().toISOString());
 
   async function write(tx: WorkStore, plan: CreatePlan, order: readonly number[], actor: Actor, at: string): Promise<SubmittedPlan> {
-    const parent = await createItem(tx, plan.parent, actor, at).catch((error: unknown) => {
+    const parent = await createItem(tx, plan.parent, actor, at, { container: true }).catch((error: unknown) => {
       throw under(error, 'parent');
     });
     const ids: Record<string, string> = {};
+    const fresh = new Set<string>();
     for (const index of order) {
       const { key, depends_on_keys = [], ...fields } = plan.steps[index] as PlanStep;
       const dependsOn = [...(fields.depends_on ?? []), ...depends_on_keys.map((name) => ids[name] as string)];
@@ -49,7 +51,10 @@ export function createPlanService({ store, createItem, readItem, now = () => new
         ...(dependsOn.length > 0 && { depends_on: dependsOn }),
       };
       try {
-        ids[key] = (await createItem(tx, input, actor, at)).id;
+        // Made in one instant, the steps would list in the random order of their ids: a
+        // millisecond apart, in the order the plan gives them, every listing shows the plan's.
+        ids[key] = (await createItem(tx, input, actor, millisecondsAfter(at, index + 1), { fresh })).id;
+        fresh.add(ids[key]);
       } catch (error) {
         throw under(error, `steps.${index}`);
       }
@@ -59,6 +64,10 @@ export function createPlanService({ store, createItem, readItem, now = () => new
 
   /** `principal.name` becomes created_by of every item, as with a submit. */
   async function submitPlan(plan: CreatePlan, principal: Actor, idempotencyKey?: string): Promise<{ plan: SubmittedPlan; replayed: boolean }> {
+    const dependencies = plan.steps.reduce((sum, step) => sum + (step.depends_on?.length ?? 0) + (step.depends_on_keys?.length ?? 0), 0);
+    if (dependencies > MAX_PLAN_DEPENDENCIES) {
+      throw ValidationError.of('steps', `list ${dependencies} dependencies in all; a plan has at most ${MAX_PLAN_DEPENDENCIES} (split it in several plans)`);
+    }
     const order = stepOrder(plan.steps);
     const actor = { name: principal.name, role: principal.role };
     if (idempotencyKey === undefined) {
@@ -78,6 +87,10 @@ export function createPlanService({ store, createItem, readItem, now = () => new
   }
 
   return { submitPlan, dependents };
+}
+
+function millisecondsAfter(at: string, ms: number): string {
+  return new Date(Date.parse(at) + ms).toISOString();
 }
 
 /** A refusal names the item of the plan: `steps.3.depends_on` rather than `depends_on`. */
