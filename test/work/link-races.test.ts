@@ -75,7 +75,7 @@ describe.each(await storesUnderTest())('concurrent link changes on %s', (kind) =
       await complete(b);
       expect((await expectConsistent(item)).waiting_on).toBe(0);
     }
-  }, 120_000);
+  }, 300_000);
 
   it(`${ROUNDS} rounds of opposite PATCHes of parent_id: the item has one parent, counted once`, async () => {
     for (let round = 0; round < ROUNDS; round += 1) {
@@ -96,5 +96,5 @@ describe.each(await storesUnderTest())('concurrent link changes on %s', (kind) =
       }
       expect(had).toBe(parent_id);
     }
-  }, 120_000);
+  }, 300_000);
 });
