@@ -2,8 +2,6 @@ import { isForeignKeyViolation } from '../shared/db.js';
 import { ValidationError } from '../shared/errors.js';
 import { FINAL_STATUSES } from './dependency-rules.js';
 import { WaitingOnDependencies } from './errors.js';
-import { WORK_EVENTS } from './item-changes.js';
-import { type Actor, eventData } from './item-view.js';
 import { type Blocker, type ChildCounts, LINK_LIMITS, type WorkItem, type WorkItemDetail, type WorkStatus } from './schemas.js';
 import type { LinkRow } from './store/dependency-port.js';
 import type { WorkStatements, WorkStore } from './store/port.js';
@@ -13,7 +11,8 @@ import type { DependencyRow, WorkItemRow } from './tables.js';
 // dependencies, and what an item shows of its plan. Every check runs inside the transaction
 // that writes the link, after lockGraph, so that the graph checked is the graph written: no
 // two changes can each pass the cycle check and together close a cycle, and a dependency that
-// completes meanwhile is either seen as completed or counted by its completion (touchItems).
+// completes meanwhile is either seen as completed or counted by its completion (touchItems,
+// which moves a hidden link_version, not the version a holder's If-Match names).
 
 /** What a submit or a PATCH asks of an item's links; undefined fields stay as they are. */
 export interface LinkRequest {
@@ -46,18 +45,28 @@ export interface CheckedLinks {
   details?: { depends_on: { from: string[]; to: string[] } };
 }
 
+/** What the caller knows beyond the request. */
+export interface LinkContext {
+  /**
+   * Items created earlier in this same transaction (a plan's steps): no other request can see
+   * them, so none can complete meanwhile, and they are not held.
+   */
+  fresh?: ReadonlySet<string>;
+  /** Counted in waiting_on beyond the dependencies: 1 for a plan's parent (plan-settle.ts). */
+  hold?: number;
+}
+
 /**
  * Checks the requested links of item `id` (`current` null: the item is new) and takes the
  * dependencies' side of the race with their completion: every dependency gained or lost that is
- * not final moves to a new version, with its event, in this transaction.
+ * not final, and not new in this transaction, is held (touchItems) until the commit.
  */
 export async function checkLinks(
   tx: WorkStatements,
   id: string,
   current: CurrentLinks | null,
   request: LinkRequest,
-  actor: Actor,
-  at: string,
+  context: LinkContext = {},
 ): Promise<CheckedLinks> {
   // A new item has no dependents, so its dependencies cannot close a cycle: only a parent (its
   // limits) or a change of an existing item needs the graph to hold still. Submitting a plan's
@@ -83,18 +92,17 @@ export async function checkLinks(
   if (current !== null && gained.length > 0) await checkNoCycle(tx, id.toLowerCase(), gained);
 
   const lost = [...before].filter((dep) => !wanted.includes(dep));
-  // Every dependency kept, gained or lost that is not final is held (a new version) until the
-  // commit: one completing now either ends before this reads it or is counted after this writes.
-  const touched = await tx.touchItems([...wanted, ...lost], FINAL_STATUSES, at);
-  for (const row of touched) {
-    await tx.appendEvent(WORK_EVENTS.updated, eventData(row, actor), at);
-    found.set(row.id.toLowerCase(), row);
-  }
-  // The others are final, and stay so; read again, as one may have ended since the first read.
-  const held = new Set(touched.map((row) => row.id.toLowerCase()));
+  // Every dependency kept, gained or lost that is not final is held until the commit: one
+  // completing now either ends before this reads it or is counted after this writes. Nothing a
+  // client sees of it moves (no version, no event): depending on an item is not changing it.
+  const fresh = new Set([...(context.fresh ?? [])].map((dep) => dep.toLowerCase()));
+  const touched = await tx.touchItems([...wanted, ...lost].filter((dep) => !fresh.has(dep)), FINAL_STATUSES);
+  for (const row of touched) found.set(row.id.toLowerCase(), row);
+  // The others are final, and stay so, or new here; read again, as one may have ended since.
+  const held = new Set([...touched.map((row) => row.id.toLowerCase()), ...fresh]);
   for (const row of await tx.findLinks(wanted.filter((dep) => !held.has(dep)))) found.set(row.id.toLowerCase(), row);
   checked.blockers = wanted.map((dep) => found.get(dep)!).filter((row) => row.status !== 'completed').map(toBlocker);
-  checked.set.waiting_on = checked.blockers.length;
+  checked.set.waiting_on = checked.blockers.length + (context.hold ?? 0);
   checked.add = gained.map((dep) => ({ item_id: id, depends_on_id: found.get(dep)!.id }));
   checked.remove = lost;
   if (current !== null && (gained.length > 0 || lost.length > 0)) {

@@ -133,7 +133,7 @@ export function writeOf(current: ItemWithDispatches, plan: Plan, actor: Actor, n
     set: { ...plan.set, version: row.version, updated_at: now },
     ...(plan.closeDispatch && { closeDispatch: plan.closeDispatch }),
     ...(plan.openDispatch && { openDispatch: plan.openDispatch }),
-    ...(dependents && { dependents }),
+    ...(dependents && { dependents, from_link_version: current.row.link_version }),
     event: { type: WORK_EVENTS.updated, data: eventData(row, actor), at: now },
     history: { at: now, actor: actor.name, role: actor.role, action: plan.action, changes: withDetails(describeChanges(current.row, plan.set, plan.audit), plan.details) },
   };

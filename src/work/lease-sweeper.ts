@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { PLAN_HOLD } from './plan-settle.js';
 import type { WorkService } from './service.js';
 import type { WorkStore } from './store/port.js';
 
@@ -9,10 +10,12 @@ import type { WorkStore } from './store/port.js';
 export const SWEEP_EVERY_MS = 500;
 const SWEEP_BATCH = 200;
 const PURGE_EVERY_MS = 10 * 60 * 1000;
+/** Plans are settled at their step's completion; the sweep only catches the few missed. */
+const SETTLE_EVERY_SWEEPS = 10;
 
 export interface LeaseSweeperDeps {
   store: WorkStore;
-  work: Pick<WorkService, 'expireLease' | 'purgeIdempotencyKeys'>;
+  work: Pick<WorkService, 'expireLease' | 'purgeIdempotencyKeys' | 'settlePlan'>;
   logger: Logger;
   now?: () => Date;
   everyMs?: number;
@@ -21,6 +24,7 @@ export interface LeaseSweeperDeps {
 export function startLeaseSweeper({ store, work, logger, now = () => new Date(), everyMs = SWEEP_EVERY_MS }: LeaseSweeperDeps) {
   let running: Promise<void> | null = null;
   let lastPurge = 0;
+  let sweeps = 0;
 
   async function sweep(): Promise<number> {
     let expired = 0;
@@ -35,6 +39,13 @@ export function startLeaseSweeper({ store, work, logger, now = () => new Date(),
         expired += 1;
       }
       if (rows.length < SWEEP_BATCH) break;
+    }
+    // The first sweep (at start-up) and every SETTLE_EVERY_SWEEPS-th: a plan whose last step's
+    // completion did not settle it (a crash between the two commits, a review's approval).
+    if (sweeps++ % SETTLE_EVERY_SWEEPS === 0) {
+      for (const id of await store.plansToSettle(PLAN_HOLD, SWEEP_BATCH)) {
+        await work.settlePlan(id).catch((error: unknown) => logger.debug({ err: { message: (error as Error).message }, id }, 'plan settlement skipped'));
+      }
     }
     if (now().getTime() - lastPurge > PURGE_EVERY_MS) {
       lastPurge = now().getTime();

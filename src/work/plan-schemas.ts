@@ -8,6 +8,11 @@ import { CreateWorkItemSchema, LINK_LIMITS, WorkItemDetailSchema } from './schem
 
 /** Steps in one plan: a plan is read and written whole, in one transaction. */
 export const MAX_PLAN_STEPS = 200;
+/**
+ * Dependencies in one plan, all steps together (`depends_on` and `depends_on_keys`): a plan is
+ * one transaction, and on SQLite it holds the only writer; this bounds how long.
+ */
+export const MAX_PLAN_DEPENDENCIES = 2_000;
 /** Local references per step, as many as a submit's `depends_on` may hold. */
 export const MAX_STEP_REFERENCES = LINK_LIMITS.dependencies;
 
@@ -47,7 +52,7 @@ export type PlanStep = Static<typeof PlanStepSchema>;
 export const CreatePlanSchema = Type.Object(
   {
     parent: PlanParentSchema,
-    steps: Type.Array(PlanStepSchema, { minItems: 1, maxItems: MAX_PLAN_STEPS }),
+    steps: Type.Array(PlanStepSchema, { minItems: 1, maxItems: MAX_PLAN_STEPS, description: `At most ${MAX_PLAN_STEPS} steps, and ${MAX_PLAN_DEPENDENCIES} dependencies (depends_on and depends_on_keys) in all` }),
   },
   { additionalProperties: false },
 );

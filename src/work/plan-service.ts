@@ -1,9 +1,12 @@
 import { ValidationError } from '../shared/errors.js';
-import { WorkItemNotFound } from './errors.js';
-import { type Actor, toSummary } from './item-view.js';
+import { UnknownProjectReference, WorkItemNotFound } from './errors.js';
+import { type Actor, eventData, toSummary } from './item-view.js';
 import { createIdempotentWrites } from './idempotent.js';
-import type { CreatePlan, PlanStep, SubmittedPlan } from './plan-schemas.js';
+import { type CreatePlan, MAX_PLAN_DEPENDENCIES, type PlanStep, type SubmittedPlan } from './plan-schemas.js';
 import type { CreateWorkItem, WorkItem, WorkItemDetail, WorkItemSummary } from './schemas.js';
+import type { PlanContext } from './plan-settle.js';
+import { type PlannedItem, planItem, writePlannedItems } from './service.js';
+import type { DependencyRow } from './tables.js';
 import type { WorkStore } from './store/port.js';
 
 // A plan (issue 22): a parent and its steps, created in one transaction, all or nothing. The
@@ -23,7 +26,7 @@ export interface PlanServiceDeps {
    * Creates one item in the open transaction `tx` with every check a submit makes, `parent_id`
    * and `depends_on` included (the work service's submit, inside a caller's transaction).
    */
-  createItem(tx: WorkStore, input: CreateWorkItem, actor: Actor, at: string): Promise<WorkItem>;
+  createItem(tx: WorkStore, input: CreateWorkItem, actor: Actor, at: string, plan?: PlanContext): Promise<WorkItem>;
   /** The item as GET /work/{id} shows it, read in `tx` (its children counted). */
   readItem(tx: WorkStore, id: string): Promise<WorkItemDetail>;
   now?: () => Date;
@@ -35,30 +38,52 @@ export function createPlanService({ store, createItem, readItem, now = () => new
   const once = createIdempotentWrites(store, () => now().toISOString());
 
   async function write(tx: WorkStore, plan: CreatePlan, order: readonly number[], actor: Actor, at: string): Promise<SubmittedPlan> {
-    const parent = await createItem(tx, plan.parent, actor, at).catch((error: unknown) => {
+    const parent = await createItem(tx, plan.parent, actor, at, { container: true }).catch((error: unknown) => {
       throw under(error, 'parent');
     });
     const ids: Record<string, string> = {};
-    for (const index of order) {
+    const fresh = new Set<string>();
+    // Steps that depend only on other steps are written together (a few statements for the
+    // whole plan, not a few per step): SQLite's one writer is held for the plan's length.
+    const batch = createStepBatch(tx);
+    for (const [position, index] of order.entries()) {
       const { key, depends_on_keys = [], ...fields } = plan.steps[index] as PlanStep;
-      const dependsOn = [...(fields.depends_on ?? []), ...depends_on_keys.map((name) => ids[name] as string)];
+      const own = depends_on_keys.map((name) => ids[name] as string);
+      const dependsOn = [...(fields.depends_on ?? []), ...own];
       const input: CreateWorkItem = {
         ...fields,
         project_id: fields.project_id === undefined ? parent.project_id : fields.project_id,
         parent_id: parent.id,
         ...(dependsOn.length > 0 && { depends_on: dependsOn }),
       };
+      // Made in one instant, the steps would list in the random order of their ids: a
+      // millisecond apart, in the order the plan gives them, every listing shows the plan's.
+      const stepAt = millisecondsAfter(at, index + 1);
       try {
-        ids[key] = (await createItem(tx, input, actor, at)).id;
+        if (position > 0 && dependsOn.length === own.length) {
+          // The first step had the parent's limits checked; these depend on new, unfinished steps only.
+          if (input.project_id) await batch.checkProject(input.project_id);
+          ids[key] = batch.add(input, own, actor, stepAt);
+        } else {
+          // Existing items named: the submit's own checks, which hold them (after the steps they may name).
+          await batch.flush();
+          ids[key] = (await createItem(tx, input, actor, stepAt, { fresh })).id;
+        }
+        fresh.add(ids[key]);
       } catch (error) {
         throw under(error, `steps.${index}`);
       }
     }
+    await batch.flush();
     return { parent: await readItem(tx, parent.id), steps: ids };
   }
 
   /** `principal.name` becomes created_by of every item, as with a submit. */
   async function submitPlan(plan: CreatePlan, principal: Actor, idempotencyKey?: string): Promise<{ plan: SubmittedPlan; replayed: boolean }> {
+    const dependencies = plan.steps.reduce((sum, step) => sum + (step.depends_on?.length ?? 0) + (step.depends_on_keys?.length ?? 0), 0);
+    if (dependencies > MAX_PLAN_DEPENDENCIES) {
+      throw ValidationError.of('steps', `list ${dependencies} dependencies in all; a plan has at most ${MAX_PLAN_DEPENDENCIES} (split it in several plans)`);
+    }
     const order = stepOrder(plan.steps);
     const actor = { name: principal.name, role: principal.role };
     if (idempotencyKey === undefined) {
@@ -78,6 +103,43 @@ export function createPlanService({ store, createItem, readItem, now = () => new
   }
 
   return { submitPlan, dependents };
+}
+
+/** Steps planned and written together: rows (with history and event) and edges, in slices. */
+function createStepBatch(tx: WorkStore) {
+  let items: PlannedItem[] = [];
+  let edges: DependencyRow[] = [];
+  const projects = new Set<string>();
+  return {
+    async checkProject(id: string): Promise<void> {
+      if (projects.has(id)) return;
+      if (!(await tx.findProject(id))) throw new UnknownProjectReference();
+      projects.add(id);
+    },
+    /** Plans a step whose dependencies are `own` (steps of this plan, all queued); answers its id. */
+    add(input: CreateWorkItem, own: readonly string[], actor: Actor, at: string): string {
+      const { depends_on: _dependsOn, ...fields } = input;
+      const planned = planItem(fields, actor, at);
+      planned.write.row.waiting_on = own.length;
+      planned.write.event.data = eventData(planned.write.row, actor);
+      items.push(planned);
+      for (const dep of own) edges.push({ item_id: planned.write.row.id, depends_on_id: dep });
+      return planned.write.row.id;
+    },
+    async flush(): Promise<void> {
+      await writePlannedItems(tx, items);
+      for (let start = 0; start < edges.length; start += EDGE_SLICE) await tx.insertEdges(edges.slice(start, start + EDGE_SLICE));
+      items = [];
+      edges = [];
+    },
+  };
+}
+
+/** Edges per statement: two parameters each. */
+const EDGE_SLICE = 400;
+
+function millisecondsAfter(at: string, ms: number): string {
+  return new Date(Date.parse(at) + ms).toISOString();
 }
 
 /** A refusal names the item of the plan: `steps.3.depends_on` rather than `depends_on`. */

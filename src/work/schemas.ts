@@ -85,7 +85,7 @@ const workItemFields = {
   run_after: Nullable(TimestampSchema),
   lease_expires_at: Nullable(TimestampSchema),
   parent_id: Nullable({ ...UuidSchema, description: 'The item this one is a part of' }),
-  waiting_on: Type.Integer({ minimum: 0, description: 'Dependencies not yet completed; claimable only at 0' }),
+  waiting_on: Type.Integer({ minimum: 0, description: "Dependencies not yet completed (a plan's parent counts one more, until the desk completes it); claimable only at 0" }),
 };
 
 /** A work item as lists return it: every field but the dispatch log. */

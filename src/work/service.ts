@@ -14,7 +14,8 @@ import {
   WorkItemNotFound,
 } from './errors.js';
 import { IDEMPOTENCY_WINDOW_MS, createIdempotentWrites } from './idempotent.js';
-import { type CheckedLinks, asksForLinks, checkLinks, linksHolding, namedWaiting, withPlan, writeEdges } from './dependencies.js';
+import { type CheckedLinks, asksForLinks, checkLinks, childCounts, linksHolding, namedWaiting, withPlan, writeEdges } from './dependencies.js';
+import { type EndedStep, PLAN_HOLD, type PlanContext, planSettlement } from './plan-settle.js';
 import { type Plan, type RecentItems, type VersionPrecondition, WORK_EVENTS, changeItem, checkPrecondition } from './item-changes.js';
 import { newDispatch, planExpiry, planUpdate, requestedStatus, secondsAfter } from './change-rules.js';
 import { type Actor, SYSTEM_ACTOR, eventData, flagOf, toSummary, toWorkItem } from './item-view.js';
@@ -109,19 +110,27 @@ export function createWorkService({ store, recent, now = () => new Date(), obser
   }
   const once = createIdempotentWrites(store, timestamp);
 
-  async function create(tx: WorkStore, input: CreateWorkItem, actor: Actor, at: string): Promise<WorkItem> {
+  /**
+   * `plan`, for a plan's items: `fresh`, the items this transaction created before (not held by
+   * the link check); `container`, the plan's parent (never claimable: it waits on one more).
+   */
+  async function create(tx: WorkStore, input: CreateWorkItem, actor: Actor, at: string, plan: PlanContext = {}): Promise<WorkItem> {
     // Below its project's review: a person's call (a plan's steps come through here too).
     if (input.review_required === false && input.project_id && actor.role !== SYSTEM_ACTOR.role && !isPerson(actor)) {
       if ((await tx.findProject(input.project_id))?.review_required === 1) assertMaySubmitBelowReview(actor);
     }
     const { item, write } = planItem(input, actor, at);
-    if (!asksForLinks(input)) {
+    if (plan.container) {
+      write.row.container = 1;
+      write.row.waiting_on = PLAN_HOLD;
+    }
+    if (!asksForLinks(input) && !plan.container) {
       await unknownProjectAsDomainError(() => tx.createWorkItem(write.row, write.dispatch, write.event, write.history));
       return item;
     }
     // A parent or dependencies: checked and written with the item, in one transaction.
     return tx.transaction(async (linked) => {
-      const checked = await checkLinks(linked, write.row.id, null, input, actor, at);
+      const checked = await checkLinks(linked, write.row.id, null, input, { ...(plan.fresh && { fresh: plan.fresh }), hold: write.row.container ? PLAN_HOLD : 0 });
       Object.assign(write.row, checked.set);
       if (write.dispatch && write.row.waiting_on > 0) throw new WaitingOnDependencies(write.row.id, checked.blockers);
       write.event.data = eventData(write.row, actor);
@@ -206,13 +215,13 @@ export function createWorkService({ store, recent, now = () => new Date(), obser
     const actor = (row: WorkItemRow) => actorFor(principal, patch.agent, row.assigned_agent);
     for (;;) {
       try {
-        if (asksForLinks(patch)) return await updateWithLinks(id, patch, requested, payload, principal, precondition, reviewRules);
-        return await changeItem(store, id, timestamp, precondition, actor, (current, at) => {
+        if (asksForLinks(patch)) return settled(await updateWithLinks(id, patch, requested, payload, principal, precondition, reviewRules));
+        return settled(await changeItem(store, id, timestamp, precondition, actor, (current, at) => {
           // Checked against the row the change is computed from: the guarded write keeps them one.
           assertMayChangeItem(principal, current.row.assigned_agent);
           reviewRules(current.row);
           return planUpdate(current, patch, requested, payload, at);
-        }, { onApplied: observe, recent });
+        }, { onApplied: observe, recent }));
       } catch (error) {
         if (error instanceof ProjectSettingNeeded) {
           projectSettings.set(error.projectId, (await store.findProject(error.projectId))?.review_required === 1);
@@ -238,6 +247,10 @@ export function createWorkService({ store, recent, now = () => new Date(), obser
   ): Promise<WorkItem> {
     return store.transaction(async (tx) => {
       const actor = (row: WorkItemRow) => actorFor(principal, patch.agent, row.assigned_agent);
+      // The graph first, then the links: read before the lock, two changes would each start from
+      // the list the other replaces. The item's row is not locked here: a completion locks a
+      // dependency, then its dependents, and the change below is guarded by the version it read.
+      await tx.lockGraph();
       const row = await tx.findWorkItem(id);
       if (!row) throw new WorkItemNotFound(id);
       checkPrecondition(row, precondition);
@@ -245,7 +258,7 @@ export function createWorkService({ store, recent, now = () => new Date(), obser
       if (isFinal(row.status)) throw new FinalItemNotEditable(row.status);
       const edges = await tx.listEdges([row.id]);
       const current = { id: row.id, parent_id: row.parent_id, depends_on: edges.map((edge) => edge.depends_on_id) };
-      const checked = await checkLinks(tx, row.id, current, patch, actor(row), timestamp());
+      const checked = await checkLinks(tx, row.id, current, patch, { hold: row.container ? PLAN_HOLD : 0 });
       const item = await changeItem(tx, row.id, timestamp, precondition, actor, (found, at) => {
         assertMayChangeItem(principal, found.row.assigned_agent);
         reviewRules(found.row);
@@ -284,9 +297,30 @@ export function createWorkService({ store, recent, now = () => new Date(), obser
   }
 
   /** The sweep's rule for an item whose lease ran out: back to the queue after a backoff, or failed. */
-  function expireLease(id: string): Promise<WorkItem> {
-    return changeItem(store, id, timestamp, undefined, SYSTEM_ACTOR, ({ row }, at) => planExpiry(row, at), { onApplied: observe });
+  async function expireLease(id: string): Promise<WorkItem> {
+    return settled(await changeItem(store, id, timestamp, undefined, SYSTEM_ACTOR, ({ row }, at) => planExpiry(row, at), { onApplied: observe }));
   }
+
+  /**
+   * What the end of a step does to its plan's parent (plan-settle.ts), after the step's commit:
+   * under the graph's lock, so no step joins or leaves the plan between the count and the write.
+   */
+  async function settlePlan(parentId: string, step?: EndedStep): Promise<void> {
+    await store.transaction(async (tx) => {
+      await tx.lockGraph();
+      const children = childCounts(await tx.countChildrenByStatus(parentId));
+      await changeItem(tx, parentId, timestamp, undefined, SYSTEM_ACTOR, ({ row }, at) => planSettlement(row, children, step, at), { onApplied: observe });
+    });
+  }
+
+  /** The item a change answered, once a final step has settled its plan's parent. */
+  async function settled(item: WorkItem): Promise<WorkItem> {
+    // The step's change has committed: a failure here (the parent deleted, the database gone)
+    // must not answer it as failed; the sweep settles the parent later.
+    if (item.parent_id !== null && isFinal(item.status)) await settlePlan(item.parent_id, item).catch(() => undefined);
+    return item;
+  }
+
 
   async function remove(id: string, principal: Principal | null = null, precondition?: VersionPrecondition): Promise<void> {
     const actor = actorOf(principal);
@@ -329,7 +363,7 @@ export function createWorkService({ store, recent, now = () => new Date(), obser
   }
 
   // `create` and `get` in a caller's transaction: a plan (plan-service.ts) writes many items in one.
-  return { submit, create, get, list, counts, update, heartbeat, expireLease, remove, history, purgeIdempotencyKeys };
+  return { submit, create, get, list, counts, update, heartbeat, expireLease, settlePlan, remove, history, purgeIdempotencyKeys };
 }
 
 /** The actor of a change asked for by `principal`; none means the desk itself. */
@@ -435,6 +469,8 @@ function newRow(input: CreateWorkItem, createdBy: string, at: string): WorkItemR
     review_required: flagOf(input.review_required ?? null),
     parent_id: input.parent_id ?? null,
     waiting_on: 0,
+    link_version: 0,
+    container: 0,
   };
 }
 

@@ -38,6 +38,13 @@ export interface WorkItemRow {
    * transaction as every change that moves it; only an item at 0 is claimable.
    */
   waiting_on: number;
+  /**
+   * Moves when the item gains or loses a dependent (never shown): its end is guarded on it, so a
+   * dependent added meanwhile is counted without moving `version` under its holder's If-Match.
+   */
+  link_version: number;
+  /** 1 for a plan's parent: never claimable, completed by the desk when its steps are (plan-settle.ts). */
+  container: number;
 }
 
 export interface DispatchRow {

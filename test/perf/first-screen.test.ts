@@ -53,6 +53,8 @@ async function seed(db: Kysely<WorkTables>, count: number): Promise<void> {
           review_required: null,
           parent_id: null,
           waiting_on: 0,
+          link_version: 0,
+          container: 0,
         };
       });
       await trx.insertInto('work_items').values(rows).execute();

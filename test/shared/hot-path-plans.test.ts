@@ -222,6 +222,7 @@ describe.skipIf(!(await storesUnderTest()).includes('postgres'))('hot-path plans
           event: { type: 'work.updated', data: '{}', at: NOW },
           history: { at: NOW, actor: 'ann', role: 'admin', action: 'complete', changes: '{}' },
           dependents: { kind: 'release', event: 'work.updated', actor },
+          from_link_version: 0,
         },
       ]),
     );

@@ -43,7 +43,7 @@ describe.each(await storesUnderTest())('claims of items this process wrote, on %
       id: randomUUID(), type, description: 'd', priority, status: 'queued', assigned_agent: null, created_by: 'tester',
       created_at: at, updated_at: at, completed_at: null, outcome: null, notes: null, payload: null, project_id: null,
       version: 1, attempts: 0, max_attempts: 3, retry_delay_s: 30, run_after: null, lease_expires_at: null, lease_s: null,
-      comment_count: 0, review_required: null, parent_id: null, waiting_on: 0,
+      comment_count: 0, review_required: null, parent_id: null, waiting_on: 0, link_version: 0, container: 0,
     };
   };
   const create = (on: WorkStore, row: WorkItemRow) =>

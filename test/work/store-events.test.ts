@@ -53,6 +53,8 @@ describe.each(await storesUnderTest())('store event notification on %s', (kind) 
     review_required: null,
     parent_id: null,
     waiting_on: 0,
+    link_version: 0,
+    container: 0,
   });
 
   it('once per committed transaction that appended events', async () => {

@@ -14,11 +14,11 @@ export function portableDependencyStatements(db: Executor): Omit<DependencyState
       return db.selectFrom('work_items').select(['id', 'status', 'description', 'parent_id']).where('id', 'in', [...ids]).execute();
     },
 
-    async touchItems(ids, unless, at) {
+    async touchItems(ids, unless) {
       if (ids.length === 0) return [];
       let query = db
         .updateTable('work_items')
-        .set((eb) => ({ version: eb('version', '+', 1), updated_at: at }))
+        .set((eb) => ({ link_version: eb('link_version', '+', 1) }))
         .where('id', 'in', [...ids]);
       if (unless.length > 0) query = query.where('status', 'not in', [...unless]);
       return query.returningAll().execute();
@@ -66,6 +66,23 @@ export function portableDependencyStatements(db: Executor): Omit<DependencyState
         .orderBy('w.created_at')
         .orderBy('w.id')
         .execute();
+    },
+
+    async plansToSettle(hold, limit) {
+      // work_items_open_containers finds the parents; work_items_children, each one's steps.
+      const rows = await db
+        .selectFrom('work_items as p')
+        .select('p.id')
+        .where('p.container', '=', 1)
+        .where('p.status', '=', 'queued')
+        .where('p.waiting_on', '=', hold)
+        .where(({ exists, not, selectFrom }) =>
+          not(exists(selectFrom('work_items as c').select('c.id').whereRef('c.parent_id', '=', 'p.id').where('c.status', '<>', 'completed'))),
+        )
+        .where(({ exists, selectFrom }) => exists(selectFrom('work_items as c').select('c.id').whereRef('c.parent_id', '=', 'p.id')))
+        .limit(limit)
+        .execute();
+      return rows.map((row) => row.id);
     },
 
     async insertEdges(edges) {

@@ -25,11 +25,12 @@ export interface DependencyStatements {
   /** The items among `ids` that exist, in no set order. */
   findLinks(ids: readonly string[]): Promise<LinkRow[]>;
   /**
-   * Moves on the version (and updated_at) of the items among `ids` whose status is not in
-   * `unless`, and answers them as they now are. A dependency's end and a change of who depends
-   * on it then cannot cross: the one that comes second is computed again from the other's result.
+   * Moves on the `link_version` of the items among `ids` whose status is not in `unless`, and
+   * answers them as they now are (their version, what a client sees, stays). A dependency's end,
+   * guarded on it, and a change of who depends on it then cannot cross: the one that comes second
+   * is computed again from the other's result.
    */
-  touchItems(ids: readonly string[], unless: readonly WorkStatus[], at: string): Promise<WorkItemRow[]>;
+  touchItems(ids: readonly string[], unless: readonly WorkStatus[]): Promise<WorkItemRow[]>;
   /** The dependencies of each of `itemIds` (their outgoing edges). */
   listEdges(itemIds: readonly string[]): Promise<DependencyRow[]>;
   /** The items that depend on `id`, oldest first, at most `limit`. */
@@ -40,6 +41,11 @@ export interface DependencyStatements {
   /** The dependencies of `itemId` with their status, oldest first. */
   listDependencies(itemId: string): Promise<Pick<LinkRow, 'id' | 'status' | 'description'>[]>;
   insertEdges(edges: readonly DependencyRow[]): Promise<void>;
+  /**
+   * Plans' parents still queued whose children all completed and that wait on nothing but
+   * themselves (`hold`), at most `limit`: what a sweep settles (plan-settle.ts decides).
+   */
+  plansToSettle(hold: number, limit: number): Promise<string[]>;
   deleteEdges(itemId: string, dependsOnIds: readonly string[]): Promise<void>;
 }
 

@@ -74,6 +74,8 @@ export interface ItemChange {
   history: NewHistory;
   /** What the change does to the items that depend on this one (it reached a final status). */
   dependents?: DependentsEffect;
+  /** With `dependents`: written only if the item's link_version is still this (tables.ts). */
+  from_link_version?: number;
   /** What the change makes claimable, for the commit's signal (claimable.ts); never written. */
   wakes?: ClaimableNews;
   /**

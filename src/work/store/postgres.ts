@@ -230,6 +230,8 @@ const ITEM_COLUMN_SET: Record<keyof WorkItemRow, true> = {
   review_required: true,
   parent_id: true,
   waiting_on: true,
+  link_version: true,
+  container: true,
 };
 export const ITEM_COLUMNS = Object.keys(ITEM_COLUMN_SET) as (keyof WorkItemRow)[];
 
@@ -292,6 +294,7 @@ export function changesQuery(changes: readonly ItemChange[]): { name: string; te
     h: change.history,
     e: change.event,
     d: change.dependents && change.dependents.kind === 'note' ? change.dependents.note : null,
+    l: change.from_link_version ?? null,
   }));
   const values: unknown[] = [JSON.stringify(input)];
   // The effect's constants (event, actor, statuses spared) are the same for the whole batch.
@@ -355,7 +358,7 @@ function changeStatement(change: ItemChange): { name: string; text: string } {
     // (jsonb_array_elements) it hashed the whole table instead, and the plan a connection keeps
     // for this statement kept doing so when it was made on a small table without statistics.
     `changed AS (UPDATE work_items w SET ${assignments} FROM input i
-      WHERE w.id = i.id AND w.version = i.from_version RETURNING w.id)`,
+      WHERE w.id = i.id AND w.version = i.from_version${change.dependents ? ` AND w.link_version = (i.v->>'l')::int` : ''} RETURNING w.id)`,
   ];
   if (change.closeDispatch) {
     parts.push(`closed AS (UPDATE dispatch_log d SET completed_at = c.completed_at, outcome = c.outcome, reason = c.reason

@@ -47,12 +47,9 @@ export function sqliteStatements(db: Executor): WorkStatements {
     async applyChanges(changes) {
       const applied: boolean[] = [];
       for (const change of changes) {
-        const updated = await db
-          .updateTable('work_items')
-          .set(change.set)
-          .where('id', '=', change.id)
-          .where('version', '=', change.from_version)
-          .executeTakeFirst();
+        let update = db.updateTable('work_items').set(change.set).where('id', '=', change.id).where('version', '=', change.from_version);
+        if (change.from_link_version !== undefined) update = update.where('link_version', '=', change.from_link_version);
+        const updated = await update.executeTakeFirst();
         if (Number(updated.numUpdatedRows) !== 1) {
           applied.push(false);
           continue;
