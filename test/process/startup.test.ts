@@ -24,6 +24,9 @@ describe('start-up', () => {
     expect(open, server.stdout()).toBeDefined();
     expect(open!.msg).toBe(`open http://127.0.0.1:${server.port}/ in a browser for the web UI`);
     expect(open!.url).toBe(`http://127.0.0.1:${server.port}/`);
+    // One "listening" line per service, naming it (Fastify's own; no second line of ours).
+    const listening = lines.filter((line) => line.msg.includes('listening'));
+    expect(listening.map((line) => line.msg)).toEqual([`work listening at http://0.0.0.0:${server.port}`]);
     expect(await server.stop()).toEqual({ code: 0, signal: null });
   });
 
@@ -41,7 +44,9 @@ describe('start-up', () => {
       });
       const out = desk.stdout();
       expect(out).toMatch(new RegExp(`web UI and work API +${desk.url}/\n`));
-      expect(out).toMatch(new RegExp(`classifier API +${desk.classifyUrl}/\n`));
+      // The classifier has no page of its own: the banner links to its API viewer, which answers.
+      expect(out).toMatch(new RegExp(`classifier API +${desk.classifyUrl}/docs\n`));
+      expect((await fetch(`${desk.classifyUrl}/docs`)).status).toBe(200);
       expect(out).toContain(`store                SQLite file ${store.config.url.slice('sqlite:'.length)}`);
       expect(out).toMatch(/auth +off: /);
       expect(out.split('\n').filter((line) => line.startsWith('{'))).toEqual([]);
