@@ -7,7 +7,8 @@ import { spawnSync } from 'node:child_process';
 
 const args = process.argv.slice(2);
 // A long run explores: a fresh seed unless --seed names one (npm test keeps a fixed one).
-const env = { ...process.env, FUZZ_EXPLORE: '1' };
+// An exploring run is read by a person: it prints the tally of what was sent.
+const env = { ...process.env, FUZZ_EXPLORE: '1', FUZZ_TALLY: process.env.FUZZ_TALLY ?? '1' };
 const passed = [];
 for (let index = 0; index < args.length; index += 1) {
   const arg = args[index];

@@ -9,6 +9,27 @@ export function commentLine(comment: Comment, paint: Paint, now = Date.now()): s
   return `${comment.id}  ${paint.cyan(comment.kind)} ${paint.dim('by')} ${comment.author} ${paint.dim(relativeTime(comment.created_at, now))}${links}  ${oneLine(comment.body, 60)}\n`;
 }
 
+/** A comment in full, for reading: who and when on one line, then its text and its links. */
+export function commentBlock(comment: Comment, paint: Paint, now = Date.now()): string {
+  const head = `${paint.bold(comment.author)} ${paint.dim(`(${comment.role})`)} ${paint.cyan(comment.kind)} ${paint.dim(`${relativeTime(comment.created_at, now)}  ${comment.id}`)}`;
+  const body = comment.body.split('\n').map((line) => `    ${line}`);
+  const links = comment.links.map((link) => `    ${paint.dim('link')} ${link.url}${link.title ? ` ${paint.dim(`(${oneLine(link.title, 60)})`)}` : ''}`);
+  return [`  ${head}`, ...body, ...links].join('\n') + '\n';
+}
+
+/** Comments in the order given, a blank line between them. */
+export function commentBlocks(comments: readonly Comment[], paint: Paint, now = Date.now()): string {
+  if (comments.length === 0) return 'No comments.\n';
+  return comments.map((comment) => commentBlock(comment, paint, now)).join('\n');
+}
+
+/** `work show`'s comments: the latest (given newest first), shown oldest first, and how to read the rest. */
+export function latestCommentsText(latest: readonly Comment[], total: number, itemId: string, paint: Paint, now = Date.now()): string {
+  if (total === 0) return '';
+  const title = latest.length < total ? `comments (the ${latest.length} latest of ${total}; all: agentdesk work comments ${itemId})` : `comments (${total})`;
+  return `\n${paint.bold(title)}\n${commentBlocks([...latest].reverse(), paint, now)}`;
+}
+
 function status(question: Question, paint: Paint): string {
   return question.status === 'open' ? paint.yellow('open') : paint.green('answered');
 }

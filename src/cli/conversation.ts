@@ -1,12 +1,12 @@
 import { type Command, Option } from 'commander';
-import { type InboxQuery, type Question, QUESTION_WAIT_LIMITS } from '../conversation/schemas.js';
+import { type Comment, CONVERSATION_PAGE, type InboxQuery, type Question, QUESTION_WAIT_LIMITS } from '../conversation/schemas.js';
 import { openQuestionOf } from '../client/open-question.js';
 import { type CliContext, UsageError } from './context.js';
-import { commentLine, questionDetail, questionTable } from './conversation-view.js';
+import { commentBlocks, commentLine, questionDetail, questionTable } from './conversation-view.js';
 import { json, paintFor } from './format.js';
 import { integer, itemId, projectId } from './options.js';
 
-// The conversation from a shell (issue 21): `work comment`, `ask` (and wait), `inbox`, `answer`
+// The conversation from a shell (issue 21): `work comment` and `work comments`, `ask` (and wait), `inbox`, `answer`
 // and `review`. `answer` and `review` take the item's id, the one a person sees on the board and
 // in the inbox; the command finds the item's open question (there is at most one).
 
@@ -53,6 +53,27 @@ export function registerConversationCommands(program: Command, work: Command, co
         ...(options.link !== undefined && { links: options.link.map((url) => ({ url })) }),
       });
       io.out(options.json ? json(comment) : commentLine(comment, paint()));
+    });
+
+  work
+    .command('comments')
+    .description("A work item's comments in full, oldest first: what people and agents said on it")
+    .argument('<id>', 'work item id', itemId)
+    .option('--latest <n>', 'only the n latest (still shown oldest first)', integer(1, CONVERSATION_PAGE.max))
+    .option('--json', 'the comments as a JSON array, oldest first')
+    .action(async (id: string, options: JsonOption & { latest?: number }) => {
+      const comments: Comment[] = [];
+      if (options.latest !== undefined) {
+        comments.push(...(await context.work().listComments(id, { order: 'newest', limit: options.latest })).comments.reverse());
+      } else {
+        let page = await context.work().listComments(id, { limit: CONVERSATION_PAGE.max });
+        comments.push(...page.comments);
+        while (page.next_cursor) {
+          page = await context.work().listComments(id, { limit: CONVERSATION_PAGE.max, cursor: page.next_cursor });
+          comments.push(...page.comments);
+        }
+      }
+      io.out(options.json ? json(comments) : commentBlocks(comments, paint()));
     });
 
   program

@@ -7,6 +7,7 @@ import type { CliContext } from './context.js';
 import { json, paintFor } from './format.js';
 import { integer, itemId, itemIds, list, projectId, readPayload } from './options.js';
 import { workTreeText } from './work-tree.js';
+import { latestCommentsText } from './conversation-view.js';
 import { workDetail, workLine, workTable } from './work-view.js';
 
 // `agentdesk work …`: the work API from a shell, through the typed client.
@@ -22,6 +23,9 @@ const VERBS = {
 
 /** What a completion that needs a person's review becomes: the item waits, blocked, for that review. */
 const SENT_FOR_REVIEW = (id: string) => `Sent ${id} for review: a person approves it (it completes) or returns it to you.\n`;
+
+/** How many comments `work show` carries: the latest, so a person's word reaches whoever reads the item. */
+const SHOWN_COMMENTS = 10;
 
 interface JsonOption {
   json?: boolean;
@@ -87,12 +91,13 @@ export function registerWorkCommand(program: Command, context: CliContext): Comm
 
   work
     .command('show')
-    .description('One work item with its notes, payload and dispatch history')
+    .description(`One work item with its notes, payload, dispatch history and ${SHOWN_COMMENTS} latest comments`)
     .argument('<id>', 'work item id', itemId)
-    .option('--json', 'the item as JSON')
+    .option('--json', 'the item as JSON, with latest_comments (newest first)')
     .action(async (id: string, options: JsonOption) => {
       const item = await context.work().getWork(id);
-      io.out(options.json ? json(item) : workDetail(item, paint()));
+      const { comments } = await context.work().listComments(id, { order: 'newest', limit: SHOWN_COMMENTS });
+      io.out(options.json ? json({ ...item, latest_comments: comments }) : workDetail(item, paint()) + latestCommentsText(comments, item.comment_count, item.id, paint()));
     });
 
   work

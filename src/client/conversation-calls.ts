@@ -1,4 +1,4 @@
-import type { Answer, Ask, Comment, CreateComment, InboxEntry, InboxQuery, PageQuery, Question } from '../conversation/schemas.js';
+import type { Answer, Ask, Comment, CommentsQuery, CreateComment, InboxEntry, InboxQuery, Question } from '../conversation/schemas.js';
 import { type CallOptions, type Requester } from './http.js';
 
 // The typed client's calls for an item's conversation (issue 21): comments, questions to a
@@ -36,8 +36,8 @@ export function conversationCalls(request: Requester, nextCursor: (link: string 
       return (await request<Comment>('POST', path`/work/${id}/comments`, { body, ...call })).body;
     },
 
-    /** Oldest first, a page at a time (`limit` ≤ 200). */
-    async listComments(id: string, query: PageQuery = {}, call: CallOptions = {}): Promise<CommentPage> {
+    /** Oldest first (order 'newest': the latest first), a page at a time (`limit` ≤ 200). */
+    async listComments(id: string, query: CommentsQuery = {}, call: CallOptions = {}): Promise<CommentPage> {
       const answer = await request<Comment[]>('GET', path`/work/${id}/comments`, { query, ...call });
       return { comments: answer.body, next_cursor: nextCursor(answer.headers.get('link')) };
     },

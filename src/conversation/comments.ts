@@ -9,7 +9,7 @@ import { decodePosition, encodePosition } from './cursor.js';
 import { misleadingTitle } from './link-title.js';
 import { CommentNotFound, MayNotComment } from './errors.js';
 import { CONVERSATION_EVENTS, eventDataOf, newComment, toComment } from './rows.js';
-import { COMMENT_LIMITS, CONVERSATION_PAGE, type Comment, type CreateComment, type Link, type PageQuery } from './schemas.js';
+import { COMMENT_LIMITS, CONVERSATION_PAGE, type Comment, type CreateComment, type Link, type CommentsQuery } from './schemas.js';
 import type { ConversationStatementsOn } from './store/create.js';
 
 // The item's conversation: who may comment, the checks on what they write, the timeline read
@@ -83,16 +83,19 @@ export function createCommentService({ store, db, statementsOn, now, recent }: C
     return comment;
   }
 
-  async function list(id: string, query: PageQuery): Promise<CommentPage> {
+  async function list(id: string, query: CommentsQuery): Promise<CommentPage> {
     const limit = query.limit ?? CONVERSATION_PAGE.default;
-    const after = query.cursor === undefined ? null : decodePosition(query.cursor, 'comments');
-    const rows = await top.listComments(id, after, limit + 1);
+    const order = query.order ?? 'oldest';
+    // A cursor names its order, so a page of one order never continues the other.
+    const listing = order === 'newest' ? 'comments-newest' : 'comments';
+    const after = query.cursor === undefined ? null : decodePosition(query.cursor, listing);
+    const rows = await top.listComments(id, after, limit + 1, order);
     if (rows.length === 0 && !(await store.findWorkItem(id))) throw new WorkItemNotFound(id);
     const page = rows.slice(0, limit);
     const last = page.at(-1);
     return {
       comments: page.map(toComment),
-      next_cursor: rows.length > limit && last ? encodePosition('comments', { at: last.created_at, id: last.id }) : null,
+      next_cursor: rows.length > limit && last ? encodePosition(listing, { at: last.created_at, id: last.id }) : null,
     };
   }
 

@@ -65,6 +65,18 @@ export const PageQuerySchema = Type.Object(
 );
 export type PageQuery = Static<typeof PageQuerySchema>;
 
+export const COMMENT_ORDERS = ['oldest', 'newest'] as const;
+export type CommentOrder = (typeof COMMENT_ORDERS)[number];
+
+export const CommentsQuerySchema = Type.Object(
+  {
+    ...PageQuerySchema.properties,
+    order: Type.Optional(Type.Enum([...COMMENT_ORDERS], { default: 'oldest', description: 'oldest first (the timeline), or newest first (the latest comments)' })),
+  },
+  { additionalProperties: false },
+);
+export type CommentsQuery = Static<typeof CommentsQuerySchema>;
+
 export const QuestionSchema = Type.Object(
   {
     id: UuidSchema,

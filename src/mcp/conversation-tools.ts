@@ -11,6 +11,7 @@ import {
   TOOL_WAIT_MAX_S,
 } from './conversation-schemas.js';
 import { withNextStep } from './questions.js';
+import { CommentsOutputSchema, ListCommentsInputSchema } from './schemas.js';
 import { ADDS, READS, type ToolDefinition, define } from './tools.js';
 
 // The tools an agent talks to people with (issue 21): a comment on the item's timeline, a
@@ -50,6 +51,20 @@ export const CONVERSATION_TOOLS: readonly ToolDefinition[] = [
     output: CommentOutputSchema,
     annotations: ADDS,
     run: ({ id, ...body }, { client, signal }) => client.addComment(id, body, { signal }),
+  }),
+  define({
+    name: 'list_comments',
+    title: "Read a work item's comments",
+    description:
+      "Read the comments on a work item's timeline (people's and agents'), oldest first, or order newest for the latest first; a page at a time, next page with next_cursor.",
+    access: ACCESS.read,
+    input: ListCommentsInputSchema,
+    output: CommentsOutputSchema,
+    annotations: READS,
+    async run({ id, ...query }, { client, signal }) {
+      const page = await client.listComments(id, query, { signal });
+      return { comments: page.comments, next_cursor: page.next_cursor };
+    },
   }),
   define({
     name: 'ask_person',

@@ -1,4 +1,5 @@
 import { type TObject, type TProperties, Type } from 'typebox';
+import { CommentSchema, CommentsQuerySchema, CONVERSATION_PAGE } from '../conversation/schemas.js';
 import { Nullable, TimestampSchema } from '../shared/schemas.js';
 import {
   ClaimSchema,
@@ -147,12 +148,33 @@ export const HistoryEntrySchema = Type.Object(
   { additionalProperties: true },
 );
 
+/** How many of an item's comments get_work_item and the item resource carry: the latest. */
+export const LATEST_COMMENTS = 10;
+
+const LatestCommentsSchema = Type.Array(CommentSchema, {
+  maxItems: LATEST_COMMENTS,
+  description: `The ${LATEST_COMMENTS} latest comments (people's included), newest first; comment_count says how many there are, list_comments reads them all`,
+});
+
 export const ItemWithHistorySchema = closed({
   ...WorkItemDetailSchema.properties,
+  latest_comments: LatestCommentsSchema,
   history: Type.Array(HistoryEntrySchema, { description: 'Oldest first' }),
   history_source: Type.Union([Type.Literal('history'), Type.Literal('dispatch_log')], {
     description: 'history: every change; dispatch_log: only dispatches (this service keeps no full history)',
   }),
+});
+
+export const ListCommentsInputSchema = closed({
+  id: IdSchema,
+  order: CommentsQuerySchema.properties.order,
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: CONVERSATION_PAGE.max, default: CONVERSATION_PAGE.default })),
+  cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 512, description: 'next_cursor of the previous page' })),
+});
+
+export const CommentsOutputSchema = closed({
+  comments: Type.Array(CommentSchema),
+  next_cursor: Nullable(Type.String({ description: 'Pass as cursor for the next page; null on the last one' })),
 });
 
 export const PageOutputSchema = closed({

@@ -20,7 +20,7 @@ import { ProblemError } from '../client/errors.js';
 import type { WorkClient } from '../client/work-client.js';
 import { refusalText } from './refusals.js';
 import { CONVERSATION_TOOLS } from './conversation-tools.js';
-import { type Caller, TOOLS, type ToolDefinition } from './tools.js';
+import { type Caller, TOOLS, type ToolDefinition, latestComments } from './tools.js';
 
 // One MCP server over the tools, for one caller: the HTTP route builds one per request (it is
 // stateless), stdio builds one per process. We use the SDK's low-level `Server` rather than
@@ -176,7 +176,7 @@ export function createMcpServer({ client, caller, onError }: McpServerDeps): Ser
         uriTemplate: RESOURCE_TEMPLATE,
         name: 'work-item',
         title: 'Work item',
-        description: 'A work item as JSON, with its dispatch log',
+        description: 'A work item as JSON, with its dispatch log and its latest comments (latest_comments, newest first)',
         mimeType: 'application/json',
       },
     ],
@@ -208,8 +208,10 @@ export function createMcpServer({ client, caller, onError }: McpServerDeps): Ser
       throw new McpError(ErrorCode.InvalidParams, `Unknown resource ${request.params.uri}; work items are ${RESOURCE_TEMPLATE}`);
     }
     try {
-      const item = await client.getWork(match[1] as string, { signal: extra.signal });
-      return { contents: [{ uri: request.params.uri, mimeType: 'application/json', text: JSON.stringify(item) }] };
+      const id = match[1] as string;
+      const item = await client.getWork(id, { signal: extra.signal });
+      const latest_comments = await latestComments(client, id, extra.signal);
+      return { contents: [{ uri: request.params.uri, mimeType: 'application/json', text: JSON.stringify({ ...item, latest_comments }) }] };
     } catch (error) {
       if (error instanceof ProblemError && error.status === 404) {
         // -32002: the MCP specification's code for a resource that does not exist.

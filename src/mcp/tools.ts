@@ -5,6 +5,7 @@ import { withNote } from '../client/notes.js';
 import type { WorkClient } from '../client/work-client.js';
 import { MOVES } from '../work/lifecycle.js';
 import { patchForMove } from '../work/move-request.js';
+import type { Comment } from '../conversation/schemas.js';
 import type { UpdateWorkItem, WorkItem } from '../work/schemas.js';
 import {
   BlockInputSchema,
@@ -18,6 +19,7 @@ import {
   IdInputSchema,
   ItemOutputSchema,
   ItemWithHistorySchema,
+  LATEST_COMMENTS,
   ListInputSchema,
   MCP_PAGE_SIZE,
   PageOutputSchema,
@@ -121,13 +123,20 @@ async function changeFromCurrent(
 
 /** The item and its whole audit trail (GET /work/{id}/history), read together. */
 async function itemWithHistory({ client, signal }: ToolContext, id: string): Promise<Record<string, unknown>> {
-  const [item, history] = await Promise.all([
+  const [item, history, comments] = await Promise.all([
     client.getWork(id, { signal }),
     // Held until the item is read: a missing item is refused with the item's own error.
     client.getWorkHistory(id, { signal }).catch((error: unknown) => error),
+    latestComments(client, id, signal).catch((error: unknown) => error),
   ]);
   if (!Array.isArray(history)) throw history;
-  return { ...item, history, history_source: 'history' };
+  if (!Array.isArray(comments)) throw comments;
+  return { ...item, latest_comments: comments, history, history_source: 'history' };
+}
+
+/** What a person said on the item lately: an agent reading the item must see it. */
+export async function latestComments(client: WorkClient, id: string, signal: AbortSignal): Promise<Comment[]> {
+  return (await client.listComments(id, { order: 'newest', limit: LATEST_COMMENTS }, { signal })).comments;
 }
 
 export const TOOLS: readonly ToolDefinition[] = [
@@ -164,7 +173,7 @@ export const TOOLS: readonly ToolDefinition[] = [
   define({
     name: 'get_work_item',
     title: 'Read a work item',
-    description: 'Read one work item: its status, holder, notes, payload, version and lease, with its history.',
+    description: `Read one work item: its status, holder, notes, payload, version and lease, its ${LATEST_COMMENTS} latest comments (read them: a person may have told you something) and its history.`,
     access: ACCESS.read,
     input: IdInputSchema,
     output: ItemWithHistorySchema,

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import { type BannerFacts, READY_MESSAGE, type ReadyService, bannerText } from './banner.js';
 import type { HttpApp } from './http-types.js';
+import { STOP_SIGNALS, whenParentGone } from './parent-watch.js';
 import { logRuntimeStats } from './runtime-stats.js';
 
 export interface RunningService {
@@ -32,10 +33,11 @@ export async function serve(
 ): Promise<void> {
   const ready: ReadyService[] = [];
   for (const service of services) {
-    const address = await service.app.listen({ host, port: service.port });
-    logger.info({ service: service.name, address }, 'listening');
+    // Fastify logs the one line per service itself; the text names which service it is.
+    await service.app.listen({ host, port: service.port, listenTextResolver: (address) => `${service.name} listening at ${address}` });
     const bound = service.app.server.address();
-    const url = browsableUrl(host, typeof bound === 'object' && bound ? bound.port : service.port, service.uiPath ?? '/');
+    // A service with no page for people links to its API's viewer, never to a 404.
+    const url = browsableUrl(host, typeof bound === 'object' && bound ? bound.port : service.port, service.uiPath ?? '/docs');
     if (service.uiPath !== undefined) logger.info({ service: service.name, url }, `open ${url} in a browser for the web UI`);
     ready.push({ name: service.name, url });
   }
@@ -61,9 +63,10 @@ export async function serve(
       process.exit(1);
     }
   };
-  process.once('SIGTERM', (signal) => void stop(signal));
-  process.once('SIGINT', (signal) => void stop(signal));
+  for (const signal of STOP_SIGNALS) process.once(signal, (received) => void stop(received));
   // Started by `main all` (shared/supervise.ts): the channel closes when that parent is gone,
-  // however it ended, and a service must not outlive it.
+  // however it ended, and a service must not outlive it. Alone (`npm run start:work`), the
+  // parent is npm's sh, which may die without passing a signal on.
   if (process.send !== undefined) process.once('disconnect', () => void stop('SIGTERM'));
+  else whenParentGone(() => void stop('SIGTERM'));
 }

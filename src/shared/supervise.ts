@@ -1,12 +1,14 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import type { Logger } from 'pino';
 import { type BannerFacts, READY_MESSAGE, type ReadyService, bannerText } from './banner.js';
+import { STOP_SIGNALS, whenParentGone } from './parent-watch.js';
 
 // `main all` runs each service in a process of its own: classification parses emails of up to
 // 5 MB and drives hundreds of provider calls, and on a shared event loop that work held up the
 // work API (issue 9). This parent starts the children, passes SIGTERM and SIGINT on, and stays
 // up exactly as long as both do: when one dies by itself the other is stopped and the parent
-// exits non-zero, so a supervisor above (systemd, Docker, npm) sees the failure.
+// exits non-zero, so a supervisor above (systemd, Docker, npm) sees the failure. It also stops
+// them on SIGHUP and when its own parent (npm's sh) dies, which sends it no signal.
 //
 // Each child gets an IPC channel it never uses: a child whose parent dies (even by SIGKILL)
 // sees it close and shuts itself down (see serve), so no service outlives `npm start`. The
@@ -79,13 +81,13 @@ export function superviseServices(
     return results.every((exit) => exit.code === 0) ? 0 : 1;
   };
 
-  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
-    process.on(signal, () => {
-      if (stopping) return;
-      logger.info({ signal }, 'stopping the services');
-      void stopAll('SIGTERM').then((code) => process.exit(code));
-    });
-  }
+  const stopOn = (signal: NodeJS.Signals | 'parent gone') => {
+    if (stopping) return;
+    logger.info({ signal }, 'stopping the services');
+    void stopAll('SIGTERM').then((code) => process.exit(code));
+  };
+  for (const signal of STOP_SIGNALS) process.on(signal, () => stopOn(signal));
+  whenParentGone(() => stopOn('parent gone'));
 
   for (const { name, exited } of running) {
     void exited.then(async ({ code, signal }) => {

@@ -66,6 +66,30 @@ describe.each(await storesUnderTest())('agentdesk conversation commands on %s', 
     expect((await runCli(['work', 'comment', id, 'x', '--kind', 'question'], bot)).code).toBe(2);
   }, SLOW);
 
+  it("work comments and work show: a person's comments reach the agent in full", async () => {
+    const id = await claimed('cli_read_comments');
+    ok(await runCli(['work', 'comment', id, 'Use the staging database,\nnot prod.', '--link', 'https://example.com/runbook'], person));
+    for (let n = 2; n <= 11; n += 1) ok(await runCli(['work', 'comment', id, `person's comment ${n}`], person));
+
+    const all = ok(await runCli(['work', 'comments', id], bot)).stdout;
+    expect(all).toMatch(/^ {2}ada \(member\) note (just now|\d+s ago) {2}[0-9a-f-]{36}\n {4}Use the staging database,\n {4}not prod\.\n {4}link https:\/\/example\.com\/runbook\n/);
+    expect(all.indexOf("person's comment 11")).toBeGreaterThan(all.indexOf("person's comment 10"));
+    const json = await runCliJson(['work', 'comments', id], bot);
+    expect(json.body.map((comment: { body: string }) => comment.body)).toEqual(['Use the staging database,\nnot prod.', ...Array.from({ length: 10 }, (_, n) => `person's comment ${n + 2}`)]);
+    const latest = await runCliJson(['work', 'comments', id, '--latest', '2'], bot);
+    expect(latest.body.map((comment: { body: string }) => comment.body)).toEqual(["person's comment 10", "person's comment 11"]);
+
+    const shown = ok(await runCli(['work', 'show', id], bot)).stdout;
+    expect(shown).toContain(`comments (the 10 latest of 11; all: agentdesk work comments ${id})`);
+    expect(shown).toContain("    person's comment 11");
+    expect(shown).not.toContain('Use the staging database');
+    const shownJson = await runCliJson(['work', 'show', id], bot);
+    expect(shownJson.body).toMatchObject({ id, comment_count: 11 });
+    expect(shownJson.body.latest_comments).toHaveLength(10);
+    expect(shownJson.body.latest_comments[0]).toMatchObject({ body: "person's comment 11", author: 'ada', role: 'member' });
+    expect((await runCli(['work', 'comments', 'not-an-id'], bot)).code).toBe(2);
+  }, SLOW);
+
   it('ask, inbox, answer: the person answers from the inbox and the waiting agent gets the answer', async () => {
     const id = await claimed('cli_ask');
     const waiting = runCliJson(['ask', id, 'Refund or replace?', '--option', 'refund', '--option', 'replace', '--wait', '20'], bot);

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { storesUnderTest } from '../helpers/databases.js';
 import { type Desk, startDesk } from './desk.js';
 import { fuzzSettings, runFuzz } from './fuzz-settings.js';
-import { summarize } from './tally.js';
+import { printTally, summarize } from './tally.js';
 
 // The same fuzzer with AUTH=tokens: most requests carry AGENTDESK_ADMIN_TOKEN, the rest no
 // credential, a malformed or unknown one, or a token of another role minted during the run
@@ -25,7 +25,7 @@ describe.each(await storesUnderTest())('every route, fuzzed, on %s with AUTH=tok
       await runFuzz(`every route on ${kind}, AUTH=tokens`, `test/fuzz/every-route-tokens.test.ts -t "on ${kind}"`, settings, desk.caseArbitrary, desk.runCase);
       expect([...desk.failures.values()].join('\n\n════════\n\n')).toBe('');
       expect(await desk.checkEverything()).toEqual([]);
-      console.log(summarize(desk).text);
+      printTally(summarize(desk).text);
     },
     60_000 + settings.runs * 400,
   );

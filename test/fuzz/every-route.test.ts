@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { storesUnderTest } from '../helpers/databases.js';
 import { type Desk, startDesk } from './desk.js';
 import { fuzzSettings, runFuzz } from './fuzz-settings.js';
-import { summarize } from './tally.js';
+import { printTally, summarize } from './tally.js';
 
 // Issue 8, "a fuzzer over every route": requests derived from the two OpenAPI documents, valid
 // and mutated field by field, against both services listening on loopback, on both stores,
@@ -29,7 +29,7 @@ describe.each(await storesUnderTest())('every route, fuzzed from the OpenAPI doc
       expect([...desk.failures.values()].join('\n\n════════\n\n')).toBe('');
       expect(await desk.checkEverything()).toEqual([]);
       const summary = summarize(desk);
-      console.log(summary.text);
+      printTally(summary.text);
       // A fuzzer whose requests all bounce off validation would prove little.
       expect(summary.successShare, summary.text).toBeGreaterThan(0.15);
     },

@@ -1,5 +1,10 @@
 import type { Desk } from './desk.js';
 
+/** FUZZ_TALLY=1 prints the tally: read when tuning the fuzzer, noise in the middle of `npm test`. */
+export function printTally(text: string): void {
+  if (process.env.FUZZ_TALLY === '1') console.log(text);
+}
+
 /** Which operations were sent and what they got, as a few readable lines. */
 export function summarize(desk: Desk): { text: string; successShare: number } {
   let total = 0;

@@ -100,6 +100,36 @@ describe.each(await storesUnderTest())('MCP conversation tools on %s', (kind) =>
     expect(bad).toMatch(/^(Invalid arguments|agentdesk refused \(4\d\d)/);
   });
 
+  it("a person's comment reaches the agent: get_work_item, the item resource and list_comments carry it", async () => {
+    const mine = await claimed('mcp_read_comments');
+    for (let n = 1; n <= 12; n += 1) {
+      const said = await api(desk.url, 'POST', `/work/${mine.id}/comments`, member, { body: `person's comment ${n}` });
+      expect(said.status).toBe(201);
+    }
+    const latest = Array.from({ length: 10 }, (_, n) => `person's comment ${12 - n}`);
+    const read = await use(bot, 'get_work_item', { id: mine.id });
+    expect(read.latest_comments.map((entry: any) => entry.body)).toEqual(latest);
+    expect(read.latest_comments[0]).toMatchObject({ author: 'ada', role: 'member', work_item_id: mine.id });
+    expect(read.comment_count).toBe(12);
+    const resource = await bot.readResource({ uri: `agentdesk://work/${mine.id}` });
+    expect(JSON.parse((resource.contents[0] as { text: string }).text).latest_comments.map((entry: any) => entry.body)).toEqual(latest);
+
+    // Every comment, oldest first, a page at a time; or the latest first.
+    const first = await use(bot, 'list_comments', { id: mine.id, limit: 5 });
+    expect(first.comments.map((entry: any) => entry.body)).toEqual([1, 2, 3, 4, 5].map((n) => `person's comment ${n}`));
+    const rest = await use(bot, 'list_comments', { id: mine.id, cursor: first.next_cursor });
+    expect(rest.comments).toHaveLength(7);
+    expect(rest.next_cursor).toBeNull();
+    const newest = await use(bot, 'list_comments', { id: mine.id, order: 'newest', limit: 2 });
+    expect(newest.comments.map((entry: any) => entry.body)).toEqual(["person's comment 12", "person's comment 11"]);
+    const older = await use(bot, 'list_comments', { id: mine.id, order: 'newest', limit: 2, cursor: newest.next_cursor });
+    expect(older.comments.map((entry: any) => entry.body)).toEqual(["person's comment 10", "person's comment 9"]);
+    // A cursor of one order does not continue the other.
+    expect(await refused(bot, 'list_comments', { id: mine.id, cursor: newest.next_cursor })).toMatch(/agentdesk refused \(4\d\d/);
+    // A viewer reads them too.
+    expect((await use(viewer, 'list_comments', { id: mine.id, limit: 1 })).comments).toHaveLength(1);
+  });
+
   it('ask_person waits and answers what the person said; the item is in progress again on a fresh lease', async () => {
     const mine = await claimed('mcp_ask');
     const waiting = use(bot, 'ask_person', { id: mine.id, question: 'Refund or replace?', options: ['refund', 'replace'], wait_s: 25 });

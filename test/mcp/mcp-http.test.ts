@@ -26,10 +26,11 @@ const TOOL_NAMES = [
   'list_projects',
   'add_note',
   'add_comment',
+  'list_comments',
   'ask_person',
   'get_answer',
 ];
-const READ_ONLY = ['get_work_item', 'list_work', 'list_children', 'list_projects', 'get_answer'];
+const READ_ONLY = ['get_work_item', 'list_work', 'list_children', 'list_projects', 'list_comments', 'get_answer'];
 const FINAL = ['complete_work', 'fail_work'];
 
 describe.each(await storesUnderTest())('MCP over Streamable HTTP on %s', (kind) => {
@@ -202,9 +203,10 @@ describe.each(await storesUnderTest())('MCP over Streamable HTTP on %s', (kind) 
     const uri = `agentdesk://work/${claimed.id}`;
     const read = await bot1.readResource({ uri });
     expect(read.contents).toHaveLength(1);
-    expect(JSON.parse((read.contents[0] as { text: string }).text)).toEqual(
-      (await api(desk.url, 'GET', `/work/${claimed.id}`, admin)).body,
-    );
+    expect(JSON.parse((read.contents[0] as { text: string }).text)).toEqual({
+      ...(await api(desk.url, 'GET', `/work/${claimed.id}`, admin)).body,
+      latest_comments: [],
+    });
     // Listed: the caller's open items.
     expect((await bot1.listResources()).resources.map((resource) => resource.uri)).toContain(uri);
     expect((await bot2.listResources()).resources.map((resource) => resource.uri)).not.toContain(uri);

@@ -102,6 +102,39 @@ describe.each(stores)('npm start (main.js all) on %s', (kind) => {
     expect(desk.stdout()).toMatch(/"service":"classify".*"signal":"SIGKILL".*service process ended/);
   });
 
+  it('SIGHUP (the terminal closed) stops both too', async () => {
+    const desk = await start();
+    const pids = childPids(desk);
+    desk.signal('SIGHUP');
+    expect(await desk.exited).toEqual({ code: 0, signal: null });
+    expect(await gone(pids.work)).toBe(true);
+    expect(await gone(pids.classify)).toBe(true);
+  });
+
+  // `npm start` runs `sh -c "… && node dist/src/main.js all"`; `kill <npm's pid>` ends npm and
+  // its sh, and no signal reaches node, which is left reparented.
+  it('when the shell that started it is killed, the supervisor and both services stop', async () => {
+    const database = await createTestDatabase(kind);
+    databases.push(database);
+    const underShell = (launch: { command: string; args: string[] }) => ({
+      command: 'sh',
+      // The trailing command keeps sh from exec-ing node, as npm's `a && b` does.
+      args: ['-c', '"$0" "$@"; exit $?', launch.command, ...launch.args],
+    });
+    const shell = await startDesk({ env: { DATABASE_URL: database.config.url, LLM_PROVIDER: 'rules' }, startTimeoutMs: 60_000, wrap: underShell });
+    const pids = childPids(shell);
+    const supervisor = JSON.parse(shell.stdout().split('\n').find((line) => line.includes('"service process started"'))!) as { pid: number };
+    expect(supervisor.pid).not.toBe(shell.pid);
+    try {
+      expect(await shell.kill()).toEqual({ code: null, signal: 'SIGKILL' });
+      expect(await gone(supervisor.pid)).toBe(true);
+      expect(await gone(pids.work)).toBe(true);
+      expect(await gone(pids.classify)).toBe(true);
+    } finally {
+      for (const pid of [supervisor.pid, pids.work, pids.classify]) if (alive(pid)) process.kill(pid, 'SIGKILL');
+    }
+  });
+
   it('when the parent is killed outright, the services stop by themselves', async () => {
     const desk = await start();
     const pids = childPids(desk);

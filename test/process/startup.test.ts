@@ -24,6 +24,10 @@ describe('start-up', () => {
     expect(open, server.stdout()).toBeDefined();
     expect(open!.msg).toBe(`open http://127.0.0.1:${server.port}/ in a browser for the web UI`);
     expect(open!.url).toBe(`http://127.0.0.1:${server.port}/`);
+    // Fastify's own "listening" lines (one per address of a wildcard host) name the service; no second line of ours.
+    const listening = lines.filter((line) => line.msg.includes('listening'));
+    expect(listening.length).toBeGreaterThan(0);
+    for (const line of listening) expect(line.msg).toMatch(new RegExp(`^work listening at http://.+:${server.port}$`));
     expect(await server.stop()).toEqual({ code: 0, signal: null });
   });
 
@@ -41,9 +45,20 @@ describe('start-up', () => {
       });
       const out = desk.stdout();
       expect(out).toMatch(new RegExp(`web UI and work API +${desk.url}/\n`));
-      expect(out).toMatch(new RegExp(`classifier API +${desk.classifyUrl}/\n`));
+      // The classifier has no page of its own: the banner links to its API viewer, which answers.
+      expect(out).toMatch(new RegExp(`classifier API +${desk.classifyUrl}/docs\n`));
+      expect((await fetch(`${desk.classifyUrl}/docs`)).status).toBe(200);
       expect(out).toContain(`store                SQLite file ${store.config.url.slice('sqlite:'.length)}`);
       expect(out).toMatch(/auth +off: /);
+      // On the loopback address, one "listening" line per service.
+      const listening = out.split('\n').filter((line) => line.includes('listening'));
+      expect(listening, out).toHaveLength(2);
+      expect(listening).toEqual(
+        expect.arrayContaining([
+          expect.stringMatching(new RegExp(`work listening at ${desk.url}$`)),
+          expect.stringMatching(new RegExp(`classify listening at ${desk.classifyUrl}$`)),
+        ]),
+      );
       expect(out.split('\n').filter((line) => line.startsWith('{'))).toEqual([]);
       expect(out).not.toMatch(/url=\/health/);
       expect(await desk.stop()).toEqual({ code: 0, signal: null });

@@ -93,14 +93,19 @@ function decideNeedsAction(category: Category, signals: Signals): boolean {
 }
 
 /**
- * Urgent (high) when an action is due within two working days of the email, already late, or
- * called urgent; any other action is medium; what needs none is low, unless the reader flagged it.
+ * Urgent (high) when an action is due within two working days of the email, already late,
+ * called urgent, or about something down, broken, blocked or insecure; an action the sender
+ * says can wait ("no rush") is low, unless it is due soon; any other action is medium; what
+ * needs none is low, unless the reader flagged it. "Not urgent" holds the word: the softener wins.
  */
 function decidePriority(category: Category, needsAction: boolean, signals: Signals, due: DueDate | null, sent: Day): Priority {
   if (category === 'spam' || category === 'newsletter' || category === 'marketing') return 'low';
   const late = has(signals, 'overdue') || (due !== null && due.day < sent);
   const soon = due !== null && workingDaysBetween(sent, due.day) <= SOON_WORKING_DAYS;
-  if (needsAction && (late || soon || has(signals, 'urgent_wording') || has(signals, 'high_importance'))) return 'high';
+  const softened = has(signals, 'softener_wording');
+  const pressing = has(signals, 'high_importance') || (!softened && (has(signals, 'urgent_wording') || has(signals, 'impact_wording')));
+  if (needsAction && (late || soon || pressing)) return 'high';
+  if (needsAction && softened && !has(signals, 'flagged')) return 'low';
   if (needsAction || has(signals, 'flagged')) return 'medium';
   return 'low';
 }

@@ -19,6 +19,14 @@ export const GERMAN: Lexicon = {
   letters: 'äöüß',
   phrases: {
     urgent_wording: ['dringend', 'eilig', 'sofort', 'umgehend', 'schnellstmöglich', 'so schnell wie möglich', 'asap', 'zeitkritisch', 'wichtig:'],
+    impact_wording: [
+      'ausfall', 'ausgefallen', 'störung', '(?:ist|sind) down', 'funktionier(?:t|en) nicht(?: mehr)?', 'geht nicht mehr', 'kaputt', 'defekt',
+      'blockiert', 'abgestürzt', 'stürzt ab', 'steht still', 'sicherheitslücke', 'sicherheitsvorfall', 'sicherheitsproblem', 'datenleck', 'kompromittiert',
+    ],
+    softener_wording: [
+      'keine eile', 'eilt nicht', 'nicht dringend', 'ohne eile', 'bei gelegenheit', 'hat zeit', 'kein stress', 'wann immer (?:du|sie|es) (?:zeit|passt)',
+      'wenn (?:du|sie) (?:mal )?(?:zeit|einen moment) (?:hast|haben|findest|finden)', 'wenn es (?:dir|ihnen) passt',
+    ],
     invoice: ['rechnung', 'rechnungsnummer', 'rechnungsbetrag', 'abrechnung steht', 'kontoauszug'],
     payment_due: [
       'zahlungserinnerung', 'mahnung', 'fällig(?:keit)?', 'offene(?:r|n)? (?:betrag|rechnung|posten)',

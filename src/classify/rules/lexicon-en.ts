@@ -15,6 +15,16 @@ export const ENGLISH: Lexicon = {
   letters: '',
   phrases: {
     urgent_wording: ['urgent', 'asap', 'as soon as possible', 'immediately', 'right away', 'time[- ]sensitive', 'high priority'],
+    impact_wording: [
+      'outages?', '(?:is|are|went|was|were|goes|has gone|have gone) down', '(?:prod|production|site|server|servers|service|api|database|db) (?:is )?down',
+      'broken', '(?:is|are|stopped|not) working', 'not responding', 'crash(?:ed|es|ing)', "(?:we're|we are|i'm|i am|team is|is|are) blocked", 'blocking (?:us|the|our|me)',
+      'security (?:incident|issue|breach|hole|vulnerability|problem)', 'data (?:breach|loss|leak)', 'breached', 'compromised',
+    ],
+    softener_wording: [
+      'no rush', 'no hurry', 'not urgent', 'no urgency', 'low priority', 'not (?:a )?priority', 'at your (?:convenience|leisure)',
+      'whenever you (?:get|have) (?:a |the )?(?:chance|moment|minute|sec|second|time)', 'whenever (?:you can|suits you|it suits you|works for you)',
+      'when you (?:get|have) (?:a |the )?(?:chance|moment|minute|sec|second|time)', "when(?:ever)? you(?:'re| are) free", 'no need to hurry', 'take your time',
+    ],
     invoice: ['invoice', 'billing statement', 'statement is (?:now )?available'],
     payment_due: [
       '(?:amount|balance|payment) due', 'due (?:by|date|on)', 'pay (?:the |this |your )?(?:invoice|bill|balance)', 'past due',

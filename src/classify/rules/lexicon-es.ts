@@ -17,6 +17,14 @@ export const SPANISH: Lexicon = {
   letters: 'ñ¿¡áíóú',
   phrases: {
     urgent_wording: ['urgente', 'cuanto antes', 'lo antes posible', 'inmediatamente', 'de inmediato', 'prioridad alta', 'importante:'],
+    impact_wording: [
+      'caída del (?:servicio|servidor|sistema)', '(?:se ha|se han|está|están) caído?s?', 'no funciona(?:n)?', 'rot[oa]s?', 'bloquead[oa]s?', 'fuera de servicio',
+      'fallo de seguridad', 'brecha de seguridad', 'incidente de seguridad', 'problema de seguridad', 'fuga de datos', 'comprometid[oa]s?',
+    ],
+    softener_wording: [
+      'sin prisa', 'no (?:hay|corre) prisa', 'no es urgente', 'sin urgencia', 'cuando (?:puedas|pueda|tengas tiempo|tenga tiempo|te venga bien|le venga bien)',
+      'cuando tengas un (?:momento|rato|minuto)', 'cuando tenga un (?:momento|rato|minuto)', 'a tu conveniencia', 'a su conveniencia',
+    ],
     invoice: ['factura', 'número de factura', 'recibo de (?:la )?(?:luz|agua|gas)'],
     payment_due: [
       'importe pendiente', 'pago pendiente', 'fecha de vencimiento', 'vence el', 'recordatorio de pago', 'pendiente de pago', 'está(?: aún)? pendiente',

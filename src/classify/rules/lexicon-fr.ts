@@ -17,6 +17,14 @@ export const FRENCH: Lexicon = {
   letters: 'çèêàâœùû',
   phrases: {
     urgent_wording: ['urgent', 'au plus vite', 'dès que possible', 'immédiatement', 'sans délai', 'rapidement', 'prioritaire'],
+    impact_wording: [
+      'panne', 'hors service', 'ne (?:fonctionne|marche|répond) (?:plus|pas)', 'cassée?s?', 'bloquée?s?', 'planté', 'est down', 'interruption de service',
+      'faille de sécurité', 'incident de sécurité', 'problème de sécurité', 'fuite de données', 'compromise?',
+    ],
+    softener_wording: [
+      "pas (?:d'|de )urgence", 'rien (?:de |d\')?urgent', 'pas urgent', 'sans urgence', 'pas pressée?', 'rien ne presse', 'à (?:ta|votre) convenance',
+      'quand (?:tu|vous) (?:auras|aurez|as|avez) (?:le |un )?(?:temps|moment|minute)', 'quand (?:tu peux|vous pouvez|ça t\'arrange|cela vous convient)',
+    ],
     invoice: ['facture', 'numéro de facture', 'votre facture'],
     payment_due: [
       'montant (?:dû|à régler|restant)', 'date (?:limite de paiement|d\'échéance)', 'échéance', 'relance de paiement', 'rappel de paiement', 'impayée?',

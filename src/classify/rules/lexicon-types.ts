@@ -7,6 +7,10 @@ export type Language = (typeof LANGUAGES)[number];
 /** Signals found by looking for phrases anywhere in the subject and body. */
 export const PHRASE_SIGNALS = [
   'urgent_wording',
+  /** Something is down, broken, blocked or insecure: urgent without the word. */
+  'impact_wording',
+  /** The sender says it can wait: "no rush", "whenever you get a chance". */
+  'softener_wording',
   'invoice',
   'payment_due',
   'receipt',

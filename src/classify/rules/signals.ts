@@ -13,6 +13,8 @@ export const SIGNAL_NAMES = [
   'question_to_reader',
   'deadline',
   'urgent_wording',
+  'impact_wording',
+  'softener_wording',
   'approval_request',
   'overdue',
   'invoice',

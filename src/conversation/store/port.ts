@@ -1,4 +1,4 @@
-import type { QuestionStatus } from '../schemas.js';
+import type { CommentOrder, QuestionStatus } from '../schemas.js';
 import type { CommentRow, QuestionRow } from '../tables.js';
 
 // What the conversation asks of its database: its two tables and the item's comment counter.
@@ -30,8 +30,8 @@ export interface InboxRow extends QuestionRow {
 export interface ConversationStatements {
   /** Writes the comment and adds one to its item's counter. */
   insertComment(row: CommentRow): Promise<void>;
-  /** Oldest first, after `after` in (created_at, id) order. */
-  listComments(workItemId: string, after: Position | null, limit: number): Promise<CommentRow[]>;
+  /** Oldest first, or newest first; `after` is the last row of the previous page in that order. */
+  listComments(workItemId: string, after: Position | null, limit: number, order: CommentOrder): Promise<CommentRow[]>;
   /** Deletes the comment and takes one from its item's counter; false when it was not there. */
   deleteComment(workItemId: string, commentId: string): Promise<boolean>;
 

@@ -17,10 +17,11 @@ export type PortableStatements = Omit<ConversationStatements, 'insertComment' | 
 export function portableStatements(db: Executor): PortableStatements {
   return {
 
-    listComments(workItemId, after, limit) {
+    listComments(workItemId, after, limit, order) {
+      const direction = order === 'newest' ? 'desc' : 'asc';
       let query = db.selectFrom('work_comments').selectAll().where('work_item_id', '=', workItemId);
-      if (after) query = query.where((eb) => eb(eb.refTuple('created_at', 'id'), '>', eb.tuple(after.at, after.id)));
-      return query.orderBy('created_at', 'asc').orderBy('id', 'asc').limit(limit).execute();
+      if (after) query = query.where((eb) => eb(eb.refTuple('created_at', 'id'), order === 'newest' ? '<' : '>', eb.tuple(after.at, after.id)));
+      return query.orderBy('created_at', direction).orderBy('id', direction).limit(limit).execute();
     },
 
     async insertQuestion(row) {
