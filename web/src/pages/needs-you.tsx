@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { OpenQuestion } from '../components/open-question.tsx';
 import { ProblemMessage } from '../components/problem-message.tsx';
+import { readReviewWork, type ReviewWork, ReviewWorkSummary } from '../components/review-work.tsx';
 import { UserText, visibleBidi } from '../components/user-text.tsx';
 import { api, withQuery } from '../lib/api.ts';
 import { type InboxEntry, isReview, mayAnswer } from '../lib/conversation.ts';
@@ -23,6 +24,8 @@ const TICK_MS = 30_000;
 interface Page {
   questions: InboxEntry[];
   next: string | null;
+  /** What each open review is about, by question id; null when it could not be read. */
+  work: Map<string, ReviewWork | null>;
 }
 
 export function NeedsYouPage({ params }: { params: URLSearchParams }) {
@@ -49,7 +52,10 @@ export function NeedsYouPage({ params }: { params: URLSearchParams }) {
       cursor = r.nextCursor;
       if (cursor === null) break;
     }
-    return { questions, next: cursor };
+    // Read before the list shows, so the cards do not grow one by one as their work arrives.
+    const reviews = answered ? [] : questions.filter(isReview);
+    const read = await Promise.all(reviews.map((q) => readReviewWork(q.item.id, signal).catch(() => null)));
+    return { questions, next: cursor, work: new Map(reviews.map((q, i) => [q.id, read[i] ?? null])) };
   });
   useEffect(() => setPages(1), [key]);
   const [now, setNow] = useState(Date.now());
@@ -155,16 +161,20 @@ export function NeedsYouPage({ params }: { params: URLSearchParams }) {
                     </p>
                   </div>
                 ) : (
-                  <OpenQuestion
-                    question={q}
-                    mayAnswer={answers}
-                    compact
-                    now={now}
-                    onAnswered={() => {
-                      list.reload();
-                      refreshNeedsYou();
-                    }}
-                  />
+                  <>
+                    {isReview(q) && <ReviewOf work={list.data?.work.get(q.id) ?? null} itemId={item.id} />}
+                    <OpenQuestion
+                      question={q}
+                      subject={item.description}
+                      mayAnswer={answers}
+                      compact
+                      now={now}
+                      onAnswered={() => {
+                        list.reload();
+                        refreshNeedsYou();
+                      }}
+                    />
+                  </>
                 )}
               </li>
             );
@@ -179,5 +189,14 @@ export function NeedsYouPage({ params }: { params: URLSearchParams }) {
         </nav>
       )}
     </section>
+  );
+}
+
+function ReviewOf({ work, itemId }: { work: ReviewWork | null; itemId: string }) {
+  if (work) return <ReviewWorkSummary work={work} />;
+  return (
+    <p class="muted small">
+      The work could not be read here: <a href={href(`/items/${itemId}`)}>see the item</a>.
+    </p>
   );
 }
