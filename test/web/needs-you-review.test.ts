@@ -105,6 +105,8 @@ describe('a review on Needs you', () => {
     await page.keyboard.press('Enter');
     await eventually(() => status(id)).toBe('completed');
     await eventually(() => entry.count()).toBe(0);
+    // Its card is gone; focus went to the entry in its place, or the heading, not to the page's start.
+    await eventually(() => page.evaluate<boolean>("document.activeElement?.matches('.needs-list .needs-item, #needs-you-title') ?? false")).toBe(true);
     expect(errors).toEqual([]);
     await context.close();
   });

@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { OpenQuestion } from '../components/open-question.tsx';
 import { ProblemMessage } from '../components/problem-message.tsx';
 import { readReviewWork, type ReviewWork, ReviewWorkSummary } from '../components/review-work.tsx';
@@ -63,6 +63,16 @@ export function NeedsYouPage({ params }: { params: URLSearchParams }) {
     const t = setInterval(() => setNow(Date.now()), TICK_MS);
     return () => clearInterval(t);
   }, []);
+  // The place in the list of an entry just answered here: its card goes, so focus moves to the
+  // entry now in its place (else the one before, else the heading), not to the page's start.
+  const answeredAt = useRef<number | null>(null);
+  useEffect(() => {
+    const at = answeredAt.current;
+    if (at === null || list.loading) return;
+    answeredAt.current = null;
+    const links = document.querySelectorAll<HTMLElement>('.needs-list > li .needs-item');
+    (links[Math.min(at, links.length - 1)] ?? document.getElementById('needs-you-title'))?.focus();
+  }, [list.data, list.loading]);
   useLive((e) => {
     if (e.type === 'question.asked' || e.type === 'question.answered' || e.type === 'resync') list.reload();
   });
@@ -77,7 +87,9 @@ export function NeedsYouPage({ params }: { params: URLSearchParams }) {
   return (
     <section aria-labelledby="needs-you-title">
       <div class="page-head wrap">
-        <h1 id="needs-you-title">Needs you</h1>
+        <h1 id="needs-you-title" tabIndex={-1}>
+          Needs you
+        </h1>
         <nav class="row segmented-links" aria-label="Which questions">
           <a href={href('/needs-you', kept)} aria-current={!answered ? 'page' : undefined}>
             Open
@@ -121,7 +133,7 @@ export function NeedsYouPage({ params }: { params: URLSearchParams }) {
         <p class="empty">{answered ? 'No answers yet.' : 'Nothing waits for a person.'}</p>
       ) : (
         <ol class="needs-list" aria-label={answered ? 'Answered questions, newest first' : 'Waiting for a person, oldest first'}>
-          {qs.map((q) => {
+          {qs.map((q, index) => {
             const item = q.item;
             const project = projectName(projects, item.project_id);
             return (
@@ -170,6 +182,7 @@ export function NeedsYouPage({ params }: { params: URLSearchParams }) {
                       compact
                       now={now}
                       onAnswered={() => {
+                        answeredAt.current = index;
                         list.reload();
                         refreshNeedsYou();
                       }}
