@@ -53,5 +53,5 @@ describe('the item page with an open question', () => {
     expect(await page.evaluate<number>(questionReads(id))).toBe(1);
     expect(errors).toEqual([]);
     await context.close();
-  });
+  }, 60_000);
 });

@@ -71,7 +71,7 @@ describe('a review on Needs you', () => {
     await screenshot(page, 'needs-you-review-laptop');
     expect(errors).toEqual([]);
     await context.close();
-  });
+  }, 60_000);
 
   it('Approve asks once more, in place: Escape and Cancel keep the review, the second button completes it', async () => {
     const id = await sentForReview('bot-r2', 'Rotate the webhook secret', 'Rotated; old secret valid for 24 h.', []);
@@ -109,7 +109,7 @@ describe('a review on Needs you', () => {
     await eventually(() => page.evaluate<boolean>("document.activeElement?.matches('.needs-list .needs-item, #needs-you-title') ?? false")).toBe(true);
     expect(errors).toEqual([]);
     await context.close();
-  });
+  }, 60_000);
 
   it('names each form and group by its item', async () => {
     const a = await claimed('bot-r3', 'Pick the backup window');
@@ -139,5 +139,5 @@ describe('a review on Needs you', () => {
     await eventually(async () => (await desk.api('GET', `/work/${b}`)).body.status).toBe('in_progress');
     expect(errors).toEqual([]);
     await context.close();
-  });
+  }, 60_000);
 });
