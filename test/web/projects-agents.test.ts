@@ -104,6 +104,12 @@ describe('agents', () => {
     expect(await ada.innerText()).toContain('1 in progress · 1 blocked · 1 dispatched');
     expect(await ada.getByRole('link').allInnerTexts()).toEqual(['ada', 'Ada working', 'Ada blocked', 'Ada dispatched']);
     expect(await page.getByRole('article', { name: 'Agent bob' }).getByRole('link', { name: 'Bob dispatched' }).count()).toBe(1);
+    // The type names in the small print stay readable: no smaller than 12 px.
+    const typeSizes = await page.evaluate<number[]>(
+      `[...document.querySelectorAll('.agent-card .agent-item-meta code')].map((e) => parseFloat(getComputedStyle(e).fontSize))`,
+    );
+    expect(typeSizes.length).toBeGreaterThanOrEqual(4);
+    for (const size of typeSizes) expect(size).toBeGreaterThanOrEqual(12);
 
     // The agent's name opens the board filtered to that agent.
     await ada.getByRole('link', { name: 'ada', exact: true }).click();

@@ -73,6 +73,12 @@ describe('signing in to the desk', () => {
     const other = await item('Grace’s task', 'grace');
     const { page, context, errors } = await openSignedOut();
 
+    // The sign-in form is the page's main landmark, as every page of the desk has one.
+    const main = page.getByRole('main');
+    expect(await main.count()).toBe(1);
+    expect(await main.getByRole('heading', { name: 'Sign in to agentdesk', level: 1 }).count()).toBe(1);
+    expect(await main.getByLabel('Token').count()).toBe(1);
+
     // A wrong token is refused with a message, and nothing else is shown.
     await page.getByLabel('Token').fill('adk_wrong');
     await page.getByRole('button', { name: 'Sign in' }).click();

@@ -9,7 +9,6 @@ import {
   mayComment,
   mayDeleteComment,
   type Question,
-  questionsPath,
   readComments,
   REVIEW,
 } from '../lib/conversation.ts';
@@ -48,7 +47,7 @@ const REVIEW_VERBS = { asked: 'sent the work for review', approve: 'approved the
  * comment (and an answer and its comment) at one instant, by one person, so the item's questions
  * say which comments were a review's.
  */
-function reviewVerbs(questions: Question[], comments: Comment[]): Map<string, string> {
+function reviewVerbs(questions: readonly Question[], comments: Comment[]): Map<string, string> {
   const key = (at: string | null, who: string | null) => `${at === null ? NaN : Date.parse(at)} ${who ?? ''}`;
   const asked = new Map<string, string>();
   const answered = new Map<string, string>();
@@ -88,7 +87,8 @@ function LinkHost({ link }: { link: Comment['links'][number] }) {
   return <span class="link-host"> ({host})</span>;
 }
 
-export function ItemTimeline({ item, deleted }: { item: WorkItem; deleted: boolean }) {
+/** `questions` are the page's read of the item's questions (only to tell a review's comments). */
+export function ItemTimeline({ item, questions, deleted }: { item: WorkItem; questions: readonly Question[]; deleted: boolean }) {
   const session = useSession();
   const projects = useProjects();
   const [pages, setPages] = useState(1);
@@ -98,7 +98,7 @@ export function ItemTimeline({ item, deleted }: { item: WorkItem; deleted: boole
   const id = item.id;
   const data = useLoad(`${id}#${item.version}#${tick}#${pages}`, async (signal) => {
     // The moves still show when the comments cannot be read, and the other way round.
-    const [history, comments, questions] = await Promise.all([
+    const [history, comments] = await Promise.all([
       api<HistoryEntry[]>('GET', `/work/${encodeURIComponent(id)}/history`, undefined, signal).then(
         (r) => ({ list: r.data, problem: null }),
         (err: unknown) => ({ list: [] as HistoryEntry[], problem: toProblem(err) }),
@@ -107,18 +107,12 @@ export function ItemTimeline({ item, deleted }: { item: WorkItem; deleted: boole
         (r) => ({ ...r, problem: null }),
         (err: unknown) => ({ comments: [] as Comment[], more: false, problem: toProblem(err) }),
       ),
-      // only to tell a review's comments from a question's: without them the comments still show
-      api<Question[]>('GET', questionsPath(id), undefined, signal).then(
-        (r) => r.data,
-        () => [] as Question[],
-      ),
     ]);
     if (signal.aborted) throw new DOMException('aborted', 'AbortError');
     return {
       history: history.list,
       comments: comments.comments,
       more: comments.more,
-      verbs: reviewVerbs(questions, comments.comments),
       problems: [history.problem, comments.problem],
     };
   });
@@ -147,7 +141,7 @@ export function ItemTimeline({ item, deleted }: { item: WorkItem; deleted: boole
   else if (!data.data) body = <p class="muted">Loading…</p>;
   else {
     const { entries, renewals } = merge(data.data.history, data.data.comments, data.data.more);
-    const { verbs } = data.data;
+    const verbs = reviewVerbs(questions, data.data.comments);
     const [historyProblem, commentsProblem] = data.data.problems;
     body = (
       <>

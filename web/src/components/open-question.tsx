@@ -1,20 +1,32 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { type ApiProblem, toProblem } from '../lib/api.ts';
 import { type AnswerBody, answerQuestion, isReview, type Question, REVIEW } from '../lib/conversation.ts';
 import { formatDateTime, formatWaited } from '../lib/format.ts';
 import { LinkedText } from './linked-text.tsx';
 import { ProblemMessage } from './problem-message.tsx';
-import { UserText } from './user-text.tsx';
+import { UserText, visibleBidi } from './user-text.tsx';
 
 // A question an agent put to a person, or the review its "done" waits for, and the way to answer
 // it: the offered options as buttons, else a text box; a review as Approve and Return (Return
 // says why, and the agent reads it). The item page shows it at the top; Needs you lists them.
-// Someone else may answer first: the service's 409 is shown and the list moves on.
+// Someone else may answer first: the service's 409 is shown and the list moves on. Approve
+// completes the item, so it asks once more in place; every form is named by its item, as a list
+// of them is only told apart by what each is about.
 
 const MAX_ANSWER = 4_000;
+/** How much of the item's description an accessible name carries. */
+const SUBJECT_CHARS = 80;
+
+/** `what` named by the item it is about: "Answer: Deploy the fix". */
+export function aboutItem(what: string, subject: string): string {
+  const s = visibleBidi(subject.trim());
+  return `${what}: ${s.length > SUBJECT_CHARS ? `${s.slice(0, SUBJECT_CHARS - 1)}…` : s}`;
+}
 
 export function OpenQuestion(props: {
   question: Question;
+  /** The item's description: each form and group is named by it. */
+  subject: string;
   /** False for a caller who may not answer (an agent, a viewer): the question shows, the buttons do not. */
   mayAnswer: boolean;
   /** A review of the caller's own work: it shows, with who reviews it, and no buttons. */
@@ -28,6 +40,9 @@ export function OpenQuestion(props: {
   const review = isReview(q);
   const [text, setText] = useState('');
   const [returning, setReturning] = useState(false);
+  const [confirming, setConfirming] = useState(false);
+  // Where focus goes when the review's buttons come back (from the confirmation or the return form).
+  const [refocus, setRefocus] = useState<ReviewButton | null>(null);
   const [busy, setBusy] = useState(false);
   const [problem, setProblem] = useState<ApiProblem | null>(null);
   const headingId = `question-${q.id}`;
@@ -39,6 +54,7 @@ export function OpenQuestion(props: {
       await answerQuestion(q, body);
       setText('');
       setReturning(false);
+      setConfirming(false);
       props.onAnswered();
     } catch (err) {
       const p = toProblem(err);
@@ -53,7 +69,7 @@ export function OpenQuestion(props: {
   return (
     <section
       class={`open-question${review ? ' review' : ''}`}
-      {...(props.compact ? { 'aria-label': review ? 'Review' : 'Question' } : { 'aria-labelledby': headingId })}
+      {...(props.compact ? { 'aria-label': aboutItem(review ? 'Review' : 'Question', props.subject) } : { 'aria-labelledby': headingId })}
       data-question-id={q.id}
     >
       {!props.compact && (
@@ -87,19 +103,22 @@ export function OpenQuestion(props: {
       {props.mayAnswer && !props.ownWork &&
         (review ? (
           <div class="stack">
-            {!returning ? (
-              <div class="row wrap">
-                <button type="button" class="primary" disabled={busy} onClick={() => void send({ option: REVIEW.approve })}>
-                  Approve
-                </button>
-                <button type="button" disabled={busy} onClick={() => setReturning(true)}>
-                  Return…
-                </button>
-              </div>
+            {confirming ? (
+              <ApproveConfirm
+                subject={props.subject}
+                busy={busy}
+                onConfirm={() => void send({ option: REVIEW.approve })}
+                onCancel={() => {
+                  setRefocus('approve');
+                  setConfirming(false);
+                }}
+              />
+            ) : !returning ? (
+              <ReviewButtons busy={busy} focus={refocus} onApprove={() => setConfirming(true)} onReturn={() => setReturning(true)} />
             ) : (
               <form
                 class="stack"
-                aria-label="Return for more work"
+                aria-label={aboutItem('Return for more work', props.subject)}
                 onSubmit={(e) => {
                   e.preventDefault();
                   void send({ option: REVIEW.return, answer: text });
@@ -113,7 +132,13 @@ export function OpenQuestion(props: {
                   <button type="submit" class="primary" disabled={busy || text.trim() === ''}>
                     Return to {q.asked_by}
                   </button>
-                  <button type="button" onClick={() => setReturning(false)}>
+                  <button
+                    type="button"
+                    onClick={() => {
+                      setRefocus('return');
+                      setReturning(false);
+                    }}
+                  >
                     Back
                   </button>
                 </div>
@@ -121,7 +146,7 @@ export function OpenQuestion(props: {
             )}
           </div>
         ) : q.options && q.options.length > 0 ? (
-          <div class="row wrap options" role="group" aria-label="Answer with one of">
+          <div class="row wrap options" role="group" aria-label={aboutItem('Answer with one of', props.subject)}>
             {q.options.map((o) => (
               <button key={o} type="button" class="option" disabled={busy} onClick={() => void send({ option: o })}>
                 <UserText text={o} />
@@ -131,7 +156,7 @@ export function OpenQuestion(props: {
         ) : (
           <form
             class="stack"
-            aria-label="Answer"
+            aria-label={aboutItem('Answer', props.subject)}
             onSubmit={(e) => {
               e.preventDefault();
               void send({ answer: text });
@@ -150,5 +175,63 @@ export function OpenQuestion(props: {
         ))}
       <ProblemMessage problem={problem} />
     </section>
+  );
+}
+
+type ReviewButton = 'approve' | 'return';
+
+/** Approve and Return; `focus` names the one to focus when they are drawn again (none at first). */
+function ReviewButtons(props: { busy: boolean; focus: ReviewButton | null; onApprove: () => void; onReturn: () => void }) {
+  const approve = useRef<HTMLButtonElement>(null);
+  const back = useRef<HTMLButtonElement>(null);
+  useEffect(() => {
+    if (props.focus === 'approve') approve.current?.focus();
+    else if (props.focus === 'return') back.current?.focus();
+  }, []);
+  return (
+    <div class="row wrap">
+      <button ref={approve} type="button" class="primary" disabled={props.busy} onClick={props.onApprove}>
+        Approve
+      </button>
+      <button ref={back} type="button" disabled={props.busy} onClick={props.onReturn}>
+        Return…
+      </button>
+    </div>
+  );
+}
+
+/**
+ * Approve asks once more, in place: approval completes the item and cannot be taken back. Focus
+ * moves to the confirming button; Escape or Cancel go back to Approve.
+ */
+function ApproveConfirm(props: { subject: string; busy: boolean; onConfirm: () => void; onCancel: () => void }) {
+  const confirm = useRef<HTMLButtonElement>(null);
+  useEffect(() => {
+    confirm.current?.focus();
+  }, []);
+  return (
+    <div
+      class="approve-confirm stack tight"
+      role="group"
+      aria-label={aboutItem('Confirm approval', props.subject)}
+      onKeyDown={(e) => {
+        if (e.key === 'Escape') {
+          e.preventDefault();
+          props.onCancel();
+        }
+      }}
+    >
+      <p>
+        <strong>Approve this work?</strong> The item completes with outcome success, and the agent is told.
+      </p>
+      <div class="row wrap">
+        <button ref={confirm} type="button" class="primary" disabled={props.busy} onClick={props.onConfirm}>
+          Approve and complete
+        </button>
+        <button type="button" disabled={props.busy} onClick={props.onCancel}>
+          Cancel
+        </button>
+      </div>
+    </div>
   );
 }

@@ -3,7 +3,7 @@ import { ChangeFeedback } from '../components/change-feedback.tsx';
 import { DispatchTimeline } from '../components/dispatch-timeline.tsx';
 import { ItemActions } from '../components/item-actions.tsx';
 import { ItemFields } from '../components/item-fields.tsx';
-import { ItemQuestion } from '../components/item-question.tsx';
+import { ItemQuestion, openQuestionOf } from '../components/item-question.tsx';
 import { ItemTimeline } from '../components/item-timeline.tsx';
 import { ItemRelations } from '../components/item-relations.tsx';
 import { Modal } from '../components/modal.tsx';
@@ -12,6 +12,7 @@ import { ProblemMessage } from '../components/problem-message.tsx';
 import { StatusBadge } from '../components/status-badge.tsx';
 import { UserText, visibleBidi } from '../components/user-text.tsx';
 import { api } from '../lib/api.ts';
+import { useItemQuestions } from '../lib/item-questions.ts';
 import { useLive } from '../lib/live.ts';
 import { projectName, useProjects } from '../lib/projects.ts';
 import { href, navigate } from '../lib/router.ts';
@@ -34,12 +35,12 @@ export function ItemPage({ id }: { id: string }) {
     return held !== null && held.id === fresh.id && held.version > fresh.version ? held : fresh;
   });
   shown.current = item.data;
+  // Read beside the item, not after it: the open question's card is in the page's first paint.
+  const questions = useItemQuestions(id, item.data?.version);
   const projects = useProjects();
   const [deleted, setDeleted] = useState(false);
   // The item the confirmation was opened for: it can only ever delete that one.
   const [confirmDelete, setConfirmDelete] = useState<string | null>(null);
-  // The open question or review, if any: Unblock would resume the work and leave it unanswered.
-  const [waitingOn, setWaitingOn] = useState<'question' | 'review' | null>(null);
   const change = useItemChange({
     path,
     item,
@@ -65,7 +66,9 @@ export function ItemPage({ id }: { id: string }) {
 
   const w = item.data;
   useTitle(w ? w.description : item.error ? 'Item not found' : 'Item');
-  if (!w) {
+  // The page waits for both reads (a failed read of the questions shows the item without them).
+  const questionsRead = questions.data !== null || questions.error !== null;
+  if (!w || !questionsRead) {
     return (
       <section>
         <p>
@@ -78,6 +81,13 @@ export function ItemPage({ id }: { id: string }) {
 
   const mayChange = mayChangeItem(session, w.assigned_agent);
   const mayEdit = !deleted && mayChange && !isFinal(w.status);
+  const itemQuestions = questions.data ?? [];
+  // The open question or review, if any: Unblock would resume the work and leave it unanswered.
+  const waitingOn = openQuestionOf(itemQuestions)?.kind ?? null;
+  const answered = () => {
+    questions.reload();
+    item.reload();
+  };
 
   return (
     <article class="item" aria-labelledby="item-title">
@@ -99,7 +109,7 @@ export function ItemPage({ id }: { id: string }) {
           <code class="pill">{w.type}</code>
         </div>
       </header>
-      {!deleted && <ItemQuestion item={w} onAnswered={item.reload} onOpen={setWaitingOn} />}
+      {!deleted && <ItemQuestion item={w} questions={itemQuestions} onAnswered={answered} />}
       <div class="item-grid">
         <div class="stack">
           <ItemRelations item={w} mayAdd={can(session, 'submit')} />
@@ -111,7 +121,7 @@ export function ItemPage({ id }: { id: string }) {
             feedback={change.feedbackAt('edit')}
             onSave={(basis, body) => change.patch(basis, body, 'Changes saved.', 'edit')}
           />
-          <ItemTimeline item={w} deleted={deleted} />
+          <ItemTimeline item={w} questions={itemQuestions} deleted={deleted} />
           <NotesEditor
             key={w.id}
             item={w}

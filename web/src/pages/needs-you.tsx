@@ -1,6 +1,7 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { OpenQuestion } from '../components/open-question.tsx';
 import { ProblemMessage } from '../components/problem-message.tsx';
+import { readReviewWork, type ReviewWork, ReviewWorkSummary } from '../components/review-work.tsx';
 import { UserText, visibleBidi } from '../components/user-text.tsx';
 import { api, withQuery } from '../lib/api.ts';
 import { type InboxEntry, isOwnReview, isReview, mayAnswer } from '../lib/conversation.ts';
@@ -23,6 +24,8 @@ const TICK_MS = 30_000;
 interface Page {
   questions: InboxEntry[];
   next: string | null;
+  /** What each open review is about, by question id; null when it could not be read. */
+  work: Map<string, ReviewWork | null>;
 }
 
 export function NeedsYouPage({ params }: { params: URLSearchParams }) {
@@ -49,7 +52,10 @@ export function NeedsYouPage({ params }: { params: URLSearchParams }) {
       cursor = r.nextCursor;
       if (cursor === null) break;
     }
-    return { questions, next: cursor };
+    // Read before the list shows, so the cards do not grow one by one as their work arrives.
+    const reviews = answered ? [] : questions.filter(isReview);
+    const read = await Promise.all(reviews.map((q) => readReviewWork(q.item.id, signal).catch(() => null)));
+    return { questions, next: cursor, work: new Map(reviews.map((q, i) => [q.id, read[i] ?? null])) };
   });
   useEffect(() => setPages(1), [key]);
   const [now, setNow] = useState(Date.now());
@@ -57,6 +63,16 @@ export function NeedsYouPage({ params }: { params: URLSearchParams }) {
     const t = setInterval(() => setNow(Date.now()), TICK_MS);
     return () => clearInterval(t);
   }, []);
+  // The place in the list of an entry just answered here: its card goes, so focus moves to the
+  // entry now in its place (else the one before, else the heading), not to the page's start.
+  const answeredAt = useRef<number | null>(null);
+  useEffect(() => {
+    const at = answeredAt.current;
+    if (at === null || list.loading) return;
+    answeredAt.current = null;
+    const links = document.querySelectorAll<HTMLElement>('.needs-list > li .needs-item');
+    (links[Math.min(at, links.length - 1)] ?? document.getElementById('needs-you-title'))?.focus();
+  }, [list.data, list.loading]);
   useLive((e) => {
     if (e.type === 'question.asked' || e.type === 'question.answered' || e.type === 'resync') list.reload();
   });
@@ -71,7 +87,9 @@ export function NeedsYouPage({ params }: { params: URLSearchParams }) {
   return (
     <section aria-labelledby="needs-you-title">
       <div class="page-head wrap">
-        <h1 id="needs-you-title">Needs you</h1>
+        <h1 id="needs-you-title" tabIndex={-1}>
+          Needs you
+        </h1>
         <nav class="row segmented-links" aria-label="Which questions">
           <a href={href('/needs-you', kept)} aria-current={!answered ? 'page' : undefined}>
             Open
@@ -115,7 +133,7 @@ export function NeedsYouPage({ params }: { params: URLSearchParams }) {
         <p class="empty">{answered ? 'No answers yet.' : 'Nothing waits for a person.'}</p>
       ) : (
         <ol class="needs-list" aria-label={answered ? 'Answered questions, newest first' : 'Waiting for a person, oldest first'}>
-          {qs.map((q) => {
+          {qs.map((q, index) => {
             const item = q.item;
             const project = projectName(projects, item.project_id);
             return (
@@ -155,17 +173,22 @@ export function NeedsYouPage({ params }: { params: URLSearchParams }) {
                     </p>
                   </div>
                 ) : (
-                  <OpenQuestion
-                    question={q}
-                    mayAnswer={answers}
-                    ownWork={isOwnReview(session, q)}
-                    compact
-                    now={now}
-                    onAnswered={() => {
-                      list.reload();
-                      refreshNeedsYou();
-                    }}
-                  />
+                  <>
+                    {isReview(q) && <ReviewOf work={list.data?.work.get(q.id) ?? null} itemId={item.id} />}
+                    <OpenQuestion
+                      question={q}
+                      subject={item.description}
+                      mayAnswer={answers}
+                      ownWork={isOwnReview(session, q)}
+                      compact
+                      now={now}
+                      onAnswered={() => {
+                        answeredAt.current = index;
+                        list.reload();
+                        refreshNeedsYou();
+                      }}
+                    />
+                  </>
                 )}
               </li>
             );
@@ -180,5 +203,14 @@ export function NeedsYouPage({ params }: { params: URLSearchParams }) {
         </nav>
       )}
     </section>
+  );
+}
+
+function ReviewOf({ work, itemId }: { work: ReviewWork | null; itemId: string }) {
+  if (work) return <ReviewWorkSummary work={work} />;
+  return (
+    <p class="muted small">
+      The work could not be read here: <a href={href(`/items/${itemId}`)}>see the item</a>.
+    </p>
   );
 }

@@ -10,8 +10,9 @@ export function SignInPage() {
   const [problem, setProblem] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
 
+  // The whole page is its main landmark: the desk's own <main> is not drawn before sign-in.
   return (
-    <section class="sign-in" aria-labelledby="sign-in-title">
+    <main id="main" class="sign-in" aria-labelledby="sign-in-title">
       <form
         class="card stack"
         method="post"
@@ -59,6 +60,6 @@ export function SignInPage() {
           </button>
         </div>
       </form>
-    </section>
+    </main>
   );
 }
