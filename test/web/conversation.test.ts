@@ -227,9 +227,9 @@ describe('review before done', () => {
     await eventually(() => said.allInnerTexts()).toHaveLength(4);
     const heads = await said.allInnerTexts();
     expect(heads.map((h) => h.replace(/\s*\d{1,2} \w{3} \d{4}, [\d:]+.*$/s, ''))).toEqual([
-      'bot-3 (admin) sent the work for review',
+      'bot-3 (agent) sent the work for review',
       'alice (admin) returned the work',
-      'bot-3 (admin) sent the work for review',
+      'bot-3 (agent) sent the work for review',
       'alice (admin) approved the work',
     ]);
     expect(errors).toEqual([]);
