@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Principal } from '../auth/authenticator.js';
 import { assertMayChangeItem } from '../auth/policy.js';
-import { isUniqueViolation } from '../shared/db.js';
 import { ValidationError } from '../shared/errors.js';
 import { applyLeaseEffect, planUpdate, requestedStatus } from '../work/change-rules.js';
 import { WorkItemNotFound } from '../work/errors.js';
@@ -39,6 +38,7 @@ import type { QuestionWaits } from './waits.js';
 // The moves are rows of lifecycle.ts (CONVERSATION_MOVES); the unique index allows one open
 // question per item, and the answer's guarded UPDATE lets exactly one answer win.
 
+const MAX_INSERT_TRIES = 5;
 const REVIEW_QUESTION = 'Review the work: approve it, or return it saying why.';
 
 export interface QuestionDeps {
@@ -88,13 +88,13 @@ export function createQuestionService({ store, db, statementsOn, now, waits, rec
       answered_at: null,
       ...question,
     };
-    try {
-      await conv.insertQuestion(written);
-    } catch (error) {
-      if (!isUniqueViolation(error)) throw error;
-      // Another asker got there first (on another instance): name its question.
-      const open = await top.findOpenQuestion(row.id);
-      throw open ? new OpenQuestionExists(toQuestion(open)) : error;
+    // Another asker got there first: name its question, read on this transaction (a read on
+    // the top-level database would wait for the connection this transaction holds). An open
+    // question answered meanwhile no longer stands in the way: try again.
+    for (let attempt = 1; !(await conv.insertQuestion(written)); attempt += 1) {
+      const open = await conv.findOpenQuestion(row.id);
+      if (open) throw new OpenQuestionExists(toQuestion(open));
+      if (attempt >= MAX_INSERT_TRIES) throw new Error(`work item ${row.id}: its open question kept changing under ${MAX_INSERT_TRIES} attempts to ask`);
     }
     const view = toQuestion(written);
     const comment = newComment(row.id, actor, 'question', question.question, [], at);
@@ -150,7 +150,8 @@ export function createQuestionService({ store, db, statementsOn, now, waits, rec
         answered_at: at,
       };
       if (!(await conv.answerQuestion(found.id, answered))) {
-        const first = await top.findQuestion(id, questionId);
+        // Read on this transaction: never wait for a second connection while holding one.
+        const first = await conv.findQuestion(id, questionId);
         throw new QuestionAlreadyAnswered(toQuestion(first ?? found));
       }
       const move = moveOfAnswer(found.kind, input.option);

@@ -34,6 +34,8 @@ export interface DurableSqliteConfig {
   prepare: (sql: string) => BetterSqlite3.Statement;
   /** Resolves once a flush that began after the call has finished (wal-sync.ts). */
   durable: () => Promise<void>;
+  /** Called before the connection is lent (db.ts `beforeConnection`: the tests' guard). */
+  beforeLoan?: () => void;
 }
 
 /** One connection, lent to one user at a time (the mutex); each loan its own object. */
@@ -154,6 +156,7 @@ class DurableSqliteDriver implements Driver {
   async init(): Promise<void> {}
 
   async acquireConnection(): Promise<DatabaseConnection> {
+    this.config.beforeLoan?.();
     await this.#mutex.lock();
     return new Loan(this.config, this.#mutex);
   }

@@ -35,8 +35,8 @@ export interface ConversationStatements {
   /** Deletes the comment and takes one from its item's counter; false when it was not there. */
   deleteComment(workItemId: string, commentId: string): Promise<boolean>;
 
-  /** Throws the database's unique violation when the item already has an open question. */
-  insertQuestion(row: QuestionRow): Promise<void>;
+  /** Writes the question; false (nothing written) when the item already has an open question. */
+  insertQuestion(row: QuestionRow): Promise<boolean>;
   findQuestion(workItemId: string, questionId: string): Promise<QuestionRow | undefined>;
   findQuestions(ids: readonly string[]): Promise<QuestionRow[]>;
   findOpenQuestion(workItemId: string): Promise<QuestionRow | undefined>;

@@ -24,7 +24,10 @@ export function portableStatements(db: Executor): PortableStatements {
     },
 
     async insertQuestion(row) {
-      await db.insertInto('work_questions').values(row).execute();
+      // DO NOTHING rather than the unique violation, which on PostgreSQL would abort the
+      // transaction the caller still has to read the open question on.
+      const inserted = await db.insertInto('work_questions').values(row).onConflict((oc) => oc.doNothing()).executeTakeFirst();
+      return Number(inserted.numInsertedOrUpdatedRows ?? 0) === 1;
     },
 
     findQuestion(workItemId, questionId) {
