@@ -6,15 +6,15 @@ import { ValidationError } from '../shared/errors.js';
 import { applyLeaseEffect, planUpdate, requestedStatus } from '../work/change-rules.js';
 import { WorkItemNotFound } from '../work/errors.js';
 import { type Plan, type RecentItems, type VersionPrecondition, changeItem } from '../work/item-changes.js';
-import type { Actor } from '../work/item-view.js';
+import { type Actor, SYSTEM_ACTOR } from '../work/item-view.js';
 import { CONVERSATION_MOVES, type ConversationMove, conversationMoveApplies, isFinal } from '../work/lifecycle.js';
 import { NO_OBSERVER, type WorkObserver } from '../work/observer.js';
 import type { UpdateWorkItem, WorkItem } from '../work/schemas.js';
 import { type ReviewGate, actorOf, serializePayload } from '../work/service.js';
-import type { WorkStore } from '../work/store/port.js';
+import type { FinishedHook, WorkStore } from '../work/store/port.js';
 import type { WorkItemRow } from '../work/tables.js';
 import { decodePosition, encodePosition } from './cursor.js';
-import { MayNotAsk, NotAskable, OpenQuestionExists, QuestionAlreadyAnswered, QuestionNotFound } from './errors.js';
+import { MayNotAsk, NotAskable, OpenQuestionExists, QuestionAlreadyAnswered, QuestionMoot, QuestionNotFound } from './errors.js';
 import { CONVERSATION_EVENTS, eventDataOf, newComment, toComment, toInboxEntry, toQuestion } from './rows.js';
 import {
   type Answer,
@@ -139,7 +139,7 @@ export function createQuestionService({ store, db, statementsOn, now, waits, rec
         if (!(await tx.findWorkItem(id))) throw new WorkItemNotFound(id);
         throw new QuestionNotFound(questionId);
       }
-      if (found.status === 'answered') throw new QuestionAlreadyAnswered(toQuestion(found));
+      refuseClosed(found);
       checkAnswer(found, input);
       const at = now();
       const answered = {
@@ -151,8 +151,7 @@ export function createQuestionService({ store, db, statementsOn, now, waits, rec
       };
       if (!(await conv.answerQuestion(found.id, answered))) {
         // Read on this transaction: never wait for a second connection while holding one.
-        const first = await conv.findQuestion(id, questionId);
-        throw new QuestionAlreadyAnswered(toQuestion(first ?? found));
+        refuseClosed((await conv.findQuestion(id, questionId)) ?? { ...found, status: 'answered' });
       }
       const move = moveOfAnswer(found.kind, input.option);
       let after: WorkItemRow | undefined;
@@ -174,19 +173,23 @@ export function createQuestionService({ store, db, statementsOn, now, waits, rec
       return { view, finished, type: after!.type };
     });
     recent?.take(id);
+    waits.closed([result.view.id]);
     if (result.finished) observer.finished(result.type, 'completed');
     return result.view;
   }
 
-  /** The question now, or once answered within `waitS` seconds; null when `signal` aborted the wait. */
-  async function get(id: string, questionId: string, waitS: number, signal?: AbortSignal): Promise<Question> {
+  /**
+   * The question now, or once answered (or moot) within `waitS` seconds; `caller` names who
+   * waits, for the limit of waits per caller. As it is when `signal` aborted the wait.
+   */
+  async function get(id: string, questionId: string, waitS: number, caller: string, signal?: AbortSignal): Promise<Question> {
     const found = await top.findQuestion(id, questionId);
     if (!found) {
       if (!(await store.findWorkItem(id))) throw new WorkItemNotFound(id);
       throw new QuestionNotFound(questionId);
     }
-    if (found.status === 'answered' || waitS <= 0) return toQuestion(found);
-    const answered = await waits.wait(found.id, waitS * 1000, signal);
+    if (found.status !== 'open' || waitS <= 0) return toQuestion(found);
+    const answered = await waits.wait(found.id, waitS * 1000, caller, signal);
     return toQuestion(answered ?? found);
   }
 
@@ -264,7 +267,34 @@ export function createQuestionService({ store, db, statementsOn, now, waits, rec
     },
   };
 
-  return { ask, answer, get, listForItem, inbox, counts, reviewGate };
+  /**
+   * The work store's FinishedHook: an item that reached a final status closes its open question
+   * in the same transaction, marked moot, with a note on its timeline and a question.moot event;
+   * its waiters are woken once that has committed.
+   */
+  const closeForFinished: FinishedHook = async (tx, trx, finished) => {
+    const conv = statementsOn(trx);
+    const closed = await conv.closeOpenQuestions(finished.map((item) => item.id));
+    if (closed.length === 0) return;
+    for (const question of closed) {
+      const item = finished.find((f) => f.id.toLowerCase() === question.work_item_id.toLowerCase())!;
+      const row = await tx.findWorkItem(question.work_item_id);
+      if (!row) continue;
+      const view = toQuestion(question);
+      const note = `Closed unanswered: the work item was ${item.status} (by ${item.actor}) while this question was open.`;
+      const comment = newComment(row.id, SYSTEM_ACTOR, 'note', note, [], item.at);
+      await conv.insertComment(comment);
+      await tx.appendEvent(CONVERSATION_EVENTS.moot, eventDataOf(view, row), item.at);
+      await tx.appendEvent(CONVERSATION_EVENTS.commented, eventDataOf(toComment(comment), row), item.at);
+    }
+    return () => {
+      // The change's copy of the item no longer has the note in its comment count.
+      for (const question of closed) recent?.take(question.work_item_id);
+      waits.closed(closed.map((question) => question.id));
+    };
+  };
+
+  return { ask, answer, get, listForItem, inbox, counts, reviewGate, closeForFinished };
 }
 
 /** The plan of a conversation move: its status and its lease when it applies, a history row either way. */
@@ -284,6 +314,12 @@ function movePlan(move: ConversationMove, row: WorkItemRow, applies: boolean, at
 function moveOfAnswer(kind: QuestionKind, option: string | undefined): ConversationMove {
   if (kind === 'question') return 'answer';
   return option === REVIEW_OPTIONS.approve ? 'approve' : 'return';
+}
+
+/** Answering a question no longer open: 409 saying whether it was answered or closed unanswered. */
+function refuseClosed(question: QuestionRow): void {
+  if (question.status === 'moot') throw new QuestionMoot(toQuestion(question));
+  if (question.status === 'answered') throw new QuestionAlreadyAnswered(toQuestion(question));
 }
 
 /** With options, `option` must be one of them; without, `answer` is required. A return says why. */

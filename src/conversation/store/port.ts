@@ -1,4 +1,4 @@
-import type { QuestionStatus } from '../schemas.js';
+import type { InboxStatus } from '../schemas.js';
 import type { CommentRow, QuestionRow } from '../tables.js';
 
 // What the conversation asks of its database: its two tables and the item's comment counter.
@@ -12,7 +12,7 @@ export interface Position {
 }
 
 export interface InboxFilter {
-  status: QuestionStatus;
+  status: InboxStatus;
   project_id?: string;
   agent?: string;
 }
@@ -43,6 +43,8 @@ export interface ConversationStatements {
   /** Answers the question if it is still open; false when another answer came first. */
   answerQuestion(id: string, answer: Pick<QuestionRow, 'answer' | 'option' | 'answered_by' | 'answered_role' | 'answered_at'>): Promise<boolean>;
   listItemQuestions(workItemId: string): Promise<QuestionRow[]>;
+  /** Marks the open questions of these items moot; answers those it closed. */
+  closeOpenQuestions(workItemIds: readonly string[]): Promise<QuestionRow[]>;
   /** Open: oldest first; answered: newest first; keyset-paged on (asked_at or answered_at, id). */
   inbox(filter: InboxFilter, after: Position | null, limit: number): Promise<InboxRow[]>;
   countOpen(): Promise<number>;

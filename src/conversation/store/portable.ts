@@ -53,6 +53,17 @@ export function portableStatements(db: Executor): PortableStatements {
       return Number(updated.numUpdatedRows) === 1;
     },
 
+    async closeOpenQuestions(workItemIds) {
+      if (workItemIds.length === 0) return [];
+      return db
+        .updateTable('work_questions')
+        .set({ status: 'moot' })
+        .where('work_item_id', 'in', [...workItemIds])
+        .where('status', '=', 'open')
+        .returningAll()
+        .execute();
+    },
+
     listItemQuestions(workItemId) {
       return db.selectFrom('work_questions').selectAll().where('work_item_id', '=', workItemId).orderBy('asked_at').orderBy('id').execute();
     },
