@@ -89,7 +89,7 @@ describe.each(await storesUnderTest())('moot questions and waits on %s', (kind) 
 
   it('a caller holds at most QUESTION_WAITS_PER_CALLER waits: one more is a 429; another caller still waits', async () => {
     const items = [await submit(), await submit(), await submit()];
-    const questions = [];
+    const questions: { id: string }[] = [];
     for (const item of items) questions.push(await ask(item.id, as.admin));
     const url = (i: number) => `/work/${items[i]!.id}/questions/${questions[i]!.id}?wait_s=30`;
     const waiting = async () => Number(/agentdesk_work_answers_waiting (\d+)/.exec((await call(t.app, 'GET', '/metrics', undefined, as.admin)).text)?.[1] ?? -1);
