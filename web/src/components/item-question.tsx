@@ -23,7 +23,7 @@ export function ItemQuestion(props: {
   const path = questionsPath(item.id);
   const questions = useLoad<Question[]>(`${path}#${item.version}#${tick}`, async (signal) => (await api<Question[]>('GET', path, undefined, signal)).data);
   useLive((e) => {
-    if (((e.type === 'question.asked' || e.type === 'question.answered') && e.data.work_item_id === item.id) || e.type === 'resync') {
+    if (((e.type === 'question.asked' || e.type === 'question.answered' || e.type === 'question.moot') && e.data.work_item_id === item.id) || e.type === 'resync') {
       setTick((t) => t + 1);
     }
   });
