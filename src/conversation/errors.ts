@@ -42,6 +42,12 @@ export class OpenQuestionExists extends ConflictError {
   }
 }
 
+export class QuestionMoot extends ConflictError {
+  constructor(question: Question) {
+    super(`Question ${question.id} was closed unanswered: its work item reached a final status while it was open`, { question });
+  }
+}
+
 export class QuestionAlreadyAnswered extends ConflictError {
   constructor(question: Question) {
     super(`Question ${question.id} was already answered by ${question.answered_by ?? 'someone'}`, { question });

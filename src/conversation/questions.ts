@@ -2,20 +2,19 @@ import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Principal } from '../auth/authenticator.js';
 import { assertMayChangeItem, assertNotOwnReviewer, isHolder } from '../auth/policy.js';
-import { isUniqueViolation } from '../shared/db.js';
 import { ValidationError } from '../shared/errors.js';
 import { applyLeaseEffect, planUpdate, requestedStatus } from '../work/change-rules.js';
 import { WorkItemNotFound } from '../work/errors.js';
 import { type Plan, type RecentItems, type VersionPrecondition, changeItem } from '../work/item-changes.js';
-import type { Actor } from '../work/item-view.js';
+import { type Actor, SYSTEM_ACTOR } from '../work/item-view.js';
 import { CONVERSATION_MOVES, type ConversationMove, conversationMoveApplies, isFinal } from '../work/lifecycle.js';
 import { NO_OBSERVER, type WorkObserver } from '../work/observer.js';
 import type { UpdateWorkItem, WorkItem } from '../work/schemas.js';
 import { type ReviewGate, actorFor, actorOf, serializePayload } from '../work/service.js';
-import type { WorkStore } from '../work/store/port.js';
+import type { FinishedHook, WorkStore } from '../work/store/port.js';
 import type { WorkItemRow } from '../work/tables.js';
 import { decodePosition, encodePosition } from './cursor.js';
-import { MayNotAsk, NotAskable, OpenQuestionExists, QuestionAlreadyAnswered, QuestionNotFound } from './errors.js';
+import { MayNotAsk, NotAskable, OpenQuestionExists, QuestionAlreadyAnswered, QuestionMoot, QuestionNotFound } from './errors.js';
 import { CONVERSATION_EVENTS, eventDataOf, newComment, toComment, toInboxEntry, toQuestion } from './rows.js';
 import {
   type Answer,
@@ -39,6 +38,7 @@ import type { QuestionWaits } from './waits.js';
 // The moves are rows of lifecycle.ts (CONVERSATION_MOVES); the unique index allows one open
 // question per item, and the answer's guarded UPDATE lets exactly one answer win.
 
+const MAX_INSERT_TRIES = 5;
 const REVIEW_QUESTION = 'Review the work: approve it, or return it saying why.';
 
 export interface QuestionDeps {
@@ -88,13 +88,13 @@ export function createQuestionService({ store, db, statementsOn, now, waits, rec
       answered_at: null,
       ...question,
     };
-    try {
-      await conv.insertQuestion(written);
-    } catch (error) {
-      if (!isUniqueViolation(error)) throw error;
-      // Another asker got there first (on another instance): name its question.
-      const open = await top.findOpenQuestion(row.id);
-      throw open ? new OpenQuestionExists(toQuestion(open)) : error;
+    // Another asker got there first: name its question, read on this transaction (a read on
+    // the top-level database would wait for the connection this transaction holds). An open
+    // question answered meanwhile no longer stands in the way: try again.
+    for (let attempt = 1; !(await conv.insertQuestion(written)); attempt += 1) {
+      const open = await conv.findOpenQuestion(row.id);
+      if (open) throw new OpenQuestionExists(toQuestion(open));
+      if (attempt >= MAX_INSERT_TRIES) throw new Error(`work item ${row.id}: its open question kept changing under ${MAX_INSERT_TRIES} attempts to ask`);
     }
     const view = toQuestion(written);
     const comment = newComment(row.id, actor, 'question', question.question, [], at);
@@ -139,7 +139,7 @@ export function createQuestionService({ store, db, statementsOn, now, waits, rec
         if (!(await tx.findWorkItem(id))) throw new WorkItemNotFound(id);
         throw new QuestionNotFound(questionId);
       }
-      if (found.status === 'answered') throw new QuestionAlreadyAnswered(toQuestion(found));
+      refuseClosed(found);
       if (found.kind === 'review') assertNotOwnReviewer(principal, found.agent);
       checkAnswer(found, input);
       const at = now();
@@ -151,8 +151,8 @@ export function createQuestionService({ store, db, statementsOn, now, waits, rec
         answered_at: at,
       };
       if (!(await conv.answerQuestion(found.id, answered))) {
-        const first = await top.findQuestion(id, questionId);
-        throw new QuestionAlreadyAnswered(toQuestion(first ?? found));
+        // Read on this transaction: never wait for a second connection while holding one.
+        refuseClosed((await conv.findQuestion(id, questionId)) ?? { ...found, status: 'answered' });
       }
       const move = moveOfAnswer(found.kind, input.option);
       let after: WorkItemRow | undefined;
@@ -174,19 +174,23 @@ export function createQuestionService({ store, db, statementsOn, now, waits, rec
       return { view, finished, type: after!.type };
     });
     recent?.take(id);
+    waits.closed([result.view.id]);
     if (result.finished) observer.finished(result.type, 'completed');
     return result.view;
   }
 
-  /** The question now, or once answered within `waitS` seconds; null when `signal` aborted the wait. */
-  async function get(id: string, questionId: string, waitS: number, signal?: AbortSignal): Promise<Question> {
+  /**
+   * The question now, or once answered (or moot) within `waitS` seconds; `caller` names who
+   * waits, for the limit of waits per caller. As it is when `signal` aborted the wait.
+   */
+  async function get(id: string, questionId: string, waitS: number, caller: string, signal?: AbortSignal): Promise<Question> {
     const found = await top.findQuestion(id, questionId);
     if (!found) {
       if (!(await store.findWorkItem(id))) throw new WorkItemNotFound(id);
       throw new QuestionNotFound(questionId);
     }
-    if (found.status === 'answered' || waitS <= 0) return toQuestion(found);
-    const answered = await waits.wait(found.id, waitS * 1000, signal);
+    if (found.status !== 'open' || waitS <= 0) return toQuestion(found);
+    const answered = await waits.wait(found.id, waitS * 1000, caller, signal);
     return toQuestion(answered ?? found);
   }
 
@@ -261,7 +265,34 @@ export function createQuestionService({ store, db, statementsOn, now, waits, rec
     },
   };
 
-  return { ask, answer, get, listForItem, inbox, counts, reviewGate };
+  /**
+   * The work store's FinishedHook: an item that reached a final status closes its open question
+   * in the same transaction, marked moot, with a note on its timeline and a question.moot event;
+   * its waiters are woken once that has committed.
+   */
+  const closeForFinished: FinishedHook = async (tx, trx, finished) => {
+    const conv = statementsOn(trx);
+    const closed = await conv.closeOpenQuestions(finished.map((item) => item.id));
+    if (closed.length === 0) return;
+    for (const question of closed) {
+      const item = finished.find((f) => f.id.toLowerCase() === question.work_item_id.toLowerCase())!;
+      const row = await tx.findWorkItem(question.work_item_id);
+      if (!row) continue;
+      const view = toQuestion(question);
+      const note = `Closed unanswered: the work item was ${item.status} (by ${item.actor}) while this question was open.`;
+      const comment = newComment(row.id, SYSTEM_ACTOR, 'note', note, [], item.at);
+      await conv.insertComment(comment);
+      await tx.appendEvent(CONVERSATION_EVENTS.moot, eventDataOf(view, row), item.at);
+      await tx.appendEvent(CONVERSATION_EVENTS.commented, eventDataOf(toComment(comment), row), item.at);
+    }
+    return () => {
+      // The change's copy of the item no longer has the note in its comment count.
+      for (const question of closed) recent?.take(question.work_item_id);
+      waits.closed(closed.map((question) => question.id));
+    };
+  };
+
+  return { ask, answer, get, listForItem, inbox, counts, reviewGate, closeForFinished };
 }
 
 /** The plan of a conversation move: its status and its lease when it applies, a history row either way. */
@@ -281,6 +312,12 @@ function movePlan(move: ConversationMove, row: WorkItemRow, applies: boolean, at
 function moveOfAnswer(kind: QuestionKind, option: string | undefined): ConversationMove {
   if (kind === 'question') return 'answer';
   return option === REVIEW_OPTIONS.approve ? 'approve' : 'return';
+}
+
+/** Answering a question no longer open: 409 saying whether it was answered or closed unanswered. */
+function refuseClosed(question: QuestionRow): void {
+  if (question.status === 'moot') throw new QuestionMoot(toQuestion(question));
+  if (question.status === 'answered') throw new QuestionAlreadyAnswered(toQuestion(question));
 }
 
 /** With options, `option` must be one of them; without, `answer` is required. A return says why. */

@@ -132,7 +132,7 @@ export function registerConversationRoutes(app: HttpApp, comments: CommentServic
         summary: 'A question; with wait_s, answers as soon as it is answered, or at the end of the wait still open',
         params: QuestionParamsSchema,
         querystring: WaitQuerySchema,
-        response: { 200: QuestionSchema, ...problemResponses(404, 422) },
+        response: { 200: QuestionSchema, ...problemResponses(404, 422, 429) },
       },
     },
     async (request, reply) => {
@@ -141,7 +141,9 @@ export function registerConversationRoutes(app: HttpApp, comments: CommentServic
       reply.raw.once('close', () => {
         if (!reply.raw.writableFinished) left.abort();
       });
-      const question = await questions.get(request.params.id, request.params.question_id, request.query.wait_s ?? 0, left.signal);
+      // Waits are limited per caller: its token, or its address on a desk without tokens.
+      const caller = request.principal?.token_id ?? `address:${request.ip}`;
+      const question = await questions.get(request.params.id, request.params.question_id, request.query.wait_s ?? 0, caller, left.signal);
       if (left.signal.aborted) {
         // The client hung up while waiting (see the claim's long poll in work/routes.ts).
         reply.hijack();

@@ -12,6 +12,7 @@ export const CONVERSATION_EVENTS = {
   commented: 'work.commented',
   asked: 'question.asked',
   answered: 'question.answered',
+  moot: 'question.moot',
 } as const;
 
 let lastMs = 0;

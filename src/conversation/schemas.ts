@@ -11,8 +11,12 @@ export const POSTED_COMMENT_KINDS = ['note', 'progress'] as const;
 
 export const QUESTION_KINDS = ['question', 'review'] as const;
 export type QuestionKind = (typeof QUESTION_KINDS)[number];
-export const QUESTION_STATUSES = ['open', 'answered'] as const;
+/** moot: closed unanswered, because its item reached a final status while it was open. */
+export const QUESTION_STATUSES = ['open', 'answered', 'moot'] as const;
 export type QuestionStatus = (typeof QUESTION_STATUSES)[number];
+/** What the inbox lists: a moot question waits for no one. */
+export const INBOX_STATUSES = ['open', 'answered'] as const;
+export type InboxStatus = (typeof INBOX_STATUSES)[number];
 
 /** A review's two answers. */
 export const REVIEW_OPTIONS = { approve: 'approve', return: 'return' } as const;
@@ -85,7 +89,7 @@ export const QuestionSchema = Type.Object(
     asked_by: Type.String(),
     question: Type.String(),
     options: Nullable(Type.Array(Type.String())),
-    status: Type.Enum([...QUESTION_STATUSES]),
+    status: Type.Enum([...QUESTION_STATUSES], { description: 'open, answered, or moot (closed unanswered: its item completed, failed or was cancelled)' }),
     asked_at: TimestampSchema,
     answer: Nullable(Type.String()),
     option: Nullable(Type.String()),
@@ -138,7 +142,7 @@ export const WaitQuerySchema = Type.Object(
 
 export const InboxQuerySchema = Type.Object(
   {
-    status: Type.Optional(Type.Enum([...QUESTION_STATUSES], { description: 'open (default, oldest first) or answered (newest first)' })),
+    status: Type.Optional(Type.Enum([...INBOX_STATUSES], { description: 'open (default, oldest first) or answered (newest first)' })),
     project_id: Type.Optional(UuidSchema),
     agent: Type.Optional(Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_.@-]+$', description: 'The agent the item waits with' })),
     ...PageQuerySchema.properties,

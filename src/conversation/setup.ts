@@ -10,7 +10,8 @@ import { createQuestionWaits } from './waits.js';
 
 // The conversation's parts, built once per process by the composition root (services/work.ts):
 // comments, questions (with the review gate the work service consults) and the waits for
-// answers, which the root wakes on every commit of this process.
+// answers, woken by the commits that close their questions. `closeForFinished` is the work
+// store's FinishedHook (the root hands it over: the store is built first).
 
 export interface ConversationDeps {
   store: WorkStore;
@@ -19,14 +20,16 @@ export interface ConversationDeps {
   now: () => Date;
   recent?: RecentItems;
   observer?: WorkObserver;
+  /** How many answers one caller may wait for at once (QUESTION_WAITS_PER_CALLER). */
+  waitsPerCaller: number;
 }
 
 export type Conversation = ReturnType<typeof createConversation>;
 
-export function createConversation({ store, database, logger, now, recent, observer }: ConversationDeps) {
+export function createConversation({ store, database, logger, now, recent, observer, waitsPerCaller }: ConversationDeps) {
   const timestamp = () => now().toISOString();
   const statementsOn = conversationStatementsFor(database.dialect);
-  const waits = createQuestionWaits({ database, statements: statementsOn(database.kysely), logger });
+  const waits = createQuestionWaits({ database, statements: statementsOn(database.kysely), logger, perCaller: waitsPerCaller });
   const comments = createCommentService({ store, db: database.kysely, statementsOn, now: timestamp, ...(recent && { recent }) });
   const questions = createQuestionService({ store, db: database.kysely, statementsOn, now: timestamp, waits, ...(recent && { recent }), ...(observer && { observer }) });
   return { comments, questions, waits, statementsOn };

@@ -1,38 +1,75 @@
 import type { Logger } from 'pino';
 import type { Database } from '../shared/db.js';
-import { EVENTS_CHANNEL } from '../work/store/port.js';
+import { RateLimitedError } from '../shared/errors.js';
 import type { ConversationStatements } from './store/port.js';
 import type { QuestionRow } from './tables.js';
 
 // Waiting for an answer (GET /work/{id}/questions/{qid}?wait_s=N), as the claim's long poll
-// waits (work/claims.ts): in memory, woken by a commit in this process (the store's signal) or
-// a NOTIFY from another instance (the event hub's channel), never by polling the database. A
-// wake reads the waited questions in one statement; those answered are handed back. A client
-// that hangs up is forgotten at once: nothing of it stays behind.
+// waits (work/claims.ts): in memory, never by polling the database. Only the commits that close
+// a question (an answer, or its item finishing: moot) wake anyone, and only that question's
+// waiters: this process's commits say which ids they closed (`closed`), other instances NOTIFY
+// them on QUESTIONS_CHANNEL. So thousands of waits cost nothing on the commits that close none.
+// A client that hangs up is forgotten at once. Each caller may hold `perCaller` waits at once.
+
+/** The NOTIFY channel that carries the ids of closed questions, comma-separated. */
+export const QUESTIONS_CHANNEL = 'agentdesk_questions';
+/** Ids per NOTIFY: 36 characters and a comma each, under PostgreSQL's 8,000-byte payload. */
+const IDS_PER_NOTIFY = 200;
 
 interface Waiter {
   id: string;
   settle(row: QuestionRow | null): void;
 }
 
+/** The caller already holds as many waits as it may. */
+export class TooManyWaits extends RateLimitedError {
+  constructor(limit: number) {
+    super(`This caller already waits for ${limit} answers at once (QUESTION_WAITS_PER_CALLER); wait without wait_s, or end a wait first`, 1);
+  }
+}
+
 export type QuestionWaits = ReturnType<typeof createQuestionWaits>;
 
-export function createQuestionWaits({ database, statements, logger }: { database: Database; statements: ConversationStatements; logger: Logger }) {
-  const waiters = new Set<Waiter>();
-  let reading = false;
-  let again = false;
-  let unlisten: Promise<() => Promise<void>> | null = null;
-  let closed = false;
+export interface QuestionWaitsDeps {
+  database: Database;
+  statements: ConversationStatements;
+  logger: Logger;
+  /** How many waits one caller may hold at once. */
+  perCaller: number;
+}
 
-  /** Resolves with the question once answered, or null at the end of `ms` or when `signal` aborts. */
-  function wait(questionId: string, ms: number, signal?: AbortSignal): Promise<QuestionRow | null> {
-    if (closed || signal?.aborted || ms <= 0) return Promise.resolve(null);
+export function createQuestionWaits({ database, statements, logger, perCaller }: QuestionWaitsDeps) {
+  /** The waiters of each waited question, by its id. */
+  const waiters = new Map<string, Set<Waiter>>();
+  const callers = new Map<string, number>();
+  let count = 0;
+  /** Closed questions whose waiters have yet to be read for; `everyone` after a missed NOTIFY. */
+  const pending = new Set<string>();
+  let everyone = false;
+  let reading = false;
+  let unlisten: Promise<() => Promise<void>> | null = null;
+  let stopped = false;
+
+  /**
+   * Resolves with the question once it is no longer open, or null at the end of `ms` or when
+   * `signal` aborts; `caller` names who waits (the limit is per caller).
+   */
+  function wait(questionId: string, ms: number, caller: string, signal?: AbortSignal): Promise<QuestionRow | null> {
+    if (stopped || signal?.aborted || ms <= 0) return Promise.resolve(null);
+    const held = callers.get(caller) ?? 0;
+    if (held >= perCaller) throw new TooManyWaits(perCaller);
     startListening();
     return new Promise((resolve) => {
       const waiter: Waiter = {
         id: questionId,
         settle(row) {
-          if (!waiters.delete(waiter)) return;
+          const set = waiters.get(questionId);
+          if (!set?.delete(waiter)) return;
+          if (set.size === 0) waiters.delete(questionId);
+          count -= 1;
+          const left = (callers.get(caller) ?? 1) - 1;
+          if (left === 0) callers.delete(caller);
+          else callers.set(caller, left);
           clearTimeout(deadline);
           signal?.removeEventListener('abort', leave);
           resolve(row);
@@ -41,36 +78,59 @@ export function createQuestionWaits({ database, statements, logger }: { database
       const leave = () => waiter.settle(null);
       const deadline = setTimeout(leave, ms);
       signal?.addEventListener('abort', leave, { once: true });
-      waiters.add(waiter);
+      let set = waiters.get(questionId);
+      if (!set) waiters.set(questionId, (set = new Set()));
+      set.add(waiter);
+      count += 1;
+      callers.set(caller, held + 1);
       // The answer may have committed between the caller's read and now.
-      wake();
+      wakeFor([questionId]);
     });
   }
 
-  /** Something committed: read the waited questions and hand back those answered. */
-  function wake(): void {
-    if (waiters.size === 0 || closed) return;
-    if (reading) {
-      again = true;
-      return;
+  /**
+   * A commit of this process closed these questions (answered or moot): their waiters here read
+   * them, and the other instances are told (a no-op on SQLite).
+   */
+  function closed(ids: readonly string[]): void {
+    if (ids.length === 0) return;
+    wakeFor(ids);
+    void announce(ids).catch((error: unknown) => {
+      logger.warn({ err: { message: (error as Error).message } }, 'telling other instances of answered questions failed');
+    });
+  }
+
+  async function announce(ids: readonly string[]): Promise<void> {
+    for (let i = 0; i < ids.length; i += IDS_PER_NOTIFY) {
+      await database.notify(QUESTIONS_CHANNEL, ids.slice(i, i + IDS_PER_NOTIFY).join(','));
     }
+  }
+
+  function wakeFor(ids: readonly string[]): void {
+    for (const id of ids) if (waiters.has(id)) pending.add(id);
+    drain();
+  }
+
+  function drain(): void {
+    if (reading || stopped || (pending.size === 0 && !everyone)) return;
     reading = true;
     void (async () => {
       try {
-        do {
-          again = false;
-          const ids = [...new Set([...waiters].map((waiter) => waiter.id))];
+        while (!stopped && (pending.size > 0 || everyone)) {
+          const ids = everyone ? [...waiters.keys()] : [...pending];
+          everyone = false;
+          pending.clear();
+          if (ids.length === 0) continue;
           try {
-            const answered = new Map((await statements.findQuestions(ids)).filter((row) => row.status === 'answered').map((row) => [row.id, row]));
-            for (const waiter of [...waiters]) {
-              const row = answered.get(waiter.id);
-              if (row) waiter.settle(row);
+            for (const row of await statements.findQuestions(ids)) {
+              if (row.status === 'open') continue;
+              for (const waiter of [...(waiters.get(row.id) ?? [])]) waiter.settle(row);
             }
           } catch (error) {
-            // The database away: the waiters stay, and the next wake (or their deadline) settles them.
+            // The database away: the waiters stay, and their deadline settles them.
             logger.warn({ err: { message: (error as Error).message } }, 'reading waited questions failed');
           }
-        } while (again && !closed && waiters.size > 0);
+        }
       } finally {
         reading = false;
       }
@@ -78,18 +138,26 @@ export function createQuestionWaits({ database, statements, logger }: { database
   }
 
   function startListening(): void {
-    unlisten ??= database.listen(EVENTS_CHANNEL, wake).catch((error: unknown) => {
-      logger.warn({ err: { message: (error as Error).message } }, 'answer wake-ups from other instances unavailable');
-      unlisten = null;
-      return async () => {};
-    });
+    unlisten ??= database
+      .listen(QUESTIONS_CHANNEL, (payload) => {
+        // null: (re)connected, and a close may have been missed meanwhile.
+        if (payload === null) {
+          everyone = true;
+          drain();
+        } else wakeFor(payload.split(',').filter(Boolean));
+      })
+      .catch((error: unknown) => {
+        logger.warn({ err: { message: (error as Error).message } }, 'answer wake-ups from other instances unavailable');
+        unlisten = null;
+        return async () => {};
+      });
   }
 
   async function close(): Promise<void> {
-    closed = true;
-    for (const waiter of [...waiters]) waiter.settle(null);
+    stopped = true;
+    for (const set of [...waiters.values()]) for (const waiter of [...set]) waiter.settle(null);
     await (await unlisten)?.();
   }
 
-  return { wait, wake, close, waiting: () => waiters.size };
+  return { wait, closed, close, waiting: () => count };
 }

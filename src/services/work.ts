@@ -36,6 +36,7 @@ import { createStatsService } from '../work/stats/service.js';
 import { createStatsStore } from '../work/stats/store.js';
 import { workForIntake } from '../work/intake-port.js';
 import { createWorkStore } from '../work/store/create.js';
+import type { FinishedHook } from '../work/store/port.js';
 import { registerWebUi } from '../work/web.js';
 import { buildServiceApp } from './app.js';
 import { WORK_SCHEMAS } from './openapi-schemas.js';
@@ -85,15 +86,18 @@ export async function buildWorkApp({ config, logger, webRoot, now = () => new Da
   const commits = createSignal<ClaimableNews>();
   let announcement = (): string => '';
   const hub = await createEventHub(database, logger, { payload: () => announcement() });
-  const store = createWorkStore(database, commits.fire);
+  // A final item closes its open question in the same commit: the conversation's hook, bound
+  // once the conversation exists (it needs the store).
+  let closeForFinished: FinishedHook = async () => {};
+  const store = createWorkStore(database, commits.fire, (...args) => closeForFinished(...args));
   const observer = createWorkCounters(app.metricsRegistry, config.metrics.maxTypes);
   const recent = createRecentItems();
   const claims = createClaimService({ store, database, logger, recent, observer, now });
   announcement = claims.announcement;
   commits.listen(() => hub.committed());
   commits.listen(claims.became);
-  const conversation = createConversation({ store, database, logger, now, recent, observer });
-  commits.listen(conversation.waits.wake);
+  const conversation = createConversation({ store, database, logger, now, recent, observer, waitsPerCaller: config.questions.waitsPerCaller });
+  closeForFinished = conversation.questions.closeForFinished;
   const work = createWorkService({ store, recent, observer, now, reviewGate: conversation.questions.reviewGate });
   const statsStore = createStatsStore(database);
   const stats = createStatsService({ store: statsStore, now, maxTypes: config.metrics.maxTypes });

@@ -41,6 +41,7 @@ export const CONFIG_VARIABLES: readonly ConfigVariable[] = [
   { name: 'LOG_LEVEL', group: 'server', default: '`info`', meaning: '`fatal`, `error`, `warn`, `info`, `debug`, `trace` or `silent`; one line per request (`/health` checks at `debug`); `debug` adds event-loop lag and RSS once a second' },
   { name: 'LOG_FORMAT', group: 'server', default: '`auto`', meaning: '`json`: pino JSON lines; `pretty`: readable lines and a start-up banner (URLs, store, auth mode); `auto`: `pretty` when standard output is a terminal, else `json`' },
   { name: 'METRICS_MAX_TYPES', group: 'server', default: '`50`', meaning: 'Work item types with a `type` label of their own in `/metrics` and a line in `/work/stats` (the most frequent); the rest are `other` (1–10000)' },
+  { name: 'QUESTION_WAITS_PER_CALLER', group: 'server', default: '`100`', meaning: 'Answers one caller (a token; an address with `AUTH=off`) may wait for at once with `wait_s`; one more is a `429` (1–100000)' },
   { name: 'DATABASE_URL', group: 'database', default: '`sqlite:./data/agentdesk.db`', meaning: '`sqlite:<path>` (folder created), `sqlite::memory:`, or `postgres://…` / `postgresql://…`' },
   { name: 'DATABASE_POOL_SIZE', group: 'database', default: '`10`', meaning: 'PostgreSQL connections per process (1–1000); `npm start` runs two processes' },
   { name: 'DATABASE_STATEMENT_TIMEOUT_MS', group: 'database', default: '`5000`', meaning: 'Statement timeout on PostgreSQL, busy timeout on SQLite' },

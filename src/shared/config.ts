@@ -183,6 +183,10 @@ export interface Config {
      */
     maxTypes: number;
   };
+  questions: {
+    /** QUESTION_WAITS_PER_CALLER: answers one caller may wait for at once (`wait_s`); past it, 429. */
+    waitsPerCaller: number;
+  };
 }
 
 // The list of variables for people (docs/configuration.md) lives beside this file.
@@ -552,6 +556,7 @@ export function loadConfig(env: Env): Readonly<Config> {
     intake: intakeConfig(env),
     tracing: tracingConfig(env),
     metrics: { maxTypes: integer(env, 'METRICS_MAX_TYPES', 50, 1, 10_000) },
+    questions: { waitsPerCaller: integer(env, 'QUESTION_WAITS_PER_CALLER', 100, 1, 100_000) },
   };
   return deepFreeze(config);
 }

@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
@@ -122,6 +123,30 @@ export interface OpenDatabaseOptions {
   migrate?: boolean;
   /** SQLite files: how the checkpointer thread runs (tests shorten its timers and watch it). */
   checkpointer?: Partial<CheckpointerOptions>;
+  /**
+   * Called before each connection is taken (SQLite: the loan of its one connection; PostgreSQL: a
+   * pool connect) and before each `transaction`, with whether the caller runs inside the work of
+   * a `transaction`. Tests refuse `true`: a request that holds the connection and waits for a
+   * second one freezes SQLite and stalls PostgreSQL's pool. Without it nothing is marked.
+   */
+  beforeConnection?: (insideTransaction: boolean) => void;
+}
+
+/**
+ * Marks the work of `transaction`, for `beforeConnection` to tell a query on the top-level
+ * database made from inside a transaction (which waits for the connection the transaction holds).
+ */
+function createTransactionMark(beforeConnection: OpenDatabaseOptions['beforeConnection']) {
+  if (!beforeConnection) return { check: undefined, marked: (run: TransactionRunner) => run };
+  const mark = new AsyncLocalStorage<true>();
+  const check = () => beforeConnection(mark.getStore() === true);
+  const marked =
+    (run: TransactionRunner): TransactionRunner =>
+    (work) => {
+      check();
+      return run((trx) => mark.run(true, () => work(trx)));
+    };
+  return { check, marked };
 }
 
 export async function openDatabase(config: DatabaseConfig, options: OpenDatabaseOptions): Promise<Database> {
@@ -134,7 +159,7 @@ export function sqlitePath(url: string): string {
   return rest.startsWith('//') ? rest.slice(2) : rest;
 }
 
-function openSqlite(config: DatabaseConfig, { logger, migrate = true, checkpointer: checkpointerOptions }: OpenDatabaseOptions): Database {
+function openSqlite(config: DatabaseConfig, { logger, migrate = true, checkpointer: checkpointerOptions, beforeConnection }: OpenDatabaseOptions): Database {
   const path = sqlitePath(config.url);
   const inMemory = path === ':memory:';
   if (!inMemory) mkdirSync(dirname(resolve(path)), { recursive: true });
@@ -191,17 +216,27 @@ function openSqlite(config: DatabaseConfig, { logger, migrate = true, checkpoint
     checkpointer?.committed();
     return sync.durable();
   };
+  const guard = createTransactionMark(beforeConnection);
   const kysely = new Kysely<unknown>({
-    dialect: new DurableSqliteDialect({ database: raw, prepare: statementCache(raw), durable, gate: checkpointer?.gate ?? OPEN_GATE, storage }),
+    dialect: new DurableSqliteDialect({
+      database: raw,
+      prepare: statementCache(raw),
+      durable,
+      gate: checkpointer?.gate ?? OPEN_GATE,
+      storage,
+      ...(guard.check && { beforeLoan: guard.check }),
+    }),
   });
   return {
     dialect: DIALECTS.sqlite,
     kysely,
     transaction: observers.timed(
-      createGroupCommit(kysely, {
-        onBatch: observers.batch,
-        ...(!inMemory && { durable }),
-      }),
+      guard.marked(
+        createGroupCommit(kysely, {
+          onBatch: observers.batch,
+          ...(!inMemory && { durable }),
+        }),
+      ),
     ),
     durable,
     pool: null,
@@ -304,7 +339,7 @@ async function durableConnectionString(url: string, connectionTimeoutMillis: num
   return parsed.toString();
 }
 
-async function openPostgres(config: DatabaseConfig, { logger, migrate = true }: OpenDatabaseOptions): Promise<Database> {
+async function openPostgres(config: DatabaseConfig, { logger, migrate = true, beforeConnection }: OpenDatabaseOptions): Promise<Database> {
   const connectionTimeoutMillis = Math.max(1_000, Math.min(config.statementTimeoutMs, 10_000));
   const pool = new pg.Pool({
     connectionString: await durableConnectionString(config.url, connectionTimeoutMillis),
@@ -333,12 +368,14 @@ async function openPostgres(config: DatabaseConfig, { logger, migrate = true }: 
       throw error;
     }
   }
+  const guard = createTransactionMark(beforeConnection);
+  if (guard.check) guardConnect(pool, guard.check);
   const kysely = new Kysely<unknown>({ dialect: new PostgresDialect({ pool }) });
   const observers = createObservers();
   return {
     dialect: DIALECTS.postgres,
     kysely,
-    transaction: observers.timed((work) => kysely.transaction().execute(work)),
+    transaction: observers.timed(guard.marked((work) => kysely.transaction().execute(work))),
     durable: async () => {},
     pool,
     observe: observers.observe,
@@ -354,6 +391,21 @@ async function openPostgres(config: DatabaseConfig, { logger, migrate = true }: 
       // directly, so a process that did nothing else (a refused CLI command) kept a connection.
       if (!pool.ended) await pool.end();
     },
+  };
+}
+
+/** Runs `check` before every connect of `pool`: Kysely's and `pool.query`'s alike. */
+function guardConnect(pool: pg.Pool, check: () => void): void {
+  const connect = pool.connect.bind(pool) as (callback?: (...args: unknown[]) => void) => unknown;
+  (pool as unknown as { connect: typeof connect }).connect = (callback) => {
+    try {
+      check();
+    } catch (error) {
+      if (!callback) return Promise.reject(error);
+      callback(error, undefined, () => undefined);
+      return undefined;
+    }
+    return connect(callback);
   };
 }
 

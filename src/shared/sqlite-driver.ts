@@ -40,6 +40,8 @@ export interface DurableSqliteConfig {
   gate?: WriteGate;
   /** Told of each write refused for lack of space, and of each write committed. */
   storage?: StorageWatch;
+  /** Called before the connection is lent (db.ts `beforeConnection`: the tests' guard). */
+  beforeLoan?: () => void;
 }
 
 export interface StorageWatch {
@@ -201,6 +203,7 @@ class DurableSqliteDriver implements Driver {
   async init(): Promise<void> {}
 
   async acquireConnection(): Promise<DatabaseConnection> {
+    this.config.beforeLoan?.();
     await this.#mutex.lock();
     return new Loan(this.config, this.#mutex);
   }

@@ -359,7 +359,7 @@ export function registerEventRoutes(app: HttpApp, hub: EventHub): void {
         operationId: 'streamEvents',
         tags: ['events'],
         summary:
-          'Server-Sent Events: work.created, work.updated, work.deleted, work.commented, question.asked, question.answered, project.created, project.updated; resume with Last-Event-ID',
+          'Server-Sent Events: work.created, work.updated, work.deleted, work.commented, question.asked, question.answered, question.moot, project.created, project.updated; resume with Last-Event-ID',
         description:
           'Events come in id order, each once. A Last-Event-ID above any id this log has handed out (its database was reset) ' +
           'is answered with a `reset` event carrying the current id: reload what you hold, then follow the stream. ' +

@@ -24,6 +24,7 @@
 //      at version ≥ v, unless a DELETE answered 204 for it
 //  15. every item has its work.created event, and no item with a work.deleted event is there:
 //      a change and its event commit together
+//  16. no final item has an open question: finishing an item closes it (moot) in the same commit
 //  tokens: the agent name is set exactly for agent tokens
 //  classification (once every request has been answered)
 //  14. no record is left pending; done ⇔ it holds a result, which is JSON
@@ -57,7 +58,7 @@ export interface InvariantReport {
   lastEventId: number;
 }
 
-const EVENT_TYPES = new Set(['work.created', 'work.updated', 'work.deleted', 'work.commented', 'question.asked', 'question.answered', 'project.created', 'project.updated']);
+const EVENT_TYPES = new Set(['work.created', 'work.updated', 'work.deleted', 'work.commented', 'question.asked', 'question.answered', 'question.moot', 'project.created', 'project.updated']);
 const FINAL = sql`('completed', 'failed', 'cancelled')`;
 const HELD = sql`('dispatched', 'in_progress', 'blocked')`;
 
@@ -137,6 +138,11 @@ export async function checkInvariants(input: InvariantInput): Promise<InvariantR
   await rule(
     '10 timestamps out of order',
     sql`SELECT id, created_at, updated_at, completed_at FROM work_items WHERE ${recent('id')} AND (updated_at < created_at OR completed_at < created_at)`,
+  );
+
+  await rule(
+    '16 final item with an open question',
+    sql`SELECT q.id, q.work_item_id, w.status FROM work_questions q JOIN work_items w ON w.id = q.work_item_id WHERE q.status = 'open' AND w.status IN ${FINAL} AND ${recent('w.id')}`,
   );
 
   const payloads = await rows(db, sql`SELECT id, payload FROM work_items WHERE ${recent('id')} AND payload IS NOT NULL`);

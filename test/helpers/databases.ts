@@ -7,6 +7,7 @@ import pg from 'pg';
 import type { DatabaseConfig } from '../../src/shared/config.js';
 import { type Database, openDatabase } from '../../src/shared/db.js';
 import { createLogger } from '../../src/shared/logger.js';
+import { refuseInsideTransaction } from './connection-guard.js';
 
 // Every HTTP suite runs once per store. PostgreSQL comes from TEST_DATABASE_URL, else the
 // machine's default server; without one the PostgreSQL half is skipped, loudly, except in CI.
@@ -87,5 +88,5 @@ export async function createTestDatabase(kind: StoreKind, overrides: Partial<Dat
 }
 
 export function openTestDatabase(test: TestDatabase): Promise<Database> {
-  return openDatabase(test.config, { logger: createLogger('silent') });
+  return openDatabase(test.config, { logger: createLogger('silent'), beforeConnection: refuseInsideTransaction });
 }

@@ -1,4 +1,4 @@
-import type { CommentOrder, QuestionStatus } from '../schemas.js';
+import type { CommentOrder, InboxStatus, QuestionStatus } from '../schemas.js';
 import type { CommentRow, QuestionRow } from '../tables.js';
 
 // What the conversation asks of its database: its two tables and the item's comment counter.
@@ -12,7 +12,7 @@ export interface Position {
 }
 
 export interface InboxFilter {
-  status: QuestionStatus;
+  status: InboxStatus;
   project_id?: string;
   agent?: string;
 }
@@ -35,14 +35,16 @@ export interface ConversationStatements {
   /** Deletes the comment and takes one from its item's counter; false when it was not there. */
   deleteComment(workItemId: string, commentId: string): Promise<boolean>;
 
-  /** Throws the database's unique violation when the item already has an open question. */
-  insertQuestion(row: QuestionRow): Promise<void>;
+  /** Writes the question; false (nothing written) when the item already has an open question. */
+  insertQuestion(row: QuestionRow): Promise<boolean>;
   findQuestion(workItemId: string, questionId: string): Promise<QuestionRow | undefined>;
   findQuestions(ids: readonly string[]): Promise<QuestionRow[]>;
   findOpenQuestion(workItemId: string): Promise<QuestionRow | undefined>;
   /** Answers the question if it is still open; false when another answer came first. */
   answerQuestion(id: string, answer: Pick<QuestionRow, 'answer' | 'option' | 'answered_by' | 'answered_role' | 'answered_at'>): Promise<boolean>;
   listItemQuestions(workItemId: string): Promise<QuestionRow[]>;
+  /** Marks the open questions of these items moot; answers those it closed. */
+  closeOpenQuestions(workItemIds: readonly string[]): Promise<QuestionRow[]>;
   /** Open: oldest first; answered: newest first; keyset-paged on (asked_at or answered_at, id). */
   inbox(filter: InboxFilter, after: Position | null, limit: number): Promise<InboxRow[]>;
   countOpen(): Promise<number>;

@@ -25,7 +25,10 @@ export function portableStatements(db: Executor): PortableStatements {
     },
 
     async insertQuestion(row) {
-      await db.insertInto('work_questions').values(row).execute();
+      // DO NOTHING rather than the unique violation, which on PostgreSQL would abort the
+      // transaction the caller still has to read the open question on.
+      const inserted = await db.insertInto('work_questions').values(row).onConflict((oc) => oc.doNothing()).executeTakeFirst();
+      return Number(inserted.numInsertedOrUpdatedRows ?? 0) === 1;
     },
 
     findQuestion(workItemId, questionId) {
@@ -49,6 +52,17 @@ export function portableStatements(db: Executor): PortableStatements {
         .where('status', '=', 'open')
         .executeTakeFirst();
       return Number(updated.numUpdatedRows) === 1;
+    },
+
+    async closeOpenQuestions(workItemIds) {
+      if (workItemIds.length === 0) return [];
+      return db
+        .updateTable('work_questions')
+        .set({ status: 'moot' })
+        .where('work_item_id', 'in', [...workItemIds])
+        .where('status', '=', 'open')
+        .returningAll()
+        .execute();
     },
 
     listItemQuestions(workItemId) {

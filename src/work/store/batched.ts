@@ -1,6 +1,6 @@
 import { createCoalescer } from '../../shared/coalesce.js';
 import { createNewsCollector, newsOfReleased } from '../claimable.js';
-import { type CommitListener, type ItemChange, type WorkStatements, type WorkStore, changeShape } from './port.js';
+import { type CommitListener, type ItemChange, type WorkStatements, type WorkStore, changeShape, finishes } from './port.js';
 import { newsOfNewItem } from './transactional.js';
 
 // The decorator that batches a PostgreSQL store: the calls that arrive together run as one
@@ -8,9 +8,11 @@ import { newsOfNewItem } from './transactional.js';
 // New items, the reads of items with their logs, and guarded changes are each coalesced; a
 // change of two statements (closing a dispatch entry and opening the next) goes to the store
 // beneath, which runs it in a transaction. `together` runs at the top level: each statement is
-// atomic by itself, and the claim's writes are guarded by the versions it read.
+// atomic by itself, and the claim's writes are guarded by the versions it read. A batch that
+// finishes an item runs in one transaction of the store beneath, whose FinishedHook writes
+// what finishing an item writes beside it (the conversation's open question closed).
 
-export function batched(store: WorkStore, top: WorkStatements, onEventsCommitted: CommitListener): WorkStore {
+export function batched(store: WorkStore, top: WorkStatements, onEventsCommitted: CommitListener, finishedInTransaction = false): WorkStore {
   const create = createCoalescer({
     keyOf: () => 'create',
     run: async (items: Parameters<WorkStatements['createWorkItems']>[0][number][]) => {
@@ -26,7 +28,7 @@ export function batched(store: WorkStore, top: WorkStatements, onEventsCommitted
     keyOf: changeShape,
     // No item twice in one statement.
     conflictOf: (c: ItemChange) => c.id.toLowerCase(),
-    run: (changes: ItemChange[]) => applyAtTop(changes),
+    run: (changes: ItemChange[]) => (finishedInTransaction && changes.some(finishes) ? store.applyChanges(changes) : applyAtTop(changes)),
   });
 
   async function applyAtTop(changes: readonly ItemChange[]): Promise<boolean[]> {
@@ -49,7 +51,8 @@ export function batched(store: WorkStore, top: WorkStatements, onEventsCommitted
     createWorkItem: (row, dispatch, event, history) => create({ row, dispatch, event, history }),
     findWithDispatches: read,
     applyChange: (c) => (isOneStatement(c) ? change(c) : store.applyChange(c)),
-    applyChanges: (changes) => (changes.every(isOneStatement) ? applyAtTop(changes) : store.applyChanges(changes)),
+    applyChanges: (changes) =>
+      changes.every(isOneStatement) && !(finishedInTransaction && changes.some(finishes)) ? applyAtTop(changes) : store.applyChanges(changes),
   };
   return batchedStore;
 }

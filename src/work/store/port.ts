@@ -1,5 +1,6 @@
 import type { Transaction } from 'kysely';
 import type { ClaimableNews } from '../claimable.js';
+import { isFinal } from '../lifecycle.js';
 import type { DispatchReason, Outcome, SortOrder, WorkStatus } from '../schemas.js';
 import type { DispatchRow, IdempotencyRow, NewHistory, ProjectRow, WorkItemRow } from '../tables.js';
 import type { DependencyStatements, DependentsEffect } from './dependency-port.js';
@@ -187,6 +188,27 @@ export interface WorkStore extends WorkStatements {
 
 /** Told after each commit that appended events, with what it made claimable. */
 export type CommitListener = (news: ClaimableNews) => void;
+
+/** An item a change brought to a final status, and who did it. */
+export interface FinishedItem {
+  id: string;
+  status: WorkStatus;
+  at: string;
+  actor: string;
+  role: string;
+}
+
+/**
+ * Runs inside the transaction of every change that brought items to a final status, after the
+ * change (src/conversation closes their open questions, in the same commit); answers what to
+ * run once the transaction has committed, if anything.
+ */
+export type FinishedHook = (store: WorkStore, trx: Transaction<any>, finished: readonly FinishedItem[]) => Promise<(() => void) | void>;
+
+/** True when the change brings its item to a final status. */
+export function finishes(change: ItemChange): boolean {
+  return change.set.status !== undefined && isFinal(change.set.status);
+}
 
 export const EVENTS_CHANNEL = 'agentdesk_events';
 

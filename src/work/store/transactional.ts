@@ -1,7 +1,7 @@
 import type { Transaction } from 'kysely';
 import type { TransactionRunner } from '../../shared/group-commit.js';
 import { claimableAfter, createNewsCollector, newsOfReleased } from '../claimable.js';
-import type { CommitListener, NewItem, WorkStatements, WorkStore } from './port.js';
+import { type CommitListener, type FinishedHook, type FinishedItem, type NewItem, type WorkStatements, type WorkStore, finishes } from './port.js';
 
 // The decorator that makes statements a store: every write of more than one statement runs in
 // a transaction of its own (on SQLite that is the group commit of shared/group-commit.ts, which
@@ -17,14 +17,26 @@ export interface TransactionalDeps {
   on: (trx: Transaction<any>) => WorkStatements;
   runTransaction: TransactionRunner;
   onEventsCommitted: CommitListener;
+  /** Told of the items each transaction finished, before it commits (port.ts FinishedHook). */
+  onFinished?: FinishedHook;
 }
 
-export function transactional({ top, on, runTransaction, onEventsCommitted }: TransactionalDeps): WorkStore {
+export function transactional({ top, on, runTransaction, onEventsCommitted, onFinished }: TransactionalDeps): WorkStore {
   /** Runs `work` on a transaction's store and tells of appended events after the commit. */
   async function inTransaction<T>(work: (store: WorkStore, trx: Transaction<any>) => Promise<T>): Promise<T> {
-    const appended: Appended = { events: false, news: createNewsCollector() };
-    const result = await runTransaction((trx) => work(joined(noting(on(trx), appended), trx), trx));
+    const appended: Appended = { events: false, news: createNewsCollector(), finished: [] };
+    const after: (() => void)[] = [];
+    const result = await runTransaction(async (trx) => {
+      const store = joined(noting(on(trx), appended), trx);
+      const value = await work(store, trx);
+      if (onFinished && appended.finished.length > 0) {
+        const committed = await onFinished(store, trx, appended.finished.splice(0));
+        if (committed) after.push(committed);
+      }
+      return value;
+    });
     if (appended.events) onEventsCommitted(appended.news.take());
+    for (const committed of after) committed();
     return result;
   }
 
@@ -63,6 +75,8 @@ export function transactional({ top, on, runTransaction, onEventsCommitted }: Tr
 interface Appended {
   events: boolean;
   news: ReturnType<typeof createNewsCollector>;
+  /** The items the transaction's changes finished, for the FinishedHook. */
+  finished: FinishedItem[];
 }
 
 /** The statements, noting in `appended` each write that appended an event, and what it made claimable. */
@@ -81,6 +95,10 @@ function noting(statements: WorkStatements, appended: Appended): WorkStatements 
         if (!applied[i]) return;
         appended.news.add(change.wakes);
         appended.news.add(newsOfReleased(change.released, change.event.at));
+        if (finishes(change)) {
+          const { actor, role } = change.history;
+          appended.finished.push({ id: change.id, status: change.set.status!, at: change.event.at, actor, role });
+        }
       });
       return applied;
     },

@@ -118,7 +118,7 @@ export function ItemTimeline({ item, questions, deleted }: { item: WorkItem; que
   });
   useLive((e) => {
     if (
-      ((e.type === 'work.commented' || e.type === 'question.asked' || e.type === 'question.answered') && e.data.work_item_id === id) ||
+      ((e.type === 'work.commented' || e.type === 'question.asked' || e.type === 'question.answered' || e.type === 'question.moot') && e.data.work_item_id === id) ||
       e.type === 'resync'
     ) {
       setTick((t) => t + 1);

@@ -21,7 +21,7 @@ export function useItemQuestions(id: string, version: number | undefined): Loade
     if (seen.current === undefined || version > seen.current) seen.current = version;
   }, [version]);
   useLive((e) => {
-    if (((e.type === 'question.asked' || e.type === 'question.answered') && e.data.work_item_id === id) || e.type === 'resync') {
+    if (((e.type === 'question.asked' || e.type === 'question.answered' || e.type === 'question.moot') && e.data.work_item_id === id) || e.type === 'resync') {
       setTick((t) => t + 1);
     }
   });

@@ -19,6 +19,7 @@ export type LiveEvent =
   | { type: 'project.updated'; data: Project }
   | { type: 'question.asked'; data: Question }
   | { type: 'question.answered'; data: Question }
+  | { type: 'question.moot'; data: Question }
   | { type: 'work.commented'; data: Comment }
   | { type: 'resync' };
 
@@ -32,6 +33,7 @@ const EVENT_TYPES = [
   'project.updated',
   'question.asked',
   'question.answered',
+  'question.moot',
   'work.commented',
 ] as const;
 

@@ -51,7 +51,7 @@ export function refreshNeedsYou(): void {
 }
 
 onLive((e) => {
-  if (e.type === 'question.asked' || e.type === 'question.answered' || e.type === 'resync') refreshNeedsYou();
+  if (e.type === 'question.asked' || e.type === 'question.answered' || e.type === 'question.moot' || e.type === 'resync') refreshNeedsYou();
 });
 
 /** The open count, null until read; `enabled` false (a caller who answers nothing) reads nothing. */

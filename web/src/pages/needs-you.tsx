@@ -74,7 +74,7 @@ export function NeedsYouPage({ params }: { params: URLSearchParams }) {
     (links[Math.min(at, links.length - 1)] ?? document.getElementById('needs-you-title'))?.focus();
   }, [list.data, list.loading]);
   useLive((e) => {
-    if (e.type === 'question.asked' || e.type === 'question.answered' || e.type === 'resync') list.reload();
+    if (e.type === 'question.asked' || e.type === 'question.answered' || e.type === 'question.moot' || e.type === 'resync') list.reload();
   });
   const go = (next: Record<string, string>) => {
     const p = new URLSearchParams({ ...(answered ? { status: 'answered' } : {}), ...kept, ...next });
