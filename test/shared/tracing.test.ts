@@ -52,12 +52,14 @@ describe.each(await storesUnderTest())('tracing on %s', (kind) => {
     const t = await startWorkApp(kind, { ...traced, OTEL_SERVICE_NAME: 'desk-under-test', OTEL_EXPORTER_OTLP_HEADERS: 'x-collector-token=open%20sesame' });
     open.push(t);
     const base = await listen(t);
-    const response = await fetch(`${base}/work?source=test`, {
+    const response = await fetch(`${base}/work`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ type: 'triage', description: 'trace this item' }),
     });
     expect(response.status).toBe(201);
+    // A route that takes a query string (unknown parameters are refused everywhere).
+    expect((await fetch(`${base}/work?limit=5`)).status).toBe(200);
     await closeAll();
 
     expect(collector.headers.every((headers) => headers['x-collector-token'] === 'open sesame')).toBe(true);
@@ -67,9 +69,10 @@ describe.each(await storesUnderTest())('tracing on %s', (kind) => {
       'http.request.method': 'POST',
       'http.route': '/work',
       'http.response.status_code': 201,
-      // The path without its query string.
       'url.path': '/work',
     });
+    // The path without its query string.
+    expect(only(collector.spans, 'GET /work').attributes).toMatchObject({ 'http.route': '/work', 'url.path': '/work' });
     expect(server.resource['service.name']).toBe('desk-under-test');
     expect(server.resource['agentdesk.service']).toBe('work');
 
