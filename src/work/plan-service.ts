@@ -5,7 +5,7 @@ import { createIdempotentWrites } from './idempotent.js';
 import { type CreatePlan, MAX_PLAN_DEPENDENCIES, type PlanStep, type SubmittedPlan } from './plan-schemas.js';
 import type { CreateWorkItem, WorkItem, WorkItemDetail, WorkItemSummary } from './schemas.js';
 import type { PlanContext } from './plan-settle.js';
-import { type PlannedItem, planItem, writePlannedItems } from './service.js';
+import { type PlannedItem, checkReviewFloor, planItem, writePlannedItems } from './service.js';
 import type { DependencyRow } from './tables.js';
 import type { WorkStore } from './store/port.js';
 
@@ -63,6 +63,7 @@ export function createPlanService({ store, createItem, readItem, now = () => new
         if (position > 0 && dependsOn.length === own.length) {
           // The first step had the parent's limits checked; these depend on new, unfinished steps only.
           if (input.project_id) await batch.checkProject(input.project_id);
+          await checkReviewFloor(tx, input, actor);
           ids[key] = batch.add(input, own, actor, stepAt);
         } else {
           // Existing items named: the submit's own checks, which hold them (after the steps they may name).

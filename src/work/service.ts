@@ -115,10 +115,7 @@ export function createWorkService({ store, recent, now = () => new Date(), obser
    * the link check); `container`, the plan's parent (never claimable: it waits on one more).
    */
   async function create(tx: WorkStore, input: CreateWorkItem, actor: Actor, at: string, plan: PlanContext = {}): Promise<WorkItem> {
-    // Below its project's review: a person's call (a plan's steps come through here too).
-    if (input.review_required === false && input.project_id && actor.role !== SYSTEM_ACTOR.role && !isPerson(actor)) {
-      if ((await tx.findProject(input.project_id))?.review_required === 1) assertMaySubmitBelowReview(actor);
-    }
+    await checkReviewFloor(tx, input, actor);
     const { item, write } = planItem(input, actor, at);
     if (plan.container) {
       write.row.container = 1;
@@ -367,6 +364,12 @@ export function createWorkService({ store, recent, now = () => new Date(), obser
 }
 
 /** The actor of a change asked for by `principal`; none means the desk itself. */
+/** Submitting below its project's review is a person's call (a plan's steps come through here too). */
+export async function checkReviewFloor(tx: WorkStore, input: CreateWorkItem, actor: Actor): Promise<void> {
+  if (input.review_required !== false || !input.project_id || actor.role === SYSTEM_ACTOR.role || isPerson(actor)) return;
+  if ((await tx.findProject(input.project_id))?.review_required === 1) assertMaySubmitBelowReview(actor);
+}
+
 export function actorOf(principal: Pick<Principal, 'name' | 'role'> | null): Actor {
   return principal ? { name: principal.name, role: principal.role } : SYSTEM_ACTOR;
 }
