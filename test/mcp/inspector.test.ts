@@ -57,7 +57,8 @@ describe.skipIf(!existsSync(INSPECTOR))('the MCP Inspector (CLI mode) against ag
     expect(run.code, run.stderr).toBe(0);
     expect(run.stderr.trim()).toBe('');
     const names = (JSON.parse(run.stdout) as { tools: Array<{ name: string }> }).tools.map((tool) => tool.name);
-    expect(names).toHaveLength(16);
+    expect(names).toHaveLength(17);
+    expect(names).toContain('list_comments');
     expect(names).toContain('claim_next_work');
   });
 
@@ -90,6 +91,6 @@ describe.skipIf(!existsSync(INSPECTOR))('the MCP Inspector (CLI mode) against ag
       'mcp',
     ]);
     expect(run.code, run.stderr).toBe(0);
-    expect((JSON.parse(run.stdout) as { tools: unknown[] }).tools).toHaveLength(16);
+    expect((JSON.parse(run.stdout) as { tools: unknown[] }).tools).toHaveLength(17);
   });
 });
