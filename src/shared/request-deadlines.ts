@@ -97,6 +97,9 @@ function withDeadlines(raw: IncomingMessage, payload: Readable, reply: FastifyRe
   const release = () => {
     finish();
     payload.unpipe(body);
+    // Unpiped, the request stays paused; Node drops an unread rest only of a body nobody read,
+    // so a kept connection would wait for it forever (neither busy nor idle: close hangs).
+    if (!raw.complete) raw.resume();
   };
   const expire = (detail: string) => {
     release();
