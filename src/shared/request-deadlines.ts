@@ -92,8 +92,13 @@ export async function releaseBodyDeadlines(request: FastifyRequest): Promise<voi
   releases.get(request)?.();
 }
 
+const ignore = () => {};
+
 function withDeadlines(raw: IncomingMessage, payload: Readable, reply: FastifyReply, totalMs: number, idleMs: number) {
   const body = new PassThrough();
+  // With no reader left (the answer went already, or never will) there is nobody to tell of a
+  // timeout or a client gone; a reader still listening hears it too.
+  body.on('error', ignore);
   const release = () => {
     finish();
     payload.unpipe(body);
@@ -104,9 +109,8 @@ function withDeadlines(raw: IncomingMessage, payload: Readable, reply: FastifyRe
   const expire = (detail: string) => {
     release();
     reply.header('connection', 'close');
-    // The parser reading the body answers the 408; with no reader left there is nobody to tell.
-    if (body.listenerCount('error') > 0) body.destroy(new RequestTimeoutError(detail));
-    else body.destroy();
+    // The parser reading the body answers the 408.
+    body.destroy(new RequestTimeoutError(detail));
   };
   const total = setTimeout(() => expire(`The request body did not arrive within ${totalMs} ms`), totalMs);
   const idle = setTimeout(() => expire(`The request body paused for more than ${idleMs} ms`), idleMs);
