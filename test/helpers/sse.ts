@@ -11,6 +11,8 @@ export interface SseClient {
   events: SseEvent[];
   /** As EventSource keeps it: the last id the stream set, with or without an event. */
   lastEventId(): string | null;
+  /** True once the server has ended or dropped the stream. */
+  ended(): boolean;
   waitFor(predicate: (events: SseEvent[]) => boolean, timeoutMs?: number): Promise<SseEvent[]>;
   /** Starts reading a stream opened with `paused`. */
   resume(): void;
@@ -30,6 +32,7 @@ export function connectSse(url: string, headers: Record<string, string> = {}, op
   return new Promise((resolve, reject) => {
     const events: SseEvent[] = [];
     let lastEventId: string | null = null;
+    let ended = false;
     const waiters = new Set<() => void>();
     const req = request(url, { headers: { accept: 'text/event-stream', ...headers } }, (response: IncomingMessage) => {
       let buffer = '';
@@ -61,11 +64,16 @@ export function connectSse(url: string, headers: Record<string, string> = {}, op
         }
         for (const wake of waiters) wake();
       });
+      response.on('close', () => {
+        ended = true;
+        for (const wake of waiters) wake();
+      });
       if (options.paused) response.pause();
       resolve({
         status: response.statusCode ?? 0,
         events,
         lastEventId: () => lastEventId,
+        ended: () => ended,
         waitFor(predicate, timeoutMs = 5_000) {
           return new Promise((done, fail) => {
             if (predicate(events)) return done(events);
