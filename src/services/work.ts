@@ -95,7 +95,7 @@ export async function buildWorkApp({ config, logger, webRoot, now = () => new Da
   const claims = createClaimService({ store, database, logger, recent, observer, now });
   announcement = claims.announcement;
   commits.listen(() => hub.committed());
-  commits.listen(claims.became);
+  commits.listen(claims.publishClaimable);
   const conversation = createConversation({ store, database, logger, now, recent, observer, waitsPerCaller: config.questions.waitsPerCaller });
   closeForFinished = conversation.questions.closeForFinished;
   const work = createWorkService({ store, recent, observer, now, reviewGate: conversation.questions.reviewGate });

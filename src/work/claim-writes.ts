@@ -15,7 +15,7 @@ import type { ClaimQuery, ItemWithDispatches, WorkStore } from './store/port.js'
 // against two here (the read, the write), with a connection held across them; measured with
 // bench:queue (see the report of this change), the guarded write kept claim → complete within
 // noise of the single-statement claim it replaces, and the rules stay in TypeScript. On SQLite
-// the store runs the read and the write in one transaction of its group commit (`together`),
+// the store runs the read and the write in one transaction of its group commit (`optimistic`),
 // as the claim did before, so a lost race there needs another process writing the same file.
 
 /** How often one claimer reads again after losing its item to another writer. */
@@ -43,7 +43,7 @@ export function claimItems(
   onRead: () => void = () => {},
   clock: () => string = () => query.now,
 ): Promise<(ClaimedItem | null)[]> {
-  return store.together(async (tx) => {
+  return store.optimistic(async (tx) => {
     const answers: (ClaimedItem | null)[] = claimers.map(() => null);
     let pending = claimers.map((_, index) => index);
     for (let round = 1; pending.length > 0 && round <= MAX_ROUNDS; round += 1) {

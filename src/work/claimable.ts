@@ -9,7 +9,7 @@ import type { DispatchRow, WorkItemRow } from './tables.js';
 // Anything that makes items claimable says so here: the store's decorators read it from the
 // items they create and the changes they write (`wakes`, set by item-changes.ts writeOf); a
 // feature that makes items claimable by some other write (a dependency completing) hands its
-// list to the claim service's `became`.
+// list to the claim service's `publishClaimable`.
 
 export interface Claimable {
   type: string;

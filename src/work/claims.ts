@@ -259,11 +259,11 @@ export function createClaimService({ store, database, logger, recent, now = () =
    * that can take them and tells the other instances. The store's commit signal calls it; a
    * feature that makes items claimable outside the store's writes calls it after its commit.
    */
-  function became(news: ClaimableNews): void {
+  function publishClaimable(news: ClaimableNews): void {
     if (news.ready.length === 0 && news.due_at === null && !news.all) return;
     if (news.all) wakeAll();
     else deliver(news.ready);
-    noteDue(news.due_at);
+    scheduleWakeUp(news.due_at);
     outgoing?.add(news);
   }
 
@@ -273,7 +273,8 @@ export function createClaimService({ store, database, logger, recent, now = () =
     return encodeNews(instance, outgoing.take());
   }
 
-  function heard(payload: string | null): void {
+  /** Another instance's news, from the events NOTIFY payload; null when the listener (re)connects. */
+  function onEventsNotify(payload: string | null): void {
     if (payload === null) {
       // The listener (re)connected: notifications may have been lost meanwhile.
       wakeAll();
@@ -285,11 +286,11 @@ export function createClaimService({ store, database, logger, recent, now = () =
     if (from === instance) return;
     if (all) wakeAll();
     else deliver(news.ready);
-    noteDue(news.due_at);
+    scheduleWakeUp(news.due_at);
   }
 
   /** An item is queued until `at`: the timer fires then, unless it fires sooner already. */
-  function noteDue(at: string | null): void {
+  function scheduleWakeUp(at: string | null): void {
     if (at === null || closed) return;
     const due = Date.parse(at);
     // Committed after the timer looked past its run_after: look at that stretch again.
@@ -324,14 +325,14 @@ export function createClaimService({ store, database, logger, recent, now = () =
     const at = now();
     const next = await store.nextRunAfter({ types: null, project_id: null, now: at.toISOString() }).catch(() => null);
     lookedAt ??= at.getTime();
-    if (next !== null && !closed) noteDue(next);
+    if (next !== null && !closed) scheduleWakeUp(next);
   }
 
   function startListening(): void {
     if (listening) return;
     listening = true;
     void lookForDue();
-    unlisten = database.listen(EVENTS_CHANNEL, heard).catch((error: unknown) => {
+    unlisten = database.listen(EVENTS_CHANNEL, onEventsNotify).catch((error: unknown) => {
       logger.warn({ err: { message: (error as Error).message } }, 'claim wake-ups from other instances unavailable');
       return async () => {};
     });
@@ -346,7 +347,7 @@ export function createClaimService({ store, database, logger, recent, now = () =
 
   return {
     claim,
-    became,
+    publishClaimable,
     announcement,
     close,
     /** Long polls whose first try found nothing and that wait now. */

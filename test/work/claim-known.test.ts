@@ -28,7 +28,7 @@ describe.each(await storesUnderTest())('claims of items this process wrote, on %
     store = createWorkStore(database, (news) => deliver(news));
     quiet = createWorkStore(database);
     claims = createClaimService({ store, database, logger: pino({ level: 'silent' }) });
-    deliver = claims.became;
+    deliver = claims.publishClaimable;
   });
   afterAll(async () => {
     await claims.close();
@@ -91,7 +91,7 @@ describe.each(await storesUnderTest())('claims of items this process wrote, on %
     expect((await claims.claim({ agent: 'k-fast', types: [type] }, actor))!.id).toBe(row.id);
     const reads = claims.reads();
     // The news of it arrives late, with the row as it was written.
-    claims.became({ ready: [{ type, project_id: null, agent: null, count: 1, known: [{ row, dispatches: [] }] }], due_at: null });
+    claims.publishClaimable({ ready: [{ type, project_id: null, agent: null, count: 1, known: [{ row, dispatches: [] }] }], due_at: null });
     await expect.poll(() => claims.reads(), { timeout: 20_000 }).toBe(reads + 1);
     expect(claims.waiting()).toBeGreaterThanOrEqual(1);
     // Still waiting: the next item is its.

@@ -12,9 +12,9 @@ import type { ConversationStatements, InboxRow } from './port.js';
 type Tables = ConversationTables & Pick<WorkTables, 'work_items'>;
 export type Executor = Kysely<Tables> | Transaction<Tables>;
 
-export type PortableStatements = Omit<ConversationStatements, 'insertComment' | 'deleteComment'>;
+export type CrossDialectStatements = Omit<ConversationStatements, 'insertComment' | 'deleteComment'>;
 
-export function portableStatements(db: Executor): PortableStatements {
+export function crossDialectStatements(db: Executor): CrossDialectStatements {
   return {
 
     listComments(workItemId, after, limit, order) {

@@ -1,14 +1,14 @@
 import { sql } from 'kysely';
 import type { ConversationStatements } from './port.js';
-import { type Executor, portableStatements } from './portable.js';
+import { type Executor, crossDialectStatements } from './portable.js';
 
-// The conversation's store on PostgreSQL: the portable statements, and each comment write as one
+// The conversation's store on PostgreSQL: the statements shared by both databases, and each comment write as one
 // statement (a data-modifying CTE writes the comment and moves its item's counter together), so
 // an agent's progress comment costs one round trip.
 
 export function postgresConversationStatements(db: Executor): ConversationStatements {
   return {
-    ...portableStatements(db),
+    ...crossDialectStatements(db),
 
     async insertComment(row) {
       await sql`WITH comment AS (

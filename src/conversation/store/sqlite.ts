@@ -1,14 +1,14 @@
 import { sql } from 'kysely';
 import type { ConversationStatements } from './port.js';
-import { type Executor, portableStatements } from './portable.js';
+import { type Executor, crossDialectStatements } from './portable.js';
 
-// The conversation's store on SQLite: the portable statements, and the comment writes as two
+// The conversation's store on SQLite: the statements shared by both databases, and the comment writes as two
 // statements each (the comment, then its item's counter). In-process and inside the caller's
 // transaction, two statements cost nothing a round trip would.
 
 export function sqliteConversationStatements(db: Executor): ConversationStatements {
   return {
-    ...portableStatements(db),
+    ...crossDialectStatements(db),
 
     async insertComment(row) {
       await db.insertInto('work_comments').values(row).execute();

@@ -7,7 +7,7 @@ import { newsOfNewItem } from './transactional.js';
 // statement per batch (shared/coalesce.ts), so one round trip and one commit serve many agents.
 // New items, the reads of items with their logs, and guarded changes are each coalesced; a
 // change of two statements (closing a dispatch entry and opening the next) goes to the store
-// beneath, which runs it in a transaction. `together` runs at the top level: each statement is
+// beneath, which runs it in a transaction. `optimistic` runs at the top level: each statement is
 // atomic by itself, and the claim's writes are guarded by the versions it read. A batch that
 // finishes an item runs in one transaction of the store beneath, whose FinishedHook writes
 // what finishing an item writes beside it (the conversation's open question closed).
@@ -47,7 +47,7 @@ export function batched(store: WorkStore, top: WorkStatements, onEventsCommitted
 
   const batchedStore: WorkStore = {
     ...store,
-    together: (work) => work(batchedStore),
+    optimistic: (work) => work(batchedStore),
     createWorkItem: (row, dispatch, event, history) => create({ row, dispatch, event, history }),
     findWithDispatches: read,
     applyChange: (c) => (isOneStatement(c) ? change(c) : store.applyChange(c)),

@@ -7,7 +7,7 @@ import type { DependencyStatements } from './dependency-port.js';
 
 type Executor = Kysely<WorkTables> | Transaction<WorkTables>;
 
-export function portableDependencyStatements(db: Executor): Omit<DependencyStatements, 'lockGraph'> {
+export function crossDialectDependencyStatements(db: Executor): Omit<DependencyStatements, 'lockGraph'> {
   return {
     async findLinks(ids) {
       if (ids.length === 0) return [];

@@ -173,12 +173,11 @@ export interface WorkStore extends WorkStatements {
    */
   transaction<T>(work: (store: WorkStore, trx: Transaction<any>) => Promise<T>): Promise<T>;
   /**
-   * Runs `work` (reads, then guarded writes) as cheaply as the store allows: on SQLite in one
-   * transaction of the group commit, so the reads and the writes share one commit; on
-   * PostgreSQL at the top level, each statement atomic by itself (batched.ts). `work` must be
-   * correct either way: its writes are guarded by the versions it read.
+   * Runs `work` (reads, then writes guarded by the versions it read) holding no lock: only each
+   * statement is promised atomic, so `work` must be correct without a transaction around it.
+   * SQLite runs it in one group-commit transaction; PostgreSQL statement by statement (batched.ts).
    */
-  together<T>(work: (store: WorkStore) => Promise<T>): Promise<T>;
+  optimistic<T>(work: (store: WorkStore) => Promise<T>): Promise<T>;
   /** One new item, atomically. */
   createWorkItem(row: WorkItemRow, dispatch: DispatchRow | null, event: NewEvent, history: NewHistory): Promise<void>;
   findWithDispatches(id: string): Promise<ItemWithDispatches | undefined>;

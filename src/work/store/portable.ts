@@ -1,6 +1,6 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { WorkTables } from '../tables.js';
-import { portableDependencyStatements } from './dependencies-portable.js';
+import { crossDialectDependencyStatements } from './dependencies-portable.js';
 import type { WorkFilter, WorkStatements } from './port.js';
 
 // The statements of the work store that are the same SQL on both databases (Kysely writes each
@@ -10,14 +10,14 @@ import type { WorkFilter, WorkStatements } from './port.js';
 
 type Executor = Kysely<WorkTables> | Transaction<WorkTables>;
 
-export type PortableStatements = Omit<
+export type CrossDialectStatements = Omit<
   WorkStatements,
   'createWorkItems' | 'findManyWithDispatches' | 'applyChanges' | 'claimCandidates' | 'nextRunAfter' | 'lockProject' | 'tryLockIdempotencyKey' | 'lockGraph'
 >;
 
-export function portableStatements(db: Executor): PortableStatements {
-  const portable: PortableStatements = {
-    ...portableDependencyStatements(db),
+export function crossDialectStatements(db: Executor): CrossDialectStatements {
+  const crossDialect: CrossDialectStatements = {
+    ...crossDialectDependencyStatements(db),
     findWorkItem(id) {
       return db.selectFrom('work_items').selectAll().where('id', '=', id).executeTakeFirst();
     },
@@ -27,7 +27,7 @@ export function portableStatements(db: Executor): PortableStatements {
       if (version !== null) query = query.where('version', '=', version);
       const result = await query.executeTakeFirst();
       if (Number(result.numDeletedRows) === 0) return false;
-      await portable.appendEvent(event.type, event.data, event.at);
+      await crossDialect.appendEvent(event.type, event.data, event.at);
       return true;
     },
 
@@ -124,7 +124,7 @@ export function portableStatements(db: Executor): PortableStatements {
       return Number(result.numDeletedRows);
     },
   };
-  return portable;
+  return crossDialect;
 }
 
 // Kysely's builder types are too deep to name here; the filter only adds WHERE clauses.

@@ -3,7 +3,7 @@ import { named } from '../../shared/named-statement.js';
 import { dispatchLogJsonSql, eventDataSql, timeSql } from '../item-view.js';
 import type { DispatchRow, NewHistory, WorkItemRow, WorkTables } from '../tables.js';
 import { type ClaimQuery, type ItemChange, type ItemWithDispatches, type NewItem, type ReleasedItem, type WorkStatements, changeShape } from './port.js';
-import { portableStatements } from './portable.js';
+import { crossDialectStatements } from './portable.js';
 
 // The work store on PostgreSQL: the statements of port.ts (portable.ts's, and the hot paths
 // written here as fixed SQL), on the connection or transaction given, and nothing else.
@@ -51,7 +51,7 @@ function split({ dispatch_log, ...row }: RowWithLog): ItemWithDispatches {
 
 export function postgresStatements(db: Executor, run: RunStatement): WorkStatements {
   return {
-    ...portableStatements(db),
+    ...crossDialectStatements(db),
 
     async createWorkItems(items) {
       if (items.length > 0) await run({ ...CREATE_ITEMS, values: [itemsJson(items)] });

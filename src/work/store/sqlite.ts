@@ -3,7 +3,7 @@ import { eventData } from '../item-view.js';
 import type { WorkItemRow, WorkTables } from '../tables.js';
 import type { DependentsEffect } from './dependency-port.js';
 import type { ClaimCandidates, ClaimQuery, ItemWithDispatches, ReleasedItem, WorkStatements } from './port.js';
-import { portableStatements } from './portable.js';
+import { crossDialectStatements } from './portable.js';
 
 // The work store on SQLite: the statements of port.ts on the connection or transaction given
 // (portable.ts's, and the hot paths written here), and nothing else. SQLite has one writer, so
@@ -21,9 +21,9 @@ type Executor = Kysely<WorkTables> | Transaction<WorkTables>;
 const CREATE_SLICE = 40;
 
 export function sqliteStatements(db: Executor): WorkStatements {
-  const portable = portableStatements(db);
+  const crossDialect = crossDialectStatements(db);
   const statements: WorkStatements = {
-    ...portable,
+    ...crossDialect,
     async createWorkItems(items) {
       for (let start = 0; start < items.length; start += CREATE_SLICE) {
         const slice = items.slice(start, start + CREATE_SLICE);
@@ -38,7 +38,7 @@ export function sqliteStatements(db: Executor): WorkStatements {
     async findManyWithDispatches(ids) {
       const found: (ItemWithDispatches | undefined)[] = [];
       for (const id of ids) {
-        const row = await portable.findWorkItem(id);
+        const row = await crossDialect.findWorkItem(id);
         found.push(row && (await withLog(row)));
       }
       return found;
@@ -65,7 +65,7 @@ export function sqliteStatements(db: Executor): WorkStatements {
         }
         if (change.openDispatch) await db.insertInto('dispatch_log').values(change.openDispatch).execute();
         await db.insertInto('work_history').values({ ...change.history, work_item_id: change.id }).execute();
-        await portable.appendEvent(change.event.type, change.event.data, change.event.at);
+        await crossDialect.appendEvent(change.event.type, change.event.data, change.event.at);
         if (change.dependents) change.released = await writeDependents(change.id, change.dependents, change.event.at);
         applied.push(true);
       }
@@ -97,7 +97,7 @@ export function sqliteStatements(db: Executor): WorkStatements {
 
     // SQLite's one writer already serializes transactions: a read holds the project.
     lockProject(id) {
-      return portable.findProject(id);
+      return crossDialect.findProject(id);
     },
 
     // One writer: no other request can hold the key while this transaction runs.
@@ -127,13 +127,13 @@ export function sqliteStatements(db: Executor): WorkStatements {
         await sql`INSERT INTO work_comments (id, work_item_id, author, role, kind, body, links, created_at)
           VALUES (${RANDOM_UUID_SQL}, ${row.id}, ${effect.actor.name}, ${effect.actor.role}, 'note', ${effect.note}, '[]', ${at})`.execute(db);
       }
-      await portable.appendEvent(effect.event, eventData(row, effect.actor), at);
+      await crossDialect.appendEvent(effect.event, eventData(row, effect.actor), at);
     }
     return effect.kind === 'release' ? rows.filter((row) => row.waiting_on === 0 && row.status === 'queued') : [];
   }
 
   async function withLog(row: WorkItemRow): Promise<ItemWithDispatches> {
-    return { row, dispatches: await portable.listDispatches(row.id) };
+    return { row, dispatches: await crossDialect.listDispatches(row.id) };
   }
 
   return statements;

@@ -27,7 +27,7 @@ export function transactional({ top, on, runTransaction, onEventsCommitted, onFi
     const appended: Appended = { events: false, news: createNewsCollector(), finished: [] };
     const after: (() => void)[] = [];
     const result = await runTransaction(async (trx) => {
-      const store = joined(noting(on(trx), appended), trx);
+      const store = joined(trackingAppends(on(trx), appended), trx);
       const value = await work(store, trx);
       if (onFinished && appended.finished.length > 0) {
         const committed = await onFinished(store, trx, appended.finished.splice(0));
@@ -45,7 +45,7 @@ export function transactional({ top, on, runTransaction, onEventsCommitted, onFi
     const store: WorkStore = {
       ...statements,
       transaction: (work) => work(store, trx),
-      together: (work) => work(store),
+      optimistic: (work) => work(store),
       createWorkItem: (row, dispatch, event, history) => statements.createWorkItems([{ row, dispatch, event, history }]),
       findWithDispatches: async (id) => (await statements.findManyWithDispatches([id]))[0],
       applyChange: async (change) => (await statements.applyChanges([change]))[0]!,
@@ -61,7 +61,7 @@ export function transactional({ top, on, runTransaction, onEventsCommitted, onFi
   return {
     ...top,
     transaction: inTransaction,
-    together: (work) => inTransaction((store) => work(store)),
+    optimistic: (work) => inTransaction((store) => work(store)),
     createWorkItem: write((s, row, dispatch, event, history) => s.createWorkItems([{ row, dispatch, event, history }])),
     createWorkItems: write((s, items) => (items.length === 0 ? Promise.resolve() : s.createWorkItems(items))),
     findWithDispatches: async (id) => (await top.findManyWithDispatches([id]))[0],
@@ -79,8 +79,8 @@ interface Appended {
   finished: FinishedItem[];
 }
 
-/** The statements, noting in `appended` each write that appended an event, and what it made claimable. */
-function noting(statements: WorkStatements, appended: Appended): WorkStatements {
+/** The statements, recording in `appended` each write that appended an event, and what it made claimable. */
+function trackingAppends(statements: WorkStatements, appended: Appended): WorkStatements {
   return {
     ...statements,
     async createWorkItems(items) {
