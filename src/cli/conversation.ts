@@ -6,7 +6,7 @@ import { commentBlocks, commentLine, questionDetail, questionTable } from './con
 import { json, paintFor } from './format.js';
 import { integer, itemId, projectId } from './options.js';
 
-// The conversation from a shell (issue 21): `work comment` and `work comments`, `ask` (and wait), `inbox`, `answer`
+// The conversation from a shell: `work comment` and `work comments`, `ask` (and wait), `inbox`, `answer`
 // and `review`. `answer` and `review` take the item's id, the one a person sees on the board and
 // in the inbox; the command finds the item's open question (there is at most one).
 

@@ -1,7 +1,7 @@
 import type { Answer, Ask, Comment, CommentsQuery, CreateComment, InboxEntry, InboxQuery, Question } from '../conversation/schemas.js';
 import { type CallOptions, type Requester } from './http.js';
 
-// The typed client's calls for an item's conversation (issue 21): comments, questions to a
+// The typed client's calls for an item's conversation: comments, questions to a
 // person and the wait for their answer, the inbox, and reviews. The shapes are the server's
 // TypeBox schemas read as types; the work client (work-client.ts) spreads these into its own.
 

@@ -24,7 +24,7 @@ import {
 } from './schemas.js';
 import { nextLink } from '../shared/paging.js';
 
-// The conversation's routes (issue 21): thin, each one call of the comment or question service.
+// The conversation's routes: thin, each one call of the comment or question service.
 // Who may do what is the route's access level (auth/roles.ts) and, for agents, the service's
 // rules (their own items). Pages go on in the Link header, as /work's do.
 

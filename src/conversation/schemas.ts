@@ -1,7 +1,7 @@
 import { type Static, Type } from 'typebox';
 import { Nullable, TimestampSchema, UuidSchema } from '../shared/schemas.js';
 
-// The conversation's shapes on the wire (issue 21): comments on an item's timeline, questions
+// The conversation's shapes on the wire: comments on an item's timeline, questions
 // a person answers (reviews among them), the inbox of questions. snake_case as everywhere.
 
 export const COMMENT_KINDS = ['note', 'progress', 'question', 'answer', 'email'] as const;

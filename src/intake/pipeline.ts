@@ -225,7 +225,7 @@ export function createPipeline(deps: PipelineDeps) {
     const summary = excerpt(prepareBody(body?.content ?? '', body?.contentType === 'html' ? 'html' : 'text', 4_000).text) || '(no text)';
     const note = followUpNote(prepared.parsed, at, summary);
     const entry = threadEntry(prepared.parsed, prepared.result, message.source_ref, message.received_at, summary);
-    // The follow-up is a comment of kind `email` on the item's timeline (issue 21); `notes` stays
+    // The follow-up is a comment of kind `email` on the item's timeline; `notes` stays
     // the human summary. A final item keeps its fields (the work service's rule); the comment
     // still lands (comments on final items are allowed).
     return items.followUp(

@@ -14,7 +14,7 @@ import { withNextStep } from './questions.js';
 import { CommentsOutputSchema, ListCommentsInputSchema } from './schemas.js';
 import { ADDS, READS, type ToolDefinition, define } from './tools.js';
 
-// The tools an agent talks to people with (issue 21): a comment on the item's timeline, a
+// The tools an agent talks to people with: a comment on the item's timeline, a
 // progress note (a comment of kind progress; notes stay the human summary), a question to a
 // person that the agent can wait on, and reading its answer. Waiting goes through the route's
 // long poll (GET …/questions/{id}?wait_s), so an answer given on any instance ends the wait at

@@ -4,7 +4,7 @@ import type BetterSqlite3 from 'better-sqlite3';
 import type { Logger } from 'pino';
 import { type ControlledWriteGate, createWriteGate } from './sqlite-write-gate.js';
 
-// Checkpoints off the event loop (issue 23). At synchronous = NORMAL the commits no longer
+// Checkpoints off the event loop. At synchronous = NORMAL the commits no longer
 // fsync (wal-sync.ts flushes the WAL on the threadpool), but SQLite's auto-checkpoint still runs
 // inside the COMMIT that takes the WAL past 1,000 pages, on the main thread, and fsyncs the WAL
 // and the database file there. So the main connection turns it off (wal_autocheckpoint = 0) and

@@ -141,7 +141,7 @@ function run<R>(statement: BetterSqlite3.Statement, parameters: readonly unknown
 /**
  * Rows as objects, built in JavaScript from better-sqlite3's arrays. Its own objects get their
  * properties one at a time, which for a row of work_items' 26 columns cost twice what the
- * statement does (the newest 20 items: 165 µs against 75, issue 23): an object literal of a
+ * statement does (the newest 20 items: 165 µs against 75): an object literal of a
  * fixed shape, compiled once per statement, is what V8 builds fastest. Column names come from
  * SQLite (our schema and our aliases) and are quoted as JSON string literals; a name given
  * twice keeps its last value, as better-sqlite3's objects do.

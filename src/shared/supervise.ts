@@ -5,7 +5,7 @@ import { STOP_SIGNALS, whenParentGone } from './parent-watch.js';
 
 // `main all` runs each service in a process of its own: classification parses emails of up to
 // 5 MB and drives hundreds of provider calls, and on a shared event loop that work held up the
-// work API (issue 9). This parent starts the children, passes SIGTERM and SIGINT on, and stays
+// work API. This parent starts the children, passes SIGTERM and SIGINT on, and stays
 // up exactly as long as both do: when one dies by itself the other is stopped and the parent
 // exits non-zero, so a supervisor above (systemd, Docker, npm) sees the failure. It also stops
 // them on SIGHUP and when its own parent (npm's sh) dies, which sends it no signal.

@@ -1,6 +1,6 @@
 import { promises as fs } from 'node:fs';
 
-// The fsync that makes SQLite commits durable, off the event loop (issue 23). The write
+// The fsync that makes SQLite commits durable, off the event loop. The write
 // connection runs with synchronous = NORMAL: in WAL mode a COMMIT then only write()s its frames
 // to the `-wal` file, and nothing is on disk until someone flushes that file. This module is the
 // someone: `durable()` resolves once an fdatasync of the WAL that BEGAN AFTER the call has

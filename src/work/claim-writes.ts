@@ -3,20 +3,9 @@ import { writeOf } from './item-changes.js';
 import type { Actor } from './item-view.js';
 import type { ClaimQuery, ItemWithDispatches, WorkStore } from './store/port.js';
 
-// How a batch of claims is written. The claim is a move like any other: the store reads the
-// candidates (each claimer's own oldest dispatched item, then the head of the queue, with their
-// dispatch logs), planClaim (change-rules.ts) decides each claim from the lifecycle table, and
-// the guarded change that every change uses writes them, each only if its item is still at the
-// version read. A claimer whose write lost a race (another instance, or a change in between,
-// took the item) reads again; the others have their items. Exactly once, with no lock held.
-//
-// Why not a transaction with SELECT … FOR UPDATE SKIP LOCKED, then plan, then write? On
-// PostgreSQL that is four round trips per batch (BEGIN, the locking read, the write, COMMIT)
-// against two here (the read, the write), with a connection held across them; measured with
-// bench:queue (see the report of this change), the guarded write kept claim → complete within
-// noise of the single-statement claim it replaces, and the rules stay in TypeScript. On SQLite
-// the store runs the read and the write in one transaction of its group commit (`optimistic`),
-// as the claim did before, so a lost race there needs another process writing the same file.
+// How a batch of claims is written: the candidates are read, planClaim plans each, and each is
+// written as a version-guarded change; a claimer whose write lost a race reads again.
+// Why no locking read: see docs/design-decisions.md, "Claims without a locking transaction".
 
 /** How often one claimer reads again after losing its item to another writer. */
 const MAX_ROUNDS = 20;

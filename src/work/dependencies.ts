@@ -7,7 +7,7 @@ import type { LinkRow } from './store/dependency-port.js';
 import type { WorkStatements, WorkStore } from './store/port.js';
 import type { DependencyRow, WorkItemRow } from './tables.js';
 
-// Sub-items and dependencies (issue 22): the checks of a new parent or a new list of
+// Sub-items and dependencies: the checks of a new parent or a new list of
 // dependencies, and what an item shows of its plan. Every check runs inside the transaction
 // that writes the link, after lockGraph, so that the graph checked is the graph written: no
 // two changes can each pass the cycle check and together close a cycle, and a dependency that

@@ -5,7 +5,7 @@ import type { WorkStatus } from './schemas.js';
 import type { DependentsEffect } from './store/dependency-port.js';
 import type { WorkItemRow } from './tables.js';
 
-// The rules of dependencies (issue 22) that every change applies, pure functions of the row
+// The rules of dependencies that every change applies, pure functions of the row
 // and the move: an item that waits on a dependency is not handed to an agent, and an item that
 // reaches a final status tells the items that depend on it. Completed releases them (one
 // dependency fewer to wait on); failed or cancelled leaves them waiting, with a note that says

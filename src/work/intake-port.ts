@@ -38,7 +38,7 @@ export interface WorkForIntake {
   projectExists(id: string): Promise<boolean>;
 }
 
-/** `comments`: the conversation's statements, for the follow-up's comment (issue 21). */
+/** `comments`: the conversation's statements, for the follow-up's comment. */
 export function workForIntake(store: WorkStore, comments: ConversationStatementsOn): WorkForIntake {
   return {
     commit: (work) =>

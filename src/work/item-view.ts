@@ -44,7 +44,7 @@ export const DISPATCH_FIELDS = {
 } as const satisfies Record<keyof DispatchEntry, FieldKind>;
 
 // Written out, not looped over SUMMARY_FIELDS: an object literal of one shape is what V8 builds
-// fastest, and a list of 20 is built hundreds of times a second (issue 23). The type keeps the
+// fastest, and a list of 20 is built hundreds of times a second. The type keeps the
 // two lists the same: a field missing here, or one too many, does not compile.
 export function toSummary(row: WorkItemRow): WorkItemSummary {
   return {

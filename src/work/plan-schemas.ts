@@ -2,7 +2,7 @@ import { type Static, Type } from 'typebox';
 import { UuidSchema } from '../shared/schemas.js';
 import { CreateWorkItemSchema, LINK_LIMITS, WorkItemDetailSchema } from './schemas.js';
 
-// The shapes of POST /work/plans (issue 22): a parent item and its steps, submitted together,
+// The shapes of POST /work/plans: a parent item and its steps, submitted together,
 // the steps naming each other by local keys because none of them has an id yet. Every item
 // field is the submit's own schema, so a field the submit gains (or bounds) a plan takes too.
 

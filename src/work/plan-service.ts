@@ -9,7 +9,7 @@ import { type PlannedItem, checkReviewFloor, planItem, writePlannedItems } from 
 import type { DependencyRow } from './tables.js';
 import type { WorkStore } from './store/port.js';
 
-// A plan (issue 22): a parent and its steps, created in one transaction, all or nothing. The
+// A plan: a parent and its steps, created in one transaction, all or nothing. The
 // steps name each other by local keys; this module checks those keys (unique, known, no cycle),
 // orders the steps so that each is written after the steps it depends on, and hands each item to
 // the submit's own write, which holds every rule of a submit (the parent, the limits, the

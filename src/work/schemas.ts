@@ -97,7 +97,7 @@ const ReviewRequiredSchema = Nullable(
   Type.Boolean({ description: "The holder's completion waits for a person's review; null: the project's setting" }),
 );
 
-/** What the conversation (issue 21) adds to an item's full view. */
+/** What the conversation adds to an item's full view. */
 const conversationFields = {
   comment_count: Type.Integer({ minimum: 0, description: 'Comments on the item (GET /work/{id}/comments)' }),
   review_required: ReviewRequiredSchema,
@@ -113,7 +113,7 @@ export const WorkItemSchema = Type.Object(
 );
 export type WorkItem = Static<typeof WorkItemSchema>;
 
-/** The limits of a plan (issue 22): dependencies per item, children per parent, nesting depth. */
+/** The limits of a plan: dependencies per item, children per parent, nesting depth. */
 export const LINK_LIMITS = { dependencies: 50, children: 1_000, depth: 8 } as const;
 
 export const DependsOnSchema = Type.Array(UuidSchema, {

@@ -31,7 +31,7 @@ export interface WorkItemRow {
   comment_count: number;
   /** 1 or 0 (one shape on both databases); null: the project's setting. */
   review_required: number | null;
-  /** The item this one is a part of (issue 22); null for a top-level item. */
+  /** The item this one is a part of; null for a top-level item. */
   parent_id: string | null;
   /**
    * How many of its dependencies are not completed (work_dependencies): kept in the same

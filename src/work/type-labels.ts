@@ -1,7 +1,7 @@
 // Work item types are free text chosen by callers, so every place that turns them into a key
 // of something kept (a metric label, a line of /work/stats) keeps only the most frequent ones
 // and counts the rest together as `other`. Without the bound, 20,000 made-up types made
-// /metrics 10 MB and a scrape 1.5 s long (issue 26).
+// /metrics 10 MB and a scrape 1.5 s long.
 //
 // "Most frequent" is the number of items of the type in the desk now, all statuses together:
 // the maintained counts of src/work/stats, read without a scan. Ties go to a type that already

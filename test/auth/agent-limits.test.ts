@@ -4,7 +4,7 @@ import { ADMIN_SECRET, type AuthPair, bearer, mintToken, startAuthPair } from '.
 import { storesUnderTest } from '../helpers/databases.js';
 import { call } from '../helpers/http.js';
 
-// Issue 14: an agent token acts as its own agent and no other. It cannot dispatch to another
+// An agent token acts as its own agent and no other. It cannot dispatch to another
 // agent, move another agent's item, or take an item nobody gave it; with a token, created_by
 // is the token's identity and X-User is ignored.
 

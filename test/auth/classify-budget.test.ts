@@ -6,7 +6,7 @@ import { ADMIN_SECRET, type AuthPair, bearer, mintToken, startAuthPair } from '.
 import { storesUnderTest } from '../helpers/databases.js';
 import { call } from '../helpers/http.js';
 
-// Issue 14: each token may classify CLASSIFY_RATE_LIMIT emails a minute; past it, 429 with
+// Each token may classify CLASSIFY_RATE_LIMIT emails a minute; past it, 429 with
 // Retry-After. A duplicate served from the store costs nothing, nor does a refused request.
 // The count lives in the database, so a second instance shares it.
 
@@ -71,7 +71,7 @@ describe.each(await storesUnderTest())('the classify budget on %s', (kind) => {
     const sent = [email(), email(), graph(`budget-${kind}-${Date.now()}`, 'a Graph message with an id')];
     for (const body of sent) expect((await classify(pair.classify, token, body)).status).toBe(200);
     expect((await classify(pair.classify, token, email())).status).toBe(429);
-    // Issue 26, item 6: the store is read before the budget.
+    // The store is read before the budget.
     for (const body of sent) {
       for (const app of [pair.classify, second]) {
         const again = await classify(app, token, body);

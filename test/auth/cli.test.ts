@@ -15,7 +15,7 @@ import { bearer, dumpDatabase } from '../helpers/auth.js';
 import { type TestDatabase, createTestDatabase, openTestDatabase, storesUnderTest } from '../helpers/databases.js';
 import { call } from '../helpers/http.js';
 
-// Issue 14: the first admin token comes from `agentdesk token create`, the built CLI as the
+// The first admin token comes from `agentdesk token create`, the built CLI as the
 // package's `bin` runs it (`npm run build:server` first), writing straight to DATABASE_URL.
 
 const CLI = fileURLToPath(new URL('../../dist/src/cli/main.js', import.meta.url));
@@ -108,7 +108,7 @@ describe.each(await storesUnderTest())('agentdesk token on %s', (kind) => {
   });
 });
 
-// Issue 25: the sign-in page's hint, run in the checkout where `npm start` keeps its data, failed
+// The sign-in page's hint, run in the checkout where `npm start` keeps its data, failed
 // unless DATABASE_URL was set: the CLI must find the default database that `npm start` uses.
 describe('agentdesk token without DATABASE_URL', () => {
   const folders: string[] = [];

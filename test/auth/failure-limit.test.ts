@@ -4,7 +4,7 @@ import { type TestApp, startWorkApp } from '../helpers/apps.js';
 import { ADMIN_SECRET, AUTH_ENV, bearer } from '../helpers/auth.js';
 import { storesUnderTest } from '../helpers/databases.js';
 
-// Issue 26, item 3: the 401 slow-down counts failures per client address and per presented
+// The 401 slow-down counts failures per client address and per presented
 // credential prefix, and never refuses a credential that works. Behind a reverse proxy listed
 // in TRUST_PROXY the client is the X-Forwarded-For address; anyone else's X-Forwarded-For is
 // ignored, so a spoofed header neither escapes the count nor charges somebody else.

@@ -5,7 +5,7 @@ import { ADMIN_SECRET, AUTH_ENV, bearer } from '../helpers/auth.js';
 import { storesUnderTest } from '../helpers/databases.js';
 import { call } from '../helpers/http.js';
 
-// Issue 14: which mode a service starts in, and the one guard the open desk (AUTH=off) keeps:
+// Which mode a service starts in, and the one guard the open desk (AUTH=off) keeps:
 // only a Host naming a loopback address or a name in ALLOWED_HOSTS is served, so a web page
 // cannot reach a developer's desk through DNS rebinding, and no cross-site request gets in.
 
@@ -112,7 +112,7 @@ describe.each(await storesUnderTest())('AUTH=tokens on %s', (kind) => {
     expect(doc.components.securitySchemes.session).toMatchObject({ type: 'apiKey', in: 'cookie' });
     expect(doc.paths['/work'].get.security).toEqual([{ bearer: [] }, { session: [] }]);
     expect(doc.paths['/work'].get.responses).toHaveProperty('401');
-    // The document's default is a credential (issue 25): a public route says it needs none.
+    // The document's default is a credential: a public route says it needs none.
     expect(doc.security).toEqual([{ bearer: [] }, { session: [] }]);
     expect(doc.paths['/health'].get.security).toEqual([]);
     expect((await call(t.app, 'GET', '/docs/')).status).toBe(200);
@@ -133,7 +133,7 @@ describe.each(await storesUnderTest())('AUTH=tokens on %s', (kind) => {
     expect(Number(slowed.headers['retry-after'])).toBeGreaterThan(0);
     expect(Number(slowed.headers['retry-after'])).toBeLessThanOrEqual(60);
     expect(slowed.headers['content-type']).toMatch(/^application\/problem\+json/);
-    // A credential that works is never refused by the slow-down (issue 26): tokens carry 256
+    // A credential that works is never refused by the slow-down: tokens carry 256
     // random bits, so letting it through teaches a guesser nothing it could use.
     expect((await from('10.0.0.1', bearer(ADMIN_SECRET))).statusCode).toBe(200);
     const signIn = await t.app.inject({

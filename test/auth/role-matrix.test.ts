@@ -6,7 +6,7 @@ import { ADMIN_SECRET, type AuthPair, bearer, expireToken, mintToken, startAuthP
 import { storesUnderTest } from '../helpers/databases.js';
 import { call } from '../helpers/http.js';
 
-// Issue 14: every route of both services, with no token, a malformed one, a well-formed one
+// Every route of both services, with no token, a malformed one, a well-formed one
 // nobody issued, an expired one, a revoked one, and a token of each role, answers exactly the
 // status written here. A route that is not in this table fails the coverage test: a new route
 // must take its place in the matrix.
@@ -105,7 +105,7 @@ const CASES: Case[] = [
     request: async (f) => ({ url: `/work/${f.itemOfAda}/heartbeat`, payload: { agent: 'ada' } }),
     roles: only(200, 'agent', 'admin'),
   },
-  // Issue 21: the conversation. An agent comments on items it holds (ada's), a person on any.
+  // The conversation. An agent comments on items it holds (ada's), a person on any.
   {
     route: 'POST /work/:id/comments',
     service: 'work',

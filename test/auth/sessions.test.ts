@@ -5,7 +5,7 @@ import { ADMIN_SECRET, type AuthPair, bearer, mintToken, startAuthPair } from '.
 import { storesUnderTest } from '../helpers/databases.js';
 import { call } from '../helpers/http.js';
 
-// Issue 14: a browser exchanges its token once for an HttpOnly, SameSite=Strict session
+// A browser exchanges its token once for an HttpOnly, SameSite=Strict session
 // cookie; state changes through the cookie need the CSRF header and a same-origin Origin;
 // revoking the token ends its sessions at once.
 

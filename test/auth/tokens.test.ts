@@ -9,7 +9,7 @@ import { ADMIN_SECRET, AUTH_ENV, type AuthPair, bearer, dumpDatabase, mintToken,
 import { createTestDatabase, openTestDatabase, storesUnderTest } from '../helpers/databases.js';
 import { ISO_MS, UUID_RE, call } from '../helpers/http.js';
 
-// Issue 14: tokens as the API creates, lists and revokes them; what a token looks like; what
+// Tokens as the API creates, lists and revokes them; what a token looks like; what
 // is stored; what the logs and the other answers never show.
 
 describe('the token format', () => {

@@ -5,7 +5,7 @@ import { FAKE_ANSWER, type FakeLlm, type FakeReply, createLatch, startFakeLlm } 
 import { startClassifyApp, openAiFake } from '../helpers/classify-app.js';
 import { type AuthPair, bearer, mintToken, startAuthPair } from '../helpers/auth.js';
 
-// Bursts (issue 9): per caller, LLM_CONCURRENCY provider calls in flight and LLM_QUEUE waiting,
+// Bursts: per caller, LLM_CONCURRENCY provider calls in flight and LLM_QUEUE waiting,
 // a 429 with Retry-After past that, and LLM_TOTAL_CONCURRENCY calls in flight in all. The fake
 // provider holds its answers until the test lets them go, so what is in flight can be counted.
 

@@ -4,7 +4,7 @@ import type { Language } from '../../src/classify/rules/lexicon.js';
 import { splitSentences } from '../../src/classify/rules/sentences.js';
 import { clip } from '../../src/classify/rules/task.js';
 
-// Issue 24: sentence boundaries that know dates, ordinals and abbreviations, and deadlines read
+// Sentence boundaries that know dates, ordinals and abbreviations, and deadlines read
 // in four languages and placed on the calendar from the day the email was sent.
 
 describe('sentences', () => {

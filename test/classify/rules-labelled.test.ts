@@ -8,7 +8,7 @@ import { classifyWithRules } from '../../src/classify/rules/classify.js';
 // labelled, README there). Floors sit below what was measured when they were set, so a small
 // honest change passes and a regression does not: measured overall 0.945, every language at
 // least 0.94, every category at least 0.875, held-out part 0.78 on the first 128 emails; 0.96 on
-// all 173 once the 45 task-labelled ones were added (issue 24, rules-tasks.test.ts checks their
+// all 173 once the 45 task-labelled ones were added (rules-tasks.test.ts checks their
 // priority, deadline and task too). `npm run bench:rules` prints the current figures.
 
 const set = loadLabelledSet();

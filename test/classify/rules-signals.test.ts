@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { normalizeEmail } from '../../src/classify/normalize.js';
 import { classifyWithRules } from '../../src/classify/rules/classify.js';
 
-// Emails written for each signal issue 9 asks of the offline classifier, in every language
+// Emails written for each signal the offline classifier looks for, in every language
 // it reads, and the honest mail each signal must leave alone.
 
 function email(from: string | null, subject: string, body: string, extra: { reply_to?: string } = {}) {

@@ -3,7 +3,7 @@ import { loadLabelledSet, type LabelledEmail } from '../../bench/rules-labelled.
 import { normalizeEmail } from '../../src/classify/normalize.js';
 import { classifyWithRules } from '../../src/classify/rules/classify.js';
 
-// Issue 24: the work items the offline classifier writes, on the task-labelled emails of the
+// The work items the offline classifier writes, on the task-labelled emails of the
 // labelled set (test/fixtures/rules-labelled/tasks-*.json, written for this in four languages).
 // Category, priority and deadline must match the labels exactly; the description is checked for
 // the properties a person expects of a task, not for one exact wording.

@@ -14,7 +14,7 @@ import { storesUnderTest } from '../helpers/databases.js';
 import { type FakeLlm, startFakeLlm } from '../helpers/fake-llm.js';
 import { call } from '../helpers/http.js';
 
-// Issue 12: every provider call is recorded with its tokens, attempts, latency and outcome,
+// Every provider call is recorded with its tokens, attempts, latency and outcome,
 // beside the dedupe record and without the email; GET /classify/usage (and the work service's
 // /ui-api/classify-usage) sums it per day or per model and prices it.
 

@@ -5,7 +5,7 @@ import { type TestDatabase, createTestDatabase, storesUnderTest } from '../helpe
 import { type ServerProcess, killAllServers, startWorkServer } from '../helpers/processes.js';
 import { type SseClient, connectSse } from '../helpers/sse.js';
 
-// Issue 21 on the command line: the `agentdesk` binary as an agent and a person run it, against
+// On the command line: the `agentdesk` binary as an agent and a person run it, against
 // a real work service (AUTH=tokens) on each store. The agent comments with links and asks; the
 // person reads the inbox and answers, and the agent's `ask --wait` ends with the answer; a
 // review is returned and approved with `agentdesk review`. Run `npm run build:server` first.

@@ -3,7 +3,7 @@ import { type CliRun, runCli, runCliJson, throughCliServe } from '../helpers/cli
 import { type TestDatabase, createTestDatabase, storesUnderTest } from '../helpers/databases.js';
 import { type ServerProcess, killAllServers, startWorkServer } from '../helpers/processes.js';
 
-// Issue 10 on PostgreSQL: the bootstrap (the first admin token made by `agentdesk token create`
+// On PostgreSQL: the bootstrap (the first admin token made by `agentdesk token create`
 // with only DATABASE_URL, before any service runs), then the agent loop through a service
 // started by `agentdesk serve`, and a revocation written straight to the database. The full
 // command sweep is in cli.test.ts on SQLite. Run `npm run build:server` first.

@@ -4,7 +4,7 @@ import { type CliRun, runCli, runCliJson } from '../helpers/cli.js';
 import { type TestDatabase, createTestDatabase } from '../helpers/databases.js';
 import { type ServerProcess, killAllServers, startWorkServer } from '../helpers/processes.js';
 
-// Issue 22 on the command line: `work submit --parent --after`, `work ls --parent --ready`, and
+// On the command line: `work submit --parent --after`, `work ls --parent --ready`, and
 // `work tree` drawing an item's sub-items with their statuses, against a real service on
 // SQLite (the stores are covered by the API's tests). Run `npm run build:server` first.
 

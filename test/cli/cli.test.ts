@@ -12,7 +12,7 @@ import { CLI_JS, type CliRun, runCli, runCliJson, throughCliServe } from '../hel
 import { type TestDatabase, createTestDatabase } from '../helpers/databases.js';
 import { type ServerProcess, freePort, killAllServers, startWorkServer } from '../helpers/processes.js';
 
-// Issue 10: the `agentdesk` binary as a user runs it, against real servers on a real SQLite
+// The `agentdesk` binary as a user runs it, against real servers on a real SQLite
 // file; the work service itself started by `agentdesk serve`. Every command once, `--json`
 // parsed, exit codes 0 (ok), 1 (refused), 2 (usage), 3 (cannot reach). Run
 // `npm run build:server` first. The PostgreSQL half is in cli-postgres.test.ts.

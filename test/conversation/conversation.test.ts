@@ -7,7 +7,7 @@ import { createTestClock } from '../helpers/clock.js';
 import { storesUnderTest } from '../helpers/databases.js';
 import { UUID_RE, call } from '../helpers/http.js';
 
-// Issue 21 through HTTP with tokens on both stores: an agent's comments, its question to a
+// Through HTTP with tokens on both stores: an agent's comments, its question to a
 // person and its wait for the answer, the review gate, who may do what, and bad input. The
 // clock is the test's; the lease sweeper runs when the test says.
 

@@ -7,7 +7,7 @@ import { storesUnderTest } from '../helpers/databases.js';
 import { call } from '../helpers/http.js';
 import { openTestDatabase } from '../helpers/databases.js';
 
-// Issue 21: a wait for an answer on one instance ends when a person answers on another, woken
+// A wait for an answer on one instance ends when a person answers on another, woken
 // by PostgreSQL's LISTEN/NOTIFY (the event hub's channel), never by polling. Two apps in this
 // process, each with its own pool and listener, on one schema: what two processes would share.
 // (The same across two real processes, with kill -9, is for test/process.)

@@ -4,7 +4,7 @@ import { type Desk, startDesk } from './desk.js';
 import { fuzzSettings, runFuzz } from './fuzz-settings.js';
 import { printTally, summarize } from './tally.js';
 
-// Issue 8, "a fuzzer over every route": requests derived from the two OpenAPI documents, valid
+// A fuzzer over every route: requests derived from the two OpenAPI documents, valid
 // and mutated field by field, against both services listening on loopback, on both stores,
 // with authentication off (the default on loopback). After every case: each answer has the
 // status the request calls for, is never a 5xx, is problem+json when it is an error, and

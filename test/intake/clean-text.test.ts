@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { cleanDeep, cleanText, cutText, cutTextEnd } from '../../src/intake/clean-text.js';
 
-// Issue 26, item 1: the cleaning mail text gets where it enters intake.
+// The cleaning mail text gets where it enters intake.
 
 describe('mail text cleaning', () => {
   it('removes U+0000 and replaces lone surrogates, keeping pairs', () => {

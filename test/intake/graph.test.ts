@@ -8,7 +8,7 @@ import { call } from '../helpers/http.js';
 import { SECRET_KEY } from '../helpers/intake.js';
 import { waitFor } from '../helpers/mail.js';
 
-// Issue 11, Microsoft 365 ("kind": "graph"): the client-credentials token, the delta query with
+// Microsoft 365 ("kind": "graph"): the client-credentials token, the delta query with
 // its pages and delta link, 429 with Retry-After, an expired token, against a fake Graph that
 // speaks the documented protocol over real HTTP (Microsoft cannot be reached from here).
 
@@ -136,7 +136,7 @@ describe.each(stores)('graph mailboxes on %s', (kind) => {
     expect(JSON.stringify((await call(t.app, 'GET', '/mailboxes')).body)).not.toContain(CLIENT_SECRET);
   });
 
-  it('cleans U+0000 and lone surrogates out of Graph messages, and goes on with the next one (issue 26)', async () => {
+  it('cleans U+0000 and lone surrogates out of Graph messages, and goes on with the next one', async () => {
     const id = (await call(t.app, 'POST', '/mailboxes', body({ name: `nul ${kind}` }))).body.id;
     await waitFor('the idle state', async () => (await call(t.app, 'GET', `/mailboxes/${id}`)).body.state === 'idle');
     const receivedDateTime = new Date(Date.now() + 1_000).toISOString();

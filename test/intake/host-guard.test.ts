@@ -6,7 +6,7 @@ import { type ImapTarget, probeImap } from '../../src/intake/imap/connection.js'
 import { type Dovecot, startDovecot } from '../helpers/dovecot.js';
 import { freePort } from '../helpers/processes.js';
 
-// Issue 26, item 5: the guard on mailbox hosts, where the socket opens (a DNS answer that
+// The guard on mailbox hosts, where the socket opens (a DNS answer that
 // changed since the mailbox was saved cannot point it elsewhere), and a connection test that
 // does not tell a closed port from a silent or a foreign one.
 

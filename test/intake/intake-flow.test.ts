@@ -8,7 +8,7 @@ import { call } from '../helpers/http.js';
 import { mail, newMessageId, waitFor } from '../helpers/mail.js';
 import { SECRET_KEY } from '../helpers/intake.js';
 
-// Issue 11, the intake worker end to end: a real IMAP server (dovecot), mail delivered with
+// The intake worker end to end: a real IMAP server (dovecot), mail delivered with
 // APPEND, the worker watching with IDLE, classification through the service's code path with
 // the provider faked over HTTP, outcomes read back through the API.
 
@@ -120,7 +120,7 @@ describe('intake flow', () => {
       ]);
       expect(await logOf(replyId)).toMatchObject({ action: 'noted', work_item_id: item.id, category: 'fyi' });
       const after = (await call(t.app, 'GET', `/work/${item.id}`)).body;
-      // Issue 21: the follow-up is a comment of kind email by intake; notes stay the summary field.
+      // The follow-up is a comment of kind email by intake; notes stay the summary field.
       expect(after.notes).toBeNull();
       expect(after.comment_count).toBe(1);
       const [comment] = (await call(t.app, 'GET', `/work/${item.id}/comments`)).body;
@@ -151,7 +151,7 @@ describe('intake flow', () => {
       const failedOnly = (await call(t.app, 'GET', `/mailboxes/${mailboxId}/messages?status=failed`)).body;
       expect(failedOnly.map((entry: { id: string }) => entry.id)).toEqual([failed!.id]);
       // The sync goes idle a few writes after its last message is logged, and on SQLite each of
-      // those writes waits for its flush off the event loop (issue 23): a read may come between.
+      // those writes waits for its flush off the event loop: a read may come between.
       const mailbox = await waitFor('the mailbox idle', async () => {
         const body = (await call(t.app, 'GET', `/mailboxes/${mailboxId}`)).body;
         return body.state === 'idle' ? body : undefined;

@@ -7,7 +7,7 @@ import { call } from '../helpers/http.js';
 import { SECRET_KEY } from '../helpers/intake.js';
 import { mail, newMessageId, waitFor } from '../helpers/mail.js';
 
-// Issue 11: routing rules edited on a mailbox, a UIDVALIDITY change, imports of .eml and mbox
+// Routing rules edited on a mailbox, a UIDVALIDITY change, imports of .eml and mbox
 // files through the same pipeline, and a mailbox disabled or deleted while it is watched.
 
 const PASSWORD = 'rules-test-imap-password';

@@ -7,7 +7,7 @@ import { call } from '../helpers/http.js';
 import { SECRET_KEY } from '../helpers/intake.js';
 import { freePort } from '../helpers/processes.js';
 
-// Issue 11, mailboxes: the API that connects a mailbox. The secret is sealed before it is
+// Mailboxes: the API that connects a mailbox. The secret is sealed before it is
 // stored and never comes back; a server without AGENTDESK_SECRET_KEY refuses to take one; the
 // connection test names the stage that failed against a real IMAP server (dovecot).
 
@@ -76,7 +76,7 @@ describe('mailbox connection test against dovecot', () => {
     it('a closed port is a connect failure, a host that does not resolve a DNS failure', async () => {
       const closed = await test((await create({ port: await freePort() })).id);
       expect(closed).toMatchObject({ ok: false, stage: 'connect' });
-      // Issue 26: no library code that tells a closed port from a silent or a foreign one.
+      // No library code that tells a closed port from a silent or a foreign one.
       expect(closed.message).not.toContain('ECONNREFUSED');
       const dns = await test((await create({ host: 'no-such-host.invalid' })).id);
       expect(dns).toMatchObject({ ok: false, stage: 'dns' });
@@ -85,7 +85,7 @@ describe('mailbox connection test against dovecot', () => {
 
     it('TLS against a clear-text port, or STARTTLS a server does not offer, is a TLS failure', async () => {
       const direct = await test((await create({ tls: 'tls' })).id);
-      // Before an IMAP server answered, nothing tells what listens there (issue 26), nor any OpenSSL text.
+      // Before an IMAP server answered, nothing tells what listens there, nor any OpenSSL text.
       const closed = await test((await create({ port: await freePort() })).id);
       expect(direct).toMatchObject({ ok: false, stage: 'connect' });
       expect(direct.message.replace(String(dovecot.port), 'PORT')).toBe(closed.message.replace(/\d+(?=;)/, 'PORT'));
@@ -140,7 +140,7 @@ describe.each(stores)('mailbox API on %s', (kind) => {
     await listed?.close();
   });
 
-  it('refuses mailbox hosts on loopback, private, link-local and metadata addresses with a 422 on host (issue 26)', async () => {
+  it('refuses mailbox hosts on loopback, private, link-local and metadata addresses with a 422 on host', async () => {
     const refused = ['169.254.169.254', '127.0.0.1', 'localhost', '10.1.2.3', '192.168.0.10', '::1', '[::1]', '::ffff:169.254.169.254', 'fd00:ec2::254', '0.0.0.0', 'fe80::1', '100.100.100.200'];
     for (const host of refused) {
       const response = await call(t.app, 'POST', '/mailboxes', body({ host, port: 22, enabled: false }));

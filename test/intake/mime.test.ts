@@ -4,7 +4,7 @@ import { UnreadableMessage, conversationOf, parseMessage } from '../../src/intak
 import { splitMbox, splitUpload } from '../../src/intake/uploads.js';
 import { mail } from '../helpers/mail.js';
 
-// Issue 11: a raw message becomes the classification input (sender, recipients, subject, text
+// A raw message becomes the classification input (sender, recipients, subject, text
 // and HTML, List-Unsubscribe, attachment names, Message-ID, the thread); uploads split right.
 
 describe('MIME to classification input', () => {

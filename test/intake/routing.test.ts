@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { route } from '../../src/intake/routing.js';
 import type { RoutingRule } from '../../src/intake/schemas.js';
 
-// Issue 11, routing rules: ordered, first match decides, defaults when none matches.
+// Routing rules: ordered, first match decides, defaults when none matches.
 
 const PROJECT = '11111111-1111-4111-8111-111111111111';
 const OTHER = '22222222-2222-4222-8222-222222222222';

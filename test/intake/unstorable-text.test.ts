@@ -8,7 +8,7 @@ import { call } from '../helpers/http.js';
 import { SECRET_KEY } from '../helpers/intake.js';
 import { mail, newMessageId, waitFor } from '../helpers/mail.js';
 
-// Issue 26, item 1: mail that decodes to U+0000 (an encoded word, a quoted-printable body, a
+// Mail that decodes to U+0000 (an encoded word, a quoted-printable body, a
 // From name, a raw NUL in the Message-ID) or to a lone surrogate used to stop its mailbox for
 // good on PostgreSQL and was stored as is on SQLite. Text from mail is cleaned where it enters;
 // a message the database still refuses is recorded as failed, and the mailbox goes on. Over

@@ -6,7 +6,7 @@ import { type ServerProcess, killAllServers, startWorkServer } from '../helpers/
 import { type SseClient, connectSse } from '../helpers/sse.js';
 import { api, connectHttp, refused, use } from './helpers.js';
 
-// Issue 21 through MCP: the official SDK's client, as an agent's host would hold it, against a
+// Through MCP: the official SDK's client, as an agent's host would hold it, against a
 // real agentdesk process (AUTH=tokens) on each store. An agent comments and reports progress on
 // the timeline, asks a person and waits (the answer ends the wait), reads the answer later with
 // get_answer, and completes an item that needs review: complete_work says it was sent for

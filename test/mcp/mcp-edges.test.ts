@@ -150,7 +150,7 @@ describe('the /mcp endpoint with tokens', () => {
   });
 
   it('answers tools/call with arguments that are not an object as invalid params, in one line', async () => {
-    // Issue 26, item 7: `"arguments": null` was a -32603 with the schema library's dump.
+    // `"arguments": null` was a -32603 with the schema library's dump.
     const call = (params: unknown) => raw(base, 'POST', { ...agent, ...json }, JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params }));
     for (const params of [
       { name: 'claim_next_work', arguments: null },

@@ -5,7 +5,7 @@ import { type TestDatabase, createTestDatabase, storesUnderTest } from '../helpe
 import { type ServerProcess, killAllServers, startWorkServer } from '../helpers/processes.js';
 import { api, connectHttp, refused, use } from './helpers.js';
 
-// Issue 22 through the official SDK's MCP client against a real agentdesk process on each
+// Through the official SDK's MCP client against a real agentdesk process on each
 // store: a planner agent submits a plan with submit_plan (all or nothing, idempotent with a
 // key), reads its steps with list_children, submits a sub-item with submit_work's parent_id and
 // depends_on; a worker agent claims only what is ready. Run `npm run build:server` first.

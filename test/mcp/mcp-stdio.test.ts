@@ -139,7 +139,7 @@ describe('agentdesk mcp (stdio) without a desk or an agent', () => {
     expect(await refused(client, 'claim_next_work')).toContain('set AGENTDESK_AGENT');
   });
 
-  // Issue 25: the README's stdio config once named a command nothing put on PATH. This runs the
+  // The README's stdio config once named a command nothing put on PATH. This runs the
   // config block as the README prints it, with only its placeholder path and the desk's port
   // filled in, the way a host (Claude Desktop) would start it.
   it("the README's stdio config, as written, starts a server that claims as its agent", async () => {

@@ -6,7 +6,7 @@ import { planItem, writePlannedItems } from '../../src/work/service.js';
 import { createWorkStore } from '../../src/work/store/create.js';
 import { type Scrape, parsePrometheus } from '../helpers/prometheus.js';
 
-// Issue 26, item 4: work item types are free text, so /metrics and /work/stats keep a label (a
+// Work item types are free text, so /metrics and /work/stats keep a label (a
 // line) only for the METRICS_MAX_TYPES most frequent types and count every other one as
 // `other`. 20,000 distinct types must not become 20,000 series: the label sets stay bounded, the
 // sums stay right, and the set is the same from one scrape to the next.

@@ -6,7 +6,7 @@ import type { WorkTables } from '../../src/work/tables.js';
 import { launchBrowser, openDesk } from '../web/browser.js';
 import { type Desk, startDesk } from '../web/desk-server.js';
 
-// Issue 5: the first screen of a 100,000-item database renders in well under a second. The
+// The first screen of a 100,000-item database renders in well under a second. The
 // rows go straight into the table (an API burst would measure the POST path, not the page).
 // A budget and nothing else, so it runs in `npm run test:perf` only (build the UI first).
 

@@ -5,8 +5,8 @@ import { pooled } from '../helpers/fetch-json.js';
 import { killAllServers, sleep, startWorkServer } from '../helpers/processes.js';
 import { auditItems, claimViolations, openForAudit, send } from './agent-loop-audit.js';
 
-// Issue 13: "kill -9 during a claim burst: after restart no item is both claimed and queued, and
-// no acknowledged claim is lost". Agents loop claim → complete against a real server, which is
+// Kill -9 during a claim burst: after restart no item is both claimed and queued, and no
+// acknowledged claim is lost. Agents loop claim → complete against a real server, which is
 // SIGKILLed mid-burst and restarted on the same database; then the stored state is audited.
 // And leases outstanding at the kill still run out after the restart: the sweep reads them
 // from the database, not from the memory of the process that handed them out.

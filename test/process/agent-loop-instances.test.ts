@@ -6,7 +6,7 @@ import { pooled } from '../helpers/fetch-json.js';
 import { type ServerProcess, killAllServers, sleep, startWorkServer } from '../helpers/processes.js';
 import { auditItems, claimViolations, openForAudit, send } from './agent-loop-audit.js';
 
-// Issue 13 across instances: two real work-service processes on one database, claiming,
+// Across instances: two real work-service processes on one database, claiming,
 // waiting, sweeping leases and replaying Idempotency-Keys against each other. PostgreSQL is the
 // store several instances share; the Idempotency-Key test also runs two processes on one
 // SQLite file, which the service supports too.

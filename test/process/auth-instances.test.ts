@@ -4,7 +4,7 @@ import { ADMIN_SECRET } from '../helpers/auth.js';
 import { type TestDatabase, createTestDatabase, storesUnderTest } from '../helpers/databases.js';
 import { type ServerProcess, killAllServers, runUntilExit, sleep, startWorkServer } from '../helpers/processes.js';
 
-// Issue 14: two real instances on one PostgreSQL schema, as behind a load balancer. A token
+// Two real instances on one PostgreSQL schema, as behind a load balancer. A token
 // revoked through one is refused by the other within a second, whether it comes as a bearer
 // token, as a browser session, or holds an event stream open. Run `npm run build:server` first.
 

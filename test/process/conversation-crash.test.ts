@@ -3,7 +3,7 @@ import { createTestDatabase, storesUnderTest, type TestDatabase } from '../helpe
 import { fetchJson } from '../helpers/fetch-json.js';
 import { killAllServers, startWorkServer } from '../helpers/processes.js';
 
-// Answers survive kill -9 (issue 21): a burst of answers to questions on held items, the work
+// Answers survive kill -9: a burst of answers to questions on held items, the work
 // service killed after some were acknowledged. After the restart every acknowledged answer is
 // there with its item back in progress for the same agent on a fresh lease, and an answer that
 // was not acknowledged is either wholly there or wholly absent (never an answered question with

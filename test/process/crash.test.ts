@@ -3,7 +3,7 @@ import { createTestDatabase, storesUnderTest, type TestDatabase } from '../helpe
 import { fetchJson } from '../helpers/fetch-json.js';
 import { type ServerProcess, killAllServers, startWorkServer } from '../helpers/processes.js';
 
-// Issue 2: "an acknowledged item survives kill -9 of the process". A burst of POSTs, SIGKILL
+// An acknowledged item survives kill -9 of the process. A burst of POSTs, SIGKILL
 // while some are still in flight, a restart on the same database: every 201 must be there.
 
 const stores = await storesUnderTest();

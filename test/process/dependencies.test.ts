@@ -3,7 +3,7 @@ import { createTestDatabase, storesUnderTest, type TestDatabase } from '../helpe
 import { fetchJson } from '../helpers/fetch-json.js';
 import { type ServerProcess, killAllServers, startWorkServer } from '../helpers/processes.js';
 
-// Dependencies across real processes (issue 22): a plan of 20 steps claimed by 8 agents spread
+// Dependencies across real processes: a plan of 20 steps claimed by 8 agents spread
 // over two instances on one PostgreSQL (a completion on one instance wakes a claim waiting on
 // the other), and kill -9 in the middle of a burst of completions: after the restart no item
 // is claimable while a dependency is unfinished, and none whose dependencies all completed is

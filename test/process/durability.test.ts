@@ -8,7 +8,7 @@ import { fetchJson } from '../helpers/fetch-json.js';
 import { type ServerProcess, killAllServers, startWorkServer } from '../helpers/processes.js';
 import { straceFor, tracedChild } from '../helpers/strace.js';
 
-// Issue 8, "durability, proven rather than assumed". The kill -9 test shows that answers come
+// Durability, proven rather than assumed. The kill -9 test shows that answers come
 // after the commit; it would pass with synchronous=OFF. This one watches the real process with
 // strace: every acknowledged write, sent one at a time so each is its own commit, must have cost
 // at least one fsync or fdatasync. With synchronous=OFF there are none; with NORMAL (in WAL mode)

@@ -7,7 +7,7 @@ import { SECRET_KEY } from '../helpers/intake.js';
 import { mail, waitFor } from '../helpers/mail.js';
 import { type ServerProcess, killAllServers, sleep, startWorkServer } from '../helpers/processes.js';
 
-// Issue 11: kill -9 of the service in the middle of a 500-message backfill, then the work goes
+// Kill -9 of the service in the middle of a 500-message backfill, then the work goes
 // on: every message that needs action has exactly one work item, and the provider never
 // answered for the same message twice. Two instances run from the start; the one watching the
 // mailbox is killed while the provider holds a request, and the other takes the mailbox over

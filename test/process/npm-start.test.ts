@@ -4,7 +4,7 @@ import { fetchJson } from '../helpers/fetch-json.js';
 import { throughCliServe } from '../helpers/cli.js';
 import { type DeskProcess, killAllServers, sleep, startDesk } from '../helpers/processes.js';
 
-// `npm start` (`main.js all`) runs each service in a process of its own (issue 9) and is still
+// `npm start` (`main.js all`) runs each service in a process of its own and is still
 // one command: it starts both, stops both on SIGTERM or SIGINT, and ends non-zero when one of
 // them dies, taking the other down with it. Built files: run `npm run build:server` first.
 

@@ -5,7 +5,7 @@ import { type Answer, fetchJson } from '../helpers/fetch-json.js';
 import { killAllServers, sleep, startWorkServer } from '../helpers/processes.js';
 import { type TcpProxy, startTcpProxy } from '../helpers/tcp-proxy.js';
 
-// Issue 4: a dropped connection costs at most the requests in flight, as 503 problem+json;
+// A dropped connection costs at most the requests in flight, as 503 problem+json;
 // /health tells whether the database can be reached; every statement carries a timeout.
 
 const hasPostgres = (await storesUnderTest()).includes('postgres');

@@ -8,7 +8,7 @@ import { FAKE_ANSWER, type FakeLlm, startFakeLlm } from '../helpers/fake-llm.js'
 import { type DeskProcess, killAllServers, sleep, startDesk } from '../helpers/processes.js';
 import { PERF_RUN } from '../helpers/perf.js';
 
-// Issue 9, a slow provider: 500 classifications in flight while the provider takes 2 s per
+// A slow provider: 500 classifications in flight while the provider takes 2 s per
 // answer, against `main.js all` as `npm start` runs it. Every one must answer 200 from the
 // provider (none a fallback) while GET /work keeps answering beside it: `npm test` checks that
 // with one burst. The timings (within 2 s of its provider answer, the classifier's event loop

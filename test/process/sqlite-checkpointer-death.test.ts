@@ -7,7 +7,7 @@ import { fetchJson } from '../helpers/fetch-json.js';
 import { type ServerProcess, killAllServers, startWorkServer } from '../helpers/processes.js';
 import { straceFor, tracedChild } from '../helpers/strace.js';
 
-// Issue 23: SQLite's checkpoints run on a thread of the service (src/shared/sqlite-checkpointer.ts).
+// SQLite's checkpoints run on a thread of the service (src/shared/sqlite-checkpointer.ts).
 // Here that thread dies (TEST_SQLITE_CHECKPOINTER_EXIT_AFTER=1: it exits after its first
 // checkpoint) in the real process, watched with strace. The death is logged, every write after
 // it is answered, each acknowledged write still cost an fdatasync of the WAL (the service's own

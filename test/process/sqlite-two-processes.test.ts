@@ -3,7 +3,7 @@ import { type TestDatabase, createTestDatabase } from '../helpers/databases.js';
 import { type Answer, fetchJson } from '../helpers/fetch-json.js';
 import { type ServerProcess, killAllServers, sleep, startWorkServer } from '../helpers/processes.js';
 
-// Issue 8, defect 5: `npm run start:work` and `npm run start:classify` on the one default
+// `npm run start:work` and `npm run start:classify` on the one default
 // SQLite file, each its own process with its own connection. Under writes on both at once,
 // no answer may be a 5xx ("database is locked" was a 500), and every acknowledged write must
 // be there afterwards.

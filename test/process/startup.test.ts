@@ -2,7 +2,7 @@ import { afterAll, describe, expect, it, vi } from 'vitest';
 import { type TestDatabase, createTestDatabase } from '../helpers/databases.js';
 import { killAllServers, startDesk, startWorkServer } from '../helpers/processes.js';
 
-// Issue 8, defect 15: a person who runs `npm start` is told where to point the browser.
+// A person who runs `npm start` is told where to point the browser.
 
 describe('start-up', () => {
   let database: TestDatabase | undefined;
@@ -31,7 +31,7 @@ describe('start-up', () => {
     expect(await server.stop()).toEqual({ code: 0, signal: null });
   });
 
-  // Issue 25: a person at a terminal read JSON lines, one per health check, with the address
+  // A person at a terminal read JSON lines, one per health check, with the address
   // buried in one of them. LOG_FORMAT=pretty is what `auto` picks on a terminal.
   it('for a person: a banner with both URLs, the store and the auth mode, readable lines, no health checks', async () => {
     const store = await createTestDatabase('sqlite');

@@ -7,7 +7,7 @@ import { type Answer, fetchJson, pooled } from '../helpers/fetch-json.js';
 import { type ServerProcess, killAllServers, startWorkServer } from '../helpers/processes.js';
 import { type ItemView, historyViolations, itemViolations } from './lifecycle-check.js';
 
-// Issue 4: several instances behind a load balancer on one PostgreSQL. Two real instances on one
+// Several instances behind a load balancer on one PostgreSQL. Two real instances on one
 // schema, started together, moved through the lifecycle by concurrent clients on both.
 
 const hasPostgres = (await storesUnderTest()).includes('postgres');

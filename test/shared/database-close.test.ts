@@ -2,7 +2,7 @@ import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { type TestDatabase, createTestDatabase, openTestDatabase, postgresBaseUrl, storesUnderTest } from '../helpers/databases.js';
 
-// Found through the CLI (issue 10): `agentdesk token create` refused on a PostgreSQL database
+// Found through the CLI: `agentdesk token create` refused on a PostgreSQL database
 // took 30 s to exit. The migrations use the pool directly and Kysely ends the pool only if it
 // ran a query itself, so close() left the migration's idle connection open until the pool's
 // idle timeout. close() must end every connection, whatever ran before it.

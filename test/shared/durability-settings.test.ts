@@ -4,7 +4,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/shared/db.js';
 import { type TestDatabase, createTestDatabase, openTestDatabase, storesUnderTest } from '../helpers/databases.js';
 
-// Issue 8, "durability, proven rather than assumed": the settings that make a commit durable,
+// Durability, proven rather than assumed: the settings that make a commit durable,
 // read back from the service's own connections (the Database that main opens), not assumed from
 // the code that sets them. The fsync count of the running process is test/process/durability.
 
@@ -18,7 +18,7 @@ describe('SQLite: the connection the service writes through', () => {
     await testDatabase?.destroy();
   });
 
-  // Issue 23: NORMAL, so a COMMIT only write()s the WAL; durability comes from the fdatasync of
+  // NORMAL, so a COMMIT only write()s the WAL; durability comes from the fdatasync of
   // the WAL that every answer waits for (src/shared/wal-sync.ts, counted under strace by
   // test/process/durability), and checkpoints run on their own thread, not at a commit.
   // temp_store = MEMORY (2): a savepoint's sub-journal stays in memory instead of spilling each

@@ -9,7 +9,7 @@ import { startClassifyApp } from '../helpers/classify-app.js';
 
 const run = promisify(execFile);
 
-// Issue 8, defect 14: every answer either service gives is problem+json, the ones Node and
+// Every answer either service gives is problem+json, the ones Node and
 // Fastify's router write themselves included, and a wrong method on a known path is a 405
 // with Allow. The router is the same on both stores, so SQLite alone is enough here.
 
@@ -72,7 +72,7 @@ describe('errors Node and the router raise are problem+json too', () => {
     await classify?.close();
   });
 
-  // Issue 25: the server answered a body it refused before reading it and closed at once, so a
+  // The server answered a body it refused before reading it and closed at once, so a
   // client still sending met a reset (EPIPE) instead of the answer: half of fetch's tries failed.
   // The client runs in a process of its own: in this one, the server could not answer before
   // fetch had written everything, and the fault never showed.

@@ -8,7 +8,7 @@ import { createGroupCommit } from '../../src/shared/group-commit.js';
 import { DurableSqliteDialect } from '../../src/shared/sqlite-driver.js';
 import { type WalSync, createSerialSync } from '../../src/shared/wal-sync.js';
 
-// Issue 23: the commit's fsync runs off the event loop (src/shared/wal-sync.ts), and nobody may
+// The commit's fsync runs off the event loop (src/shared/wal-sync.ts), and nobody may
 // hear back before a flush that BEGAN AFTER their COMMIT returned has finished. Here the flush is
 // held by the test: it sees the answers wait for it, the next batch's statements and COMMIT run
 // meanwhile (the pipelining), and the order of events proves each answer's flush began after

@@ -5,7 +5,7 @@ import { startClassifyApp } from '../helpers/classify-app.js';
 import { storesUnderTest } from '../helpers/databases.js';
 import { type JsonResponse, call } from '../helpers/http.js';
 
-// Issue 8, defects 10, 11, 12 and part of 15: text no store can keep faithfully (NUL, lone
+// Text no store can keep faithfully (NUL, lone
 // surrogates), nesting deeper than anything can list, and `__proto__` keys are refused at the
 // JSON body, for every route, with a 422 naming the field; both stores answer alike.
 
@@ -40,7 +40,7 @@ describe.each(await storesUnderTest())('hostile text and shapes in JSON bodies o
     return created.body.id;
   }
 
-  describe('NUL (U+0000) is refused in any string, the same on both stores (defect 10)', () => {
+  describe('NUL (U+0000) is refused in any string, the same on both stores', () => {
     it('in a work description, notes, a payload value and a payload key', async () => {
       expectRefused(await call(work.app, 'POST', '/work', { type: 't', description: 'a\u0000b' }), 'description', /U\+0000/);
       const id = await newItem();
@@ -79,7 +79,7 @@ describe.each(await storesUnderTest())('hostile text and shapes in JSON bodies o
     });
   });
 
-  describe('invalid Unicode (a lone surrogate) is refused, never stored as U+FFFD (defect 12)', () => {
+  describe('invalid Unicode (a lone surrogate) is refused, never stored as U+FFFD', () => {
     it('in a description, notes, a project name and a classify id', async () => {
       expectRefused(await call(work.app, 'POST', '/work', { type: 't', description: 'lone \ud800' }), 'description', /surrogate/);
       expectRefused(await call(work.app, 'POST', '/work', { type: 't', description: 'low \udc00 first' }), 'description', /surrogate/);
@@ -101,7 +101,7 @@ describe.each(await storesUnderTest())('hostile text and shapes in JSON bodies o
     });
   });
 
-  describe(`nesting deeper than ${MAX_DEPTH} levels is a 422, for every JSON body (defect 11)`, () => {
+  describe(`nesting deeper than ${MAX_DEPTH} levels is a 422, for every JSON body`, () => {
     it('10,000 levels in a payload: 422, not a 500', async () => {
       const body = `{"type":"t","description":"deep","payload":${nested(10_000)}}`;
       const response = await call(work.app, 'POST', '/work', body);
@@ -140,7 +140,7 @@ describe.each(await storesUnderTest())('hostile text and shapes in JSON bodies o
     });
   });
 
-  describe('`__proto__` as a key (defect 15)', () => {
+  describe('`__proto__` as a key', () => {
     it('is a 422 that names the key, not "not valid JSON", and nothing is stored', async () => {
       const top = await call(work.app, 'POST', '/work', '{"type":"t","description":"proto","__proto__":{"priority":1}}');
       expectRefused(top, '__proto__', /not allowed/);
@@ -157,7 +157,7 @@ describe.each(await storesUnderTest())('hostile text and shapes in JSON bodies o
     });
   });
 
-  describe('project names are unique after NFC normalisation (defect 15)', () => {
+  describe('project names are unique after NFC normalisation', () => {
     it('école (precomposed) and e + U+0301 cole (decomposed) are the same name', async () => {
       const first = await call(work.app, 'POST', '/projects', { name: '\u00e9cole' });
       expect(first.status).toBe(201);

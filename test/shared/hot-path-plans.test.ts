@@ -15,14 +15,14 @@ import { type TestDatabase, createTestDatabase, openTestDatabase, storesUnderTes
 // taken while every item was queued, then most of them finished, and a backlog of another type
 // at the head of the queue. Each plan went wrong once: the claim walked an index of every item
 // past ~7,000 finished ones; a claim filtered by type or project walked the whole queue checking
-// each row (issue 26); a change (like the dedupe's save) hashed the whole table to find a handful.
+// each row; a change (like the dedupe's save) hashed the whole table to find a handful.
 
 const QUEUED_AT_ANALYZE = 4_000;
 const FINISHED_SINCE = 3_900;
 /** Queued items of another type, older than every `bench` item: the head of the queue. */
 const BACKLOG = 1_500;
 /**
- * Queued `bench` items that wait on a dependency (issue 22), older still: they are at the head
+ * Queued `bench` items that wait on a dependency, older still: they are at the head
  * of every shape's queue, and a claim must read none of them.
  */
 const WAITING = 10_000;

@@ -3,7 +3,7 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
-// Issue 20: the modules under src/ import each other without a cycle (type imports included, as
+// The modules under src/ import each other without a cycle (type imports included, as
 // madge counts them; a dynamic `await import()` of an optional part is not an import here);
 // nothing under src/shared imports a feature; and a store's port never imports an
 // implementation: each store is a port and one complete module per database, picked by the

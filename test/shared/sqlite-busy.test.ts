@@ -8,7 +8,7 @@ import { captureLogs, testConfig } from '../helpers/apps.js';
 import { type TestDatabase, createTestDatabase, openTestDatabase } from '../helpers/databases.js';
 import { call } from '../helpers/http.js';
 
-// Issue 8, defect 5: another process holding SQLite's write lock longer than the busy timeout
+// Another process holding SQLite's write lock longer than the busy timeout
 // is the one case a write may still fail; it must be a 503 with Retry-After, never a 500, and
 // reads carry on meanwhile (WAL). The two-process load test shows it does not happen under
 // ordinary contention (test/process/sqlite-two-processes.test.ts).

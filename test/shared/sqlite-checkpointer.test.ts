@@ -6,7 +6,7 @@ import type { CheckpointResult } from '../../src/shared/sqlite-checkpointer.js';
 import { captureLogs } from '../helpers/apps.js';
 import { type TestDatabase, createTestDatabase } from '../helpers/databases.js';
 
-// Issue 23: checkpoints run on a worker thread of their own (src/shared/sqlite-checkpointer.ts),
+// Checkpoints run on a worker thread of their own (src/shared/sqlite-checkpointer.ts),
 // the main connection's auto-checkpoint off. Here that thread dies twice (terminated, as a crash
 // would end it, once idle and once under writes): the death is logged, the main connection
 // auto-checkpoints meanwhile so the WAL cannot grow without bound, writes go on being answered,

@@ -6,7 +6,7 @@ import { Kysely, sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DurableSqliteDialect } from '../../src/shared/sqlite-driver.js';
 
-// The SQLite driver builds rows itself from better-sqlite3's arrays (issue 23: half the cost of
+// The SQLite driver builds rows itself from better-sqlite3's arrays (half the cost of
 // its own objects). These hold it to what better-sqlite3's objects are, on a real file, through
 // the statement cache the service uses (one prepared statement per SQL text).
 

@@ -4,7 +4,7 @@ import { type TestApp, startWorkApp } from '../helpers/apps.js';
 import { storesUnderTest } from '../helpers/databases.js';
 import { UUID_RE, call } from '../helpers/http.js';
 
-// Dispatch entries get version 7 UUIDs (issue 23): their keys follow the time they were
+// Dispatch entries get version 7 UUIDs: their keys follow the time they were
 // written, so inserts land on the primary key's newest pages. Work items keep version 4: the web
 // UI tells them apart by their first eight hex digits, which version 7 ids of a minute share.
 

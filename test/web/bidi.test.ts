@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, launchBrowser, openDesk, screenshot } from './browser.js';
 import { type Desk, startDesk } from './desk-server.js';
 
-// Issue 8, defect 15: bidi controls in user text (the "Trojan Source" trick: an override makes
+// Bidi controls in user text (the "Trojan Source" trick: an override makes
 // "invoice‮fdp.exe" read "invoiceexe.pdf") must not reach the page as controls. The UI shows each
 // as a visible ‹U+202E› and isolates user text in <bdi>, so it cannot reorder the page around it.
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { COUNT_INCRS, countLabels, moneyFormat, steppedData, yRange } from '../../web/src/lib/chart-axes.js';
 
-// Issue 25: on a new desk the dashboard's charts misled: 0–100 USD for $0, 0.25 calls, the
+// On a new desk the dashboard's charts misled: 0–100 USD for $0, 0.25 calls, the
 // current hour drawn with no width. The axes' numbers, without a browser.
 
 describe('the dashboard chart axes', () => {

@@ -4,7 +4,7 @@ import { ADMIN_SECRET, AUTH_ENV } from '../helpers/auth.js';
 import { eventually, launchBrowser, screenshot } from './browser.js';
 import { type Desk, startDesk } from './desk-server.js';
 
-// Issue 21 with tokens: the page offers each role only what it may do in a conversation. A
+// With tokens: the page offers each role only what it may do in a conversation. A
 // member (a person) has Needs you and answers there; an agent comments on its own item and sees
 // the question it asked, with no buttons to answer it; a viewer reads the timeline and can
 // neither comment nor answer.

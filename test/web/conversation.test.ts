@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, launchBrowser, openDesk, screenshot, VIEWPORTS } from './browser.js';
 import { type Desk, startDesk } from './desk-server.js';
 
-// Issue 21 in the browser, on an open desk (AUTH=off: the caller is a person, X-User): an agent
+// In the browser, on an open desk (AUTH=off: the caller is a person, X-User): an agent
 // asks through the API, a person sees the question at once (the menu's badge, Needs you, the
 // item page) and answers it in place; a review is returned with a reason and then approved; the
 // item's timeline interleaves what was said with what happened; comment text stays text. On an

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Desk, startDesk } from './desk-server.js';
 
-// Issue 8, defect 15: the built UI has a favicon, served by the work service like the page.
+// The built UI has a favicon, served by the work service like the page.
 
 let desk: Desk;
 beforeAll(async () => {

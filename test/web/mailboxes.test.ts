@@ -7,7 +7,7 @@ import { mail, newMessageId } from '../helpers/mail.js';
 import { eventually, launchBrowser, openDesk, screenshot } from './browser.js';
 import { type Desk, startDesk } from './desk-server.js';
 
-// Issue 11, the Mailboxes page: connect a mailbox with its connection test, see it watch, mail
+// The Mailboxes page: connect a mailbox with its connection test, see it watch, mail
 // arriving in the intake log with a link to its work item, edit the routing rules, import an
 // .eml, and a wrong password named as such.
 

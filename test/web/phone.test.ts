@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, launchBrowser, openDesk, screenshot, VIEWPORTS } from './browser.js';
 import { type Desk, startDesk } from './desk-server.js';
 
-// Issue 25 on a 390 px phone: every page reachable from the menu without sideways scrolling, no
+// On a 390 px phone: every page reachable from the menu without sideways scrolling, no
 // page wider than the screen (the Tokens page's Revoke buttons were off it), the dashboard's
 // agents whole (names unbroken, lead times in view) and its text legible (none under 12 px).
 // And the Tokens page of an AUTH=off desk: it says tokens do nothing there, shows the X-User

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, launchBrowser, openDesk, screenshot } from './browser.js';
 import { type Desk, startDesk } from './desk-server.js';
 
-// Issue 22 in the browser: an item's place in a plan (its parent, its sub-items with a progress
+// In the browser: an item's place in a plan (its parent, its sub-items with a progress
 // bar, what it waits on and what waits on it, linked, with statuses), the board's "ready" filter
 // and "waiting on N" marks, and setting a parent and dependencies when submitting and editing.
 // On a laptop and on a 390 px phone.

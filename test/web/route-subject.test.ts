@@ -4,7 +4,7 @@ import { SECRET_KEY } from '../helpers/intake.js';
 import { eventually, launchBrowser, openDesk } from './browser.js';
 import { type Desk, startDesk } from './desk-server.js';
 
-// Issue 25: a page whose subject changes (another item, mailbox or project in the address,
+// A page whose subject changes (another item, mailbox or project in the address,
 // reached by URL, Back or Forward) must forget the dialogs and drafts of the last subject. The
 // Delete confirmation opened on one item once survived the move and deleted the next one.
 

@@ -7,7 +7,7 @@ import { ADMIN_SECRET, AUTH_ENV } from '../helpers/auth.js';
 import { eventually, launchBrowser, screenshot } from './browser.js';
 import { type Desk, startDesk } from './desk-server.js';
 
-// Issue 14 in the browser: with AUTH=tokens the desk asks for a token, trades it for an
+// In the browser: with AUTH=tokens the desk asks for a token, trades it for an
 // HttpOnly session cookie, shows who you are, offers only what your role may do, follows
 // live updates with the cookie, returns to sign-in when the token is revoked, and no token
 // ever appears in a URL the browser requested.

@@ -7,7 +7,7 @@ import { storesUnderTest } from '../helpers/databases.js';
 import { call } from '../helpers/http.js';
 import { connectSse } from '../helpers/sse.js';
 
-// Sub-items and dependencies through HTTP on both stores (issue 22): the links a submit and a
+// Sub-items and dependencies through HTTP on both stores: the links a submit and a
 // PATCH may make and the clear 422 of each one refused, what GET shows, the claim that takes
 // an item only once all it depends on completed, a dependency that fails, deletes refused.
 

@@ -3,7 +3,7 @@ import { type TestApp, startWorkApp } from '../helpers/apps.js';
 import { storesUnderTest } from '../helpers/databases.js';
 import { call } from '../helpers/http.js';
 
-// POST /work/plans (issue 22): a parent and its steps in one transaction, the steps naming each
+// POST /work/plans: a parent and its steps in one transaction, the steps naming each
 // other by key; the keys checked (unique, known, no cycle) with a 422 that names the fault;
 // all or nothing; Idempotency-Key as with POST /work. Both stores, through HTTP.
 

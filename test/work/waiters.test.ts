@@ -63,7 +63,7 @@ describe.each(await storesUnderTest())('waiting claims on %s', (kind) => {
     // item held for an agent that is not waiting, a completed item.
     expect((await call(t.app, 'POST', `/work/${first.id}/heartbeat`, { agent: 'a-0' })).status).toBe(200);
     expect((await call(t.app, 'PATCH', `/work/${first.id}`, { description: 'edited' })).status).toBe(200);
-    // A completion that releases no dependent (issue 22's release runs with every completion).
+    // A completion that releases no dependent (the dependents' release runs with every completion).
     const done = await call(t.app, 'PATCH', `/work/${first.id}`, { status: 'completed', outcome: 'success', agent: 'a-0' });
     expect(done.status, done.text).toBe(200);
     await submit({ type: b, agent: 'nobody-waiting' });

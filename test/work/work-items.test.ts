@@ -76,7 +76,7 @@ describe.each(await storesUnderTest())('work items on %s', (kind) => {
       expect(item.updated_at).toBe(item.created_at);
       expect(response.headers.location).toBe(`/work/${item.id}`);
       const fetched = await call(t.app, 'GET', response.headers.location as string);
-      // GET adds the item's plan (issue 22): nothing to depend on, no children.
+      // GET adds the item's plan: nothing to depend on, no children.
       expect(fetched.body).toEqual({ ...item, ...NO_PLAN });
     });
 

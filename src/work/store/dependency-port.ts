@@ -1,7 +1,7 @@
 import type { WorkStatus } from '../schemas.js';
 import type { DependencyRow, WorkItemRow } from '../tables.js';
 
-// What the work service asks of the database about plans (issue 22): parents, children and the
+// What the work service asks of the database about plans: parents, children and the
 // dependency graph. Part of every WorkStatements (port.ts), so it runs on the connection or the
 // transaction the store was made on: the checks and the writes of a link share the commit of
 // the item they concern. SQL only: which link is allowed, and what a dependency's end does to

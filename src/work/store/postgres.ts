@@ -15,7 +15,7 @@ import { crossDialectStatements } from './portable.js';
 // one parameter (an array, or a JSON array read with jsonb_populate_record, which types each value
 // as its column), so the text, and its prepared plan, do not depend on the batch size. The JSON is
 // read as jsonb, parsed once: `->` on json parses the text again at every step, and each row of
-// a batch is read by every sub-statement (0.04-0.15 ms of a change of 0.4-0.55 ms, issue 23).
+// a batch is read by every sub-statement (0.04-0.15 ms of a change of 0.4-0.55 ms).
 // Data-modifying CTEs commit together, so an item, its dispatch entry, its history and its event
 // are still written atomically. Every statement is named, so each connection plans it once.
 
@@ -148,7 +148,7 @@ function filtered(query: Pick<ClaimQuery, 'types' | 'project_id'>, first: number
 // if that costs no more than the fresh ones did. unnest tells the planner the length of an array
 // it can see (1 agent, 1 type) and guesses 10 for a parameter, so the generic plan always looked
 // ten times dearer and every claim was planned again: 0.5-0.7 ms of PostgreSQL's CPU per read
-// against 0.1 ms to run it (EXPLAIN ANALYZE, issue 23). generate_subscripts is guessed the same
+// against 0.1 ms to run it (EXPLAIN ANALYZE). generate_subscripts is guessed the same
 // (1,000 rows) either way, so from the sixth run the plan is cached; it is the same plan, the
 // walks being LATERAL with a LIMIT (test/shared/hot-path-plans.test.ts reads both).
 const ELEMENTS_OF_3 = '(SELECT ($3::text[])[i] FROM generate_subscripts($3::text[], 1) AS s(i))';
@@ -167,7 +167,7 @@ export function candidatesQuery(query: ClaimQuery, agents: readonly string[]): S
   // waiting_on = 0 is in every claimable index's predicate (migration 013).
   const due = `status = 'queued' AND waiting_on = 0 AND (run_after IS NULL OR run_after <= $2)`;
   // Statistics from a desk of one type make `type = …` look as if it kept every row, and the
-  // planner then walked work_items_claimable filtering out every other type's item (issue 26).
+  // planner then walked work_items_claimable filtering out every other type's item.
   // The range, which is the equality again, is priced at the planner's default 0.5 % for a
   // range of unknown bounds: the walk of the whole queue then costs what it really can, and the
   // type's own index wins whatever ANALYZE saw. The same for the project.
@@ -324,7 +324,7 @@ function dependentsParts(kind: 'release' | 'note', kept: string): string[] {
       FROM dependents r WHERE w.id = r.item_id${spared} RETURNING w.*)`,
     `touched_event AS (INSERT INTO events (type, data, created_at)
       SELECT $2::json->>'event', ${eventDataSql('t', `$2::json->'actor'`)}, t.updated_at FROM touched t ORDER BY t.id)`,
-    // The note joins each dependent's timeline as a comment by the desk (issue 21's conversation).
+    // The note joins each dependent's timeline as a comment by the desk (the conversation).
     ...(kind === 'note'
       ? [
           `touched_comment AS (INSERT INTO work_comments (id, work_item_id, author, role, kind, body, links, created_at)

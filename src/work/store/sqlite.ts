@@ -11,7 +11,7 @@ import { crossDialectStatements } from './portable.js';
 // (shared/group-commit.ts), are the decorator's business (transactional.ts).
 //
 // The claim's reads name their index (INDEXED BY): with tens of thousands of items queued the
-// planner walked work_items_status_queue and checked the type row by row (issue 26), whatever
+// planner walked work_items_status_queue and checked the type row by row, whatever
 // ANALYZE said. Naming the partial index makes the plan right by construction, and a query the
 // index cannot serve fails loudly instead of scanning (test/shared/hot-path-plans.test.ts).
 
@@ -122,7 +122,7 @@ export function sqliteStatements(db: Executor): WorkStatements {
         : await sql<WorkItemRow>`UPDATE work_items SET version = version + 1, updated_at = ${at}, comment_count = comment_count + 1
             WHERE ${dependents} AND status NOT IN (${sql.join(effect.unless)}) RETURNING *`.execute(db);
     for (const row of rows) {
-      // The note joins the dependent's timeline as a comment by the desk (issue 21's conversation).
+      // The note joins the dependent's timeline as a comment by the desk (the conversation).
       if (effect.kind === 'note') {
         await sql`INSERT INTO work_comments (id, work_item_id, author, role, kind, body, links, created_at)
           VALUES (${RANDOM_UUID_SQL}, ${row.id}, ${effect.actor.name}, ${effect.actor.role}, 'note', ${effect.note}, '[]', ${at})`.execute(db);
@@ -144,7 +144,7 @@ const insertTexts = new Map<string, string>();
 /**
  * `INSERT INTO table (columns) VALUES (…), …` of `rows`, its text kept by table, columns and row
  * count: Kysely builds and compiles an insert anew at every call, which under a flood of submits
- * cost a twentieth of the event loop (issue 23) to make the same few texts. Rows that do not all
+ * cost a twentieth of the event loop to make the same few texts. Rows that do not all
  * give the same columns (Kysely fills the gaps) go through Kysely.
  */
 function insertRows<T extends keyof WorkTables & string>(db: Executor, table: T, rows: readonly Insertable<WorkTables[T]>[]): Promise<unknown> {

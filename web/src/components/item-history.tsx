@@ -82,7 +82,7 @@ function joined(parts: ComponentChildren[], separator: string): ComponentChildre
 }
 
 /**
- * The links of a plan (issue 22), which name other items: the parent as "Part of: — → 1a2b3c4d",
+ * The links of a plan, which name other items: the parent as "Part of: — → 1a2b3c4d",
  * a new list of dependencies as what it added and removed (a PATCH replaces the whole list, so
  * the difference is the news).
  */

@@ -9,7 +9,7 @@ import { ProblemMessage } from './problem-message.tsx';
 import { StatusBadge } from './status-badge.tsx';
 import { UserText } from './user-text.tsx';
 
-// The item page's "Plan" card (issue 22): the parent, the children with a progress bar, what
+// The item page's "Plan" card: the parent, the children with a progress bar, what
 // the item waits on and what waits on it, each linked, with its status. Kept out of the item
 // page itself, which only places it. Live: an event about any item shown, or a new child,
 // reads the relations again.

@@ -1,7 +1,7 @@
 import { ItemPicker } from './item-picker.tsx';
 
 // The parent and the dependencies of an item, as the submit form and the item editor set them
-// (issue 22): one item for the parent, up to 50 the item waits on.
+//: one item for the parent, up to 50 the item waits on.
 
 /** As many dependencies as the service takes on one item. */
 export const MAX_DEPENDENCIES = 50;

@@ -1,4 +1,4 @@
-// The item's own say on review before done (issue 21): the project's default, or yes or no for
+// The item's own say on review before done: the project's default, or yes or no for
 // this item whatever the project says. The API spells them null, true and false.
 
 export type ReviewChoice = '' | 'yes' | 'no';

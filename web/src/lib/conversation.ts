@@ -4,7 +4,7 @@ import type { WorkItem } from '../../../src/work/schemas.ts';
 import { api, withQuery } from './api.ts';
 import type { SessionState } from './session.ts';
 
-// The conversation on an item (issue 21): comments, questions a person answers, and the review
+// The conversation on an item: comments, questions a person answers, and the review
 // that stands between an agent's "done" and the item's completion. The shapes are the API's;
 // who may do what is the service's rule, mirrored here only to hide what a role cannot do (the
 // service still refuses it).

@@ -1,6 +1,6 @@
 import type { Blocker, ChildCounts, WorkItemDetail, WorkItemSummary } from '../../../src/work/schemas.ts';
 
-// An item's place in a plan (issue 22): its parent, its children, what it waits on. GET
+// An item's place in a plan: its parent, its children, what it waits on. GET
 // /work/{id} answers them all (WorkItemDetail); a list's rows and live events carry only
 // parent_id and waiting_on, so the rest reads as empty for them.
 
