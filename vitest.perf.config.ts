@@ -1,6 +1,6 @@
 import { defineConfig } from 'vitest/config';
 
-// `npm run test:perf`: the tests that judge speed against a budget (test/helpers/perf.ts). Run
+// `npm run test:perf`: the tests that judge speed against a budget (test/support/perf.ts). Run
 // them on a machine that is otherwise idle; `npm test` runs the same files without the budgets.
 export default defineConfig({
   test: {

@@ -4,8 +4,8 @@ import BetterSqlite3 from 'better-sqlite3';
 import Fastify from 'fastify';
 import pg from 'pg';
 import pino from 'pino';
-import { sqlitePath } from '../src/shared/db.js';
-import { migratePostgres, migrateSqlite } from '../src/shared/migrate.js';
+import { sqlitePath } from '../src/shared/db/database.js';
+import { migratePostgres, migrateSqlite } from '../src/shared/db/migrate.js';
 
 // The benchmark's ceiling: what this machine does for "accept a JSON POST and insert one row"
 // with nothing of ours in the way. Bare Fastify, no schemas, no logging, one prepared INSERT into

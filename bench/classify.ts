@@ -66,7 +66,7 @@ const fakeAnswered = (result: ClassifyAnswer) => result.category === 'action_req
 const CASES: readonly Case[] = [
   {
     name: 'fake_openai_provider',
-    provider: 'openai SDK -> test/helpers/fake-llm.ts in its own process, answering at once; every email new',
+    provider: 'openai SDK -> test/support/fake-llm.ts in its own process, answering at once; every email new',
     load: 'classify',
     target: 0.5,
     env: fakeOpenAi,

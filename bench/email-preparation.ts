@@ -1,8 +1,8 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { normalizeEmail, type EmailInput } from '../src/classify/normalize.js';
+import { normalizeEmail, type EmailInput } from '../src/email/normalize.js';
 import { buildPrompt } from '../src/classify/prompt.js';
-import { prepareBody } from '../src/classify/text.js';
+import { prepareBody } from '../src/email/body-text.js';
 
 // The classify benchmark's in-process figures: how long a 5 MB HTML email takes to become
 // model text, and how large the prompt is for each fixture. Pure CPU work, so they run in the

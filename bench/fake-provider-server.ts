@@ -1,4 +1,4 @@
-import { startFakeLlm } from '../test/helpers/fake-llm.js';
+import { startFakeLlm } from '../test/support/fake-llm.js';
 
 // The tests' fake provider as a process of its own for the classify benchmark, answering every
 // request at once with the default answer. It records nothing: a load run sends far too many

@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
-import { type Dovecot, startDovecot } from '../test/helpers/dovecot.js';
-import { mail } from '../test/helpers/mail.js';
+import { type Dovecot, startDovecot } from '../test/support/dovecot.js';
+import { mail } from '../test/support/mail.js';
 import { freshDatabase, parseDbKind, BENCH_DB_KINDS, type BenchDbKind } from './databases.js';
 import { runMain } from './run-main.js';
 import { type BenchServer, SERVICES_MAIN, freePort, startNode } from './servers.js';

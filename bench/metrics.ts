@@ -1,10 +1,10 @@
 import { parseArgs } from 'node:util';
-import { loadConfig } from '../src/shared/config.js';
-import { openDatabase } from '../src/shared/db.js';
-import { createLogger } from '../src/shared/logger.js';
+import { loadConfig } from '../src/shared/config/config.js';
+import { openDatabase } from '../src/shared/db/database.js';
+import { createLogger } from '../src/shared/observability/logger.js';
 import { buildWorkApp } from '../src/services/work.js';
 import { createStatsService } from '../src/work/stats/service.js';
-import { mostFrequentTypes, totalsByType } from '../src/work/type-labels.js';
+import { mostFrequentTypes, totalsByType } from '../src/work/items/type-labels.js';
 import { createStatsStore } from '../src/work/stats/store.js';
 import { freshDatabase, parseDbKind } from './databases.js';
 import { runMain } from './run-main.js';

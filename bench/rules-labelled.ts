@@ -1,7 +1,7 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { CATEGORIES, type Category, isCategory } from '../src/classify/categories.js';
-import type { EmailInput, GraphEmailAddress, GraphMessage } from '../src/classify/normalize.js';
+import type { EmailInput, GraphEmailAddress, GraphMessage } from '../src/email/normalize.js';
 
 // The labelled set the offline classifier is measured on (test/fixtures/rules-labelled): emails
 // written for the purpose in four languages, kept compact on disk ("Name <address>" instead of

@@ -1,6 +1,6 @@
 import { availableParallelism, loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
-import { normalizeEmail, type Email } from '../src/classify/normalize.js';
+import { normalizeEmail, type Email } from '../src/email/normalize.js';
 import { classifyWithRules } from '../src/classify/rules/classify.js';
 import { evaluate, evaluateFields, FIELDS, loadLabelledSet, type LabelledEmail, type Score } from './rules-labelled.js';
 import { PATHOLOGICAL_BODIES } from './rules-pathological.js';

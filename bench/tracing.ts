@@ -1,10 +1,10 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
-import { loadConfig } from '../src/shared/config.js';
-import { openDatabase } from '../src/shared/db.js';
-import type { HttpApp } from '../src/shared/http-types.js';
-import { createLogger } from '../src/shared/logger.js';
+import { loadConfig } from '../src/shared/config/config.js';
+import { openDatabase } from '../src/shared/db/database.js';
+import type { HttpApp } from '../src/shared/http/types.js';
+import { createLogger } from '../src/shared/observability/logger.js';
 import { buildWorkApp } from '../src/services/work.js';
 import { freshDatabase, parseDbKind } from './databases.js';
 import { runMain } from './run-main.js';

@@ -8,14 +8,14 @@
 
 import { parseArgs } from 'node:util';
 import { sql } from 'kysely';
-import { createDedupeStore } from '../src/classify/dedupe-store.js';
-import type { UsageEvent } from '../src/classify/usage.js';
-import { createUsageReader } from '../src/classify/usage-report.js';
-import { createUsageStore } from '../src/classify/usage-store.js';
-import { hourOf } from '../src/classify/usage-store/port.js';
-import { DEFAULT_PRICES } from '../src/shared/config.js';
-import { type Database, openDatabase } from '../src/shared/db.js';
-import { createLogger } from '../src/shared/logger.js';
+import { createDedupeStore } from '../src/classify/dedupe/store/index.js';
+import type { UsageEvent } from '../src/classify/usage/records.js';
+import { createUsageReader } from '../src/classify/usage/report.js';
+import { createUsageStore } from '../src/classify/usage/store/index.js';
+import { hourOf } from '../src/classify/usage/store/port.js';
+import { DEFAULT_PRICES } from '../src/shared/config/config.js';
+import { type Database, openDatabase } from '../src/shared/db/database.js';
+import { createLogger } from '../src/shared/observability/logger.js';
 import { freshDatabase, parseDbKind, postgresAdminUrl } from './databases.js';
 import { sampleWaits } from './pg-waits.js';
 import { runMain } from './run-main.js';

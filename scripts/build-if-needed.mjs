@@ -32,7 +32,7 @@ if (newest(['src', 'bench', 'migrations', 'tsconfig.json', 'tsconfig.build.json'
   say('the server');
   run('npm run --silent build:server');
 }
-if (existsSync('web/vite.config.ts') && newest(['web', 'src/work/schemas.ts']) > builtAt('web/dist/index.html')) {
+if (existsSync('web/vite.config.ts') && newest(['web', 'src/work/api-contract.ts']) > builtAt('web/dist/index.html')) {
   say('the web UI');
   run('npm run --silent build:web');
 }

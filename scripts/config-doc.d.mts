@@ -1,5 +1,5 @@
 // Types for scripts/config-doc.mjs, which test/shared/config-doc.test.ts imports.
-import type { ConfigVariable } from '../src/shared/config.js';
+import type { ConfigVariable } from '../src/shared/config/config.js';
 
 export declare const START_MARKER: string;
 export declare const END_MARKER: string;

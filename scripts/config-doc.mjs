@@ -1,5 +1,5 @@
 // Writes the configuration table of docs/configuration.md from CONFIG_VARIABLES in
-// src/shared/config.ts (read from the build: run `npm run build:server` first, or use
+// src/shared/config/config.ts (read from the build: run `npm run build:server` first, or use
 // `npm run docs:config`, which does). test/shared/config-doc.test.ts renders the same table
 // with these functions and fails the suite when the page differs, so the two cannot drift.
 //
@@ -8,7 +8,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
-export const START_MARKER = '<!-- config-table:start (written by `npm run docs:config` from src/shared/config-variables.ts; edit the list there) -->';
+export const START_MARKER = '<!-- config-table:start (written by `npm run docs:config` from src/shared/config/variables.ts; edit the list there) -->';
 export const END_MARKER = '<!-- config-table:end -->';
 
 const cell = (text) => text.replaceAll('|', '\\|').replaceAll('\n', ' ');
@@ -52,12 +52,12 @@ export function replaceTable(doc, table) {
 export const DOC_PATH = fileURLToPath(new URL('../docs/configuration.md', import.meta.url));
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  const { CONFIG_VARIABLES, CONFIG_GROUPS } = await import(new URL('../dist/src/shared/config.js', import.meta.url).href);
+  const { CONFIG_VARIABLES, CONFIG_GROUPS } = await import(new URL('../dist/src/shared/config/config.js', import.meta.url).href);
   const doc = readFileSync(DOC_PATH, 'utf8');
   const next = replaceTable(doc, renderConfigTable(CONFIG_VARIABLES, CONFIG_GROUPS));
   if (process.argv.includes('--check')) {
     if (next !== doc) {
-      console.error('docs/configuration.md is out of date with src/shared/config.ts: run `npm run docs:config`');
+      console.error('docs/configuration.md is out of date with src/shared/config/config.ts: run `npm run docs:config`');
       process.exit(1);
     }
   } else if (next !== doc) {

@@ -1,9 +1,9 @@
 import { fileURLToPath } from 'node:url';
-import { describeStore } from './shared/banner.js';
-import { ConfigError } from './shared/config.js';
-import { createLogger, isPretty } from './shared/logger.js';
-import { DatabaseOpenError, type Opened, openFromEnvironment } from './shared/open-from-env.js';
-import type { RunningService } from './shared/server.js';
+import { describeStore } from './shared/process/banner.js';
+import { ConfigError } from './shared/config/config.js';
+import { createLogger, isPretty } from './shared/observability/logger.js';
+import { DatabaseOpenError, type Opened, openFromEnvironment } from './shared/process/open-from-env.js';
+import type { RunningService } from './shared/http/server.js';
 
 // Starting the services, shared by `npm start` (src/main.ts) and `agentdesk serve` (the CLI),
 // so the two cannot drift. This is the process's main: it reads the environment it is given,
@@ -55,7 +55,7 @@ async function start(selection: string, env: NodeJS.ProcessEnv): Promise<void> {
     // Opened above for the migrations, once, before two processes could race to apply them.
     await database.close();
     // The children run main.js, not process.argv[1]: under `agentdesk serve` that is the CLI.
-    const { superviseServices } = await import('./shared/supervise.js');
+    const { superviseServices } = await import('./shared/process/supervise.js');
     superviseServices(SERVICES_MAIN, [{ name: 'work', args: ['work'] }, { name: 'classify', args: ['classify'] }], env, logger, banner);
     return;
   }
@@ -72,7 +72,7 @@ async function start(selection: string, env: NodeJS.ProcessEnv): Promise<void> {
       port: config.classifyPort,
     });
   }
-  const { serve } = await import('./shared/server.js');
+  const { serve } = await import('./shared/http/server.js');
   await serve(services, config.host, logger, () => database.close(), banner);
 }
 

@@ -1,10 +1,10 @@
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
-import type { AuthConfig } from '../shared/config.js';
-import { isLoopbackHost } from '../shared/config.js';
+import type { AuthConfig } from '../shared/config/config.js';
+import { isLoopbackHost } from '../shared/config/config.js';
 import { PROBLEM_CONTENT_TYPE, problem } from '../shared/errors.js';
-import type { HttpApp } from '../shared/http-types.js';
-import { ProblemResponse, problemResponses } from '../shared/schemas.js';
+import type { HttpApp } from '../shared/http/types.js';
+import { ProblemResponse, problemResponses } from '../shared/http/schemas.js';
 import type { Authenticator, Identity, Principal, Proof } from './authenticator.js';
 import { hashSecret } from './token-format.js';
 import { ACCESS, type Access, CSRF_HEADER, ROLES_BY_ACCESS, SESSION_COOKIE, roleMay, roleWithArticle } from './roles.js';

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
-import type { AuthConfig } from '../shared/config.js';
-import type { Database } from '../shared/db.js';
+import type { AuthConfig } from '../shared/config/config.js';
+import type { Database } from '../shared/db/database.js';
 import type { Role } from './roles.js';
 import { REVOCATIONS_CHANNEL, type AuthStore, type SessionRow, type TokenRow } from './store.js';
 import { hashSecret, isWellFormedToken, randomBase62, sameDigest } from './token-format.js';

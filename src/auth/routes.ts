@@ -1,10 +1,10 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import type { AuthConfig } from '../shared/config.js';
+import type { AuthConfig } from '../shared/config/config.js';
 import { ConflictError, ForbiddenError } from '../shared/errors.js';
-import type { HttpApp } from '../shared/http-types.js';
-import { withHeaders } from '../shared/openapi.js';
-import { problemResponses } from '../shared/schemas.js';
+import type { HttpApp } from '../shared/http/types.js';
+import { withHeaders } from '../shared/http/openapi.js';
+import { problemResponses } from '../shared/http/schemas.js';
 import { type Gate, openDeskPrincipal, readCookie } from './access-hook.js';
 import type { Authenticator } from './authenticator.js';
 import { ACCESS, CSRF_HEADER, SESSION_COOKIE } from './roles.js';

@@ -1,6 +1,6 @@
 import { type Static, Type } from 'typebox';
-import { Nullable, TimestampSchema, UuidSchema } from '../shared/schemas.js';
-import { AUTH_MODES } from '../shared/auth-modes.js';
+import { Nullable, TimestampSchema, UuidSchema } from '../shared/http/schemas.js';
+import { AUTH_MODES } from '../shared/config/auth-modes.js';
 import { ROLES } from './roles.js';
 
 const NAME_PATTERN = '^[A-Za-z0-9_.@-]+$';

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
-import type { Config } from '../shared/config.js';
-import type { Database } from '../shared/db.js';
+import type { Config } from '../shared/config/config.js';
+import type { Database } from '../shared/db/database.js';
 import type { AccessControlOptions } from './access-hook.js';
 import { type Authenticator, createAuthenticator } from './authenticator.js';
 import { type AuthStore, createAuthStore } from './store.js';

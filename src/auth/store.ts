@@ -1,5 +1,5 @@
 import type { Kysely, Transaction } from 'kysely';
-import { type Database, DIALECTS } from '../shared/db.js';
+import { type Database, DIALECTS } from '../shared/db/database.js';
 import type { Role } from './roles.js';
 
 // The SQL of identity and access: tokens, browser sessions, the classify budget. Nothing here

@@ -3,7 +3,7 @@
 // request that finds its email in flight elsewhere waits up to one provider deadline for that
 // answer, and if none comes it classifies for up to another one.
 
-import type { LlmConfig } from '../shared/config.js';
+import type { LlmConfig } from '../shared/config/config.js';
 import { buildRetryPolicy } from './llm/retry.js';
 
 /** The store's reads and writes around the provider calls, with room for a loaded database. */

@@ -1,5 +1,5 @@
 import { Counter, Histogram, type Registry } from 'prom-client';
-import { METRIC_PREFIX } from '../shared/metrics.js';
+import { METRIC_PREFIX } from '../shared/observability/metrics.js';
 import { CALL_OK, type ClassifyObserver } from './observer.js';
 
 // The classifier's metrics, as the observer the service reports to. All counters and one

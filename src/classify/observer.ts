@@ -1,4 +1,4 @@
-import type { ProviderCall } from './usage.js';
+import type { ProviderCall } from './usage/records.js';
 
 // What the classification service tells whoever watches it (the metrics): one report per
 // provider call (the same record the usage tables keep), one per duplicate answered from the

@@ -4,7 +4,7 @@
 // so the signal does not depend on the model noticing.
 
 import { CATEGORIES, CATEGORY_DEFINITIONS, SIGNAL_PROMPT_INJECTION } from './categories.js';
-import type { Email, Mailbox } from './normalize.js';
+import type { Email, Mailbox } from '../email/normalize.js';
 
 export interface Prompt {
   system: string;

@@ -12,7 +12,7 @@
 // email turns out to be a duplicate.
 
 import { RateLimitedError } from '../shared/errors.js';
-import { takeTurn } from '../shared/turns.js';
+import { takeTurn } from '../shared/process/turns.js';
 
 export interface LimiterSettings {
   /** Provider calls one caller may have in flight. */

@@ -2,13 +2,13 @@
 // request's overrides under two rules. The server's key never goes to a host the caller chose,
 // and a key is never sent to a provider it was not configured for.
 
-import { DEFAULT_MODELS, type LlmConfig, type LlmProviderName } from '../shared/config.js';
+import { DEFAULT_MODELS, type LlmConfig, type LlmProviderName } from '../shared/config/config.js';
 import { ForbiddenError, ValidationError } from '../shared/errors.js';
 import { createAnthropicClient, ANTHROPIC_DEFAULT_BASE_URL } from './llm/anthropic.js';
 import type { FetchLike, LlmClient, LlmClientOptions } from './llm/client.js';
 import { createOpenAiClient, OPENAI_DEFAULT_BASE_URL } from './llm/openai.js';
 import type { ClassifyRequest } from './schemas.js';
-import { checkBaseUrl, UnsafeBaseUrl, type HostResolver } from './ssrf.js';
+import { checkBaseUrl, UnsafeBaseUrl, type HostResolver } from '../shared/net/ssrf.js';
 
 export interface ProviderSettings {
   provider: LlmProviderName;

@@ -1,11 +1,11 @@
 import type { ClassifyBudget } from '../auth/classify-budget.js';
 import { ACCESS } from '../auth/roles.js';
 import { ForbiddenError } from '../shared/errors.js';
-import type { HttpApp } from '../shared/http-types.js';
-import { problemResponses } from '../shared/schemas.js';
+import type { HttpApp } from '../shared/http/types.js';
+import { problemResponses } from '../shared/http/schemas.js';
 import { hasOverrides } from './providers.js';
 import { CLASSIFY_BODY_LIMIT, ClassifyRequestSchema, ClassifyResultSchema } from './schemas.js';
-import { ANONYMOUS } from './scope.js';
+import { ANONYMOUS } from './dedupe/scope.js';
 import type { ClassifyService } from './service.js';
 
 export function registerClassifyRoutes(app: HttpApp, service: ClassifyService, budget: ClassifyBudget): void {

@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox';
-import { Nullable } from '../shared/schemas.js';
+import { Nullable } from '../shared/http/schemas.js';
 import { CATEGORIES, DEDUPE_STATUSES, FALLBACK_CATEGORY, MATCHED_ON, PRIORITIES } from './categories.js';
 
 // Request: the simplified shape or a Microsoft Graph message, plus the per-request overrides.

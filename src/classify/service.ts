@@ -2,29 +2,29 @@
 // store. A provider failure is never an HTTP error: the caller gets the fallback result.
 
 import type { Logger } from 'pino';
-import type { LlmConfig } from '../shared/config.js';
+import type { LlmConfig } from '../shared/config/config.js';
 import { ValidationError } from '../shared/errors.js';
 import { FALLBACK_CATEGORY, SIGNAL_PROMPT_INJECTION, type Classification, type ClassifyResult } from './categories.js';
-import { decideDedupe, fingerprintKeyOf, recordKeyOf } from './dedupe.js';
-import type { DedupeStore } from './dedupe-store/port.js';
-import { fingerprintOf } from './fingerprint.js';
+import { decideDedupe, fingerprintKeyOf, recordKeyOf } from './dedupe/verdict.js';
+import type { DedupeStore } from './dedupe/store/port.js';
+import { fingerprintOf } from './dedupe/fingerprint.js';
 import { createProviderLimiter, type ProviderSlot } from './provider-limiter.js';
-import { takeTurn } from '../shared/turns.js';
+import { takeTurn } from '../shared/process/turns.js';
 import { checkAnswer, enforceInvariants, type ModelAnswer } from './llm/answer.js';
 import { LlmInvalidAnswer, type FailureKind, type LlmClient } from './llm/client.js';
 import { NO_CLASSIFY_OBSERVER, type ClassifyObserver } from './observer.js';
 import { traceProviderCall } from './llm/provider-span.js';
 import { buildRetryPolicy, withRetry, type Backoff, type RetryPolicy } from './llm/retry.js';
-import { NO_TRACING, type Tracing } from '../shared/tracing.js';
+import { NO_TRACING, type Tracing } from '../shared/observability/tracing.js';
 import { classifyWithRules } from './rules/classify.js';
-import { hasContent, normalizeEmail, type Email, type EmailInput } from './normalize.js';
+import { hasContent, normalizeEmail, type Email, type EmailInput } from '../email/normalize.js';
 import { buildPrompt, emailTriesInjection } from './prompt.js';
 import { createLlmClient, hostOf, resolveSettings, type ProviderSettings } from './providers.js';
 import type { ClassifyRequest } from './schemas.js';
-import { createGuardedFetch } from './guarded-fetch.js';
-import { systemResolver, type HostResolver } from './ssrf.js';
-import { dedupeScope, type ClassifyContext } from './scope.js';
-import { createTokenTally, type ProviderCall, type UsageEvent } from './usage.js';
+import { createGuardedFetch } from '../shared/net/guarded-fetch.js';
+import { systemResolver, type HostResolver } from '../shared/net/ssrf.js';
+import { dedupeScope, type ClassifyContext } from './dedupe/scope.js';
+import { createTokenTally, type ProviderCall, type UsageEvent } from './usage/records.js';
 
 /**
  * What a caller gets: the result (the fallback one when the provider failed) and whether it

@@ -2,12 +2,12 @@ import pino from 'pino';
 import { CreateTokenSchema, type CreateToken } from '../auth/schemas.js';
 import { REVOCATIONS_CHANNEL, createAuthStore } from '../auth/store.js';
 import { createTokenService } from '../auth/token-service.js';
-import { ConfigError } from '../shared/config.js';
-import type { Database } from '../shared/db.js';
+import { ConfigError } from '../shared/config/config.js';
+import type { Database } from '../shared/db/database.js';
 import { ValidationError } from '../shared/errors.js';
-import { createLogger } from '../shared/logger.js';
-import { DatabaseOpenError, openFromEnvironment } from '../shared/open-from-env.js';
-import { createAjv } from '../shared/validation.js';
+import { createLogger } from '../shared/observability/logger.js';
+import { DatabaseOpenError, openFromEnvironment } from '../shared/process/open-from-env.js';
+import { createAjv } from '../shared/http/validation.js';
 import { CannotReachError, type CliIo, UsageError } from './context.js';
 import type { TokenBackend } from './token-backend.js';
 

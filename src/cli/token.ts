@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { type Command, Option } from 'commander';
 import type { CreateToken, TokenRecord } from '../auth/schemas.js';
 import { ROLES } from '../auth/roles.js';
-import { DEFAULT_DATABASE_URL } from '../shared/config.js';
+import { DEFAULT_DATABASE_URL } from '../shared/config/config.js';
 import { type CliContext, UsageError } from './context.js';
 import type { TokenBackend } from './token-backend.js';
 import { json, paintFor, relativeTime, table } from './format.js';

@@ -1,5 +1,5 @@
 import type { Static } from 'typebox';
-import type { ProblemSchema } from '../shared/schemas.js';
+import type { ProblemSchema } from '../shared/http/schemas.js';
 
 // What a call to agentdesk can end in besides its answer: the service refused (a problem
 // document, RFC 9457) or it could not be reached at all. Callers tell the two apart by class:

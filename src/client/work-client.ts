@@ -1,6 +1,6 @@
 import type { Static } from 'typebox';
 import type { CreateToken, CreatedTokenSchema, SessionView, TokenRecord } from '../auth/schemas.js';
-import type { HealthSchema } from '../shared/schemas.js';
+import type { HealthSchema } from '../shared/http/schemas.js';
 import type {
   ClaimRequest,
   CountsQuery,
@@ -15,9 +15,9 @@ import type {
   WorkItem,
   WorkItemDetail,
   WorkItemSummary,
-} from '../work/schemas.js';
+} from '../work/api-contract.js';
 import { conversationCalls } from './conversation-calls.js';
-import type { CreatePlan, SubmittedPlan } from '../work/plan-schemas.js';
+import type { CreatePlan, SubmittedPlan } from '../work/plans/schemas.js';
 import { ProblemError } from './errors.js';
 import { withNote } from './notes.js';
 import { type CallOptions, type ClientOptions, createRequester } from './http.js';

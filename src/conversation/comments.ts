@@ -2,15 +2,15 @@ import type { Kysely } from 'kysely';
 import type { Principal } from '../auth/authenticator.js';
 import { ValidationError } from '../shared/errors.js';
 import { WorkItemNotFound } from '../work/errors.js';
-import { type RecentItems, changeItem } from '../work/item-changes.js';
+import { type RecentItems, changeItem } from '../work/items/changes.js';
 import type { ItemWithDispatches, WorkStore } from '../work/store/port.js';
-import { actorFor, actorOf } from '../work/service.js';
+import { actorFor, actorOf } from '../work/items/service.js';
 import { decodePosition, encodePosition } from './cursor.js';
 import { misleadingTitle } from './link-title.js';
 import { CommentNotFound, MayNotComment } from './errors.js';
 import { CONVERSATION_EVENTS, eventDataOf, newComment, toComment } from './rows.js';
 import { COMMENT_LIMITS, CONVERSATION_PAGE, type Comment, type CreateComment, type Link, type CommentsQuery } from './schemas.js';
-import type { ConversationStatementsOn } from './store/create.js';
+import type { ConversationStatementsOn } from './store/index.js';
 
 // The item's conversation: who may comment, the checks on what they write, the timeline read
 // in pages. A comment is written with its item's counter and its event in one transaction; it

@@ -1,5 +1,5 @@
 import { Gauge, type Registry } from 'prom-client';
-import { METRIC_PREFIX } from '../shared/metrics.js';
+import { METRIC_PREFIX } from '../shared/observability/metrics.js';
 
 // The conversation's gauge: how many callers wait for an answer in this process (as
 // claims_waiting counts long polls). A client that hangs up leaves the count at once.

@@ -3,16 +3,16 @@ import type { Kysely } from 'kysely';
 import type { Principal } from '../auth/authenticator.js';
 import { assertMayChangeItem, assertNotOwnReviewer, isHolder } from '../auth/policy.js';
 import { ValidationError } from '../shared/errors.js';
-import { applyLeaseEffect, planUpdate, requestedStatus } from '../work/change-rules.js';
+import { applyLeaseEffect, planUpdate, requestedStatus } from '../work/items/change-rules.js';
 import { WorkItemNotFound } from '../work/errors.js';
-import { type Plan, type RecentItems, type VersionPrecondition, changeItem } from '../work/item-changes.js';
-import { type Actor, SYSTEM_ACTOR } from '../work/item-view.js';
-import { CONVERSATION_MOVES, type ConversationMove, conversationMoveApplies, isFinal } from '../work/lifecycle.js';
-import { NO_OBSERVER, type WorkObserver } from '../work/observer.js';
-import type { UpdateWorkItem, WorkItem } from '../work/schemas.js';
-import { type ReviewGate, actorFor, actorOf, serializePayload } from '../work/service.js';
+import { type Plan, type RecentItems, type VersionPrecondition, changeItem } from '../work/items/changes.js';
+import { type Actor, SYSTEM_ACTOR } from '../work/items/view.js';
+import { CONVERSATION_MOVES, type ConversationMove, conversationMoveApplies, isFinal } from '../work/items/lifecycle.js';
+import { NO_OBSERVER, type WorkObserver } from '../work/metrics/observer.js';
+import type { UpdateWorkItem, WorkItem } from '../work/api-contract.js';
+import { type ReviewGate, actorFor, actorOf, serializePayload } from '../work/items/service.js';
 import type { FinishedHook, WorkStore } from '../work/store/port.js';
-import type { WorkItemRow } from '../work/tables.js';
+import type { WorkItemRow } from '../work/store/tables.js';
 import { decodePosition, encodePosition } from './cursor.js';
 import { MayNotAsk, NotAskable, OpenQuestionExists, QuestionAlreadyAnswered, QuestionMoot, QuestionNotFound } from './errors.js';
 import { CONVERSATION_EVENTS, eventDataOf, newComment, toComment, toInboxEntry, toQuestion } from './rows.js';
@@ -27,7 +27,7 @@ import {
   REVIEW_OPTIONS,
 } from './schemas.js';
 import type { ConversationStatements } from './store/port.js';
-import type { ConversationStatementsOn } from './store/create.js';
+import type { ConversationStatementsOn } from './store/index.js';
 import type { QuestionRow } from './tables.js';
 import type { QuestionWaits } from './waits.js';
 

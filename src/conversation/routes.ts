@@ -1,9 +1,9 @@
 import { Type } from 'typebox';
 import { ACCESS } from '../auth/roles.js';
-import type { HttpApp } from '../shared/http-types.js';
-import { withHeaders } from '../shared/openapi.js';
-import { problemResponses } from '../shared/schemas.js';
-import { WorkIdParamsSchema } from '../work/schemas.js';
+import type { HttpApp } from '../shared/http/types.js';
+import { withHeaders } from '../shared/http/openapi.js';
+import { problemResponses } from '../shared/http/schemas.js';
+import { WorkIdParamsSchema } from '../work/api-contract.js';
 import type { CommentService } from './comments.js';
 import type { QuestionService } from './questions.js';
 import {
@@ -22,7 +22,7 @@ import {
   QuestionSchema,
   WaitQuerySchema,
 } from './schemas.js';
-import { nextLink } from '../shared/paging.js';
+import { nextLink } from '../shared/http/paging.js';
 
 // The conversation's routes: thin, each one call of the comment or question service.
 // Who may do what is the route's access level (auth/roles.ts) and, for agents, the service's

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { Actor } from '../work/item-view.js';
-import type { WorkItemRow } from '../work/tables.js';
+import type { Actor } from '../work/items/view.js';
+import type { WorkItemRow } from '../work/store/tables.js';
 import type { Comment, CommentKind, InboxEntry, Link, Question } from './schemas.js';
 import type { InboxRow } from './store/port.js';
 import type { CommentRow, QuestionRow } from './tables.js';
@@ -93,7 +93,7 @@ export function toInboxEntry(row: InboxRow): InboxEntry {
 
 /**
  * An event's data: the comment or question, and its item's agent, type and project at the top
- * level, where the /events filters look (events.ts `wanted`).
+ * level, where the /events filters look (hub.ts `wanted`).
  */
 export function eventDataOf(entity: Comment | Question, item: Pick<WorkItemRow, 'assigned_agent' | 'type' | 'project_id'>): string {
   return JSON.stringify({ ...entity, assigned_agent: item.assigned_agent, type: item.type, project_id: item.project_id });

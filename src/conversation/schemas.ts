@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox';
-import { Nullable, TimestampSchema, UuidSchema } from '../shared/schemas.js';
+import { Nullable, TimestampSchema, UuidSchema } from '../shared/http/schemas.js';
 
 // The conversation's shapes on the wire: comments on an item's timeline, questions
 // a person answers (reviews among them), the inbox of questions. snake_case as everywhere.

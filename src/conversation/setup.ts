@@ -1,11 +1,11 @@
 import type { Logger } from 'pino';
-import type { Database } from '../shared/db.js';
-import type { RecentItems } from '../work/item-changes.js';
-import type { WorkObserver } from '../work/observer.js';
+import type { Database } from '../shared/db/database.js';
+import type { RecentItems } from '../work/items/changes.js';
+import type { WorkObserver } from '../work/metrics/observer.js';
 import type { WorkStore } from '../work/store/port.js';
 import { createCommentService } from './comments.js';
 import { createQuestionService } from './questions.js';
-import { conversationStatementsFor } from './store/create.js';
+import { conversationStatementsFor } from './store/index.js';
 import { createQuestionWaits } from './waits.js';
 
 // The conversation's parts, built once per process by the composition root (services/work.ts):

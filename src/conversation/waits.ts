@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { Database } from '../shared/db.js';
+import type { Database } from '../shared/db/database.js';
 import { RateLimitedError } from '../shared/errors.js';
 import type { ConversationStatements } from './store/port.js';
 import type { QuestionRow } from './tables.js';

@@ -1,5 +1,5 @@
 // A mailbox's host decides where this server opens a TCP connection, so it gets the guard a
-// caller's base_url gets (src/classify/ssrf.ts), with one difference: company IMAP servers live
+// caller's base_url gets (src/shared/net/ssrf.ts), with one difference: company IMAP servers live
 // on private networks, so loopback and private addresses are allowed when the operator lists
 // the host (or the address, or a CIDR range holding it) in INTAKE_ALLOWED_HOSTS. Link-local,
 // cloud metadata, unspecified and multicast addresses are refused even when listed.
@@ -10,7 +10,7 @@
 
 import type { LookupAddress, LookupOptions } from 'node:dns';
 import { BlockList, isIP, type LookupFunction } from 'node:net';
-import { type HostResolver, embeddedIpv4, isBlockedAddress, systemResolver } from '../classify/ssrf.js';
+import { type HostResolver, embeddedIpv4, isBlockedAddress, systemResolver } from '../shared/net/ssrf.js';
 
 /** Never a mail server: link-local (the AWS, GCP and Azure metadata address among them), metadata endpoints, unspecified, multicast. */
 const never = new BlockList();

@@ -4,7 +4,7 @@
 // cut without splitting a character, since half of one is not storable (clean-text.ts).
 
 import type { ClassifyResult } from '../classify/categories.js';
-import { MAX_PAYLOAD_BYTES } from '../work/schemas.js';
+import { MAX_PAYLOAD_BYTES } from '../work/api-contract.js';
 import { cutText } from './clean-text.js';
 import type { ParsedMessage } from './mime.js';
 

@@ -3,10 +3,10 @@
 // every change through `onChange`, so a new or edited mailbox is picked up at once.
 
 import { randomUUID } from 'node:crypto';
-import { isForeignKeyViolation } from '../shared/db.js';
+import { isForeignKeyViolation } from '../shared/db/database.js';
 import { ValidationError, type FieldError } from '../shared/errors.js';
 import { UnknownProjectReference } from '../work/errors.js';
-import type { WorkForIntake } from '../work/intake-port.js';
+import type { WorkForIntake } from './work-port.js';
 import { MailboxNotFound, NoSecretKey } from './errors.js';
 import { type GraphEndpoints, createGraphClient, probeGraph } from './graph/client.js';
 import { graphTarget } from './graph/watcher.js';

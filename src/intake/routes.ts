@@ -1,9 +1,9 @@
 import { Type } from 'typebox';
 import { ACCESS } from '../auth/roles.js';
 import { PROBLEM_CONTENT_TYPE, problem } from '../shared/errors.js';
-import type { HttpApp } from '../shared/http-types.js';
-import { withHeaders } from '../shared/openapi.js';
-import { problemResponses } from '../shared/schemas.js';
+import type { HttpApp } from '../shared/http/types.js';
+import { withHeaders } from '../shared/http/openapi.js';
+import { problemResponses } from '../shared/http/schemas.js';
 import type { MailboxService } from './mailbox-service.js';
 import { UPLOAD_TYPES } from './uploads.js';
 import {
@@ -17,7 +17,7 @@ import {
   MessagesQuerySchema,
   UpdateMailboxSchema,
 } from './schemas.js';
-import { nextLink } from '../shared/paging.js';
+import { nextLink } from '../shared/http/paging.js';
 
 export async function registerMailboxRoutes(app: HttpApp, mailboxes: MailboxService, importMaxBytes: number): Promise<void> {
   const tags = ['mailboxes'];

@@ -1,9 +1,9 @@
 import type { Logger } from 'pino';
 import type { ClassifyService } from '../classify/service.js';
-import type { Config } from '../shared/config.js';
-import type { Database } from '../shared/db.js';
-import type { HttpApp } from '../shared/http-types.js';
-import type { WorkForIntake } from '../work/intake-port.js';
+import type { Config } from '../shared/config/config.js';
+import type { Database } from '../shared/db/database.js';
+import type { HttpApp } from '../shared/http/types.js';
+import type { WorkForIntake } from './work-port.js';
 import { createHostGuard } from './host-guard.js';
 import { DEFAULT_TIMEOUTS } from './imap/connection.js';
 import { createMailboxService } from './mailbox-service.js';

@@ -3,7 +3,7 @@
 // move its cursor or record a message any more, so its transaction rolls back instead.
 
 import type { Kysely, Transaction } from 'kysely';
-import type { Database } from '../shared/db.js';
+import type { Database } from '../shared/db/database.js';
 import type { IntakeMessageRow, IntakeTables, MailboxRow, MailboxState, MessageAction } from './tables.js';
 
 type Executor = Kysely<IntakeTables> | Transaction<IntakeTables>;

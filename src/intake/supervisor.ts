@@ -7,7 +7,7 @@
 
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
-import type { IntakeConfig } from '../shared/config.js';
+import type { IntakeConfig } from '../shared/config/config.js';
 import { type Timeouts } from './imap/connection.js';
 import { type GraphEndpoints } from './graph/client.js';
 import type { HostGuard } from './host-guard.js';

@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
-import type { Database } from '../shared/db.js';
+import type { Database } from '../shared/db/database.js';
 import { UnreadableUpload } from './errors.js';
 import { COMMIT_BATCH, runOrdered } from './ordered.js';
 import type { Pipeline } from './pipeline.js';

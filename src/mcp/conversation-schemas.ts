@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import { AskSchema, CommentSchema, CreateCommentSchema, QuestionSchema } from '../conversation/schemas.js';
-import { WorkItemSchema } from '../work/schemas.js';
+import { WorkItemSchema } from '../work/api-contract.js';
 
 // The conversation tools' input and output schemas (add_comment, add_note, ask_person,
 // get_answer, and what complete_work adds), made from the API's own schemas as schemas.ts does

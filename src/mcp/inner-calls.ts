@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest, InjectOptions } from 'fastify';
 import type { Principal } from '../auth/authenticator.js';
-import type { HttpApp } from '../shared/http-types.js';
+import type { HttpApp } from '../shared/http/types.js';
 
 // The tools' API calls run through `app.inject`, in this process. Two things do not come with
 // inject and matter for an agent that stops listening while a claim waits (wait_s): the inner

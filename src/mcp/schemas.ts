@@ -1,6 +1,6 @@
 import { type TObject, type TProperties, Type } from 'typebox';
 import { CommentSchema, CommentsQuerySchema, CONVERSATION_PAGE } from '../conversation/schemas.js';
-import { Nullable, TimestampSchema } from '../shared/schemas.js';
+import { Nullable, TimestampSchema } from '../shared/http/schemas.js';
 import {
   ClaimSchema,
   CreateWorkItemSchema,
@@ -11,8 +11,8 @@ import {
   WorkItemDetailSchema,
   WorkItemSchema,
   WorkItemSummarySchema,
-} from '../work/schemas.js';
-import { PlanParentSchema, PlanStepSchema, MAX_PLAN_STEPS, SubmittedPlanSchema } from '../work/plan-schemas.js';
+} from '../work/api-contract.js';
+import { PlanParentSchema, PlanStepSchema, MAX_PLAN_STEPS, SubmittedPlanSchema } from '../work/plans/schemas.js';
 
 // The tools' input and output schemas, made from the API's own TypeBox schemas: an argument has
 // the API's name, bounds and description, and an answer is the API's answer. Only what the MCP

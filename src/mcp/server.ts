@@ -15,7 +15,7 @@ import {
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import { roleMay } from '../auth/roles.js';
-import { createAjv } from '../shared/validation.js';
+import { createAjv } from '../shared/http/validation.js';
 import { ProblemError } from '../client/errors.js';
 import type { WorkClient } from '../client/work-client.js';
 import { refusalText } from './refusals.js';

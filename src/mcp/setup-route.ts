@@ -3,8 +3,8 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Type } from 'typebox';
 import { ACCESS } from '../auth/roles.js';
-import type { HttpApp } from '../shared/http-types.js';
-import { problemResponses } from '../shared/schemas.js';
+import type { HttpApp } from '../shared/http/types.js';
+import { problemResponses } from '../shared/http/schemas.js';
 
 // The Tokens page prints a ready-to-paste stdio MCP configuration. Nothing puts `agentdesk` on
 // the PATH of a fresh clone, so the configuration names the CLI by its absolute path, which only

@@ -3,10 +3,10 @@ import { ACCESS, type Access, type Role } from '../auth/roles.js';
 import { ProblemError } from '../client/errors.js';
 import { withNote } from '../client/notes.js';
 import type { WorkClient } from '../client/work-client.js';
-import { MOVES } from '../work/lifecycle.js';
-import { patchForMove } from '../work/move-request.js';
+import { MOVES } from '../work/items/lifecycle.js';
+import { patchForMove } from '../work/items/move-request.js';
 import type { Comment } from '../conversation/schemas.js';
-import type { UpdateWorkItem, WorkItem } from '../work/schemas.js';
+import type { UpdateWorkItem, WorkItem } from '../work/api-contract.js';
 import {
   BlockInputSchema,
   ChildrenInputSchema,

@@ -12,15 +12,15 @@ import {
 } from '../auth/access-hook.js';
 import { ACCESS } from '../auth/roles.js';
 import { type AuthParts, createAuthParts } from '../auth/setup.js';
-import type { Config } from '../shared/config.js';
-import type { Database } from '../shared/db.js';
-import type { HttpApp } from '../shared/http-types.js';
-import { createHttpApp } from '../shared/http-app.js';
-import { registerMetricsRoute } from '../shared/metrics.js';
-import { traceDatabase } from '../shared/traced-database.js';
-import type { NamedSchemas } from '../shared/openapi.js';
-import { startTracing } from '../shared/start-tracing.js';
-import type { TracedService, Tracing } from '../shared/tracing.js';
+import type { Config } from '../shared/config/config.js';
+import type { Database } from '../shared/db/database.js';
+import type { HttpApp } from '../shared/http/types.js';
+import { createHttpApp } from '../shared/http/app.js';
+import { registerMetricsRoute } from '../shared/observability/metrics.js';
+import { traceDatabase } from '../shared/db/traced-database.js';
+import type { NamedSchemas } from '../shared/http/openapi.js';
+import { startTracing } from '../shared/observability/start-tracing.js';
+import type { TracedService, Tracing } from '../shared/observability/tracing.js';
 
 // What both services start from, so the two roots (work.ts, classify.ts) differ only in the
 // features they mount: tracing, the traced database, who the callers are (auth), the Fastify

@@ -1,6 +1,6 @@
 import { SessionSchema, CreateTokenSchema, CreatedTokenSchema, PrincipalSchema, SignInSchema, TokenRecordSchema } from '../auth/schemas.js';
 import { ClassifyRequestSchema, ClassifyResultSchema } from '../classify/schemas.js';
-import { UsageReportSchema } from '../classify/usage-routes.js';
+import { UsageReportSchema } from '../classify/usage/routes.js';
 import {
   AnswerSchema,
   AskSchema,
@@ -19,9 +19,9 @@ import {
   MailboxSchema,
   UpdateMailboxSchema,
 } from '../intake/schemas.js';
-import type { NamedSchemas } from '../shared/openapi.js';
-import { HealthSchema, ProblemSchema } from '../shared/schemas.js';
-import { CreatePlanSchema, SubmittedPlanSchema } from '../work/plan-schemas.js';
+import type { NamedSchemas } from '../shared/http/openapi.js';
+import { HealthSchema, ProblemSchema } from '../shared/http/schemas.js';
+import { CreatePlanSchema, SubmittedPlanSchema } from '../work/plans/schemas.js';
 import {
   BlockerSchema,
   ChildCountsSchema,
@@ -38,7 +38,7 @@ import {
   WorkItemDetailSchema,
   WorkItemSchema,
   WorkItemSummarySchema,
-} from '../work/schemas.js';
+} from '../work/api-contract.js';
 import { WorkStatsSchema } from '../work/stats/schemas.js';
 
 // The types each OpenAPI document names in components.schemas, so that a client generated from

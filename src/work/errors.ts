@@ -1,5 +1,5 @@
 import { ConflictError, NotFoundError, PreconditionFailedError, ValidationError } from '../shared/errors.js';
-import type { WorkStatus } from './schemas.js';
+import type { WorkStatus } from './api-contract.js';
 
 export class WorkItemNotFound extends NotFoundError {
   constructor(id: string) {

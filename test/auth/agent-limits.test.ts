@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { HttpApp } from '../../src/shared/http-types.js';
-import { ADMIN_SECRET, type AuthPair, bearer, mintToken, startAuthPair } from '../helpers/auth.js';
-import { storesUnderTest } from '../helpers/databases.js';
-import { call } from '../helpers/http.js';
+import type { HttpApp } from '../../src/shared/http/types.js';
+import { ADMIN_SECRET, type AuthPair, bearer, mintToken, startAuthPair } from '../support/auth.js';
+import { storesUnderTest } from '../support/databases.js';
+import { call } from '../support/http.js';
 
 // An agent token acts as its own agent and no other. It cannot dispatch to another
 // agent, move another agent's item, or take an item nobody gave it; with a token, created_by

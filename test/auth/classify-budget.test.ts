@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { buildClassifyApp } from '../../src/services/classify.js';
-import type { HttpApp } from '../../src/shared/http-types.js';
-import { captureLogs, testConfig } from '../helpers/apps.js';
-import { ADMIN_SECRET, type AuthPair, bearer, mintToken, startAuthPair } from '../helpers/auth.js';
-import { storesUnderTest } from '../helpers/databases.js';
-import { call } from '../helpers/http.js';
+import type { HttpApp } from '../../src/shared/http/types.js';
+import { captureLogs, testConfig } from '../support/apps.js';
+import { ADMIN_SECRET, type AuthPair, bearer, mintToken, startAuthPair } from '../support/auth.js';
+import { storesUnderTest } from '../support/databases.js';
+import { call } from '../support/http.js';
 
 // Each token may classify CLASSIFY_RATE_LIMIT emails a minute; past it, 429 with
 // Retry-After. A duplicate served from the store costs nothing, nor does a refused request.

@@ -6,14 +6,14 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isWellFormedToken } from '../../src/auth/token-format.js';
-import { type Database, openDatabase } from '../../src/shared/db.js';
-import { createLogger } from '../../src/shared/logger.js';
-import type { HttpApp } from '../../src/shared/http-types.js';
+import { type Database, openDatabase } from '../../src/shared/db/database.js';
+import { createLogger } from '../../src/shared/observability/logger.js';
+import type { HttpApp } from '../../src/shared/http/types.js';
 import { buildWorkApp } from '../../src/services/work.js';
-import { captureLogs, testConfig } from '../helpers/apps.js';
-import { bearer, dumpDatabase } from '../helpers/auth.js';
-import { type TestDatabase, createTestDatabase, openTestDatabase, storesUnderTest } from '../helpers/databases.js';
-import { call } from '../helpers/http.js';
+import { captureLogs, testConfig } from '../support/apps.js';
+import { bearer, dumpDatabase } from '../support/auth.js';
+import { type TestDatabase, createTestDatabase, openTestDatabase, storesUnderTest } from '../support/databases.js';
+import { call } from '../support/http.js';
 
 // The first admin token comes from `agentdesk token create`, the built CLI as the
 // package's `bin` runs it (`npm run build:server` first), writing straight to DATABASE_URL.

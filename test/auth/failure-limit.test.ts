@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../src/shared/config.js';
-import { type TestApp, startWorkApp } from '../helpers/apps.js';
-import { ADMIN_SECRET, AUTH_ENV, bearer } from '../helpers/auth.js';
-import { storesUnderTest } from '../helpers/databases.js';
+import { ConfigError, loadConfig } from '../../src/shared/config/config.js';
+import { type TestApp, startWorkApp } from '../support/apps.js';
+import { ADMIN_SECRET, AUTH_ENV, bearer } from '../support/auth.js';
+import { storesUnderTest } from '../support/databases.js';
 
 // The 401 slow-down counts failures per client address and per presented
 // credential prefix, and never refuses a credential that works. Behind a reverse proxy listed

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateToken } from '../../src/auth/token-format.js';
 import { CSRF_HEADER, ROLES, type Role } from '../../src/auth/roles.js';
-import type { HttpApp } from '../../src/shared/http-types.js';
-import { ADMIN_SECRET, type AuthPair, bearer, expireToken, mintToken, startAuthPair } from '../helpers/auth.js';
-import { storesUnderTest } from '../helpers/databases.js';
-import { call } from '../helpers/http.js';
+import type { HttpApp } from '../../src/shared/http/types.js';
+import { ADMIN_SECRET, type AuthPair, bearer, expireToken, mintToken, startAuthPair } from '../support/auth.js';
+import { storesUnderTest } from '../support/databases.js';
+import { call } from '../support/http.js';
 
 // Every route of both services, with no token, a malformed one, a well-formed one
 // nobody issued, an expired one, a revoked one, and a token of each role, answers exactly the

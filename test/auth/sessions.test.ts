@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CSRF_HEADER, SESSION_COOKIE } from '../../src/auth/roles.js';
-import type { HttpApp } from '../../src/shared/http-types.js';
-import { ADMIN_SECRET, type AuthPair, bearer, mintToken, startAuthPair } from '../helpers/auth.js';
-import { storesUnderTest } from '../helpers/databases.js';
-import { call } from '../helpers/http.js';
+import type { HttpApp } from '../../src/shared/http/types.js';
+import { ADMIN_SECRET, type AuthPair, bearer, mintToken, startAuthPair } from '../support/auth.js';
+import { storesUnderTest } from '../support/databases.js';
+import { call } from '../support/http.js';
 
 // A browser exchanges its token once for an HttpOnly, SameSite=Strict session
 // cookie; state changes through the cookie need the CSRF header and a same-origin Origin;

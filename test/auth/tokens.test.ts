@@ -2,12 +2,12 @@ import type { Kysely, KyselyPlugin } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateToken, isWellFormedToken } from '../../src/auth/token-format.js';
 import { CSRF_HEADER } from '../../src/auth/roles.js';
-import type { Database } from '../../src/shared/db.js';
+import type { Database } from '../../src/shared/db/database.js';
 import { buildWorkApp } from '../../src/services/work.js';
-import { captureLogs, testConfig } from '../helpers/apps.js';
-import { ADMIN_SECRET, AUTH_ENV, type AuthPair, bearer, dumpDatabase, mintToken, startAuthPair } from '../helpers/auth.js';
-import { createTestDatabase, openTestDatabase, storesUnderTest } from '../helpers/databases.js';
-import { ISO_MS, UUID_RE, call } from '../helpers/http.js';
+import { captureLogs, testConfig } from '../support/apps.js';
+import { ADMIN_SECRET, AUTH_ENV, type AuthPair, bearer, dumpDatabase, mintToken, startAuthPair } from '../support/auth.js';
+import { createTestDatabase, openTestDatabase, storesUnderTest } from '../support/databases.js';
+import { ISO_MS, UUID_RE, call } from '../support/http.js';
 
 // Tokens as the API creates, lists and revokes them; what a token looks like; what
 // is stored; what the logs and the other answers never show.

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { CATEGORIES } from '../../src/classify/categories.js';
 import { ANSWER_JSON_SCHEMA, checkAnswer, enforceInvariants, type ModelAnswer } from '../../src/classify/llm/answer.js';
-import { FAKE_ANSWER } from '../helpers/fake-llm.js';
+import { FAKE_ANSWER } from '../support/fake-llm.js';
 
 const valid = (): Record<string, unknown> => structuredClone(FAKE_ANSWER) as unknown as Record<string, unknown>;
 

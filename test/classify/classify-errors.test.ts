@@ -1,9 +1,9 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { TestApp } from '../helpers/apps.js';
-import { storesUnderTest } from '../helpers/databases.js';
-import { type FakeLlm, type FakeReply, startFakeLlm } from '../helpers/fake-llm.js';
-import { call } from '../helpers/http.js';
-import { CALLER_KEY, SERVER_KEY, startClassifyApp } from '../helpers/classify-app.js';
+import type { TestApp } from '../support/apps.js';
+import { storesUnderTest } from '../support/databases.js';
+import { type FakeLlm, type FakeReply, startFakeLlm } from '../support/fake-llm.js';
+import { call } from '../support/http.js';
+import { CALLER_KEY, SERVER_KEY, startClassifyApp } from '../support/classify-app.js';
 
 let counter = 0;
 function freshEmail(patch: Record<string, unknown> = {}): Record<string, unknown> {

@@ -1,9 +1,9 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { TestApp } from '../helpers/apps.js';
-import { storesUnderTest } from '../helpers/databases.js';
-import { FAKE_ANSWER, type FakeLlm, startFakeLlm } from '../helpers/fake-llm.js';
-import { call } from '../helpers/http.js';
-import { SERVER_KEY, startClassifyApp, openAiFake } from '../helpers/classify-app.js';
+import type { TestApp } from '../support/apps.js';
+import { storesUnderTest } from '../support/databases.js';
+import { FAKE_ANSWER, type FakeLlm, startFakeLlm } from '../support/fake-llm.js';
+import { call } from '../support/http.js';
+import { SERVER_KEY, startClassifyApp, openAiFake } from '../support/classify-app.js';
 import { fixtureJson } from './fixtures.js';
 
 const RESULT_FIELDS = ['category', 'confidence', 'dedupe', 'details', 'needs_action', 'priority', 'reasoning', 'task_description'];

@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildClassifyApp } from '../../src/services/classify.js';
-import type { Database } from '../../src/shared/db.js';
-import type { HttpApp } from '../../src/shared/http-types.js';
-import { captureLogs, testConfig } from '../helpers/apps.js';
-import { type TestDatabase, createTestDatabase, openTestDatabase, storesUnderTest } from '../helpers/databases.js';
-import { type FakeLlm, startFakeLlm } from '../helpers/fake-llm.js';
-import { call } from '../helpers/http.js';
-import { SERVER_KEY } from '../helpers/classify-app.js';
+import type { Database } from '../../src/shared/db/database.js';
+import type { HttpApp } from '../../src/shared/http/types.js';
+import { captureLogs, testConfig } from '../support/apps.js';
+import { type TestDatabase, createTestDatabase, openTestDatabase, storesUnderTest } from '../support/databases.js';
+import { type FakeLlm, startFakeLlm } from '../support/fake-llm.js';
+import { call } from '../support/http.js';
+import { SERVER_KEY } from '../support/classify-app.js';
 
 // Two instances of the service on one database, each with its own connection: the claim on a
 // new email is decided by the database, not by memory shared inside one process.

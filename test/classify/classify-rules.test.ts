@@ -1,17 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDedupeStore } from '../../src/classify/dedupe-store.js';
+import { createDedupeStore } from '../../src/classify/dedupe/store/index.js';
 import { createClassifyService } from '../../src/classify/service.js';
-import { isBlockedAddress } from '../../src/classify/ssrf.js';
-import { type TestApp, captureLogs } from '../helpers/apps.js';
-import { storesUnderTest } from '../helpers/databases.js';
-import { call } from '../helpers/http.js';
-import { startClassifyApp } from '../helpers/classify-app.js';
+import { isBlockedAddress } from '../../src/shared/net/ssrf.js';
+import { type TestApp, captureLogs } from '../support/apps.js';
+import { storesUnderTest } from '../support/databases.js';
+import { call } from '../support/http.js';
+import { startClassifyApp } from '../support/classify-app.js';
 import { fixtureJson, fixtureText, hugeHtml } from './fixtures.js';
-import { loadConfig } from '../../src/shared/config.js';
-import { fingerprintOf } from '../../src/classify/fingerprint.js';
-import { normalizeEmail } from '../../src/classify/normalize.js';
-import { fingerprintKeyOf, recordKeyOf, threadKeyOf } from '../../src/classify/dedupe.js';
-import { ANONYMOUS, dedupeScope } from '../../src/classify/scope.js';
+import { loadConfig } from '../../src/shared/config/config.js';
+import { fingerprintOf } from '../../src/classify/dedupe/fingerprint.js';
+import { normalizeEmail } from '../../src/email/normalize.js';
+import { fingerprintKeyOf, recordKeyOf, threadKeyOf } from '../../src/classify/dedupe/verdict.js';
+import { ANONYMOUS, dedupeScope } from '../../src/classify/dedupe/scope.js';
 
 describe.each(await storesUnderTest())('the offline rules provider over HTTP on %s', (kind) => {
   let t: TestApp;

@@ -1,9 +1,9 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { TestApp } from '../helpers/apps.js';
-import { storesUnderTest } from '../helpers/databases.js';
-import { type FakeLlm, startFakeLlm } from '../helpers/fake-llm.js';
-import { call } from '../helpers/http.js';
-import { openAiFake, startClassifyApp } from '../helpers/classify-app.js';
+import type { TestApp } from '../support/apps.js';
+import { storesUnderTest } from '../support/databases.js';
+import { type FakeLlm, startFakeLlm } from '../support/fake-llm.js';
+import { call } from '../support/http.js';
+import { openAiFake, startClassifyApp } from '../support/classify-app.js';
 
 // Many requests at once: on PostgreSQL the claims (and the answers' writes) that arrive
 // together share one statement, so these check that a batch gives every request the verdict,

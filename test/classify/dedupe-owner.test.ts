@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TestApp } from '../helpers/apps.js';
-import { storesUnderTest } from '../helpers/databases.js';
-import { call } from '../helpers/http.js';
-import { startClassifyApp } from '../helpers/classify-app.js';
+import type { TestApp } from '../support/apps.js';
+import { storesUnderTest } from '../support/databases.js';
+import { call } from '../support/http.js';
+import { startClassifyApp } from '../support/classify-app.js';
 
-// decideDedupe's rule that a content owned by the request's own record is no match (dedupe.ts):
+// decideDedupe's rule that a content owned by the request's own record is no match (verdict.ts):
 // the stores hand back the owner as they find it, so this is the one place that says so.
 
 describe.each(await storesUnderTest())('a content owned by the record itself on %s', (kind) => {

@@ -1,9 +1,9 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { TestApp } from '../helpers/apps.js';
-import { storesUnderTest } from '../helpers/databases.js';
-import { FAKE_ANSWER, type FakeLlm, createLatch, startFakeLlm } from '../helpers/fake-llm.js';
-import { call } from '../helpers/http.js';
-import { startClassifyApp, openAiFake } from '../helpers/classify-app.js';
+import type { TestApp } from '../support/apps.js';
+import { storesUnderTest } from '../support/databases.js';
+import { FAKE_ANSWER, type FakeLlm, createLatch, startFakeLlm } from '../support/fake-llm.js';
+import { call } from '../support/http.js';
+import { startClassifyApp, openAiFake } from '../support/classify-app.js';
 
 // Races between requests for one message, ordered by holding the fake provider's answers
 // until the test lets them go: no sleeps decide who wins.

@@ -1,10 +1,10 @@
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type TestApp, startWorkApp } from '../helpers/apps.js';
-import { storesUnderTest } from '../helpers/databases.js';
-import { FAKE_ANSWER, type FakeLlm, startFakeLlm } from '../helpers/fake-llm.js';
-import { call } from '../helpers/http.js';
-import { CALLER_KEY, SERVER_KEY, startClassifyApp } from '../helpers/classify-app.js';
+import { type TestApp, startWorkApp } from '../support/apps.js';
+import { storesUnderTest } from '../support/databases.js';
+import { FAKE_ANSWER, type FakeLlm, startFakeLlm } from '../support/fake-llm.js';
+import { call } from '../support/http.js';
+import { CALLER_KEY, SERVER_KEY, startClassifyApp } from '../support/classify-app.js';
 
 // Cache poisoning: dedupe must never hand one caller's model's answer to a request that did not
 // ask for that provider, model and base URL. A caller's own model answers whatever it likes.

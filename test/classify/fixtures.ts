@@ -2,7 +2,7 @@
 
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { normalizeEmail, type Email, type EmailInput } from '../../src/classify/normalize.js';
+import { normalizeEmail, type Email, type EmailInput } from '../../src/email/normalize.js';
 
 const root = fileURLToPath(new URL('../fixtures/email/', import.meta.url));
 

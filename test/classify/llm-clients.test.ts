@@ -12,7 +12,7 @@ import {
   type LlmRequest,
 } from '../../src/classify/llm/client.js';
 import { createOpenAiClient } from '../../src/classify/llm/openai.js';
-import { FAKE_ANSWER, startFakeLlm, type FakeLlm } from '../helpers/fake-llm.js';
+import { FAKE_ANSWER, startFakeLlm, type FakeLlm } from '../support/fake-llm.js';
 
 const KEY = 'sk-test-key-0123456789abcdef';
 let fake: FakeLlm;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { fingerprintOf, stripSubjectPrefixes } from '../../src/classify/fingerprint.js';
-import { hasContent, looksLikeHtml, normalizeEmail, type GraphMessage } from '../../src/classify/normalize.js';
+import { fingerprintOf, stripSubjectPrefixes } from '../../src/classify/dedupe/fingerprint.js';
+import { hasContent, looksLikeHtml, normalizeEmail, type GraphMessage } from '../../src/email/normalize.js';
 import { fixtureEmail, fixtureJson } from './fixtures.js';
 
 describe('normalizeEmail — Graph messages', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { CATEGORIES } from '../../src/classify/categories.js';
-import { normalizeEmail } from '../../src/classify/normalize.js';
+import { normalizeEmail } from '../../src/email/normalize.js';
 import { buildPrompt, detectPromptInjection, emailTriesInjection, escapeForPrompt } from '../../src/classify/prompt.js';
 import { fixtureEmail } from './fixtures.js';
 

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TestApp } from '../helpers/apps.js';
-import { storesUnderTest } from '../helpers/databases.js';
-import { FAKE_ANSWER, type FakeLlm, type FakeReply, createLatch, startFakeLlm } from '../helpers/fake-llm.js';
-import { startClassifyApp, openAiFake } from '../helpers/classify-app.js';
-import { type AuthPair, bearer, mintToken, startAuthPair } from '../helpers/auth.js';
+import type { TestApp } from '../support/apps.js';
+import { storesUnderTest } from '../support/databases.js';
+import { FAKE_ANSWER, type FakeLlm, type FakeReply, createLatch, startFakeLlm } from '../support/fake-llm.js';
+import { startClassifyApp, openAiFake } from '../support/classify-app.js';
+import { type AuthPair, bearer, mintToken, startAuthPair } from '../support/auth.js';
 
 // Bursts: per caller, LLM_CONCURRENCY provider calls in flight and LLM_QUEUE waiting,
 // a 429 with Retry-After past that, and LLM_TOTAL_CONCURRENCY calls in flight in all. The fake

@@ -4,7 +4,7 @@ import { createAnthropicClient } from '../../src/classify/llm/anthropic.js';
 import { LlmInvalidAnswer, LlmProviderError, LlmRateLimited, LlmTimeout, retryAfterMs, type LlmClient } from '../../src/classify/llm/client.js';
 import { createOpenAiClient } from '../../src/classify/llm/openai.js';
 import { buildRetryPolicy, delayBeforeRetry, withRetry, type RetryClock, type RetryPolicy } from '../../src/classify/llm/retry.js';
-import { FAKE_ANSWER, startFakeLlm, type FakeLlm } from '../helpers/fake-llm.js';
+import { FAKE_ANSWER, startFakeLlm, type FakeLlm } from '../support/fake-llm.js';
 
 /** A clock whose sleeps pass instantly but are recorded. */
 function fakeClock(random = 0.5): RetryClock & { slept: number[]; advance(ms: number): void } {

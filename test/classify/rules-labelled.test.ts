@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { evaluate, loadLabelledSet } from '../../bench/rules-labelled.js';
 import { CATEGORIES } from '../../src/classify/categories.js';
-import { normalizeEmail } from '../../src/classify/normalize.js';
+import { normalizeEmail } from '../../src/email/normalize.js';
 import { classifyWithRules } from '../../src/classify/rules/classify.js';
 
 // The offline classifier against the labelled set in four languages (test/fixtures/rules-

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { checkAnswer } from '../../src/classify/llm/answer.js';
-import { normalizeEmail } from '../../src/classify/normalize.js';
+import { normalizeEmail } from '../../src/email/normalize.js';
 import { classifyWithRules } from '../../src/classify/rules/classify.js';
 import { PATHOLOGICAL_BODIES } from '../../bench/rules-pathological.js';
 

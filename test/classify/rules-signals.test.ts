@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { normalizeEmail } from '../../src/classify/normalize.js';
+import { normalizeEmail } from '../../src/email/normalize.js';
 import { classifyWithRules } from '../../src/classify/rules/classify.js';
 
 // Emails written for each signal the offline classifier looks for, in every language

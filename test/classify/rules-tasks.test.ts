@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { loadLabelledSet, type LabelledEmail } from '../../bench/rules-labelled.js';
-import { normalizeEmail } from '../../src/classify/normalize.js';
+import { normalizeEmail } from '../../src/email/normalize.js';
 import { classifyWithRules } from '../../src/classify/rules/classify.js';
 
 // The work items the offline classifier writes, on the task-labelled emails of the

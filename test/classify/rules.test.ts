@@ -3,7 +3,7 @@ import { CATEGORIES } from '../../src/classify/categories.js';
 import { checkAnswer, enforceInvariants } from '../../src/classify/llm/answer.js';
 import { classifyWithRules } from '../../src/classify/rules/classify.js';
 import { organizationOfAddress } from '../../src/classify/rules/extract.js';
-import { normalizeEmail } from '../../src/classify/normalize.js';
+import { normalizeEmail } from '../../src/email/normalize.js';
 import { fixtureEmail, fixtureText } from './fixtures.js';
 
 describe('rules classifier on clear cases of every category', () => {

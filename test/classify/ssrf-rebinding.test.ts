@@ -1,12 +1,12 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { LookupAddress } from 'node:dns';
-import { buildGuardedLookup, createGuardedFetch } from '../../src/classify/guarded-fetch.js';
-import type { HostResolver } from '../../src/classify/ssrf.js';
-import type { TestApp } from '../helpers/apps.js';
-import { storesUnderTest } from '../helpers/databases.js';
-import { type FakeLlm, startFakeLlm } from '../helpers/fake-llm.js';
-import { call } from '../helpers/http.js';
-import { CALLER_KEY, SERVER_KEY, startClassifyApp, testResolver } from '../helpers/classify-app.js';
+import { buildGuardedLookup, createGuardedFetch } from '../../src/shared/net/guarded-fetch.js';
+import type { HostResolver } from '../../src/shared/net/ssrf.js';
+import type { TestApp } from '../support/apps.js';
+import { storesUnderTest } from '../support/databases.js';
+import { type FakeLlm, startFakeLlm } from '../support/fake-llm.js';
+import { call } from '../support/http.js';
+import { CALLER_KEY, SERVER_KEY, startClassifyApp, testResolver } from '../support/classify-app.js';
 
 const PUBLIC_ADDRESS = '93.184.216.34';
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { isHiddenStyle, maxNestingDepth, renderHtml } from '../../src/classify/html-to-text.js';
-import { collapseWhitespace, cutQuotedReply, cutSignature, prepareBody, stripInvisible, truncateMiddle } from '../../src/classify/text.js';
+import { isHiddenStyle, maxNestingDepth, renderHtml } from '../../src/email/html-to-text.js';
+import { collapseWhitespace, cutQuotedReply, cutSignature, prepareBody, stripInvisible, truncateMiddle } from '../../src/email/body-text.js';
 import { fixtureText, hugeHtml } from './fixtures.js';
-import { PERF_RUN } from '../helpers/perf.js';
+import { PERF_RUN } from '../support/perf.js';
 
 describe('renderHtml', () => {
   it('drops scripts, styles, head and comments but keeps link text', () => {
@@ -171,7 +171,7 @@ describe('prepareBody', () => {
     expect(prepared.signature).toBe('Thanks,\n\nAlex');
   });
 
-  // The second's budget is judged by `npm run test:perf` only (test/helpers/perf.ts).
+  // The second's budget is judged by `npm run test:perf` only (test/support/perf.ts).
   it('prepares a 5 MB HTML email within the text budget (in well under a second: test:perf)', () => {
     const html = hugeHtml();
     expect(html.length).toBeGreaterThan(5 * 1024 * 1024);

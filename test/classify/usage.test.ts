@@ -3,16 +3,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildClassifyApp } from '../../src/services/classify.js';
-import { createDedupeStore } from '../../src/classify/dedupe-store.js';
-import type { ProviderCall } from '../../src/classify/usage.js';
-import { ConfigError, DEFAULT_PRICES, loadConfig } from '../../src/shared/config.js';
-import type { HttpApp } from '../../src/shared/http-types.js';
+import { createDedupeStore } from '../../src/classify/dedupe/store/index.js';
+import type { ProviderCall } from '../../src/classify/usage/records.js';
+import { ConfigError, DEFAULT_PRICES, loadConfig } from '../../src/shared/config/config.js';
+import type { HttpApp } from '../../src/shared/http/types.js';
 import { buildWorkApp } from '../../src/services/work.js';
-import { type TestApp, captureLogs, startTestApp, testConfig } from '../helpers/apps.js';
-import { SERVER_KEY, testResolver } from '../helpers/classify-app.js';
-import { storesUnderTest } from '../helpers/databases.js';
-import { type FakeLlm, startFakeLlm } from '../helpers/fake-llm.js';
-import { call } from '../helpers/http.js';
+import { type TestApp, captureLogs, startTestApp, testConfig } from '../support/apps.js';
+import { SERVER_KEY, testResolver } from '../support/classify-app.js';
+import { storesUnderTest } from '../support/databases.js';
+import { type FakeLlm, startFakeLlm } from '../support/fake-llm.js';
+import { call } from '../support/http.js';
 
 // Every provider call is recorded with its tokens, attempts, latency and outcome,
 // beside the dedupe record and without the email; GET /classify/usage (and the work service's

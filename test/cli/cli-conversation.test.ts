@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN_SECRET, AUTH_ENV } from '../helpers/auth.js';
-import { type CliRun, runCli, runCliJson } from '../helpers/cli.js';
-import { type TestDatabase, createTestDatabase, storesUnderTest } from '../helpers/databases.js';
-import { type ServerProcess, killAllServers, startWorkServer } from '../helpers/processes.js';
-import { type SseClient, connectSse } from '../helpers/sse.js';
+import { ADMIN_SECRET, AUTH_ENV } from '../support/auth.js';
+import { type CliRun, runCli, runCliJson } from '../support/cli.js';
+import { type TestDatabase, createTestDatabase, storesUnderTest } from '../support/databases.js';
+import { type ServerProcess, killAllServers, startWorkServer } from '../support/processes.js';
+import { type SseClient, connectSse } from '../support/sse.js';
 
 // On the command line: the `agentdesk` binary as an agent and a person run it, against
 // a real work service (AUTH=tokens) on each store. The agent comments with links and asks; the

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type CliRun, runCli, runCliJson, throughCliServe } from '../helpers/cli.js';
-import { type TestDatabase, createTestDatabase, storesUnderTest } from '../helpers/databases.js';
-import { type ServerProcess, killAllServers, startWorkServer } from '../helpers/processes.js';
+import { type CliRun, runCli, runCliJson, throughCliServe } from '../support/cli.js';
+import { type TestDatabase, createTestDatabase, storesUnderTest } from '../support/databases.js';
+import { type ServerProcess, killAllServers, startWorkServer } from '../support/processes.js';
 
 // On PostgreSQL: the bootstrap (the first admin token made by `agentdesk token create`
 // with only DATABASE_URL, before any service runs), then the agent loop through a service

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN_SECRET, AUTH_ENV } from '../helpers/auth.js';
-import { type CliRun, runCli, runCliJson } from '../helpers/cli.js';
-import { type TestDatabase, createTestDatabase } from '../helpers/databases.js';
-import { type ServerProcess, killAllServers, startWorkServer } from '../helpers/processes.js';
+import { ADMIN_SECRET, AUTH_ENV } from '../support/auth.js';
+import { type CliRun, runCli, runCliJson } from '../support/cli.js';
+import { type TestDatabase, createTestDatabase } from '../support/databases.js';
+import { type ServerProcess, killAllServers, startWorkServer } from '../support/processes.js';
 
 // On the command line: `work submit --parent --after`, `work ls --parent --ready`, and
 // `work tree` drawing an item's sub-items with their statuses, against a real service on

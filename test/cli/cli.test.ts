@@ -7,10 +7,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN_SECRET } from '../helpers/auth.js';
-import { CLI_JS, type CliRun, runCli, runCliJson, throughCliServe } from '../helpers/cli.js';
-import { type TestDatabase, createTestDatabase } from '../helpers/databases.js';
-import { type ServerProcess, freePort, killAllServers, startWorkServer } from '../helpers/processes.js';
+import { ADMIN_SECRET } from '../support/auth.js';
+import { CLI_JS, type CliRun, runCli, runCliJson, throughCliServe } from '../support/cli.js';
+import { type TestDatabase, createTestDatabase } from '../support/databases.js';
+import { type ServerProcess, freePort, killAllServers, startWorkServer } from '../support/processes.js';
 
 // The `agentdesk` binary as a user runs it, against real servers on a real SQLite
 // file; the work service itself started by `agentdesk serve`. Every command once, `--json`

@@ -3,10 +3,10 @@ import { ProblemError, UnreachableError } from '../../src/client/errors.js';
 import type { FetchLike } from '../../src/client/http.js';
 import { createInjectFetch } from '../../src/client/inject-fetch.js';
 import { type WorkClient, createWorkClient } from '../../src/client/work-client.js';
-import { type TestApp, startWorkApp } from '../helpers/apps.js';
-import { ADMIN_SECRET, AUTH_ENV, mintToken } from '../helpers/auth.js';
-import { storesUnderTest } from '../helpers/databases.js';
-import { freePort } from '../helpers/processes.js';
+import { type TestApp, startWorkApp } from '../support/apps.js';
+import { ADMIN_SECRET, AUTH_ENV, mintToken } from '../support/auth.js';
+import { storesUnderTest } from '../support/databases.js';
+import { freePort } from '../support/processes.js';
 
 // The typed client against a real work app on each store, through the in-process fetch the
 // MCP server uses; every route it knows is checked against the OpenAPI document.

@@ -1,11 +1,11 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SWEEP_EVERY_MS } from '../../src/work/lease-sweeper.js';
-import { type TestApp, startWorkApp } from '../helpers/apps.js';
-import { ADMIN_SECRET, AUTH_ENV, bearer, mintToken } from '../helpers/auth.js';
-import { createTestClock } from '../helpers/clock.js';
-import { storesUnderTest } from '../helpers/databases.js';
-import { UUID_RE, call } from '../helpers/http.js';
+import { SWEEP_EVERY_MS } from '../../src/work/agent-loop/lease-sweeper.js';
+import { type TestApp, startWorkApp } from '../support/apps.js';
+import { ADMIN_SECRET, AUTH_ENV, bearer, mintToken } from '../support/auth.js';
+import { createTestClock } from '../support/clock.js';
+import { storesUnderTest } from '../support/databases.js';
+import { UUID_RE, call } from '../support/http.js';
 
 // Through HTTP with tokens on both stores: an agent's comments, its question to a
 // person and its wait for the answer, the review gate, who may do what, and bad input. The

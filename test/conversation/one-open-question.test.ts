@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type TestApp, startWorkApp } from '../helpers/apps.js';
-import { ADMIN_SECRET, AUTH_ENV, bearer, mintToken } from '../helpers/auth.js';
-import { storesUnderTest } from '../helpers/databases.js';
-import { call } from '../helpers/http.js';
+import { type TestApp, startWorkApp } from '../support/apps.js';
+import { ADMIN_SECRET, AUTH_ENV, bearer, mintToken } from '../support/auth.js';
+import { storesUnderTest } from '../support/databases.js';
+import { call } from '../support/http.js';
 
 // One open question per item, held by a unique index: every way of meeting that index answers
 // 409 naming the open question, never a hang (SQLite's one connection) or a 503 (PostgreSQL's

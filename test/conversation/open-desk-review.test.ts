@@ -1,8 +1,8 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type CliRun, runCli, runCliJson } from '../helpers/cli.js';
-import { type TestDatabase, createTestDatabase, storesUnderTest } from '../helpers/databases.js';
-import { type ServerProcess, killAllServers, startWorkServer } from '../helpers/processes.js';
+import { type CliRun, runCli, runCliJson } from '../support/cli.js';
+import { type TestDatabase, createTestDatabase, storesUnderTest } from '../support/databases.js';
+import { type ServerProcess, killAllServers, startWorkServer } from '../support/processes.js';
 import { api, connectHttp, use } from '../mcp/helpers.js';
 
 // The review on the default desk (AUTH=off), through the official MCP client and the built CLI

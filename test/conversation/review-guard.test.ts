@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type TestApp, startWorkApp } from '../helpers/apps.js';
-import { ADMIN_SECRET, AUTH_ENV, bearer, mintToken } from '../helpers/auth.js';
-import { storesUnderTest } from '../helpers/databases.js';
-import { call } from '../helpers/http.js';
+import { type TestApp, startWorkApp } from '../support/apps.js';
+import { ADMIN_SECRET, AUTH_ENV, bearer, mintToken } from '../support/auth.js';
+import { storesUnderTest } from '../support/databases.js';
+import { call } from '../support/http.js';
 
 // A review an agent cannot switch off, with tokens on both stores: the holder may not lower its
 // item's review (review_required false or null, a move out of a review project), an agent may not

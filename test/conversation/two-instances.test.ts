@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildWorkApp } from '../../src/services/work.js';
-import type { Database } from '../../src/shared/db.js';
-import type { HttpApp } from '../../src/shared/http-types.js';
-import { type TestApp, captureLogs, startWorkApp, testConfig } from '../helpers/apps.js';
-import { storesUnderTest } from '../helpers/databases.js';
-import { call } from '../helpers/http.js';
-import { openTestDatabase } from '../helpers/databases.js';
+import type { Database } from '../../src/shared/db/database.js';
+import type { HttpApp } from '../../src/shared/http/types.js';
+import { type TestApp, captureLogs, startWorkApp, testConfig } from '../support/apps.js';
+import { storesUnderTest } from '../support/databases.js';
+import { call } from '../support/http.js';
+import { openTestDatabase } from '../support/databases.js';
 
 // A wait for an answer on one instance ends when a person answers on another, woken
 // by PostgreSQL's LISTEN/NOTIFY (the event hub's channel), never by polling. Two apps in this

@@ -2,8 +2,8 @@ import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { type TestDatabase, createTestDatabase } from '../helpers/databases.js';
-import { type DeskProcess, killAllServers, startDesk } from '../helpers/processes.js';
+import { type TestDatabase, createTestDatabase } from '../support/databases.js';
+import { type DeskProcess, killAllServers, startDesk } from '../support/processes.js';
 
 // The README's commands, run as a new user runs them after `npm start`: every sh block that talks
 // to the services, in order, in one bash, against both services started on free ports with a

@@ -6,7 +6,7 @@
 
 import fc from 'fast-check';
 import type { JsonSchema, Operation } from './openapi-operations.js';
-import { WORK_STATUSES } from '../../src/work/statuses.js';
+import { WORK_STATUSES } from '../../src/work/items/statuses.js';
 import { type Hint, type Where, dateTimeValue, schemaValue } from './schema-values.js';
 
 export const AGENTS = ['ada', 'bo', 'cy', 'agent.x@y', 'Z-9'] as const;

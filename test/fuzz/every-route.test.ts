@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { storesUnderTest } from '../helpers/databases.js';
+import { storesUnderTest } from '../support/databases.js';
 import { type Desk, startDesk } from './desk.js';
 import { fuzzSettings, runFuzz } from './fuzz-settings.js';
 import { printTally, summarize } from './tally.js';

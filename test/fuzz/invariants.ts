@@ -31,7 +31,7 @@
 
 import { type Kysely, sql } from 'kysely';
 import type { ValidateFunction } from 'ajv';
-import type { Database } from '../../src/shared/db.js';
+import type { Database } from '../../src/shared/db/database.js';
 
 export interface InvariantInput {
   database: Database;

@@ -5,7 +5,7 @@
 // result that matches its schema, and the dedupe store keeps only results.
 
 import fc from 'fast-check';
-import { FAKE_ANSWER, type FakeReply } from '../helpers/fake-llm.js';
+import { FAKE_ANSWER, type FakeReply } from '../support/fake-llm.js';
 import { hostileValue } from './hostile-values.js';
 import { jsonPaths, setAt } from './mutations.js';
 

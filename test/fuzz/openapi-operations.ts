@@ -50,7 +50,7 @@ const FIRST_TIME = Date.parse('0001-01-01T00:00:00.000Z');
 const LAST_TIME = Date.parse('9999-12-31T23:59:59.999Z');
 
 /**
- * The options src/shared/validation.ts gives the validators, so the fuzzer judges validity alike,
+ * The options src/shared/http/validation.ts gives the validators, so the fuzzer judges validity alike,
  * including its one refinement of a format: a date-time must be one JavaScript's Date can read
  * (no leap second, no "+16" offset), in the years 0001–9999 UTC.
  */

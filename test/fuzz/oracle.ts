@@ -5,7 +5,7 @@
 // except the ones for malformed requests.
 
 import { hostName } from '../../src/auth/access-hook.js';
-import { isLoopbackHost } from '../../src/shared/config.js';
+import { isLoopbackHost } from '../../src/shared/config/config.js';
 import type { Operation } from './openapi-operations.js';
 import type { Sendable } from './requests.js';
 
@@ -25,7 +25,7 @@ export interface OracleSettings {
   bodyLimit: (op: Operation) => number;
   /** The schema that finally judges an operation's body (the UI relay's is the classifier's). */
   bodyJudge: (op: Operation) => Operation;
-  /** The depth the JSON body check allows (src/shared/json-body.ts). */
+  /** The depth the JSON body check allows (src/shared/http/json-body.ts). */
   maxDepth: number;
 }
 

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { type Dovecot, startDovecot } from '../helpers/dovecot.js';
+import { type Dovecot, startDovecot } from '../support/dovecot.js';
 
 // The throwaway IMAP server the intake tests stand on: mail delivered with APPEND is there, and
 // survives a stop and a start on the same port.

@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type TestApp, startWorkApp } from '../helpers/apps.js';
-import { dumpDatabase } from '../helpers/auth.js';
-import { storesUnderTest } from '../helpers/databases.js';
-import { FAKE_ANSWER, type FakeLlm, startFakeLlm } from '../helpers/fake-llm.js';
-import { type FakeGraph, startFakeGraph } from '../helpers/fake-graph.js';
-import { call } from '../helpers/http.js';
-import { SECRET_KEY } from '../helpers/intake.js';
-import { waitFor } from '../helpers/mail.js';
+import { type TestApp, startWorkApp } from '../support/apps.js';
+import { dumpDatabase } from '../support/auth.js';
+import { storesUnderTest } from '../support/databases.js';
+import { FAKE_ANSWER, type FakeLlm, startFakeLlm } from '../support/fake-llm.js';
+import { type FakeGraph, startFakeGraph } from '../support/fake-graph.js';
+import { call } from '../support/http.js';
+import { SECRET_KEY } from '../support/intake.js';
+import { waitFor } from '../support/mail.js';
 
 // Microsoft 365 ("kind": "graph"): the client-credentials token, the delta query with
 // its pages and delta link, 429 with Retry-After, an expired token, against a fake Graph that

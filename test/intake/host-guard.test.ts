@@ -1,10 +1,10 @@
 import { type Server, type Socket, createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHostGuard, normalizeHost } from '../../src/intake/host-guard.js';
-import { loadConfig } from '../../src/shared/config.js';
+import { loadConfig } from '../../src/shared/config/config.js';
 import { type ImapTarget, probeImap } from '../../src/intake/imap/connection.js';
-import { type Dovecot, startDovecot } from '../helpers/dovecot.js';
-import { freePort } from '../helpers/processes.js';
+import { type Dovecot, startDovecot } from '../support/dovecot.js';
+import { freePort } from '../support/processes.js';
 
 // The guard on mailbox hosts, where the socket opens (a DNS answer that
 // changed since the mailbox was saved cannot point it elsewhere), and a connection test that

@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type TestApp, startWorkApp } from '../helpers/apps.js';
-import { dumpDatabase } from '../helpers/auth.js';
-import { storesUnderTest } from '../helpers/databases.js';
-import { type Dovecot, startDovecot } from '../helpers/dovecot.js';
-import { FAKE_ANSWER, type FakeLlm, startFakeLlm } from '../helpers/fake-llm.js';
-import { call } from '../helpers/http.js';
-import { mail, newMessageId, waitFor } from '../helpers/mail.js';
-import { SECRET_KEY } from '../helpers/intake.js';
+import { type TestApp, startWorkApp } from '../support/apps.js';
+import { dumpDatabase } from '../support/auth.js';
+import { storesUnderTest } from '../support/databases.js';
+import { type Dovecot, startDovecot } from '../support/dovecot.js';
+import { FAKE_ANSWER, type FakeLlm, startFakeLlm } from '../support/fake-llm.js';
+import { call } from '../support/http.js';
+import { mail, newMessageId, waitFor } from '../support/mail.js';
+import { SECRET_KEY } from '../support/intake.js';
 
 // The intake worker end to end: a real IMAP server (dovecot), mail delivered with
 // APPEND, the worker watching with IDLE, classification through the service's code path with

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type TestApp, startWorkApp } from '../helpers/apps.js';
-import { storesUnderTest } from '../helpers/databases.js';
-import { type Dovecot, startDovecot } from '../helpers/dovecot.js';
-import { FAKE_ANSWER, type FakeLlm, startFakeLlm } from '../helpers/fake-llm.js';
-import { call } from '../helpers/http.js';
-import { SECRET_KEY } from '../helpers/intake.js';
-import { mail, newMessageId, waitFor } from '../helpers/mail.js';
+import { type TestApp, startWorkApp } from '../support/apps.js';
+import { storesUnderTest } from '../support/databases.js';
+import { type Dovecot, startDovecot } from '../support/dovecot.js';
+import { FAKE_ANSWER, type FakeLlm, startFakeLlm } from '../support/fake-llm.js';
+import { call } from '../support/http.js';
+import { SECRET_KEY } from '../support/intake.js';
+import { mail, newMessageId, waitFor } from '../support/mail.js';
 
 // Routing rules edited on a mailbox, a UIDVALIDITY change, imports of .eml and mbox
 // files through the same pipeline, and a mailbox disabled or deleted while it is watched.

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { dumpDatabase } from '../helpers/auth.js';
-import { type TestApp, startWorkApp } from '../helpers/apps.js';
-import { storesUnderTest } from '../helpers/databases.js';
-import { type Dovecot, startDovecot } from '../helpers/dovecot.js';
-import { call } from '../helpers/http.js';
-import { SECRET_KEY } from '../helpers/intake.js';
-import { freePort } from '../helpers/processes.js';
+import { dumpDatabase } from '../support/auth.js';
+import { type TestApp, startWorkApp } from '../support/apps.js';
+import { storesUnderTest } from '../support/databases.js';
+import { type Dovecot, startDovecot } from '../support/dovecot.js';
+import { call } from '../support/http.js';
+import { SECRET_KEY } from '../support/intake.js';
+import { freePort } from '../support/processes.js';
 
 // Mailboxes: the API that connects a mailbox. The secret is sealed before it is
 // stored and never comes back; a server without AGENTDESK_SECRET_KEY refuses to take one; the

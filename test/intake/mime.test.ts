@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { normalizeEmail } from '../../src/classify/normalize.js';
+import { normalizeEmail } from '../../src/email/normalize.js';
 import { UnreadableMessage, conversationOf, parseMessage } from '../../src/intake/mime.js';
 import { splitMbox, splitUpload } from '../../src/intake/uploads.js';
-import { mail } from '../helpers/mail.js';
+import { mail } from '../support/mail.js';
 
 // A raw message becomes the classification input (sender, recipients, subject, text
 // and HTML, List-Unsubscribe, attachment names, Message-ID, the thread); uploads split right.

@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type TestApp, startWorkApp } from '../helpers/apps.js';
-import { storesUnderTest } from '../helpers/databases.js';
-import { type Dovecot, startDovecot } from '../helpers/dovecot.js';
-import { FAKE_ANSWER, type FakeLlm, startFakeLlm } from '../helpers/fake-llm.js';
-import { call } from '../helpers/http.js';
-import { SECRET_KEY } from '../helpers/intake.js';
-import { mail, newMessageId, waitFor } from '../helpers/mail.js';
+import { type TestApp, startWorkApp } from '../support/apps.js';
+import { storesUnderTest } from '../support/databases.js';
+import { type Dovecot, startDovecot } from '../support/dovecot.js';
+import { FAKE_ANSWER, type FakeLlm, startFakeLlm } from '../support/fake-llm.js';
+import { call } from '../support/http.js';
+import { SECRET_KEY } from '../support/intake.js';
+import { mail, newMessageId, waitFor } from '../support/mail.js';
 
 // Mail that decodes to U+0000 (an encoded word, a quoted-printable body, a
 // From name, a raw NUL in the Message-ID) or to a lone surrogate used to stop its mailbox for

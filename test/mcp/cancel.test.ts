@@ -1,9 +1,9 @@
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type TestApp, startWorkApp } from '../helpers/apps.js';
-import { ADMIN_SECRET, AUTH_ENV, bearer, mintToken } from '../helpers/auth.js';
-import { storesUnderTest } from '../helpers/databases.js';
-import { sleep } from '../helpers/processes.js';
+import { type TestApp, startWorkApp } from '../support/apps.js';
+import { ADMIN_SECRET, AUTH_ENV, bearer, mintToken } from '../support/auth.js';
+import { storesUnderTest } from '../support/databases.js';
+import { sleep } from '../support/processes.js';
 import { api, connectHttp } from './helpers.js';
 
 // A claim that waits (wait_s) for an agent that stopped listening must not take the next item:

@@ -4,9 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN_SECRET, AUTH_ENV, bearer } from '../helpers/auth.js';
-import { type TestDatabase, createTestDatabase } from '../helpers/databases.js';
-import { type ServerProcess, killAllServers, startWorkServer } from '../helpers/processes.js';
+import { ADMIN_SECRET, AUTH_ENV, bearer } from '../support/auth.js';
+import { type TestDatabase, createTestDatabase } from '../support/databases.js';
+import { type ServerProcess, killAllServers, startWorkServer } from '../support/processes.js';
 import { api } from './helpers.js';
 
 // A client nobody here wrote: the MCP Inspector's command-line mode (a devDependency, pinned to

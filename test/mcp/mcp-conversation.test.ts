@@ -1,9 +1,9 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN_SECRET, AUTH_ENV, bearer } from '../helpers/auth.js';
-import { type TestDatabase, createTestDatabase, storesUnderTest } from '../helpers/databases.js';
-import { type ServerProcess, killAllServers, startWorkServer } from '../helpers/processes.js';
-import { type SseClient, connectSse } from '../helpers/sse.js';
+import { ADMIN_SECRET, AUTH_ENV, bearer } from '../support/auth.js';
+import { type TestDatabase, createTestDatabase, storesUnderTest } from '../support/databases.js';
+import { type ServerProcess, killAllServers, startWorkServer } from '../support/processes.js';
+import { type SseClient, connectSse } from '../support/sse.js';
 import { api, connectHttp, refused, use } from './helpers.js';
 
 // Through MCP: the official SDK's client, as an agent's host would hold it, against a

@@ -1,8 +1,8 @@
 import { request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type TestApp, startWorkApp } from '../helpers/apps.js';
-import { AUTH_ENV, bearer, mintToken } from '../helpers/auth.js';
+import { type TestApp, startWorkApp } from '../support/apps.js';
+import { AUTH_ENV, bearer, mintToken } from '../support/auth.js';
 import { api, connectHttp, use } from './helpers.js';
 
 // The /mcp endpoint's edges over a real socket: the methods a stateless endpoint refuses, bad

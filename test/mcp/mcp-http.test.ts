@@ -1,8 +1,8 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN_SECRET, AUTH_ENV, bearer } from '../helpers/auth.js';
-import { type TestDatabase, createTestDatabase, storesUnderTest } from '../helpers/databases.js';
-import { type ServerProcess, killAllServers, startWorkServer } from '../helpers/processes.js';
+import { ADMIN_SECRET, AUTH_ENV, bearer } from '../support/auth.js';
+import { type TestDatabase, createTestDatabase, storesUnderTest } from '../support/databases.js';
+import { type ServerProcess, killAllServers, startWorkServer } from '../support/processes.js';
 import { api, connectHttp, refused, use } from './helpers.js';
 
 // The official SDK's MCP client against a real agentdesk process (AUTH=tokens) on each store,

@@ -5,9 +5,9 @@ import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN_SECRET, AUTH_ENV, bearer } from '../helpers/auth.js';
-import { type TestDatabase, createTestDatabase, storesUnderTest } from '../helpers/databases.js';
-import { type ServerProcess, freePort, killAllServers, startWorkServer } from '../helpers/processes.js';
+import { ADMIN_SECRET, AUTH_ENV, bearer } from '../support/auth.js';
+import { type TestDatabase, createTestDatabase, storesUnderTest } from '../support/databases.js';
+import { type ServerProcess, freePort, killAllServers, startWorkServer } from '../support/processes.js';
 import { api, refused, use } from './helpers.js';
 
 // `agentdesk mcp` as an MCP host runs it: the official SDK's client spawns the CLI binary and

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TestApp } from '../helpers/apps.js';
-import { SERVER_KEY, startClassifyApp, openAiFake } from '../helpers/classify-app.js';
-import { storesUnderTest } from '../helpers/databases.js';
-import { type FakeLlm, startFakeLlm } from '../helpers/fake-llm.js';
-import { call } from '../helpers/http.js';
-import { type Scrape, parsePrometheus } from '../helpers/prometheus.js';
+import type { TestApp } from '../support/apps.js';
+import { SERVER_KEY, startClassifyApp, openAiFake } from '../support/classify-app.js';
+import { storesUnderTest } from '../support/databases.js';
+import { type FakeLlm, startFakeLlm } from '../support/fake-llm.js';
+import { call } from '../support/http.js';
+import { type Scrape, parsePrometheus } from '../support/prometheus.js';
 
 // GET /metrics on the classification service, through the fake provider (a real HTTP server
 // speaking each API): one series per provider, model and result; the tokens the fake reported;

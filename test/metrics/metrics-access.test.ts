@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN_SECRET, type AuthPair, bearer, mintToken, startAuthPair } from '../helpers/auth.js';
-import { storesUnderTest } from '../helpers/databases.js';
-import { call } from '../helpers/http.js';
-import { parsePrometheus } from '../helpers/prometheus.js';
+import { ADMIN_SECRET, type AuthPair, bearer, mintToken, startAuthPair } from '../support/auth.js';
+import { storesUnderTest } from '../support/databases.js';
+import { call } from '../support/http.js';
+import { parsePrometheus } from '../support/prometheus.js';
 
 // /metrics is read access like the rest of the desk: a scraper holds a viewer token. Without
 // one it gets the same 401 problem document as any route; the OpenAPI documents list it.

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parsePrometheus } from '../helpers/prometheus.js';
+import { parsePrometheus } from '../support/prometheus.js';
 
 // The reader the metrics tests rely on must refuse what Prometheus would: a lenient one would
 // let a broken exposition pass every other test.

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type TestApp, startWorkApp } from '../helpers/apps.js';
-import { storesUnderTest } from '../helpers/databases.js';
-import { call } from '../helpers/http.js';
-import { planItem, writePlannedItems } from '../../src/work/service.js';
-import { createWorkStore } from '../../src/work/store/create.js';
-import { type Scrape, parsePrometheus } from '../helpers/prometheus.js';
+import { type TestApp, startWorkApp } from '../support/apps.js';
+import { storesUnderTest } from '../support/databases.js';
+import { call } from '../support/http.js';
+import { planItem, writePlannedItems } from '../../src/work/items/service.js';
+import { createWorkStore } from '../../src/work/store/index.js';
+import { type Scrape, parsePrometheus } from '../support/prometheus.js';
 
 // Work item types are free text, so /metrics and /work/stats keep a label (a
 // line) only for the METRICS_MAX_TYPES most frequent types and count every other one as

@@ -1,10 +1,10 @@
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type TestApp, startWorkApp } from '../helpers/apps.js';
-import { storesUnderTest } from '../helpers/databases.js';
-import { call } from '../helpers/http.js';
-import { type Scrape, parsePrometheus } from '../helpers/prometheus.js';
-import { connectSse } from '../helpers/sse.js';
+import { type TestApp, startWorkApp } from '../support/apps.js';
+import { storesUnderTest } from '../support/databases.js';
+import { call } from '../support/http.js';
+import { type Scrape, parsePrometheus } from '../support/prometheus.js';
+import { connectSse } from '../support/sse.js';
 
 // GET /metrics on the work service moves as the desk works: every scrape is read with a strict
 // text-format parser, and each step checks that the right series moved by the right amount.

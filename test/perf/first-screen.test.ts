@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { WorkTables } from '../../src/work/tables.js';
+import type { WorkTables } from '../../src/work/store/tables.js';
 import { launchBrowser, openDesk } from '../web/browser.js';
 import { type Desk, startDesk } from '../web/desk-server.js';
 

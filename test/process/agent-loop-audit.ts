@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
-import { type Database, openDatabase } from '../../src/shared/db.js';
-import { createLogger } from '../../src/shared/logger.js';
-import type { TestDatabase } from '../helpers/databases.js';
+import { type Database, openDatabase } from '../../src/shared/db/database.js';
+import { createLogger } from '../../src/shared/observability/logger.js';
+import type { TestDatabase } from '../support/databases.js';
 
 // The agent loop's invariants read straight from the database the servers share, so a process
 // test does not take the API's word for what was stored: one open dispatch entry per held item,

@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Database } from '../../src/shared/db.js';
-import { createTestDatabase, storesUnderTest, type TestDatabase } from '../helpers/databases.js';
-import { pooled } from '../helpers/fetch-json.js';
-import { killAllServers, sleep, startWorkServer } from '../helpers/processes.js';
+import type { Database } from '../../src/shared/db/database.js';
+import { createTestDatabase, storesUnderTest, type TestDatabase } from '../support/databases.js';
+import { pooled } from '../support/fetch-json.js';
+import { killAllServers, sleep, startWorkServer } from '../support/processes.js';
 import { auditItems, claimViolations, openForAudit, send } from './agent-loop-audit.js';
 
 // Kill -9 during a claim burst: after restart no item is both claimed and queued, and no

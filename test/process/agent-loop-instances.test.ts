@@ -1,9 +1,9 @@
 import type { Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Database } from '../../src/shared/db.js';
-import { type StoreKind, type TestDatabase, createTestDatabase, storesUnderTest } from '../helpers/databases.js';
-import { pooled } from '../helpers/fetch-json.js';
-import { type ServerProcess, killAllServers, sleep, startWorkServer } from '../helpers/processes.js';
+import type { Database } from '../../src/shared/db/database.js';
+import { type StoreKind, type TestDatabase, createTestDatabase, storesUnderTest } from '../support/databases.js';
+import { pooled } from '../support/fetch-json.js';
+import { type ServerProcess, killAllServers, sleep, startWorkServer } from '../support/processes.js';
 import { auditItems, claimViolations, openForAudit, send } from './agent-loop-audit.js';
 
 // Across instances: two real work-service processes on one database, claiming,

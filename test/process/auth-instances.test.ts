@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CSRF_HEADER } from '../../src/auth/roles.js';
-import { ADMIN_SECRET } from '../helpers/auth.js';
-import { type TestDatabase, createTestDatabase, storesUnderTest } from '../helpers/databases.js';
-import { type ServerProcess, killAllServers, runUntilExit, sleep, startWorkServer } from '../helpers/processes.js';
+import { ADMIN_SECRET } from '../support/auth.js';
+import { type TestDatabase, createTestDatabase, storesUnderTest } from '../support/databases.js';
+import { type ServerProcess, killAllServers, runUntilExit, sleep, startWorkServer } from '../support/processes.js';
 
 // Two real instances on one PostgreSQL schema, as behind a load balancer. A token
 // revoked through one is refused by the other within a second, whether it comes as a bearer

@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, storesUnderTest, type TestDatabase } from '../helpers/databases.js';
-import { fetchJson } from '../helpers/fetch-json.js';
-import { killAllServers, startWorkServer } from '../helpers/processes.js';
+import { createTestDatabase, storesUnderTest, type TestDatabase } from '../support/databases.js';
+import { fetchJson } from '../support/fetch-json.js';
+import { killAllServers, startWorkServer } from '../support/processes.js';
 
 // Answers survive kill -9: a burst of answers to questions on held items, the work
 // service killed after some were acknowledged. After the restart every acknowledged answer is

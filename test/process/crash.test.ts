@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, storesUnderTest, type TestDatabase } from '../helpers/databases.js';
-import { fetchJson } from '../helpers/fetch-json.js';
-import { type ServerProcess, killAllServers, startWorkServer } from '../helpers/processes.js';
+import { createTestDatabase, storesUnderTest, type TestDatabase } from '../support/databases.js';
+import { fetchJson } from '../support/fetch-json.js';
+import { type ServerProcess, killAllServers, startWorkServer } from '../support/processes.js';
 
 // An acknowledged item survives kill -9 of the process. A burst of POSTs, SIGKILL
 // while some are still in flight, a restart on the same database: every 201 must be there.

@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, storesUnderTest, type TestDatabase } from '../helpers/databases.js';
-import { fetchJson } from '../helpers/fetch-json.js';
-import { type ServerProcess, killAllServers, startWorkServer } from '../helpers/processes.js';
+import { createTestDatabase, storesUnderTest, type TestDatabase } from '../support/databases.js';
+import { fetchJson } from '../support/fetch-json.js';
+import { type ServerProcess, killAllServers, startWorkServer } from '../support/processes.js';
 
 // Dependencies across real processes: a plan of 20 steps claimed by 8 agents spread
 // over two instances on one PostgreSQL (a completion on one instance wakes a claim waiting on

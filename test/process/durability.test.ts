@@ -2,11 +2,11 @@ import { existsSync, mkdtempSync, openSync, readFileSync, readSync, closeSync, r
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { sqlitePath } from '../../src/shared/db.js';
-import { type TestDatabase, createTestDatabase } from '../helpers/databases.js';
-import { fetchJson } from '../helpers/fetch-json.js';
-import { type ServerProcess, killAllServers, startWorkServer } from '../helpers/processes.js';
-import { straceFor, tracedChild } from '../helpers/strace.js';
+import { sqlitePath } from '../../src/shared/db/database.js';
+import { type TestDatabase, createTestDatabase } from '../support/databases.js';
+import { fetchJson } from '../support/fetch-json.js';
+import { type ServerProcess, killAllServers, startWorkServer } from '../support/processes.js';
+import { straceFor, tracedChild } from '../support/strace.js';
 
 // Durability, proven rather than assumed. The kill -9 test shows that answers come
 // after the commit; it would pass with synchronous=OFF. This one watches the real process with

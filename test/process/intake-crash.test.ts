@@ -1,11 +1,11 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, storesUnderTest, type TestDatabase } from '../helpers/databases.js';
-import { type Dovecot, startDovecot } from '../helpers/dovecot.js';
-import { FAKE_ANSWER, type FakeLlm, createLatch, startFakeLlm } from '../helpers/fake-llm.js';
-import { fetchJson } from '../helpers/fetch-json.js';
-import { SECRET_KEY } from '../helpers/intake.js';
-import { mail, waitFor } from '../helpers/mail.js';
-import { type ServerProcess, killAllServers, sleep, startWorkServer } from '../helpers/processes.js';
+import { createTestDatabase, storesUnderTest, type TestDatabase } from '../support/databases.js';
+import { type Dovecot, startDovecot } from '../support/dovecot.js';
+import { FAKE_ANSWER, type FakeLlm, createLatch, startFakeLlm } from '../support/fake-llm.js';
+import { fetchJson } from '../support/fetch-json.js';
+import { SECRET_KEY } from '../support/intake.js';
+import { mail, waitFor } from '../support/mail.js';
+import { type ServerProcess, killAllServers, sleep, startWorkServer } from '../support/processes.js';
 
 // Kill -9 of the service in the middle of a 500-message backfill, then the work goes
 // on: every message that needs action has exactly one work item, and the provider never

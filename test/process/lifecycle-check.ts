@@ -1,5 +1,5 @@
 // Judges work items seen over HTTP against the lifecycle (docs/work-api.md). The table is written out
-// here rather than imported from src/work/lifecycle.ts, so the checks do not repeat the code.
+// here rather than imported from src/work/items/lifecycle.ts, so the checks do not repeat the code.
 
 export type Status = 'queued' | 'dispatched' | 'in_progress' | 'blocked' | 'completed' | 'failed' | 'cancelled';
 

@@ -1,8 +1,8 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, storesUnderTest, type TestDatabase } from '../helpers/databases.js';
-import { fetchJson } from '../helpers/fetch-json.js';
-import { throughCliServe } from '../helpers/cli.js';
-import { type DeskProcess, killAllServers, sleep, startDesk } from '../helpers/processes.js';
+import { createTestDatabase, storesUnderTest, type TestDatabase } from '../support/databases.js';
+import { fetchJson } from '../support/fetch-json.js';
+import { throughCliServe } from '../support/cli.js';
+import { type DeskProcess, killAllServers, sleep, startDesk } from '../support/processes.js';
 
 // `npm start` (`main.js all`) runs each service in a process of its own and is still
 // one command: it starts both, stops both on SIGTERM or SIGINT, and ends non-zero when one of

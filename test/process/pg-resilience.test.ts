@@ -1,9 +1,9 @@
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, postgresBaseUrl, storesUnderTest, type TestDatabase } from '../helpers/databases.js';
-import { type Answer, fetchJson } from '../helpers/fetch-json.js';
-import { killAllServers, sleep, startWorkServer } from '../helpers/processes.js';
-import { type TcpProxy, startTcpProxy } from '../helpers/tcp-proxy.js';
+import { createTestDatabase, postgresBaseUrl, storesUnderTest, type TestDatabase } from '../support/databases.js';
+import { type Answer, fetchJson } from '../support/fetch-json.js';
+import { killAllServers, sleep, startWorkServer } from '../support/processes.js';
+import { type TcpProxy, startTcpProxy } from '../support/tcp-proxy.js';
 
 // A dropped connection costs at most the requests in flight, as 503 problem+json;
 // /health tells whether the database can be reached; every statement carries a timeout.

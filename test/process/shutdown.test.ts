@@ -2,9 +2,9 @@ import { once } from 'node:events';
 import { request } from 'node:http';
 import { connect } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, storesUnderTest, type TestDatabase } from '../helpers/databases.js';
-import { fetchJson } from '../helpers/fetch-json.js';
-import { freePort, killAllServers, runUntilExit, sleep, startWorkServer } from '../helpers/processes.js';
+import { createTestDatabase, storesUnderTest, type TestDatabase } from '../support/databases.js';
+import { fetchJson } from '../support/fetch-json.js';
+import { freePort, killAllServers, runUntilExit, sleep, startWorkServer } from '../support/processes.js';
 
 const stores = await storesUnderTest();
 

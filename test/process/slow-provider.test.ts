@@ -3,17 +3,17 @@ import { request } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { percentiles, runProbe } from '../../bench/latency-probe.js';
-import { createTestDatabase, storesUnderTest, type TestDatabase } from '../helpers/databases.js';
-import { FAKE_ANSWER, type FakeLlm, startFakeLlm } from '../helpers/fake-llm.js';
-import { type DeskProcess, killAllServers, sleep, startDesk } from '../helpers/processes.js';
-import { PERF_RUN } from '../helpers/perf.js';
+import { createTestDatabase, storesUnderTest, type TestDatabase } from '../support/databases.js';
+import { FAKE_ANSWER, type FakeLlm, startFakeLlm } from '../support/fake-llm.js';
+import { type DeskProcess, killAllServers, sleep, startDesk } from '../support/processes.js';
+import { PERF_RUN } from '../support/perf.js';
 
 // A slow provider: 500 classifications in flight while the provider takes 2 s per
 // answer, against `main.js all` as `npm start` runs it. Every one must answer 200 from the
 // provider (none a fallback) while GET /work keeps answering beside it: `npm test` checks that
 // with one burst. The timings (within 2 s of its provider answer, the classifier's event loop
 // lag under 50 ms, RSS under 400 MB, GET /work p99 under 20 ms) are budgets, judged only by
-// `npm run test:perf` (test/helpers/perf.ts), where the rest of this header applies.
+// `npm run test:perf` (test/support/perf.ts), where the rest of this header applies.
 //
 // The calls come from 32 client addresses (127.0.0.2 to 127.0.0.33, all loopback on Linux),
 // at most 16 each: the default LLM_CONCURRENCY is per caller, so all 500 reach the provider at

@@ -2,12 +2,12 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { type TestDatabase, createTestDatabase } from '../helpers/databases.js';
-import { fetchJson } from '../helpers/fetch-json.js';
-import { type ServerProcess, killAllServers, startWorkServer } from '../helpers/processes.js';
-import { straceFor, tracedChild } from '../helpers/strace.js';
+import { type TestDatabase, createTestDatabase } from '../support/databases.js';
+import { fetchJson } from '../support/fetch-json.js';
+import { type ServerProcess, killAllServers, startWorkServer } from '../support/processes.js';
+import { straceFor, tracedChild } from '../support/strace.js';
 
-// SQLite's checkpoints run on a thread of the service (src/shared/sqlite-checkpointer.ts).
+// SQLite's checkpoints run on a thread of the service (src/shared/db/sqlite-checkpointer.ts).
 // Here that thread dies (TEST_SQLITE_CHECKPOINTER_EXIT_AFTER=1: it exits after its first
 // checkpoint) in the real process, watched with strace. The death is logged, every write after
 // it is answered, each acknowledged write still cost an fdatasync of the WAL (the service's own

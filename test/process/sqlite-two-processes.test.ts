@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { type TestDatabase, createTestDatabase } from '../helpers/databases.js';
-import { type Answer, fetchJson } from '../helpers/fetch-json.js';
-import { type ServerProcess, killAllServers, sleep, startWorkServer } from '../helpers/processes.js';
+import { type TestDatabase, createTestDatabase } from '../support/databases.js';
+import { type Answer, fetchJson } from '../support/fetch-json.js';
+import { type ServerProcess, killAllServers, sleep, startWorkServer } from '../support/processes.js';
 
 // `npm run start:work` and `npm run start:classify` on the one default
 // SQLite file, each its own process with its own connection. Under writes on both at once,

@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '../helpers/databases.js';
-import { fetchJson } from '../helpers/fetch-json.js';
-import { type ServerProcess, killAllServers, startWorkServer } from '../helpers/processes.js';
+import { createTestDatabase, type TestDatabase } from '../support/databases.js';
+import { fetchJson } from '../support/fetch-json.js';
+import { type ServerProcess, killAllServers, startWorkServer } from '../support/processes.js';
 
 // kill -9 while the WAL's bound is at work: with SQLITE_WAL_MAX_MB at its least (1) and large
 // items, the writers are held and the log reset again and again during a burst; the SIGKILL

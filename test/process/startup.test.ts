@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it, vi } from 'vitest';
-import { type TestDatabase, createTestDatabase } from '../helpers/databases.js';
-import { killAllServers, startDesk, startWorkServer } from '../helpers/processes.js';
+import { type TestDatabase, createTestDatabase } from '../support/databases.js';
+import { killAllServers, startDesk, startWorkServer } from '../support/processes.js';
 
 // A person who runs `npm start` is told where to point the browser.
 

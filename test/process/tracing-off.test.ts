@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFakeCollector, type FakeCollector } from '../helpers/fake-collector.js';
-import { type ServiceName, killAllServers, startWorkServer } from '../helpers/processes.js';
+import { startFakeCollector, type FakeCollector } from '../support/fake-collector.js';
+import { type ServiceName, killAllServers, startWorkServer } from '../support/processes.js';
 
 // With OTEL_EXPORTER_OTLP_ENDPOINT unset, the built service must not load OpenTelemetry at all.
 // A module hook (node --import) notes every module the process resolves whose URL names

@@ -2,9 +2,9 @@ import { readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, postgresBaseUrl, storesUnderTest, type TestDatabase } from '../helpers/databases.js';
-import { type Answer, fetchJson, pooled } from '../helpers/fetch-json.js';
-import { type ServerProcess, killAllServers, startWorkServer } from '../helpers/processes.js';
+import { createTestDatabase, postgresBaseUrl, storesUnderTest, type TestDatabase } from '../support/databases.js';
+import { type Answer, fetchJson, pooled } from '../support/fetch-json.js';
+import { type ServerProcess, killAllServers, startWorkServer } from '../support/processes.js';
 import { type ItemView, historyViolations, itemViolations } from './lifecycle-check.js';
 
 // Several instances behind a load balancer on one PostgreSQL. Two real instances on one

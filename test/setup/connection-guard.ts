@@ -1,5 +1,5 @@
 import { afterAll, afterEach } from 'vitest';
-import { takeViolations } from '../helpers/connection-guard.js';
+import { takeViolations } from '../support/connection-guard.js';
 
 // Fails the test (or the file, for what its hooks did) in which the code asked for another
 // connection inside a transaction, whether or not the refusal reached the test.

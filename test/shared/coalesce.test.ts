@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createCoalescer } from '../../src/shared/coalesce.js';
+import { createCoalescer } from '../../src/shared/db/coalesce.js';
 
 // The batches a coalescer forms from calls that arrive together, recorded by a `run` that
 // answers each input with itself.

@@ -1,13 +1,13 @@
 // The configuration page is generated from CONFIG_VARIABLES (scripts/config-doc.mjs); this test
 // keeps the three in step: every variable loadConfig reads is listed, every listed one is read,
 // and docs/configuration.md holds exactly the table the list gives. A failure here is fixed by
-// adding the entry in src/shared/config-variables.ts and running `npm run docs:config`.
+// adding the entry in src/shared/config/variables.ts and running `npm run docs:config`.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { CONFIG_GROUPS, CONFIG_VARIABLES, loadConfig } from '../../src/shared/config.js';
+import { CONFIG_GROUPS, CONFIG_VARIABLES, loadConfig } from '../../src/shared/config/config.js';
 import { DOC_PATH, renderConfigTable, tableInDoc } from '../../scripts/config-doc.mjs';
 
-const CONFIG_SOURCE = new URL('../../src/shared/config.ts', import.meta.url);
+const CONFIG_SOURCE = new URL('../../src/shared/config/config.ts', import.meta.url);
 
 /** The variables loadConfig looks up for this environment, found by watching its reads. */
 function variablesRead(env: Record<string, string>): Set<string> {

@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
-import { type TestDatabase, createTestDatabase, openTestDatabase, postgresBaseUrl, storesUnderTest } from '../helpers/databases.js';
+import { type TestDatabase, createTestDatabase, openTestDatabase, postgresBaseUrl, storesUnderTest } from '../support/databases.js';
 
 // Found through the CLI: `agentdesk token create` refused on a PostgreSQL database
 // took 30 s to exit. The migrations use the pool directly and Kysely ends the pool only if it

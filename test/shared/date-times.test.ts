@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type TestApp, startWorkApp } from '../helpers/apps.js';
-import { storesUnderTest } from '../helpers/databases.js';
-import { type JsonResponse, call } from '../helpers/http.js';
+import { type TestApp, startWorkApp } from '../support/apps.js';
+import { storesUnderTest } from '../support/databases.js';
+import { type JsonResponse, call } from '../support/http.js';
 
 // Found by the fuzzer (test/fuzz): ajv-formats' date-time takes a leap second (23:59:60) and an
 // offset without minutes (+16), which JavaScript's Date cannot read, so `since`, `updated_since`

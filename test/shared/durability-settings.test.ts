@@ -1,8 +1,8 @@
 import { sql } from 'kysely';
 import type pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { Database } from '../../src/shared/db.js';
-import { type TestDatabase, createTestDatabase, openTestDatabase, storesUnderTest } from '../helpers/databases.js';
+import type { Database } from '../../src/shared/db/database.js';
+import { type TestDatabase, createTestDatabase, openTestDatabase, storesUnderTest } from '../support/databases.js';
 
 // Durability, proven rather than assumed: the settings that make a commit durable,
 // read back from the service's own connections (the Database that main opens), not assumed from
@@ -19,10 +19,10 @@ describe('SQLite: the connection the service writes through', () => {
   });
 
   // NORMAL, so a COMMIT only write()s the WAL; durability comes from the fdatasync of
-  // the WAL that every answer waits for (src/shared/wal-sync.ts, counted under strace by
+  // the WAL that every answer waits for (src/shared/db/wal-sync.ts, counted under strace by
   // test/process/durability), and checkpoints run on their own thread, not at a commit.
   // temp_store = MEMORY (2): a savepoint's sub-journal stays in memory instead of spilling each
-  // submit's pages to a temporary file on the event loop (db.ts).
+  // submit's pages to a temporary file on the event loop (database.ts).
   it('is in WAL mode with synchronous=NORMAL (1), foreign keys on, sub-journals in memory, and no auto-checkpoint once its checkpointer runs', async () => {
     testDatabase = await createTestDatabase('sqlite');
     database = await openTestDatabase(testDatabase);

@@ -3,9 +3,9 @@ import { connect } from 'node:net';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildWorkApp } from '../../src/services/work.js';
-import { type TestApp, captureLogs, startWorkApp, testConfig } from '../helpers/apps.js';
-import { createTestDatabase, openTestDatabase } from '../helpers/databases.js';
-import { startClassifyApp } from '../helpers/classify-app.js';
+import { type TestApp, captureLogs, startWorkApp, testConfig } from '../support/apps.js';
+import { createTestDatabase, openTestDatabase } from '../support/databases.js';
+import { startClassifyApp } from '../support/classify-app.js';
 
 const run = promisify(execFile);
 

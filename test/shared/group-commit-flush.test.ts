@@ -4,11 +4,11 @@ import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createGroupCommit } from '../../src/shared/group-commit.js';
-import { DurableSqliteDialect } from '../../src/shared/sqlite-driver.js';
-import { type WalSync, createSerialSync } from '../../src/shared/wal-sync.js';
+import { createGroupCommit } from '../../src/shared/db/group-commit.js';
+import { DurableSqliteDialect } from '../../src/shared/db/sqlite-driver.js';
+import { type WalSync, createSerialSync } from '../../src/shared/db/wal-sync.js';
 
-// The commit's fsync runs off the event loop (src/shared/wal-sync.ts), and nobody may
+// The commit's fsync runs off the event loop (src/shared/db/wal-sync.ts), and nobody may
 // hear back before a flush that BEGAN AFTER their COMMIT returned has finished. Here the flush is
 // held by the test: it sees the answers wait for it, the next batch's statements and COMMIT run
 // meanwhile (the pipelining), and the order of events proves each answer's flush began after

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, SqliteDialect, sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createGroupCommit } from '../../src/shared/group-commit.js';
+import { createGroupCommit } from '../../src/shared/db/group-commit.js';
 
 describe('group commit on a real SQLite file', () => {
   let folder: string;

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TestApp } from '../helpers/apps.js';
-import { startWorkApp } from '../helpers/apps.js';
-import { startClassifyApp } from '../helpers/classify-app.js';
-import { storesUnderTest } from '../helpers/databases.js';
-import { type JsonResponse, call } from '../helpers/http.js';
+import type { TestApp } from '../support/apps.js';
+import { startWorkApp } from '../support/apps.js';
+import { startClassifyApp } from '../support/classify-app.js';
+import { storesUnderTest } from '../support/databases.js';
+import { type JsonResponse, call } from '../support/http.js';
 
 // Text no store can keep faithfully (NUL, lone
 // surrogates), nesting deeper than anything can list, and `__proto__` keys are refused at the

@@ -3,13 +3,13 @@ import BetterSqlite3 from 'better-sqlite3';
 import { type CompiledQuery, Kysely, SqliteDialect } from 'kysely';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Database, sqlitePath } from '../../src/shared/db.js';
-import { saveQuery } from '../../src/classify/dedupe-store/postgres.js';
+import { type Database, sqlitePath } from '../../src/shared/db/database.js';
+import { saveQuery } from '../../src/classify/dedupe/store/postgres.js';
 import type { ClaimQuery, ItemChange } from '../../src/work/store/port.js';
 import { candidatesQuery, changesQuery, postgresStatements } from '../../src/work/store/postgres.js';
 import { sqliteStatements } from '../../src/work/store/sqlite.js';
-import type { WorkTables } from '../../src/work/tables.js';
-import { type TestDatabase, createTestDatabase, openTestDatabase, storesUnderTest } from '../helpers/databases.js';
+import type { WorkTables } from '../../src/work/store/tables.js';
+import { type TestDatabase, createTestDatabase, openTestDatabase, storesUnderTest } from '../support/databases.js';
 
 // The hot paths of the agent loop, planned as the planner sees a desk after a burst: statistics
 // taken while every item was queued, then most of them finished, and a backlog of another type

@@ -3,19 +3,50 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
-// The modules under src/ import each other without a cycle (type imports included, as
-// madge counts them; a dynamic `await import()` of an optional part is not an import here);
-// nothing under src/shared imports a feature; and a store's port never imports an
-// implementation: each store is a port and one complete module per database, picked by the
-// module above.
+// The modules under src/ import each other without a cycle (type imports included; a dynamic
+// `await import()` of an optional part is not an import here) and only downwards in the layer
+// order; a store's port never imports an implementation; the web UI bundles only declared modules.
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../src');
 const SHARED = join(ROOT, 'shared');
+const WEB = resolve(ROOT, '../web/src');
+
+// Lowest first: a folder imports its own layer and those below it, never one above.
+// Files at the top of src/ (main.ts, run-services.ts) sit above everything.
+const LAYERS = [['shared'], ['auth'], ['email'], ['classify'], ['work'], ['conversation'], ['intake'], ['client'], ['mcp', 'cli', 'ui-server'], ['services']];
+
+// What the web UI may bundle from the server: TypeBox schemas and import-free vocabularies.
+const BROWSER_SAFE = [
+  'auth/roles.ts',
+  'auth/schemas.ts',
+  'classify/categories.ts',
+  'classify/schemas.ts',
+  'conversation/schemas.ts',
+  'intake/schemas.ts',
+  'shared/config/auth-modes.ts',
+  'work/agent-loop/limits.ts',
+  'work/api-contract.ts',
+  'work/items/lifecycle.ts',
+  'work/items/move-request.ts',
+  'work/items/statuses.ts',
+  'work/stats/schemas.ts',
+];
+
+function sourcesOf(dir: string, extensions: string[]): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
+    entry.isDirectory() ? sourcesOf(join(dir, entry.name), extensions) : extensions.some((extension) => entry.name.endsWith(extension)) ? [join(dir, entry.name)] : [],
+  );
+}
 
 function sources(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
-    entry.isDirectory() ? sources(join(dir, entry.name)) : entry.name.endsWith('.ts') ? [join(dir, entry.name)] : [],
-  );
+  return sourcesOf(dir, ['.ts']);
+}
+
+function layerOf(file: string): number {
+  const top = relative(ROOT, file).split('/');
+  if (top.length === 1) return LAYERS.length;
+  const index = LAYERS.findIndex((layer) => layer.includes(top[0]!));
+  return index === -1 ? LAYERS.length : index;
 }
 
 /** Each file's relative imports inside src/. */
@@ -65,8 +96,9 @@ describe('src/ imports', () => {
   });
 
   it.each([
-    ['classify/dedupe-store', ['sqlite.ts', 'postgres.ts', 'coalesced.ts']],
-    ['classify/usage-store', ['sqlite.ts', 'postgres.ts']],
+    ['classify/dedupe/store', ['sqlite.ts', 'postgres.ts', 'coalesced.ts']],
+    ['classify/usage/store', ['sqlite.ts', 'postgres.ts']],
+    ['conversation/store', ['sqlite.ts', 'postgres.ts']],
     ['work/store', ['sqlite.ts', 'postgres.ts', 'batched.ts', 'transactional.ts']],
   ])('%s: the port and each database module import no implementation', (store, implementationNames) => {
     const implementations = implementationNames.map((name) => join(ROOT, store, name));
@@ -74,5 +106,31 @@ describe('src/ imports', () => {
       const file = join(ROOT, store, name);
       expect((graph.get(file) ?? []).filter((target) => implementations.includes(target)).map((target) => relative(ROOT, target)), name).toEqual([]);
     }
+  });
+
+  it('follow the layer order: a folder imports only folders below it', () => {
+    const upward = [...graph].flatMap(([file, targets]) => {
+      const from = layerOf(file);
+      return targets.filter((target) => layerOf(target) > from).map((target) => `${relative(ROOT, file)} → ${relative(ROOT, target)}`);
+    });
+    expect(upward).toEqual([]);
+  });
+
+  it('put every top-level folder in a layer', () => {
+    const folders = readdirSync(ROOT, { withFileTypes: true }).filter((entry) => entry.isDirectory()).map((entry) => entry.name);
+    expect(folders.filter((folder) => !LAYERS.some((layer) => layer.includes(folder)))).toEqual([]);
+  });
+});
+
+describe('web/src imports from src/', () => {
+  it('only the declared browser-safe modules', () => {
+    const imported = new Set<string>();
+    for (const file of sourcesOf(WEB, ['.ts', '.tsx'])) {
+      for (const match of readFileSync(file, 'utf8').matchAll(/from\s+'(\.[^']+)'/g)) {
+        const target = resolve(dirname(file), match[1]!);
+        if (target.startsWith(ROOT + '/')) imported.add(relative(ROOT, target));
+      }
+    }
+    expect([...imported].filter((module) => !BROWSER_SAFE.includes(module))).toEqual([]);
   });
 });

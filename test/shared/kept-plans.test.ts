@@ -2,12 +2,12 @@ import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPostgresDedupeStore, saveQuery } from '../../src/classify/dedupe-store/postgres.js';
-import type { Database } from '../../src/shared/db.js';
+import { createPostgresDedupeStore, saveQuery } from '../../src/classify/dedupe/store/postgres.js';
+import type { Database } from '../../src/shared/db/database.js';
 import type { ItemChange } from '../../src/work/store/port.js';
 import { type Statement, changesQuery, postgresStatements } from '../../src/work/store/postgres.js';
-import type { WorkTables } from '../../src/work/tables.js';
-import { type TestDatabase, createTestDatabase, openTestDatabase, storesUnderTest } from '../helpers/databases.js';
+import type { WorkTables } from '../../src/work/store/tables.js';
+import { type TestDatabase, createTestDatabase, openTestDatabase, storesUnderTest } from '../support/databases.js';
 
 // The plan a connection keeps for the change statement (every claim, completion and edit), for
 // the read of items by id (every change that does not start from the claimer's copy) and for the

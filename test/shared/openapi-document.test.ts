@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type TestApp, startWorkApp } from '../helpers/apps.js';
-import { startClassifyApp } from '../helpers/classify-app.js';
-import { call } from '../helpers/http.js';
+import { type TestApp, startWorkApp } from '../support/apps.js';
+import { startClassifyApp } from '../support/classify-app.js';
+import { call } from '../support/http.js';
 import { inlineRefs } from '../fuzz/openapi-operations.js';
 
 // What the OpenAPI documents say about answers must be what the services send: the fuzzer

@@ -5,10 +5,10 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type TestApp, startWorkApp } from '../helpers/apps.js';
-import { startClassifyApp } from '../helpers/classify-app.js';
-import { AUTH_ENV } from '../helpers/auth.js';
-import { call } from '../helpers/http.js';
+import { type TestApp, startWorkApp } from '../support/apps.js';
+import { startClassifyApp } from '../support/classify-app.js';
+import { AUTH_ENV } from '../support/auth.js';
+import { call } from '../support/http.js';
 
 // Both OpenAPI documents, as the services serve them with AUTH=off and with AUTH=tokens (which
 // adds the security requirements and the 401, 403 and 429 answers), through tools nobody here wrote: Redocly's

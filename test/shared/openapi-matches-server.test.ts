@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type TestApp, startWorkApp } from '../helpers/apps.js';
-import { AUTH_ENV, bearer, mintToken } from '../helpers/auth.js';
-import { startClassifyApp } from '../helpers/classify-app.js';
-import { call } from '../helpers/http.js';
+import { type TestApp, startWorkApp } from '../support/apps.js';
+import { AUTH_ENV, bearer, mintToken } from '../support/auth.js';
+import { startClassifyApp } from '../support/classify-app.js';
+import { call } from '../support/http.js';
 
 // The OpenAPI documents name their main types (so a generated client has them by name) and say
 // what the servers do: every route refuses a query parameter it does not name, every operation

@@ -1,8 +1,8 @@
 import { type AddressInfo, type Socket, connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type TestApp, startWorkApp } from '../helpers/apps.js';
-import { AUTH_ENV, bearer, mintToken } from '../helpers/auth.js';
-import { startClassifyApp } from '../helpers/classify-app.js';
+import { type TestApp, startWorkApp } from '../support/apps.js';
+import { AUTH_ENV, bearer, mintToken } from '../support/auth.js';
+import { startClassifyApp } from '../support/classify-app.js';
 
 // How long a client may take to send its request, over real sockets: a body that stalls or
 // drips past its bound gets a 408 problem document and a closed connection (sooner for a caller

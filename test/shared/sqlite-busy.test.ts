@@ -1,12 +1,12 @@
 import BetterSqlite3 from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isDatabaseUnavailable, sqlitePath } from '../../src/shared/db.js';
-import type { Database } from '../../src/shared/db.js';
-import type { HttpApp } from '../../src/shared/http-types.js';
+import { isDatabaseUnavailable, sqlitePath } from '../../src/shared/db/database.js';
+import type { Database } from '../../src/shared/db/database.js';
+import type { HttpApp } from '../../src/shared/http/types.js';
 import { buildWorkApp } from '../../src/services/work.js';
-import { captureLogs, testConfig } from '../helpers/apps.js';
-import { type TestDatabase, createTestDatabase, openTestDatabase } from '../helpers/databases.js';
-import { call } from '../helpers/http.js';
+import { captureLogs, testConfig } from '../support/apps.js';
+import { type TestDatabase, createTestDatabase, openTestDatabase } from '../support/databases.js';
+import { call } from '../support/http.js';
 
 // Another process holding SQLite's write lock longer than the busy timeout
 // is the one case a write may still fail; it must be a 503 with Retry-After, never a 500, and

@@ -1,12 +1,12 @@
 import type { Worker } from 'node:worker_threads';
 import { sql } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
-import { type Database, openDatabase } from '../../src/shared/db.js';
-import type { CheckpointResult } from '../../src/shared/sqlite-checkpointer.js';
-import { captureLogs } from '../helpers/apps.js';
-import { type TestDatabase, createTestDatabase } from '../helpers/databases.js';
+import { type Database, openDatabase } from '../../src/shared/db/database.js';
+import type { CheckpointResult } from '../../src/shared/db/sqlite-checkpointer.js';
+import { captureLogs } from '../support/apps.js';
+import { type TestDatabase, createTestDatabase } from '../support/databases.js';
 
-// Checkpoints run on a worker thread of their own (src/shared/sqlite-checkpointer.ts),
+// Checkpoints run on a worker thread of their own (src/shared/db/sqlite-checkpointer.ts),
 // the main connection's auto-checkpoint off. Here that thread dies twice (terminated, as a crash
 // would end it, once idle and once under writes): the death is logged, the main connection
 // auto-checkpoints meanwhile so the WAL cannot grow without bound, writes go on being answered,

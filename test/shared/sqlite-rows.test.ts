@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { DurableSqliteDialect } from '../../src/shared/sqlite-driver.js';
+import { DurableSqliteDialect } from '../../src/shared/db/sqlite-driver.js';
 
 // The SQLite driver builds rows itself from better-sqlite3's arrays (half the cost of
 // its own objects). These hold it to what better-sqlite3's objects are, on a real file, through

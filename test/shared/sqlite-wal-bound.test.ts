@@ -3,10 +3,10 @@ import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type Database, openDatabase, sqlitePath } from '../../src/shared/db.js';
-import type { CheckpointResult } from '../../src/shared/sqlite-checkpointer.js';
-import { captureLogs } from '../helpers/apps.js';
-import { type TestDatabase, createTestDatabase } from '../helpers/databases.js';
+import { type Database, openDatabase, sqlitePath } from '../../src/shared/db/database.js';
+import type { CheckpointResult } from '../../src/shared/db/sqlite-checkpointer.js';
+import { captureLogs } from '../support/apps.js';
+import { type TestDatabase, createTestDatabase } from '../support/databases.js';
 
 // The WAL's bound (SQLITE_WAL_MAX_MB, here its least, 1 MiB). Writes never pause from the test's
 // side, and readers of another connection keep a snapshot open at every moment (each a little

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { timeOrderedId } from '../../src/shared/time-ordered-id.js';
-import { type TestApp, startWorkApp } from '../helpers/apps.js';
-import { storesUnderTest } from '../helpers/databases.js';
-import { UUID_RE, call } from '../helpers/http.js';
+import { timeOrderedId } from '../../src/shared/db/time-ordered-id.js';
+import { type TestApp, startWorkApp } from '../support/apps.js';
+import { storesUnderTest } from '../support/databases.js';
+import { UUID_RE, call } from '../support/http.js';
 
 // Dispatch entries get version 7 UUIDs: their keys follow the time they were
 // written, so inserts land on the primary key's newest pages. Work items keep version 4: the web

@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type TestApp, startWorkApp } from '../helpers/apps.js';
-import { ConfigError, loadConfig } from '../../src/shared/config.js';
-import { SERVER_KEY, startClassifyApp, openAiFake } from '../helpers/classify-app.js';
-import { storesUnderTest } from '../helpers/databases.js';
-import { type FakeLlm, FAKE_ANSWER, startFakeLlm } from '../helpers/fake-llm.js';
-import { type CollectedSpan, type FakeCollector, ancestorsOf, startFakeCollector } from '../helpers/fake-collector.js';
+import { type TestApp, startWorkApp } from '../support/apps.js';
+import { ConfigError, loadConfig } from '../../src/shared/config/config.js';
+import { SERVER_KEY, startClassifyApp, openAiFake } from '../support/classify-app.js';
+import { storesUnderTest } from '../support/databases.js';
+import { type FakeLlm, FAKE_ANSWER, startFakeLlm } from '../support/fake-llm.js';
+import { type CollectedSpan, type FakeCollector, ancestorsOf, startFakeCollector } from '../support/fake-collector.js';
 
 // Tracing on, pointed at a fake OTLP/HTTP collector: what each service exports, through HTTP
 // against real servers and real databases. `close()` flushes the exporter.

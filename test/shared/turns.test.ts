@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { takeTurn } from '../../src/shared/turns.js';
+import { takeTurn } from '../../src/shared/process/turns.js';
 
 function spin(ms: number): void {
   const until = performance.now() + ms;

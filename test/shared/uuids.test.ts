@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type TestApp, startWorkApp } from '../helpers/apps.js';
-import { storesUnderTest } from '../helpers/databases.js';
-import { call } from '../helpers/http.js';
+import { type TestApp, startWorkApp } from '../support/apps.js';
+import { storesUnderTest } from '../support/databases.js';
+import { call } from '../support/http.js';
 
 // Found by the fuzzer (test/fuzz): the uuid format of ajv-formats also takes "urn:uuid:…" and
 // upper case. PostgreSQL's uuid type refuses the first (a 500) and reads the second as the same

@@ -1,9 +1,9 @@
 import type { AddressInfo } from 'node:net';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TestApp } from '../helpers/apps.js';
-import { FAKE_ANSWER, type FakeLlm, startFakeLlm } from '../helpers/fake-llm.js';
-import { startClassifyApp } from '../helpers/classify-app.js';
+import type { TestApp } from '../support/apps.js';
+import { FAKE_ANSWER, type FakeLlm, startFakeLlm } from '../support/fake-llm.js';
+import { startClassifyApp } from '../support/classify-app.js';
 import { eventually, launchBrowser, openDesk, screenshot } from './browser.js';
 import { type Desk, startDesk } from './desk-server.js';
 

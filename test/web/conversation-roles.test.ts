@@ -1,6 +1,6 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN_SECRET, AUTH_ENV } from '../helpers/auth.js';
+import { ADMIN_SECRET, AUTH_ENV } from '../support/auth.js';
 import { eventually, launchBrowser, screenshot } from './browser.js';
 import { type Desk, startDesk } from './desk-server.js';
 

@@ -5,10 +5,10 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildClassifyApp } from '../../src/services/classify.js';
-import type { HttpApp } from '../../src/shared/http-types.js';
-import { captureLogs, testConfig } from '../helpers/apps.js';
-import { openAiFake, testResolver } from '../helpers/classify-app.js';
-import { type FakeLlm, startFakeLlm } from '../helpers/fake-llm.js';
+import type { HttpApp } from '../../src/shared/http/types.js';
+import { captureLogs, testConfig } from '../support/apps.js';
+import { openAiFake, testResolver } from '../support/classify-app.js';
+import { type FakeLlm, startFakeLlm } from '../support/fake-llm.js';
 import { eventually, launchBrowser, layoutShift, openDesk, screenshot, TRACK_LAYOUT_SHIFT } from './browser.js';
 import { type Desk, startDesk } from './desk-server.js';
 

@@ -1,5 +1,5 @@
 import type { AddressInfo } from 'node:net';
-import { type TestApp, startWorkApp } from '../helpers/apps.js';
+import { type TestApp, startWorkApp } from '../support/apps.js';
 import { ensureUiBuilt } from './ui-build.js';
 
 export interface Desk {

@@ -1,7 +1,7 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, launchBrowser, openDesk } from './browser.js';
-import { startTcpProxy } from '../helpers/tcp-proxy.js';
+import { startTcpProxy } from '../support/tcp-proxy.js';
 import { type Desk, startDesk } from './desk-server.js';
 
 let desk: Desk;

@@ -1,9 +1,9 @@
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Dovecot, startDovecot } from '../helpers/dovecot.js';
-import { type FakeLlm, startFakeLlm } from '../helpers/fake-llm.js';
-import { SECRET_KEY } from '../helpers/intake.js';
-import { mail, newMessageId } from '../helpers/mail.js';
+import { type Dovecot, startDovecot } from '../support/dovecot.js';
+import { type FakeLlm, startFakeLlm } from '../support/fake-llm.js';
+import { SECRET_KEY } from '../support/intake.js';
+import { mail, newMessageId } from '../support/mail.js';
 import { eventually, launchBrowser, openDesk, screenshot } from './browser.js';
 import { type Desk, startDesk } from './desk-server.js';
 

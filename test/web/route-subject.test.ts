@@ -1,6 +1,6 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SECRET_KEY } from '../helpers/intake.js';
+import { SECRET_KEY } from '../support/intake.js';
 import { eventually, launchBrowser, openDesk } from './browser.js';
 import { type Desk, startDesk } from './desk-server.js';
 

@@ -3,7 +3,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN_SECRET, AUTH_ENV } from '../helpers/auth.js';
+import { ADMIN_SECRET, AUTH_ENV } from '../support/auth.js';
 import { eventually, launchBrowser, screenshot } from './browser.js';
 import { type Desk, startDesk } from './desk-server.js';
 

@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Database } from '../../src/shared/db.js';
-import type { ClaimableNews } from '../../src/work/claimable.js';
-import { type ClaimService, createClaimService } from '../../src/work/claims.js';
-import { createWorkStore } from '../../src/work/store/create.js';
+import type { Database } from '../../src/shared/db/database.js';
+import type { ClaimableNews } from '../../src/work/agent-loop/claimable.js';
+import { type ClaimService, createClaimService } from '../../src/work/agent-loop/claims.js';
+import { createWorkStore } from '../../src/work/store/index.js';
 import type { WorkStore } from '../../src/work/store/port.js';
-import type { WorkItemRow } from '../../src/work/tables.js';
-import { type TestDatabase, createTestDatabase, openTestDatabase, storesUnderTest } from '../helpers/databases.js';
+import type { WorkItemRow } from '../../src/work/store/tables.js';
+import { type TestDatabase, createTestDatabase, openTestDatabase, storesUnderTest } from '../support/databases.js';
 
 // A waiter woken by this process's own new item claims that item by its version, with no read
 // of the queue; when the item was taken meanwhile, it reads the queue like any woken waiter and

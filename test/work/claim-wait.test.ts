@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { waitMs } from '../../src/work/claims.js';
+import { waitMs } from '../../src/work/agent-loop/claims.js';
 
 // A long poll's length: short waits are kept to the millisecond (clients and tests time them);
 // long ones end somewhere in their last tenth, so a fleet started together comes back spread out.

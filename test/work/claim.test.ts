@@ -1,10 +1,10 @@
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type TestApp, startWorkApp } from '../helpers/apps.js';
-import { createJumpingClock } from '../helpers/clock.js';
-import { storesUnderTest } from '../helpers/databases.js';
-import { call } from '../helpers/http.js';
-import { connectSse } from '../helpers/sse.js';
+import { type TestApp, startWorkApp } from '../support/apps.js';
+import { createJumpingClock } from '../support/clock.js';
+import { storesUnderTest } from '../support/databases.js';
+import { call } from '../support/http.js';
+import { connectSse } from '../support/sse.js';
 
 // Claiming through HTTP on both stores: order, filters, concurrency, delayed items, long polls.
 

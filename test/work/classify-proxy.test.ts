@@ -1,13 +1,13 @@
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildClassifyApp } from '../../src/services/classify.js';
-import type { Database } from '../../src/shared/db.js';
-import type { HttpApp } from '../../src/shared/http-types.js';
-import { type TestApp, captureLogs, startWorkApp, testConfig } from '../helpers/apps.js';
-import { type TestDatabase, createTestDatabase, openTestDatabase, storesUnderTest } from '../helpers/databases.js';
-import { type FakeLlm, createLatch, startFakeLlm } from '../helpers/fake-llm.js';
-import { call } from '../helpers/http.js';
-import { SERVER_KEY, startClassifyApp } from '../helpers/classify-app.js';
+import type { Database } from '../../src/shared/db/database.js';
+import type { HttpApp } from '../../src/shared/http/types.js';
+import { type TestApp, captureLogs, startWorkApp, testConfig } from '../support/apps.js';
+import { type TestDatabase, createTestDatabase, openTestDatabase, storesUnderTest } from '../support/databases.js';
+import { type FakeLlm, createLatch, startFakeLlm } from '../support/fake-llm.js';
+import { call } from '../support/http.js';
+import { SERVER_KEY, startClassifyApp } from '../support/classify-app.js';
 
 // The UI's Classify page goes through the work service to the real classification service
 // (here on its offline rules provider), so the browser needs one origin only.

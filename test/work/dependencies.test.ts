@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type TestApp, startWorkApp } from '../helpers/apps.js';
-import { createJumpingClock } from '../helpers/clock.js';
-import { storesUnderTest } from '../helpers/databases.js';
-import { call } from '../helpers/http.js';
-import { connectSse } from '../helpers/sse.js';
+import { type TestApp, startWorkApp } from '../support/apps.js';
+import { createJumpingClock } from '../support/clock.js';
+import { storesUnderTest } from '../support/databases.js';
+import { call } from '../support/http.js';
+import { connectSse } from '../support/sse.js';
 
 // Sub-items and dependencies through HTTP on both stores: the links a submit and a
 // PATCH may make and the clear 422 of each one refused, what GET shows, the claim that takes

@@ -2,16 +2,16 @@ import { request } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Database } from '../../src/shared/db.js';
-import type { HttpApp } from '../../src/shared/http-types.js';
-import { createHttpApp } from '../../src/shared/http-app.js';
-import { type EventHub, type EventHubOptions, createEventHub, registerEventRoutes } from '../../src/work/events.js';
-import { createWorkStore } from '../../src/work/store/create.js';
+import type { Database } from '../../src/shared/db/database.js';
+import type { HttpApp } from '../../src/shared/http/types.js';
+import { createHttpApp } from '../../src/shared/http/app.js';
+import { type EventHub, type EventHubOptions, createEventHub, registerEventRoutes } from '../../src/work/events/hub.js';
+import { createWorkStore } from '../../src/work/store/index.js';
 import { CSRF_PARAMETER, DOCUMENT_SECURITY, SECURITY_SCHEMES, documentCsrf, installAccessControl } from '../../src/auth/access-hook.js';
 import { createAuthParts } from '../../src/auth/setup.js';
-import { captureLogs, testConfig } from '../helpers/apps.js';
-import { type StoreKind, type TestDatabase, createTestDatabase, openTestDatabase, storesUnderTest } from '../helpers/databases.js';
-import { type SseClient, connectSse } from '../helpers/sse.js';
+import { captureLogs, testConfig } from '../support/apps.js';
+import { type StoreKind, type TestDatabase, createTestDatabase, openTestDatabase, storesUnderTest } from '../support/databases.js';
+import { type SseClient, connectSse } from '../support/sse.js';
 
 // The event stream under conditions a happy client never meets: a database that fails the first
 // look-up, a client that leaves before it is subscribed, a client that stops reading, and a

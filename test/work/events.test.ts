@@ -2,11 +2,11 @@ import type { AddressInfo } from 'node:net';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildWorkApp } from '../../src/services/work.js';
-import type { HttpApp } from '../../src/shared/http-types.js';
-import { type TestApp, captureLogs, startWorkApp, testConfig } from '../helpers/apps.js';
-import { openTestDatabase, storesUnderTest } from '../helpers/databases.js';
-import { call } from '../helpers/http.js';
-import { type SseClient, connectSse } from '../helpers/sse.js';
+import type { HttpApp } from '../../src/shared/http/types.js';
+import { type TestApp, captureLogs, startWorkApp, testConfig } from '../support/apps.js';
+import { openTestDatabase, storesUnderTest } from '../support/databases.js';
+import { call } from '../support/http.js';
+import { type SseClient, connectSse } from '../support/sse.js';
 
 async function listen(app: HttpApp): Promise<string> {
   await app.listen({ host: '127.0.0.1', port: 0 });

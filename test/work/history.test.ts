@@ -1,10 +1,10 @@
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type TestApp, startWorkApp } from '../helpers/apps.js';
-import { ADMIN_SECRET, AUTH_ENV, bearer, mintToken } from '../helpers/auth.js';
-import { storesUnderTest } from '../helpers/databases.js';
-import { call } from '../helpers/http.js';
-import { connectSse } from '../helpers/sse.js';
+import { type TestApp, startWorkApp } from '../support/apps.js';
+import { ADMIN_SECRET, AUTH_ENV, bearer, mintToken } from '../support/auth.js';
+import { storesUnderTest } from '../support/databases.js';
+import { call } from '../support/http.js';
+import { connectSse } from '../support/sse.js';
 
 // The audit trail: every change to an item, who made it (actor and role) and what changed,
 // oldest first, through HTTP on both stores, with tokens so the roles are real.

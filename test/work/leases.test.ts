@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SWEEP_EVERY_MS } from '../../src/work/lease-sweeper.js';
-import { type TestApp, startWorkApp } from '../helpers/apps.js';
-import { createTestClock } from '../helpers/clock.js';
-import { storesUnderTest } from '../helpers/databases.js';
-import { call } from '../helpers/http.js';
+import { SWEEP_EVERY_MS } from '../../src/work/agent-loop/lease-sweeper.js';
+import { type TestApp, startWorkApp } from '../support/apps.js';
+import { createTestClock } from '../support/clock.js';
+import { storesUnderTest } from '../support/databases.js';
+import { call } from '../support/http.js';
 
 // Leases through HTTP on both stores: expiry back to the queue with a backoff, failure at
 // max_attempts, heartbeats, pausing while blocked, and who may act on a held item. The service

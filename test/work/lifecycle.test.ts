@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type TestApp, startWorkApp } from '../helpers/apps.js';
-import { storesUnderTest } from '../helpers/databases.js';
-import { call } from '../helpers/http.js';
+import { type TestApp, startWorkApp } from '../support/apps.js';
+import { storesUnderTest } from '../support/databases.js';
+import { call } from '../support/http.js';
 
-// The expected lifecycle, written out from the issue independently of src/work/lifecycle.ts.
+// The expected lifecycle, written out from the issue independently of src/work/items/lifecycle.ts.
 const STATUSES = ['queued', 'dispatched', 'in_progress', 'blocked', 'completed', 'failed', 'cancelled'] as const;
 type Status = (typeof STATUSES)[number];
 const ALLOWED: Record<Status, Status[]> = {

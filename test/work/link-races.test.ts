@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildWorkApp } from '../../src/services/work.js';
-import type { HttpApp } from '../../src/shared/http-types.js';
-import { type TestApp, captureLogs, startWorkApp, testConfig } from '../helpers/apps.js';
-import { openTestDatabase, storesUnderTest } from '../helpers/databases.js';
-import { call } from '../helpers/http.js';
+import type { HttpApp } from '../../src/shared/http/types.js';
+import { type TestApp, captureLogs, startWorkApp, testConfig } from '../support/apps.js';
+import { openTestDatabase, storesUnderTest } from '../support/databases.js';
+import { call } from '../support/http.js';
 
 // Concurrent changes of one item's links. Two PATCHes of depends_on (or parent_id) sent at
 // once must each see the links the other wrote: an item never waits on more or fewer

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { MOVES, TRANSITIONS } from '../../src/work/lifecycle.js';
-import { STATUS_AFTER_MOVE, patchForMove } from '../../src/work/move-request.js';
+import { MOVES, TRANSITIONS } from '../../src/work/items/lifecycle.js';
+import { STATUS_AFTER_MOVE, patchForMove } from '../../src/work/items/move-request.js';
 
 // The one move → PATCH body mapping the web UI, the CLI and MCP share: every move of the table
 // asks for the status the table says it leads to, and the bodies are those the three copies sent.

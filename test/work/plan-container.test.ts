@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type TestApp, startWorkApp } from '../helpers/apps.js';
-import { storesUnderTest } from '../helpers/databases.js';
-import { call } from '../helpers/http.js';
+import { type TestApp, startWorkApp } from '../support/apps.js';
+import { storesUnderTest } from '../support/databases.js';
+import { call } from '../support/http.js';
 
 // A plan's parent is a container: never claimable, completed by the desk when its last step
 // completes (by the sweep when that was cut short), left queued with a note when a step fails.

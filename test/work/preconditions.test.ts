@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildWorkApp } from '../../src/services/work.js';
-import { type TestApp, captureLogs, startWorkApp, testConfig } from '../helpers/apps.js';
-import { openTestDatabase, storesUnderTest } from '../helpers/databases.js';
-import { call } from '../helpers/http.js';
+import { type TestApp, captureLogs, startWorkApp, testConfig } from '../support/apps.js';
+import { openTestDatabase, storesUnderTest } from '../support/databases.js';
+import { call } from '../support/http.js';
 
 // Versions and ETags, If-Match / If-None-Match, Idempotency-Key, field edits and the list
 // filters the agent loop asked for, through HTTP on both stores.

@@ -1,8 +1,8 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type TestApp, startWorkApp } from '../helpers/apps.js';
-import { storesUnderTest } from '../helpers/databases.js';
-import { ISO_MS, UUID_RE, call } from '../helpers/http.js';
+import { type TestApp, startWorkApp } from '../support/apps.js';
+import { storesUnderTest } from '../support/databases.js';
+import { ISO_MS, UUID_RE, call } from '../support/http.js';
 
 describe.each(await storesUnderTest())('projects on %s', (kind) => {
   let t: TestApp;

@@ -2,10 +2,10 @@ import BetterSqlite3 from 'better-sqlite3';
 import { type CompiledQuery, Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Database, sqlitePath } from '../../src/shared/db.js';
-import { createWorkStore } from '../../src/work/store/create.js';
+import { type Database, sqlitePath } from '../../src/shared/db/database.js';
+import { createWorkStore } from '../../src/work/store/index.js';
 import type { WorkFilter } from '../../src/work/store/port.js';
-import { type TestDatabase, createTestDatabase, openTestDatabase, storesUnderTest } from '../helpers/databases.js';
+import { type TestDatabase, createTestDatabase, openTestDatabase, storesUnderTest } from '../support/databases.js';
 
 // "Every filter is served by an index": each listing query the store issues is explained, and
 // no plan may read the work_items table without an index.

@@ -4,9 +4,9 @@ import { COMPRESS_MIN_BYTES } from '../../src/work/stats/compress.js';
 import { leadTimeBucket, quantileSeconds } from '../../src/work/stats/lead-time.js';
 import { createStatsService } from '../../src/work/stats/service.js';
 import { createStatsStore } from '../../src/work/stats/store.js';
-import { type TestApp, startWorkApp } from '../helpers/apps.js';
-import { storesUnderTest } from '../helpers/databases.js';
-import { call } from '../helpers/http.js';
+import { type TestApp, startWorkApp } from '../support/apps.js';
+import { storesUnderTest } from '../support/databases.js';
+import { call } from '../support/http.js';
 
 // GET /work/stats through HTTP on both stores: what the desk did (submit, claim, complete, fail
 // as different agents, delete) is what the numbers say, before and after compaction, and two

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Database } from '../../src/shared/db.js';
+import type { Database } from '../../src/shared/db/database.js';
 import type { WorkStore } from '../../src/work/store/port.js';
-import { createWorkStore } from '../../src/work/store/create.js';
-import type { WorkItemRow } from '../../src/work/tables.js';
-import { type TestDatabase, createTestDatabase, openTestDatabase, storesUnderTest } from '../helpers/databases.js';
+import { createWorkStore } from '../../src/work/store/index.js';
+import type { WorkItemRow } from '../../src/work/store/tables.js';
+import { type TestDatabase, createTestDatabase, openTestDatabase, storesUnderTest } from '../support/databases.js';
 
 // The store tells the event hub about new events after they commit, and only then.
 describe.each(await storesUnderTest())('store event notification on %s', (kind) => {

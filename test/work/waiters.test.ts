@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type TestApp, startWorkApp } from '../helpers/apps.js';
-import { storesUnderTest } from '../helpers/databases.js';
-import { type JsonResponse, call } from '../helpers/http.js';
-import { type Scrape, parsePrometheus } from '../helpers/prometheus.js';
+import { type TestApp, startWorkApp } from '../support/apps.js';
+import { storesUnderTest } from '../support/databases.js';
+import { type JsonResponse, call } from '../support/http.js';
+import { type Scrape, parsePrometheus } from '../support/prometheus.js';
 
 // Waiting claims (long polls with wait_s) on both stores: what wakes them, whom, how many, and
 // that however many wait, each item goes to exactly one agent. How many reads of the queue the

@@ -3,11 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { brotliCompressSync, brotliDecompressSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { HttpApp } from '../../src/shared/http-types.js';
+import type { HttpApp } from '../../src/shared/http/types.js';
 import { buildWorkApp } from '../../src/services/work.js';
-import { captureLogs, testConfig } from '../helpers/apps.js';
-import { type TestDatabase, createTestDatabase, openTestDatabase } from '../helpers/databases.js';
-import type { Database } from '../../src/shared/db.js';
+import { captureLogs, testConfig } from '../support/apps.js';
+import { type TestDatabase, createTestDatabase, openTestDatabase } from '../support/databases.js';
+import type { Database } from '../../src/shared/db/database.js';
 
 describe('the work service serves the web UI', () => {
   let root: string;

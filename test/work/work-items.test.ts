@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type TestApp, startWorkApp } from '../helpers/apps.js';
-import { storesUnderTest } from '../helpers/databases.js';
+import { type TestApp, startWorkApp } from '../support/apps.js';
+import { storesUnderTest } from '../support/databases.js';
 import { inlineRefs } from '../fuzz/openapi-operations.js';
-import { ISO_MS, UUID_RE, call } from '../helpers/http.js';
+import { ISO_MS, UUID_RE, call } from '../support/http.js';
 
 const WORK_ITEM_FIELDS = [
   'id',

@@ -5,7 +5,7 @@ import Anthropic, { APIConnectionError, APIConnectionTimeoutError, APIError, API
 import { ANSWER_JSON_SCHEMA } from './answer.js';
 import { LlmInvalidAnswer, type LlmClient, type LlmClientOptions, type LlmRequest } from './client.js';
 import { toFailure } from './sdk-errors.js';
-import { tokenCount } from '../usage.js';
+import { tokenCount } from '../usage/records.js';
 
 export const ANTHROPIC_DEFAULT_BASE_URL = 'https://api.anthropic.com';
 export const ANSWER_TOOL_NAME = 'record_classification';

@@ -2,6 +2,10 @@
 // Failures carry a kind and an HTTP status, never the provider's message: a 401 body can
 // quote part of the key, and a message is what ends up in logs.
 
+import type { FetchLike } from '../../shared/net/guarded-fetch.js';
+
+export type { FetchLike };
+
 /** Tokens one response was billed for, as the provider's `usage` reports them. */
 export interface TokenUsage {
   input_tokens: number;
@@ -39,8 +43,6 @@ export interface LlmClientOptions {
   fetch?: FetchLike;
 }
 
-/** The shape both SDKs accept as their `fetch` option. */
-export type FetchLike = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
 
 export const FAILURE_KINDS = ['timeout', 'rate_limit', 'provider_error', 'invalid_answer', 'bad_credentials'] as const;
 export type FailureKind = (typeof FAILURE_KINDS)[number];

@@ -5,7 +5,7 @@ import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUse
 import { ANSWER_JSON_SCHEMA, ANSWER_SCHEMA_NAME } from './answer.js';
 import { LlmInvalidAnswer, type LlmClient, type LlmClientOptions, type LlmRequest } from './client.js';
 import { parseAnswerText, toFailure } from './sdk-errors.js';
-import { tokenCount } from '../usage.js';
+import { tokenCount } from '../usage/records.js';
 
 export const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1';
 

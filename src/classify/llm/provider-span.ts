@@ -4,8 +4,8 @@
 // tables and the metrics get. Never the prompt, the answer, the email or the key: nothing here
 // is given any of them.
 
-import type { SpanAttributes, Tracing } from '../../shared/tracing.js';
-import type { ProviderCall } from '../usage.js';
+import type { SpanAttributes, Tracing } from '../../shared/observability/tracing.js';
+import type { ProviderCall } from '../usage/records.js';
 import type { RetryOutcome } from './retry.js';
 
 export interface ProviderCallInfo {

@@ -1,7 +1,7 @@
 // Both official SDKs are generated from the same template and throw the same family of
 // errors; this turns either family into our failures without keeping the SDK's message.
 
-import { UnsafeBaseUrl } from '../ssrf.js';
+import { UnsafeBaseUrl } from '../../shared/net/ssrf.js';
 import { LlmFailure, LlmInvalidAnswer, LlmProviderError, LlmTimeout, failureForStatus } from './client.js';
 
 type ErrorClass = abstract new (...args: never[]) => Error;

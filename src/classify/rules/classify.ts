@@ -4,7 +4,7 @@
 // a reviewer needs to act on the verdict.
 
 import type { Category, Priority } from '../categories.js';
-import type { Email } from '../normalize.js';
+import type { Email } from '../../email/normalize.js';
 import type { ModelAnswer } from '../llm/answer.js';
 import { extractAttachments, extractOrganizations, extractPeople } from './extract.js';
 import { dayOfDate, dayOfTimestamp, resolveDueDate, workingDaysBetween, type Day, type DueDate } from './due-date.js';
@@ -12,7 +12,7 @@ import type { Language } from './lexicon.js';
 import { isAutomated, PRECEDENCE, scoreCategories } from './score.js';
 import { detectSignals, has, signalList, type Signals } from './signals.js';
 import { describeTask } from './task.js';
-import { DEFAULT_MODELS } from '../../shared/config.js';
+import { DEFAULT_MODELS } from '../../shared/config/config.js';
 
 /**
  * The `rules` provider's model name, part of the dedupe scope: v3 writes ISO deadlines and new

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { ConversationStatements } from './port.js';
-import { type Executor, crossDialectStatements } from './portable.js';
+import { type Executor, crossDialectStatements } from './cross-dialect.js';
 
 // The conversation's store on PostgreSQL: the statements shared by both databases, and each comment write as one
 // statement (a data-modifying CTE writes the comment and moves its item's counter together), so

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { ConversationStatements } from './port.js';
-import { type Executor, crossDialectStatements } from './portable.js';
+import { type Executor, crossDialectStatements } from './cross-dialect.js';
 
 // The conversation's store on SQLite: the statements shared by both databases, and the comment writes as two
 // statements each (the comment, then its item's counter). In-process and inside the caller's

@@ -4,7 +4,7 @@
 // expired token is fetched again once. Failures are named by stage like IMAP's (connection.ts).
 
 import { lookup } from 'node:dns/promises';
-import type { GraphMessage } from '../../classify/normalize.js';
+import type { GraphMessage } from '../../email/normalize.js';
 import { cleanDeep, cleanOptional } from '../clean-text.js';
 import { ConnectionFailure } from '../failure.js';
 import type { ConnectionTest } from '../schemas.js';

@@ -5,7 +5,7 @@
 // source (`graph:<id>`) keeps a message Graph sends again (a flag changed) from counting twice.
 
 import type { Logger } from 'pino';
-import type { GraphMessage } from '../../classify/normalize.js';
+import type { GraphMessage } from '../../email/normalize.js';
 import { LeaseLost } from '../errors.js';
 import { ConnectionFailure } from '../failure.js';
 import { COMMIT_BATCH, runOrdered } from '../ordered.js';

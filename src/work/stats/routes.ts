@@ -1,7 +1,7 @@
 import { ACCESS } from '../../auth/roles.js';
-import type { HttpApp } from '../../shared/http-types.js';
-import { withHeaders } from '../../shared/openapi.js';
-import { problemResponses } from '../../shared/schemas.js';
+import type { HttpApp } from '../../shared/http/types.js';
+import { withHeaders } from '../../shared/http/openapi.js';
+import { problemResponses } from '../../shared/http/schemas.js';
 import { compressJson } from './compress.js';
 import { StatsQuerySchema, WorkStatsSchema } from './schemas.js';
 import type { StatsService } from './service.js';

@@ -1,6 +1,6 @@
 import { type Static, Type } from 'typebox';
-import { Nullable, TimestampSchema } from '../../shared/schemas.js';
-import { StatusCountsSchema } from '../schemas.js';
+import { Nullable, TimestampSchema } from '../../shared/http/schemas.js';
+import { StatusCountsSchema } from '../api-contract.js';
 
 /** Statuses that hold an item in the desk (not finished): the depth chart draws these. */
 export const OPEN_STATUSES = ['queued', 'dispatched', 'in_progress', 'blocked'] as const;

@@ -1,5 +1,5 @@
-import { WORK_STATUSES, type WorkStatus } from '../statuses.js';
-import { DEFAULT_MAX_TYPES, OTHER_TYPE, mostFrequentTypes } from '../type-labels.js';
+import { WORK_STATUSES, type WorkStatus } from '../items/statuses.js';
+import { DEFAULT_MAX_TYPES, OTHER_TYPE, mostFrequentTypes } from '../items/type-labels.js';
 import { quantileSeconds } from './lead-time.js';
 import { OPEN_STATUSES, type AgentStats, type StatsHour, type WorkStats } from './schemas.js';
 import { STAT_METRICS, type StatsRow, type StatsStore, type StatusTypeCount } from './store.js';

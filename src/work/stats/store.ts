@@ -1,5 +1,5 @@
 import { type Kysely, type RawBuilder, sql } from 'kysely';
-import type { Database } from '../../shared/db.js';
+import type { Database } from '../../shared/db/database.js';
 
 // The SQL of the dashboard's numbers (tables and triggers: migration 009). Writers append to
 // work_stat_deltas; `compact` folds those rows into work_stat_hourly and work_stat_current; every

@@ -1,5 +1,5 @@
-import { createCoalescer } from '../../shared/coalesce.js';
-import { createNewsCollector, newsOfReleased } from '../claimable.js';
+import { createCoalescer } from '../../shared/db/coalesce.js';
+import { createNewsCollector, newsOfReleased } from '../agent-loop/claimable.js';
 import { type CommitListener, type ItemChange, type WorkStatements, type WorkStore, changeShape, finishes } from './port.js';
 import { newsOfNewItem } from './transactional.js';
 

@@ -1,16 +1,16 @@
 import type { Transaction } from 'kysely';
-import type { ClaimableNews } from '../claimable.js';
-import { isFinal } from '../lifecycle.js';
-import type { DispatchReason, Outcome, SortOrder, WorkStatus } from '../schemas.js';
-import type { DispatchRow, IdempotencyRow, NewHistory, ProjectRow, WorkItemRow } from '../tables.js';
-import type { DependencyStatements, DependentsEffect } from './dependency-port.js';
+import type { ClaimableNews } from '../agent-loop/claimable.js';
+import { isFinal } from '../items/lifecycle.js';
+import type { DispatchReason, Outcome, SortOrder, WorkStatus } from '../api-contract.js';
+import type { DispatchRow, IdempotencyRow, NewHistory, ProjectRow, WorkItemRow } from './tables.js';
+import type { DependencyStatements, DependentsEffect } from './dependencies-port.js';
 
 // The one interface of the work store: what the work service asks of its database. Two complete
 // implementations speak it, one per database (sqlite.ts, postgres.ts), each plain SQL on the
 // connection or transaction it is given; the decorators around them (transactional.ts, and
 // batched.ts on PostgreSQL) decide what runs in a transaction and what runs together as one
 // statement. No rule of the lifecycle is written here or below: the service plans every change
-// (change-rules.ts, item-changes.ts, claim-writes.ts) and the store writes what it is given.
+// (change-rules.ts, changes.ts, claim-writes.ts) and the store writes what it is given.
 
 export interface HistoryEntryRow extends NewHistory {
   id: number;
@@ -47,7 +47,7 @@ export interface NewEvent {
 
 export interface ItemWithDispatches {
   row: WorkItemRow;
-  /** The item's dispatch log, in no set order (item-view.ts orders it for the API). */
+  /** The item's dispatch log, in no set order (view.ts orders it for the API). */
   dispatches: DispatchRow[];
 }
 
@@ -147,7 +147,7 @@ export interface WorkStatements extends DependencyStatements {
 
   /**
    * Appends to the event log. Ids are increasing but, on PostgreSQL, may become visible out of
-   * order: the event hub holds at a gap (events.ts), and reads the log through event-log.ts.
+   * order: the event hub holds at a gap (hub.ts), and reads the log through log.ts.
    */
   appendEvent(type: string, data: string, at: string): Promise<number>;
   /**
@@ -169,7 +169,7 @@ export interface WorkStatements extends DependencyStatements {
 export interface WorkStore extends WorkStatements {
   /**
    * `trx` is the open transaction itself, for a feature that writes its own tables in the same
-   * commit as a work item (mail intake, through intake-port.ts).
+   * commit as a work item (mail intake, through src/intake/work-port.ts).
    */
   transaction<T>(work: (store: WorkStore, trx: Transaction<any>) => Promise<T>): Promise<T>;
   /**

@@ -1,11 +1,11 @@
 import { CompiledQuery, type Kysely, type Transaction, sql } from 'kysely';
-import { named } from '../../shared/named-statement.js';
-import { dispatchLogJsonSql, eventDataSql, timeSql } from '../item-view.js';
-import type { DispatchRow, NewHistory, WorkItemRow, WorkTables } from '../tables.js';
+import { named } from '../../shared/db/named-statement.js';
+import { dispatchLogJsonSql, eventDataSql, timeSql } from '../items/view.js';
+import type { DispatchRow, NewHistory, WorkItemRow, WorkTables } from './tables.js';
 import { type ClaimQuery, type ItemChange, type ItemWithDispatches, type NewItem, type ReleasedItem, type WorkStatements, changeShape } from './port.js';
-import { crossDialectStatements } from './portable.js';
+import { crossDialectStatements } from './cross-dialect.js';
 
-// The work store on PostgreSQL: the statements of port.ts (portable.ts's, and the hot paths
+// The work store on PostgreSQL: the statements of port.ts (cross-dialect.ts's, and the hot paths
 // written here as fixed SQL), on the connection or transaction given, and nothing else.
 //
 // The hot paths of the agent loop each take a whole batch of callers in one statement, so one
@@ -304,7 +304,7 @@ export function changesQuery(changes: readonly ItemChange[]): { name: string; te
 }
 
 /**
- * What the changed items' end does to their dependents (dependency-port.ts), in the change's
+ * What the changed items' end does to their dependents (dependencies-port.ts), in the change's
  * own statement so that it commits with it: one update per dependent however many of its
  * dependencies end in the batch (a row is updated once per statement), with its event. Items of
  * the batch itself are left alone: they are being changed by this statement already.

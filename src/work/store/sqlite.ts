@@ -1,12 +1,12 @@
 import { CompiledQuery, type Insertable, type Kysely, type RawBuilder, type Transaction, sql } from 'kysely';
-import { eventData } from '../item-view.js';
-import type { WorkItemRow, WorkTables } from '../tables.js';
-import type { DependentsEffect } from './dependency-port.js';
+import { eventData } from '../items/view.js';
+import type { WorkItemRow, WorkTables } from './tables.js';
+import type { DependentsEffect } from './dependencies-port.js';
 import type { ClaimCandidates, ClaimQuery, ItemWithDispatches, ReleasedItem, WorkStatements } from './port.js';
-import { crossDialectStatements } from './portable.js';
+import { crossDialectStatements } from './cross-dialect.js';
 
 // The work store on SQLite: the statements of port.ts on the connection or transaction given
-// (portable.ts's, and the hot paths written here), and nothing else. SQLite has one writer, so
+// (cross-dialect.ts's, and the hot paths written here), and nothing else. SQLite has one writer, so
 // nothing here locks; transactions, and the group commit that batches them
 // (shared/group-commit.ts), are the decorator's business (transactional.ts).
 //
@@ -110,7 +110,7 @@ export function sqliteStatements(db: Executor): WorkStatements {
   };
 
   /**
-   * What an item's end does to its dependents (dependency-port.ts), each with its event; answers
+   * What an item's end does to its dependents (dependencies-port.ts), each with its event; answers
    * the dependents it released (waiting on nothing now, queued) for the commit's signal.
    */
   async function writeDependents(id: string, effect: DependentsEffect, at: string): Promise<ReleasedItem[]> {

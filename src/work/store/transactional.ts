@@ -1,6 +1,6 @@
 import type { Transaction } from 'kysely';
-import type { TransactionRunner } from '../../shared/group-commit.js';
-import { claimableAfter, createNewsCollector, newsOfReleased } from '../claimable.js';
+import type { TransactionRunner } from '../../shared/db/group-commit.js';
+import { claimableAfter, createNewsCollector, newsOfReleased } from '../agent-loop/claimable.js';
 import { type CommitListener, type FinishedHook, type FinishedItem, type NewItem, type WorkStatements, type WorkStore, finishes } from './port.js';
 
 // The decorator that makes statements a store: every write of more than one statement runs in

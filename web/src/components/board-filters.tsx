@@ -3,7 +3,7 @@ import { type BoardFilters, PAGE_SIZES } from '../lib/filters.ts';
 import { fromLocalInput, statusLabel, toLocalInput } from '../lib/format.ts';
 import { useProjects } from '../lib/projects.ts';
 import { href } from '../lib/router.ts';
-import type { WorkStatus } from '../../../src/work/schemas.ts';
+import type { WorkStatus } from '../../../src/work/api-contract.ts';
 import { STATUSES } from '../lib/statuses.ts';
 import { visibleBidi } from './user-text.tsx';
 

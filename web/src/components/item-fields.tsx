@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import type { Project, WorkItem } from '../../../src/work/schemas.ts';
+import type { Project, WorkItem } from '../../../src/work/api-contract.ts';
 import { formatDateTime } from '../lib/format.ts';
 import { projectName } from '../lib/projects.ts';
 import { href } from '../lib/router.ts';

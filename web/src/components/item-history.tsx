@@ -1,9 +1,9 @@
 import type { ComponentChildren } from 'preact';
-import type { HistoryEntry } from '../../../src/work/schemas.ts';
+import type { HistoryEntry } from '../../../src/work/api-contract.ts';
 import { formatDateTime, formatSeconds, statusLabel } from '../lib/format.ts';
 import { projectName } from '../lib/projects.ts';
 import { href } from '../lib/router.ts';
-import type { Project } from '../../../src/work/schemas.ts';
+import type { Project } from '../../../src/work/api-contract.ts';
 import { UserText } from './user-text.tsx';
 
 // The audit trail in the words and local times the rest of the item page uses: "Picked up by

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import type { WorkItemSummary } from '../../../src/work/schemas.ts';
+import type { WorkItemSummary } from '../../../src/work/api-contract.ts';
 import { type ApiProblem, api, toProblem, withQuery } from '../lib/api.ts';
 import { itemIdIn } from '../lib/relations.ts';
 import { ProblemMessage } from './problem-message.tsx';

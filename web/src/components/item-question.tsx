@@ -1,4 +1,4 @@
-import type { WorkItem } from '../../../src/work/schemas.ts';
+import type { WorkItem } from '../../../src/work/api-contract.ts';
 import { isOwnReview, mayAnswer, type Question } from '../lib/conversation.ts';
 import { refreshNeedsYou } from '../lib/needs-you.ts';
 import { useSession } from '../lib/session.ts';

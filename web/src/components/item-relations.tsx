@@ -1,5 +1,5 @@
 import { useRef } from 'preact/hooks';
-import type { WorkItem, WorkItemDetail, WorkItemSummary } from '../../../src/work/schemas.ts';
+import type { WorkItem, WorkItemDetail, WorkItemSummary } from '../../../src/work/api-contract.ts';
 import { api, withQuery } from '../lib/api.ts';
 import { useLive } from '../lib/live.ts';
 import { type Blocker, type ChildCounts, NO_CHILDREN, type Relations, relationsOf, waitingOn } from '../lib/relations.ts';

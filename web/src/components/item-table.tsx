@@ -1,7 +1,7 @@
 import { formatAgo, formatDateTime } from '../lib/format.ts';
 import { projectName, useProjects } from '../lib/projects.ts';
 import { href } from '../lib/router.ts';
-import type { WorkItemSummary } from '../../../src/work/schemas.ts';
+import type { WorkItemSummary } from '../../../src/work/api-contract.ts';
 import { waitingOn } from '../lib/relations.ts';
 import { WaitMark } from './item-relations.tsx';
 import { LoopMarks } from './loop-fields.tsx';

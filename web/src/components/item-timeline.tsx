@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import type { HistoryEntry, WorkItem } from '../../../src/work/schemas.ts';
+import type { HistoryEntry, WorkItem } from '../../../src/work/api-contract.ts';
 import { api, type ApiProblem, toProblem } from '../lib/api.ts';
 import {
   type Comment,

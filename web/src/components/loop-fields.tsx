@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
-import { MAX_RETRY_DELAY_S } from '../../../src/work/lifecycle.ts';
-import type { WorkItemSummary } from '../../../src/work/schemas.ts';
+import { MAX_RETRY_DELAY_S } from '../../../src/work/items/lifecycle.ts';
+import type { WorkItemSummary } from '../../../src/work/api-contract.ts';
 import { formatAgo, formatDateTime, formatSeconds } from '../lib/format.ts';
 
 // The agent loop on the page: how many claims an item has had, its backoff, when it becomes

@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import type { WorkItem } from '../../../src/work/schemas.ts';
+import type { WorkItem } from '../../../src/work/api-contract.ts';
 import type { ChangeResult } from '../lib/use-item-change.ts';
 import { useEditBase } from '../lib/use-edit-base.ts';
 import { ChangeFeedback, type Feedback } from './change-feedback.tsx';

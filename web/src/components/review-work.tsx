@@ -1,4 +1,4 @@
-import type { WorkItem } from '../../../src/work/schemas.ts';
+import type { WorkItem } from '../../../src/work/api-contract.ts';
 import { api } from '../lib/api.ts';
 import { type Comment, readComments } from '../lib/conversation.ts';
 import { formatDateTime } from '../lib/format.ts';

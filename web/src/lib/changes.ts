@@ -1,4 +1,4 @@
-import type { WorkItem } from '../../../src/work/schemas.ts';
+import type { WorkItem } from '../../../src/work/api-contract.ts';
 import { formatDateTime, statusLabel } from './format.ts';
 
 // When a change is refused because the item moved on (412), the page shows the item as it is now

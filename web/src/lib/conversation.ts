@@ -1,6 +1,6 @@
 import type { Comment, Question } from '../../../src/conversation/schemas.ts';
 import { roleMay } from '../../../src/auth/roles.ts';
-import type { WorkItem } from '../../../src/work/schemas.ts';
+import type { WorkItem } from '../../../src/work/api-contract.ts';
 import { api, withQuery } from './api.ts';
 import type { SessionState } from './session.ts';
 

@@ -1,4 +1,4 @@
-import type { WorkStatus, WorkItemSummary } from '../../../src/work/schemas.ts';
+import type { WorkStatus, WorkItemSummary } from '../../../src/work/api-contract.ts';
 import { relationsOf, waitingOn } from './relations.ts';
 import { STATUSES } from './statuses.ts';
 

@@ -1,6 +1,6 @@
-import type { WorkStatus } from '../../../src/work/schemas.ts';
-import { MOVES, needsAgent, type PatchMove, TRANSITIONS } from '../../../src/work/lifecycle.ts';
-import { type MoveBody, patchForMove } from '../../../src/work/move-request.ts';
+import type { WorkStatus } from '../../../src/work/api-contract.ts';
+import { MOVES, needsAgent, type PatchMove, TRANSITIONS } from '../../../src/work/items/lifecycle.ts';
+import { type MoveBody, patchForMove } from '../../../src/work/items/move-request.ts';
 
 // The buttons come from the service's own transition table (a few hundred bytes of plain data in
 // the bundle), so the page never offers a move the service would not allow from that state.

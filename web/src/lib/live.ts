@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import type { Project, WorkItemSummary } from '../../../src/work/schemas.ts';
+import type { Project, WorkItemSummary } from '../../../src/work/api-contract.ts';
 import type { Comment, Question } from './conversation.ts';
 
 // One EventSource for the whole page. After a dropped connection EventSource reconnects by

@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api } from './api.ts';
 import { onLive } from './live.ts';
-import type { Project } from '../../../src/work/schemas.ts';
+import type { Project } from '../../../src/work/api-contract.ts';
 
 // Projects are few and named on many screens, so the page keeps one list, loaded once and kept
 // current by the live stream.

@@ -1,4 +1,4 @@
-import type { Blocker, ChildCounts, WorkItemDetail, WorkItemSummary } from '../../../src/work/schemas.ts';
+import type { Blocker, ChildCounts, WorkItemDetail, WorkItemSummary } from '../../../src/work/api-contract.ts';
 
 // An item's place in a plan: its parent, its children, what it waits on. GET
 // /work/{id} answers them all (WorkItemDetail); a list's rows and live events carry only

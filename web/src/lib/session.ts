@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import type { AuthMode } from '../../../src/shared/auth-modes.ts';
+import type { AuthMode } from '../../../src/shared/config/auth-modes.ts';
 import { type Access, CSRF_HEADER, type Role, roleMay } from '../../../src/auth/roles.ts';
 
 // Who the browser is signed in as. With AUTH=tokens the page never holds a token: it trades

@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import type { WorkItem } from '../../../src/work/schemas.ts';
+import type { WorkItem } from '../../../src/work/api-contract.ts';
 
 /**
  * The item an edit is based on, whose version a save sends as If-Match. It follows the item while

@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import type { WorkItem } from '../../../src/work/schemas.ts';
+import type { WorkItem } from '../../../src/work/api-contract.ts';
 import type { Feedback } from '../components/change-feedback.tsx';
 import { api, ApiProblem, ifMatch, isStale, toProblem } from './api.ts';
 import { describeChanges } from './changes.ts';

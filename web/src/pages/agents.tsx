@@ -7,7 +7,7 @@ import { formatAgo, statusLabel } from '../lib/format.ts';
 import { useLive } from '../lib/live.ts';
 import { href } from '../lib/router.ts';
 import { useLoad } from '../lib/use-load.ts';
-import type { WorkStatus, WorkItemSummary } from '../../../src/work/schemas.ts';
+import type { WorkStatus, WorkItemSummary } from '../../../src/work/api-contract.ts';
 import { UserText } from '../components/user-text.tsx';
 
 const ACTIVE = ['in_progress', 'blocked', 'dispatched'] as const satisfies readonly WorkStatus[];

@@ -17,7 +17,7 @@ import { type LiveEvent, useLive } from '../lib/live.ts';
 import { href, navigate } from '../lib/router.ts';
 import { can, useSession } from '../lib/session.ts';
 import { useLoad } from '../lib/use-load.ts';
-import type { StatusCounts as Counts, WorkItemSummary } from '../../../src/work/schemas.ts';
+import type { StatusCounts as Counts, WorkItemSummary } from '../../../src/work/api-contract.ts';
 
 interface Page {
   items: WorkItemSummary[];

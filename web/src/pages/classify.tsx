@@ -5,7 +5,7 @@ import { api, type ApiProblem, toProblem } from '../lib/api.ts';
 import { type Classification, emailSourceOf, emailTaskBody, PRIORITY_OF } from '../lib/email-task.ts';
 import { href } from '../lib/router.ts';
 import { can, useSession } from '../lib/session.ts';
-import type { WorkItemSummary } from '../../../src/work/schemas.ts';
+import type { WorkItemSummary } from '../../../src/work/api-contract.ts';
 
 type Mode = 'simple' | 'graph';
 

@@ -20,8 +20,8 @@ import { can, mayChangeItem, useSession } from '../lib/session.ts';
 import { useItemChange } from '../lib/use-item-change.ts';
 import { useLoad } from '../lib/use-load.ts';
 import { useTitle } from '../lib/title.ts';
-import { isFinal } from '../../../src/work/lifecycle.ts';
-import type { WorkItem } from '../../../src/work/schemas.ts';
+import { isFinal } from '../../../src/work/items/lifecycle.ts';
+import type { WorkItem } from '../../../src/work/api-contract.ts';
 
 export function ItemPage({ id }: { id: string }) {
   const session = useSession();

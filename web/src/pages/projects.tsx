@@ -10,7 +10,7 @@ import { loadProjects, upsertProject, useProjects } from '../lib/projects.ts';
 import { href } from '../lib/router.ts';
 import { can, useSession } from '../lib/session.ts';
 import { useLoad } from '../lib/use-load.ts';
-import type { Project, WorkItemSummary } from '../../../src/work/schemas.ts';
+import type { Project, WorkItemSummary } from '../../../src/work/api-contract.ts';
 
 const ITEMS_SHOWN = 20;
 

@@ -1,0 +1,24 @@
+// Dedupe's memory for a database: the port is dedupe-store/port.ts, the rules that use it are
+// verdict.ts. SQLite: the fixed-SQL store, its multi-statement units in the database's
+// transactions, which group commit (shared/group-commit.ts) lets neighbours share. PostgreSQL:
+// the batch-statement store, wrapped in the coalescer that forms its batches.
+
+import { type Database, DIALECTS } from '../../../shared/db/database.js';
+import { coalesceDedupeStore } from './coalesced.js';
+import type { DedupeStore } from './port.js';
+import { createPostgresDedupeStore } from './postgres.js';
+import { createSqliteDedupeStore } from './sqlite.js';
+
+export function createDedupeStore(database: Pick<Database, 'kysely' | 'transaction' | 'dialect' | 'pool'>): DedupeStore {
+  switch (database.dialect) {
+    case DIALECTS.sqlite:
+      return createSqliteDedupeStore(database.kysely, database.transaction);
+    case DIALECTS.postgres:
+      if (!database.pool) throw new Error('the PostgreSQL dedupe store needs the pool');
+      return coalesceDedupeStore(createPostgresDedupeStore(database.pool, database.transaction));
+    default: {
+      const unknown: never = database.dialect;
+      throw new Error(`no dedupe store for ${String(unknown)}`);
+    }
+  }
+}

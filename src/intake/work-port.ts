@@ -1,0 +1,36 @@
+import type { Transaction } from 'kysely';
+import type { CreateWorkItem } from '../work/api-contract.js';
+import type { Plan } from '../work/items/changes.js';
+import type { PlannedItem } from '../work/items/service.js';
+import type { Actor } from '../work/items/view.js';
+import type { WorkItemRow } from '../work/store/tables.js';
+
+// What mail intake may do with work items, and nothing more: create items from mail and add a
+// follow-up to an item, in one commit with intake's own rows (the message log, the mailbox's
+// cursor), so a message and what it made are written together or not at all. Intake declares
+// this port; src/services/intake-work.ts implements it on the work store.
+
+/** Work's side of one intake commit. */
+export interface MailWorkItems {
+  /** A new item, checked and given its id at once; written by `write`, in this commit. */
+  plan(input: CreateWorkItem, actor: Actor, at: string): PlannedMailItem;
+  /** Writes planned items (one statement per table, however many). */
+  write(planned: readonly PlannedMailItem[]): Promise<void>;
+  /**
+   * Adds a follow-up to an item: `edit` gets the item as it is and answers its new values (the
+   * payload's thread), recorded as `email_follow_up`; `comment` joins the item's timeline as a
+   * comment of kind `email` by the actor. False when the item is gone.
+   */
+  followUp(id: string, actor: Actor, at: string, edit: (row: WorkItemRow) => Plan['set'], comment: string): Promise<boolean>;
+}
+
+/** A planned item: what it will be once written (its id is known), and its write. */
+export type PlannedMailItem = PlannedItem;
+
+export interface WorkForIntake {
+  /** Runs `work` in one transaction: what it writes through `items` and through `trx` commits together. */
+  commit<T>(work: (items: MailWorkItems, trx: Transaction<any>) => Promise<T>): Promise<T>;
+  /** Whether a project exists (a routing rule may name one). */
+  projectExists(id: string): Promise<boolean>;
+}
+

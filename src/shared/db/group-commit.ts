@@ -1,0 +1,136 @@
+import type { Kysely, Transaction } from 'kysely';
+import { StorageFullError } from '../errors.js';
+
+// Group commit on SQLite. better-sqlite3 runs every statement on the event loop; statements take
+// microseconds, but a durable commit takes an fsync (a millisecond on a local SSD, 5 to 10 on a
+// cloud disk), and at synchronous = FULL SQLite ran that fsync inside COMMIT, on the event loop:
+// while a commit flushed, no request was parsed and no answer written. So the connection runs at
+// synchronous = NORMAL (database.ts), where a COMMIT in WAL mode only write()s its frames, and the
+// flush that makes them durable is an fdatasync of the WAL on libuv's threadpool (wal-sync.ts).
+//
+// The transactions that arrive while one batch runs wait for the next, and a batch runs them
+// one after another inside a single database transaction, each in its own savepoint, so one
+// failing rolls back alone. Nobody hears back before a flush that BEGAN AFTER their batch's
+// COMMIT returned has finished (`durable`), so an answer still means the write is on disk.
+// Meanwhile the next batch may run its statements and commit: that is the group commit filling
+// while the last flush runs. Answers keep the order of the commits, since every flush covers all
+// that was written before it began and flushes run one at a time. A failed unit's error waits
+// for the flush too: it may have been decided by a write (a unique key) not yet on disk.
+// SQLite has one writer anyway, so running the units in turn loses nothing.
+//
+// Until that flush, a read on the same connection (or another process) can see a committed write
+// that is not yet acknowledged: docs/design-decisions.md (Durability) says why that is acceptable
+// (only a power loss can lose it, and then it and whatever read it are lost together).
+//
+// A batch also ends once it has run for 10 ms: better-sqlite3 runs every statement on the
+// event loop, so a batch of hundreds (a burst of classifications) would hold the loop, the
+// connection and the write lock (which another process, `npm start`'s other service, may be
+// waiting for) for as long. The rest go in the next batch, once the loop has had its turn.
+//
+// The batch begins IMMEDIATE (sqlite-driver.ts): it holds the write lock from its first read,
+// so another process writing the same file makes it wait, never fail halfway.
+//
+// A full disk fails the whole batch, not the one unit: SQLite may have rolled the transaction
+// back already, and the units before it are refused as well; each caller gets StorageFullError.
+
+const SAVEPOINT = 'unit';
+/** Bounds how many transactions one batch takes on. */
+const MAX_BATCH = 256;
+/** Bounds how long one batch runs: it takes no further transaction after this. */
+const DEFAULT_BATCH_MS = 10;
+
+interface Job {
+  work: (trx: Transaction<any>) => Promise<unknown>;
+  resolve: (value: unknown) => void;
+  reject: (error: unknown) => void;
+}
+
+type Settled = { ok: true; value: unknown } | { ok: false; error: unknown };
+
+export type TransactionRunner = <T>(work: (trx: Transaction<any>) => Promise<T>) => Promise<T>;
+
+export interface GroupCommitOptions {
+  batchMs?: number;
+  /** Told how many transactions each batch ran (committed or not): the metrics' batch size. */
+  onBatch?: (size: number) => void;
+  /**
+   * Resolves once a flush that began after the call has made the commits durable (wal-sync.ts);
+   * by default none is needed (`:memory:`, or a connection at synchronous = FULL).
+   */
+  durable?: () => Promise<void>;
+}
+
+export function createGroupCommit(kysely: Kysely<any>, { batchMs = DEFAULT_BATCH_MS, onBatch, durable }: GroupCommitOptions = {}): TransactionRunner {
+  const queue: Job[] = [];
+  let scheduled = false;
+
+  /** Runs what fits in `batchMs` of `jobs` (at least one) and returns the rest, not begun. */
+  async function runBatch(jobs: Job[]): Promise<Job[]> {
+    const started = performance.now();
+    let taken = jobs.length;
+    let settled: Settled[] = [];
+    let committed = false;
+    try {
+      const trx = await kysely.startTransaction().execute();
+      try {
+        for (const [index, job] of jobs.entries()) {
+          if (index > 0 && performance.now() - started > batchMs) {
+            taken = index;
+            break;
+          }
+          const unit = await trx.savepoint(SAVEPOINT).execute();
+          try {
+            settled.push({ ok: true, value: await job.work(unit) });
+          } catch (error) {
+            if (error instanceof StorageFullError) throw error;
+            await unit.rollbackToSavepoint(SAVEPOINT).execute();
+            settled.push({ ok: false, error });
+          }
+          await unit.releaseSavepoint(SAVEPOINT).execute();
+        }
+        await trx.commit().execute();
+        committed = true;
+      } catch (error) {
+        await trx.rollback().execute().catch(() => undefined);
+        throw error;
+      }
+    } catch (error) {
+      // The batch itself failed (BEGIN, a savepoint or COMMIT): nothing of it was written.
+      settled = jobs.slice(0, taken).map(() => ({ ok: false, error }));
+    }
+    onBatch?.(taken);
+    const done = jobs.slice(0, taken);
+    const answer = () =>
+      done.forEach((job, index) => {
+        const outcome = settled[index]!;
+        if (outcome.ok) job.resolve(outcome.value);
+        else job.reject(outcome.error);
+      });
+    if (!committed || !durable) answer();
+    // Not awaited: the next batch runs while this one's flush does.
+    else
+      durable().then(answer, (error: unknown) => {
+        // The flush failed: whether the batch is on disk is unknown, as after a crash.
+        for (const job of done) job.reject(error);
+      });
+    return jobs.slice(taken);
+  }
+
+  async function drain(): Promise<void> {
+    while (queue.length > 0) {
+      queue.unshift(...(await runBatch(queue.splice(0, MAX_BATCH))));
+      // Timers and I/O run before the next batch; what arrives meanwhile joins it.
+      if (queue.length > 0) await new Promise((resume) => setImmediate(resume));
+    }
+    scheduled = false;
+  }
+
+  return (work) =>
+    new Promise((resolve, reject) => {
+      queue.push({ work, resolve: resolve as (value: unknown) => void, reject });
+      if (scheduled) return;
+      scheduled = true;
+      // After the current I/O phase: every request that arrived with this one joins the batch.
+      setImmediate(() => void drain());
+    });
+}
