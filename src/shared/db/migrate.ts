@@ -15,7 +15,7 @@ interface Migration {
 }
 
 function migrationsRoot(): string {
-  // Works from src/shared (vitest) and from dist/src/shared (the built service).
+  // Works from src/shared/db (vitest) and from dist/src/shared/db (the built service).
   let dir = dirname(fileURLToPath(import.meta.url));
   for (let depth = 0; depth < 5; depth += 1) {
     const candidate = join(dir, 'migrations');
