@@ -1,0 +1,11 @@
+SELECT * FROM work_items INDEXED BY work_items_agent_status
+          WHERE assigned_agent = ? AND status = 'dispatched' AND waiting_on = 0 AND type IN (?) AND project_id = ?
+          ORDER BY created_at, id LIMIT 1;
+
+SELECT * FROM work_items INDEXED BY work_items_agent_status
+          WHERE assigned_agent = ? AND status = 'dispatched' AND waiting_on = 0 AND type IN (?) AND project_id = ?
+          ORDER BY created_at, id LIMIT 1;
+
+SELECT * FROM (SELECT * FROM (SELECT * FROM work_items INDEXED BY work_items_claimable_type
+        WHERE type = ? AND status = 'queued' AND waiting_on = 0 AND (run_after IS NULL OR run_after <= ?) AND project_id = ?
+        ORDER BY priority, created_at, id LIMIT ?)) ORDER BY priority, created_at, id LIMIT ?;
