@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomId } from '../shared/db/ids.js';
 import { NotFoundError, ValidationError } from '../shared/errors.js';
 import type { Authenticator } from './authenticator.js';
 import type { CreateToken, TokenRecord } from './schemas.js';
@@ -40,7 +40,7 @@ export function createTokenService({ store, authenticator, now = () => new Date(
     }
     const token = generateToken();
     const row: TokenRow = {
-      id: randomUUID(),
+      id: randomId(),
       name: input.name,
       role: input.role,
       // A member is bound to a name as an agent is: the one given, else the token's own name.

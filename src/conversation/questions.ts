@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomId } from '../shared/db/ids.js';
 import type { Kysely } from 'kysely';
 import type { Principal } from '../auth/authenticator.js';
 import { assertMayChangeItem, assertNotOwnReviewer, isHolder } from '../auth/policy.js';
@@ -74,7 +74,7 @@ export function createQuestionService({ store, db, statementsOn, now, waits, rec
     at: string,
   ): Promise<Question> {
     const written: QuestionRow = {
-      id: randomUUID(),
+      id: randomId(),
       work_item_id: row.id,
       agent: row.assigned_agent,
       asked_by: actor.name,

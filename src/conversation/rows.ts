@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { sequentialId } from '../shared/db/ids.js';
 import type { Actor } from '../work/items/view.js';
 import type { WorkItemRow } from '../work/store/tables.js';
 import type { Comment, CommentKind, InboxEntry, Link, Question } from './schemas.js';
@@ -15,35 +15,8 @@ export const CONVERSATION_EVENTS = {
   moot: 'question.moot',
 } as const;
 
-let lastMs = 0;
-let counter = 0;
-
-/**
- * A UUID (version 7) that sorts after every one this process made before: the timeline is
- * ordered by (created_at, id), and a question and its comment written in the same millisecond
- * must come back in the order they were written. 48 bits of milliseconds, then a 12-bit counter
- * within the millisecond, then random bits.
- */
-export function orderedId(): string {
-  let ms = Date.now();
-  if (ms <= lastMs) {
-    counter += 1;
-    if (counter > 0xfff) {
-      lastMs += 1;
-      counter = 0;
-    }
-    ms = lastMs;
-  } else {
-    lastMs = ms;
-    counter = 0;
-  }
-  const random = randomUUID().replace(/-/g, '');
-  const hex = ms.toString(16).padStart(12, '0') + '7' + counter.toString(16).padStart(3, '0') + ((parseInt(random[16]!, 16) & 0x3) | 0x8).toString(16) + random.slice(17, 32);
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
-}
-
 export function newComment(workItemId: string, actor: Actor, kind: CommentKind, body: string, links: readonly Link[], at: string): CommentRow {
-  return { id: orderedId(), work_item_id: workItemId, author: actor.name, role: actor.role, kind, body, links: JSON.stringify(links), created_at: at };
+  return { id: sequentialId(), work_item_id: workItemId, author: actor.name, role: actor.role, kind, body, links: JSON.stringify(links), created_at: at };
 }
 
 export function toComment(row: CommentRow): Comment {

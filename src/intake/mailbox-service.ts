@@ -2,7 +2,7 @@
 // store and never shown again, and the connection test. The watcher (supervisor.ts) is told of
 // every change through `onChange`, so a new or edited mailbox is picked up at once.
 
-import { randomUUID } from 'node:crypto';
+import { randomId } from '../shared/db/ids.js';
 import { isForeignKeyViolation } from '../shared/db/database.js';
 import { ValidationError, type FieldError } from '../shared/errors.js';
 import { UnknownProjectReference } from '../work/errors.js';
@@ -138,7 +138,7 @@ export function createMailboxService(deps: MailboxServiceDeps) {
   async function create(input: CreateMailbox): Promise<Mailbox> {
     const errors: FieldError[] = [];
     const secret = secretOf(input, errors);
-    const id = randomUUID();
+    const id = randomId();
     const at = now().toISOString();
     const tls = input.kind === 'imap' ? (input.tls ?? 'tls') : null;
     const host = input.kind === 'imap' ? await checkHost(input.host, errors) : input.host;

@@ -13,7 +13,7 @@
 // on one read of the log (log-view.ts) and written with one statement per table, so its cost in
 // round trips does not grow with its length.
 
-import { randomUUID } from 'node:crypto';
+import { randomId } from '../shared/db/ids.js';
 import type { Logger } from 'pino';
 import type { ClassifyResult } from '../classify/categories.js';
 import type { GraphMessage } from '../email/normalize.js';
@@ -194,7 +194,7 @@ export function createPipeline(deps: PipelineDeps) {
     const parsed = prepared.kind === 'seen' ? null : prepared.parsed;
     const classified = prepared.kind === 'classified' ? prepared.result : null;
     return {
-      id: randomUUID(),
+      id: randomId(),
       mailbox_id: mailbox.id,
       source: message.source,
       source_ref: message.source_ref,

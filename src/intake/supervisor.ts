@@ -5,7 +5,7 @@
 // makes is fenced by its lease (store.ts), so one that lost its mailbox while paused cannot
 // write for it any more. The same on SQLite and PostgreSQL, with the instances' clocks.
 
-import { randomUUID } from 'node:crypto';
+import { randomId } from '../shared/db/ids.js';
 import type { Logger } from 'pino';
 import type { IntakeConfig } from '../shared/config/config.js';
 import { type Timeouts } from './imap/connection.js';
@@ -50,7 +50,7 @@ function connectionSignature(row: MailboxRow): string {
 }
 
 export function createSupervisor(deps: SupervisorDeps): Supervisor {
-  const owner = randomUUID();
+  const owner = randomId();
   const log = deps.logger.child({ component: 'intake', instance: owner });
   const runners = new Map<string, Runner>();
   const tickMs = Math.max(500, Math.min(5_000, Math.floor(deps.config.leaseMs / 3)));

@@ -2,7 +2,7 @@
 // the database (so a restart resumes it), then drained by the mailbox's watcher through the same
 // pipeline as IMAP mail. Progress is the mailbox's backfill counter.
 
-import { randomUUID } from 'node:crypto';
+import { randomId } from '../shared/db/ids.js';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { Database } from '../shared/db/database.js';
@@ -57,7 +57,7 @@ export function splitUpload(body: Buffer, contentType: string): Buffer[] {
 
 /** Queues the messages and counts them into the backfill, in one transaction. */
 export async function queueUpload(database: Database, mailboxId: string, messages: Buffer[], at: string): Promise<void> {
-  const upload = randomUUID();
+  const upload = randomId();
   await database.transaction(async (trx) => {
     const store = intakeStoreOn(trx as unknown as Kysely<IntakeTables>);
     await store.queueUploads(

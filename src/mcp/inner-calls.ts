@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomId } from '../shared/db/ids.js';
 import type { FastifyInstance, FastifyRequest, InjectOptions } from 'fastify';
 import type { Principal } from '../auth/authenticator.js';
 import type { HttpApp } from '../shared/http/types.js';
@@ -79,7 +79,7 @@ export function createInnerCalls(app: HttpApp): InnerCalls {
   return {
     injector(request, stop) {
       const inject = async (options: InjectOptions) => {
-        const id = randomUUID();
+        const id = randomId();
         stops.set(id, stop);
         try {
           return await app.inject({

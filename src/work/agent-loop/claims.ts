@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomId } from '../../shared/db/ids.js';
 import type { Logger } from 'pino';
 import { createCoalescer } from '../../shared/db/coalesce.js';
 import type { Database } from '../../shared/db/database.js';
@@ -94,7 +94,7 @@ export type ClaimService = ReturnType<typeof createClaimService>;
 export function createClaimService({ store, database, logger, recent, now = () => new Date(), observer = NO_OBSERVER }: ClaimDeps) {
   /** In arrival order: a Set iterates in insertion order, so the oldest waiter comes first. */
   const waiters = new Set<Waiter>();
-  const instance = randomUUID();
+  const instance = randomId();
   /** This process's news not yet told to the other instances (PostgreSQL only). */
   const outgoing = database.dialect === 'postgres' ? createNewsCollector() : null;
   let reads = 0;

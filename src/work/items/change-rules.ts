@@ -1,4 +1,4 @@
-import { timeOrderedId } from '../../shared/db/time-ordered-id.js';
+import { timeOrderedId } from '../../shared/db/ids.js';
 import { ValidationError } from '../../shared/errors.js';
 import { assertNotWaiting } from '../plans/dependency-rules.js';
 import { FinalItemNotEditable, IllegalTransition, NotHolder } from '../errors.js';

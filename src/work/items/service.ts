@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomId } from '../../shared/db/ids.js';
 import type { Principal } from '../../auth/authenticator.js';
 import { assertMayChangeItem, assertMayLowerReview, assertMaySubmitBelowReview, isHolder, isPerson } from '../../auth/policy.js';
 import { isForeignKeyViolation } from '../../shared/db/database.js';
@@ -445,9 +445,9 @@ async function unknownProjectAsDomainError(write: () => Promise<void>): Promise<
 
 function newRow(input: CreateWorkItem, createdBy: string, at: string): WorkItemRow {
   return {
-    // Version 4, not 7 (time-ordered-id.ts): people tell items apart by the first eight hex
+    // Version 4, not 7 (ids.ts): people tell items apart by the first eight hex
     // digits (the web UI's short ids), which a time-ordered id shares with every item of the minute.
-    id: randomUUID(),
+    id: randomId(),
     type: input.type,
     description: input.description,
     priority: input.priority ?? 3,

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomId } from '../../shared/db/ids.js';
 import { isUniqueViolation } from '../../shared/db/database.js';
 import { DuplicateProjectName, ProjectNotFound } from '../errors.js';
 import type { CreateProject, Project, UpdateProject } from '../api-contract.js';
@@ -29,7 +29,7 @@ function nameKey(name: string): string {
 export function createProjectService({ store, now = () => new Date() }: ProjectServiceDeps) {
   async function create(input: CreateProject): Promise<Project> {
     const row: ProjectRow = {
-      id: randomUUID(),
+      id: randomId(),
       name: input.name,
       name_key: nameKey(input.name),
       external_ref: input.external_ref ?? null,

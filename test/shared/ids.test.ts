@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { timeOrderedId } from '../../src/shared/db/time-ordered-id.js';
+import { timeOrderedId } from '../../src/shared/db/ids.js';
 import { type TestApp, startWorkApp } from '../support/apps.js';
 import { storesUnderTest } from '../support/databases.js';
 import { UUID_RE, call } from '../support/http.js';
