@@ -219,7 +219,7 @@ async function main(): Promise<void> {
     case: 'setup',
     server: 'node dist/src/main.js classify, LOG_LEVEL=warn',
     load_generator: 'autocannon in a child process per run; new emails, or duplicates of emails classified before the run',
-    ceiling: 'bench/classify-ceiling-server.ts: bare Fastify, the same official-SDK call to the same fake provider, its answer returned (no email parsing, no database)',
+    ceiling: 'bench/classify/classify-ceiling-server.ts: bare Fastify, the same official-SDK call to the same fake provider, its answer returned (no email parsing, no database)',
     cpus: cpus().length,
     node: process.version,
     load_avg_1_5_15: loadAverage(),

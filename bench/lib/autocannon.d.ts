@@ -1,4 +1,4 @@
-// autocannon ships no types; bench/load.ts, its one user, types the slice it calls.
+// autocannon ships no types; bench/lib/load.ts, its one user, types the slice it calls.
 declare module 'autocannon' {
   const autocannon: unknown;
   export default autocannon;

@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import autocannonModule from 'autocannon';
 import { hugeHtml } from './email-preparation.js';
 
-// The load generator, run as its own process (`node dist/bench/load.js '<spec as JSON>'`) so it
+// The load generator, run as its own process (`node dist/bench/lib/load.js '<spec as JSON>'`) so it
 // never shares a CPU queue with the server or the orchestrator. It warms up, measures, and
 // prints one JSON line: the totals and every 2xx response time.
 
@@ -36,7 +36,7 @@ export interface LoadResult {
 const STATUSES = ['queued', 'dispatched', 'in_progress', 'blocked', 'completed', 'failed', 'cancelled'] as const;
 const JSON_HEADERS = { 'content-type': 'application/json' };
 
-// The slice of autocannon's API this file uses (bench/autocannon.d.ts leaves it untyped).
+// The slice of autocannon's API this file uses (bench/lib/autocannon.d.ts leaves it untyped).
 interface CannonRequest {
   method?: string;
   path?: string;

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { runMain } from './run-main.js';
 
-// `node dist/bench/profile-top.js <file.cpuprofile> [--top 25] [--after-ms N]`: what a V8 CPU
+// `node dist/bench/lib/profile-top.js <file.cpuprofile> [--top 25] [--after-ms N]`: what a V8 CPU
 // profile (a server run with --cpu-prof, as `bench:queue -- --cpu-prof DIR` does) spent its time
 // in. Prints JSON lines: the busy share of the window, self time by where the code comes from
 // (agentdesk's own, each package, Node's internals, GC), and the top functions by self time.

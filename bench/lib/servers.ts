@@ -57,7 +57,7 @@ export async function freePort(): Promise<number> {
 
 const execFileAsync = promisify(execFile);
 
-/** One load generator run in a process of its own (bench/load.ts), so it takes no CPU from the orchestrator. */
+/** One load generator run in a process of its own (bench/lib/load.ts), so it takes no CPU from the orchestrator. */
 export async function runLoad(spec: LoadSpec): Promise<LoadResult> {
   const { stdout } = await execFileAsync(process.execPath, [LOAD_MAIN, JSON.stringify(spec)], {
     maxBuffer: 16 * 1024 * 1024,

@@ -18,11 +18,11 @@ import { runAnchor, startQueueClient } from './processes.js';
 // --waiting 10000 --dependents 1000]`: the agent work
 // loop of issue 13. N items submitted over HTTP (W submitters at once), then W agents each
 // looping claim → complete over HTTP until the queue is empty, on each store. The server runs
-// as `npm start` runs it; the agents are one light client process (bench/queue-client.ts).
+// as `npm start` runs it; the agents are one light client process (bench/queue/queue-client.ts).
 // Then, on the same PostgreSQL, the anchors, each in its own process and a fresh schema
-// (bench/queue-anchors.ts): pg-boss and graphile-worker doing the same N jobs with W workers.
+// (bench/queue/queue-anchors.ts): pg-boss and graphile-worker doing the same N jobs with W workers.
 // Each system's CPU per operation is its own process's (the server; the anchor's process, whose
-// workers are the library) plus that of the PostgreSQL backends serving it (bench/proc-cpu.ts:
+// workers are the library) plus that of the PostgreSQL backends serving it (bench/lib/proc-cpu.ts:
 // /proc of the backends pg_stat_activity names by the system's application_name, its schema).
 // JSON lines on stdout (throughputs, CPU, the ratios and the targets), progress on stderr.
 //
@@ -395,7 +395,7 @@ async function main(): Promise<void> {
     warmup_items: WARMUP,
     stores: kinds,
     server: `node ${args['server-main'] ?? 'dist/src/main.js'} work, LOG_LEVEL=warn`,
-    client: "bench/queue-client.ts: one process, undici request on a keep-alive Pool of W connections",
+    client: "bench/queue/queue-client.ts: one process, undici request on a keep-alive Pool of W connections",
     ...(COMMENTS > 0 && { comments_per_item: COMMENTS, comment_rounds: COMMENT_ROUNDS }),
     anchors: COMMENTS > 0 ? [] : anchors.map((anchor) => `${anchor}: own process, fresh schema on the same PostgreSQL`),
     pg_pool_per_system: POOL,

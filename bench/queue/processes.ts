@@ -23,7 +23,7 @@ export interface QueueClient {
   stop(): Promise<void>;
 }
 
-/** The agents of bench:queue (bench/queue-client.ts) in a process of their own, kept for the whole run on one server. */
+/** The agents of bench:queue (bench/queue/queue-client.ts) in a process of their own, kept for the whole run on one server. */
 export function startQueueClient(options: QueueClientOptions): QueueClient {
   const child = fork(QUEUE_CLIENT_MAIN, [JSON.stringify(options)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const exit = track(child);

@@ -13,7 +13,7 @@ import { BENCH_JOB, cpuSince, drive, type PhaseResult, quota, summarize } from '
 // The anchors of `npm run bench:queue`: the two job queues a team would otherwise pick, run
 // in-process as their documentation shows, each in a child process of its own (so it gets the
 // CPU the agentdesk server gets) and in a fresh schema of the same PostgreSQL.
-// `node dist/bench/queue-anchors.js '<spec as JSON>'` prints one JSON line.
+// `node dist/bench/queue/queue-anchors.js '<spec as JSON>'` prints one JSON line.
 //
 // Both go through the same phases as agentdesk: a warm-up (W jobs added and drained, not
 // measured), then N jobs added one call at a time by W concurrent adders, then W workers that

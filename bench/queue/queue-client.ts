@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { Pool } from 'undici';
 import { BENCH_JOB, drive, LAST_WRITE, type PhaseResult, quota } from '../lib/queue-phase.js';
 
-// The agents of `npm run bench:queue`, in a process of their own (forked by bench/servers.ts
+// The agents of `npm run bench:queue`, in a process of their own (forked by bench/queue/processes.ts
 // with an IPC channel), so they never share an event loop with the orchestrator or the server.
 // A light client: undici's `request` on one keep-alive pool, a connection per agent, no fetch.
 // The process lives for the whole run on one server, so its JIT is warm for the measured phases;

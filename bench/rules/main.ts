@@ -11,7 +11,7 @@ import { runMain } from '../lib/run-main.js';
 // split (dev: what the rules were tuned on; holdout: never looked at while tuning), per language
 // and per category; then the time per email, median and p99 over every email of the set many
 // times, for the classifier alone and for preparation (normalize, HTML → text) plus classifier,
-// and for bodies built to make a rule backtrack (bench/rules-pathological.ts). Then accuracy per
+// and for bodies built to make a rule backtrack (test/support/rules-pathological.ts). Then accuracy per
 // field (category, priority, deadline) per language, on the emails labelled with each field.
 // In process and single-threaded: no server, no database. JSON lines on stdout, misses on stderr.
 

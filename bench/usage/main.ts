@@ -4,7 +4,7 @@
 //          rollup on PostgreSQL) and, for comparison, the same upsert on a single row;
 //   read:  GET /classify/usage's reader over a year of hourly rows with every shard filled, and,
 //          for comparison, the same seven days summed from 1M per-call rows.
-// Usage: node dist/bench/usage.js [--db sqlite|postgres] [--calls 1000000] [--seconds 5]
+// Usage: node dist/bench/usage/main.js [--db sqlite|postgres] [--calls 1000000] [--seconds 5]
 
 import { parseArgs } from 'node:util';
 import { sql } from 'kysely';

@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { Pool } from 'undici';
 import { BENCH_JOB, round } from '../lib/queue-phase.js';
 
-// The fleet of `npm run bench:waiters`, in a process of its own (forked by bench/waiters.ts with
+// The fleet of `npm run bench:waiters`, in a process of its own (forked by bench/waiters/main.ts with
 // an IPC channel): A agents, each a keep-alive connection looping POST /work/claim with
 // wait_s 30 and one of ten `types` filters, and one submitter that sends items one at a time at
 // a fixed rate (open loop: each POST leaves at its time, whatever the previous one did). The

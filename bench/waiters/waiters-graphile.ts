@@ -21,7 +21,7 @@ import { percentile } from './waiters-agents.js';
 // submitter sent its request to the moment its task started, both read on the machine's clock
 // (performance.timeOrigin + performance.now() in each process): the same path agentdesk's
 // submit → claimed takes, less agentdesk's own HTTP hop to the agent.
-// `node dist/bench/waiters-graphile.js '<spec as JSON>'` prints one JSON line per rate.
+// `node dist/bench/waiters/waiters-graphile.js '<spec as JSON>'` prints one JSON line per rate.
 
 export interface GraphileSpec {
   url: string;
@@ -153,7 +153,7 @@ async function jobsEndpoint(add: (seq: number, sent: number) => Promise<unknown>
   return { url: `http://127.0.0.1:${port}`, close: () => server.close() };
 }
 
-/** The submitter process: jobs one at a time at a fixed rate (open loop), as bench/waiters-agents.ts submits items. */
+/** The submitter process: jobs one at a time at a fixed rate (open loop), as bench/waiters/waiters-agents.ts submits items. */
 function submitter(): void {
   let pool: Pool | null = null;
   process.on('message', (request: SubmitRequest) => {

@@ -156,7 +156,7 @@ async function workLoopDelayP99Ms(server: BenchServer): Promise<number> {
   return round(Math.max(0, Number(match[1]) * 1_000 - EVENT_LOOP_RESOLUTION_MS));
 }
 
-/** The ceiling's own probe (bench/ceiling-server.ts), the same measure. */
+/** The ceiling's own probe (bench/work/ceiling-server.ts), the same measure. */
 async function ceilingLoopDelayP99Ms(server: BenchServer): Promise<number> {
   return ((await (await fetch(`${server.url}/event-loop`)).json()) as { p99_ms: number }).p99_ms;
 }
@@ -317,8 +317,8 @@ async function main(): Promise<void> {
     load_generator: 'autocannon, one child process per server instance',
     ceiling:
       kind === 'sqlite'
-        ? 'bench/ceiling-server.ts: bare Fastify, one prepared INSERT into the same work_items table, WAL with synchronous=NORMAL (no fsync per request)'
-        : 'bench/ceiling-server.ts: bare Fastify, one prepared INSERT into the same work_items table, same durability',
+        ? 'bench/work/ceiling-server.ts: bare Fastify, one prepared INSERT into the same work_items table, WAL with synchronous=NORMAL (no fsync per request)'
+        : 'bench/work/ceiling-server.ts: bare Fastify, one prepared INSERT into the same work_items table, same durability',
     phases: [...PHASES],
     pool_size: kind === 'postgres' ? POOL_SIZE : null,
     warmup_s: WARMUP_S,

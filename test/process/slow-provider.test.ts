@@ -19,7 +19,7 @@ import { PERF_RUN } from '../support/perf.js';
 // at most 16 each: the default LLM_CONCURRENCY is per caller, so all 500 reach the provider at
 // once, as the issue asks, and none waits in a caller's line. The latency probe and the
 // provider answers live in other processes than the server's; the probe in one of its own too
-// (bench/latency-probe.ts), so this test's own work (500 sockets, the fake provider) never
+// (test/support/latency-probe.ts), so this test's own work (500 sockets, the fake provider) never
 // counts as the server's latency. Built files: run `npm run build:server` first.
 //
 // This machine has two cores shared with other work, where an idle process already sees its

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { Agent, request } from 'undici';
 
-// A latency probe in a process of its own (`node dist/bench/latency-probe.js <url> <per second>
+// A latency probe in a process of its own (`node dist/test/support/latency-probe.js <url> <per second>
 // <ms>`), so that what the caller does meanwhile (drive a load, or, in a test, play a fake
 // provider answering hundreds of requests) never shows up as the server's latency. It sends
 // GET <url> at a steady rate, each request on its own schedule whether or not the last has
