@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { evaluate, loadLabelledSet } from '../../bench/rules-labelled.js';
+import { evaluate, loadLabelledSet } from '../support/rules-labelled.js';
 import { CATEGORIES } from '../../src/classify/categories.js';
 import { normalizeEmail } from '../../src/email/normalize.js';
 import { classifyWithRules } from '../../src/classify/rules/classify.js';

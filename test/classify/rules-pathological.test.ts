@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { checkAnswer } from '../../src/classify/llm/answer.js';
 import { normalizeEmail } from '../../src/email/normalize.js';
 import { classifyWithRules } from '../../src/classify/rules/classify.js';
-import { PATHOLOGICAL_BODIES } from '../../bench/rules-pathological.js';
+import { PATHOLOGICAL_BODIES } from '../support/rules-pathological.js';
 
 // Bodies built to make a careless rule backtrack or loop. Their speed is measured by
 // `npm run bench:rules` (no wall-clock budget in the default suite); here each must still get a

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { loadLabelledSet, type LabelledEmail } from '../../bench/rules-labelled.js';
+import { loadLabelledSet, type LabelledEmail } from '../support/rules-labelled.js';
 import { normalizeEmail } from '../../src/email/normalize.js';
 import { classifyWithRules } from '../../src/classify/rules/classify.js';
 

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { request } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { percentiles, runProbe } from '../../bench/latency-probe.js';
+import { percentiles, runProbe } from '../support/latency-probe.js';
 import { createTestDatabase, storesUnderTest, type TestDatabase } from '../support/databases.js';
 import { FAKE_ANSWER, type FakeLlm, startFakeLlm } from '../support/fake-llm.js';
 import { type DeskProcess, killAllServers, sleep, startDesk } from '../support/processes.js';
@@ -19,7 +19,7 @@ import { PERF_RUN } from '../support/perf.js';
 // at most 16 each: the default LLM_CONCURRENCY is per caller, so all 500 reach the provider at
 // once, as the issue asks, and none waits in a caller's line. The latency probe and the
 // provider answers live in other processes than the server's; the probe in one of its own too
-// (bench/latency-probe.ts), so this test's own work (500 sockets, the fake provider) never
+// (test/support/latency-probe.ts), so this test's own work (500 sockets, the fake provider) never
 // counts as the server's latency. Built files: run `npm run build:server` first.
 //
 // This machine has two cores shared with other work, where an idle process already sees its
@@ -38,7 +38,7 @@ const stores = await storesUnderTest();
 const CALLS = 500;
 const CALLERS = 32;
 const PROVIDER_MS = 2_000;
-const PROBE_JS = fileURLToPath(new URL('../../dist/bench/latency-probe.js', import.meta.url));
+const PROBE_JS = fileURLToPath(new URL('../../dist/test/support/latency-probe.js', import.meta.url));
 const ISSUE_LAG_MS = 50;
 const ISSUE_WORK_P99_MS = 20;
 const MARGIN = 4;

@@ -134,3 +134,25 @@ describe('web/src imports from src/', () => {
     expect([...imported].filter((module) => !BROWSER_SAFE.includes(module))).toEqual([]);
   });
 });
+
+describe('bench/ and test/ imports', () => {
+  const REPO = resolve(ROOT, '..');
+  const BENCH = join(REPO, 'bench');
+  const importsOf = (file: string): string[] =>
+    [...readFileSync(file, 'utf8').matchAll(/(?:from\s+|import\()'(\.[^']+)'/g)].map((match) => relative(REPO, resolve(dirname(file), match[1]!)));
+
+  it('test/ imports nothing from bench/ (benchmarks may use test/support, not the other way round)', () => {
+    const fromBench = sources(join(REPO, 'test')).flatMap((file) => importsOf(file).filter((target) => target.startsWith('bench/')).map((target) => `${relative(REPO, file)} -> ${target}`));
+    expect(fromBench).toEqual([]);
+  });
+
+  it("a bench suite imports no other suite's files, only bench/lib", () => {
+    const crossed = sources(BENCH).flatMap((file) => {
+      const suite = relative(BENCH, file).split('/')[0];
+      return importsOf(file)
+        .filter((target) => target.startsWith('bench/') && !target.startsWith(`bench/${suite}/`) && !target.startsWith('bench/lib/'))
+        .map((target) => `${relative(REPO, file)} -> ${target}`);
+    });
+    expect(crossed).toEqual([]);
+  });
+});

@@ -1,5 +1,0 @@
-// autocannon ships no types; bench/load.ts, its one user, types the slice it calls.
-declare module 'autocannon' {
-  const autocannon: unknown;
-  export default autocannon;
-}
