@@ -1,6 +1,6 @@
 import { cpus, loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
-import { analyzeSchema, type BenchDbKind, freshDatabase, parseDbKind, postgresAdminUrl } from './databases.js';
+import { analyzeSchema, freshDatabase, parseDbKind, postgresAdminUrl } from './databases.js';
 import { measurePrepareHugeHtml, promptSizes } from './email-preparation.js';
 import { cpuTicks, StealMeter } from './host-steal.js';
 import { DUPLICATE_EMAILS, duplicateBody, type LoadKind, type LoadResult } from './load.js';

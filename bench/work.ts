@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { type BenchDatabase, type BenchDbKind, freshDatabase, parseDbKind, postgresAdminUrl } from './databases.js';
+import { type BenchDatabase, freshDatabase, parseDbKind, postgresAdminUrl } from './databases.js';
 import type { LoadKind, LoadResult } from './load.js';
 import { StealMeter, cpuTicks } from './host-steal.js';
 import { type WaitSampler, sampleWaits } from './pg-waits.js';
