@@ -1,6 +1,6 @@
 import { cpus, loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
-import { analyzeSchema, type BenchDbKind, freshDatabase, parseDbKind, postgresAdminUrl } from '../lib/databases.js';
+import { analyzeSchema, freshDatabase, parseDbKind, postgresAdminUrl } from '../lib/databases.js';
 import { measurePrepareHugeHtml, promptSizes } from '../lib/email-preparation.js';
 import { cpuTicks, StealMeter } from '../lib/host-steal.js';
 import { DUPLICATE_EMAILS, duplicateBody, type LoadKind, type LoadResult } from '../lib/load.js';

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { type BenchDatabase, type BenchDbKind, freshDatabase, parseDbKind, postgresAdminUrl } from '../lib/databases.js';
+import { type BenchDatabase, freshDatabase, parseDbKind, postgresAdminUrl } from '../lib/databases.js';
 import type { LoadKind, LoadResult } from '../lib/load.js';
 import { StealMeter, cpuTicks } from '../lib/host-steal.js';
 import { type WaitSampler, sampleWaits } from '../lib/pg-waits.js';

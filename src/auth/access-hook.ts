@@ -183,7 +183,7 @@ export interface Gate {
  * a sign-in sends), hashed so not even a part of a secret is kept; null when none was presented.
  */
 function presentedPrefix(request: FastifyRequest): string | null {
-  let presented: string | null = null;
+  let presented: string | null;
   const authorization = request.headers.authorization;
   if (authorization !== undefined) presented = /^Bearer +(\S+)/i.exec(authorization)?.[1] ?? authorization;
   else presented = readCookie(request.headers.cookie, SESSION_COOKIE);

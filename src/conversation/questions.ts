@@ -5,11 +5,11 @@ import { assertMayChangeItem, assertNotOwnReviewer, isHolder } from '../auth/pol
 import { ValidationError } from '../shared/errors.js';
 import { applyLeaseEffect, planUpdate, requestedStatus } from '../work/items/change-rules.js';
 import { WorkItemNotFound } from '../work/errors.js';
-import { type Plan, type RecentItems, type VersionPrecondition, changeItem } from '../work/items/changes.js';
+import { type Plan, type RecentItems, changeItem } from '../work/items/changes.js';
 import { type Actor, SYSTEM_ACTOR } from '../work/items/view.js';
 import { CONVERSATION_MOVES, type ConversationMove, conversationMoveApplies, isFinal } from '../work/items/lifecycle.js';
 import { NO_OBSERVER, type WorkObserver } from '../work/metrics/observer.js';
-import type { UpdateWorkItem, WorkItem } from '../work/api-contract.js';
+import type { UpdateWorkItem } from '../work/api-contract.js';
 import { type ReviewGate, actorFor, actorOf, serializePayload } from '../work/items/service.js';
 import type { FinishedHook, WorkStore } from '../work/store/port.js';
 import type { WorkItemRow } from '../work/store/tables.js';

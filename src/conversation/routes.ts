@@ -16,7 +16,6 @@ import {
   InboxEntrySchema,
   InboxQuerySchema,
   CommentsQuerySchema,
-  PageQuerySchema,
   QuestionCountsSchema,
   QuestionParamsSchema,
   QuestionSchema,

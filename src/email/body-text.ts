@@ -21,6 +21,7 @@ export interface PreparedBody {
 // Zero-width, bidi controls, soft hyphen, variation selectors, Unicode tag characters (which
 // can smuggle invisible ASCII) and the private-use sentinel the HTML walk uses.
 const INVISIBLE =
+  // eslint-disable-next-line no-misleading-character-class -- combining marks are listed to be removed one by one
   /[\u00AD\u034F\u061C\u115F\u1160\u17B4\u17B5\u180B-\u180F\u200B-\u200F\u202A-\u202E\u2060-\u206F\u3164\uFE00-\uFE0F\uFEFF\uFFA0\uE000]|[\u{E0000}-\u{E007F}]/gu;
 
 export function stripInvisible(text: string): string {

@@ -8,6 +8,7 @@
 //   anyway for text, while PostgreSQL's jsonb refuses its escape outright.
 // Mail is not a caller that can be told to fix its input, so this cleans rather than refuses.
 
+// eslint-disable-next-line no-control-regex -- NUL is exactly what this removes
 const NUL = /\u0000/g;
 // A high surrogate not followed by a low one, or a low one not preceded by a high one.
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;

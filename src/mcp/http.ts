@@ -86,7 +86,7 @@ function createRebindingGuard({ auth, host }: McpRouteOptions) {
     }
     const origin = request.headers.origin;
     if (origin !== undefined) {
-      let same = false;
+      let same: boolean;
       try {
         const from = new URL(origin);
         same = from.host === new URL(`${from.protocol}//${request.headers.host ?? ''}`).host;

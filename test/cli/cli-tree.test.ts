@@ -59,6 +59,7 @@ describe('agentdesk work submit --parent --after, work tree', () => {
     expect(tree).toMatch(new RegExp(`[├└]─ queued\\s+${api.id}  the export endpoint  waiting on 1  \\(0 of 1 completed\\)`));
     expect(tree).toMatch(new RegExp(`│  └─ queued\\s+${nested.id}  a sub-step of the endpoint\\n`));
     expect(tree).toMatch(new RegExp(`${docs.id}  document it  waiting on 2`));
+    // eslint-disable-next-line no-control-regex -- ESC starts a colour code
     expect(tree).not.toMatch(/\u001b\[/);
 
     // The schema step is done: the endpoint no longer waits; the docs wait on one.

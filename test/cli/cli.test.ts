@@ -19,6 +19,7 @@ import { type ServerProcess, freePort, killAllServers, startWorkServer } from '.
 
 const EML = new URL('../fixtures/email/written/invoice_overdue_reply.eml', import.meta.url);
 const GRAPH_JSON = new URL('../fixtures/email/graph_02_v1_message_get_welcome_text_body.json', import.meta.url);
+// eslint-disable-next-line no-control-regex -- ESC starts the colour codes this looks for
 const ANSI = /\u001b\[/;
 
 function ok(run: CliRun): CliRun {

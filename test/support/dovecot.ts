@@ -279,7 +279,7 @@ export async function startDovecot(options: DovecotOptions = {}): Promise<Doveco
               // A folder just made again while another session still held the old one: that
               // session's index writes make dovecot refuse the next APPEND once; nothing was stored.
               if (attempt >= 5 || !serverText(error).includes(DELETED_UNDER_US)) {
-                throw new Error(`APPEND to ${folder} failed: ${serverText(error)}\n${readLog()}`);
+                throw new Error(`APPEND to ${folder} failed: ${serverText(error)}\n${readLog()}`, { cause: error });
               }
               await imap.logout().catch(() => imap.close());
               await sleep(100 * attempt);
@@ -302,7 +302,7 @@ export async function startDovecot(options: DovecotOptions = {}): Promise<Doveco
           try {
             await imap.mailboxDelete(folder);
           } catch (error) {
-            if (Date.now() > deadline) throw new Error(`DELETE ${folder} failed: ${serverText(error)}\n${readLog()}`);
+            if (Date.now() > deadline) throw new Error(`DELETE ${folder} failed: ${serverText(error)}\n${readLog()}`, { cause: error });
             await sleep(100);
           }
         }

@@ -224,7 +224,7 @@ interface Exchange {
 }
 
 function reply(exchange: Exchange, step: FakeReply, response: ServerResponse, answer: unknown): void {
-  const { api, body } = exchange;
+  const { api } = exchange;
   switch (step.kind) {
     case 'hang':
       return;

@@ -7,7 +7,7 @@ let desk: Desk;
 let browser: Browser;
 const TOTAL = 130;
 let alpha: string;
-let created: { id: string; created_at: string; type: string; priority: number }[] = [];
+const created: { id: string; created_at: string; type: string; priority: number }[] = [];
 
 beforeAll(async () => {
   [desk, browser] = await Promise.all([startDesk(), launchBrowser()]);

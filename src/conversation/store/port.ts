@@ -1,4 +1,4 @@
-import type { CommentOrder, InboxStatus, QuestionStatus } from '../schemas.js';
+import type { CommentOrder, InboxStatus } from '../schemas.js';
 import type { CommentRow, QuestionRow } from '../tables.js';
 
 // What the conversation asks of its database: its two tables and the item's comment counter.

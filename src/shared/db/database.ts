@@ -22,7 +22,6 @@ export type Dialect = (typeof DIALECTS)[keyof typeof DIALECTS];
  */
 export interface Database {
   readonly dialect: Dialect;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
   readonly kysely: Kysely<any>;
   /**
    * Runs `work` in a transaction and resolves once it has committed. On SQLite concurrent

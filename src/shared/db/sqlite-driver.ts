@@ -157,7 +157,6 @@ function rowBuilder(statement: BetterSqlite3.Statement): RowBuilder {
   const names = statement.columns().map((column) => column.name);
   // A column named __proto__ is an own property (a computed key), never the row's prototype.
   const fields = names.map((name, i) => `${name === '__proto__' ? `[${JSON.stringify(name)}]` : JSON.stringify(name)}: values[${i}]`).join(', ');
-  // eslint-disable-next-line @typescript-eslint/no-implied-eval -- see above: a literal of the statement's own shape
   const build = new Function('values', `return { ${fields} };`) as RowBuilder['build'];
   const builder = { width: names.length, build };
   builders.set(statement, builder);

@@ -121,7 +121,6 @@ export async function lingerOverRefusedBody(request: FastifyRequest, reply: Fast
 function drain(message: IncomingMessage): Promise<void> {
   return new Promise((resolve) => {
     let read = 0;
-    let idle: NodeJS.Timeout;
     const done = () => {
       clearTimeout(idle);
       clearTimeout(overall);
@@ -134,7 +133,7 @@ function drain(message: IncomingMessage): Promise<void> {
       idle.refresh();
     };
     const overall = setTimeout(done, LINGER_MS);
-    idle = setTimeout(done, LINGER_IDLE_MS);
+    const idle = setTimeout(done, LINGER_IDLE_MS);
     message.on('data', onData).once('end', done).once('close', done).once('error', done);
     message.resume();
   });

@@ -128,7 +128,6 @@ export function crossDialectStatements(db: Executor): CrossDialectStatements {
 }
 
 // Kysely's builder types are too deep to name here; the filter only adds WHERE clauses.
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 function applyFilter<Q extends { where: (...args: any[]) => any }>(query: Q, filter: WorkFilter): Q {
   let filtered = query;
   if (filter.statuses !== undefined) {

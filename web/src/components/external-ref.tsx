@@ -1,7 +1,7 @@
 /** An external reference, as a link only when it is an http(s) address (never `javascript:`). */
 export function ExternalRef({ value }: { value: string | null }) {
   if (value === null || value === '') return <span class="muted">—</span>;
-  let url: URL | null = null;
+  let url: URL | null;
   try {
     url = new URL(value);
   } catch {

@@ -178,7 +178,6 @@ function runOnPool(pool: pg.Pool): Run {
 }
 
 /** Inside a transaction of the database's runner: its connection, through Kysely (unnamed). */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 function runOnTransaction(trx: Kysely<any>): Run {
   return async <R extends object>(statement: Statement, values: readonly unknown[]) => {
     const result = await trx.executeQuery<R>(CompiledQuery.raw(statement.text, [...values]) as CompiledQuery<R>);
@@ -192,7 +191,6 @@ export function createPostgresDedupeStore(pool: pg.Pool, inTransaction: Transact
 }
 
 /** The store inside an open transaction: every statement on it, nested transactions join it. */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 function storeInside(trx: Kysely<any>): DedupeStore {
   const store: DedupeStore = { ...statementsOn(runOnTransaction(trx)), transaction: (work) => work(store) };
   return store;

@@ -62,7 +62,6 @@ const PURGE_CALLS = `DELETE FROM llm_calls WHERE at < ?`;
 type Run = <R>(text: string, parameters: readonly unknown[]) => Promise<{ rows: R[]; changes: number }>;
 
 /** Statements on a connection, or on the transaction a runner opened. */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 function runOn(db: Kysely<any>): Run {
   return async <R>(text: string, parameters: readonly unknown[]) => {
     const result = await db.executeQuery<R>(CompiledQuery.raw(text, [...parameters]) as CompiledQuery<R>);
@@ -74,7 +73,6 @@ function runOn(db: Kysely<any>): Run {
  * The dedupe store over `db` (the database's Kysely), whose units of several statements run in
  * transactions of `inTransaction` (the database's runner: group commit).
  */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 export function createSqliteDedupeStore(db: Kysely<any>, inTransaction: TransactionRunner): DedupeStore {
   const direct = statementsOn(runOn(db));
   const unit = <T>(work: (inside: Statements) => Promise<T>): Promise<T> => inTransaction((trx) => work(statementsOn(runOn(trx))));
@@ -89,7 +87,6 @@ export function createSqliteDedupeStore(db: Kysely<any>, inTransaction: Transact
 }
 
 /** The store inside an open transaction: every statement on it, nested transactions join it. */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 function storeInside(trx: Kysely<any>): DedupeStore {
   const store: DedupeStore = { ...statementsOn(runOn(trx)), transaction: (work) => work(store) };
   return store;

@@ -10,7 +10,6 @@ const SUMS = `SELECT provider, model, ${TOTALS} FROM llm_usage_hourly WHERE hour
 const SUMS_BY_DAY = `SELECT provider, model, ${TOTALS}, ${DAY} AS day
   FROM llm_usage_hourly WHERE hour >= $1 AND hour < $2 GROUP BY provider, model, ${DAY}`;
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 export function createPostgresUsageStore(db: Kysely<any>): UsageStore {
   return {
     async sums(since, until, byDay) {

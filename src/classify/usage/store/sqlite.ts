@@ -9,7 +9,6 @@ const SUMS = `SELECT provider, model, ${TOTALS} FROM llm_usage_hourly WHERE hour
 const SUMS_BY_DAY = `SELECT provider, model, ${TOTALS}, substr(hour, 1, 10) AS day
   FROM llm_usage_hourly WHERE hour >= ? AND hour < ? GROUP BY provider, model, substr(hour, 1, 10)`;
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 export function createSqliteUsageStore(db: Kysely<any>): UsageStore {
   return {
     async sums(since, until, byDay) {

@@ -1,0 +1,67 @@
+// ESLint flat config: the recommended rules without type information (type-aware linting is too
+// slow for every `npm test`).
+import js from '@eslint/js';
+import globals from 'globals';
+import tseslint from 'typescript-eslint';
+
+// Tests must not wait on the wall clock: they wait for the event they expect, or use fake timers.
+const NO_REAL_SLEEP = 'Tests wait for the event they expect (or use fake timers), not for wall-clock time.';
+
+export default tseslint.config(
+  {
+    ignores: ['dist/', 'web/dist/', 'web/.dist-*/', 'node_modules/', 'coverage/', 'test-artifacts/', 'data/'],
+  },
+  js.configs.recommended,
+  tseslint.configs.recommended,
+  {
+    languageOptions: {
+      globals: { ...globals.node },
+    },
+    rules: {
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        {
+          argsIgnorePattern: '^_',
+          varsIgnorePattern: '^_',
+          caughtErrorsIgnorePattern: '^_',
+          destructuredArrayIgnorePattern: '^_',
+          ignoreRestSiblings: true,
+        },
+      ],
+      // The stores build queries with the schemaless Kysely<any>, and tests read loose JSON.
+      '@typescript-eslint/no-explicit-any': 'off',
+    },
+  },
+  {
+    files: ['web/src/**'],
+    languageOptions: {
+      globals: { ...globals.browser },
+    },
+  },
+  {
+    files: ['**/*.cjs'],
+    languageOptions: {
+      sourceType: 'commonjs',
+    },
+    rules: {
+      '@typescript-eslint/no-require-imports': 'off',
+    },
+  },
+  {
+    files: ['test/**'],
+    ignores: ['test/process/**', 'test/support/**'],
+    rules: {
+      'no-restricted-imports': [
+        'warn',
+        { paths: [{ name: 'node:timers/promises', message: NO_REAL_SLEEP }, { name: 'timers/promises', message: NO_REAL_SLEEP }] },
+      ],
+      'no-restricted-syntax': [
+        'warn',
+        {
+          selector: "NewExpression[callee.name='Promise'] CallExpression[callee.name='setTimeout']",
+          message: NO_REAL_SLEEP,
+        },
+      ],
+    },
+  },
+);
