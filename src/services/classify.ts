@@ -31,6 +31,8 @@ export interface ClassifyAppDeps {
   resolveHost?: HostResolver;
   /** Shorter retry waits for tests. */
   backoff?: Partial<Backoff>;
+  /** The clock the classify budget counts its minutes by; tests give one they move by hand. */
+  now?: () => Date;
 }
 
 export interface ClassifyServiceParts extends ClassifyAppDeps {
@@ -61,7 +63,7 @@ export function buildClassifyService({ config, database, logger, resolveHost, ba
 const PURGE_EVERY_MS = 60 * 60 * 1000;
 
 /** The classification service as a Fastify app that never listens: `main` or a test decides that. */
-export async function buildClassifyApp({ config, logger, resolveHost, backoff, ...deps }: ClassifyAppDeps): Promise<HttpApp> {
+export async function buildClassifyApp({ config, logger, resolveHost, backoff, now, ...deps }: ClassifyAppDeps): Promise<HttpApp> {
   const { app, database, tracing, auth } = await buildServiceApp({
     config,
     database: deps.database,
@@ -74,7 +76,7 @@ export async function buildClassifyApp({ config, logger, resolveHost, backoff, .
     schemas: CLASSIFY_SCHEMAS,
   });
   const service = buildClassifyService({ config, database, logger, resolveHost, backoff, metrics: app.metricsRegistry, tracing });
-  registerClassifyRoutes(app, service, createClassifyBudget(auth.store, config.classify.rateLimit, logger));
+  registerClassifyRoutes(app, service, createClassifyBudget(auth.store, config.classify.rateLimit, logger, now));
   registerUsageRoute(app, '/classify/usage', createUsageReader(createUsageStore(database), config.llm.prices), 'classification');
   registerHealthRoute(app, database, ACCESS.public);
   registerDatabaseMetrics(app, app.metricsRegistry, database);

@@ -1,8 +1,9 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildClassifyApp } from '../../src/services/classify.js';
 import type { HttpApp } from '../../src/shared/http/types.js';
 import { captureLogs, testConfig } from '../support/apps.js';
 import { ADMIN_SECRET, type AuthPair, bearer, mintToken, startAuthPair } from '../support/auth.js';
+import { createTestClock } from '../support/clock.js';
 import { storesUnderTest } from '../support/databases.js';
 import { call } from '../support/http.js';
 
@@ -14,23 +15,24 @@ const LIMIT = 3;
 let n = 0;
 const email = (subject = `email ${(n += 1)} ${Date.now()}`) => ({ email_data: { subject, body: `Body of ${subject}` } });
 
-/** The budget counts per clock minute: a test that straddles one would see it refilled. */
-async function awayFromMinuteEdge(): Promise<void> {
-  const left = 60_000 - (Date.now() % 60_000);
-  if (left < 8_000) await new Promise((resolve) => setTimeout(resolve, left + 50));
-}
+/**
+ * The budget counts per clock minute: the classify services' clock stands still half-way
+ * through one, so no test straddles a minute and sees its budget refilled.
+ */
+const clock = createTestClock(Date.now() - (Date.now() % 60_000) + 30_000);
 
 describe.each(await storesUnderTest())('the classify budget on %s', (kind) => {
   let pair: AuthPair;
   let second: HttpApp;
 
   beforeAll(async () => {
-    pair = await startAuthPair(kind, { CLASSIFY_RATE_LIMIT: String(LIMIT) });
+    pair = await startAuthPair(kind, { CLASSIFY_RATE_LIMIT: String(LIMIT) }, clock.now);
     // Another instance of the classification service on the same database.
     second = await buildClassifyApp({
       config: testConfig(pair.testDatabase, { LLM_PROVIDER: 'rules', AUTH: 'tokens', AGENTDESK_ADMIN_TOKEN: ADMIN_SECRET, CLASSIFY_RATE_LIMIT: String(LIMIT) }),
       database: pair.database,
       logger: captureLogs('silent').logger,
+      now: clock.now,
     });
     await second.ready();
   });
@@ -38,7 +40,6 @@ describe.each(await storesUnderTest())('the classify budget on %s', (kind) => {
     await second?.close();
     await pair?.close();
   });
-  beforeEach(awayFromMinuteEdge, 15_000);
 
   const classify = (app: HttpApp, token: string, body: unknown) => call(app, 'POST', '/classify', body, bearer(token));
 

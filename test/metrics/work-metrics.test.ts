@@ -1,6 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type TestApp, startWorkApp } from '../support/apps.js';
+import { createJumpingClock } from '../support/clock.js';
 import { storesUnderTest } from '../support/databases.js';
 import { call } from '../support/http.js';
 import { type Scrape, parsePrometheus } from '../support/prometheus.js';
@@ -13,8 +14,10 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe.each(await storesUnderTest())('work metrics on %s', (kind) => {
   let t: TestApp;
+  // Real time, so the sweeper's timer and long polls run; ages and leases jump instead of sleeping.
+  const clock = createJumpingClock();
   beforeAll(async () => {
-    t = await startWorkApp(kind);
+    t = await startWorkApp(kind, {}, { now: clock.now });
   });
   afterAll(() => t.close());
 
@@ -97,7 +100,7 @@ describe.each(await storesUnderTest())('work metrics on %s', (kind) => {
   it('the oldest queued item by type is its age in seconds, and a type with nothing queued has no series', async () => {
     const type = `metrics_age_${kind}`;
     await submit(type);
-    await sleep(1_100);
+    clock.advance(1_100);
     await submit(type);
     let m = await scrape();
     const age = m.value('agentdesk_work_oldest_queued_age_seconds', { type });
@@ -113,11 +116,13 @@ describe.each(await storesUnderTest())('work metrics on %s', (kind) => {
     const type = `metrics_lease_${kind}`;
     await submit(type, { retry_delay_s: 0, max_attempts: 2 });
     await claim(type, { lease_s: 1 });
+    clock.advance(1_000);
     let m = await scrapeUntil((s) => s.value('agentdesk_work_lease_expiries_total', { type, outcome: 'requeued' }) === 1);
     expect(m.value('agentdesk_work_lease_expiries_total', { type, outcome: 'requeued' })).toBe(1);
     expect(items(m, 'queued', type)).toBe(1);
 
     await claim(type, { lease_s: 1 });
+    clock.advance(1_000);
     m = await scrapeUntil((s) => s.value('agentdesk_work_lease_expiries_total', { type, outcome: 'failed' }) === 1);
     expect(m.value('agentdesk_work_lease_expiries_total', { type, outcome: 'failed' })).toBe(1);
     expect(m.value('agentdesk_work_lease_expiries_total', { type, outcome: 'requeued' })).toBe(1);

@@ -97,11 +97,11 @@ describe.each(await storesUnderTest())('tracing on %s', (kind) => {
   });
 
   it('work started by timers (the lease sweeper, purges) makes no traces of its own', async () => {
-    const t = await startWorkApp(kind, traced);
+    // The sweeper's timer set short, so it looks for expired leases a few times in a short wait.
+    const t = await startWorkApp(kind, traced, { sweepEveryMs: 20 });
     open.push(t);
     const base = await listen(t);
-    // Long enough for the sweeper to look for expired leases a few times.
-    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    await new Promise((resolve) => setTimeout(resolve, 150));
     expect((await fetch(`${base}/health`)).status).toBe(200);
     await closeAll();
     expect(collector.spans.filter((span) => span.parentSpanId === null).map((span) => span.name)).toEqual(['GET /health']);

@@ -76,12 +76,13 @@ export interface AuthPair {
  * The work service and the classification service on one database, the classification one
  * listening so the work service's /ui-api/classify proxy reaches it, as `npm start` runs them.
  */
-export async function startAuthPair(kind: StoreKind, env: Record<string, string> = {}): Promise<AuthPair> {
+/** `classifyNow`: the classify service's clock (its budget's minutes); the wall clock when absent. */
+export async function startAuthPair(kind: StoreKind, env: Record<string, string> = {}, classifyNow?: () => Date): Promise<AuthPair> {
   const testDatabase = await createTestDatabase(kind);
   const database = await openTestDatabase(testDatabase);
   const logs = captureLogs('info');
   const base = { LLM_PROVIDER: 'rules', ...AUTH_ENV, ...env };
-  const classify = await buildClassifyApp({ config: testConfig(testDatabase, base), database, logger: logs.logger });
+  const classify = await buildClassifyApp({ config: testConfig(testDatabase, base), database, logger: logs.logger, now: classifyNow });
   await classify.listen({ port: 0, host: '127.0.0.1' });
   const { port } = classify.server.address() as AddressInfo;
   const work = await buildWorkApp({

@@ -4,6 +4,7 @@ import { type TestApp, startWorkApp } from '../support/apps.js';
 import { createJumpingClock } from '../support/clock.js';
 import { storesUnderTest } from '../support/databases.js';
 import { call } from '../support/http.js';
+import { parsePrometheus } from '../support/prometheus.js';
 import { connectSse } from '../support/sse.js';
 
 // Claiming through HTTP on both stores: order, filters, concurrency, delayed items, long polls.
@@ -27,6 +28,8 @@ describe.each(await storesUnderTest())('POST /work/claim on %s', (kind) => {
     return response.body;
   };
   const claim = (body: Record<string, unknown>) => call(t.app, 'POST', '/work/claim', body);
+  /** The long polls waiting in the service, as its /metrics reports them. */
+  const waitingClaims = async () => parsePrometheus((await t.app.inject({ method: 'GET', url: '/metrics' })).body).value('agentdesk_work_claims_waiting');
   /** Claims until the queue of `type` is empty, so each test starts from nothing claimable. */
   const drain = async (type: string) => {
     while ((await claim({ agent: 'drainer', types: [type] })).status === 200);
@@ -205,7 +208,7 @@ describe.each(await storesUnderTest())('POST /work/claim on %s', (kind) => {
       headers: { 'content-type': 'application/json', connection: 'close' },
       body: JSON.stringify({ agent: 'gil', types: ['poll_test'], wait_s: 10 }),
     });
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await expect.poll(waitingClaims).toBe(1);
     const submittedAt = Date.now();
     const item = await submit({ type: 'poll_test' });
     const response = await waiting;
@@ -222,9 +225,11 @@ describe.each(await storesUnderTest())('POST /work/claim on %s', (kind) => {
   });
 
   it('a long poll wakes when a delayed item comes due', async () => {
-    const runAfter = new Date(clock.now().getTime() + 800).toISOString();
+    const waiting = claim({ agent: 'ida', types: ['due_test'], wait_s: 5 });
+    await expect.poll(waitingClaims).toBe(1);
+    const runAfter = new Date(clock.now().getTime() + 300).toISOString();
     const item = await submit({ type: 'due_test', run_after: runAfter });
-    const response = await claim({ agent: 'ida', types: ['due_test'], wait_s: 5 });
+    const response = await waiting;
     expect(response.status).toBe(200);
     expect(response.body.id).toBe(item.id);
     expect(clock.now().getTime()).toBeGreaterThanOrEqual(Date.parse(runAfter));
@@ -258,11 +263,12 @@ describe.each(await storesUnderTest())('POST /work/claim on %s', (kind) => {
       body: JSON.stringify({ agent: 'jo', types: ['gone_test'], wait_s: 10 }),
       signal: controller.signal,
     }).catch((error: Error) => error);
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await expect.poll(waitingClaims).toBe(1);
     controller.abort();
     expect(await waiting).toBeInstanceOf(Error);
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await expect.poll(waitingClaims).toBe(0);
     const item = await submit({ type: 'gone_test' });
+    // Time for a claim left behind to take the item: nothing says when one would not have.
     await new Promise((resolve) => setTimeout(resolve, 300));
     const fetched = await call(t.app, 'GET', `/work/${item.id}`);
     expect(fetched.body).toMatchObject({ status: 'queued', assigned_agent: null, attempts: 0 });

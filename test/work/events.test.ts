@@ -89,7 +89,8 @@ describe.each(await storesUnderTest())('GET /events on %s', (kind) => {
 
   it('a client that drops before its first event still resumes from where it connected', async () => {
     const first = await open();
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // The stream's first line sets the id it starts from, without an event.
+    await expect.poll(() => first.lastEventId()).toMatch(/^\d+$/);
     const startedAt = first.lastEventId();
     expect(startedAt).toMatch(/^\d+$/);
     expect(first.events).toEqual([]);
@@ -116,8 +117,9 @@ describe.each((await storesUnderTest()).filter((kind) => kind === 'postgres'))('
   const open = async () => {
     const stream = await connectSse(`${base}/events`);
     streams.push(stream);
-    // Subscribed, with its starting point read, before the test writes anything.
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // Subscribed, with its starting point read, before the test writes anything: the stream's
+    // first line names that point.
+    await expect.poll(() => stream.lastEventId()).not.toBeNull();
     return stream;
   };
   const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -104,7 +104,10 @@ describe.each((await storesUnderTest()).filter((kind) => kind === 'postgres'))('
     await other.query('BEGIN');
     await other.query("UPDATE projects SET name = 'Racing renamed', name_key = 'racing renamed' WHERE id = $1", [project.id]);
     const patching = call(t.app, 'PATCH', `/projects/${project.id}`, { external_ref: 'RACE-1' });
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // Until the update waits on the other's row lock (pg_locks is read live, even in a transaction).
+    await expect
+      .poll(async () => (await other.query('SELECT count(*)::int AS n FROM pg_locks WHERE NOT granted')).rows[0].n, { timeout: 5_000 })
+      .toBeGreaterThan(0);
     await other.query('COMMIT');
     const patched = await patching;
     expect(patched.status).toBe(200);
