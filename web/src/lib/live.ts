@@ -1,6 +1,7 @@
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useRef } from 'preact/hooks';
 import type { Project, WorkItemSummary } from '../../../src/work/api-contract.ts';
 import type { Comment, Question } from './conversation.ts';
+import { createStore, useStore } from './store.ts';
 
 // One EventSource for the whole page. After a dropped connection EventSource reconnects by
 // itself and sends Last-Event-ID, so the server replays what was missed. Two cases it cannot
@@ -39,18 +40,14 @@ const EVENT_TYPES = [
 
 type Listener = (e: LiveEvent) => void;
 const listeners = new Set<Listener>();
-const stateListeners = new Set<(s: LiveState) => void>();
-let state: LiveState = 'connecting';
+const liveState = createStore<LiveState>('connecting');
 let source: EventSource | null = null;
 let retryTimer: ReturnType<typeof setTimeout> | undefined;
 let lastEventId: string | null = null;
 let interrupted = false;
 let reopened = false;
 
-function setState(next: LiveState) {
-  state = next;
-  for (const l of stateListeners) l(next);
-}
+const setState = liveState.set;
 
 function emit(e: LiveEvent) {
   for (const l of listeners) l(e);
@@ -138,13 +135,5 @@ export function useLive(onEvent: Listener): void {
 }
 
 export function useLiveState(): LiveState {
-  const [s, setS] = useState(state);
-  useEffect(() => {
-    stateListeners.add(setS);
-    setS(state);
-    return () => {
-      stateListeners.delete(setS);
-    };
-  }, []);
-  return s;
+  return useStore(liveState);
 }
