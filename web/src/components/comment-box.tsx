@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
-import { api, type ApiProblem, toProblem } from '../lib/api.ts';
+import { api } from '../lib/api.ts';
+import { useSubmit } from '../lib/use-submit.ts';
 import { commentsPath, isHttpUrl } from '../lib/conversation.ts';
 import { ProblemMessage } from './problem-message.tsx';
 
@@ -17,8 +18,7 @@ interface LinkDraft {
 export function CommentBox({ itemId, onPosted }: { itemId: string; onPosted: () => void }) {
   const [body, setBody] = useState('');
   const [links, setLinks] = useState<LinkDraft[]>([]);
-  const [busy, setBusy] = useState(false);
-  const [problem, setProblem] = useState<ApiProblem | null>(null);
+  const { busy, problem, run } = useSubmit();
   const [linkError, setLinkError] = useState<string | null>(null);
 
   const setLink = (i: number, key: keyof LinkDraft, value: string) =>
@@ -33,9 +33,7 @@ export function CommentBox({ itemId, onPosted }: { itemId: string; onPosted: () 
       return;
     }
     setLinkError(null);
-    setProblem(null);
-    setBusy(true);
-    try {
+    await run(async () => {
       await api('POST', commentsPath(itemId), {
         body,
         kind: 'note',
@@ -46,11 +44,7 @@ export function CommentBox({ itemId, onPosted }: { itemId: string; onPosted: () 
       setBody('');
       setLinks([]);
       onPosted();
-    } catch (err) {
-      setProblem(toProblem(err));
-    } finally {
-      setBusy(false);
-    }
+    });
   };
 
   return (
