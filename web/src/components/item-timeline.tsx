@@ -22,6 +22,7 @@ import { HistoryLine } from './item-history.tsx';
 import { ExternalLink, LinkedText } from './linked-text.tsx';
 import { ProblemMessage } from './problem-message.tsx';
 import { UserText } from './user-text.tsx';
+import { CONVERSATION_EVENTS } from '../lib/event-names.ts';
 
 // The item's one timeline: what people and agents said (comments, questions, answers) and what
 // happened to it (the history's moves and edits), interleaved by time, oldest first. Comments
@@ -118,7 +119,7 @@ export function ItemTimeline({ item, questions, deleted }: { item: WorkItem; que
   });
   useLive((e) => {
     if (
-      ((e.type === 'work.commented' || e.type === 'question.asked' || e.type === 'question.answered' || e.type === 'question.moot') && e.data.work_item_id === id) ||
+      ((e.type === CONVERSATION_EVENTS.commented || e.type === CONVERSATION_EVENTS.asked || e.type === CONVERSATION_EVENTS.answered || e.type === CONVERSATION_EVENTS.moot) && e.data.work_item_id === id) ||
       e.type === 'resync'
     ) {
       setTick((t) => t + 1);

@@ -2,6 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api } from './api.ts';
 import { onLive } from './live.ts';
 import { createStore } from './store.ts';
+import { CONVERSATION_EVENTS } from './event-names.ts';
 
 // How many questions and reviews wait for a person: the menu's badge. One count for the page,
 // read from GET /questions/counts while someone who answers is signed in, and read again when
@@ -47,7 +48,7 @@ export function refreshNeedsYou(): void {
 }
 
 onLive((e) => {
-  if (e.type === 'question.asked' || e.type === 'question.answered' || e.type === 'question.moot' || e.type === 'resync') refreshNeedsYou();
+  if (e.type === CONVERSATION_EVENTS.asked || e.type === CONVERSATION_EVENTS.answered || e.type === CONVERSATION_EVENTS.moot || e.type === 'resync') refreshNeedsYou();
 });
 
 /** The open count, null until read; `enabled` false (a caller who answers nothing) reads nothing. */

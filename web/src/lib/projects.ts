@@ -3,6 +3,7 @@ import { api } from './api.ts';
 import { onLive } from './live.ts';
 import { createStore, useStore } from './store.ts';
 import type { Project } from '../../../src/work/api-contract.ts';
+import { PROJECT_EVENTS } from './event-names.ts';
 
 // Projects are few and named on many screens, so the page keeps one list, loaded once and kept
 // current by the live stream.
@@ -15,7 +16,7 @@ function publish(list: Project[]) {
 }
 
 onLive((e) => {
-  if (e.type === 'project.created' || e.type === 'project.updated') upsertProject(e.data);
+  if (e.type === PROJECT_EVENTS.created || e.type === PROJECT_EVENTS.updated) upsertProject(e.data);
   if (e.type === 'resync' && projects.get()) loadProjects(true).catch(() => undefined);
 });
 

@@ -22,6 +22,7 @@ import { useLoad } from '../lib/use-load.ts';
 import { useTitle } from '../lib/title.ts';
 import { isFinal } from '../../../src/work/items/lifecycle.ts';
 import type { WorkItem } from '../../../src/work/api-contract.ts';
+import { WORK_EVENTS } from '../lib/event-names.ts';
 
 export function ItemPage({ id }: { id: string }) {
   const session = useSession();
@@ -50,10 +51,10 @@ export function ItemPage({ id }: { id: string }) {
   const { busy } = change;
 
   useLive((e) => {
-    if ((e.type === 'work.updated' && e.data.id === id) || e.type === 'resync') {
+    if ((e.type === WORK_EVENTS.updated && e.data.id === id) || e.type === 'resync') {
       // the event carries no dispatch log, so read the item again
       item.reload();
-    } else if (e.type === 'work.deleted' && e.data.id === id) {
+    } else if (e.type === WORK_EVENTS.deleted && e.data.id === id) {
       setDeleted(true);
     }
   });

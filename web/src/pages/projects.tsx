@@ -12,6 +12,7 @@ import { href } from '../lib/router.ts';
 import { can, useSession } from '../lib/session.ts';
 import { useLoad } from '../lib/use-load.ts';
 import type { Project, WorkItemSummary } from '../../../src/work/api-contract.ts';
+import { WORK_EVENTS } from '../lib/event-names.ts';
 
 const ITEMS_SHOWN = 20;
 
@@ -226,9 +227,9 @@ function ProjectItems({ project }: { project: Project }) {
   });
   useLive((e) => {
     if (e.type === 'resync') items.reload();
-    else if ((e.type === 'work.created' || e.type === 'work.updated') && e.data.project_id === project.id) items.reload();
+    else if ((e.type === WORK_EVENTS.created || e.type === WORK_EVENTS.updated) && e.data.project_id === project.id) items.reload();
     // A deletion names only the item: reload if it is one shown here.
-    else if (e.type === 'work.deleted' && items.data?.items.some((item) => item.id === e.data.id)) items.reload();
+    else if (e.type === WORK_EVENTS.deleted && items.data?.items.some((item) => item.id === e.data.id)) items.reload();
   });
   return (
     <div class="project-items">
