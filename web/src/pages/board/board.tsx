@@ -1,9 +1,9 @@
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
-import { BoardFiltersForm } from '../components/board-filters.tsx';
-import { ItemTable } from '../components/item-table.tsx';
-import { ProblemMessage } from '../components/problem-message.tsx';
-import { StatusCounts } from '../components/status-counts.tsx';
-import { api, withQuery } from '../lib/api.ts';
+import { BoardFiltersForm } from './board-filters.tsx';
+import { ItemTable } from '../../components/item-table.tsx';
+import { ProblemMessage } from '../../components/problem-message.tsx';
+import { StatusCounts } from './status-counts.tsx';
+import { api, withQuery } from '../../lib/api.ts';
 import {
   type BoardFilters,
   compareItems,
@@ -12,13 +12,13 @@ import {
   filtersToParams,
   listQuery,
   matches,
-} from '../lib/filters.ts';
-import { type LiveEvent, useLive } from '../lib/live.ts';
-import { href, navigate } from '../lib/router.ts';
-import { can, useSession } from '../lib/session.ts';
-import { useLoad } from '../lib/use-load.ts';
-import type { StatusCounts as Counts, WorkItemSummary } from '../../../src/work/api-contract.ts';
-import { WORK_EVENTS } from '../lib/event-names.ts';
+} from '../../lib/filters.ts';
+import { type LiveEvent, useLive } from '../../lib/live.ts';
+import { href, navigate } from '../../lib/router.ts';
+import { can, useSession } from '../../lib/session.ts';
+import { useLoad } from '../../lib/use-load.ts';
+import type { StatusCounts as Counts, WorkItemSummary } from '../../../../src/work/api-contract.ts';
+import { WORK_EVENTS } from '../../lib/event-names.ts';
 
 interface Page {
   items: WorkItemSummary[];

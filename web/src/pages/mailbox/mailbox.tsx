@@ -1,15 +1,15 @@
 import { useState } from 'preact/hooks';
-import { ProblemMessage } from '../components/problem-message.tsx';
-import { RulesEditor } from '../components/rules-editor.tsx';
-import { ApiProblem, api, withQuery } from '../lib/api.ts';
-import { useSubmit } from '../lib/use-submit.ts';
-import { formatDateTime } from '../lib/format.ts';
-import { href } from '../lib/router.ts';
-import { can, sessionHeaders, useSession } from '../lib/session.ts';
-import { useLoad } from '../lib/use-load.ts';
-import { useTitle } from '../lib/title.ts';
-import type { ConnectionTest, IntakeMessage, Mailbox, RoutingRule } from '../../../src/intake/schemas.ts';
-import { Backfill, MailboxState, TestResult, accountOf, useRefresh } from './mailboxes.tsx';
+import { ProblemMessage } from '../../components/problem-message.tsx';
+import { RulesEditor } from './rules-editor.tsx';
+import { ApiProblem, api, withQuery } from '../../lib/api.ts';
+import { useSubmit } from '../../lib/use-submit.ts';
+import { formatDateTime } from '../../lib/format.ts';
+import { href } from '../../lib/router.ts';
+import { can, sessionHeaders, useSession } from '../../lib/session.ts';
+import { useLoad } from '../../lib/use-load.ts';
+import { useTitle } from '../../lib/title.ts';
+import type { ConnectionTest, IntakeMessage, Mailbox, RoutingRule } from '../../../../src/intake/schemas.ts';
+import { Backfill, MailboxState, TestResult, accountOf, useRefresh } from '../mailboxes.tsx';
 
 const PAGE = 50;
 

@@ -1,8 +1,8 @@
 import { useState } from 'preact/hooks';
-import { api } from '../lib/api.ts';
-import { useSubmit } from '../lib/use-submit.ts';
-import { commentsPath, isHttpUrl } from '../lib/conversation.ts';
-import { ProblemMessage } from './problem-message.tsx';
+import { api } from '../../lib/api.ts';
+import { useSubmit } from '../../lib/use-submit.ts';
+import { commentsPath, isHttpUrl } from '../../lib/conversation.ts';
+import { ProblemMessage } from '../../components/problem-message.tsx';
 
 // A note on the item's timeline, with links (http or https only, as the service checks too).
 // What was typed stays until the service has taken it.

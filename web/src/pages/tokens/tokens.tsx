@@ -1,15 +1,15 @@
 import { useState } from 'preact/hooks';
-import { McpConfig } from '../components/mcp-config.tsx';
-import { Modal } from '../components/modal.tsx';
-import { ProblemMessage } from '../components/problem-message.tsx';
-import { api } from '../lib/api.ts';
-import { useSubmit } from '../lib/use-submit.ts';
-import { formatDateTime } from '../lib/format.ts';
-import { useLoad } from '../lib/use-load.ts';
-import { useSession } from '../lib/session.ts';
-import { currentUser, USER_PATTERN } from '../lib/user.ts';
-import { ROLES, type Role } from '../../../src/auth/roles.ts';
-import type { TokenRecord } from '../../../src/auth/schemas.ts';
+import { McpConfig } from './mcp-config.tsx';
+import { Modal } from '../../components/modal.tsx';
+import { ProblemMessage } from '../../components/problem-message.tsx';
+import { api } from '../../lib/api.ts';
+import { useSubmit } from '../../lib/use-submit.ts';
+import { formatDateTime } from '../../lib/format.ts';
+import { useLoad } from '../../lib/use-load.ts';
+import { useSession } from '../../lib/session.ts';
+import { currentUser, USER_PATTERN } from '../../lib/user.ts';
+import { ROLES, type Role } from '../../../../src/auth/roles.ts';
+import type { TokenRecord } from '../../../../src/auth/schemas.ts';
 
 const ROLE_HINTS: Record<Role, string> = {
   viewer: 'reads everything, follows live updates',

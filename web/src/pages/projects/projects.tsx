@@ -1,18 +1,18 @@
 import { useEffect, useState } from 'preact/hooks';
-import { ExternalRef } from '../components/external-ref.tsx';
-import { ItemTable } from '../components/item-table.tsx';
-import { ProblemMessage } from '../components/problem-message.tsx';
-import { UserText, visibleBidi } from '../components/user-text.tsx';
-import { api, type ApiProblem, toProblem, withQuery } from '../lib/api.ts';
-import { useSubmit } from '../lib/use-submit.ts';
-import { formatDateTime } from '../lib/format.ts';
-import { useLive } from '../lib/live.ts';
-import { loadProjects, upsertProject, useProjects } from '../lib/projects.ts';
-import { href } from '../lib/router.ts';
-import { can, useSession } from '../lib/session.ts';
-import { useLoad } from '../lib/use-load.ts';
-import type { Project, WorkItemSummary } from '../../../src/work/api-contract.ts';
-import { WORK_EVENTS } from '../lib/event-names.ts';
+import { ExternalRef } from './external-ref.tsx';
+import { ItemTable } from '../../components/item-table.tsx';
+import { ProblemMessage } from '../../components/problem-message.tsx';
+import { UserText, visibleBidi } from '../../components/user-text.tsx';
+import { api, type ApiProblem, toProblem, withQuery } from '../../lib/api.ts';
+import { useSubmit } from '../../lib/use-submit.ts';
+import { formatDateTime } from '../../lib/format.ts';
+import { useLive } from '../../lib/live.ts';
+import { loadProjects, upsertProject, useProjects } from '../../lib/projects.ts';
+import { href } from '../../lib/router.ts';
+import { can, useSession } from '../../lib/session.ts';
+import { useLoad } from '../../lib/use-load.ts';
+import type { Project, WorkItemSummary } from '../../../../src/work/api-contract.ts';
+import { WORK_EVENTS } from '../../lib/event-names.ts';
 
 const ITEMS_SHOWN = 20;
 

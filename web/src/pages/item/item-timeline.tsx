@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
-import type { HistoryEntry, WorkItem } from '../../../src/work/api-contract.ts';
-import { api, type ApiProblem, toProblem } from '../lib/api.ts';
+import type { HistoryEntry, WorkItem } from '../../../../src/work/api-contract.ts';
+import { api, type ApiProblem, toProblem } from '../../lib/api.ts';
 import {
   type Comment,
   commentsPath,
@@ -11,18 +11,18 @@ import {
   type Question,
   readComments,
   REVIEW,
-} from '../lib/conversation.ts';
-import { formatDateTime } from '../lib/format.ts';
-import { useLive } from '../lib/live.ts';
-import { useProjects } from '../lib/projects.ts';
-import { useSession } from '../lib/session.ts';
-import { useLoad } from '../lib/use-load.ts';
+} from '../../lib/conversation.ts';
+import { formatDateTime } from '../../lib/format.ts';
+import { useLive } from '../../lib/live.ts';
+import { useProjects } from '../../lib/projects.ts';
+import { useSession } from '../../lib/session.ts';
+import { useLoad } from '../../lib/use-load.ts';
 import { CommentBox } from './comment-box.tsx';
 import { HistoryLine } from './item-history.tsx';
-import { ExternalLink, LinkedText } from './linked-text.tsx';
-import { ProblemMessage } from './problem-message.tsx';
-import { UserText } from './user-text.tsx';
-import { CONVERSATION_EVENTS } from '../lib/event-names.ts';
+import { ExternalLink, LinkedText } from '../../components/linked-text.tsx';
+import { ProblemMessage } from '../../components/problem-message.tsx';
+import { UserText } from '../../components/user-text.tsx';
+import { CONVERSATION_EVENTS } from '../../lib/event-names.ts';
 
 // The item's one timeline: what people and agents said (comments, questions, answers) and what
 // happened to it (the history's moves and edits), interleaved by time, oldest first. Comments
