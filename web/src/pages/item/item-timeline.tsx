@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import type { HistoryEntry, WorkItem } from '../../../../src/work/api-contract.ts';
-import { api, type ApiProblem, toProblem } from '../../lib/api.ts';
+import { api, toProblem } from '../../lib/api.ts';
 import {
   type Comment,
   commentsPath,
@@ -17,6 +17,7 @@ import { useLive } from '../../lib/live.ts';
 import { useProjects } from '../../lib/projects.ts';
 import { useSession } from '../../lib/session.ts';
 import { useLoad } from '../../lib/use-load.ts';
+import { useSubmit } from '../../lib/use-submit.ts';
 import { CommentBox } from './comment-box.tsx';
 import { HistoryLine } from './item-history.tsx';
 import { ExternalLink, LinkedText } from '../../components/linked-text.tsx';
@@ -95,7 +96,7 @@ export function ItemTimeline({ item, questions, deleted }: { item: WorkItem; que
   const [pages, setPages] = useState(1);
   // Comments do not move the item's version: a comment event reads the timeline again.
   const [tick, setTick] = useState(0);
-  const [problem, setProblem] = useState<ApiProblem | null>(null);
+  const { problem, run } = useSubmit();
   const id = item.id;
   const data = useLoad(`${id}#${item.version}#${tick}#${pages}`, async (signal) => {
     // The moves still show when the comments cannot be read, and the other way round.
@@ -127,13 +128,10 @@ export function ItemTimeline({ item, questions, deleted }: { item: WorkItem; que
   });
 
   const remove = async (c: Comment) => {
-    setProblem(null);
-    try {
+    await run(async () => {
       await api('DELETE', `${commentsPath(id)}/${encodeURIComponent(c.id)}`);
       setTick((t) => t + 1);
-    } catch (err) {
-      setProblem(toProblem(err));
-    }
+    });
   };
 
   const mayDelete = !deleted && mayDeleteComment(session);
