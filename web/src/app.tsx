@@ -9,17 +9,17 @@ import { mayAnswer } from './lib/conversation.ts';
 import { useNeedsYouCount } from './lib/needs-you.ts';
 import type { Access } from '../../src/auth/roles.ts';
 import { AgentsPage } from './pages/agents.tsx';
-import { BoardPage } from './pages/board.tsx';
-import { DashboardPage } from './pages/dashboard.tsx';
+import { BoardPage } from './pages/board/board.tsx';
+import { DashboardPage } from './pages/dashboard/dashboard.tsx';
 import { ClassifyPage } from './pages/classify.tsx';
-import { ItemPage } from './pages/item.tsx';
-import { MailboxPage } from './pages/mailbox.tsx';
+import { ItemPage } from './pages/item/item.tsx';
+import { MailboxPage } from './pages/mailbox/mailbox.tsx';
 import { MailboxesPage } from './pages/mailboxes.tsx';
-import { NeedsYouPage } from './pages/needs-you.tsx';
-import { ProjectsPage } from './pages/projects.tsx';
+import { NeedsYouPage } from './pages/needs-you/needs-you.tsx';
+import { ProjectsPage } from './pages/projects/projects.tsx';
 import { SignInPage } from './pages/sign-in.tsx';
 import { SubmitPage } from './pages/submit.tsx';
-import { TokensPage } from './pages/tokens.tsx';
+import { TokensPage } from './pages/tokens/tokens.tsx';
 
 // Each page shows in the menu only for the roles whose requests it makes.
 // The dashboard comes first, so it is the landing page of everyone who may read. Needs you is

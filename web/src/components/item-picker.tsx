@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { WorkItemSummary } from '../../../src/work/api-contract.ts';
-import { type ApiProblem, api, toProblem, withQuery } from '../lib/api.ts';
+import { api, withQuery } from '../lib/api.ts';
+import { useSubmit } from '../lib/use-submit.ts';
 import { itemIdIn } from '../lib/relations.ts';
 import { ProblemMessage } from './problem-message.tsx';
 import { StatusBadge } from './status-badge.tsx';
@@ -55,8 +56,7 @@ export function ItemPicker(props: {
 }) {
   const [text, setText] = useState('');
   const [results, setResults] = useState<Picked[] | null>(null);
-  const [problem, setProblem] = useState<ApiProblem | null>(null);
-  const [busy, setBusy] = useState(false);
+  const { busy, problem, run } = useSubmit();
   const items = useItems(props.value);
   const excluded = new Set([...(props.exclude ?? []), ...props.value]);
 
@@ -70,9 +70,7 @@ export function ItemPicker(props: {
   const find = async () => {
     const query = text.trim();
     if (query === '') return;
-    setBusy(true);
-    setProblem(null);
-    try {
+    await run(async () => {
       const id = itemIdIn(query);
       if (id !== null) {
         if (excluded.has(id)) {
@@ -90,11 +88,7 @@ export function ItemPicker(props: {
           .filter((item) => words.every((w) => `${item.description} ${item.type}`.toLowerCase().includes(w)))
           .slice(0, RESULTS),
       );
-    } catch (err) {
-      setProblem(toProblem(err));
-    } finally {
-      setBusy(false);
-    }
+    });
   };
 
   return (

@@ -8,6 +8,7 @@ import { useLoad } from '../lib/use-load.ts';
 import { ProblemMessage } from './problem-message.tsx';
 import { StatusBadge } from './status-badge.tsx';
 import { UserText } from './user-text.tsx';
+import { WORK_EVENTS } from '../lib/event-names.ts';
 
 // The item page's "Plan" card: the parent, the children with a progress bar, what
 // the item waits on and what waits on it, each linked, with its status. Kept out of the item
@@ -81,8 +82,8 @@ export function ItemRelations({ item, mayAdd = false }: { item: Shown; mayAdd?: 
   ]);
   useLive((e) => {
     if (e.type === 'resync') return related.reload();
-    if (e.type !== 'work.created' && e.type !== 'work.updated' && e.type !== 'work.deleted') return;
-    const parentOf = e.type === 'work.deleted' ? null : relationsOf(e.data).parent_id;
+    if (e.type !== WORK_EVENTS.created && e.type !== WORK_EVENTS.updated && e.type !== WORK_EVENTS.deleted) return;
+    const parentOf = e.type === WORK_EVENTS.deleted ? null : relationsOf(e.data).parent_id;
     if (shown.current.has(e.data.id) || parentOf === item.id) related.reload();
   });
 

@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { type ApiProblem, toProblem } from '../lib/api.ts';
 import { type AnswerBody, answerQuestion, isReview, type Question, REVIEW } from '../lib/conversation.ts';
 import { formatDateTime, formatWaited } from '../lib/format.ts';
+import { useSubmit } from '../lib/use-submit.ts';
 import { LinkedText } from './linked-text.tsx';
 import { ProblemMessage } from './problem-message.tsx';
 import { UserText, visibleBidi } from './user-text.tsx';
@@ -43,27 +43,23 @@ export function OpenQuestion(props: {
   const [confirming, setConfirming] = useState(false);
   // Where focus goes when the review's buttons come back (from the confirmation or the return form).
   const [refocus, setRefocus] = useState<ReviewButton | null>(null);
-  const [busy, setBusy] = useState(false);
-  const [problem, setProblem] = useState<ApiProblem | null>(null);
+  const { busy, problem, run } = useSubmit();
   const headingId = `question-${q.id}`;
 
   const send = async (body: AnswerBody) => {
-    setBusy(true);
-    setProblem(null);
-    try {
-      await answerQuestion(q, body);
-      setText('');
-      setReturning(false);
-      setConfirming(false);
-      props.onAnswered();
-    } catch (err) {
-      const p = toProblem(err);
-      setProblem(p);
-      // answered by someone else meanwhile: show where things are now
-      if (p.status === 409) props.onAnswered();
-    } finally {
-      setBusy(false);
-    }
+    await run(
+      async () => {
+        await answerQuestion(q, body);
+        setText('');
+        setReturning(false);
+        setConfirming(false);
+        props.onAnswered();
+      },
+      (p) => {
+        // answered by someone else meanwhile: show where things are now
+        if (p.status === 409) props.onAnswered();
+      },
+    );
   };
 
   return (

@@ -3,6 +3,7 @@ import { api } from './api.ts';
 import { type Question, questionsPath } from './conversation.ts';
 import { useLive } from './live.ts';
 import { type Loaded, useLoad } from './use-load.ts';
+import { CONVERSATION_EVENTS } from './event-names.ts';
 
 // An item's questions, read once for its whole page: the open question's card at the top and the
 // timeline (which tells a review's comments by them) share this one read. It starts with the
@@ -21,7 +22,7 @@ export function useItemQuestions(id: string, version: number | undefined): Loade
     if (seen.current === undefined || version > seen.current) seen.current = version;
   }, [version]);
   useLive((e) => {
-    if (((e.type === 'question.asked' || e.type === 'question.answered' || e.type === 'question.moot') && e.data.work_item_id === id) || e.type === 'resync') {
+    if (((e.type === CONVERSATION_EVENTS.asked || e.type === CONVERSATION_EVENTS.answered || e.type === CONVERSATION_EVENTS.moot) && e.data.work_item_id === id) || e.type === 'resync') {
       setTick((t) => t + 1);
     }
   });

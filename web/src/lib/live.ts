@@ -1,6 +1,8 @@
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useRef } from 'preact/hooks';
 import type { Project, WorkItemSummary } from '../../../src/work/api-contract.ts';
 import type { Comment, Question } from './conversation.ts';
+import { CONVERSATION_EVENTS, PROJECT_EVENTS, STREAM_EVENTS, WORK_EVENTS } from './event-names.ts';
+import { createStore, useStore } from './store.ts';
 
 // One EventSource for the whole page. After a dropped connection EventSource reconnects by
 // itself and sends Last-Event-ID, so the server replays what was missed. Two cases it cannot
@@ -12,45 +14,41 @@ import type { Comment, Question } from './conversation.ts';
 // what the views hold belongs to another log, so they reload, and the stream goes on from there.
 
 export type LiveEvent =
-  | { type: 'work.created'; data: WorkItemSummary }
-  | { type: 'work.updated'; data: WorkItemSummary }
-  | { type: 'work.deleted'; data: { id: string } }
-  | { type: 'project.created'; data: Project }
-  | { type: 'project.updated'; data: Project }
-  | { type: 'question.asked'; data: Question }
-  | { type: 'question.answered'; data: Question }
-  | { type: 'question.moot'; data: Question }
-  | { type: 'work.commented'; data: Comment }
+  | { type: typeof WORK_EVENTS.created; data: WorkItemSummary }
+  | { type: typeof WORK_EVENTS.updated; data: WorkItemSummary }
+  | { type: typeof WORK_EVENTS.deleted; data: { id: string } }
+  | { type: typeof PROJECT_EVENTS.created; data: Project }
+  | { type: typeof PROJECT_EVENTS.updated; data: Project }
+  | { type: typeof CONVERSATION_EVENTS.asked; data: Question }
+  | { type: typeof CONVERSATION_EVENTS.answered; data: Question }
+  | { type: typeof CONVERSATION_EVENTS.moot; data: Question }
+  | { type: typeof CONVERSATION_EVENTS.commented; data: Comment }
   | { type: 'resync' };
 
 export type LiveState = 'connecting' | 'live' | 'offline';
 
 const EVENT_TYPES = [
-  'work.created',
-  'work.updated',
-  'work.deleted',
-  'project.created',
-  'project.updated',
-  'question.asked',
-  'question.answered',
-  'question.moot',
-  'work.commented',
+  WORK_EVENTS.created,
+  WORK_EVENTS.updated,
+  WORK_EVENTS.deleted,
+  PROJECT_EVENTS.created,
+  PROJECT_EVENTS.updated,
+  CONVERSATION_EVENTS.asked,
+  CONVERSATION_EVENTS.answered,
+  CONVERSATION_EVENTS.moot,
+  CONVERSATION_EVENTS.commented,
 ] as const;
 
 type Listener = (e: LiveEvent) => void;
 const listeners = new Set<Listener>();
-const stateListeners = new Set<(s: LiveState) => void>();
-let state: LiveState = 'connecting';
+const liveState = createStore<LiveState>('connecting');
 let source: EventSource | null = null;
 let retryTimer: ReturnType<typeof setTimeout> | undefined;
 let lastEventId: string | null = null;
 let interrupted = false;
 let reopened = false;
 
-function setState(next: LiveState) {
-  state = next;
-  for (const l of stateListeners) l(next);
-}
+const setState = liveState.set;
 
 function emit(e: LiveEvent) {
   for (const l of listeners) l(e);
@@ -83,7 +81,7 @@ function connect(delayMs: number) {
         setState('connecting');
       }
     };
-    es.addEventListener('reset', (msg: MessageEvent<string>) => {
+    es.addEventListener(STREAM_EVENTS.reset, (msg: MessageEvent<string>) => {
       if (msg.lastEventId !== '') lastEventId = msg.lastEventId;
       emit({ type: 'resync' });
     });
@@ -138,13 +136,5 @@ export function useLive(onEvent: Listener): void {
 }
 
 export function useLiveState(): LiveState {
-  const [s, setS] = useState(state);
-  useEffect(() => {
-    stateListeners.add(setS);
-    setS(state);
-    return () => {
-      stateListeners.delete(setS);
-    };
-  }, []);
-  return s;
+  return useStore(liveState);
 }

@@ -1,6 +1,8 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api } from './api.ts';
 import { onLive } from './live.ts';
+import { createStore } from './store.ts';
+import { CONVERSATION_EVENTS } from './event-names.ts';
 
 // How many questions and reviews wait for a person: the menu's badge. One count for the page,
 // read from GET /questions/counts while someone who answers is signed in, and read again when
@@ -8,17 +10,12 @@ import { onLive } from './live.ts';
 
 const COALESCE_MS = 150;
 
-let count: number | null = null;
+const count = createStore<number | null>(null);
 let users = 0;
 let timer: ReturnType<typeof setTimeout> | undefined;
 let inflight = false;
 let again = false;
-const subscribers = new Set<(n: number | null) => void>();
-
-function publish(n: number | null) {
-  count = n;
-  for (const s of subscribers) s(n);
-}
+const publish = count.set;
 
 async function read(): Promise<void> {
   if (inflight) {
@@ -51,19 +48,19 @@ export function refreshNeedsYou(): void {
 }
 
 onLive((e) => {
-  if (e.type === 'question.asked' || e.type === 'question.answered' || e.type === 'question.moot' || e.type === 'resync') refreshNeedsYou();
+  if (e.type === CONVERSATION_EVENTS.asked || e.type === CONVERSATION_EVENTS.answered || e.type === CONVERSATION_EVENTS.moot || e.type === 'resync') refreshNeedsYou();
 });
 
 /** The open count, null until read; `enabled` false (a caller who answers nothing) reads nothing. */
 export function useNeedsYouCount(enabled: boolean): number | null {
-  const [n, setN] = useState(enabled ? count : null);
+  const [n, setN] = useState(enabled ? count.get() : null);
   useEffect(() => {
     if (!enabled) return undefined;
-    subscribers.add(setN);
+    const stop = count.subscribe(setN);
     users += 1;
     void read();
     return () => {
-      subscribers.delete(setN);
+      stop();
       users -= 1;
       if (users === 0) publish(null);
     };

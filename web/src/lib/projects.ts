@@ -1,26 +1,27 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect } from 'preact/hooks';
 import { api } from './api.ts';
 import { onLive } from './live.ts';
+import { createStore, useStore } from './store.ts';
 import type { Project } from '../../../src/work/api-contract.ts';
+import { PROJECT_EVENTS } from './event-names.ts';
 
 // Projects are few and named on many screens, so the page keeps one list, loaded once and kept
 // current by the live stream.
 
-let cache: Project[] | null = null;
+const projects = createStore<Project[] | null>(null);
 let inflight: Promise<Project[]> | null = null;
-const subscribers = new Set<(p: Project[]) => void>();
 
 function publish(list: Project[]) {
-  cache = [...list].sort((a, b) => a.name.localeCompare(b.name));
-  for (const s of subscribers) s(cache);
+  projects.set([...list].sort((a, b) => a.name.localeCompare(b.name)));
 }
 
 onLive((e) => {
-  if (e.type === 'project.created' || e.type === 'project.updated') upsertProject(e.data);
-  if (e.type === 'resync' && cache) loadProjects(true).catch(() => undefined);
+  if (e.type === PROJECT_EVENTS.created || e.type === PROJECT_EVENTS.updated) upsertProject(e.data);
+  if (e.type === 'resync' && projects.get()) loadProjects(true).catch(() => undefined);
 });
 
 export function loadProjects(force = false): Promise<Project[]> {
+  const cache = projects.get();
   if (cache && !force) return Promise.resolve(cache);
   inflight ??= api<Project[]>('GET', '/projects')
     .then((r) => {
@@ -35,18 +36,15 @@ export function loadProjects(force = false): Promise<Project[]> {
 
 export function upsertProject(p: Project): void {
   // Before the first load a lone project would pass for the whole list.
+  const cache = projects.get();
   if (cache === null) return;
   publish([...cache.filter((x) => x.id !== p.id), p]);
 }
 
 export function useProjects(): Project[] | null {
-  const [list, setList] = useState(cache);
+  const list = useStore(projects);
   useEffect(() => {
-    subscribers.add(setList);
     loadProjects().catch(() => undefined);
-    return () => {
-      subscribers.delete(setList);
-    };
   }, []);
   return list;
 }

@@ -1,6 +1,6 @@
-import { useEffect, useState } from 'preact/hooks';
 import type { AuthMode } from '../../../src/shared/config/auth-modes.ts';
 import { type Access, CSRF_HEADER, type Role, roleMay } from '../../../src/auth/roles.ts';
+import { createStore, useStore } from './store.ts';
 
 // Who the browser is signed in as. With AUTH=tokens the page never holds a token: it trades
 // one for an HttpOnly session cookie (POST /session) and from then on the browser sends the
@@ -20,16 +20,11 @@ export interface SessionState {
   principal: Principal | null;
 }
 
-let state: SessionState = { auth: null, principal: null };
-const listeners = new Set<(s: SessionState) => void>();
-
-function set(next: SessionState): void {
-  state = next;
-  for (const listener of listeners) listener(next);
-}
+const session = createStore<SessionState>({ auth: null, principal: null });
+const set = session.set;
 
 export function currentSession(): SessionState {
-  return state;
+  return session.get();
 }
 
 /** Headers every request of the page carries: the CSRF header proves it comes from this page. */
@@ -55,7 +50,7 @@ export async function loadSession(): Promise<SessionState> {
   } catch {
     // offline: the live indicator says so; try again on the next 401 or reload
   }
-  return state;
+  return session.get();
 }
 
 export class SignInRefused extends Error {
@@ -84,24 +79,17 @@ export async function signIn(token: string): Promise<Principal> {
 
 export async function signOut(): Promise<void> {
   await send('DELETE').catch(() => undefined);
-  set({ auth: state.auth, principal: null });
+  set({ auth: session.get().auth, principal: null });
 }
 
 /** The API answered 401: the session ended (revoked, expired, signed out elsewhere). */
 export function sessionEnded(): void {
+  const state = session.get();
   if (state.auth === 'tokens' && state.principal !== null) set({ auth: 'tokens', principal: null });
 }
 
 export function useSession(): SessionState {
-  const [s, setS] = useState(state);
-  useEffect(() => {
-    listeners.add(setS);
-    setS(state);
-    return () => {
-      listeners.delete(setS);
-    };
-  }, []);
-  return s;
+  return useStore(session);
 }
 
 /** Whether the signed-in caller may use routes of this access level; everyone may with AUTH=off. */

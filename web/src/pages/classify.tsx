@@ -1,10 +1,11 @@
 import { useState } from 'preact/hooks';
 import { ProblemMessage } from '../components/problem-message.tsx';
 import { UserText } from '../components/user-text.tsx';
-import { api, type ApiProblem, toProblem } from '../lib/api.ts';
+import { api } from '../lib/api.ts';
 import { type Classification, emailSourceOf, emailTaskBody, PRIORITY_OF } from '../lib/email-task.ts';
 import { href } from '../lib/router.ts';
 import { can, useSession } from '../lib/session.ts';
+import { useSubmit } from '../lib/use-submit.ts';
 import type { WorkItemSummary } from '../../../src/work/api-contract.ts';
 
 type Mode = 'simple' | 'graph';
@@ -15,8 +16,7 @@ export function ClassifyPage() {
   const [body, setBody] = useState('');
   const [graph, setGraph] = useState('');
   const [inputError, setInputError] = useState<string | null>(null);
-  const [problem, setProblem] = useState<ApiProblem | null>(null);
-  const [busy, setBusy] = useState(false);
+  const { busy, problem, run } = useSubmit();
   const [result, setResult] = useState<{ request: Record<string, unknown>; c: Classification } | null>(null);
 
   const request = (): Record<string, unknown> | string => {
@@ -44,17 +44,13 @@ export function ClassifyPage() {
       return;
     }
     setInputError(null);
-    setProblem(null);
-    setBusy(true);
-    try {
-      const r = await api<Classification>('POST', '/ui-api/classify', req);
-      setResult({ request: req, c: r.data });
-    } catch (err) {
-      setProblem(toProblem(err));
-      setResult(null);
-    } finally {
-      setBusy(false);
-    }
+    await run(
+      async () => {
+        const r = await api<Classification>('POST', '/ui-api/classify', req);
+        setResult({ request: req, c: r.data });
+      },
+      () => setResult(null),
+    );
   };
 
   return (
@@ -121,20 +117,13 @@ export function ClassifyPage() {
 function ClassificationResult({ request, c }: { request: Record<string, unknown>; c: Classification }) {
   const session = useSession();
   const [created, setCreated] = useState<WorkItemSummary | null>(null);
-  const [problem, setProblem] = useState<ApiProblem | null>(null);
-  const [busy, setBusy] = useState(false);
+  const { busy, problem, run } = useSubmit();
 
   const createItem = async () => {
-    setBusy(true);
-    setProblem(null);
-    try {
+    await run(async () => {
       const r = await api<WorkItemSummary>('POST', '/work', emailTaskBody(c, emailSourceOf(request)));
       setCreated(r.data);
-    } catch (err) {
-      setProblem(toProblem(err));
-    } finally {
-      setBusy(false);
-    }
+    });
   };
 
   const d = c.details;

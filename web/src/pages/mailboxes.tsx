@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { ProblemMessage } from '../components/problem-message.tsx';
-import { api, type ApiProblem, toProblem } from '../lib/api.ts';
+import { api } from '../lib/api.ts';
+import { useSubmit } from '../lib/use-submit.ts';
 import { formatAgo, formatDateTime } from '../lib/format.ts';
 import { useProjects } from '../lib/projects.ts';
 import { href, navigate } from '../lib/router.ts';
@@ -130,17 +131,14 @@ function AddMailbox(props: { onAdded: (id: string) => void }) {
   const [form, setForm] = useState({ name: '', host: '', port: '', tls: 'tls', username: '', secret: '', folder: '', since: '', project_id: '', tenant_id: '', client_id: '', address: '' });
   const [secretKind, setSecretKind] = useState<Secret>('password');
   const [enabled, setEnabled] = useState(true);
-  const [busy, setBusy] = useState(false);
-  const [problem, setProblem] = useState<ApiProblem | null>(null);
+  const { busy, problem, run } = useSubmit();
   const [tested, setTested] = useState<{ id: string; result: ConnectionTest } | null>(null);
   const set = (field: keyof typeof form) => (e: { currentTarget: { value: string } }) => setForm({ ...form, [field]: e.currentTarget.value });
 
   const submit = async (e: Event) => {
     e.preventDefault();
-    setBusy(true);
-    setProblem(null);
     setTested(null);
-    try {
+    await run(async () => {
       const body: Record<string, unknown> =
         kind === 'imap'
           ? { name: form.name.trim(), kind, host: form.host.trim(), tls: form.tls, username: form.username.trim(), [secretKind]: form.secret, enabled }
@@ -154,11 +152,7 @@ function AddMailbox(props: { onAdded: (id: string) => void }) {
       setForm({ ...form, secret: '' });
       if (result.data.ok) props.onAdded(created.data.id);
       else setTested({ id: created.data.id, result: result.data });
-    } catch (err) {
-      setProblem(toProblem(err));
-    } finally {
-      setBusy(false);
-    }
+    });
   };
 
   return (

@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
 import { ProblemMessage } from '../components/problem-message.tsx';
-import { api, type ApiProblem, toProblem } from '../lib/api.ts';
+import { api } from '../lib/api.ts';
+import { useSubmit } from '../lib/use-submit.ts';
 import { fromLocalInput } from '../lib/format.ts';
 import { checkPayload } from '../lib/payload.ts';
 import { useProjects } from '../lib/projects.ts';
@@ -32,8 +33,7 @@ export function SubmitPage({ params }: { params: URLSearchParams }) {
   // "Add a sub-item" on an item page opens this form with the parent chosen.
   const [parentId, setParentId] = useState(itemIdIn(params.get('parent_id') ?? '') ?? '');
   const [dependsOn, setDependsOn] = useState<string[]>([]);
-  const [problem, setProblem] = useState<ApiProblem | null>(null);
-  const [busy, setBusy] = useState(false);
+  const { busy, problem, run } = useSubmit();
 
   const fieldError = (field: string) => problem?.errors.find((e) => e.field === field || e.field === `/${field}`)?.message;
 
@@ -46,9 +46,7 @@ export function SubmitPage({ params }: { params: URLSearchParams }) {
       return;
     }
     setPayloadError(null);
-    setProblem(null);
-    setBusy(true);
-    try {
+    await run(async () => {
       const body: Record<string, unknown> = {
         type: type.trim(),
         description,
@@ -65,11 +63,7 @@ export function SubmitPage({ params }: { params: URLSearchParams }) {
       if (dependsOn.length > 0) body.depends_on = dependsOn;
       const r = await api<WorkItemSummary>('POST', '/work', body);
       navigate(href(`/items/${r.data.id}`));
-    } catch (err) {
-      setProblem(toProblem(err));
-    } finally {
-      setBusy(false);
-    }
+    });
   };
 
   return (

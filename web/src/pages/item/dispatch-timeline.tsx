@@ -1,5 +1,5 @@
-import { formatDateTime } from '../lib/format.ts';
-import type { DispatchEntry, DispatchReason, Outcome } from '../../../src/work/api-contract.ts';
+import { formatDateTime } from '../../lib/format.ts';
+import type { DispatchEntry, DispatchReason, Outcome } from '../../../../src/work/api-contract.ts';
 
 const REASON_LABELS = {
   completed: 'completed',

@@ -1,10 +1,10 @@
 import type { ComponentChildren } from 'preact';
-import type { HistoryEntry } from '../../../src/work/api-contract.ts';
-import { formatDateTime, formatSeconds, statusLabel } from '../lib/format.ts';
-import { projectName } from '../lib/projects.ts';
-import { href } from '../lib/router.ts';
-import type { Project } from '../../../src/work/api-contract.ts';
-import { UserText } from './user-text.tsx';
+import type { HistoryEntry } from '../../../../src/work/api-contract.ts';
+import { formatDateTime, formatSeconds, statusLabel } from '../../lib/format.ts';
+import { projectName } from '../../lib/projects.ts';
+import { href } from '../../lib/router.ts';
+import type { Project } from '../../../../src/work/api-contract.ts';
+import { UserText } from '../../components/user-text.tsx';
 
 // The audit trail in the words and local times the rest of the item page uses: "Picked up by
 // codex-1 (agent): Status: dispatched → in progress; Lease: until 26 Nov 2026, 03:24:57", not

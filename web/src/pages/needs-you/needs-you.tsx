@@ -1,18 +1,19 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { OpenQuestion } from '../components/open-question.tsx';
-import { ProblemMessage } from '../components/problem-message.tsx';
-import { readReviewWork, type ReviewWork, ReviewWorkSummary } from '../components/review-work.tsx';
-import { UserText, visibleBidi } from '../components/user-text.tsx';
-import { api, withQuery } from '../lib/api.ts';
-import { type InboxEntry, isOwnReview, isReview, mayAnswer } from '../lib/conversation.ts';
-import { formatDateTime, formatDuration } from '../lib/format.ts';
-import { useLive } from '../lib/live.ts';
-import { refreshNeedsYou } from '../lib/needs-you.ts';
-import { projectName, useProjects } from '../lib/projects.ts';
-import { href, navigate } from '../lib/router.ts';
-import { useSession } from '../lib/session.ts';
-import { useLoad } from '../lib/use-load.ts';
-import { USER_PATTERN } from '../lib/user.ts';
+import { OpenQuestion } from '../../components/open-question.tsx';
+import { ProblemMessage } from '../../components/problem-message.tsx';
+import { readReviewWork, type ReviewWork, ReviewWorkSummary } from './review-work.tsx';
+import { UserText, visibleBidi } from '../../components/user-text.tsx';
+import { api, withQuery } from '../../lib/api.ts';
+import { type InboxEntry, isOwnReview, isReview, mayAnswer } from '../../lib/conversation.ts';
+import { formatDateTime, formatDuration } from '../../lib/format.ts';
+import { useLive } from '../../lib/live.ts';
+import { refreshNeedsYou } from '../../lib/needs-you.ts';
+import { projectName, useProjects } from '../../lib/projects.ts';
+import { href, navigate } from '../../lib/router.ts';
+import { useSession } from '../../lib/session.ts';
+import { useLoad } from '../../lib/use-load.ts';
+import { USER_PATTERN } from '../../lib/user.ts';
+import { CONVERSATION_EVENTS } from '../../lib/event-names.ts';
 
 // Needs you: what agents are waiting on a person for, the questions and the reviews, oldest
 // first, each answerable where it stands. "Answered" shows the latest answers, newest first.
@@ -74,7 +75,7 @@ export function NeedsYouPage({ params }: { params: URLSearchParams }) {
     (links[Math.min(at, links.length - 1)] ?? document.getElementById('needs-you-title'))?.focus();
   }, [list.data, list.loading]);
   useLive((e) => {
-    if (e.type === 'question.asked' || e.type === 'question.answered' || e.type === 'question.moot' || e.type === 'resync') list.reload();
+    if (e.type === CONVERSATION_EVENTS.asked || e.type === CONVERSATION_EVENTS.answered || e.type === CONVERSATION_EVENTS.moot || e.type === 'resync') list.reload();
   });
   const go = (next: Record<string, string>) => {
     const p = new URLSearchParams({ ...(answered ? { status: 'answered' } : {}), ...kept, ...next });

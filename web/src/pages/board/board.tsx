@@ -1,9 +1,9 @@
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
-import { BoardFiltersForm } from '../components/board-filters.tsx';
-import { ItemTable } from '../components/item-table.tsx';
-import { ProblemMessage } from '../components/problem-message.tsx';
-import { StatusCounts } from '../components/status-counts.tsx';
-import { api, withQuery } from '../lib/api.ts';
+import { BoardFiltersForm } from './board-filters.tsx';
+import { ItemTable } from '../../components/item-table.tsx';
+import { ProblemMessage } from '../../components/problem-message.tsx';
+import { StatusCounts } from './status-counts.tsx';
+import { api, withQuery } from '../../lib/api.ts';
 import {
   type BoardFilters,
   compareItems,
@@ -12,12 +12,13 @@ import {
   filtersToParams,
   listQuery,
   matches,
-} from '../lib/filters.ts';
-import { type LiveEvent, useLive } from '../lib/live.ts';
-import { href, navigate } from '../lib/router.ts';
-import { can, useSession } from '../lib/session.ts';
-import { useLoad } from '../lib/use-load.ts';
-import type { StatusCounts as Counts, WorkItemSummary } from '../../../src/work/api-contract.ts';
+} from '../../lib/filters.ts';
+import { type LiveEvent, useLive } from '../../lib/live.ts';
+import { href, navigate } from '../../lib/router.ts';
+import { can, useSession } from '../../lib/session.ts';
+import { useLoad } from '../../lib/use-load.ts';
+import type { StatusCounts as Counts, WorkItemSummary } from '../../../../src/work/api-contract.ts';
+import { WORK_EVENTS } from '../../lib/event-names.ts';
 
 interface Page {
   items: WorkItemSummary[];
@@ -81,7 +82,7 @@ export function BoardPage({ params }: { params: URLSearchParams }) {
       counts.reload();
       return;
     }
-    if (e.type !== 'work.created' && e.type !== 'work.updated' && e.type !== 'work.deleted') return;
+    if (e.type !== WORK_EVENTS.created && e.type !== WORK_EVENTS.updated && e.type !== WORK_EVENTS.deleted) return;
     refreshCounts();
     const current = pageRef.current;
     if (!current || loadingRef.current) {
@@ -159,7 +160,7 @@ export function BoardPage({ params }: { params: URLSearchParams }) {
   );
 }
 
-type WorkEvent = Extract<LiveEvent, { type: 'work.created' | 'work.updated' | 'work.deleted' }>;
+type WorkEvent = Extract<LiveEvent, { type: (typeof WORK_EVENTS)[keyof typeof WORK_EVENTS] }>;
 
 interface Folded {
   page: Page;
@@ -174,7 +175,7 @@ interface Folded {
  * an item that stops matching stays, dimmed, rather than vanishing under the pointer.
  */
 function applyLive(page: Page, f: BoardFilters, e: WorkEvent): Folded {
-  if (e.type === 'work.deleted') {
+  if (e.type === WORK_EVENTS.deleted) {
     return { page: { ...page, items: page.items.filter((i) => i.id !== e.data.id) }, staleId: null, isStale: false };
   }
   const item = e.data;

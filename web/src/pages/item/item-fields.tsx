@@ -1,14 +1,14 @@
 import { useState } from 'preact/hooks';
-import type { Project, WorkItem } from '../../../src/work/api-contract.ts';
-import { formatDateTime } from '../lib/format.ts';
-import { projectName } from '../lib/projects.ts';
-import { href } from '../lib/router.ts';
-import type { ChangeResult } from '../lib/use-item-change.ts';
-import { ChangeFeedback, type Feedback } from './change-feedback.tsx';
+import type { Project, WorkItem } from '../../../../src/work/api-contract.ts';
+import { formatDateTime } from '../../lib/format.ts';
+import { projectName } from '../../lib/projects.ts';
+import { href } from '../../lib/router.ts';
+import type { ChangeResult } from '../../lib/use-item-change.ts';
+import { ChangeFeedback, type Feedback } from '../../components/change-feedback.tsx';
 import { ItemEditor } from './item-editor.tsx';
-import { LoopFields } from './loop-fields.tsx';
-import { StatusBadge } from './status-badge.tsx';
-import { UserText } from './user-text.tsx';
+import { LoopFields } from '../../components/loop-fields.tsx';
+import { StatusBadge } from '../../components/status-badge.tsx';
+import { UserText } from '../../components/user-text.tsx';
 
 // The item's fields, and the editor that changes those an open item can still change.
 

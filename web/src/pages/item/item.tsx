@@ -1,27 +1,28 @@
 import { useRef, useState } from 'preact/hooks';
-import { ChangeFeedback } from '../components/change-feedback.tsx';
-import { DispatchTimeline } from '../components/dispatch-timeline.tsx';
-import { ItemActions } from '../components/item-actions.tsx';
-import { ItemFields } from '../components/item-fields.tsx';
-import { ItemQuestion, openQuestionOf } from '../components/item-question.tsx';
-import { ItemTimeline } from '../components/item-timeline.tsx';
-import { ItemRelations } from '../components/item-relations.tsx';
-import { Modal } from '../components/modal.tsx';
-import { NotesEditor } from '../components/notes-editor.tsx';
-import { ProblemMessage } from '../components/problem-message.tsx';
-import { StatusBadge } from '../components/status-badge.tsx';
-import { UserText, visibleBidi } from '../components/user-text.tsx';
-import { api } from '../lib/api.ts';
-import { useItemQuestions } from '../lib/item-questions.ts';
-import { useLive } from '../lib/live.ts';
-import { projectName, useProjects } from '../lib/projects.ts';
-import { href, navigate } from '../lib/router.ts';
-import { can, mayChangeItem, useSession } from '../lib/session.ts';
-import { useItemChange } from '../lib/use-item-change.ts';
-import { useLoad } from '../lib/use-load.ts';
-import { useTitle } from '../lib/title.ts';
-import { isFinal } from '../../../src/work/items/lifecycle.ts';
-import type { WorkItem } from '../../../src/work/api-contract.ts';
+import { ChangeFeedback } from '../../components/change-feedback.tsx';
+import { DispatchTimeline } from './dispatch-timeline.tsx';
+import { ItemActions } from './item-actions.tsx';
+import { ItemFields } from './item-fields.tsx';
+import { ItemQuestion, openQuestionOf } from './item-question.tsx';
+import { ItemTimeline } from './item-timeline.tsx';
+import { ItemRelations } from '../../components/item-relations.tsx';
+import { Modal } from '../../components/modal.tsx';
+import { NotesEditor } from './notes-editor.tsx';
+import { ProblemMessage } from '../../components/problem-message.tsx';
+import { StatusBadge } from '../../components/status-badge.tsx';
+import { UserText, visibleBidi } from '../../components/user-text.tsx';
+import { api } from '../../lib/api.ts';
+import { useItemQuestions } from '../../lib/item-questions.ts';
+import { useLive } from '../../lib/live.ts';
+import { projectName, useProjects } from '../../lib/projects.ts';
+import { href, navigate } from '../../lib/router.ts';
+import { can, mayChangeItem, useSession } from '../../lib/session.ts';
+import { useItemChange } from '../../lib/use-item-change.ts';
+import { useLoad } from '../../lib/use-load.ts';
+import { useTitle } from '../../lib/title.ts';
+import { isFinal } from '../../../../src/work/items/lifecycle.ts';
+import type { WorkItem } from '../../../../src/work/api-contract.ts';
+import { WORK_EVENTS } from '../../lib/event-names.ts';
 
 export function ItemPage({ id }: { id: string }) {
   const session = useSession();
@@ -50,10 +51,10 @@ export function ItemPage({ id }: { id: string }) {
   const { busy } = change;
 
   useLive((e) => {
-    if ((e.type === 'work.updated' && e.data.id === id) || e.type === 'resync') {
+    if ((e.type === WORK_EVENTS.updated && e.data.id === id) || e.type === 'resync') {
       // the event carries no dispatch log, so read the item again
       item.reload();
-    } else if (e.type === 'work.deleted' && e.data.id === id) {
+    } else if (e.type === WORK_EVENTS.deleted && e.data.id === id) {
       setDeleted(true);
     }
   });

@@ -1,7 +1,7 @@
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
-import { COUNT_INCRS, countLabels, moneyFormat, period, steppedData, yRange } from '../lib/chart-axes.ts';
+import { COUNT_INCRS, countLabels, moneyFormat, period, steppedData, yRange } from '../../lib/chart-axes.ts';
 
 // A time series chart drawn by uPlot on a canvas, as wide as its container (a ResizeObserver
 // follows the container, so it fits a phone and a desktop alike). The numbers it draws are also

@@ -1,6 +1,6 @@
-import { statusLabel } from '../lib/format.ts';
-import type { WorkStatus, StatusCounts as Counts } from '../../../src/work/api-contract.ts';
-import { STATUSES } from '../lib/statuses.ts';
+import { statusLabel } from '../../lib/format.ts';
+import type { WorkStatus, StatusCounts as Counts } from '../../../../src/work/api-contract.ts';
+import { STATUSES } from '../../lib/statuses.ts';
 
 const number = new Intl.NumberFormat();
 

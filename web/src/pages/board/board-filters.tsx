@@ -1,11 +1,11 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { type BoardFilters, PAGE_SIZES } from '../lib/filters.ts';
-import { fromLocalInput, statusLabel, toLocalInput } from '../lib/format.ts';
-import { useProjects } from '../lib/projects.ts';
-import { href } from '../lib/router.ts';
-import type { WorkStatus } from '../../../src/work/api-contract.ts';
-import { STATUSES } from '../lib/statuses.ts';
-import { visibleBidi } from './user-text.tsx';
+import { type BoardFilters, PAGE_SIZES } from '../../lib/filters.ts';
+import { fromLocalInput, statusLabel, toLocalInput } from '../../lib/format.ts';
+import { useProjects } from '../../lib/projects.ts';
+import { href } from '../../lib/router.ts';
+import type { WorkStatus } from '../../../../src/work/api-contract.ts';
+import { STATUSES } from '../../lib/statuses.ts';
+import { visibleBidi } from '../../components/user-text.tsx';
 
 /** The board's filter form. Lists apply at once; typed fields apply on Enter or "Apply". */
 export function BoardFiltersForm(props: { filters: BoardFilters; onApply: (f: BoardFilters) => void }) {

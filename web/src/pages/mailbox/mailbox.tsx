@@ -1,14 +1,15 @@
 import { useState } from 'preact/hooks';
-import { ProblemMessage } from '../components/problem-message.tsx';
-import { RulesEditor } from '../components/rules-editor.tsx';
-import { ApiProblem, api, toProblem, withQuery } from '../lib/api.ts';
-import { formatDateTime } from '../lib/format.ts';
-import { href } from '../lib/router.ts';
-import { can, sessionHeaders, useSession } from '../lib/session.ts';
-import { useLoad } from '../lib/use-load.ts';
-import { useTitle } from '../lib/title.ts';
-import type { ConnectionTest, IntakeMessage, Mailbox, RoutingRule } from '../../../src/intake/schemas.ts';
-import { Backfill, MailboxState, TestResult, accountOf, useRefresh } from './mailboxes.tsx';
+import { ProblemMessage } from '../../components/problem-message.tsx';
+import { RulesEditor } from './rules-editor.tsx';
+import { ApiProblem, api, withQuery } from '../../lib/api.ts';
+import { useSubmit } from '../../lib/use-submit.ts';
+import { formatDateTime } from '../../lib/format.ts';
+import { href } from '../../lib/router.ts';
+import { can, sessionHeaders, useSession } from '../../lib/session.ts';
+import { useLoad } from '../../lib/use-load.ts';
+import { useTitle } from '../../lib/title.ts';
+import type { ConnectionTest, IntakeMessage, Mailbox, RoutingRule } from '../../../../src/intake/schemas.ts';
+import { Backfill, MailboxState, TestResult, accountOf, useRefresh } from '../mailboxes.tsx';
 
 const PAGE = 50;
 
@@ -18,24 +19,9 @@ export function MailboxPage({ id }: { id: string }) {
   const admin = can(session, 'admin');
   const mailbox = useLoad<Mailbox>(`mailbox ${id}`, async (signal) => (await api<Mailbox>('GET', `/mailboxes/${id}`, undefined, signal)).data);
   useRefresh(mailbox.reload);
-  const [problem, setProblem] = useState<ApiProblem | null>(null);
+  const { busy, problem, run } = useSubmit();
   const [tested, setTested] = useState<ConnectionTest | null>(null);
-  const [busy, setBusy] = useState(false);
 
-  /** True when it worked; a refusal shows in the page in the service's words. */
-  const run = async (work: () => Promise<void>): Promise<boolean> => {
-    setBusy(true);
-    setProblem(null);
-    try {
-      await work();
-      return true;
-    } catch (err) {
-      setProblem(toProblem(err));
-      return false;
-    } finally {
-      setBusy(false);
-    }
-  };
   const patch = (body: Record<string, unknown>) =>
     run(async () => {
       const updated = await api<Mailbox>('PATCH', `/mailboxes/${id}`, body);
@@ -106,9 +92,8 @@ const UPLOAD_TYPES: Record<string, string> = { eml: 'message/rfc822', mbox: 'app
 
 function ImportForm(props: { id: string; onQueued: () => void }) {
   const [file, setFile] = useState<File | null>(null);
-  const [busy, setBusy] = useState(false);
+  const { busy, problem, run } = useSubmit();
   const [queued, setQueued] = useState<number | null>(null);
-  const [problem, setProblem] = useState<ApiProblem | null>(null);
   return (
     <form
       class="card stack"
@@ -116,10 +101,8 @@ function ImportForm(props: { id: string; onQueued: () => void }) {
       onSubmit={async (e) => {
         e.preventDefault();
         if (!file) return;
-        setBusy(true);
-        setProblem(null);
         setQueued(null);
-        try {
+        await run(async () => {
           const extension = file.name.split('.').pop()?.toLowerCase() ?? '';
           const res = await fetch(`mailboxes/${props.id}/import`, {
             method: 'POST',
@@ -130,11 +113,7 @@ function ImportForm(props: { id: string; onQueued: () => void }) {
           if (!res.ok) throw new ApiProblem(body, res.status);
           setQueued(Number(body.queued));
           props.onQueued();
-        } catch (err) {
-          setProblem(toProblem(err));
-        } finally {
-          setBusy(false);
-        }
+        });
       }}
     >
       <h2>Import an export</h2>

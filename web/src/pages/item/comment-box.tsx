@@ -1,7 +1,8 @@
 import { useState } from 'preact/hooks';
-import { api, type ApiProblem, toProblem } from '../lib/api.ts';
-import { commentsPath, isHttpUrl } from '../lib/conversation.ts';
-import { ProblemMessage } from './problem-message.tsx';
+import { api } from '../../lib/api.ts';
+import { useSubmit } from '../../lib/use-submit.ts';
+import { commentsPath, isHttpUrl } from '../../lib/conversation.ts';
+import { ProblemMessage } from '../../components/problem-message.tsx';
 
 // A note on the item's timeline, with links (http or https only, as the service checks too).
 // What was typed stays until the service has taken it.
@@ -17,8 +18,7 @@ interface LinkDraft {
 export function CommentBox({ itemId, onPosted }: { itemId: string; onPosted: () => void }) {
   const [body, setBody] = useState('');
   const [links, setLinks] = useState<LinkDraft[]>([]);
-  const [busy, setBusy] = useState(false);
-  const [problem, setProblem] = useState<ApiProblem | null>(null);
+  const { busy, problem, run } = useSubmit();
   const [linkError, setLinkError] = useState<string | null>(null);
 
   const setLink = (i: number, key: keyof LinkDraft, value: string) =>
@@ -33,9 +33,7 @@ export function CommentBox({ itemId, onPosted }: { itemId: string; onPosted: () 
       return;
     }
     setLinkError(null);
-    setProblem(null);
-    setBusy(true);
-    try {
+    await run(async () => {
       await api('POST', commentsPath(itemId), {
         body,
         kind: 'note',
@@ -46,11 +44,7 @@ export function CommentBox({ itemId, onPosted }: { itemId: string; onPosted: () 
       setBody('');
       setLinks([]);
       onPosted();
-    } catch (err) {
-      setProblem(toProblem(err));
-    } finally {
-      setBusy(false);
-    }
+    });
   };
 
   return (

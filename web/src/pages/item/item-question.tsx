@@ -1,8 +1,8 @@
-import type { WorkItem } from '../../../src/work/api-contract.ts';
-import { isOwnReview, mayAnswer, type Question } from '../lib/conversation.ts';
-import { refreshNeedsYou } from '../lib/needs-you.ts';
-import { useSession } from '../lib/session.ts';
-import { OpenQuestion } from './open-question.tsx';
+import type { WorkItem } from '../../../../src/work/api-contract.ts';
+import { isOwnReview, mayAnswer, type Question } from '../../lib/conversation.ts';
+import { refreshNeedsYou } from '../../lib/needs-you.ts';
+import { useSession } from '../../lib/session.ts';
+import { OpenQuestion } from '../../components/open-question.tsx';
 
 // The item's open question or review, at the top of its page: what the agent waits for comes
 // before everything else. An item has at most one open at a time (the service's rule). The page

@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
-import { api } from '../lib/api.ts';
-import { useLoad } from '../lib/use-load.ts';
+import { api } from '../../lib/api.ts';
+import { useLoad } from '../../lib/use-load.ts';
 
 // Ready-to-paste MCP configurations for one credential: over HTTP (POST /mcp on this desk) and
 // over stdio (the CLI of this install, by its absolute path: nothing puts `agentdesk` on the

@@ -1,14 +1,15 @@
 import { useState } from 'preact/hooks';
-import { McpConfig } from '../components/mcp-config.tsx';
-import { Modal } from '../components/modal.tsx';
-import { ProblemMessage } from '../components/problem-message.tsx';
-import { api, type ApiProblem, toProblem } from '../lib/api.ts';
-import { formatDateTime } from '../lib/format.ts';
-import { useLoad } from '../lib/use-load.ts';
-import { useSession } from '../lib/session.ts';
-import { currentUser, USER_PATTERN } from '../lib/user.ts';
-import { ROLES, type Role } from '../../../src/auth/roles.ts';
-import type { TokenRecord } from '../../../src/auth/schemas.ts';
+import { McpConfig } from './mcp-config.tsx';
+import { Modal } from '../../components/modal.tsx';
+import { ProblemMessage } from '../../components/problem-message.tsx';
+import { api } from '../../lib/api.ts';
+import { useSubmit } from '../../lib/use-submit.ts';
+import { formatDateTime } from '../../lib/format.ts';
+import { useLoad } from '../../lib/use-load.ts';
+import { useSession } from '../../lib/session.ts';
+import { currentUser, USER_PATTERN } from '../../lib/user.ts';
+import { ROLES, type Role } from '../../../../src/auth/roles.ts';
+import type { TokenRecord } from '../../../../src/auth/schemas.ts';
 
 const ROLE_HINTS: Record<Role, string> = {
   viewer: 'reads everything, follows live updates',
@@ -31,18 +32,17 @@ export function TokensPage() {
   const tokens = useLoad<TokenRecord[]>('tokens', async (signal) => (await api<TokenRecord[]>('GET', '/tokens', undefined, signal)).data);
   const [secret, setSecret] = useState<{ name: string; token: string } | null>(null);
   const [revoking, setRevoking] = useState<TokenRecord | null>(null);
-  const [problem, setProblem] = useState<ApiProblem | null>(null);
+  const { problem, run } = useSubmit();
 
   const revoke = async (t: TokenRecord) => {
-    setProblem(null);
-    try {
-      await api('DELETE', `/tokens/${t.id}`);
-      tokens.reload();
-    } catch (err) {
-      setProblem(toProblem(err));
-    } finally {
-      setRevoking(null);
-    }
+    await run(async () => {
+      try {
+        await api('DELETE', `/tokens/${t.id}`);
+        tokens.reload();
+      } finally {
+        setRevoking(null);
+      }
+    });
   };
 
   return (
@@ -134,17 +134,14 @@ function CreateToken(props: { onCreated: (created: { name: string; token: string
   const [role, setRole] = useState<Role>('viewer');
   const [agent, setAgent] = useState('');
   const [expires, setExpires] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [problem, setProblem] = useState<ApiProblem | null>(null);
+  const { busy, problem, run } = useSubmit();
   return (
     <form
       class="card stack"
       aria-label="New token"
       onSubmit={async (e) => {
         e.preventDefault();
-        setBusy(true);
-        setProblem(null);
-        try {
+        await run(async () => {
           const body: Record<string, string> = { name: name.trim(), role };
           if (role === 'agent') body.agent = agent.trim();
           // datetime-local is the browser's local time; the API wants an instant
@@ -154,11 +151,7 @@ function CreateToken(props: { onCreated: (created: { name: string; token: string
           setName('');
           setAgent('');
           setExpires('');
-        } catch (err) {
-          setProblem(toProblem(err));
-        } finally {
-          setBusy(false);
-        }
+        });
       }}
     >
       <h2>New token</h2>

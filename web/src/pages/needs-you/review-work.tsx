@@ -1,10 +1,10 @@
-import type { WorkItem } from '../../../src/work/api-contract.ts';
-import { api } from '../lib/api.ts';
-import { type Comment, readComments } from '../lib/conversation.ts';
-import { formatDateTime } from '../lib/format.ts';
-import { href } from '../lib/router.ts';
-import { ExternalLink, LinkedText } from './linked-text.tsx';
-import { UserText } from './user-text.tsx';
+import type { WorkItem } from '../../../../src/work/api-contract.ts';
+import { api } from '../../lib/api.ts';
+import { type Comment, readComments } from '../../lib/conversation.ts';
+import { formatDateTime } from '../../lib/format.ts';
+import { href } from '../../lib/router.ts';
+import { ExternalLink, LinkedText } from '../../components/linked-text.tsx';
+import { UserText } from '../../components/user-text.tsx';
 
 // What a reviewer on "Needs you" judges the work by, beside Approve and Return: the outcome the
 // agent reported, its notes, its latest progress and the links it left. Read with the list, so a

@@ -1,14 +1,14 @@
 import { useState } from 'preact/hooks';
-import type { Project, WorkItem } from '../../../src/work/api-contract.ts';
-import { checkPayload } from '../lib/payload.ts';
-import type { ChangeResult } from '../lib/use-item-change.ts';
-import { useEditBase } from '../lib/use-edit-base.ts';
-import { relationsOf } from '../lib/relations.ts';
-import { ChangeFeedback, type Feedback } from './change-feedback.tsx';
-import { RelationFields } from './relation-fields.tsx';
-import { PriorityOptions, TYPE_HINT, TYPE_PATTERN } from './work-fields.tsx';
-import { visibleBidi } from './user-text.tsx';
-import { type ReviewChoice, ReviewField, reviewChoice, reviewValue } from './review-field.tsx';
+import type { Project, WorkItem } from '../../../../src/work/api-contract.ts';
+import { checkPayload } from '../../lib/payload.ts';
+import type { ChangeResult } from '../../lib/use-item-change.ts';
+import { useEditBase } from '../../lib/use-edit-base.ts';
+import { relationsOf } from '../../lib/relations.ts';
+import { ChangeFeedback, type Feedback } from '../../components/change-feedback.tsx';
+import { RelationFields } from '../../components/relation-fields.tsx';
+import { PriorityOptions, TYPE_HINT, TYPE_PATTERN } from '../../components/work-fields.tsx';
+import { visibleBidi } from '../../components/user-text.tsx';
+import { type ReviewChoice, ReviewField, reviewChoice, reviewValue } from '../../components/review-field.tsx';
 
 interface Draft {
   priority: string;

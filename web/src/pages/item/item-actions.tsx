@@ -1,8 +1,8 @@
 import { useState } from 'preact/hooks';
-import type { WorkItemSummary } from '../../../src/work/api-contract.ts';
-import { MOVES } from '../../../src/work/items/lifecycle.ts';
-import { ACTION_LABELS, type Action, allowedActions, needsAgent, patchFor, type PatchBody } from '../lib/lifecycle.ts';
-import { USER_PATTERN } from '../lib/user.ts';
+import type { WorkItemSummary } from '../../../../src/work/api-contract.ts';
+import { MOVES } from '../../../../src/work/items/lifecycle.ts';
+import { ACTION_LABELS, type Action, allowedActions, needsAgent, patchFor, type PatchBody } from '../../lib/lifecycle.ts';
+import { USER_PATTERN } from '../../lib/user.ts';
 
 const AGENT_HINT = 'Letters, digits and _ . @ -, up to 64 characters';
 

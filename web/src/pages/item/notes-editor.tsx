@@ -1,8 +1,8 @@
 import { useState } from 'preact/hooks';
-import type { WorkItem } from '../../../src/work/api-contract.ts';
-import type { ChangeResult } from '../lib/use-item-change.ts';
-import { useEditBase } from '../lib/use-edit-base.ts';
-import { ChangeFeedback, type Feedback } from './change-feedback.tsx';
+import type { WorkItem } from '../../../../src/work/api-contract.ts';
+import type { ChangeResult } from '../../lib/use-item-change.ts';
+import { useEditBase } from '../../lib/use-edit-base.ts';
+import { ChangeFeedback, type Feedback } from '../../components/change-feedback.tsx';
 
 const notesOf = (w: WorkItem) => w.notes ?? '';
 

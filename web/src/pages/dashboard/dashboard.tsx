@@ -1,13 +1,13 @@
 import { useEffect, useMemo, useRef } from 'preact/hooks';
-import { ProblemMessage } from '../components/problem-message.tsx';
-import { type ChartSeries, TimeChart } from '../components/time-chart.tsx';
-import { ApiProblem, api, withQuery } from '../lib/api.ts';
-import { statusLabel } from '../lib/format.ts';
-import { useLive } from '../lib/live.ts';
-import { href } from '../lib/router.ts';
-import { DASHBOARD_DAYS, DASHBOARD_STATS_PATH, takePrefetched } from '../lib/prefetch.ts';
-import { useLoad } from '../lib/use-load.ts';
-import type { WorkStats } from '../../../src/work/stats/schemas.ts';
+import { ProblemMessage } from '../../components/problem-message.tsx';
+import { type ChartSeries, TimeChart } from './time-chart.tsx';
+import { ApiProblem, api, withQuery } from '../../lib/api.ts';
+import { statusLabel } from '../../lib/format.ts';
+import { useLive } from '../../lib/live.ts';
+import { href } from '../../lib/router.ts';
+import { DASHBOARD_DAYS, DASHBOARD_STATS_PATH, takePrefetched } from '../../lib/prefetch.ts';
+import { useLoad } from '../../lib/use-load.ts';
+import type { WorkStats } from '../../../../src/work/stats/schemas.ts';
 
 // The desk at a glance: is work flowing or piling up, which agents are slow or failing, what the
 // classifier costs. One request (GET /work/stats) paints everything but the classifier panel,

@@ -1,16 +1,18 @@
 import { useEffect, useState } from 'preact/hooks';
-import { ExternalRef } from '../components/external-ref.tsx';
-import { ItemTable } from '../components/item-table.tsx';
-import { ProblemMessage } from '../components/problem-message.tsx';
-import { UserText, visibleBidi } from '../components/user-text.tsx';
-import { api, type ApiProblem, toProblem, withQuery } from '../lib/api.ts';
-import { formatDateTime } from '../lib/format.ts';
-import { useLive } from '../lib/live.ts';
-import { loadProjects, upsertProject, useProjects } from '../lib/projects.ts';
-import { href } from '../lib/router.ts';
-import { can, useSession } from '../lib/session.ts';
-import { useLoad } from '../lib/use-load.ts';
-import type { Project, WorkItemSummary } from '../../../src/work/api-contract.ts';
+import { ExternalRef } from './external-ref.tsx';
+import { ItemTable } from '../../components/item-table.tsx';
+import { ProblemMessage } from '../../components/problem-message.tsx';
+import { UserText, visibleBidi } from '../../components/user-text.tsx';
+import { api, type ApiProblem, toProblem, withQuery } from '../../lib/api.ts';
+import { useSubmit } from '../../lib/use-submit.ts';
+import { formatDateTime } from '../../lib/format.ts';
+import { useLive } from '../../lib/live.ts';
+import { loadProjects, upsertProject, useProjects } from '../../lib/projects.ts';
+import { href } from '../../lib/router.ts';
+import { can, useSession } from '../../lib/session.ts';
+import { useLoad } from '../../lib/use-load.ts';
+import type { Project, WorkItemSummary } from '../../../../src/work/api-contract.ts';
+import { WORK_EVENTS } from '../../lib/event-names.ts';
 
 const ITEMS_SHOWN = 20;
 
@@ -52,17 +54,14 @@ function CreateProject() {
   const [name, setName] = useState('');
   const [ref, setRef] = useState('');
   const [review, setReview] = useState(false);
-  const [problem, setProblem] = useState<ApiProblem | null>(null);
-  const [busy, setBusy] = useState(false);
+  const { busy, problem, run } = useSubmit();
   return (
     <form
       class="card inline-form wrap"
       aria-label="New project"
       onSubmit={async (e) => {
         e.preventDefault();
-        setBusy(true);
-        setProblem(null);
-        try {
+        await run(async () => {
           const body: Record<string, string | boolean> = { name: name.trim() };
           if (ref.trim()) body.external_ref = ref.trim();
           if (review) body.review_required = true;
@@ -71,11 +70,7 @@ function CreateProject() {
           setName('');
           setRef('');
           setReview(false);
-        } catch (err) {
-          setProblem(toProblem(err));
-        } finally {
-          setBusy(false);
-        }
+        });
       }}
     >
       <label>
@@ -152,8 +147,7 @@ function ProjectRow(props: { project: Project; open: boolean; onToggle: () => vo
 
 /** Whether the project's items wait for a person's review before done; each item may override it. */
 function ReviewToggle({ project }: { project: Project }) {
-  const [busy, setBusy] = useState(false);
-  const [problem, setProblem] = useState<ApiProblem | null>(null);
+  const { busy, problem, run } = useSubmit();
   // The box shows the choice at once, while the change is on its way (a controlled box would
   // spring back until the answer came); a refused change puts the project's value back.
   const [pending, setPending] = useState<boolean | null>(null);
@@ -169,17 +163,14 @@ function ReviewToggle({ project }: { project: Project }) {
           onChange={async (e) => {
             const next = e.currentTarget.checked;
             setPending(next);
-            setBusy(true);
-            setProblem(null);
-            try {
-              const r = await api<Project>('PATCH', `/projects/${encodeURIComponent(project.id)}`, { review_required: next });
-              upsertProject(r.data);
-            } catch (err) {
-              setProblem(toProblem(err));
-            } finally {
-              setPending(null);
-              setBusy(false);
-            }
+            await run(async () => {
+              try {
+                const r = await api<Project>('PATCH', `/projects/${encodeURIComponent(project.id)}`, { review_required: next });
+                upsertProject(r.data);
+              } finally {
+                setPending(null);
+              }
+            });
           }}
         />
         Review before done
@@ -193,8 +184,7 @@ function EditProject(props: { project: Project; onDone: () => void }) {
   const p = props.project;
   const [name, setName] = useState(p.name);
   const [ref, setRef] = useState(p.external_ref ?? '');
-  const [problem, setProblem] = useState<ApiProblem | null>(null);
-  const [busy, setBusy] = useState(false);
+  const { busy, problem, run } = useSubmit();
   return (
     <form
       class="inline-form wrap edit-project"
@@ -206,17 +196,11 @@ function EditProject(props: { project: Project; onDone: () => void }) {
         const nextRef = ref.trim() === '' ? null : ref.trim();
         if (nextRef !== p.external_ref) body.external_ref = nextRef;
         if (Object.keys(body).length === 0) return props.onDone();
-        setBusy(true);
-        setProblem(null);
-        try {
+        await run(async () => {
           const r = await api<Project>('PATCH', `/projects/${encodeURIComponent(p.id)}`, body);
           upsertProject(r.data);
           props.onDone();
-        } catch (err) {
-          setProblem(toProblem(err));
-        } finally {
-          setBusy(false);
-        }
+        });
       }}
     >
       <label>
@@ -243,9 +227,9 @@ function ProjectItems({ project }: { project: Project }) {
   });
   useLive((e) => {
     if (e.type === 'resync') items.reload();
-    else if ((e.type === 'work.created' || e.type === 'work.updated') && e.data.project_id === project.id) items.reload();
+    else if ((e.type === WORK_EVENTS.created || e.type === WORK_EVENTS.updated) && e.data.project_id === project.id) items.reload();
     // A deletion names only the item: reload if it is one shown here.
-    else if (e.type === 'work.deleted' && items.data?.items.some((item) => item.id === e.data.id)) items.reload();
+    else if (e.type === WORK_EVENTS.deleted && items.data?.items.some((item) => item.id === e.data.id)) items.reload();
   });
   return (
     <div class="project-items">

@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
-import { useProjects } from '../lib/projects.ts';
-import { CATEGORIES } from '../../../src/classify/categories.ts';
-import type { RoutingRule } from '../../../src/intake/schemas.ts';
+import { useProjects } from '../../lib/projects.ts';
+import { CATEGORIES } from '../../../../src/classify/categories.ts';
+import type { RoutingRule } from '../../../../src/intake/schemas.ts';
 
 // A mailbox's routing rules as a list of editable rows, saved together: the first rule that
 // matches a message decides, so the order is part of what is edited.

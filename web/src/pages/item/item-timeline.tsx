@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
-import type { HistoryEntry, WorkItem } from '../../../src/work/api-contract.ts';
-import { api, type ApiProblem, toProblem } from '../lib/api.ts';
+import type { HistoryEntry, WorkItem } from '../../../../src/work/api-contract.ts';
+import { api, toProblem } from '../../lib/api.ts';
 import {
   type Comment,
   commentsPath,
@@ -11,17 +11,19 @@ import {
   type Question,
   readComments,
   REVIEW,
-} from '../lib/conversation.ts';
-import { formatDateTime } from '../lib/format.ts';
-import { useLive } from '../lib/live.ts';
-import { useProjects } from '../lib/projects.ts';
-import { useSession } from '../lib/session.ts';
-import { useLoad } from '../lib/use-load.ts';
+} from '../../lib/conversation.ts';
+import { formatDateTime } from '../../lib/format.ts';
+import { useLive } from '../../lib/live.ts';
+import { useProjects } from '../../lib/projects.ts';
+import { useSession } from '../../lib/session.ts';
+import { useLoad } from '../../lib/use-load.ts';
+import { useSubmit } from '../../lib/use-submit.ts';
 import { CommentBox } from './comment-box.tsx';
 import { HistoryLine } from './item-history.tsx';
-import { ExternalLink, LinkedText } from './linked-text.tsx';
-import { ProblemMessage } from './problem-message.tsx';
-import { UserText } from './user-text.tsx';
+import { ExternalLink, LinkedText } from '../../components/linked-text.tsx';
+import { ProblemMessage } from '../../components/problem-message.tsx';
+import { UserText } from '../../components/user-text.tsx';
+import { CONVERSATION_EVENTS } from '../../lib/event-names.ts';
 
 // The item's one timeline: what people and agents said (comments, questions, answers) and what
 // happened to it (the history's moves and edits), interleaved by time, oldest first. Comments
@@ -94,7 +96,7 @@ export function ItemTimeline({ item, questions, deleted }: { item: WorkItem; que
   const [pages, setPages] = useState(1);
   // Comments do not move the item's version: a comment event reads the timeline again.
   const [tick, setTick] = useState(0);
-  const [problem, setProblem] = useState<ApiProblem | null>(null);
+  const { problem, run } = useSubmit();
   const id = item.id;
   const data = useLoad(`${id}#${item.version}#${tick}#${pages}`, async (signal) => {
     // The moves still show when the comments cannot be read, and the other way round.
@@ -118,7 +120,7 @@ export function ItemTimeline({ item, questions, deleted }: { item: WorkItem; que
   });
   useLive((e) => {
     if (
-      ((e.type === 'work.commented' || e.type === 'question.asked' || e.type === 'question.answered' || e.type === 'question.moot') && e.data.work_item_id === id) ||
+      ((e.type === CONVERSATION_EVENTS.commented || e.type === CONVERSATION_EVENTS.asked || e.type === CONVERSATION_EVENTS.answered || e.type === CONVERSATION_EVENTS.moot) && e.data.work_item_id === id) ||
       e.type === 'resync'
     ) {
       setTick((t) => t + 1);
@@ -126,13 +128,10 @@ export function ItemTimeline({ item, questions, deleted }: { item: WorkItem; que
   });
 
   const remove = async (c: Comment) => {
-    setProblem(null);
-    try {
+    await run(async () => {
       await api('DELETE', `${commentsPath(id)}/${encodeURIComponent(c.id)}`);
       setTick((t) => t + 1);
-    } catch (err) {
-      setProblem(toProblem(err));
-    }
+    });
   };
 
   const mayDelete = !deleted && mayDeleteComment(session);
