@@ -53,7 +53,12 @@ export default tseslint.config(
     rules: {
       'no-restricted-imports': [
         'warn',
-        { paths: [{ name: 'node:timers/promises', message: NO_REAL_SLEEP }, { name: 'timers/promises', message: NO_REAL_SLEEP }] },
+        {
+          paths: [
+            { name: 'node:timers/promises', message: NO_REAL_SLEEP },
+            { name: 'timers/promises', message: NO_REAL_SLEEP },
+          ],
+        },
       ],
       'no-restricted-syntax': [
         'warn',

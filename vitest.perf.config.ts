@@ -4,11 +4,7 @@ import { defineConfig } from 'vitest/config';
 // them on a machine that is otherwise idle; `npm test` runs the same files without the budgets.
 export default defineConfig({
   test: {
-    include: [
-      'test/perf/**/*.test.ts',
-      'test/process/slow-provider.test.ts',
-      'test/classify/text.test.ts',
-    ],
+    include: ['test/perf/**/*.test.ts', 'test/process/slow-provider.test.ts', 'test/classify/text.test.ts'],
     env: { AGENTDESK_PERF: '1' },
     testTimeout: 180_000,
     hookTimeout: 180_000,

@@ -28,7 +28,10 @@ const run = (command) => execSync(command, { stdio: 'inherit' });
 // A first start builds for half a minute with nothing else to show: say so, or it looks hung.
 const say = (what) => process.stderr.write(`agentdesk: building ${what} (sources changed since the last build)…\n`);
 
-if (newest(['src', 'migrations', 'tsconfig.json', 'tsconfig.build.json', 'package-lock.json']) > builtAt('dist/src/main.js')) {
+if (
+  newest(['src', 'migrations', 'tsconfig.json', 'tsconfig.build.json', 'package-lock.json']) >
+  builtAt('dist/src/main.js')
+) {
   say('the server');
   run('npm run --silent build:server');
 }

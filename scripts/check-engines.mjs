@@ -21,7 +21,8 @@ for (const directory of directories.slice(1)) {
   const wanted = manifest.engines?.node;
   if (typeof wanted !== 'string') continue;
   const refused = oldest.filter((version) => !semver.satisfies(version, wanted));
-  if (refused.length > 0) conflicts.push(`${manifest.name}@${manifest.version} wants node ${wanted}; refuses ${refused.join(', ')}`);
+  if (refused.length > 0)
+    conflicts.push(`${manifest.name}@${manifest.version} wants node ${wanted}; refuses ${refused.join(', ')}`);
 }
 
 if (conflicts.length > 0) {

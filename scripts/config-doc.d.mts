@@ -4,6 +4,9 @@ import type { ConfigVariable } from '../src/shared/config/config.js';
 export declare const START_MARKER: string;
 export declare const END_MARKER: string;
 export declare const DOC_PATH: string;
-export declare function renderConfigTable(variables: readonly ConfigVariable[], groups: Readonly<Record<string, string>>): string;
+export declare function renderConfigTable(
+  variables: readonly ConfigVariable[],
+  groups: Readonly<Record<string, string>>,
+): string;
 export declare function tableInDoc(doc: string): string | null;
 export declare function replaceTable(doc: string, table: string): string;

@@ -8,7 +8,8 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
-export const START_MARKER = '<!-- config-table:start (written by `npm run docs:config` from src/shared/config/variables.ts; edit the list there) -->';
+export const START_MARKER =
+  '<!-- config-table:start (written by `npm run docs:config` from src/shared/config/variables.ts; edit the list there) -->';
 export const END_MARKER = '<!-- config-table:end -->';
 
 const cell = (text) => text.replaceAll('|', '\\|').replaceAll('\n', ' ');
@@ -52,7 +53,9 @@ export function replaceTable(doc, table) {
 export const DOC_PATH = fileURLToPath(new URL('../docs/configuration.md', import.meta.url));
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  const { CONFIG_VARIABLES, CONFIG_GROUPS } = await import(new URL('../dist/src/shared/config/config.js', import.meta.url).href);
+  const { CONFIG_VARIABLES, CONFIG_GROUPS } = await import(
+    new URL('../dist/src/shared/config/config.js', import.meta.url).href
+  );
   const doc = readFileSync(DOC_PATH, 'utf8');
   const next = replaceTable(doc, renderConfigTable(CONFIG_VARIABLES, CONFIG_GROUPS));
   if (process.argv.includes('--check')) {

@@ -28,16 +28,20 @@ async function start(selection: string, env: NodeJS.ProcessEnv): Promise<void> {
   }
   let opened: Opened;
   try {
-    opened = await openFromEnvironment(env, (config) => createLogger(config.logLevel, undefined, config.logFormat), (logger) => {
-      // The provider SDKs read these at every request and no constructor option turns them off;
-      // headers we did not choose must not reach a provider, so they are dropped here, once.
-      for (const name of SDK_ENVIRONMENT_INPUTS) {
-        if (env[name] !== undefined) {
-          logger.warn({ variable: name }, 'ignored: provider settings come only from LLM_* variables');
-          delete env[name];
+    opened = await openFromEnvironment(
+      env,
+      (config) => createLogger(config.logLevel, undefined, config.logFormat),
+      (logger) => {
+        // The provider SDKs read these at every request and no constructor option turns them off;
+        // headers we did not choose must not reach a provider, so they are dropped here, once.
+        for (const name of SDK_ENVIRONMENT_INPUTS) {
+          if (env[name] !== undefined) {
+            logger.warn({ variable: name }, 'ignored: provider settings come only from LLM_* variables');
+            delete env[name];
+          }
         }
-      }
-    });
+      },
+    );
   } catch (error) {
     if (error instanceof ConfigError) {
       process.stderr.write(`configuration error: ${error.message}\n`);
@@ -50,19 +54,35 @@ async function start(selection: string, env: NodeJS.ProcessEnv): Promise<void> {
     throw error;
   }
   const { config, logger, database } = opened;
-  const banner = isPretty(config.logFormat) ? { store: describeStore(config.database.url), auth: config.auth.mode } : undefined;
+  const banner = isPretty(config.logFormat)
+    ? { store: describeStore(config.database.url), auth: config.auth.mode }
+    : undefined;
   if (selection === 'all') {
     // Opened above for the migrations, once, before two processes could race to apply them.
     await database.close();
     // The children run main.js, not process.argv[1]: under `agentdesk serve` that is the CLI.
     const { superviseServices } = await import('./shared/process/supervise.js');
-    superviseServices(SERVICES_MAIN, [{ name: 'work', args: ['work'] }, { name: 'classify', args: ['classify'] }], env, logger, banner);
+    superviseServices(
+      SERVICES_MAIN,
+      [
+        { name: 'work', args: ['work'] },
+        { name: 'classify', args: ['classify'] },
+      ],
+      env,
+      logger,
+      banner,
+    );
     return;
   }
   const services: RunningService[] = [];
   if (selection === 'work') {
     const { buildWorkApp } = await import('./services/work.js');
-    services.push({ name: 'work', app: await buildWorkApp({ config, database, logger }), port: config.workPort, uiPath: '/' });
+    services.push({
+      name: 'work',
+      app: await buildWorkApp({ config, database, logger }),
+      port: config.workPort,
+      uiPath: '/',
+    });
   }
   if (selection === 'classify') {
     const { buildClassifyApp } = await import('./services/classify.js');

@@ -34,7 +34,9 @@ function precompress(): Plugin {
           if (entry.isDirectory()) visit(path);
           else if (COMPRESSIBLE.test(entry.name)) {
             const raw = readFileSync(path);
-            const br = brotliCompressSync(raw, { params: { [constants.BROTLI_PARAM_QUALITY]: 11, [constants.BROTLI_PARAM_SIZE_HINT]: raw.length } });
+            const br = brotliCompressSync(raw, {
+              params: { [constants.BROTLI_PARAM_QUALITY]: 11, [constants.BROTLI_PARAM_SIZE_HINT]: raw.length },
+            });
             const gz = gzipSync(raw, { level: 9 });
             if (br.length < raw.length) writeFileSync(`${path}.br`, br);
             if (gz.length < raw.length) writeFileSync(`${path}.gz`, gz);

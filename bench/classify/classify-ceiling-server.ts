@@ -39,7 +39,10 @@ async function main(): Promise<void> {
           { role: 'system', content: SYSTEM_PROMPT },
           { role: 'user', content: `Classify this email.\n\n${JSON.stringify(request.body)}` },
         ],
-        response_format: { type: 'json_schema', json_schema: { name: ANSWER_SCHEMA_NAME, strict: true, schema: ANSWER_JSON_SCHEMA } },
+        response_format: {
+          type: 'json_schema',
+          json_schema: { name: ANSWER_SCHEMA_NAME, strict: true, schema: ANSWER_JSON_SCHEMA },
+        },
       },
       { timeout: 30_000, maxRetries: 0 },
     );

@@ -60,7 +60,11 @@ interface ClassifyAnswer {
   dedupe?: { status?: string };
 }
 
-const fakeOpenAi = (fake: BenchServer) => ({ LLM_PROVIDER: 'openai', LLM_BASE_URL: `${fake.url}/v1`, LLM_API_KEY: 'bench-key' });
+const fakeOpenAi = (fake: BenchServer) => ({
+  LLM_PROVIDER: 'openai',
+  LLM_BASE_URL: `${fake.url}/v1`,
+  LLM_API_KEY: 'bench-key',
+});
 // The fake's default answer, so not the fallback a failed call would give.
 const fakeAnswered = (result: ClassifyAnswer) => result.category === 'action_required' && result.confidence === 0.92;
 
@@ -102,7 +106,11 @@ const round = (value: number, digits = 2) => Math.round(value * 10 ** digits) / 
 const loadAverage = () => loadavg().map((value) => round(value));
 
 async function classifyOnce(service: BenchServer, body: string): Promise<{ status: number; result: ClassifyAnswer }> {
-  const response = await fetch(`${service.url}/classify`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+  const response = await fetch(`${service.url}/classify`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body,
+  });
   return { status: response.status, result: (await response.json()) as ClassifyAnswer };
 }
 
@@ -112,7 +120,10 @@ async function primeDuplicates(service: BenchServer): Promise<void> {
   for (let at = 0; at < bodies.length; at += CONNECTIONS) {
     const answers = await Promise.all(bodies.slice(at, at + CONNECTIONS).map((body) => classifyOnce(service, body)));
     const failed = answers.find((answer) => answer.status !== 200 || answer.result.dedupe?.status !== 'new');
-    if (failed) throw new Error(`priming duplicates: unexpected answer ${failed.status} ${JSON.stringify(failed.result).slice(0, 500)}`);
+    if (failed)
+      throw new Error(
+        `priming duplicates: unexpected answer ${failed.status} ${JSON.stringify(failed.result).slice(0, 500)}`,
+      );
   }
 }
 
@@ -121,7 +132,10 @@ async function checkAnswers(service: BenchServer, benchCase: Case): Promise<void
   const duplicate = benchCase.load === 'classify_duplicate';
   const body = duplicate
     ? duplicateBody(0)
-    : JSON.stringify({ email_data: { subject: 'Please approve the Q3 budget by Friday', body: 'Could you approve it?' }, id: 'bench-check' });
+    : JSON.stringify({
+        email_data: { subject: 'Please approve the Q3 budget by Friday', body: 'Could you approve it?' },
+        id: 'bench-check',
+      });
   const { status, result } = await classifyOnce(service, body);
   if (status !== 200 || !benchCase.expect(result) || result.dedupe?.status !== (duplicate ? 'duplicate' : 'new')) {
     throw new Error(`${benchCase.name}: unexpected answer ${status} ${JSON.stringify(result).slice(0, 500)}`);
@@ -137,7 +151,13 @@ async function loadWithCpu(
 ): Promise<{ result: LoadResult; cpuMs: number[] }> {
   const before = watched.map((server) => server.cpuMs());
   const ticks = cpuTicks();
-  const result = await runLoad({ kind: load, url: target.url, connections: CONNECTIONS, warmupS: 0, durationS: DURATION_S / ROUNDS });
+  const result = await runLoad({
+    kind: load,
+    url: target.url,
+    connections: CONNECTIONS,
+    warmupS: 0,
+    durationS: DURATION_S / ROUNDS,
+  });
   steal.add(ticks, cpuTicks());
   return { result, cpuMs: watched.map((server, index) => server.cpuMs() - before[index]!) };
 }
@@ -177,7 +197,11 @@ async function measure(benchCase: Case, ceiling: BenchServer, fake: BenchServer)
     answered += realRun.result.ok;
   }
   // A service that died mid-run leaves only connection errors behind: say so instead.
-  for (const [role, server] of [['service', service], ['fake provider', fake], ['ceiling', ceiling]] as const) {
+  for (const [role, server] of [
+    ['service', service],
+    ['fake provider', fake],
+    ['ceiling', ceiling],
+  ] as const) {
     const ended = server.ended();
     if (ended) throw new Error(`${benchCase.name}: the ${role} stopped during the load, ${ended}`);
   }
@@ -218,14 +242,17 @@ async function main(): Promise<void> {
   emit({
     case: 'setup',
     server: 'node dist/src/main.js classify, LOG_LEVEL=warn',
-    load_generator: 'autocannon in a child process per run; new emails, or duplicates of emails classified before the run',
-    ceiling: 'bench/classify/classify-ceiling-server.ts: bare Fastify, the same official-SDK call to the same fake provider, its answer returned (no email parsing, no database)',
+    load_generator:
+      'autocannon in a child process per run; new emails, or duplicates of emails classified before the run',
+    ceiling:
+      'bench/classify/classify-ceiling-server.ts: bare Fastify, the same official-SDK call to the same fake provider, its answer returned (no email parsing, no database)',
     cpus: cpus().length,
     node: process.version,
     load_avg_1_5_15: loadAverage(),
   });
   const cases = CASES.filter((candidate) => args.case === undefined || candidate.name === args.case);
-  if (cases.length === 0) throw new Error(`--case must be one of ${CASES.map((candidate) => candidate.name).join(', ')}`);
+  if (cases.length === 0)
+    throw new Error(`--case must be one of ${CASES.map((candidate) => candidate.name).join(', ')}`);
   const fake = await startFakeProvider();
   const ceiling = await startClassifyCeiling(`${fake.url}/v1`);
   try {

@@ -65,7 +65,12 @@ function percentiles(times: number[]) {
 /** A JSON client of one instance, as one caller (X-User: AUTH=off names the caller so). */
 function clientOf(server: BenchServer, connections = WRITERS) {
   const pool = new Pool(server.url, { connections, pipelining: 1 });
-  async function call<T = any>(method: 'GET' | 'POST' | 'PATCH', path: string, user: string, body?: unknown): Promise<{ status: number; body: T; link: string | null }> {
+  async function call<T = any>(
+    method: 'GET' | 'POST' | 'PATCH',
+    path: string,
+    user: string,
+    body?: unknown,
+  ): Promise<{ status: number; body: T; link: string | null }> {
     const answer = await pool.request({
       method,
       path,
@@ -73,16 +78,23 @@ function clientOf(server: BenchServer, connections = WRITERS) {
       ...(body !== undefined && { body: JSON.stringify(body) }),
     });
     const text = await answer.body.text();
-    if (answer.statusCode >= 400) throw new Error(`${method} ${path} answered ${answer.statusCode}: ${text.slice(0, 300)}`);
+    if (answer.statusCode >= 400)
+      throw new Error(`${method} ${path} answered ${answer.statusCode}: ${text.slice(0, 300)}`);
     const link = answer.headers.link;
-    return { status: answer.statusCode, body: (text === '' ? undefined : JSON.parse(text)) as T, link: typeof link === 'string' ? link : null };
+    return {
+      status: answer.statusCode,
+      body: (text === '' ? undefined : JSON.parse(text)) as T,
+      link: typeof link === 'string' ? link : null,
+    };
   }
   return { call, close: () => pool.close() };
 }
 type BenchClient = ReturnType<typeof clientOf>;
 
 async function submit(client: BenchClient, extra: Record<string, unknown> = {}): Promise<{ id: string }> {
-  return (await client.call('POST', '/work', 'bench-person', { type: 'bench_talk', description: 'A conversation', ...extra })).body;
+  return (
+    await client.call('POST', '/work', 'bench-person', { type: 'bench_talk', description: 'A conversation', ...extra })
+  ).body;
 }
 
 async function addComments(client: BenchClient, id: string, count: number): Promise<void> {
@@ -91,7 +103,9 @@ async function addComments(client: BenchClient, id: string, count: number): Prom
     Array.from({ length: WRITERS }, async () => {
       while (next < count) {
         next += 1;
-        await client.call('POST', `/work/${id}/comments`, 'bench-person', { body: `Comment ${next}: progress on the item, with a line or two of detail.` });
+        await client.call('POST', `/work/${id}/comments`, 'bench-person', {
+          body: `Comment ${next}: progress on the item, with a line or two of detail.`,
+        });
       }
     }),
   );
@@ -122,7 +136,13 @@ async function benchCommentsList(kind: BenchDbKind): Promise<void> {
     await addComments(client, few.id, FEW);
     const began = performance.now();
     await addComments(client, many.id, MANY);
-    emit({ metric: 'comment_writes_per_s', db: kind, comments: MANY, writers: WRITERS, per_s: Math.round(MANY / ((performance.now() - began) / 1000)) });
+    emit({
+      metric: 'comment_writes_per_s',
+      db: kind,
+      comments: MANY,
+      writers: WRITERS,
+      per_s: Math.round(MANY / ((performance.now() - began) / 1000)),
+    });
     const deep = await lastPage(client, many.id);
     // The default page (50) of the long timeline carries more comments than the whole short one;
     // `first_10_many` reads a page of the short one's size, so that only the table's size differs.
@@ -132,9 +152,15 @@ async function benchCommentsList(kind: BenchDbKind): Promise<void> {
       first_10_many: `/work/${many.id}/comments?limit=${FEW}`,
       last_page_many: deep.path,
     };
-    const times: Record<keyof typeof paths, number[]> = { first_page_few: [], first_page_many: [], first_10_many: [], last_page_many: [] };
+    const times: Record<keyof typeof paths, number[]> = {
+      first_page_few: [],
+      first_page_many: [],
+      first_10_many: [],
+      last_page_many: [],
+    };
     // Warm-up, then one of each in turn, one at a time.
-    for (let i = 0; i < 50; i += 1) for (const path of Object.values(paths)) await client.call('GET', path, 'bench-person');
+    for (let i = 0; i < 50; i += 1)
+      for (const path of Object.values(paths)) await client.call('GET', path, 'bench-person');
     for (let i = 0; i < READS; i += 1) {
       for (const [name, path] of Object.entries(paths) as Array<[keyof typeof paths, string]>) {
         const start = performance.now();
@@ -142,9 +168,15 @@ async function benchCommentsList(kind: BenchDbKind): Promise<void> {
         times[name].push(performance.now() - start);
       }
     }
-    const stats = Object.fromEntries(Object.entries(times).map(([name, list]) => [name, percentiles(list)])) as Record<keyof typeof paths, ReturnType<typeof percentiles>>;
-    for (const [name, figures] of Object.entries(stats)) emit({ metric: 'comments_list_ms', db: kind, case: name, ...figures });
-    const ratio = round(Math.max(stats.first_page_many.p50_ms, stats.last_page_many.p50_ms) / stats.first_page_few.p50_ms);
+    const stats = Object.fromEntries(Object.entries(times).map(([name, list]) => [name, percentiles(list)])) as Record<
+      keyof typeof paths,
+      ReturnType<typeof percentiles>
+    >;
+    for (const [name, figures] of Object.entries(stats))
+      emit({ metric: 'comments_list_ms', db: kind, case: name, ...figures });
+    const ratio = round(
+      Math.max(stats.first_page_many.p50_ms, stats.last_page_many.p50_ms) / stats.first_page_few.p50_ms,
+    );
     emit({
       metric: 'comments_list_ratio',
       db: kind,
@@ -171,17 +203,28 @@ async function benchCommentsList(kind: BenchDbKind): Promise<void> {
  */
 async function oneQuestion(waitOn: BenchClient, answerOn: BenchClient): Promise<{ wake: number; answer: number }> {
   const item = await submit(waitOn);
-  const claimed = await waitOn.call('POST', '/work/claim', 'bench-agent', { agent: 'bench-agent', types: ['bench_talk'] });
-  if (claimed.status !== 200 || claimed.body.id !== item.id) throw new Error(`the claim took ${JSON.stringify(claimed.body)} rather than ${item.id}`);
-  const asked = await waitOn.call('POST', `/work/${item.id}/questions`, 'bench-agent', { question: 'Refund or replace?', options: ['refund', 'replace'] });
-  let woke = 0;
-  const waiting = waitOn.call('GET', `/work/${item.id}/questions/${asked.body.id}?wait_s=30`, 'bench-agent').then((answer) => {
-    woke = performance.now();
-    return answer;
+  const claimed = await waitOn.call('POST', '/work/claim', 'bench-agent', {
+    agent: 'bench-agent',
+    types: ['bench_talk'],
   });
+  if (claimed.status !== 200 || claimed.body.id !== item.id)
+    throw new Error(`the claim took ${JSON.stringify(claimed.body)} rather than ${item.id}`);
+  const asked = await waitOn.call('POST', `/work/${item.id}/questions`, 'bench-agent', {
+    question: 'Refund or replace?',
+    options: ['refund', 'replace'],
+  });
+  let woke = 0;
+  const waiting = waitOn
+    .call('GET', `/work/${item.id}/questions/${asked.body.id}?wait_s=30`, 'bench-agent')
+    .then((answer) => {
+      woke = performance.now();
+      return answer;
+    });
   await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
   const sent = performance.now();
-  await answerOn.call('POST', `/work/${item.id}/questions/${asked.body.id}/answer`, 'bench-person', { option: 'refund' });
+  await answerOn.call('POST', `/work/${item.id}/questions/${asked.body.id}/answer`, 'bench-person', {
+    option: 'refund',
+  });
   const acknowledged = performance.now();
   const waited = await waiting;
   if (waited.body.status !== 'answered') throw new Error(`the wait ended with the question ${waited.body.status}`);
@@ -192,7 +235,9 @@ async function oneQuestion(waitOn: BenchClient, answerOn: BenchClient): Promise<
 
 async function benchAnswerWake(kind: BenchDbKind): Promise<void> {
   const across = kind === 'postgres';
-  progress(`${kind}: answer → the waiting agent, ${QUESTIONS} questions${across ? ' on one instance and across two' : ''}`);
+  progress(
+    `${kind}: answer → the waiting agent, ${QUESTIONS} questions${across ? ' on one instance and across two' : ''}`,
+  );
   const database = await freshDatabase(kind);
   const first = await startWork(database.url, 8);
   const second = across ? await startWork(database.url, 8) : null;
@@ -212,7 +257,13 @@ async function benchAnswerWake(kind: BenchDbKind): Promise<void> {
       }
     }
     for (const each of cases) {
-      emit({ metric: 'answer_to_waiter_ms', db: kind, case: each.name, ...percentiles(each.wake), answer_round_trip_p50_ms: percentiles(each.answer).p50_ms });
+      emit({
+        metric: 'answer_to_waiter_ms',
+        db: kind,
+        case: each.name,
+        ...percentiles(each.wake),
+        answer_round_trip_p50_ms: percentiles(each.answer).p50_ms,
+      });
     }
   } finally {
     await a.close();

@@ -123,7 +123,10 @@ const PAINT_SAMPLE = `(() => {
 async function firstPaintInChromium(url: string): Promise<PaintSample | null> {
   if (!existsSync(CHROMIUM)) return null;
   const { chromium } = await import('playwright-core');
-  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run'] });
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run'],
+  });
   try {
     const samples: PaintSample[] = [];
     for (let i = 0; i < 5; i += 1) {
@@ -161,7 +164,10 @@ async function readPath(kind: BenchDbKind): Promise<void> {
   else await seedPostgres(database.url, 0, ITEMS, plan);
   progress(kind, `seeded in ${Math.round(performance.now() - seedStarted)} ms; migration 009 backfills`);
   const migrateStarted = performance.now();
-  const opened = await openDatabase({ url: database.url, poolSize: 2, statementTimeoutMs: 600_000 }, { logger: createLogger('warn') });
+  const opened = await openDatabase(
+    { url: database.url, poolSize: 2, statementTimeoutMs: 600_000 },
+    { logger: createLogger('warn') },
+  );
   emit(kind, { phase: 'backfill', items: ITEMS, migration_009_ms: Math.round(performance.now() - migrateStarted) });
   await opened.close();
 
@@ -187,7 +193,8 @@ async function readPath(kind: BenchDbKind): Promise<void> {
     // The page itself: index.html, then its script and stylesheet (served compressed or not, as the server does).
     const html = await (await fetch(`${server.url}/`)).text();
     const assets = [...html.matchAll(/(?:src|href)="\.?\/?(assets\/[^"]+)"/g)].map((m) => `${server.url}/${m[1]}`);
-    const pageMs = (await timed(`${server.url}/`)) + (await Promise.all(assets.map(timed))).reduce((a, b) => Math.max(a, b), 0);
+    const pageMs =
+      (await timed(`${server.url}/`)) + (await Promise.all(assets.map(timed))).reduce((a, b) => Math.max(a, b), 0);
     const paint = await firstPaintInChromium(`${server.url}/`);
     emit(kind, {
       phase: 'first_paint',
@@ -205,9 +212,12 @@ async function readPath(kind: BenchDbKind): Promise<void> {
 }
 
 const TRIGGERS = {
-  sqlite: ['work_stats_item_inserted', 'work_stats_item_moved', 'work_stats_item_deleted', 'work_stats_dispatch_closed'].map(
-    (name) => `DROP TRIGGER ${name}`,
-  ),
+  sqlite: [
+    'work_stats_item_inserted',
+    'work_stats_item_moved',
+    'work_stats_item_deleted',
+    'work_stats_dispatch_closed',
+  ].map((name) => `DROP TRIGGER ${name}`),
   postgres: [
     'DROP TRIGGER work_stats_items_inserted ON work_items',
     'DROP TRIGGER work_stats_item_moved ON work_items',
@@ -229,7 +239,9 @@ async function cyclesPerSecond(kind: BenchDbKind, withTriggers: boolean): Promis
   const post = (url: string, body: unknown, method: 'POST' | 'PATCH' = 'POST') =>
     app.inject({ method, url, headers: { 'content-type': 'application/json' }, payload: JSON.stringify(body) });
   for (let i = 0; i < 200; i += 1) {
-    await Promise.all(Array.from({ length: 25 }, (_, j) => post('/work', { type: 'bench', description: `cycle ${i}-${j}` })));
+    await Promise.all(
+      Array.from({ length: 25 }, (_, j) => post('/work', { type: 'bench', description: `cycle ${i}-${j}` })),
+    );
   }
   let cycles = 0;
   const deadline = performance.now() + WRITE_SECONDS * 1000;

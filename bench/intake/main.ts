@@ -41,13 +41,21 @@ function messages(kind: string): string[] {
   for (let n = 1; n <= MESSAGES; n += 1) {
     all.push(
       n % 2 === 1
-        ? mail({ from: 'Dana Swope <dana@contoso.com>', subject: `Please approve purchase order ${n}`, text: `Hi, could you approve purchase order ${n} by Friday? Thanks, Dana`, messageId: `<bench-${kind}-${n}@contoso.com>` })
+        ? mail({
+            from: 'Dana Swope <dana@contoso.com>',
+            subject: `Please approve purchase order ${n}`,
+            text: `Hi, could you approve purchase order ${n} by Friday? Thanks, Dana`,
+            messageId: `<bench-${kind}-${n}@contoso.com>`,
+          })
         : mail({
             from: 'Weekly Digest <news@digest.example.com>',
             subject: `Weekly newsletter #${n}`,
             html: `<h1>This week</h1><p>Top stories, issue ${n}.</p><a href="https://digest.example.com/unsubscribe">Unsubscribe</a>`,
             messageId: `<bench-${kind}-${n}@digest.example.com>`,
-            headers: { 'List-Unsubscribe': '<https://digest.example.com/unsubscribe>', 'List-Id': 'Weekly <weekly.digest.example.com>' },
+            headers: {
+              'List-Unsubscribe': '<https://digest.example.com/unsubscribe>',
+              'List-Id': 'Weekly <weekly.digest.example.com>',
+            },
           }),
     );
   }
@@ -56,7 +64,8 @@ function messages(kind: string): string[] {
 
 function percentiles(times: number[]): Record<string, number> {
   const sorted = Float64Array.from(times).sort();
-  const at = (fraction: number) => Math.round((sorted[Math.max(0, Math.ceil(fraction * sorted.length) - 1)] ?? Number.NaN) * 10) / 10;
+  const at = (fraction: number) =>
+    Math.round((sorted[Math.max(0, Math.ceil(fraction * sorted.length) - 1)] ?? Number.NaN) * 10) / 10;
   return { samples: sorted.length, p50: at(0.5), p99: at(0.99), max: at(1) };
 }
 
@@ -71,7 +80,8 @@ async function json(url: string, init?: RequestInit): Promise<any> {
 function metricSum(text: string, name: string): number {
   let total = 0;
   for (const line of text.split('\n')) {
-    if (line.startsWith(`${name} `) || line.startsWith(`${name}{`)) total += Number(line.slice(line.lastIndexOf(' ') + 1));
+    if (line.startsWith(`${name} `) || line.startsWith(`${name}{`))
+      total += Number(line.slice(line.lastIndexOf(' ') + 1));
   }
   return total;
 }
@@ -115,7 +125,16 @@ async function runOne(kind: BenchDbKind, dovecot: Dovecot): Promise<void> {
     const mailbox = await json(`${server.url}/mailboxes`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ name: 'bench', kind: 'imap', host: dovecot.host, port: dovecot.port, tls: 'none', username: user, password: PASSWORD, since: new Date(Date.now() - 86_400_000).toISOString() }),
+      body: JSON.stringify({
+        name: 'bench',
+        kind: 'imap',
+        host: dovecot.host,
+        port: dovecot.port,
+        tls: 'none',
+        username: user,
+        password: PASSWORD,
+        since: new Date(Date.now() - 86_400_000).toISOString(),
+      }),
     });
     const api: number[] = [];
     let seen = 0;

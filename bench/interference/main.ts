@@ -81,7 +81,13 @@ async function waitHealthy(url: string): Promise<void> {
 }
 
 async function main(): Promise<void> {
-  emit({ case: 'setup', main: MAIN, probe: `GET ${PROBE_PATH} at ${PROBE_RATE_PER_S}/s, ${SEED_ITEMS} items`, duration_s: DURATION_S, load_avg_1_5_15: loadavg().map(round) });
+  emit({
+    case: 'setup',
+    main: MAIN,
+    probe: `GET ${PROBE_PATH} at ${PROBE_RATE_PER_S}/s, ${SEED_ITEMS} items`,
+    duration_s: DURATION_S,
+    load_avg_1_5_15: loadavg().map(round),
+  });
   const fake = await startFakeProvider();
   const database = await freshDatabase(kind);
   const desk = await startDesk(MAIN, database.url, {
@@ -105,9 +111,19 @@ async function main(): Promise<void> {
       const load = await loading;
       emit({
         case: phase.name,
-        get_work: { ...percentiles(probe.timesMs), answered: probe.timesMs.length, non_2xx: probe.non2xx, errors: probe.errors },
+        get_work: {
+          ...percentiles(probe.timesMs),
+          answered: probe.timesMs.length,
+          non_2xx: probe.non2xx,
+          errors: probe.errors,
+        },
         ...(load && {
-          classify: { answered_per_s: Math.round(load.ok / load.durationS), non_2xx: load.non2xx, errors: load.errors, status_codes: load.statusCodes },
+          classify: {
+            answered_per_s: Math.round(load.ok / load.durationS),
+            non_2xx: load.non2xx,
+            errors: load.errors,
+            status_codes: load.statusCodes,
+          },
         }),
         load_avg_1_5_15: loadavg().map(round),
       });

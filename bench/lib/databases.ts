@@ -75,7 +75,7 @@ export async function analyzeSchema(url: string, schema: string): Promise<void> 
   await client.connect();
   try {
     const { rows } = await client.query<{ name: string }>(
-      'SELECT format(\'%I.%I\', schemaname, tablename) AS name FROM pg_tables WHERE schemaname = $1',
+      "SELECT format('%I.%I', schemaname, tablename) AS name FROM pg_tables WHERE schemaname = $1",
       [schema],
     );
     for (const { name } of rows) await client.query(`ANALYZE ${name}`);

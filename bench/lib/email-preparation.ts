@@ -45,7 +45,9 @@ export function promptSizes(): Array<{ fixture: string; system_chars: number; us
     .sort()
     .map((file) => {
       const text = readFileSync(join(FIXTURES, file), 'utf8');
-      const input = (file.endsWith('.json') ? JSON.parse(text) : { email_data: { subject: file, body: text } }) as EmailInput;
+      const input = (
+        file.endsWith('.json') ? JSON.parse(text) : { email_data: { subject: file, body: text } }
+      ) as EmailInput;
       const prompt = buildPrompt(normalizeEmail(input, MAX_CHARS));
       return { fixture: file, system_chars: prompt.system.length, user_chars: prompt.user.length };
     });

@@ -9,7 +9,15 @@ import { hugeHtml } from './email-preparation.js';
 // never shares a CPU queue with the server or the orchestrator. It warms up, measures, and
 // prints one JSON line: the totals and every 2xx response time.
 
-export const LOAD_KINDS = ['post', 'patch', 'list', 'list_recent', 'classify', 'classify_duplicate', 'classify_huge'] as const;
+export const LOAD_KINDS = [
+  'post',
+  'patch',
+  'list',
+  'list_recent',
+  'classify',
+  'classify_duplicate',
+  'classify_huge',
+] as const;
 export type LoadKind = (typeof LOAD_KINDS)[number];
 
 export interface LoadSpec {
@@ -55,7 +63,13 @@ interface CannonResult {
 interface CannonInstance extends PromiseLike<CannonResult> {
   on(event: 'response', listener: (client: unknown, status: number, bytes: number, ms: number) => void): void;
 }
-type Cannon = (options: { url: string; connections: number; duration: number; requests: CannonRequest[]; timeout: number }) => CannonInstance;
+type Cannon = (options: {
+  url: string;
+  connections: number;
+  duration: number;
+  requests: CannonRequest[];
+  timeout: number;
+}) => CannonInstance;
 const autocannon = autocannonModule as unknown as Cannon;
 
 type Requests = CannonRequest[];
@@ -99,7 +113,10 @@ function requestsFor(spec: LoadSpec): Requests {
       return [
         {
           method: 'GET',
-          setupRequest: (request) => ({ ...request, path: `/work?status=${STATUSES[sent++ % STATUSES.length]}&limit=100` }),
+          setupRequest: (request) => ({
+            ...request,
+            path: `/work?status=${STATUSES[sent++ % STATUSES.length]}&limit=100`,
+          }),
         },
       ];
     }
@@ -141,7 +158,10 @@ function requestsFor(spec: LoadSpec): Requests {
       const html = hugeHtml();
       const growth = JSON.stringify(html).length / html.length;
       const parts = JSON.stringify({
-        email_data: { subject: 'Quarterly report @@ID@@', body: `<p>Report @@ID@@</p>${html.slice(0, Math.floor(5_000_000 / growth))}` },
+        email_data: {
+          subject: 'Quarterly report @@ID@@',
+          body: `<p>Report @@ID@@</p>${html.slice(0, Math.floor(5_000_000 / growth))}`,
+        },
         id: 'bench-huge-@@ID@@',
       }).split('@@ID@@');
       let sent = 0;
@@ -207,7 +227,9 @@ export async function runLoad(spec: LoadSpec): Promise<LoadResult> {
     non2xx: result.non2xx,
     errors: result.errors + result.timeouts,
     durationS: result.duration,
-    statusCodes: Object.fromEntries(Object.entries(result.statusCodeStats ?? {}).map(([code, stats]) => [code, Number(stats.count)])),
+    statusCodes: Object.fromEntries(
+      Object.entries(result.statusCodeStats ?? {}).map(([code, stats]) => [code, Number(stats.count)]),
+    ),
     timesMs: times.map((ms) => Math.round(ms * 100) / 100),
   };
 }

@@ -46,7 +46,10 @@ export async function meterBackends(adminUrl: string, applicationName: string, e
   let unreadable = false;
 
   async function look(initial: boolean): Promise<void> {
-    const { rows } = await client.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE application_name = $1', [applicationName]);
+    const { rows } = await client.query<{ pid: number }>(
+      'SELECT pid FROM pg_stat_activity WHERE application_name = $1',
+      [applicationName],
+    );
     for (const { pid } of rows) {
       const now = processCpuMs(pid);
       if (Number.isNaN(now)) {

@@ -28,7 +28,11 @@ interface Profile {
 
 const { values: args, positionals } = parseArgs({
   allowPositionals: true,
-  options: { top: { type: 'string', default: '25' }, 'after-ms': { type: 'string', default: '0' }, inclusive: { type: 'boolean', default: false } },
+  options: {
+    top: { type: 'string', default: '25' },
+    'after-ms': { type: 'string', default: '0' },
+    inclusive: { type: 'boolean', default: false },
+  },
 });
 
 /** Where a frame's code comes from: a package, agentdesk's own source, Node, or V8's bookkeeping. */
@@ -75,7 +79,9 @@ async function main(): Promise<void> {
       for (const name of names) total.set(name, (total.get(name) ?? 0) + us);
     }
     for (const [frame, us] of [...total].sort((a, b) => b[1] - a[1]).slice(0, Number(args.top))) {
-      process.stdout.write(`${JSON.stringify({ frame, total_ms: Math.round(us / 1_000), pct_of_busy: Math.round((1000 * us) / Math.max(busyUs, 1)) / 10 })}\n`);
+      process.stdout.write(
+        `${JSON.stringify({ frame, total_ms: Math.round(us / 1_000), pct_of_busy: Math.round((1000 * us) / Math.max(busyUs, 1)) / 10 })}\n`,
+      );
     }
     return;
   }
@@ -96,8 +102,13 @@ async function main(): Promise<void> {
   const busy = windowUs - idle;
   const pct = (us: number) => Math.round((1000 * us) / Math.max(busy, 1)) / 10;
   const print = (line: Record<string, unknown>) => process.stdout.write(`${JSON.stringify(line)}\n`);
-  print({ window_ms: Math.round(windowUs / 1_000), busy_ms: Math.round(busy / 1_000), busy_pct: Math.round((1000 * busy) / Math.max(windowUs, 1)) / 10 });
-  for (const [origin, us] of [...byOrigin].sort((a, b) => b[1] - a[1]).slice(0, 15)) print({ origin, self_ms: Math.round(us / 1_000), pct_of_busy: pct(us) });
+  print({
+    window_ms: Math.round(windowUs / 1_000),
+    busy_ms: Math.round(busy / 1_000),
+    busy_pct: Math.round((1000 * busy) / Math.max(windowUs, 1)) / 10,
+  });
+  for (const [origin, us] of [...byOrigin].sort((a, b) => b[1] - a[1]).slice(0, 15))
+    print({ origin, self_ms: Math.round(us / 1_000), pct_of_busy: pct(us) });
   for (const [frame, us] of [...byFunction].sort((a, b) => b[1] - a[1]).slice(0, Number(args.top))) {
     print({ frame, self_ms: Math.round(us / 1_000), pct_of_busy: pct(us) });
   }

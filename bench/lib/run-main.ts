@@ -13,7 +13,9 @@ export function runMain(main: () => Promise<void>, cleanup: () => void = () => {
 
   main()
     .catch((error: unknown) => {
-      process.stderr.write(`bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+      process.stderr.write(
+        `bench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+      );
       process.exitCode = 1;
     })
     .finally(async () => {

@@ -52,13 +52,30 @@ function statusOf(h: number): (typeof STATUS_SHARES)[number][0] {
 
 function statusSql(): string {
   let bound = 0;
-  const branches = STATUS_SHARES.map(([status, share]) => `WHEN (h / 65536) % 100 < ${(bound += share)} THEN '${status}'`);
+  const branches = STATUS_SHARES.map(
+    ([status, share]) => `WHEN (h / 65536) % 100 < ${(bound += share)} THEN '${status}'`,
+  );
   return `CASE ${branches.join(' ')} END`;
 }
 
 const pad = (value: number) => String(value).padStart(2, '0');
 
-type Row = [string, string, string, number, string, string | null, string, string, string, string | null, string | null, null, string | null, null];
+type Row = [
+  string,
+  string,
+  string,
+  number,
+  string,
+  string | null,
+  string,
+  string,
+  string,
+  string | null,
+  string | null,
+  null,
+  string | null,
+  null,
+];
 type DispatchRow = [string, string, string, string, string | null, string | null];
 
 function rowOf(n: number, plan: SeedPlan): { row: Row; dispatch: DispatchRow | null } {
@@ -125,11 +142,18 @@ export function seedSqlite(path: string, from: number, to: number, plan: SeedPla
     db.pragma('foreign_keys = OFF');
     const PER_STATEMENT = 200;
     const items = db.prepare(`INSERT INTO work_items (${ITEM_COLUMNS}) VALUES ${placeholders(14, PER_STATEMENT)}`);
-    const dispatches = db.prepare(`INSERT INTO dispatch_log (${DISPATCH_COLUMNS}) VALUES ${placeholders(6, PER_STATEMENT)}`);
+    const dispatches = db.prepare(
+      `INSERT INTO dispatch_log (${DISPATCH_COLUMNS}) VALUES ${placeholders(6, PER_STATEMENT)}`,
+    );
     const oneItem = db.prepare(`INSERT INTO work_items (${ITEM_COLUMNS}) VALUES ${placeholders(14, 1)}`);
     const oneDispatch = db.prepare(`INSERT INTO dispatch_log (${DISPATCH_COLUMNS}) VALUES ${placeholders(6, 1)}`);
 
-    const insertAll = (values: unknown[], columns: number, many: BetterSqlite3.Statement, one: BetterSqlite3.Statement) => {
+    const insertAll = (
+      values: unknown[],
+      columns: number,
+      many: BetterSqlite3.Statement,
+      one: BetterSqlite3.Statement,
+    ) => {
       const chunk = columns * PER_STATEMENT;
       let at = 0;
       for (; at + chunk <= values.length; at += chunk) many.run(values.slice(at, at + chunk));

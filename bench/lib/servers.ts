@@ -12,7 +12,8 @@ import { processCpuMs } from './proc-cpu.js';
 // a server's peak RSS is read from /proc before it stops.
 
 /** BENCH_SERVICES_MAIN runs another build of the service (main's, say) under this run's harness, for A/B pairs. */
-export const SERVICES_MAIN = process.env.BENCH_SERVICES_MAIN ?? fileURLToPath(new URL('../../src/main.js', import.meta.url));
+export const SERVICES_MAIN =
+  process.env.BENCH_SERVICES_MAIN ?? fileURLToPath(new URL('../../src/main.js', import.meta.url));
 export const LOAD_MAIN = fileURLToPath(new URL('./load.js', import.meta.url));
 export const FAKE_PROVIDER_MAIN = fileURLToPath(new URL('./fake-provider-server.js', import.meta.url));
 export const PROBE_MAIN = fileURLToPath(new URL('../../test/support/latency-probe.js', import.meta.url));
@@ -119,7 +120,8 @@ export async function startNode(
       await response.arrayBuffer();
       if (response.ok || readiness === 'answering') {
         // Under a wrapper, node is its child: measure it, and signal it (strace detaches on a signal).
-        if (wrapper.length > 0) pid = Number(readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/)[0]);
+        if (wrapper.length > 0)
+          pid = Number(readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/)[0]);
         const signal = (name: NodeJS.Signals) => (wrapper.length > 0 ? process.kill(pid, name) : child.kill(name));
         return {
           url,
@@ -162,12 +164,37 @@ export async function startWork(
   slowFsyncMs = 0,
 ): Promise<BenchServer> {
   const port = await freePort();
-  const env = { WORK_PORT: String(port), DATABASE_URL: databaseUrl, DATABASE_POOL_SIZE: String(poolSize), LOG_LEVEL: 'warn', ...extraEnv };
+  const env = {
+    WORK_PORT: String(port),
+    DATABASE_URL: databaseUrl,
+    DATABASE_POOL_SIZE: String(poolSize),
+    LOG_LEVEL: 'warn',
+    ...extraEnv,
+  };
   const slowDisk =
     slowFsyncMs > 0
-      ? ['strace', '-f', '-qq', '--seccomp-bpf', '-o', '/dev/null', '-e', 'trace=fsync,fdatasync', '-e', `inject=fsync,fdatasync:delay_exit=${Math.round(slowFsyncMs * 1000)}`]
+      ? [
+          'strace',
+          '-f',
+          '-qq',
+          '--seccomp-bpf',
+          '-o',
+          '/dev/null',
+          '-e',
+          'trace=fsync,fdatasync',
+          '-e',
+          `inject=fsync,fdatasync:delay_exit=${Math.round(slowFsyncMs * 1000)}`,
+        ]
       : [];
-  return startNode(main, ['work'], env, port, cpuProfileDir ? ['--cpu-prof', '--cpu-prof-dir', cpuProfileDir] : [], 'healthy', slowDisk);
+  return startNode(
+    main,
+    ['work'],
+    env,
+    port,
+    cpuProfileDir ? ['--cpu-prof', '--cpu-prof-dir', cpuProfileDir] : [],
+    'healthy',
+    slowDisk,
+  );
 }
 
 /**
@@ -181,7 +208,13 @@ export async function startClassify(
 ): Promise<BenchServer> {
   const port = await freePort();
   const env = { CLASSIFY_PORT: String(port), DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn', ...llmEnv };
-  return startNode(SERVICES_MAIN, ['classify'], env, port, cpuProfileDir ? ['--cpu-prof', '--cpu-prof-dir', cpuProfileDir] : []);
+  return startNode(
+    SERVICES_MAIN,
+    ['classify'],
+    env,
+    port,
+    cpuProfileDir ? ['--cpu-prof', '--cpu-prof-dir', cpuProfileDir] : [],
+  );
 }
 
 /** The tests' fake provider; its OpenAI base URL is `url` + /v1. */
@@ -202,12 +235,17 @@ export interface BenchDesk {
  */
 export async function startDesk(main: string, databaseUrl: string, env: Record<string, string>): Promise<BenchDesk> {
   const [workPort, classifyPort] = [await freePort(), await freePort()];
-  const server = await startNode(main, ['all'], {
-    WORK_PORT: String(workPort),
-    CLASSIFY_PORT: String(classifyPort),
-    DATABASE_URL: databaseUrl,
-    LOG_LEVEL: 'warn',
-    ...env,
-  }, workPort);
+  const server = await startNode(
+    main,
+    ['all'],
+    {
+      WORK_PORT: String(workPort),
+      CLASSIFY_PORT: String(classifyPort),
+      DATABASE_URL: databaseUrl,
+      LOG_LEVEL: 'warn',
+      ...env,
+    },
+    workPort,
+  );
   return { server, classifyUrl: `http://127.0.0.1:${classifyPort}` };
 }

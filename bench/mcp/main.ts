@@ -82,7 +82,10 @@ async function race(contenders: Record<string, Timed>): Promise<Record<string, n
 
 async function main(): Promise<void> {
   const database = await freshDatabase(kind);
-  const server = await startWork(database.url, 10, args['cpu-prof'], { AUTH: 'tokens', AGENTDESK_ADMIN_TOKEN: ADMIN_TOKEN });
+  const server = await startWork(database.url, 10, args['cpu-prof'], {
+    AUTH: 'tokens',
+    AGENTDESK_ADMIN_TOKEN: ADMIN_TOKEN,
+  });
   try {
     const admin = { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' };
     const created = (await request(`${server.url}/tokens`, {
@@ -91,7 +94,11 @@ async function main(): Promise<void> {
       body: JSON.stringify({ name: 'bench-agent', role: 'agent', agent: 'bench-agent' }),
     })) as { token: string };
     const agent = { authorization: `Bearer ${created.token}` };
-    await request(`${server.url}/work`, { method: 'POST', headers: admin, body: JSON.stringify({ type: 'bench', description: 'held' }) });
+    await request(`${server.url}/work`, {
+      method: 'POST',
+      headers: admin,
+      body: JSON.stringify({ type: 'bench', description: 'held' }),
+    });
     const item = (await request(`${server.url}/work/claim`, {
       method: 'POST',
       headers: { ...agent, 'content-type': 'application/json' },
@@ -99,7 +106,9 @@ async function main(): Promise<void> {
     })) as { id: string };
 
     const client = new Client({ name: 'bench-mcp', version: '1.0.0' });
-    await client.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), { requestInit: { headers: agent } }));
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), { requestInit: { headers: agent } }),
+    );
     // As a host does: the listing also arms the client's check of each answer against its output schema.
     await client.listTools();
     const tool = async (name: string, toolArgs: Record<string, unknown>) => {
@@ -108,11 +117,14 @@ async function main(): Promise<void> {
     };
     const get = (path: string) => request(`${server.url}${path}`, { headers: agent });
 
-    progress(`${CALLS} calls of each, in turn, after ${WARMUP} warm-up calls; load average ${loadavg()[0]?.toFixed(1)}`);
+    progress(
+      `${CALLS} calls of each, in turn, after ${WARMUP} warm-up calls; load average ${loadavg()[0]?.toFixed(1)}`,
+    );
     const reads = await race({
       mcp_get_work_item: () => tool('get_work_item', { id: item.id }),
       http_get_item: () => get(`/work/${item.id}`),
-      http_get_item_and_history: () => Promise.all([get(`/work/${item.id}`), get(`/work/${item.id}/history`).catch(() => null)]),
+      http_get_item_and_history: () =>
+        Promise.all([get(`/work/${item.id}`), get(`/work/${item.id}/history`).catch(() => null)]),
     });
     const beats = await race({
       mcp_heartbeat: () => tool('heartbeat', { id: item.id, lease_s: 3600 }),
@@ -140,7 +152,12 @@ async function main(): Promise<void> {
       });
     };
     compare('get_work_item', reads.mcp_get_work_item!, reads.http_get_item!, 'GET /work/{id}');
-    compare('get_work_item', reads.mcp_get_work_item!, reads.http_get_item_and_history!, 'GET /work/{id} and /history in parallel');
+    compare(
+      'get_work_item',
+      reads.mcp_get_work_item!,
+      reads.http_get_item_and_history!,
+      'GET /work/{id} and /history in parallel',
+    );
     compare('heartbeat', beats.mcp_heartbeat!, beats.http_heartbeat!, 'POST /work/{id}/heartbeat');
   } finally {
     await server.stop();

@@ -35,7 +35,10 @@ async function timings(times: number, run: () => Promise<unknown>): Promise<{ me
     samples.push(performance.now() - started);
   }
   samples.sort((a, b) => a - b);
-  return { median_ms: round(samples[Math.floor(samples.length / 2)]!), p90_ms: round(samples[Math.floor(samples.length * 0.9)]!) };
+  return {
+    median_ms: round(samples[Math.floor(samples.length / 2)]!),
+    p90_ms: round(samples[Math.floor(samples.length * 0.9)]!),
+  };
 }
 
 async function main(): Promise<void> {
@@ -63,7 +66,14 @@ async function main(): Promise<void> {
     const counts = await timings(scrapes, () => source.itemsByStatusAndType());
     const labelled = mostFrequentTypes(totalsByType(await source.itemsByStatusAndType()), config.metrics.maxTypes);
     const oldest = await timings(scrapes, () => source.oldestQueuedAgeSeconds(labelled, true));
-    emit({ metric: 'metrics_scrape', db: kind, items: size, scrape, items_by_status_and_type: counts, oldest_queued: oldest });
+    emit({
+      metric: 'metrics_scrape',
+      db: kind,
+      items: size,
+      scrape,
+      items_by_status_and_type: counts,
+      oldest_queued: oldest,
+    });
     await app.close();
     await opened.close();
   }

@@ -23,7 +23,12 @@ function planOf(steps: number, perStep: number) {
   const keys = Array.from({ length: steps }, (_, i) => `s${i}`);
   return {
     parent: { type: 'bench_plan', description: 'a plan at the limits' },
-    steps: keys.map((key, i) => ({ key, type: 'bench_step', description: `step ${i}`, depends_on_keys: keys.slice(Math.max(0, i - perStep), i) })),
+    steps: keys.map((key, i) => ({
+      key,
+      type: 'bench_step',
+      description: `step ${i}`,
+      depends_on_keys: keys.slice(Math.max(0, i - perStep), i),
+    })),
   };
 }
 
@@ -37,7 +42,9 @@ const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floo
 const round1 = (value: number) => Math.round(value * 10) / 10;
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { db: { type: 'string', default: 'sqlite' }, rounds: { type: 'string', default: '7' } } });
+  const { values } = parseArgs({
+    options: { db: { type: 'string', default: 'sqlite' }, rounds: { type: 'string', default: '7' } },
+  });
   const kind: BenchDbKind = parseDbKind(values.db);
   const rounds = Number(values.rounds);
   const database = await freshDatabase(kind);
@@ -51,7 +58,9 @@ async function main(): Promise<void> {
       for (let round = 0; round <= rounds; round += 1) {
         const [planMs, probeMs] = await Promise.all([
           timed(server.url, '/work/plans', body),
-          new Promise((resolve) => setTimeout(resolve, 5)).then(() => timed(server.url, '/work', { type: 'bench_probe', description: 'unrelated' })),
+          new Promise((resolve) => setTimeout(resolve, 5)).then(() =>
+            timed(server.url, '/work', { type: 'bench_probe', description: 'unrelated' }),
+          ),
         ]);
         if (round === 0) continue;
         plan.push(planMs);

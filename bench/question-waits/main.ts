@@ -27,9 +27,15 @@ async function main(): Promise<void> {
   const pool = new Pool(server.url, { connections: WRITERS, pipelining: 1 });
   const waitPool = new Pool(server.url, { connections: WAITS + 1, pipelining: 1 });
   const call = async (p: Pool, method: 'GET' | 'POST', path: string, body?: unknown) => {
-    const answer = await p.request({ method, path, headers: { 'x-user': 'bench', ...(body !== undefined && { 'content-type': 'application/json' }) }, ...(body !== undefined && { body: JSON.stringify(body) }) });
+    const answer = await p.request({
+      method,
+      path,
+      headers: { 'x-user': 'bench', ...(body !== undefined && { 'content-type': 'application/json' }) },
+      ...(body !== undefined && { body: JSON.stringify(body) }),
+    });
     const text = await answer.body.text();
-    if (answer.statusCode >= 400) throw new Error(`${method} ${path} answered ${answer.statusCode}: ${text.slice(0, 200)}`);
+    if (answer.statusCode >= 400)
+      throw new Error(`${method} ${path} answered ${answer.statusCode}: ${text.slice(0, 200)}`);
     return JSON.parse(text) as any;
   };
   const submitsPerSecond = async (): Promise<number> => {
@@ -62,7 +68,9 @@ async function main(): Promise<void> {
         }
       }),
     );
-    const waits = questions.map(({ item, question }) => call(waitPool, 'GET', `/work/${item}/questions/${question}?wait_s=30`).catch(() => null));
+    const waits = questions.map(({ item, question }) =>
+      call(waitPool, 'GET', `/work/${item}/questions/${question}?wait_s=30`).catch(() => null),
+    );
     process.stderr.write(`[bench:question-waits] ${WAITS} questions asked; waiting for them\n`);
     // Every wait registered: the gauge counts them.
     for (;;) {
@@ -72,7 +80,9 @@ async function main(): Promise<void> {
       await new Promise((resume) => setTimeout(resume, 100));
     }
     const waited = await submitsPerSecond();
-    process.stdout.write(`${JSON.stringify({ bench: 'question-waits', db: kind, waits: WAITS, submits_per_s_no_waits: idle, submits_per_s_with_waits: waited })}\n`);
+    process.stdout.write(
+      `${JSON.stringify({ bench: 'question-waits', db: kind, waits: WAITS, submits_per_s_no_waits: idle, submits_per_s_with_waits: waited })}\n`,
+    );
     await Promise.all(waits);
   } finally {
     await pool.close();

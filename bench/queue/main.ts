@@ -1,7 +1,14 @@
 import { cpus, loadavg } from 'node:os';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { analyzeSchema, BENCH_DB_KINDS, type BenchDbKind, freshDatabase, parseDbKind, postgresAdminUrl } from '../lib/databases.js';
+import {
+  analyzeSchema,
+  BENCH_DB_KINDS,
+  type BenchDbKind,
+  freshDatabase,
+  parseDbKind,
+  postgresAdminUrl,
+} from '../lib/databases.js';
 import { ANCHORS, type Anchor, type AnchorResult } from './queue-anchors.js';
 import type { QueueClientReply } from './queue-client.js';
 import { type PhaseResult, round } from '../lib/queue-phase.js';
@@ -88,7 +95,10 @@ const TARGETS = [
   { what: 'submit', over: 'graphile-worker', atLeast: null },
 ] as const;
 
-function integerArg(name: 'items' | 'workers' | 'warmup' | 'pool' | 'comments' | 'comment-rounds' | 'waiting' | 'dependents', min: number): number {
+function integerArg(
+  name: 'items' | 'workers' | 'warmup' | 'pool' | 'comments' | 'comment-rounds' | 'waiting' | 'dependents',
+  min: number,
+): number {
   const value = Number(args[name] ?? Number.NaN);
   if (Number.isInteger(value) && value >= min) return value;
   process.stderr.write(`--${name} must be an integer >= ${min}\n`);
@@ -98,10 +108,19 @@ function integerArg(name: 'items' | 'workers' | 'warmup' | 'pool' | 'comments' |
 function parseBacklog(text: string): { small: number; large: number; claims: number } {
   const [small, large] = text.split(',').map(Number);
   const claims = Number(args['backlog-claims']);
-  if (Number.isInteger(small) && Number.isInteger(large) && small! >= 0 && large! > small! && Number.isInteger(claims) && claims > 0) {
+  if (
+    Number.isInteger(small) &&
+    Number.isInteger(large) &&
+    small! >= 0 &&
+    large! > small! &&
+    Number.isInteger(claims) &&
+    claims > 0
+  ) {
     return { small: small!, large: large!, claims };
   }
-  process.stderr.write('--backlog must be none or small,large (integers, small < large); --backlog-claims a positive integer\n');
+  process.stderr.write(
+    '--backlog must be none or small,large (integers, small < large); --backlog-claims a positive integer\n',
+  );
   process.exit(2);
 }
 
@@ -131,7 +150,6 @@ function cpuPerOp(ownMs: number, pg: BackendCpu | null, ops: number) {
   };
 }
 
-
 /** What agentdesk did on PostgreSQL, to set against the anchors. */
 interface Measured {
   submit: number | null;
@@ -144,13 +162,19 @@ interface Measured {
 const measured: Record<string, Measured> = {};
 
 /** Meters the backends of `schema` while `work` runs; no schema (SQLite): nothing to meter. */
-async function withBackends<T>(schema: string | undefined, work: () => Promise<T>): Promise<{ value: T; pg: BackendCpu | null }> {
+async function withBackends<T>(
+  schema: string | undefined,
+  work: () => Promise<T>,
+): Promise<{ value: T; pg: BackendCpu | null }> {
   const meter = schema ? await meterBackends(postgresAdminUrl(), schema) : null;
   const value = await work();
   return { value, pg: meter ? await meter.stop() : null };
 }
 
-function expectReply<P extends 'submit' | 'comment' | 'drain'>(reply: QueueClientReply, phase: P): Extract<QueueClientReply, { phase: P }> {
+function expectReply<P extends 'submit' | 'comment' | 'drain'>(
+  reply: QueueClientReply,
+  phase: P,
+): Extract<QueueClientReply, { phase: P }> {
   if ('error' in reply) throw new Error(`queue client, ${phase}: ${reply.error}`);
   if (reply.phase !== phase) throw new Error(`queue client answered ${reply.phase} to ${phase}`);
   return reply as Extract<QueueClientReply, { phase: P }>;
@@ -163,13 +187,31 @@ async function counts(url: string): Promise<Record<string, number>> {
 }
 
 /** The drain's cycles per second and the server's CPU per cycle, or null when it could not run. */
-async function benchAgentdesk(kind: BenchDbKind, comments = 0): Promise<{ per_s: number; cpu_ms: number | null } | null> {
+async function benchAgentdesk(
+  kind: BenchDbKind,
+  comments = 0,
+): Promise<{ per_s: number; cpu_ms: number | null } | null> {
   const talking = comments > 0 ? `, ${comments} comments per item` : '';
-  progress(`agentdesk on ${kind}: warm-up (${WARMUP}), then ${ITEMS} submits${talking} and the drain, ${WORKERS} agents`);
+  progress(
+    `agentdesk on ${kind}: warm-up (${WARMUP}), then ${ITEMS} submits${talking} and the drain, ${WORKERS} agents`,
+  );
   const database = await freshDatabase(kind);
-  const server = await startWork(database.url, POOL, args['cpu-prof'], {}, args['server-main'] === undefined ? undefined : resolve(args['server-main']));
+  const server = await startWork(
+    database.url,
+    POOL,
+    args['cpu-prof'],
+    {},
+    args['server-main'] === undefined ? undefined : resolve(args['server-main']),
+  );
   const client = startQueueClient({ url: server.url, workers: WORKERS });
-  const shape = { system: 'agentdesk', db: kind, items: ITEMS, workers: WORKERS, ...(COMMENTS > 0 && { comments_per_item: comments }), ...(WAITING > 0 && { waiting: WAITING }) };
+  const shape = {
+    system: 'agentdesk',
+    db: kind,
+    items: ITEMS,
+    workers: WORKERS,
+    ...(COMMENTS > 0 && { comments_per_item: comments }),
+    ...(WAITING > 0 && { waiting: WAITING }),
+  };
   try {
     expectReply(await client.run({ phase: 'submit', items: WARMUP }), 'submit');
     if (comments > 0) expectReply(await client.run({ phase: 'comment', per_item: comments }), 'comment');
@@ -180,7 +222,10 @@ async function benchAgentdesk(kind: BenchDbKind, comments = 0): Promise<{ per_s:
     }
 
     let cpuBefore = server.cpuMs();
-    const submitted = await withBackends(database.schema, async () => expectReply(await client.run({ phase: 'submit', items: ITEMS }), 'submit').result);
+    const submitted = await withBackends(
+      database.schema,
+      async () => expectReply(await client.run({ phase: 'submit', items: ITEMS }), 'submit').result,
+    );
     const submit = submitted.value;
     const submitCpu = server.cpuMs() - cpuBefore;
     emit({
@@ -226,7 +271,8 @@ async function benchAgentdesk(kind: BenchDbKind, comments = 0): Promise<{ per_s:
       const stolen = new StealMeter();
       stolen.add(ticksBefore, cpuTicks());
       const states = waits ? await waits.stop() : undefined;
-      if ('unavailable' in drained) throw new Error(`the claim route vanished after the warm-up: ${drained.unavailable}`);
+      if ('unavailable' in drained)
+        throw new Error(`the claim route vanished after the warm-up: ${drained.unavailable}`);
       const left = await counts(server.url);
       const result: PhaseResult = drained.result;
       const cpu = cpuPerOp(drainCpu, drainPg, result.ok);
@@ -234,7 +280,9 @@ async function benchAgentdesk(kind: BenchDbKind, comments = 0): Promise<{ per_s:
         metric: 'claim_complete_per_s',
         ...shape,
         loop: finish ? 'one request per cycle' : 'two requests per cycle',
-        op: finish ? 'POST /work/claim {finish: the last item} (start)' : 'POST /work/claim (start) + PATCH /work/{id} completed',
+        op: finish
+          ? 'POST /work/claim {finish: the last item} (start)'
+          : 'POST /work/claim (start) + PATCH /work/{id} completed',
         ...result,
         ...cpu,
         host_steal_pct: stolen.percent(),
@@ -244,8 +292,15 @@ async function benchAgentdesk(kind: BenchDbKind, comments = 0): Promise<{ per_s:
         counts_after: left,
         // Every submitted item claimed once and completed, nothing else left: else the figure lies.
         correct:
-          drained.claimed === ITEMS && drained.duplicates === 0 && left.completed === completedBefore + ITEMS && left.queued === WAITING && left.in_progress === 0,
-        ...(states && { pg_connection_states: states, pg_states_note: 'pg_stat_activity every 20 ms during the drain: average connections per state' }),
+          drained.claimed === ITEMS &&
+          drained.duplicates === 0 &&
+          left.completed === completedBefore + ITEMS &&
+          left.queued === WAITING &&
+          left.in_progress === 0,
+        ...(states && {
+          pg_connection_states: states,
+          pg_states_note: 'pg_stat_activity every 20 ms during the drain: average connections per state',
+        }),
       });
       return { result, drainCpu, total: cpu.cpu_ms_per_op.total };
     };
@@ -264,7 +319,15 @@ async function benchAgentdesk(kind: BenchDbKind, comments = 0): Promise<{ per_s:
     if (DEPENDENTS > 0) {
       progress(`agentdesk on ${kind}: completing an item with ${DEPENDENTS} dependents`);
       const times = await timeFanOut(server.url, DEPENDENTS, 5);
-      emit({ metric: 'complete_with_dependents_ms', db: kind, dependents: DEPENDENTS, op: 'PATCH /work/{id} completed', runs_ms: times, min_ms: Math.min(...times), max_ms: Math.max(...times) });
+      emit({
+        metric: 'complete_with_dependents_ms',
+        db: kind,
+        dependents: DEPENDENTS,
+        op: 'PATCH /work/{id} completed',
+        runs_ms: times,
+        min_ms: Math.min(...times),
+        max_ms: Math.max(...times),
+      });
     }
     return { per_s: result.per_s, cpu_ms: perOp(drainCpu, result.ok) };
   } finally {
@@ -276,10 +339,27 @@ async function benchAgentdesk(kind: BenchDbKind, comments = 0): Promise<{ per_s:
 async function benchAnchor(anchor: Anchor): Promise<AnchorResult> {
   progress(`${anchor}: warm-up (${WARMUP}), then ${ITEMS} adds and the drain, ${WORKERS} workers`);
   const { schema } = await freshDatabase('postgres');
-  const result = await runAnchor({ anchor, url: postgresAdminUrl(), schema: schema ?? '', items: ITEMS, warmup: WARMUP, workers: WORKERS, pool: POOL });
+  const result = await runAnchor({
+    anchor,
+    url: postgresAdminUrl(),
+    schema: schema ?? '',
+    items: ITEMS,
+    warmup: WARMUP,
+    workers: WORKERS,
+    pool: POOL,
+  });
   const shape = { system: anchor, version: result.version, db: 'postgres', items: ITEMS, workers: WORKERS };
-  const ops = anchor === 'pg-boss' ? { add: 'send', cycle: 'fetch (batchSize 1) + complete' } : { add: 'addJob (makeWorkerUtils)', cycle: 'run(): concurrency W, no-op task (get_job + complete_job)' };
-  emit({ metric: 'submit_per_s', ...shape, op: ops.add, ...result.add, ...cpuPerOp(result.add.client_cpu_ms, result.add_pg, result.add.ok) });
+  const ops =
+    anchor === 'pg-boss'
+      ? { add: 'send', cycle: 'fetch (batchSize 1) + complete' }
+      : { add: 'addJob (makeWorkerUtils)', cycle: 'run(): concurrency W, no-op task (get_job + complete_job)' };
+  emit({
+    metric: 'submit_per_s',
+    ...shape,
+    op: ops.add,
+    ...result.add,
+    ...cpuPerOp(result.add.client_cpu_ms, result.add_pg, result.add.ok),
+  });
   emit({
     metric: 'claim_complete_per_s',
     ...shape,
@@ -326,7 +406,10 @@ function compare(results: Partial<Record<Anchor, AnchorResult>>): void {
     const anchor = results[target.over];
     if (!anchor) continue;
     const theirs = target.what === 'submit' ? anchor.add.per_s : anchor.cycles.per_s;
-    const ofLoops = target.what === 'submit' ? [{ loop: undefined, per_s: ours.submit }] : loops.map(({ loop, claimComplete }) => ({ loop, per_s: claimComplete }));
+    const ofLoops =
+      target.what === 'submit'
+        ? [{ loop: undefined, per_s: ours.submit }]
+        : loops.map(({ loop, claimComplete }) => ({ loop, per_s: claimComplete }));
     for (const { loop, per_s } of ofLoops) {
       const ratio = per_s === null ? null : round(per_s / theirs);
       emit({
@@ -338,7 +421,10 @@ function compare(results: Partial<Record<Anchor, AnchorResult>>): void {
         agentdesk_per_s: per_s,
         anchor_per_s: theirs,
         ratio,
-        ...(target.atLeast !== null && { target: `>= ${target.atLeast}`, met: ratio === null ? null : ratio >= target.atLeast }),
+        ...(target.atLeast !== null && {
+          target: `>= ${target.atLeast}`,
+          met: ratio === null ? null : ratio >= target.atLeast,
+        }),
         ...(ratio === null && ours.note && { note: ours.note }),
       });
     }
@@ -395,7 +481,7 @@ async function main(): Promise<void> {
     warmup_items: WARMUP,
     stores: kinds,
     server: `node ${args['server-main'] ?? 'dist/src/main.js'} work, LOG_LEVEL=warn`,
-    client: "bench/queue/queue-client.ts: one process, undici request on a keep-alive Pool of W connections",
+    client: 'bench/queue/queue-client.ts: one process, undici request on a keep-alive Pool of W connections',
     ...(COMMENTS > 0 && { comments_per_item: COMMENTS, comment_rounds: COMMENT_ROUNDS }),
     anchors: COMMENTS > 0 ? [] : anchors.map((anchor) => `${anchor}: own process, fresh schema on the same PostgreSQL`),
     pg_pool_per_system: POOL,
@@ -403,7 +489,8 @@ async function main(): Promise<void> {
     loadavg_1m: round(loadavg()[0] ?? Number.NaN),
     node: process.version,
   });
-  if (anchors.length > 0 && COMMENTS === 0 && !kinds.includes('postgres')) progress('the anchors run on PostgreSQL only: --db postgres or both to run them');
+  if (anchors.length > 0 && COMMENTS === 0 && !kinds.includes('postgres'))
+    progress('the anchors run on PostgreSQL only: --db postgres or both to run them');
   const results: Partial<Record<Anchor, AnchorResult>> = {};
   for (const kind of COMMENTS > 0 ? kinds : []) await benchComments(kind);
   for (const kind of COMMENTS > 0 ? [] : kinds) {
@@ -413,7 +500,9 @@ async function main(): Promise<void> {
   }
   // The comments run is a comparison of its own: no anchors, no backlog.
   for (const kind of BACKLOG && COMMENTS === 0 ? kinds : []) {
-    progress(`agentdesk on ${kind}: claims by type behind a backlog of ${BACKLOG!.small}, then ${BACKLOG!.large} queued`);
+    progress(
+      `agentdesk on ${kind}: claims by type behind a backlog of ${BACKLOG!.small}, then ${BACKLOG!.large} queued`,
+    );
     await benchBacklog(kind, BACKLOG!, emit);
   }
   compare(results);

@@ -31,7 +31,8 @@ export function startQueueClient(options: QueueClientOptions): QueueClient {
     run(request) {
       return new Promise((resolve, reject) => {
         if (!child.connected) return reject(new Error(`the queue client is gone before ${request.phase}`));
-        const onExit = (code: number | null) => reject(new Error(`the queue client exited with ${code} during ${request.phase}`));
+        const onExit = (code: number | null) =>
+          reject(new Error(`the queue client exited with ${code} during ${request.phase}`));
         child.once('exit', onExit);
         child.once('message', (reply: QueueClientReply) => {
           child.off('exit', onExit);

@@ -60,7 +60,10 @@ export interface AnchorResult {
 const QUEUE = 'bench';
 
 /** Runs one phase with the library's backends metered, and the host's steal over it. */
-async function metered(spec: AnchorSpec, phase: () => Promise<PhaseResult>): Promise<{ result: PhaseResult; pg: BackendCpu; steal_pct: number | null }> {
+async function metered(
+  spec: AnchorSpec,
+  phase: () => Promise<PhaseResult>,
+): Promise<{ result: PhaseResult; pg: BackendCpu; steal_pct: number | null }> {
   const meter = await meterBackends(spec.url, spec.schema);
   const before = cpuTicks();
   const result = await phase();
@@ -72,7 +75,12 @@ async function metered(spec: AnchorSpec, phase: () => Promise<PhaseResult>): Pro
 const { type: _type, ...PAYLOAD } = BENCH_JOB;
 
 async function benchPgBoss(spec: AnchorSpec): Promise<AnchorResult> {
-  const boss = new PgBoss({ connectionString: spec.url, schema: spec.schema, max: spec.pool, application_name: spec.schema });
+  const boss = new PgBoss({
+    connectionString: spec.url,
+    schema: spec.schema,
+    max: spec.pool,
+    application_name: spec.schema,
+  });
   boss.on('error', (error) => process.stderr.write(`pg-boss: ${error.message}\n`));
   await boss.start();
   await boss.createQueue(QUEUE);
@@ -167,7 +175,9 @@ async function benchGraphileWorker(spec: AnchorSpec): Promise<AnchorResult> {
   const added = await metered(spec, () => add(spec.items));
   await analyzeSchema(spec.url, spec.schema);
   const cycles = await metered(spec, () => drain(spec.items));
-  const { rows } = await pgPool.query<{ left: number }>(`SELECT count(*)::int AS left FROM "${spec.schema}"._private_jobs`);
+  const { rows } = await pgPool.query<{ left: number }>(
+    `SELECT count(*)::int AS left FROM "${spec.schema}"._private_jobs`,
+  );
   await utils.release();
   await pgPool.end();
   return {
@@ -208,7 +218,9 @@ if (invokedDirectly) {
       process.exit(0);
     },
     (error: unknown) => {
-      process.stderr.write(`anchor failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+      process.stderr.write(
+        `anchor failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+      );
       process.exit(1);
     },
   );

@@ -21,7 +21,11 @@ export interface BacklogOptions {
 
 const WANTED = 'code_review';
 
-export async function benchBacklog(kind: BenchDbKind, { small, large, claims }: BacklogOptions, emit: (line: Record<string, unknown>) => void): Promise<void> {
+export async function benchBacklog(
+  kind: BenchDbKind,
+  { small, large, claims }: BacklogOptions,
+  emit: (line: Record<string, unknown>) => void,
+): Promise<void> {
   const database = await freshDatabase(kind);
   const server = await startWork(database.url, 4);
   const seed = kind === 'sqlite' ? sqliteSeeder(database.path as string) : await postgresSeeder(database.url);
@@ -39,10 +43,25 @@ export async function benchBacklog(kind: BenchDbKind, { small, large, claims }: 
       const started = performance.now();
       await claimSome(server.url, claims);
       perClaim[backlog] = (performance.now() - started) / claims;
-      emit({ metric: 'backlog_claim_ms', system: 'agentdesk', db: kind, queued: backlog, op: `POST /work/claim {"types":["${WANTED}"]}`, claims, ms_per_claim: round(perClaim[backlog]!, 3) });
+      emit({
+        metric: 'backlog_claim_ms',
+        system: 'agentdesk',
+        db: kind,
+        queued: backlog,
+        op: `POST /work/claim {"types":["${WANTED}"]}`,
+        claims,
+        ms_per_claim: round(perClaim[backlog]!, 3),
+      });
     }
     const ratio = round(perClaim[large]! / perClaim[small]!);
-    emit({ metric: 'backlog_ratio', db: kind, what: `claim by type at ${large} queued over ${small} queued`, ratio, target: '<= 2', met: ratio <= 2 });
+    emit({
+      metric: 'backlog_ratio',
+      db: kind,
+      what: `claim by type at ${large} queued over ${small} queued`,
+      ratio,
+      target: '<= 2',
+      met: ratio <= 2,
+    });
   } finally {
     await seed.close();
     await server.stop();
@@ -52,7 +71,11 @@ export async function benchBacklog(kind: BenchDbKind, { small, large, claims }: 
 async function claimSome(url: string, count: number): Promise<void> {
   const body = JSON.stringify({ agent: 'backlog-agent', types: [WANTED], lease_s: 600 });
   for (let i = 0; i < count; i += 1) {
-    const { statusCode, body: answer } = await request(`${url}/work/claim`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+    const { statusCode, body: answer } = await request(`${url}/work/claim`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body,
+    });
     await answer.text();
     if (statusCode !== 200) throw new Error(`POST /work/claim answered ${statusCode}: nothing left to claim?`);
   }

@@ -16,7 +16,8 @@ import { BENCH_JOB, drive, LAST_WRITE, type PhaseResult, quota } from '../lib/qu
 //           with `finish`, each claim after the first finishes the agent's last item in the same
 //           request (`finish` in the claim's body), one request per cycle.
 
-export type QueueClientRequest = { phase: 'submit'; items: number } | { phase: 'comment'; per_item: number } | { phase: 'drain'; finish?: boolean };
+export type QueueClientRequest =
+  { phase: 'submit'; items: number } | { phase: 'comment'; per_item: number } | { phase: 'drain'; finish?: boolean };
 
 export type QueueClientReply =
   | { phase: 'submit'; result: PhaseResult }
@@ -79,7 +80,12 @@ export function createQueueClient(options: QueueClientOptions) {
     submitted = [];
     return drive(options.workers, async () => {
       if (!take()) return false;
-      const { statusCode, body } = await pool.request({ method: 'POST', path: '/work', headers: JSON_HEADERS, body: SUBMIT_BODY });
+      const { statusCode, body } = await pool.request({
+        method: 'POST',
+        path: '/work',
+        headers: JSON_HEADERS,
+        body: SUBMIT_BODY,
+      });
       const text = await body.text();
       if (statusCode !== 201) throw unexpected('POST /work', statusCode, text);
       submitted.push((JSON.parse(text) as { id: string }).id);
@@ -93,7 +99,12 @@ export function createQueueClient(options: QueueClientOptions) {
     return drive(options.workers, async () => {
       const path = paths[next++];
       if (path === undefined) return false;
-      const { statusCode, body } = await pool.request({ method: 'POST', path, headers: COMMENT_HEADERS, body: COMMENT_BODY });
+      const { statusCode, body } = await pool.request({
+        method: 'POST',
+        path,
+        headers: COMMENT_HEADERS,
+        body: COMMENT_BODY,
+      });
       const text = await body.text();
       if (statusCode !== 201) throw unexpected(`POST ${path}`, statusCode, text);
       return true;
@@ -116,7 +127,8 @@ export function createQueueClient(options: QueueClientOptions) {
       if (claim.statusCode === 404) throw new ClaimRouteMissing(`POST /work/claim answered 404: ${text.slice(0, 200)}`);
       if (claim.statusCode !== 200) throw unexpected('POST /work/claim', claim.statusCode, text);
       const item = JSON.parse(text) as { id: string; status: string };
-      if (item.status !== 'in_progress') throw new Error(`POST /work/claim answered an item in ${item.status}, not in_progress`);
+      if (item.status !== 'in_progress')
+        throw new Error(`POST /work/claim answered an item in ${item.status}, not in_progress`);
       if (claimed.has(item.id)) duplicates += 1;
       claimed.add(item.id);
       if (finish) {
@@ -124,7 +136,12 @@ export function createQueueClient(options: QueueClientOptions) {
         return true;
       }
 
-      const done = await pool.request({ method: 'PATCH', path: `/work/${item.id}`, headers: JSON_HEADERS, body: completeBodies[worker] });
+      const done = await pool.request({
+        method: 'PATCH',
+        path: `/work/${item.id}`,
+        headers: JSON_HEADERS,
+        body: completeBodies[worker],
+      });
       const doneText = await done.body.text();
       if (done.statusCode !== 200) throw unexpected(`PATCH /work/${item.id}`, done.statusCode, doneText);
       return true;

@@ -14,7 +14,13 @@ async function post(url: string, path: string, body: unknown, method = 'POST'): 
 }
 
 /** Submits `dependents` items of `type` that depend on `on`, `concurrency` at a time. */
-async function submitDependents(url: string, type: string, on: string, dependents: number, concurrency: number): Promise<void> {
+async function submitDependents(
+  url: string,
+  type: string,
+  on: string,
+  dependents: number,
+  concurrency: number,
+): Promise<void> {
   let next = 0;
   await Promise.all(
     Array.from({ length: concurrency }, async () => {
@@ -28,7 +34,11 @@ async function submitDependents(url: string, type: string, on: string, dependent
 
 /** `count` queued items of type `bench` that wait on an item nobody will complete. */
 export async function seedWaiting(url: string, count: number, concurrency = 8): Promise<void> {
-  const blocker = await post(url, '/work', { type: 'bench_blocker', description: 'never completes during the run', agent: 'bench-holder' });
+  const blocker = await post(url, '/work', {
+    type: 'bench_blocker',
+    description: 'never completes during the run',
+    agent: 'bench-holder',
+  });
   await submitDependents(url, 'bench', blocker.id, count, concurrency);
 }
 
@@ -45,7 +55,8 @@ export async function timeFanOut(url: string, dependents: number, rounds: number
     times.push(Math.round((performance.now() - started) * 10) / 10);
     const ready = await fetch(`${url}/work/counts?type=${type}_dependent`);
     const counts = (await ready.json()) as Record<string, number>;
-    if (counts.queued !== dependents) throw new Error(`after the fan-out, ${counts.queued} of ${dependents} dependents are queued`);
+    if (counts.queued !== dependents)
+      throw new Error(`after the fan-out, ${counts.queued} of ${dependents} dependents are queued`);
   }
   return times;
 }

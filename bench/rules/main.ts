@@ -2,7 +2,14 @@ import { availableParallelism, loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import { normalizeEmail, type Email } from '../../src/email/normalize.js';
 import { classifyWithRules } from '../../src/classify/rules/classify.js';
-import { evaluate, evaluateFields, FIELDS, loadLabelledSet, type LabelledEmail, type Score } from '../../test/support/rules-labelled.js';
+import {
+  evaluate,
+  evaluateFields,
+  FIELDS,
+  loadLabelledSet,
+  type LabelledEmail,
+  type Score,
+} from '../../test/support/rules-labelled.js';
 import { PATHOLOGICAL_BODIES } from '../../test/support/rules-pathological.js';
 import { runMain } from '../lib/run-main.js';
 
@@ -45,22 +52,42 @@ function chosenSplit(set: LabelledEmail[]): LabelledEmail[] {
 function accuracy(): void {
   const set = chosenSplit(loadLabelledSet());
   const result = evaluate(set, (email) => classifyWithRules(normalizeEmail(email.input, MAX_CHARS)).category);
-  const line = (scope: string, name: string, score: Score) => print({ metric: 'accuracy', split: args.split, scope, name, ...score });
+  const line = (scope: string, name: string, score: Score) =>
+    print({ metric: 'accuracy', split: args.split, scope, name, ...score });
   line('overall', 'all', result.overall);
   for (const [name, score] of Object.entries(result.by_split)) if (score.emails > 0) line('split', name, score);
   for (const [name, score] of Object.entries(result.by_language)) line('language', name, score);
   for (const [name, score] of Object.entries(result.by_category)) line('category', name, score);
   if (args.misses) {
-    for (const miss of result.misses) process.stderr.write(`miss ${miss.id}${miss.holdout ? ' (holdout)' : ''}: expected ${miss.expected}, got ${miss.got}\n`);
+    for (const miss of result.misses)
+      process.stderr.write(
+        `miss ${miss.id}${miss.holdout ? ' (holdout)' : ''}: expected ${miss.expected}, got ${miss.got}\n`,
+      );
   }
   // Per field: the category on every email, priority and deadline on those labelled with them.
   const fields = evaluateFields(set, (email) => {
     const answer = classifyWithRules(normalizeEmail(email.input, MAX_CHARS));
     return { category: answer.category, priority: answer.priority, deadline: answer.details.deadline };
   });
-  for (const field of FIELDS) print({ metric: 'field_accuracy', split: args.split, scope: 'overall', name: 'all', field, ...fields.overall[field] });
+  for (const field of FIELDS)
+    print({
+      metric: 'field_accuracy',
+      split: args.split,
+      scope: 'overall',
+      name: 'all',
+      field,
+      ...fields.overall[field],
+    });
   for (const [language, scores] of Object.entries(fields.by_language)) {
-    for (const field of FIELDS) print({ metric: 'field_accuracy', split: args.split, scope: 'language', name: language, field, ...scores[field] });
+    for (const field of FIELDS)
+      print({
+        metric: 'field_accuracy',
+        split: args.split,
+        scope: 'language',
+        name: language,
+        field,
+        ...scores[field],
+      });
   }
   if (args.misses) {
     for (const miss of fields.misses.filter((entry) => entry.field !== 'category')) {
@@ -92,15 +119,26 @@ function time<T>(name: string, items: readonly T[], rounds: number, run: (item: 
   }
   const cpu = process.cpuUsage(cpuBefore);
   samples.sort();
-  const quantile = (sorted: Float64Array, fraction: number) => sorted[Math.max(0, Math.ceil(fraction * sorted.length) - 1)]!;
+  const quantile = (sorted: Float64Array, fraction: number) =>
+    sorted[Math.max(0, Math.ceil(fraction * sorted.length) - 1)]!;
   const at = (fraction: number) => quantile(samples, fraction);
   // Each email's own median, robust to a preemption now and then; then the slowest 1% of emails.
   const medians = Float64Array.from(perItem, (times) => quantile(times.sort(), 0.5)).sort();
   const ms = (value: number) => Math.round(value * 1000) / 1000;
   const cpuMean = (cpu.user + cpu.system) / 1000 / samples.length;
   print({
-    metric: 'time_per_email', name, emails: items.length, samples: samples.length, median_ms: ms(at(0.5)), p99_ms: ms(at(0.99)), max_ms: ms(at(1)),
-    p99_of_email_medians_ms: ms(quantile(medians, 0.99)), cpu_mean_ms: ms(cpuMean), target_ms: TARGET_MS, load_average_1m: Math.round(loadavg()[0]! * 10) / 10, cores: availableParallelism(),
+    metric: 'time_per_email',
+    name,
+    emails: items.length,
+    samples: samples.length,
+    median_ms: ms(at(0.5)),
+    p99_ms: ms(at(0.99)),
+    max_ms: ms(at(1)),
+    p99_of_email_medians_ms: ms(quantile(medians, 0.99)),
+    cpu_mean_ms: ms(cpuMean),
+    target_ms: TARGET_MS,
+    load_average_1m: Math.round(loadavg()[0]! * 10) / 10,
+    cores: availableParallelism(),
   });
 }
 
@@ -111,8 +149,15 @@ function timing(): void {
   time('classify', emails, rounds, (email) => classifyWithRules(email));
   time('prepare_and_classify', set, rounds, (email) => classifyWithRules(normalizeEmail(email.input, MAX_CHARS)));
   // The longest text the classifier is ever given: a body cut to the default budget.
-  const long = set.map((email) => email.input).filter((input) => 'email_data' in input).map((input) => input.email_data.body ?? '').join('\n\n');
-  const longEmail = normalizeEmail({ email_data: { subject: 'long', body: long.repeat(Math.ceil(MAX_CHARS / long.length) + 1) } }, MAX_CHARS);
+  const long = set
+    .map((email) => email.input)
+    .filter((input) => 'email_data' in input)
+    .map((input) => input.email_data.body ?? '')
+    .join('\n\n');
+  const longEmail = normalizeEmail(
+    { email_data: { subject: 'long', body: long.repeat(Math.ceil(MAX_CHARS / long.length) + 1) } },
+    MAX_CHARS,
+  );
   time(`classify_${longEmail.body.text.length}_chars`, [longEmail], rounds * 20, (email) => classifyWithRules(email));
   // Bodies built to make a rule backtrack: each must stay far from the 250 ms the suite once allowed.
   for (const [name, body] of PATHOLOGICAL_BODIES) {

@@ -52,7 +52,12 @@ async function batch(app: HttpApp, request: RequestKind): Promise<{ cpu: number;
     const responses = await Promise.all(
       Array.from({ length: Math.min(CONCURRENCY, BATCH - sent) }, () =>
         request === 'post'
-          ? app.inject({ method: 'POST', url: '/work', headers: { 'content-type': 'application/json' }, payload: PAYLOAD })
+          ? app.inject({
+              method: 'POST',
+              url: '/work',
+              headers: { 'content-type': 'application/json' },
+              payload: PAYLOAD,
+            })
           : app.inject({ method: 'GET', url: '/work?limit=20' }),
       ),
     );

@@ -41,7 +41,15 @@ function print(line: Record<string, unknown>): void {
 const event = (at: string): UsageEvent => ({
   kind: 'call',
   at,
-  call: { provider: 'openai', model: 'gpt-4.1-mini', input_tokens: 900, output_tokens: 150, latency_ms: 400, attempts: 1, result: 'ok' },
+  call: {
+    provider: 'openai',
+    model: 'gpt-4.1-mini',
+    input_tokens: 900,
+    output_tokens: 150,
+    latency_ms: 400,
+    attempts: 1,
+    result: 'ok',
+  },
 });
 
 /** Runs `write` from CONCURRENCY loops for SECONDS; returns writes a second. */
@@ -68,7 +76,10 @@ async function timed<T>(run: () => Promise<T>, repeat = 5): Promise<{ ms: number
 
 async function main(): Promise<void> {
   const target = await freshDatabase(kind);
-  const database: Database = await openDatabase({ url: target.url, poolSize: 10, statementTimeoutMs: 60_000 }, { logger: createLogger('silent') });
+  const database: Database = await openDatabase(
+    { url: target.url, poolSize: 10, statementTimeoutMs: 60_000 },
+    { logger: createLogger('silent') },
+  );
   try {
     const store = createDedupeStore(database);
     const db = database.kysely;
@@ -83,7 +94,9 @@ async function main(): Promise<void> {
           INSERT INTO llm_usage_hourly (hour, provider, model, shard, calls, input_tokens, output_tokens)
           VALUES (${hour}, 'openai', 'single-row', 0, 1, 900, 150)
           ON CONFLICT (hour, provider, model, shard) DO UPDATE SET calls = llm_usage_hourly.calls + 1,
-            input_tokens = llm_usage_hourly.input_tokens + 900, output_tokens = llm_usage_hourly.output_tokens + 150`.execute(db);
+            input_tokens = llm_usage_hourly.input_tokens + 900, output_tokens = llm_usage_hourly.output_tokens + 150`.execute(
+        db,
+      );
     /** Writes a second, and (PostgreSQL) the connections waiting on a row lock, on average. */
     const measure = async (write: () => Promise<unknown>) => {
       if (kind !== 'postgres') return { writes_per_s: await writeRate(write) };
@@ -92,12 +105,29 @@ async function main(): Promise<void> {
       const waits = await sampler.stop();
       const sum = (match: (key: string) => boolean) =>
         Math.round(Object.entries(waits).reduce((total, [key, n]) => total + (match(key) ? n : 0), 0) * 100) / 100;
-      return { writes_per_s: writesPerS, waiting_on_row_locks: sum((key) => key.includes('Lock:transactionid') || key.includes('Lock:tuple')), waiting_on_wal: sum((key) => key.includes('WAL')) };
+      return {
+        writes_per_s: writesPerS,
+        waiting_on_row_locks: sum((key) => key.includes('Lock:transactionid') || key.includes('Lock:tuple')),
+        waiting_on_wal: sum((key) => key.includes('WAL')),
+      };
     };
     for (let round = 0; round < 2; round += 1) {
       const rollup = kind === 'postgres' ? 'sharded by backend pid' : 'one row (one writer)';
-      print({ phase: 'write', round, rollup, concurrency: CONCURRENCY, ...(await measure(() => store.recordUsage(event(now)))) });
-      if (kind === 'postgres') print({ phase: 'write', round, rollup: 'one row (for comparison)', concurrency: CONCURRENCY, ...(await measure(singleRow)) });
+      print({
+        phase: 'write',
+        round,
+        rollup,
+        concurrency: CONCURRENCY,
+        ...(await measure(() => store.recordUsage(event(now)))),
+      });
+      if (kind === 'postgres')
+        print({
+          phase: 'write',
+          round,
+          rollup: 'one row (for comparison)',
+          concurrency: CONCURRENCY,
+          ...(await measure(singleRow)),
+        });
     }
 
     // Read path: a year of hours, two models, every shard present (the most rows the rollup can hold).
@@ -108,10 +138,24 @@ async function main(): Promise<void> {
     const hours = Array.from({ length: 365 * 24 }, (_, i) => hourOf(new Date(start + i * HOUR_MS).toISOString()));
     const hourRows = hours.flatMap((hour) =>
       ['gpt-4.1-mini', 'claude-haiku-4-5'].flatMap((model) =>
-        Array.from({ length: shardCount }, (_, shard) => ({ hour, provider: 'openai', model, shard, calls: 7, input_tokens: 6_300, output_tokens: 1_050, duplicates_served: 2, fallbacks: 0 })),
+        Array.from({ length: shardCount }, (_, shard) => ({
+          hour,
+          provider: 'openai',
+          model,
+          shard,
+          calls: 7,
+          input_tokens: 6_300,
+          output_tokens: 1_050,
+          duplicates_served: 2,
+          fallbacks: 0,
+        })),
       ),
     );
-    for (let i = 0; i < hourRows.length; i += 2_000) await db.insertInto('llm_usage_hourly').values(hourRows.slice(i, i + 2_000)).execute();
+    for (let i = 0; i < hourRows.length; i += 2_000)
+      await db
+        .insertInto('llm_usage_hourly')
+        .values(hourRows.slice(i, i + 2_000))
+        .execute();
     // 1M calls over the last seven days, for the per-call comparison (2,000 a statement: SQLite caps the variables).
     const weekStart = Date.now() - 7 * 24 * HOUR_MS;
     for (let i = 0; i < CALLS; i += 2_000) {
@@ -131,8 +175,16 @@ async function main(): Promise<void> {
 
     const reader = createUsageReader(createUsageStore(database), DEFAULT_PRICES);
     const week = await timed(() => reader.report({ group_by: 'day' }));
-    print({ phase: 'read', query: '7 days by day (rollup)', rollup_rows: hourRows.length, ms: week.ms, rows: week.value.rows.length });
-    const month = await timed(() => reader.report({ group_by: 'model', since: new Date(Date.now() - 30 * 24 * HOUR_MS).toISOString() }));
+    print({
+      phase: 'read',
+      query: '7 days by day (rollup)',
+      rollup_rows: hourRows.length,
+      ms: week.ms,
+      rows: week.value.rows.length,
+    });
+    const month = await timed(() =>
+      reader.report({ group_by: 'model', since: new Date(Date.now() - 30 * 24 * HOUR_MS).toISOString() }),
+    );
     print({ phase: 'read', query: '30 days by model (rollup)', ms: month.ms });
     const year = await timed(() => reader.report({ group_by: 'model', since: new Date(start).toISOString() }));
     print({ phase: 'read', query: '365 days by model (rollup)', ms: year.ms });

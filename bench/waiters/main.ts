@@ -87,7 +87,9 @@ function rssKb(pid: number): number {
 
 /** The server's PostgreSQL backends: every connection named after its schema. */
 async function backendPids(admin: pg.Client, schema: string): Promise<number[]> {
-  const { rows } = await admin.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE application_name = $1', [schema]);
+  const { rows } = await admin.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE application_name = $1', [
+    schema,
+  ]);
   return rows.map((row) => row.pid);
 }
 
@@ -127,10 +129,14 @@ async function rate(fleet: ChildProcess, per_s: number, items: number): Promise<
 async function benchAgentdesk(kind: BenchDbKind): Promise<RateResult[]> {
   const database = await freshDatabase(kind);
   log(`${kind}: starting the work server and ${AGENTS} agents`);
-  const server: BenchServer = args.main ? await startOther(args.main, database.url) : await startWork(database.url, 16, args['cpu-prof']);
+  const server: BenchServer = args.main
+    ? await startOther(args.main, database.url)
+    : await startWork(database.url, 16, args['cpu-prof']);
   const admin = kind === 'postgres' ? new pg.Client({ connectionString: database.url.replace(/\?.*$/, '') }) : null;
   await admin?.connect();
-  const fleet = fork(AGENTS_MAIN, [JSON.stringify({ url: server.url, agents: AGENTS, types: TYPES })], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const fleet = fork(AGENTS_MAIN, [JSON.stringify({ url: server.url, agents: AGENTS, types: TYPES })], {
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
   const results: RateResult[] = [];
   try {
     const pids = admin && database.schema ? await backendPids(admin, database.schema) : [];
@@ -206,21 +212,42 @@ async function benchAgentdesk(kind: BenchDbKind): Promise<RateResult[]> {
 /** `node <main> work` as startWork runs this build. */
 async function startOther(main: string, databaseUrl: string): Promise<BenchServer> {
   const port = await freePort();
-  return startNode(main, ['work'], { WORK_PORT: String(port), DATABASE_URL: databaseUrl, DATABASE_POOL_SIZE: '16', LOG_LEVEL: 'warn' }, port);
+  return startNode(
+    main,
+    ['work'],
+    { WORK_PORT: String(port), DATABASE_URL: databaseUrl, DATABASE_POOL_SIZE: '16', LOG_LEVEL: 'warn' },
+    port,
+  );
 }
 
 /** graphile-worker on a fresh schema; with `http`, its jobs come over HTTP from another process. */
 async function benchGraphile(http: boolean): Promise<{ per_s: number; p50_ms: number; p99_ms: number }[]> {
   const database = await freshDatabase('postgres');
   log(`graphile-worker: ${WORKERS} workers${http ? ', jobs over HTTP' : ''}`);
-  const spec: GraphileSpec = { url: database.url, schema: database.schema!, workers: WORKERS, warmup: WARMUP.items, rates: RATES, http };
+  const spec: GraphileSpec = {
+    url: database.url,
+    schema: database.schema!,
+    workers: WORKERS,
+    warmup: WARMUP.items,
+    rates: RATES,
+    http,
+  };
   const stdout = await new Promise<string>((resolve, reject) => {
-    execFile(process.execPath, [GRAPHILE_MAIN, JSON.stringify(spec)], { maxBuffer: 16 * 1024 * 1024 }, (error, out, err) => {
-      if (error) reject(new Error(`${error.message}\n${err}`));
-      else resolve(out);
-    });
+    execFile(
+      process.execPath,
+      [GRAPHILE_MAIN, JSON.stringify(spec)],
+      { maxBuffer: 16 * 1024 * 1024 },
+      (error, out, err) => {
+        if (error) reject(new Error(`${error.message}\n${err}`));
+        else resolve(out);
+      },
+    );
   });
-  const lines = stdout.trim().split('\n').filter(Boolean).map((line) => JSON.parse(line) as { per_s: number; p50_ms: number; p99_ms: number });
+  const lines = stdout
+    .trim()
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as { per_s: number; p50_ms: number; p99_ms: number });
   for (const line of lines) emit({ ...line, db: 'postgres', phase: 'rate' });
   return lines;
 }
@@ -252,7 +279,8 @@ async function main(): Promise<void> {
       const http = overHttp?.find((line) => line.per_s === result.per_s);
       if (http) {
         emit({
-          compare: 'agentdesk p99 submit → claimed against graphile-worker p99 with its jobs POSTed over HTTP (informational)',
+          compare:
+            'agentdesk p99 submit → claimed against graphile-worker p99 with its jobs POSTed over HTTP (informational)',
           db: kind,
           per_s: result.per_s,
           agentdesk_p99_ms: result.p99_ms,

@@ -26,7 +26,8 @@ export interface RateResult {
   submit_p99_ms: number;
 }
 
-export type AgentsReply = { phase: 'start'; agents: number } | { phase: 'rate'; result: RateResult } | { error: string };
+export type AgentsReply =
+  { phase: 'start'; agents: number } | { phase: 'rate'; result: RateResult } | { error: string };
 
 export interface AgentsOptions {
   url: string;
@@ -43,7 +44,12 @@ export function percentile(sorted: Float64Array, fraction: number): number {
 }
 
 function createFleet({ url, agents, types }: AgentsOptions) {
-  const agentPool = new Pool(url, { connections: agents, pipelining: 1, headersTimeout: (WAIT_S + 30) * 1000, bodyTimeout: 0 });
+  const agentPool = new Pool(url, {
+    connections: agents,
+    pipelining: 1,
+    headersTimeout: (WAIT_S + 30) * 1000,
+    bodyTimeout: 0,
+  });
   const submitPool = new Pool(url, { connections: 32, pipelining: 1 });
   /** When each numbered item's POST left, and when it was claimed. */
   const sentAt = new Map<number, number>();
@@ -53,9 +59,19 @@ function createFleet({ url, agents, types }: AgentsOptions) {
   let stopping = false;
 
   async function agent(index: number): Promise<void> {
-    const body = JSON.stringify({ agent: `waiter-${index + 1}`, types: [types[index % types.length]], wait_s: WAIT_S, lease_s: 600 });
+    const body = JSON.stringify({
+      agent: `waiter-${index + 1}`,
+      types: [types[index % types.length]],
+      wait_s: WAIT_S,
+      lease_s: 600,
+    });
     while (!stopping) {
-      const { statusCode, body: answer } = await agentPool.request({ method: 'POST', path: '/work/claim', headers: { 'content-type': 'application/json' }, body });
+      const { statusCode, body: answer } = await agentPool.request({
+        method: 'POST',
+        path: '/work/claim',
+        headers: { 'content-type': 'application/json' },
+        body,
+      });
       const text = await answer.text();
       if (statusCode === 204) continue;
       if (statusCode !== 200) throw new Error(`POST /work/claim answered ${statusCode}: ${text.slice(0, 300)}`);
@@ -81,11 +97,13 @@ function createFleet({ url, agents, types }: AgentsOptions) {
       sentAt.set(seq, performance.now());
       const body = JSON.stringify({ ...BENCH_JOB, type: types[seq % types.length], payload: { seq } });
       posts.push(
-        submitPool.request({ method: 'POST', path: '/work', headers: { 'content-type': 'application/json' }, body }).then(async ({ statusCode, body: answer }) => {
-          const text = await answer.text();
-          if (statusCode !== 201) throw new Error(`POST /work answered ${statusCode}: ${text.slice(0, 300)}`);
-          submitTimes.push(performance.now() - sentAt.get(seq)!);
-        }),
+        submitPool
+          .request({ method: 'POST', path: '/work', headers: { 'content-type': 'application/json' }, body })
+          .then(async ({ statusCode, body: answer }) => {
+            const text = await answer.text();
+            if (statusCode !== 201) throw new Error(`POST /work answered ${statusCode}: ${text.slice(0, 300)}`);
+            submitTimes.push(performance.now() - sentAt.get(seq)!);
+          }),
       );
     }
     await Promise.all(posts);
@@ -101,7 +119,9 @@ function createFleet({ url, agents, types }: AgentsOptions) {
       });
       onClaim = null;
     }
-    const latencies = Float64Array.from(seqs.filter((seq) => claimedAt.has(seq)).map((seq) => claimedAt.get(seq)! - sentAt.get(seq)!)).sort();
+    const latencies = Float64Array.from(
+      seqs.filter((seq) => claimedAt.has(seq)).map((seq) => claimedAt.get(seq)! - sentAt.get(seq)!),
+    ).sort();
     return {
       per_s,
       submitted: items,
@@ -134,7 +154,10 @@ function createFleet({ url, agents, types }: AgentsOptions) {
 }
 
 // Only when forked as the fleet: the anchor imports percentile from here, in a process of its own.
-const forkedAsFleet = process.send !== undefined && process.argv[1] !== undefined && fileURLToPath(import.meta.url) === resolve(process.argv[1]);
+const forkedAsFleet =
+  process.send !== undefined &&
+  process.argv[1] !== undefined &&
+  fileURLToPath(import.meta.url) === resolve(process.argv[1]);
 if (forkedAsFleet) {
   const fleet = createFleet(JSON.parse(process.argv[2] ?? '{}') as AgentsOptions);
   const reply = (message: AgentsReply) => process.send?.(message);

@@ -68,8 +68,12 @@ async function main(spec: GraphileSpec): Promise<void> {
     },
   };
   const runner = await run({ ...shared, concurrency: spec.workers, noHandleSignals: true, taskList });
-  const endpoint = spec.http ? await jobsEndpoint((seq, sent) => (sentAt.set(seq, sent), utils.addJob(TASK, { seq }))) : null;
-  const submitProcess = endpoint ? fork(fileURLToPath(import.meta.url), ['--submit'], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] }) : null;
+  const endpoint = spec.http
+    ? await jobsEndpoint((seq, sent) => (sentAt.set(seq, sent), utils.addJob(TASK, { seq })))
+    : null;
+  const submitProcess = endpoint
+    ? fork(fileURLToPath(import.meta.url), ['--submit'], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] })
+    : null;
 
   async function submitInProcess(per_s: number, seqs: number[]) {
     const began = performance.now();
@@ -105,7 +109,9 @@ async function main(spec: GraphileSpec): Promise<void> {
       });
       onStart = null;
     }
-    const latencies = Float64Array.from(seqs.filter((seq) => startedAt.has(seq)).map((seq) => startedAt.get(seq)! - sentAt.get(seq)!)).sort();
+    const latencies = Float64Array.from(
+      seqs.filter((seq) => startedAt.has(seq)).map((seq) => startedAt.get(seq)! - sentAt.get(seq)!),
+    ).sort();
     return {
       per_s,
       submitted: items,
@@ -119,7 +125,9 @@ async function main(spec: GraphileSpec): Promise<void> {
   await rate(100, spec.warmup);
   for (const { per_s, items } of spec.rates) {
     const submit = spec.http ? 'POST over HTTP → addJob' : 'addJob';
-    process.stdout.write(`${JSON.stringify({ system: 'graphile-worker', workers: spec.workers, submit, ...(await rate(per_s, items)) })}\n`);
+    process.stdout.write(
+      `${JSON.stringify({ system: 'graphile-worker', workers: spec.workers, submit, ...(await rate(per_s, items)) })}\n`,
+    );
   }
   submitProcess?.kill();
   endpoint?.close();
@@ -135,7 +143,9 @@ async function bodyOf(request: IncomingMessage): Promise<string> {
 }
 
 /** POST /jobs {seq, sent}: addJob, then 201. Nothing else: the least an HTTP front can do. */
-async function jobsEndpoint(add: (seq: number, sent: number) => Promise<unknown>): Promise<{ url: string; close(): void }> {
+async function jobsEndpoint(
+  add: (seq: number, sent: number) => Promise<unknown>,
+): Promise<{ url: string; close(): void }> {
   const server = createServer((request, response) => {
     bodyOf(request)
       .then((text) => {
@@ -167,10 +177,12 @@ function submitter(): void {
         if (wait > 1) await new Promise((done) => setTimeout(done, wait));
         const body = JSON.stringify({ seq: request.first + i, sent: clockMs() });
         posts.push(
-          jobs.request({ method: 'POST', path: '/jobs', headers: { 'content-type': 'application/json' }, body }).then(async ({ statusCode, body: answer }) => {
-            const text = await answer.text();
-            if (statusCode !== 201) throw new Error(`POST /jobs answered ${statusCode}: ${text.slice(0, 300)}`);
-          }),
+          jobs
+            .request({ method: 'POST', path: '/jobs', headers: { 'content-type': 'application/json' }, body })
+            .then(async ({ statusCode, body: answer }) => {
+              const text = await answer.text();
+              if (statusCode !== 201) throw new Error(`POST /jobs answered ${statusCode}: ${text.slice(0, 300)}`);
+            }),
         );
       }
       await Promise.all(posts);
@@ -188,7 +200,9 @@ if (invokedDirectly && process.argv[2] === '--submit') {
   main(JSON.parse(process.argv[2] ?? '{}') as GraphileSpec).then(
     () => process.exit(0),
     (error: unknown) => {
-      process.stderr.write(`graphile-worker anchor failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+      process.stderr.write(
+        `graphile-worker anchor failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+      );
       process.exit(1);
     },
   );

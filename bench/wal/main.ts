@@ -36,13 +36,22 @@ function percentile(sorted: Float64Array, fraction: number): number {
 }
 
 async function request(url: string, method: string, body: unknown): Promise<{ status: number; json: any }> {
-  const response = await fetch(url, { method, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const response = await fetch(url, {
+    method,
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   const text = await response.text();
   return { status: response.status, json: text ? JSON.parse(text) : null };
 }
 
 /** One client: submit, then claim it (finishing the last one), until `until`. */
-async function client(base: string, index: number, until: number, times: number[]): Promise<{ items: number; errors: number }> {
+async function client(
+  base: string,
+  index: number,
+  until: number,
+  times: number[],
+): Promise<{ items: number; errors: number }> {
   const type = `wal-${index}`;
   const agent = `agent-${index}`;
   let previous: string | null = null;
@@ -98,13 +107,16 @@ async function run(mode: 'on' | 'off') {
   const server: BenchServer = await startWork(database.url, 1, undefined, { SQLITE_WAL_MAX_MB: String(boundMb) });
   const sample: Sample = { largestWalBytes: 0 };
   const sampler = setInterval(() => {
-    if (existsSync(`${path}-wal`)) sample.largestWalBytes = Math.max(sample.largestWalBytes, statSync(`${path}-wal`).size);
+    if (existsSync(`${path}-wal`))
+      sample.largestWalBytes = Math.max(sample.largestWalBytes, statSync(`${path}-wal`).size);
   }, 100);
   process.stderr.write(`bench:wal ${mode}: ${CLIENTS} clients for ${DURATION_S} s, SQLITE_WAL_MAX_MB=${boundMb}\n`);
   const started = performance.now();
   const until = started + DURATION_S * 1000;
   const times: number[] = [];
-  const results = await Promise.all(Array.from({ length: CLIENTS }, (_, index) => client(server.url, index, until, times)));
+  const results = await Promise.all(
+    Array.from({ length: CLIENTS }, (_, index) => client(server.url, index, until, times)),
+  );
   const seconds = (performance.now() - started) / 1000;
   clearInterval(sampler);
   const held = await holds(server.url);

@@ -54,7 +54,10 @@ async function openInsert(url: string, poolSize: number): Promise<{ insert: Inse
 
 async function main(): Promise<void> {
   const port = Number(process.env.CEILING_PORT ?? 8090);
-  const { insert, close } = await openInsert(process.env.DATABASE_URL ?? 'sqlite::memory:', Number(process.env.DATABASE_POOL_SIZE ?? 10));
+  const { insert, close } = await openInsert(
+    process.env.DATABASE_URL ?? 'sqlite::memory:',
+    Number(process.env.DATABASE_POOL_SIZE ?? 10),
+  );
   const app = Fastify({ logger: false });
   app.get('/health', async () => ({ status: 'ok' }));
   const delay = monitorEventLoopDelay({ resolution: EVENT_LOOP_RESOLUTION_MS });

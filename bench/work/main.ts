@@ -106,7 +106,12 @@ async function stopAll(servers: BenchServer[], label: string): Promise<void> {
   peaks.forEach((peak, index) => (peakRss[`${label}${servers.length > 1 ? `#${index + 1}` : ''}`] = peak));
 }
 
-async function send(server: BenchServer, method: 'POST' | 'PATCH', path: string, body: unknown): Promise<{ id: string }> {
+async function send(
+  server: BenchServer,
+  method: 'POST' | 'PATCH',
+  path: string,
+  body: unknown,
+): Promise<{ id: string }> {
   const response = await fetch(server.url + path, {
     method,
     headers: { 'content-type': 'application/json' },
@@ -126,7 +131,11 @@ async function itemsInProgress(servers: BenchServer[]): Promise<string[]> {
       Array.from({ length: 16 }, async () => {
         while (next < PATCH_ITEMS_PER_INSTANCE) {
           next += 1;
-          const item = await send(server, 'POST', '/work', { type: 'bench', description: 'patch target', agent: 'bench-agent' });
+          const item = await send(server, 'POST', '/work', {
+            type: 'bench',
+            description: 'patch target',
+            agent: 'bench-agent',
+          });
           await send(server, 'PATCH', `/work/${item.id}`, { status: 'in_progress' });
           ids.push(item.id);
         }
@@ -165,7 +174,10 @@ async function ceilingLoopDelayP99Ms(server: BenchServer): Promise<number> {
 async function floodPhase(): Promise<void> {
   progress(`GET /work?limit=20 while ${FLOOD_CONNECTIONS} connections flood POST /work`);
   const database = await freshDatabase(kind);
-  const [server] = await startMany(() => startWork(database.url, POOL_SIZE, args['cpu-prof'], {}, undefined, SLOW_FSYNC_MS), 1);
+  const [server] = await startMany(
+    () => startWork(database.url, POOL_SIZE, args['cpu-prof'], {}, undefined, SLOW_FSYNC_MS),
+    1,
+  );
   await workLoopDelayP99Ms(server!);
   const steal = new StealMeter();
   const before = cpuTicks();
@@ -189,7 +201,7 @@ async function floodPhase(): Promise<void> {
     post: post.summary(),
     event_loop_delay_p99_ms: loopP99,
     host_steal_pct: steal.percent(),
-    note: 'event-loop delay: the service\'s monitorEventLoopDelay p99 over the phase, warm-up included, less its 10 ms sampling period',
+    note: "event-loop delay: the service's monitorEventLoopDelay p99 over the phase, warm-up included, less its 10 ms sampling period",
     target: `list p99 < ${TARGETS.floodListP99Ms} ms`,
     met: listSummary.p99_ms < TARGETS.floodListP99Ms,
   });
@@ -202,7 +214,10 @@ async function writePhases(instances: number): Promise<void> {
   progress(`ceiling and POST /work alternating in ${ROUNDS} round(s), ${instances} instance(s) each`);
   const [ceilingDb, workDb] = [await freshDatabase(kind), await freshDatabase(kind)];
   const ceilings = await startMany(() => startCeiling(ceilingDb.url, POOL_SIZE), instances);
-  const servers = await startMany(() => startWork(workDb.url, POOL_SIZE, args['cpu-prof'], {}, undefined, SLOW_FSYNC_MS), instances);
+  const servers = await startMany(
+    () => startWork(workDb.url, POOL_SIZE, args['cpu-prof'], {}, undefined, SLOW_FSYNC_MS),
+    instances,
+  );
   const [ceiling, post] = [new Tally(), new Tally()];
   const waits: WaitSampler | null = workDb.schema ? await sampleWaits(postgresAdminUrl(), workDb.schema) : null;
   // The worst slice's event-loop delay p99, of each side (the first instance's).
@@ -221,7 +236,13 @@ async function writePhases(instances: number): Promise<void> {
     loop.work = Math.max(loop.work, await workLoopDelayP99Ms(servers[0]!));
   }
   await stopAll(ceilings, `ceiling x${instances}`);
-  emit({ metric: 'ceiling_post_per_s', ...shape, rounds: ROUNDS, ...ceiling.summary(), event_loop_delay_p99_ms: loop.ceiling });
+  emit({
+    metric: 'ceiling_post_per_s',
+    ...shape,
+    rounds: ROUNDS,
+    ...ceiling.summary(),
+    event_loop_delay_p99_ms: loop.ceiling,
+  });
   const ratio = round(post.perSecond / ceiling.perSecond);
   emit({
     metric: 'post_work_per_s',
@@ -278,7 +299,11 @@ async function listPhases(): Promise<void> {
   // Started first so its migrations create the tables the seed fills.
   const server = await startWork(database.url, POOL_SIZE);
   const plan = seedPlan(LARGE);
-  const shape = { query: 'GET /work?status=<each status in turn>&limit=100', connections: LIST_CONNECTIONS, duration_s: DURATION_S };
+  const shape = {
+    query: 'GET /work?status=<each status in turn>&limit=100',
+    connections: LIST_CONNECTIONS,
+    duration_s: DURATION_S,
+  };
 
   await seed(database, 0, SMALL, plan);
   progress(`list at ${SMALL} items`);

@@ -7,7 +7,15 @@ import type { HttpApp } from '../shared/http/types.js';
 import { ProblemResponse, problemResponses } from '../shared/http/schemas.js';
 import type { Authenticator, Identity, Principal, Proof } from './authenticator.js';
 import { hashSecret } from './token-format.js';
-import { ACCESS, type Access, CSRF_HEADER, ROLES_BY_ACCESS, SESSION_COOKIE, roleMay, roleWithArticle } from './roles.js';
+import {
+  ACCESS,
+  type Access,
+  CSRF_HEADER,
+  ROLES_BY_ACCESS,
+  SESSION_COOKIE,
+  roleMay,
+  roleWithArticle,
+} from './roles.js';
 
 // One onRequest hook guards every route of both services, in this order:
 //   1. AUTH=off: only a Host that names a loopback address or one of ALLOWED_HOSTS (DNS rebinding)
@@ -58,7 +66,9 @@ function send(reply: FastifyReply, status: number, detail: string): FastifyReply
 export function hostName(value: string | undefined): string | null {
   if (!value) return null;
   try {
-    return new URL(value.includes('://') ? value : `http://${value}`).hostname.toLowerCase().replace(/^\[(.*)\]$/, '$1');
+    return new URL(value.includes('://') ? value : `http://${value}`).hostname
+      .toLowerCase()
+      .replace(/^\[(.*)\]$/, '$1');
   } catch {
     return null;
   }
@@ -194,7 +204,10 @@ function presentedPrefix(request: FastifyRequest): string | null {
 }
 
 /** Must run before any route is registered. */
-export async function installAccessControl(app: HttpApp, { config, authenticator }: AccessControlOptions): Promise<Gate> {
+export async function installAccessControl(
+  app: HttpApp,
+  { config, authenticator }: AccessControlOptions,
+): Promise<Gate> {
   app.decorateRequest('principal', null);
   app.decorateRequest('identity', null);
 
@@ -217,7 +230,9 @@ export async function installAccessControl(app: HttpApp, { config, authenticator
   app.addHook('onReady', async () => {
     const missing = routes.filter((route) => route.config?.access === undefined);
     if (missing.length > 0) {
-      throw new Error(`routes without an access level: ${missing.map((r) => `${String(r.method)} ${r.url}`).join(', ')}`);
+      throw new Error(
+        `routes without an access level: ${missing.map((r) => `${String(r.method)} ${r.url}`).join(', ')}`,
+      );
     }
   });
 
@@ -248,9 +263,14 @@ export async function installAccessControl(app: HttpApp, { config, authenticator
   async function unauthorized(request: FastifyRequest, reply: FastifyReply, presented: boolean): Promise<FastifyReply> {
     const counts = [await failuresByAddress(request)];
     if (presentedPrefix(request) !== null) counts.push(await failuresByPrefix(request));
-    const waits = counts.flatMap((counted) => (!counted.isAllowed && counted.isExceeded ? [Math.max(1, counted.ttlInSeconds)] : []));
+    const waits = counts.flatMap((counted) =>
+      !counted.isAllowed && counted.isExceeded ? [Math.max(1, counted.ttlInSeconds)] : [],
+    );
     if (waits.length > 0) return tooMany(reply, Math.max(...waits));
-    reply.header('www-authenticate', presented ? 'Bearer realm="agentdesk", error="invalid_token"' : 'Bearer realm="agentdesk"');
+    reply.header(
+      'www-authenticate',
+      presented ? 'Bearer realm="agentdesk", error="invalid_token"' : 'Bearer realm="agentdesk"',
+    );
     return send(
       reply,
       401,
@@ -296,7 +316,8 @@ export async function installAccessControl(app: HttpApp, { config, authenticator
     }
     if (request.is404) return;
     const access = request.routeOptions.config.access;
-    if (access === undefined) throw new Error(`route ${request.routeOptions.url ?? request.url} declares no access level`);
+    if (access === undefined)
+      throw new Error(`route ${request.routeOptions.url ?? request.url} declares no access level`);
     if (config.mode === 'off') {
       request.principal = openDeskPrincipal(request);
       return;
@@ -322,7 +343,11 @@ export async function installAccessControl(app: HttpApp, { config, authenticator
 
     const { principal } = found.identity;
     if (!roleMay(principal.role, access)) {
-      return send(reply, 403, `${roleWithArticle(principal.role)} token may not do this (it needs ${ROLES_BY_ACCESS[access].join(' or ')}).`);
+      return send(
+        reply,
+        403,
+        `${roleWithArticle(principal.role)} token may not do this (it needs ${ROLES_BY_ACCESS[access].join(' or ')}).`,
+      );
     }
     request.principal = principal;
     request.identity = found.identity;
@@ -331,4 +356,3 @@ export async function installAccessControl(app: HttpApp, { config, authenticator
 
   return { unauthorized };
 }
-

@@ -228,7 +228,11 @@ export async function createAuthenticator(deps: AuthenticatorDeps): Promise<Auth
       await store.insertSession(row);
       // Sign-ins are rare: a good moment to drop the sessions that ended.
       store.purgeSessions(at.toISOString()).catch(() => undefined);
-      return { id, expires_at: row.expires_at, max_age_seconds: Math.max(0, Math.floor((expires - at.getTime()) / 1000)) };
+      return {
+        id,
+        expires_at: row.expires_at,
+        max_age_seconds: Math.max(0, Math.floor((expires - at.getTime()) / 1000)),
+      };
     },
 
     async endSession(sessionId) {

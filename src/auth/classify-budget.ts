@@ -28,7 +28,12 @@ export interface ClassifyBudget {
 
 const NOTHING: Reservation = { release: async () => {} };
 
-export function createClassifyBudget(store: AuthStore, limit: number, logger: Logger, now: () => Date = () => new Date()): ClassifyBudget {
+export function createClassifyBudget(
+  store: AuthStore,
+  limit: number,
+  logger: Logger,
+  now: () => Date = () => new Date(),
+): ClassifyBudget {
   let purgedWindow = '';
   const budget: ClassifyBudget = {
     takerFor(identity) {
@@ -47,7 +52,10 @@ export function createClassifyBudget(store: AuthStore, limit: number, logger: Lo
       }
       if (!(await store.takeBudget(identity.credential, window, limit))) {
         const seconds = Math.max(1, Math.ceil((start + WINDOW_MS - at) / 1000));
-        throw new RateLimitedError(`This token's classify budget (${limit} a minute) is spent; retry in ${seconds} s.`, seconds);
+        throw new RateLimitedError(
+          `This token's classify budget (${limit} a minute) is spent; retry in ${seconds} s.`,
+          seconds,
+        );
       }
       let released = false;
       return {

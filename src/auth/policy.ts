@@ -9,7 +9,9 @@ import { ACCESS, ROLES_BY_ACCESS, roleWithArticle } from './roles.js';
 export function assertMayDispatch(principal: Principal | null, agent: string | undefined): void {
   if (agent === undefined || principal === null || principal.role === 'admin') return;
   if (principal.agent === null) {
-    throw new ForbiddenError(`${roleWithArticle(principal.role)} token cannot dispatch work to an agent; submit it without "agent"`);
+    throw new ForbiddenError(
+      `${roleWithArticle(principal.role)} token cannot dispatch work to an agent; submit it without "agent"`,
+    );
   }
   if (agent !== principal.agent) {
     throw new ForbiddenError(`This token acts as agent ${principal.agent}; it cannot dispatch to or act as ${agent}`);
@@ -71,7 +73,9 @@ export function assertMayLowerReview(principal: Principal | null, byHolder: bool
     );
   }
   if (byHolder) {
-    throw new ForbiddenError("The agent holding an item may not lower its review (review_required false, or a move out of a project that requires review); a person who does not hold it may");
+    throw new ForbiddenError(
+      'The agent holding an item may not lower its review (review_required false, or a move out of a project that requires review); a person who does not hold it may',
+    );
   }
 }
 

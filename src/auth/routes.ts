@@ -27,7 +27,8 @@ const CsrfHeadersSchema = Type.Object({
   [CSRF_HEADER]: Type.Optional(
     Type.String({
       maxLength: 64,
-      description: 'Any value; required to sign in, and to sign out a browser that holds the session cookie (403 without it)',
+      description:
+        'Any value; required to sign in, and to sign out a browser that holds the session cookie (403 without it)',
     }),
   ),
 });
@@ -49,12 +50,19 @@ export function registerTokenRoutes(app: HttpApp, tokens: TokenService): void {
         tags,
         summary: 'Create an API token; the answer holds its secret, which is never shown again',
         body: CreateTokenSchema,
-        response: { 201: withHeaders(CreatedTokenSchema, 'Location', 'Cache-Control'), ...problemResponses(400, 413, 415, 422) },
+        response: {
+          201: withHeaders(CreatedTokenSchema, 'Location', 'Cache-Control'),
+          ...problemResponses(400, 413, 415, 422),
+        },
       },
     },
     async (request, reply) => {
       const created = await tokens.create(request.body, callerName(request));
-      return reply.code(201).header('cache-control', 'no-store').header('location', `/tokens/${created.id}`).send(created);
+      return reply
+        .code(201)
+        .header('cache-control', 'no-store')
+        .header('location', `/tokens/${created.id}`)
+        .send(created);
     },
   );
 
@@ -62,7 +70,12 @@ export function registerTokenRoutes(app: HttpApp, tokens: TokenService): void {
     '/tokens',
     {
       config,
-      schema: { operationId: 'listTokens', tags, summary: 'Every token, newest first, without secrets', response: { 200: Type.Array(TokenRecordSchema) } },
+      schema: {
+        operationId: 'listTokens',
+        tags,
+        summary: 'Every token, newest first, without secrets',
+        response: { 200: Type.Array(TokenRecordSchema) },
+      },
     },
     async () => tokens.list(),
   );
@@ -152,7 +165,8 @@ export function registerSessionRoutes(app: HttpApp, { config, authenticator, gat
         operationId: 'getSession',
         tags,
         summary: 'Whether authentication is on and who the caller is (null: not signed in)',
-        description: 'Public: answers without a credential. With `Authorization: Bearer` it checks that token; with the session cookie, that session (a cookie that no longer works is cleared).',
+        description:
+          'Public: answers without a credential. With `Authorization: Bearer` it checks that token; with the session cookie, that session (a cookie that no longer works is cleared).',
         response: { 200: withHeaders(SessionSchema, 'Cache-Control', 'Set-Cookie'), ...problemResponses(401, 429) },
       },
     },
@@ -173,12 +187,17 @@ export function registerSessionRoutes(app: HttpApp, { config, authenticator, gat
         description: `Send the ${CSRF_HEADER} header. The cookie lasts SESSION_TTL_HOURS, or until the token expires or is revoked.`,
         headers: CsrfHeadersSchema,
         body: SignInSchema,
-        response: { 200: withHeaders(SessionSchema, 'Set-Cookie', 'Cache-Control'), ...problemResponses(400, 401, 403, 409, 413, 415, 422, 429) },
+        response: {
+          200: withHeaders(SessionSchema, 'Set-Cookie', 'Cache-Control'),
+          ...problemResponses(400, 401, 403, 409, 413, 415, 422, 429),
+        },
       },
     },
     async (request, reply) => {
-      if (config.mode === 'off') throw new ConflictError('Authentication is off on this service (AUTH=off): there is nothing to sign in to.');
-      if (request.headers[CSRF_HEADER] === undefined) throw new ForbiddenError(`Send the ${CSRF_HEADER} header to sign in.`);
+      if (config.mode === 'off')
+        throw new ConflictError('Authentication is off on this service (AUTH=off): there is nothing to sign in to.');
+      if (request.headers[CSRF_HEADER] === undefined)
+        throw new ForbiddenError(`Send the ${CSRF_HEADER} header to sign in.`);
       const found = await authenticator.bearer(request.body.token);
       if (!found) return gate.unauthorized(request, reply, true);
       const session = await authenticator.startSession(found.identity, config.sessionTtlMs);
@@ -198,16 +217,23 @@ export function registerSessionRoutes(app: HttpApp, { config, authenticator, gat
         tags,
         summary: 'Sign out: the session ends on every instance and the cookie is cleared',
         headers: CsrfHeadersSchema,
-        response: { 204: withHeaders(Type.Null({ description: 'Signed out' }), 'Set-Cookie'), ...problemResponses(403) },
+        response: {
+          204: withHeaders(Type.Null({ description: 'Signed out' }), 'Set-Cookie'),
+          ...problemResponses(403),
+        },
       },
     },
     async (request, reply) => {
       const sessionId = readCookie(request.headers.cookie, SESSION_COOKIE);
       if (sessionId !== null) {
-        if (request.headers[CSRF_HEADER] === undefined) throw new ForbiddenError(`Send the ${CSRF_HEADER} header to sign out.`);
+        if (request.headers[CSRF_HEADER] === undefined)
+          throw new ForbiddenError(`Send the ${CSRF_HEADER} header to sign out.`);
         await authenticator.endSession(sessionId);
       }
-      return reply.code(204).header('set-cookie', sessionCookie(request, '', 0)).send(null);
+      return reply
+        .code(204)
+        .header('set-cookie', sessionCookie(request, '', 0))
+        .send(null);
     },
   );
 }

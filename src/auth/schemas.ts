@@ -20,9 +20,17 @@ export const CreateTokenSchema = Type.Object(
     name: TokenNameSchema,
     role: RoleSchema,
     agent: Type.Optional(
-      Type.String({ minLength: 1, maxLength: 64, pattern: NAME_PATTERN, description: 'The name the token acts as: required for role agent; for role member, default the token name; no other role takes one' }),
+      Type.String({
+        minLength: 1,
+        maxLength: 64,
+        pattern: NAME_PATTERN,
+        description:
+          'The name the token acts as: required for role agent; for role member, default the token name; no other role takes one',
+      }),
     ),
-    expires_at: Type.Optional(Nullable(Type.String({ format: 'date-time', description: 'ISO 8601 with a zone; in the future' }))),
+    expires_at: Type.Optional(
+      Nullable(Type.String({ format: 'date-time', description: 'ISO 8601 with a zone; in the future' })),
+    ),
   },
   { additionalProperties: false },
 );

@@ -12,7 +12,11 @@ export interface AuthParts {
 }
 
 /** What each service needs to know its callers; `authenticator.close()` when the app closes. */
-export async function createAuthParts(config: Readonly<Config>, database: Database, logger: Logger): Promise<AuthParts> {
+export async function createAuthParts(
+  config: Readonly<Config>,
+  database: Database,
+  logger: Logger,
+): Promise<AuthParts> {
   const store = createAuthStore(database);
   const authenticator = await createAuthenticator({ config: config.auth, store, database, logger });
   return { store, authenticator, access: { config: config.auth, authenticator } };

@@ -68,7 +68,9 @@ export function createAuthStore(database: Pick<Database, 'kysely' | 'transaction
   // On SQLite writes go through the group commit, sharing an fsync with their neighbours; on
   // PostgreSQL a single statement needs no transaction of its own.
   const write = <T>(work: (executor: Executor) => Promise<T>): Promise<T> =>
-    database.dialect === DIALECTS.sqlite ? database.transaction((trx) => work(trx as Transaction<AuthTables>)) : work(db);
+    database.dialect === DIALECTS.sqlite
+      ? database.transaction((trx) => work(trx as Transaction<AuthTables>))
+      : work(db);
 
   return {
     async insertToken(row) {

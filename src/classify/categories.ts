@@ -24,8 +24,7 @@ export const CATEGORY_DEFINITIONS = {
     'A person asks the reader to do something: reply, decide, review, approve, sign, send or fix something.',
   meeting: 'A meeting invitation, a change to a meeting, or a request to schedule one.',
   fyi: 'Written by a person to keep the reader informed; nothing is asked of the reader.',
-  notification:
-    'An automated message from a system or service: alerts, status changes, security notices, mentions.',
+  notification: 'An automated message from a system or service: alerts, status changes, security notices, mentions.',
   transactional:
     'A record of a transaction with the reader: invoices, receipts, orders, shipping, bills, renewals, trials.',
   newsletter: 'Editorial content the reader subscribed to: digests, roundups, articles, updates.',

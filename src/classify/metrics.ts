@@ -34,15 +34,30 @@ export function createClassifyMetrics(registry: Registry): ClassifyObserver {
     buckets: PROVIDER_BUCKETS,
     registers,
   });
-  const retries = new Counter({ name: `${CLASSIFY}provider_retries_total`, help: 'Attempts after the first, by provider and model', labelNames: byModel, registers });
+  const retries = new Counter({
+    name: `${CLASSIFY}provider_retries_total`,
+    help: 'Attempts after the first, by provider and model',
+    labelNames: byModel,
+    registers,
+  });
   const fallbacks = new Counter({
     name: `${CLASSIFY}fallbacks_total`,
     help: 'Classifications answered with the fallback result because the provider call failed, by provider and model',
     labelNames: byModel,
     registers,
   });
-  const inputTokens = new Counter({ name: `${CLASSIFY}input_tokens_total`, help: 'Input (prompt) tokens the provider reported, by provider and model', labelNames: byModel, registers });
-  const outputTokens = new Counter({ name: `${CLASSIFY}output_tokens_total`, help: 'Output (completion) tokens the provider reported, by provider and model', labelNames: byModel, registers });
+  const inputTokens = new Counter({
+    name: `${CLASSIFY}input_tokens_total`,
+    help: 'Input (prompt) tokens the provider reported, by provider and model',
+    labelNames: byModel,
+    registers,
+  });
+  const outputTokens = new Counter({
+    name: `${CLASSIFY}output_tokens_total`,
+    help: 'Output (completion) tokens the provider reported, by provider and model',
+    labelNames: byModel,
+    registers,
+  });
   const duplicates = new Counter({
     name: `${CLASSIFY}duplicates_served_total`,
     help: 'Duplicates answered from the dedupe store, without a provider call',

@@ -26,7 +26,9 @@ export interface ProviderSettings {
 const DEFAULT_BASE_URLS = { openai: OPENAI_DEFAULT_BASE_URL, anthropic: ANTHROPIC_DEFAULT_BASE_URL } as const;
 
 export function hasOverrides(request: ClassifyRequest): boolean {
-  return [request.provider, request.model, request.base_url, request.api_key, request.temperature].some((value) => value !== undefined);
+  return [request.provider, request.model, request.base_url, request.api_key, request.temperature].some(
+    (value) => value !== undefined,
+  );
 }
 
 export interface ResolveOptions {
@@ -38,26 +40,48 @@ export interface ResolveOptions {
 export async function resolveSettings(request: ClassifyRequest, options: ResolveOptions): Promise<ProviderSettings> {
   const { llm } = options;
   if (hasOverrides(request) && !options.allowOverrides) {
-    throw new ForbiddenError('Per-request provider settings are turned off on this server (CLASSIFY_ALLOW_OVERRIDES=false)');
+    throw new ForbiddenError(
+      'Per-request provider settings are turned off on this server (CLASSIFY_ALLOW_OVERRIDES=false)',
+    );
   }
   if (request.base_url !== undefined && request.api_key === undefined) {
-    throw new ValidationError([{ field: 'api_key', message: 'is required with base_url: the server key is never sent to a host the caller chooses' }]);
+    throw new ValidationError([
+      {
+        field: 'api_key',
+        message: 'is required with base_url: the server key is never sent to a host the caller chooses',
+      },
+    ]);
   }
   // One rule for what answers: a provider, model or base_url override asks for a language model,
   // and needs a key for its provider (the caller's, or the server's for the server's own
   // provider), else 422. Naming a model, key or host but no provider while the server runs
   // offline means an OpenAI-compatible server. Temperature only tunes whoever answers.
-  const callerAsksForModel = request.model !== undefined || request.base_url !== undefined || request.api_key !== undefined;
-  const provider: LlmProviderName = request.provider ?? (llm.provider === 'rules' && callerAsksForModel ? 'openai' : llm.provider);
+  const callerAsksForModel =
+    request.model !== undefined || request.base_url !== undefined || request.api_key !== undefined;
+  const provider: LlmProviderName =
+    request.provider ?? (llm.provider === 'rules' && callerAsksForModel ? 'openai' : llm.provider);
   const sameProvider = provider === llm.provider;
   const temperature = request.temperature ?? llm.temperature;
   if (provider === 'rules') {
-    return { provider, model: DEFAULT_MODELS.rules, temperature, base_url: '', api_key: null, caller_credentials: false, guard_connections: false };
+    return {
+      provider,
+      model: DEFAULT_MODELS.rules,
+      temperature,
+      base_url: '',
+      api_key: null,
+      caller_credentials: false,
+      guard_connections: false,
+    };
   }
 
   const apiKey = request.api_key ?? (sameProvider ? llm.apiKey : null);
   if (apiKey === null) {
-    throw new ValidationError([{ field: 'api_key', message: `is required: this server has no key for ${provider}, and a provider or model override needs one` }]);
+    throw new ValidationError([
+      {
+        field: 'api_key',
+        message: `is required: this server has no key for ${provider}, and a provider or model override needs one`,
+      },
+    ]);
   }
   let baseUrl = (sameProvider ? llm.baseUrl : null) ?? DEFAULT_BASE_URLS[provider];
   let guardConnections = false;

@@ -30,7 +30,9 @@ export function registerClassifyRoutes(app: HttpApp, service: ClassifyService, b
       // Choosing the provider, its host or its key spends the operator's trust: admins only.
       const overrides = hasOverrides(request.body);
       if (overrides && request.principal?.role !== 'admin') {
-        throw new ForbiddenError('Per-request provider settings (provider, model, base_url, api_key, temperature) need an admin token');
+        throw new ForbiddenError(
+          'Per-request provider settings (provider, model, base_url, api_key, temperature) need an admin token',
+        );
       }
       // Answers made on the server's own settings are shared by every caller; answers made
       // under a token's overrides stay that token's (see scope.ts). Without tokens there is
@@ -39,7 +41,12 @@ export function registerClassifyRoutes(app: HttpApp, service: ClassifyService, b
       // The provider limiter's line is the token's (the client address when tokens are off):
       // a per-minute budget does not stop one caller from filling the provider's concurrency.
       // The budget is asked only when the store has no answer to serve (service.ts).
-      const { classification } = await service.classify(request.body, context, request.identity?.credential ?? request.ip, budget.takerFor(request.identity));
+      const { classification } = await service.classify(
+        request.body,
+        context,
+        request.identity?.credential ?? request.ip,
+        budget.takerFor(request.identity),
+      );
       return classification;
     },
   );

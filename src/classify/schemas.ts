@@ -15,7 +15,10 @@ const Text = Nullable(Type.String());
 
 export const GraphEmailAddressSchema = Type.Object(
   {
-    emailAddress: Type.Object({ name: Type.Optional(Text), address: Type.Optional(Text) }, { additionalProperties: true }),
+    emailAddress: Type.Object(
+      { name: Type.Optional(Text), address: Type.Optional(Text) },
+      { additionalProperties: true },
+    ),
   },
   { additionalProperties: true },
 );
@@ -65,13 +68,19 @@ export const ClassifyRequestSchema = Type.Object(
         }),
       ),
     ),
-    provider: Type.Optional(Type.Enum([...OVERRIDE_PROVIDERS], { description: 'Overrides LLM_PROVIDER for this request' })),
+    provider: Type.Optional(
+      Type.Enum([...OVERRIDE_PROVIDERS], { description: 'Overrides LLM_PROVIDER for this request' }),
+    ),
     model: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Overrides LLM_MODEL' })),
     base_url: Type.Optional(
       Type.String({ minLength: 1, maxLength: 2_000, description: 'Provider API base address; requires api_key' }),
     ),
     api_key: Type.Optional(
-      Type.String({ minLength: 1, maxLength: 1_000, description: 'Provider credential; never logged, stored or echoed' }),
+      Type.String({
+        minLength: 1,
+        maxLength: 1_000,
+        description: 'Provider credential; never logged, stored or echoed',
+      }),
     ),
     temperature: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
   },

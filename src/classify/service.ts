@@ -48,7 +48,12 @@ export interface ClassifyService {
    * token's credential, or the client address when tokens are off. `takeBudget` is asked
    * only when the store holds no answer for this email: a duplicate served from it is free.
    */
-  classify(request: ClassifyRequest, context: ClassifyContext, limitKey?: string, takeBudget?: TakeBudget): Promise<Classified>;
+  classify(
+    request: ClassifyRequest,
+    context: ClassifyContext,
+    limitKey?: string,
+    takeBudget?: TakeBudget,
+  ): Promise<Classified>;
   /** Forgets dedupe records older than the retention period; returns the rows removed. */
   purgeExpired(): Promise<number>;
 }
@@ -154,7 +159,15 @@ export function createClassifyService(deps: ClassifyServiceDeps): ClassifyServic
       log,
       () =>
         withRetry(async ({ timeout_ms, signal }) => {
-          const raw = await client.complete({ system, user, model: settings.model, temperature: settings.temperature, timeout_ms, signal, onUsage });
+          const raw = await client.complete({
+            system,
+            user,
+            model: settings.model,
+            temperature: settings.temperature,
+            timeout_ms,
+            signal,
+            onUsage,
+          });
           const checked = checkAnswer(raw);
           if (!checked.ok) throw new LlmInvalidAnswer(checked.problems);
           return checked.answer;
@@ -168,7 +181,10 @@ export function createClassifyService(deps: ClassifyServiceDeps): ClassifyServic
       return { classification: finish(outcome.value, email, fingerprint), failed: false, call };
     }
     const { failure } = outcome;
-    deps.logger.warn({ ...log, attempts: outcome.attempts, ms, failure: failure.kind, status: failure.status }, 'classification failed');
+    deps.logger.warn(
+      { ...log, attempts: outcome.attempts, ms, failure: failure.kind, status: failure.status },
+      'classification failed',
+    );
     return { classification: fallback(failure.kind, outcome.attempts, fingerprint), failed: true, call };
   }
 
@@ -189,7 +205,8 @@ export function createClassifyService(deps: ClassifyServiceDeps): ClassifyServic
       const stored = await deps.store.findMessage(sourceKey);
       // Purged, or given other content by an update: there is nothing to wait for.
       if (!stored || stored.fingerprint !== fingerprint) return { kind: 'classify', reclaimed: false, orphaned: true };
-      if (stored.state === 'done' && stored.classification) return { kind: 'answer', classification: stored.classification };
+      if (stored.state === 'done' && stored.classification)
+        return { kind: 'answer', classification: stored.classification };
       // A failure, or a classifier that went away mid-way: whoever reclaims it classifies again.
       const staleBefore = new Date(now().getTime() - policy.deadline_ms).toISOString();
       const abandoned = stored.state === 'failed' || stored.updated_at < staleBefore;
@@ -212,9 +229,16 @@ export function createClassifyService(deps: ClassifyServiceDeps): ClassifyServic
     fingerprint: string,
     slot: ProviderSlot | null,
   ): Promise<Outcome> {
-    const run = slot ? slot.run(() => runProvider(email, settings, fingerprint)) : runProvider(email, settings, fingerprint);
+    const run = slot
+      ? slot.run(() => runProvider(email, settings, fingerprint))
+      : runProvider(email, settings, fingerprint);
     // Never rejects: a waiter that gets null looks at the store, and an unawaited rejection would end the process.
-    const entry: InFlight = { answer: run.then((outcome) => (outcome.failed ? null : outcome.classification), () => null) };
+    const entry: InFlight = {
+      answer: run.then(
+        (outcome) => (outcome.failed ? null : outcome.classification),
+        () => null,
+      ),
+    };
     const keys = recordKeys.map((recordKey) => contentKey(recordKey, fingerprint));
     for (const key of keys) inFlight.set(key, entry);
     try {
@@ -235,7 +259,12 @@ export function createClassifyService(deps: ClassifyServiceDeps): ClassifyServic
   }
 
   /** Dedupe, then the stored classification or a new one; `slot` is this request's place in its caller's line. */
-  async function classifyEmail(email: Email, settings: ProviderSettings, context: ClassifyContext, slot: ProviderSlot | null): Promise<Classified> {
+  async function classifyEmail(
+    email: Email,
+    settings: ProviderSettings,
+    context: ClassifyContext,
+    slot: ProviderSlot | null,
+  ): Promise<Classified> {
     const fingerprint = fingerprintOf(email);
     const scope = dedupeScope(settings, context);
     const at = now().toISOString();
@@ -256,26 +285,41 @@ export function createClassifyService(deps: ClassifyServiceDeps): ClassifyServic
     const answerFor = [decision.record_key];
     if (decision.action.kind === 'reuse') {
       const { source_key, stored } = decision.action;
-      const waited: WaitOutcome = stored ? { kind: 'answer', classification: stored.classification } : await awaitClassification(source_key, fingerprint);
+      const waited: WaitOutcome = stored
+        ? { kind: 'answer', classification: stored.classification }
+        : await awaitClassification(source_key, fingerprint);
       if (waited.kind === 'answer') {
         classification = waited.classification;
         observer.duplicateServed();
         // A claim that found the answer in this request's own record has counted it already.
         if (source_key !== decision.record_key) {
-          await deps.store.saveResult(decision.record_key, fingerprint, classification, now().toISOString(), { ...served, at: now().toISOString() });
+          await deps.store.saveResult(decision.record_key, fingerprint, classification, now().toISOString(), {
+            ...served,
+            at: now().toISOString(),
+          });
         } else if (!stored?.recorded) {
           await deps.store.recordUsage({ ...served, at: now().toISOString() });
         }
       } else if (source_key !== decision.record_key) {
         if (waited.reclaimed) answerFor.push(source_key);
         // The next copy of this content should find this record, which will hold its answer.
-        if (waited.orphaned) await deps.store.moveFingerprint(fingerprintKeyOf({ scope, fingerprint }), source_key, decision.record_key, now().toISOString());
+        if (waited.orphaned)
+          await deps.store.moveFingerprint(
+            fingerprintKeyOf({ scope, fingerprint }),
+            source_key,
+            decision.record_key,
+            now().toISOString(),
+          );
       }
     }
     // A stored answer is never a failure: failures are not remembered (see classifyOwned).
     let failed = false;
-    if (!classification) ({ classification, failed } = await classifyOwned(answerFor, email, settings, fingerprint, slot));
-    deps.logger.debug({ dedupe: decision.verdict.status, matched_on: decision.verdict.matched_on, category: classification.category }, 'classify result');
+    if (!classification)
+      ({ classification, failed } = await classifyOwned(answerFor, email, settings, fingerprint, slot));
+    deps.logger.debug(
+      { dedupe: decision.verdict.status, matched_on: decision.verdict.matched_on, category: classification.category },
+      'classify result',
+    );
     return { classification: { ...classification, dedupe: decision.verdict }, failed };
   }
 
@@ -286,7 +330,9 @@ export function createClassifyService(deps: ClassifyServiceDeps): ClassifyServic
    */
   async function answerStored(email: Email, settings: ProviderSettings, context: ClassifyContext): Promise<boolean> {
     const fingerprint = fingerprintOf(email);
-    const stored = await deps.store.findMessage(recordKeyOf({ scope: dedupeScope(settings, context), message_key: email.message_key, fingerprint }));
+    const stored = await deps.store.findMessage(
+      recordKeyOf({ scope: dedupeScope(settings, context), message_key: email.message_key, fingerprint }),
+    );
     return stored?.state === 'done' && stored.fingerprint === fingerprint && stored.classification !== null;
   }
 
@@ -294,7 +340,11 @@ export function createClassifyService(deps: ClassifyServiceDeps): ClassifyServic
     async classify(request, context, limitKey = ANONYMOUS_CALLER, takeBudget) {
       // A burst of arrivals is prepared a few per turn of the loop, not all in one go.
       await takeTurn();
-      const settings = await resolveSettings(request, { llm: deps.llm, allowOverrides: deps.allowOverrides && context.refuseOverrides !== true, resolveHost: deps.resolveHost });
+      const settings = await resolveSettings(request, {
+        llm: deps.llm,
+        allowOverrides: deps.allowOverrides && context.refuseOverrides !== true,
+        resolveHost: deps.resolveHost,
+      });
       const email = normalizeEmail(request as EmailInput, deps.maxChars);
       if (!hasContent(email)) throw emptyEmail(request);
       // The store before the budget: a duplicate it serves costs nothing, even once the budget
@@ -327,7 +377,8 @@ export function createClassifyService(deps: ClassifyServiceDeps): ClassifyServic
 /** One error for an email with no text, on the field the caller most likely meant to fill. */
 function emptyEmail(request: ClassifyRequest): ValidationError {
   const graphFields = ['subject', 'body', 'uniqueBody', 'bodyPreview'] as const;
-  const field = request.email_data === undefined && graphFields.some((name) => request[name] != null) ? 'body' : 'email_data';
+  const field =
+    request.email_data === undefined && graphFields.some((name) => request[name] != null) ? 'body' : 'email_data';
   return ValidationError.of(
     field,
     'the email has no text: send email_data with a subject or body, or a Graph message with text in subject, body, uniqueBody or bodyPreview',

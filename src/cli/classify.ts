@@ -16,7 +16,9 @@ function describe(result: ClassifyResult, paint: Paint): string {
   if (result.details.deadline) lines.push(`deadline: ${result.details.deadline}`);
   for (const step of result.details.next_steps) lines.push(`  - ${step}`);
   lines.push(paint.dim(`why: ${result.reasoning}`));
-  lines.push(paint.dim(`dedupe: ${result.dedupe.status} (seen ${result.dedupe.seen_count}×, on ${result.dedupe.matched_on})`));
+  lines.push(
+    paint.dim(`dedupe: ${result.dedupe.status} (seen ${result.dedupe.seen_count}×, on ${result.dedupe.matched_on})`),
+  );
   return `${lines.join('\n')}\n`;
 }
 

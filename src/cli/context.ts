@@ -60,7 +60,8 @@ function httpUrl(env: CliIo['env'], name: string, fallback: string): string {
   } catch {
     throw new UsageError(`${name} is not a URL: expected e.g. ${fallback}`);
   }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new UsageError(`${name} must be an http:// or https:// URL`);
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
+    throw new UsageError(`${name} must be an http:// or https:// URL`);
   return value.replace(/\/+$/, '');
 }
 
@@ -121,12 +122,16 @@ export function createCliContext(io: CliIo): CliContext {
       const { token, agent } = read();
       if (!token) {
         if (agent) return agent;
-        throw new UsageError('no agent: set AGENTDESK_AGENT or pass --agent (or use an agent token in AGENTDESK_TOKEN)');
+        throw new UsageError(
+          'no agent: set AGENTDESK_AGENT or pass --agent (or use an agent token in AGENTDESK_TOKEN)',
+        );
       }
       const session = await this.work().session();
       const own = session.principal?.agent;
       if (own) return own;
-      throw new UsageError(`this ${session.principal?.role ?? ''} token acts as no agent: pass --agent`.replace('  ', ' '));
+      throw new UsageError(
+        `this ${session.principal?.role ?? ''} token acts as no agent: pass --agent`.replace('  ', ' '),
+      );
     },
   };
 }

@@ -5,7 +5,10 @@ import { type Paint, oneLine, relativeTime, table } from './format.js';
 // question with its answer as fields.
 
 export function commentLine(comment: Comment, paint: Paint, now = Date.now()): string {
-  const links = comment.links.length > 0 ? ` ${paint.dim(`(${comment.links.length} link${comment.links.length === 1 ? '' : 's'})`)}` : '';
+  const links =
+    comment.links.length > 0
+      ? ` ${paint.dim(`(${comment.links.length} link${comment.links.length === 1 ? '' : 's'})`)}`
+      : '';
   return `${comment.id}  ${paint.cyan(comment.kind)} ${paint.dim('by')} ${comment.author} ${paint.dim(relativeTime(comment.created_at, now))}${links}  ${oneLine(comment.body, 60)}\n`;
 }
 
@@ -13,7 +16,10 @@ export function commentLine(comment: Comment, paint: Paint, now = Date.now()): s
 export function commentBlock(comment: Comment, paint: Paint, now = Date.now()): string {
   const head = `${paint.bold(comment.author)} ${paint.dim(`(${comment.role})`)} ${paint.cyan(comment.kind)} ${paint.dim(`${relativeTime(comment.created_at, now)}  ${comment.id}`)}`;
   const body = comment.body.split('\n').map((line) => `    ${line}`);
-  const links = comment.links.map((link) => `    ${paint.dim('link')} ${link.url}${link.title ? ` ${paint.dim(`(${oneLine(link.title, 60)})`)}` : ''}`);
+  const links = comment.links.map(
+    (link) =>
+      `    ${paint.dim('link')} ${link.url}${link.title ? ` ${paint.dim(`(${oneLine(link.title, 60)})`)}` : ''}`,
+  );
   return [`  ${head}`, ...body, ...links].join('\n') + '\n';
 }
 
@@ -24,9 +30,18 @@ export function commentBlocks(comments: readonly Comment[], paint: Paint, now = 
 }
 
 /** `work show`'s comments: the latest (given newest first), shown oldest first, and how to read the rest. */
-export function latestCommentsText(latest: readonly Comment[], total: number, itemId: string, paint: Paint, now = Date.now()): string {
+export function latestCommentsText(
+  latest: readonly Comment[],
+  total: number,
+  itemId: string,
+  paint: Paint,
+  now = Date.now(),
+): string {
   if (total === 0) return '';
-  const title = latest.length < total ? `comments (the ${latest.length} latest of ${total}; all: agentdesk work comments ${itemId})` : `comments (${total})`;
+  const title =
+    latest.length < total
+      ? `comments (the ${latest.length} latest of ${total}; all: agentdesk work comments ${itemId})`
+      : `comments (${total})`;
   return `\n${paint.bold(title)}\n${commentBlocks([...latest].reverse(), paint, now)}`;
 }
 
@@ -41,12 +56,21 @@ function answerText(question: Question): string {
 
 export function questionTable(entries: InboxEntry[], paint: Paint, answered: boolean, now = Date.now()): string {
   if (entries.length === 0) return answered ? 'No answered questions.\n' : 'Nothing waits for a person.\n';
-  const head = answered ? ['ITEM', 'KIND', 'ANSWERED', 'BY', 'QUESTION', 'ANSWER'] : ['ITEM', 'KIND', 'WAITING', 'PRI', 'ASKED BY', 'QUESTION', 'OPTIONS'];
+  const head = answered
+    ? ['ITEM', 'KIND', 'ANSWERED', 'BY', 'QUESTION', 'ANSWER']
+    : ['ITEM', 'KIND', 'WAITING', 'PRI', 'ASKED BY', 'QUESTION', 'OPTIONS'];
   return table(
     head,
     entries.map((entry) =>
       answered
-        ? [entry.work_item_id, entry.kind, relativeTime(entry.answered_at, now), entry.answered_by ?? '-', oneLine(entry.question, 50), oneLine(answerText(entry), 40)]
+        ? [
+            entry.work_item_id,
+            entry.kind,
+            relativeTime(entry.answered_at, now),
+            entry.answered_by ?? '-',
+            oneLine(entry.question, 50),
+            oneLine(answerText(entry), 40),
+          ]
         : [
             entry.work_item_id,
             entry.kind === 'review' ? paint.yellow('review') : 'question',

@@ -1,5 +1,11 @@
 import { type Command, Option } from 'commander';
-import { type Comment, CONVERSATION_PAGE, type InboxQuery, type Question, QUESTION_WAIT_LIMITS } from '../conversation/schemas.js';
+import {
+  type Comment,
+  CONVERSATION_PAGE,
+  type InboxQuery,
+  type Question,
+  QUESTION_WAIT_LIMITS,
+} from '../conversation/schemas.js';
 import { openQuestionOf } from '../client/open-question.js';
 import { type CliContext, UsageError } from './context.js';
 import { commentBlocks, commentLine, questionDetail, questionTable } from './conversation-view.js';
@@ -31,7 +37,8 @@ export function registerConversationCommands(program: Command, work: Command, co
   /** The item's open question, or a refusal naming the item (exit 1). */
   async function openQuestion(id: string, kind?: Question['kind']): Promise<Question> {
     const open = await openQuestionOf(context.work(), id);
-    if (open === null) throw new Error(`work item ${id} has no open question${kind === 'review' ? ' (no review waits on it)' : ''}`);
+    if (open === null)
+      throw new Error(`work item ${id} has no open question${kind === 'review' ? ' (no review waits on it)' : ''}`);
     if (kind === 'review' && open.kind !== 'review') {
       throw new Error(`the open question on ${id} is a question, not a review: answer it with agentdesk answer`);
     }
@@ -64,7 +71,9 @@ export function registerConversationCommands(program: Command, work: Command, co
     .action(async (id: string, options: JsonOption & { latest?: number }) => {
       const comments: Comment[] = [];
       if (options.latest !== undefined) {
-        comments.push(...(await context.work().listComments(id, { order: 'newest', limit: options.latest })).comments.reverse());
+        comments.push(
+          ...(await context.work().listComments(id, { order: 'newest', limit: options.latest })).comments.reverse(),
+        );
       } else {
         let page = await context.work().listComments(id, { limit: CONVERSATION_PAGE.max });
         comments.push(...page.comments);
@@ -86,7 +95,10 @@ export function registerConversationCommands(program: Command, work: Command, co
     .option('--json', 'the question as JSON (answered or still open)')
     .action(async (id: string, text: string, options: JsonOption & { option?: string[]; wait?: number }) => {
       const client = context.work();
-      let question = await client.askQuestion(id, { question: text, ...(options.option !== undefined && { options: options.option }) });
+      let question = await client.askQuestion(id, {
+        question: text,
+        ...(options.option !== undefined && { options: options.option }),
+      });
       // Several waits of at most the route's limit, each answered at once when the answer comes.
       const until = Date.now() + (options.wait ?? 0) * 1_000;
       while (question.status === 'open' && Date.now() < until) {
@@ -94,7 +106,8 @@ export function registerConversationCommands(program: Command, work: Command, co
         question = await client.getQuestion(id, question.id, { wait_s });
       }
       showQuestion(question, options);
-      if (question.status === 'open' && options.wait !== undefined) io.err('No answer yet: the item stays blocked until a person answers.\n');
+      if (question.status === 'open' && options.wait !== undefined)
+        io.err('No answer yet: the item stays blocked until a person answers.\n');
     });
 
   program
@@ -107,28 +120,41 @@ export function registerConversationCommands(program: Command, work: Command, co
     .option('--cursor <cursor>', 'the next page, from a previous listing')
     .option('--all', 'follow every page')
     .option('--json', 'a JSON array of the questions')
-    .action(async (options: JsonOption & { answered?: boolean; project?: string; agent?: string; limit?: number; cursor?: string; all?: boolean }) => {
-      const client = context.work();
-      const query: InboxQuery = {
-        status: options.answered ? 'answered' : 'open',
-        ...(options.project !== undefined && { project_id: await projectId(context, options.project) }),
-        ...(options.agent !== undefined && { agent: options.agent }),
-        ...(options.limit !== undefined && { limit: options.limit }),
-        ...(options.cursor !== undefined && { cursor: options.cursor }),
-      };
-      let page = await client.listQuestions(query);
-      const questions = [...page.entries];
-      while (options.all && page.next_cursor) {
-        page = await client.listQuestions({ ...query, cursor: page.next_cursor });
-        questions.push(...page.entries);
-      }
-      io.out(options.json ? json(questions) : questionTable(questions, paint(), options.answered === true));
-      if (page.next_cursor) io.err(`More questions: add --cursor ${page.next_cursor} (or --all).\n`);
-    });
+    .action(
+      async (
+        options: JsonOption & {
+          answered?: boolean;
+          project?: string;
+          agent?: string;
+          limit?: number;
+          cursor?: string;
+          all?: boolean;
+        },
+      ) => {
+        const client = context.work();
+        const query: InboxQuery = {
+          status: options.answered ? 'answered' : 'open',
+          ...(options.project !== undefined && { project_id: await projectId(context, options.project) }),
+          ...(options.agent !== undefined && { agent: options.agent }),
+          ...(options.limit !== undefined && { limit: options.limit }),
+          ...(options.cursor !== undefined && { cursor: options.cursor }),
+        };
+        let page = await client.listQuestions(query);
+        const questions = [...page.entries];
+        while (options.all && page.next_cursor) {
+          page = await client.listQuestions({ ...query, cursor: page.next_cursor });
+          questions.push(...page.entries);
+        }
+        io.out(options.json ? json(questions) : questionTable(questions, paint(), options.answered === true));
+        if (page.next_cursor) io.err(`More questions: add --cursor ${page.next_cursor} (or --all).\n`);
+      },
+    );
 
   program
     .command('answer')
-    .description("Answer the open question on a work item: with --option when it offers options, else the text; the agent carries on")
+    .description(
+      'Answer the open question on a work item: with --option when it offers options, else the text; the agent carries on',
+    )
     .argument('<id>', 'work item id (the inbox lists them)', itemId)
     .argument('[text]', 'the answer (with --option: an optional comment)')
     .option('--option <choice>', 'one of the options the question offers')
@@ -147,19 +173,24 @@ export function registerConversationCommands(program: Command, work: Command, co
 
   program
     .command('review')
-    .description('Pass the review a work item waits for: --approve completes it, --return sends it back to its agent with why')
+    .description(
+      'Pass the review a work item waits for: --approve completes it, --return sends it back to its agent with why',
+    )
     .argument('<id>', 'work item id', itemId)
     .option('--approve', 'approve: the item is completed')
     .option('--return <why>', 'return it to its agent, saying why')
     .option('--json', 'the answered review as JSON')
     .action(async (id: string, options: JsonOption & { approve?: boolean; return?: string }) => {
-      if ((options.approve === true) === (options.return !== undefined)) throw new UsageError('give exactly one of --approve or --return <why>');
+      if ((options.approve === true) === (options.return !== undefined))
+        throw new UsageError('give exactly one of --approve or --return <why>');
       const open = await openQuestion(id, 'review');
-      const answered = await context.work().answerQuestion(
-        id,
-        open.id,
-        options.approve ? { option: 'approve' } : { option: 'return', answer: options.return as string },
-      );
+      const answered = await context
+        .work()
+        .answerQuestion(
+          id,
+          open.id,
+          options.approve ? { option: 'approve' } : { option: 'return', answer: options.return as string },
+        );
       showQuestion(answered, options);
     });
 }

@@ -11,7 +11,11 @@ type GraphAddress = { emailAddress: { name: string | null; address: string | nul
 function addresses(field: AddressObject | AddressObject[] | undefined): GraphAddress[] {
   const objects = field === undefined ? [] : Array.isArray(field) ? field : [field];
   return objects.flatMap((object) =>
-    object.value.flatMap((entry) => (entry.group ?? [entry]).map((one) => ({ emailAddress: { name: one.name || null, address: one.address ?? null } }))),
+    object.value.flatMap((entry) =>
+      (entry.group ?? [entry]).map((one) => ({
+        emailAddress: { name: one.name || null, address: one.address ?? null },
+      })),
+    ),
   );
 }
 
@@ -20,7 +24,12 @@ function addresses(field: AddressObject | AddressObject[] | undefined): GraphAdd
  * message named in References (the thread's root), else the one it replies to, else itself.
  */
 function threadOf(mail: ParsedMail): string | null {
-  const references = mail.references === undefined ? [] : Array.isArray(mail.references) ? mail.references : mail.references.split(/\s+/);
+  const references =
+    mail.references === undefined
+      ? []
+      : Array.isArray(mail.references)
+        ? mail.references
+        : mail.references.split(/\s+/);
   return references.find(Boolean) ?? mail.inReplyTo ?? mail.messageId ?? null;
 }
 
@@ -28,7 +37,10 @@ function threadOf(mail: ParsedMail): string | null {
 function headerList(mail: ParsedMail): Array<{ name: string; value: string }> {
   return mail.headerLines.map(({ key, line }) => {
     const colon = line.indexOf(':');
-    return { name: colon === -1 ? key : line.slice(0, colon), value: (colon === -1 ? line : line.slice(colon + 1)).replace(/\r?\n[ \t]+/g, ' ').trim() };
+    return {
+      name: colon === -1 ? key : line.slice(0, colon),
+      value: (colon === -1 ? line : line.slice(colon + 1)).replace(/\r?\n[ \t]+/g, ' ').trim(),
+    };
   });
 }
 

@@ -18,7 +18,14 @@ const plain = (text: string) => text;
 export function paintFor(io: Pick<CliIo, 'isTTY' | 'env'>): Paint {
   const on = io.isTTY && io.env.NO_COLOR === undefined && io.env.TERM !== 'dumb';
   if (!on) return { bold: plain, dim: plain, red: plain, green: plain, yellow: plain, cyan: plain };
-  return { bold: sgr(1, 22), dim: sgr(2, 22), red: sgr(31, 39), green: sgr(32, 39), yellow: sgr(33, 39), cyan: sgr(36, 39) };
+  return {
+    bold: sgr(1, 22),
+    dim: sgr(2, 22),
+    red: sgr(31, 39),
+    green: sgr(32, 39),
+    yellow: sgr(33, 39),
+    cyan: sgr(36, 39),
+  };
 }
 
 // eslint-disable-next-line no-control-regex
@@ -27,7 +34,9 @@ const visibleLength = (text: string) => [...text.replace(ANSI, '')].length;
 
 /** Columns padded to their widest cell; the last column is not padded. */
 export function table(headers: string[], rows: string[][], paint: Paint): string {
-  const widths = headers.map((header, i) => Math.max(visibleLength(header), ...rows.map((row) => visibleLength(row[i] ?? ''))));
+  const widths = headers.map((header, i) =>
+    Math.max(visibleLength(header), ...rows.map((row) => visibleLength(row[i] ?? ''))),
+  );
   const line = (cells: string[]) =>
     cells
       .map((cell, i) => (i === cells.length - 1 ? cell : cell + ' '.repeat((widths[i] ?? 0) - visibleLength(cell))))

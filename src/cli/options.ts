@@ -24,7 +24,13 @@ export function integer(min: number, max: number) {
 
 /** Repeatable and comma-separated: `--type a --type b,c` is [a, b, c]. */
 export function list(value: string, previous: string[] = []): string[] {
-  return [...previous, ...value.split(',').map((part) => part.trim()).filter(Boolean)];
+  return [
+    ...previous,
+    ...value
+      .split(',')
+      .map((part) => part.trim())
+      .filter(Boolean),
+  ];
 }
 
 export async function readAll(stream: NodeJS.ReadableStream): Promise<Buffer> {
@@ -53,7 +59,8 @@ export async function readPayload(io: CliIo, value: string): Promise<Record<stri
   } catch (error) {
     throw new UsageError(`--payload ${where ?? ''} is not JSON: ${(error as Error).message}`.replace('  ', ' '));
   }
-  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new UsageError('--payload must be a JSON object');
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed))
+    throw new UsageError('--payload must be a JSON object');
   return parsed as Record<string, unknown>;
 }
 

@@ -8,7 +8,8 @@ import { projectId } from './options.js';
 
 export function registerProjectCommand(program: Command, context: CliContext): void {
   const { io } = context;
-  const line = (project: Project) => `${project.id}  ${project.name}${project.external_ref ? `  (${project.external_ref})` : ''}\n`;
+  const line = (project: Project) =>
+    `${project.id}  ${project.name}${project.external_ref ? `  (${project.external_ref})` : ''}\n`;
   const project = program.command('project').description('Projects that group work items (AGENTDESK_URL)');
 
   project

@@ -22,7 +22,9 @@ export const CLI_CREATOR = 'cli';
 function checkCreate(input: unknown): asserts input is CreateToken {
   const check = createAjv().compile<CreateToken>(CreateTokenSchema);
   if (!check(input)) {
-    throw new Error((check.errors ?? []).map((e) => `${e.instancePath.replace(/^\//, '') || 'input'} ${e.message}`).join('; '));
+    throw new Error(
+      (check.errors ?? []).map((e) => `${e.instancePath.replace(/^\//, '') || 'input'} ${e.message}`).join('; '),
+    );
   }
 }
 
@@ -57,7 +59,6 @@ function explain(error: unknown): never {
   if (error instanceof ValidationError) throw new Error(error.errors.map((e) => `${e.field} ${e.message}`).join('; '));
   throw error;
 }
-
 
 export function databaseTokens(io: CliIo): TokenBackend {
   return {

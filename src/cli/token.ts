@@ -20,12 +20,14 @@ const DEFAULT_DATABASE_FILE = DEFAULT_DATABASE_URL.slice('sqlite:'.length);
 
 const TOKEN_ID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-
 async function backendFor(context: CliContext): Promise<TokenBackend> {
   const { io } = context;
   if (io.env.DATABASE_URL?.trim()) return (await import('./token-database.js')).databaseTokens(io);
   if (!io.env.AGENTDESK_TOKEN?.trim() && existsSync(DEFAULT_DATABASE_FILE)) {
-    return (await import('./token-database.js')).databaseTokens({ ...io, env: { ...io.env, DATABASE_URL: DEFAULT_DATABASE_URL } });
+    return (await import('./token-database.js')).databaseTokens({
+      ...io,
+      env: { ...io.env, DATABASE_URL: DEFAULT_DATABASE_URL },
+    });
   }
   return {
     create: (input) => context.work().createToken(input),
@@ -38,14 +40,19 @@ export function registerTokenCommand(program: Command, context: CliContext): voi
   const { io } = context;
   const token = program
     .command('token')
-    .description('API tokens: in the database named by DATABASE_URL when set, else through AGENTDESK_URL (admin token)');
+    .description(
+      'API tokens: in the database named by DATABASE_URL when set, else through AGENTDESK_URL (admin token)',
+    );
 
   token
     .command('create')
     .description('Create a token and print its secret (once) on stdout')
     .addOption(new Option('--role <role>', 'what the token may do').choices([...ROLES]).makeOptionMandatory())
     .requiredOption('--name <name>', 'who holds it (letters, digits, _ . @ -)')
-    .option('--agent <agent>', 'the name the token acts as: required for --role agent; for --role member, default --name')
+    .option(
+      '--agent <agent>',
+      'the name the token acts as: required for --role agent; for --role member, default --name',
+    )
     .option('--expires-at <time>', 'ISO 8601 time with a zone after which the token stops working')
     .option('--json', 'the token record with its secret, as JSON')
     .action(async (options: { role: string; name: string; agent?: string; expiresAt?: string; json?: boolean }) => {
@@ -56,7 +63,9 @@ export function registerTokenCommand(program: Command, context: CliContext): voi
         ...(options.expiresAt !== undefined && { expires_at: options.expiresAt }),
       };
       const created = await (await backendFor(context)).create(input as CreateToken);
-      io.err(`Created ${created.role} token "${created.name}"${created.agent ? ` for agent ${created.agent}` : ''} (id ${created.id}). Keep the secret below: it is not shown again.\n`);
+      io.err(
+        `Created ${created.role} token "${created.name}"${created.agent ? ` for agent ${created.agent}` : ''} (id ${created.id}). Keep the secret below: it is not shown again.\n`,
+      );
       io.out(options.json ? json(created) : `${created.token}\n`);
     });
 
@@ -71,11 +80,22 @@ export function registerTokenCommand(program: Command, context: CliContext): voi
       if (tokens.length === 0) return io.out('No tokens.\n');
       const paint = paintFor(io);
       const state = (t: TokenRecord) =>
-        t.revoked_at ? paint.dim(`revoked ${relativeTime(t.revoked_at)}`) : t.expires_at ? `expires ${relativeTime(t.expires_at)}` : paint.green('active');
+        t.revoked_at
+          ? paint.dim(`revoked ${relativeTime(t.revoked_at)}`)
+          : t.expires_at
+            ? `expires ${relativeTime(t.expires_at)}`
+            : paint.green('active');
       io.out(
         table(
           ['ID', 'ROLE', 'NAME', 'AGENT', 'STATE', 'LAST USED'],
-          tokens.map((t) => [t.id, t.role, t.name, t.agent ?? '-', state(t), t.last_used_at ? relativeTime(t.last_used_at) : 'never']),
+          tokens.map((t) => [
+            t.id,
+            t.role,
+            t.name,
+            t.agent ?? '-',
+            state(t),
+            t.last_used_at ? relativeTime(t.last_used_at) : 'never',
+          ]),
           paint,
         ),
       );

@@ -34,7 +34,9 @@ export function workTreeText(tree: WorkTree, paint: Paint): string {
   const walk = (node: WorkTree, indent: string) => {
     node.children.forEach((child, index) => {
       const last = index === node.children.length - 1 && !node.truncated;
-      lines.push(`${indent}${paint.dim(last ? '└─ ' : '├─ ')}${line(child.item, paint, width)}${progress(child, paint)}`);
+      lines.push(
+        `${indent}${paint.dim(last ? '└─ ' : '├─ ')}${line(child.item, paint, width)}${progress(child, paint)}`,
+      );
       walk(child, indent + (last ? '   ' : paint.dim('│  ')));
     });
     if (node.truncated) lines.push(`${indent}${paint.dim('└─ … more (work tree on a sub-item shows them)')}`);

@@ -61,7 +61,10 @@ export function workDetail(item: WorkItem & Partial<WorkItemDetail>, paint: Pain
   if (item.parent_id) fields.push(['parent', item.parent_id]);
   if (item.children && item.children.total > 0) {
     const { total, completed, failed } = item.children;
-    fields.push(['sub-items', `${completed} of ${total} completed${failed > 0 ? `, ${failed} failed` : ''} (work tree ${item.id})`]);
+    fields.push([
+      'sub-items',
+      `${completed} of ${total} completed${failed > 0 ? `, ${failed} failed` : ''} (work tree ${item.id})`,
+    ]);
   }
   const width = Math.max(...fields.map(([name]) => name.length));
   let text = fields.map(([name, value]) => `${paint.bold(name.padEnd(width))}  ${value}`).join('\n') + '\n';

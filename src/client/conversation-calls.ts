@@ -1,4 +1,13 @@
-import type { Answer, Ask, Comment, CommentsQuery, CreateComment, InboxEntry, InboxQuery, Question } from '../conversation/schemas.js';
+import type {
+  Answer,
+  Ask,
+  Comment,
+  CommentsQuery,
+  CreateComment,
+  InboxEntry,
+  InboxQuery,
+  Question,
+} from '../conversation/schemas.js';
 import { type CallOptions, type Requester } from './http.js';
 
 // The typed client's calls for an item's conversation: comments, questions to a
@@ -27,7 +36,12 @@ export function conversationCalls(request: Requester, nextCursor: (link: string 
     return (await request<Question[]>('GET', path`/work/${id}/questions`, call)).body;
   }
 
-  async function answerQuestion(id: string, questionId: string, body: Answer, call: CallOptions = {}): Promise<Question> {
+  async function answerQuestion(
+    id: string,
+    questionId: string,
+    body: Answer,
+    call: CallOptions = {},
+  ): Promise<Question> {
     return (await request<Question>('POST', path`/work/${id}/questions/${questionId}/answer`, { body, ...call })).body;
   }
 
@@ -56,7 +70,12 @@ export function conversationCalls(request: Requester, nextCursor: (link: string 
      * The question; with `wait_s` (0–30) the service answers as soon as it is answered, or at the
      * end of the wait with the question still open.
      */
-    async getQuestion(id: string, questionId: string, query: { wait_s?: number } = {}, call: CallOptions = {}): Promise<Question> {
+    async getQuestion(
+      id: string,
+      questionId: string,
+      query: { wait_s?: number } = {},
+      call: CallOptions = {},
+    ): Promise<Question> {
       return (await request<Question>('GET', path`/work/${id}/questions/${questionId}`, { query, ...call })).body;
     },
 
@@ -77,9 +96,12 @@ export function conversationCalls(request: Requester, nextCursor: (link: string 
 
     /** Approves or returns the item's open review (finds it, then answers it). */
     async review(id: string, decision: ReviewDecision, call: CallOptions = {}): Promise<Question> {
-      const open = (await listItemQuestions(id, call)).find((question) => question.kind === 'review' && question.status === 'open');
+      const open = (await listItemQuestions(id, call)).find(
+        (question) => question.kind === 'review' && question.status === 'open',
+      );
       if (!open) throw new Error(`work item ${id} has no open review`);
-      const body: Answer = 'approve' in decision ? { option: 'approve' } : { option: 'return', answer: decision.return };
+      const body: Answer =
+        'approve' in decision ? { option: 'approve' } : { option: 'return', answer: decision.return };
       return answerQuestion(id, open.id, body, call);
     },
   };

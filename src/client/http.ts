@@ -37,7 +37,12 @@ export interface Answer<T> {
 export type Requester = <T>(
   method: string,
   path: string,
-  init?: { query?: object | undefined; body?: unknown; headers?: Record<string, string | undefined>; signal?: AbortSignal | undefined },
+  init?: {
+    query?: object | undefined;
+    body?: unknown;
+    headers?: Record<string, string | undefined>;
+    signal?: AbortSignal | undefined;
+  },
 ) => Promise<Answer<T>>;
 
 function queryString(query: object | undefined): string {
@@ -56,7 +61,12 @@ function asProblem(status: number, statusText: string, text: string): Problem {
   try {
     const parsed = JSON.parse(text) as Partial<Problem>;
     if (parsed && typeof parsed === 'object' && typeof parsed.detail === 'string') {
-      return { type: 'about:blank', title: statusText, ...parsed, status: typeof parsed.status === 'number' ? parsed.status : status } as Problem;
+      return {
+        type: 'about:blank',
+        title: statusText,
+        ...parsed,
+        status: typeof parsed.status === 'number' ? parsed.status : status,
+      } as Problem;
     }
   } catch {
     // not JSON: described below
@@ -77,7 +87,12 @@ export function createRequester(options: ClientOptions): Requester {
   return async function request<T>(
     method: string,
     path: string,
-    init: { query?: object | undefined; body?: unknown; headers?: Record<string, string | undefined>; signal?: AbortSignal | undefined } = {},
+    init: {
+      query?: object | undefined;
+      body?: unknown;
+      headers?: Record<string, string | undefined>;
+      signal?: AbortSignal | undefined;
+    } = {},
   ): Promise<Answer<T>> {
     const url = `${base}${path}${queryString(init.query)}`;
     const headers: Record<string, string> = { accept: 'application/json', ...options.headers, ...identity };
@@ -103,7 +118,9 @@ export function createRequester(options: ClientOptions): Requester {
       body = (text === '' ? undefined : JSON.parse(text)) as T;
     } catch (error) {
       // Something answered, but not agentdesk (a web server on the wrong port, say).
-      throw new UnreachableError(base, { cause: new Error(`the answer to ${method} ${path} is not JSON`, { cause: error }) });
+      throw new UnreachableError(base, {
+        cause: new Error(`the answer to ${method} ${path} is not JSON`, { cause: error }),
+      });
     }
     return { status: response.status, headers: response.headers, body };
   };

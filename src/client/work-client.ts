@@ -109,11 +109,19 @@ export function createWorkClient(options: ClientOptions) {
   }
 
   /** Every child of `parentId` (GET /work?parent_id=…, each page), in queue order. */
-  async function children(parentId: string, query: Omit<ListWorkQuery, 'parent_id' | 'cursor'> = {}, call: CallOptions = {}): Promise<WorkItemSummary[]> {
+  async function children(
+    parentId: string,
+    query: Omit<ListWorkQuery, 'parent_id' | 'cursor'> = {},
+    call: CallOptions = {},
+  ): Promise<WorkItemSummary[]> {
     const items: WorkItemSummary[] = [];
     let cursor: string | undefined;
     do {
-      const found = await page('/work', { sort: 'priority', limit: CHILDREN_PAGE, ...query, parent_id: parentId, cursor }, call);
+      const found = await page(
+        '/work',
+        { sort: 'priority', limit: CHILDREN_PAGE, ...query, parent_id: parentId, cursor },
+        call,
+      );
       items.push(...found.items);
       cursor = found.next_cursor ?? undefined;
     } while (cursor !== undefined);
@@ -202,7 +210,11 @@ export function createWorkClient(options: ClientOptions) {
     async submitWork(body: CreateWorkItem, call: SubmitOptions = {}): Promise<WorkItem> {
       const { idempotencyKey, headers, signal } = call;
       return (
-        await request<WorkItem>('POST', '/work', { body, headers: { ...headers, 'idempotency-key': idempotencyKey }, signal })
+        await request<WorkItem>('POST', '/work', {
+          body,
+          headers: { ...headers, 'idempotency-key': idempotencyKey },
+          signal,
+        })
       ).body;
     },
 
@@ -213,7 +225,11 @@ export function createWorkClient(options: ClientOptions) {
     async submitPlan(body: CreatePlan, call: SubmitOptions = {}): Promise<SubmittedPlan> {
       const { idempotencyKey, headers, signal } = call;
       return (
-        await request<SubmittedPlan>('POST', '/work/plans', { body, headers: { ...headers, 'idempotency-key': idempotencyKey }, signal })
+        await request<SubmittedPlan>('POST', '/work/plans', {
+          body,
+          headers: { ...headers, 'idempotency-key': idempotencyKey },
+          signal,
+        })
       ).body;
     },
 
@@ -246,7 +262,11 @@ export function createWorkClient(options: ClientOptions) {
         const repeat = changes.status !== undefined && changes.status === current.status;
         const notes = withNote(current.notes, text, repeat);
         try {
-          return await updateWork(id, { ...changes, ...(notes !== current.notes && { notes }) }, { ...call, ifMatch: current.version });
+          return await updateWork(
+            id,
+            { ...changes, ...(notes !== current.notes && { notes }) },
+            { ...call, ifMatch: current.version },
+          );
         } catch (error) {
           if (!(error instanceof ProblemError) || error.status !== 412 || attempt >= NOTE_ATTEMPTS) throw error;
         }
@@ -255,7 +275,10 @@ export function createWorkClient(options: ClientOptions) {
 
     async deleteWork(id: string, call: ChangeOptions = {}): Promise<void> {
       const { ifMatch, headers, signal } = call;
-      await request('DELETE', path`/work/${id}`, { headers: { ...headers, 'if-match': ifMatchHeader(ifMatch) }, signal });
+      await request('DELETE', path`/work/${id}`, {
+        headers: { ...headers, 'if-match': ifMatchHeader(ifMatch) },
+        signal,
+      });
     },
 
     async listProjects(call: CallOptions = {}): Promise<Project[]> {

@@ -9,7 +9,14 @@ import { decodePosition, encodePosition } from './cursor.js';
 import { misleadingTitle } from './link-title.js';
 import { CommentNotFound, MayNotComment } from './errors.js';
 import { CONVERSATION_EVENTS, eventDataOf, newComment, toComment } from './rows.js';
-import { COMMENT_LIMITS, CONVERSATION_PAGE, type Comment, type CreateComment, type Link, type CommentsQuery } from './schemas.js';
+import {
+  COMMENT_LIMITS,
+  CONVERSATION_PAGE,
+  type Comment,
+  type CreateComment,
+  type Link,
+  type CommentsQuery,
+} from './schemas.js';
 import type { ConversationStatementsOn } from './store/index.js';
 
 // The item's conversation: who may comment, the checks on what they write, the timeline read
@@ -53,7 +60,12 @@ export function checkLinks(links: readonly Link[]): void {
 export function mayComment(principal: Principal | null, { row, dispatches }: ItemWithDispatches): boolean {
   if (principal === null || principal.role !== 'agent') return true;
   const agent = principal.agent;
-  return agent !== null && (row.assigned_agent === agent || row.created_by === principal.name || dispatches.some((entry) => entry.agent === agent));
+  return (
+    agent !== null &&
+    (row.assigned_agent === agent ||
+      row.created_by === principal.name ||
+      dispatches.some((entry) => entry.agent === agent))
+  );
 }
 
 export type CommentService = ReturnType<typeof createCommentService>;

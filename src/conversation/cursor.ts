@@ -1,4 +1,10 @@
-import { decodeCursorParts, encodeCursorParts, invalidCursor, isListedId, isListedTime } from '../shared/http/paging.js';
+import {
+  decodeCursorParts,
+  encodeCursorParts,
+  invalidCursor,
+  isListedId,
+  isListedTime,
+} from '../shared/http/paging.js';
 import type { Position } from './store/port.js';
 
 // A conversation cursor: the last row's (time, id), and what it lists, so a cursor of one

@@ -17,7 +17,9 @@ export class QuestionNotFound extends NotFoundError {
 
 export class MayNotComment extends ForbiddenError {
   constructor(agent: string | null) {
-    super(`This token acts as agent ${agent ?? '(none)'}; it may comment only on items that agent holds, has held or created`);
+    super(
+      `This token acts as agent ${agent ?? '(none)'}; it may comment only on items that agent holds, has held or created`,
+    );
   }
 }
 
@@ -44,7 +46,9 @@ export class OpenQuestionExists extends ConflictError {
 
 export class QuestionMoot extends ConflictError {
   constructor(question: Question) {
-    super(`Question ${question.id} was closed unanswered: its work item reached a final status while it was open`, { question });
+    super(`Question ${question.id} was closed unanswered: its work item reached a final status while it was open`, {
+      question,
+    });
   }
 }
 

@@ -7,14 +7,26 @@ import { applyLeaseEffect, planUpdate, requestedStatus } from '../work/items/cha
 import { WorkItemNotFound } from '../work/errors.js';
 import { type Plan, type RecentItems, changeItem } from '../work/items/changes.js';
 import { type Actor, SYSTEM_ACTOR } from '../work/items/view.js';
-import { CONVERSATION_MOVES, type ConversationMove, conversationMoveApplies, isFinal } from '../work/items/lifecycle.js';
+import {
+  CONVERSATION_MOVES,
+  type ConversationMove,
+  conversationMoveApplies,
+  isFinal,
+} from '../work/items/lifecycle.js';
 import { NO_OBSERVER, type WorkObserver } from '../work/metrics/observer.js';
 import type { UpdateWorkItem } from '../work/api-contract.js';
 import { type ReviewGate, actorFor, actorOf, serializePayload } from '../work/items/service.js';
 import type { FinishedHook, WorkStore } from '../work/store/port.js';
 import type { WorkItemRow } from '../work/store/tables.js';
 import { decodePosition, encodePosition } from './cursor.js';
-import { MayNotAsk, NotAskable, OpenQuestionExists, QuestionAlreadyAnswered, QuestionMoot, QuestionNotFound } from './errors.js';
+import {
+  MayNotAsk,
+  NotAskable,
+  OpenQuestionExists,
+  QuestionAlreadyAnswered,
+  QuestionMoot,
+  QuestionNotFound,
+} from './errors.js';
 import { CONVERSATION_EVENTS, eventDataOf, newComment, toComment, toInboxEntry, toQuestion } from './rows.js';
 import {
   type Answer,
@@ -58,7 +70,15 @@ export interface InboxPage {
 
 export type QuestionService = ReturnType<typeof createQuestionService>;
 
-export function createQuestionService({ store, db, statementsOn, now, waits, recent, observer = NO_OBSERVER }: QuestionDeps) {
+export function createQuestionService({
+  store,
+  db,
+  statementsOn,
+  now,
+  waits,
+  recent,
+  observer = NO_OBSERVER,
+}: QuestionDeps) {
   const top = statementsOn(db);
 
   /**
@@ -94,7 +114,10 @@ export function createQuestionService({ store, db, statementsOn, now, waits, rec
     for (let attempt = 1; !(await conv.insertQuestion(written)); attempt += 1) {
       const open = await conv.findOpenQuestion(row.id);
       if (open) throw new OpenQuestionExists(toQuestion(open));
-      if (attempt >= MAX_INSERT_TRIES) throw new Error(`work item ${row.id}: its open question kept changing under ${MAX_INSERT_TRIES} attempts to ask`);
+      if (attempt >= MAX_INSERT_TRIES)
+        throw new Error(
+          `work item ${row.id}: its open question kept changing under ${MAX_INSERT_TRIES} attempts to ask`,
+        );
     }
     const view = toQuestion(written);
     const comment = newComment(row.id, actor, 'question', question.question, [], at);
@@ -111,20 +134,36 @@ export function createQuestionService({ store, db, statementsOn, now, waits, rec
     const question = await store.transaction(async (tx, trx) => {
       let blocked = false;
       let after: WorkItemRow | undefined;
-      await changeItem(tx, id, now, undefined, (row) => (actor = actorFor(principal, undefined, row.assigned_agent)), ({ row }, at) => {
-        if (isFinal(row.status)) throw new NotAskable(row.status, 'a final item waits for no answer');
-        if (principal?.role === 'agent') {
-          if (principal.agent === null || row.assigned_agent !== principal.agent) throw new MayNotAsk(principal.agent);
-          if (row.status !== 'in_progress') throw new NotAskable(row.status, 'an agent asks about the item it is working on (in_progress)');
-        }
-        blocked = conversationMoveApplies('ask', row.status);
-        const plan = movePlan('ask', row, blocked, at);
-        after = { ...row, ...plan.set };
-        return plan;
-      });
+      await changeItem(
+        tx,
+        id,
+        now,
+        undefined,
+        (row) => (actor = actorFor(principal, undefined, row.assigned_agent)),
+        ({ row }, at) => {
+          if (isFinal(row.status)) throw new NotAskable(row.status, 'a final item waits for no answer');
+          if (principal?.role === 'agent') {
+            if (principal.agent === null || row.assigned_agent !== principal.agent)
+              throw new MayNotAsk(principal.agent);
+            if (row.status !== 'in_progress')
+              throw new NotAskable(row.status, 'an agent asks about the item it is working on (in_progress)');
+          }
+          blocked = conversationMoveApplies('ask', row.status);
+          const plan = movePlan('ask', row, blocked, at);
+          after = { ...row, ...plan.set };
+          return plan;
+        },
+      );
       const at = now();
       const options = input.options ? JSON.stringify(input.options) : null;
-      return writeQuestion(statementsOn(trx), tx, after!, actor, { kind: 'question', question: input.question, options, blocked_item: blocked ? 1 : 0 }, at);
+      return writeQuestion(
+        statementsOn(trx),
+        tx,
+        after!,
+        actor,
+        { kind: 'question', question: input.question, options, blocked_item: blocked ? 1 : 0 },
+        at,
+      );
     });
     recent?.take(id);
     return question;
@@ -157,16 +196,28 @@ export function createQuestionService({ store, db, statementsOn, now, waits, rec
       const move = moveOfAnswer(found.kind, input.option);
       let after: WorkItemRow | undefined;
       let finished = false;
-      await changeItem(tx, id, () => at, undefined, actor, ({ row }, now) => {
-        const applies = found.blocked_item === 1 && conversationMoveApplies(move, row.status);
-        const plan = movePlan(move, row, applies, now);
-        plan.details = { question: { id: found.id, option: answered.option } };
-        finished = applies && move === 'approve';
-        after = { ...row, ...plan.set };
-        return plan;
-      });
+      await changeItem(
+        tx,
+        id,
+        () => at,
+        undefined,
+        actor,
+        ({ row }, now) => {
+          const applies = found.blocked_item === 1 && conversationMoveApplies(move, row.status);
+          const plan = movePlan(move, row, applies, now);
+          plan.details = { question: { id: found.id, option: answered.option } };
+          finished = applies && move === 'approve';
+          after = { ...row, ...plan.set };
+          return plan;
+        },
+      );
       const view = toQuestion({ ...found, ...answered, status: 'answered' });
-      const body = input.option !== undefined ? (input.answer !== undefined ? `${input.option}: ${input.answer}` : input.option) : input.answer!;
+      const body =
+        input.option !== undefined
+          ? input.answer !== undefined
+            ? `${input.option}: ${input.answer}`
+            : input.option
+          : input.answer!;
       const comment = newComment(id, actor, 'answer', body, [], at);
       await conv.insertComment(comment);
       await tx.appendEvent(CONVERSATION_EVENTS.answered, eventDataOf(view, after!), at);
@@ -183,7 +234,13 @@ export function createQuestionService({ store, db, statementsOn, now, waits, rec
    * The question now, or once answered (or moot) within `waitS` seconds; `caller` names who
    * waits, for the limit of waits per caller. As it is when `signal` aborted the wait.
    */
-  async function get(id: string, questionId: string, waitS: number, caller: string, signal?: AbortSignal): Promise<Question> {
+  async function get(
+    id: string,
+    questionId: string,
+    waitS: number,
+    caller: string,
+    signal?: AbortSignal,
+  ): Promise<Question> {
     const found = await top.findQuestion(id, questionId);
     if (!found) {
       if (!(await store.findWorkItem(id))) throw new WorkItemNotFound(id);
@@ -205,14 +262,20 @@ export function createQuestionService({ store, db, statementsOn, now, waits, rec
     const limit = query.limit ?? CONVERSATION_PAGE.default;
     const listing = `inbox-${status}`;
     const after = query.cursor === undefined ? null : decodePosition(query.cursor, listing);
-    const filter = { status, ...(query.project_id !== undefined && { project_id: query.project_id }), ...(query.agent !== undefined && { agent: query.agent }) };
+    const filter = {
+      status,
+      ...(query.project_id !== undefined && { project_id: query.project_id }),
+      ...(query.agent !== undefined && { agent: query.agent }),
+    };
     const rows = await top.inbox(filter, after, limit + 1);
     const page = rows.slice(0, limit);
     const last = page.at(-1);
     return {
       entries: page.map(toInboxEntry),
       next_cursor:
-        rows.length > limit && last ? encodePosition(listing, { at: (status === 'open' ? last.asked_at : last.answered_at)!, id: last.id }) : null,
+        rows.length > limit && last
+          ? encodePosition(listing, { at: (status === 'open' ? last.asked_at : last.answered_at)!, id: last.id })
+          : null,
     };
   }
 
@@ -238,26 +301,44 @@ export function createQuestionService({ store, db, statementsOn, now, waits, rec
         let sent = false;
         let after: WorkItemRow | undefined;
         let actor = actorOf(principal);
-        const changed = await changeItem(tx, id, now, precondition, (row) => (actor = actorFor(principal, patch.agent, row.assigned_agent)), (current, at) => {
-          assertMayChangeItem(principal, current.row.assigned_agent);
-          const { row } = current;
-          // Moved on since the gate looked: the completion is judged as any other.
-          if (row.status !== 'in_progress' || !isHolder(principal, patch.agent, row.assigned_agent)) return planUpdate(current, patch, requested, payload, at);
-          const plan: Plan = planUpdate(current, edits as UpdateWorkItem, undefined, payload, at) ?? { action: 'send_for_review', set: {} };
-          const move = movePlan('send_for_review', { ...row, ...plan.set }, true, at);
-          plan.action = move.action;
-          Object.assign(plan.set, move.set);
-          sent = true;
-          after = { ...row, ...plan.set };
-          return plan;
-        });
+        const changed = await changeItem(
+          tx,
+          id,
+          now,
+          precondition,
+          (row) => (actor = actorFor(principal, patch.agent, row.assigned_agent)),
+          (current, at) => {
+            assertMayChangeItem(principal, current.row.assigned_agent);
+            const { row } = current;
+            // Moved on since the gate looked: the completion is judged as any other.
+            if (row.status !== 'in_progress' || !isHolder(principal, patch.agent, row.assigned_agent))
+              return planUpdate(current, patch, requested, payload, at);
+            const plan: Plan = planUpdate(current, edits as UpdateWorkItem, undefined, payload, at) ?? {
+              action: 'send_for_review',
+              set: {},
+            };
+            const move = movePlan('send_for_review', { ...row, ...plan.set }, true, at);
+            plan.action = move.action;
+            Object.assign(plan.set, move.set);
+            sent = true;
+            after = { ...row, ...plan.set };
+            return plan;
+          },
+        );
         if (!sent) return changed;
-        await writeQuestion(statementsOn(trx), tx, after!, actor, {
-          kind: 'review',
-          question: REVIEW_QUESTION,
-          options: JSON.stringify([REVIEW_OPTIONS.approve, REVIEW_OPTIONS.return]),
-          blocked_item: 1,
-        }, now());
+        await writeQuestion(
+          statementsOn(trx),
+          tx,
+          after!,
+          actor,
+          {
+            kind: 'review',
+            question: REVIEW_QUESTION,
+            options: JSON.stringify([REVIEW_OPTIONS.approve, REVIEW_OPTIONS.return]),
+            blocked_item: 1,
+          },
+          now(),
+        );
         return { ...changed, comment_count: changed.comment_count + 1 };
       });
       recent?.take(id);
@@ -324,13 +405,18 @@ function refuseClosed(question: QuestionRow): void {
 function checkAnswer(question: QuestionRow, input: Answer): void {
   const options = question.options === null ? null : (JSON.parse(question.options) as string[]);
   if (options === null) {
-    if (input.option !== undefined) throw ValidationError.of('option', 'this question offers no options; answer it with "answer"');
+    if (input.option !== undefined)
+      throw ValidationError.of('option', 'this question offers no options; answer it with "answer"');
     if (input.answer === undefined) throw ValidationError.of('answer', 'is required (this question offers no options)');
     return;
   }
-  if (input.option === undefined) throw ValidationError.of('option', `is required: one of ${options.map((o) => JSON.stringify(o)).join(', ')}`);
+  if (input.option === undefined)
+    throw ValidationError.of('option', `is required: one of ${options.map((o) => JSON.stringify(o)).join(', ')}`);
   if (!options.includes(input.option)) {
-    throw ValidationError.of('option', `${JSON.stringify(input.option)} is not offered; one of ${options.map((o) => JSON.stringify(o)).join(', ')}`);
+    throw ValidationError.of(
+      'option',
+      `${JSON.stringify(input.option)} is not offered; one of ${options.map((o) => JSON.stringify(o)).join(', ')}`,
+    );
   }
   if (question.kind === 'review' && input.option === REVIEW_OPTIONS.return && input.answer === undefined) {
     throw ValidationError.of('answer', 'is required to return the work: say why');

@@ -59,7 +59,10 @@ export function registerConversationRoutes(app: HttpApp, comments: CommentServic
         summary: "A work item's comments, oldest first (order=newest: the latest first); next page in the Link header",
         params: WorkIdParamsSchema,
         querystring: CommentsQuerySchema,
-        response: { 200: withHeaders(Type.Array(CommentSchema, { maxItems: CONVERSATION_PAGE.max }), 'Link'), ...problemResponses(404, 422) },
+        response: {
+          200: withHeaders(Type.Array(CommentSchema, { maxItems: CONVERSATION_PAGE.max }), 'Link'),
+          ...problemResponses(404, 422),
+        },
       },
     },
     async (request, reply) => {
@@ -97,12 +100,18 @@ export function registerConversationRoutes(app: HttpApp, comments: CommentServic
         summary: 'Ask a person: the item waits (blocked, lease paused) until the answer; one open question per item',
         params: WorkIdParamsSchema,
         body: AskSchema,
-        response: { 201: withHeaders(QuestionSchema, 'Location'), ...problemResponses(400, 403, 404, 409, 413, 415, 422) },
+        response: {
+          201: withHeaders(QuestionSchema, 'Location'),
+          ...problemResponses(400, 403, 404, 409, 413, 415, 422),
+        },
       },
     },
     async (request, reply) => {
       const question = await questions.ask(request.params.id, request.body, request.principal);
-      return reply.code(201).header('location', `/work/${question.work_item_id}/questions/${question.id}`).send(question);
+      return reply
+        .code(201)
+        .header('location', `/work/${question.work_item_id}/questions/${question.id}`)
+        .send(question);
     },
   );
 
@@ -142,7 +151,13 @@ export function registerConversationRoutes(app: HttpApp, comments: CommentServic
       });
       // Waits are limited per caller: its token, or its address on a desk without tokens.
       const caller = request.principal?.token_id ?? `address:${request.ip}`;
-      const question = await questions.get(request.params.id, request.params.question_id, request.query.wait_s ?? 0, caller, left.signal);
+      const question = await questions.get(
+        request.params.id,
+        request.params.question_id,
+        request.query.wait_s ?? 0,
+        caller,
+        left.signal,
+      );
       if (left.signal.aborted) {
         // The client hung up while waiting (see the claim's long poll in work/routes.ts).
         reply.hijack();
@@ -160,7 +175,8 @@ export function registerConversationRoutes(app: HttpApp, comments: CommentServic
       schema: {
         operationId: 'answerQuestion',
         tags,
-        summary: "A person's answer (never an agent's): the item resumes with its agent, or a review approves or returns it",
+        summary:
+          "A person's answer (never an agent's): the item resumes with its agent, or a review approves or returns it",
         params: QuestionParamsSchema,
         body: AnswerSchema,
         response: { 200: QuestionSchema, ...problemResponses(400, 403, 404, 409, 413, 415, 422) },
@@ -176,9 +192,13 @@ export function registerConversationRoutes(app: HttpApp, comments: CommentServic
       schema: {
         operationId: 'listQuestions',
         tags,
-        summary: 'The inbox: open questions oldest first, or answered ones newest first, with their items; next page in the Link header',
+        summary:
+          'The inbox: open questions oldest first, or answered ones newest first, with their items; next page in the Link header',
         querystring: InboxQuerySchema,
-        response: { 200: withHeaders(Type.Array(InboxEntrySchema, { maxItems: CONVERSATION_PAGE.max }), 'Link'), ...problemResponses(422) },
+        response: {
+          200: withHeaders(Type.Array(InboxEntrySchema, { maxItems: CONVERSATION_PAGE.max }), 'Link'),
+          ...problemResponses(422),
+        },
       },
     },
     async (request, reply) => {

@@ -15,8 +15,24 @@ export const CONVERSATION_EVENTS = {
   moot: 'question.moot',
 } as const;
 
-export function newComment(workItemId: string, actor: Actor, kind: CommentKind, body: string, links: readonly Link[], at: string): CommentRow {
-  return { id: sequentialId(), work_item_id: workItemId, author: actor.name, role: actor.role, kind, body, links: JSON.stringify(links), created_at: at };
+export function newComment(
+  workItemId: string,
+  actor: Actor,
+  kind: CommentKind,
+  body: string,
+  links: readonly Link[],
+  at: string,
+): CommentRow {
+  return {
+    id: sequentialId(),
+    work_item_id: workItemId,
+    author: actor.name,
+    role: actor.role,
+    kind,
+    body,
+    links: JSON.stringify(links),
+    created_at: at,
+  };
 }
 
 export function toComment(row: CommentRow): Comment {
@@ -68,6 +84,14 @@ export function toInboxEntry(row: InboxRow): InboxEntry {
  * An event's data: the comment or question, and its item's agent, type and project at the top
  * level, where the /events filters look (hub.ts `wanted`).
  */
-export function eventDataOf(entity: Comment | Question, item: Pick<WorkItemRow, 'assigned_agent' | 'type' | 'project_id'>): string {
-  return JSON.stringify({ ...entity, assigned_agent: item.assigned_agent, type: item.type, project_id: item.project_id });
+export function eventDataOf(
+  entity: Comment | Question,
+  item: Pick<WorkItemRow, 'assigned_agent' | 'type' | 'project_id'>,
+): string {
+  return JSON.stringify({
+    ...entity,
+    assigned_agent: item.assigned_agent,
+    type: item.type,
+    project_id: item.project_id,
+  });
 }

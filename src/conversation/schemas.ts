@@ -40,7 +40,10 @@ export const CommentSchema = Type.Object(
     id: UuidSchema,
     work_item_id: UuidSchema,
     author: Type.String(),
-    role: Type.String({ description: 'The author’s role: agent, member, intake, admin, or system (a note by the desk itself, e.g. a failed dependency)' }),
+    role: Type.String({
+      description:
+        'The author’s role: agent, member, intake, admin, or system (a note by the desk itself, e.g. a failed dependency)',
+    }),
     kind: Type.Enum([...COMMENT_KINDS]),
     body: Type.String({ description: 'Markdown, always shown as text' }),
     links: Type.Array(LinkSchema),
@@ -62,7 +65,9 @@ export type CreateComment = Static<typeof CreateCommentSchema>;
 
 export const PageQuerySchema = Type.Object(
   {
-    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: CONVERSATION_PAGE.max, default: CONVERSATION_PAGE.default })),
+    limit: Type.Optional(
+      Type.Integer({ minimum: 1, maximum: CONVERSATION_PAGE.max, default: CONVERSATION_PAGE.default }),
+    ),
     cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 512, description: 'Opaque; from the Link header' })),
   },
   { additionalProperties: false },
@@ -75,7 +80,12 @@ export type CommentOrder = (typeof COMMENT_ORDERS)[number];
 export const CommentsQuerySchema = Type.Object(
   {
     ...PageQuerySchema.properties,
-    order: Type.Optional(Type.Enum([...COMMENT_ORDERS], { default: 'oldest', description: 'oldest first (the timeline), or newest first (the latest comments)' })),
+    order: Type.Optional(
+      Type.Enum([...COMMENT_ORDERS], {
+        default: 'oldest',
+        description: 'oldest first (the timeline), or newest first (the latest comments)',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -89,7 +99,9 @@ export const QuestionSchema = Type.Object(
     asked_by: Type.String(),
     question: Type.String(),
     options: Nullable(Type.Array(Type.String())),
-    status: Type.Enum([...QUESTION_STATUSES], { description: 'open, answered, or moot (closed unanswered: its item completed, failed or was cancelled)' }),
+    status: Type.Enum([...QUESTION_STATUSES], {
+      description: 'open, answered, or moot (closed unanswered: its item completed, failed or was cancelled)',
+    }),
     asked_at: TimestampSchema,
     answer: Nullable(Type.String()),
     option: Nullable(Type.String()),
@@ -142,9 +154,18 @@ export const WaitQuerySchema = Type.Object(
 
 export const InboxQuerySchema = Type.Object(
   {
-    status: Type.Optional(Type.Enum([...INBOX_STATUSES], { description: 'open (default, oldest first) or answered (newest first)' })),
+    status: Type.Optional(
+      Type.Enum([...INBOX_STATUSES], { description: 'open (default, oldest first) or answered (newest first)' }),
+    ),
     project_id: Type.Optional(UuidSchema),
-    agent: Type.Optional(Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_.@-]+$', description: 'The agent the item waits with' })),
+    agent: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 64,
+        pattern: '^[A-Za-z0-9_.@-]+$',
+        description: 'The agent the item waits with',
+      }),
+    ),
     ...PageQuerySchema.properties,
   },
   { additionalProperties: false },
@@ -171,7 +192,10 @@ export const InboxEntrySchema = Type.Object(
 );
 export type InboxEntry = Static<typeof InboxEntrySchema>;
 
-export const QuestionCountsSchema = Type.Object({ open: Type.Integer({ minimum: 0 }) }, { additionalProperties: false });
+export const QuestionCountsSchema = Type.Object(
+  { open: Type.Integer({ minimum: 0 }) },
+  { additionalProperties: false },
+);
 
 export const CommentParamsSchema = Type.Object({ id: UuidSchema, comment_id: UuidSchema });
 export const QuestionParamsSchema = Type.Object({ id: UuidSchema, question_id: UuidSchema });

@@ -26,11 +26,38 @@ export interface ConversationDeps {
 
 export type Conversation = ReturnType<typeof createConversation>;
 
-export function createConversation({ store, database, logger, now, recent, observer, waitsPerCaller }: ConversationDeps) {
+export function createConversation({
+  store,
+  database,
+  logger,
+  now,
+  recent,
+  observer,
+  waitsPerCaller,
+}: ConversationDeps) {
   const timestamp = () => now().toISOString();
   const statementsOn = conversationStatementsFor(database.dialect);
-  const waits = createQuestionWaits({ database, statements: statementsOn(database.kysely), logger, perCaller: waitsPerCaller });
-  const comments = createCommentService({ store, db: database.kysely, statementsOn, now: timestamp, ...(recent && { recent }) });
-  const questions = createQuestionService({ store, db: database.kysely, statementsOn, now: timestamp, waits, ...(recent && { recent }), ...(observer && { observer }) });
+  const waits = createQuestionWaits({
+    database,
+    statements: statementsOn(database.kysely),
+    logger,
+    perCaller: waitsPerCaller,
+  });
+  const comments = createCommentService({
+    store,
+    db: database.kysely,
+    statementsOn,
+    now: timestamp,
+    ...(recent && { recent }),
+  });
+  const questions = createQuestionService({
+    store,
+    db: database.kysely,
+    statementsOn,
+    now: timestamp,
+    waits,
+    ...(recent && { recent }),
+    ...(observer && { observer }),
+  });
   return { comments, questions, waits, statementsOn };
 }

@@ -24,7 +24,10 @@ interface Waiter {
 /** The caller already holds as many waits as it may. */
 export class TooManyWaits extends RateLimitedError {
   constructor(limit: number) {
-    super(`This caller already waits for ${limit} answers at once (QUESTION_WAITS_PER_CALLER); wait without wait_s, or end a wait first`, 1);
+    super(
+      `This caller already waits for ${limit} answers at once (QUESTION_WAITS_PER_CALLER); wait without wait_s, or end a wait first`,
+      1,
+    );
   }
 }
 
@@ -96,7 +99,10 @@ export function createQuestionWaits({ database, statements, logger, perCaller }:
     if (ids.length === 0) return;
     wakeFor(ids);
     void announce(ids).catch((error: unknown) => {
-      logger.warn({ err: { message: (error as Error).message } }, 'telling other instances of answered questions failed');
+      logger.warn(
+        { err: { message: (error as Error).message } },
+        'telling other instances of answered questions failed',
+      );
     });
   }
 
@@ -156,7 +162,9 @@ export function createQuestionWaits({ database, statements, logger, perCaller }:
   async function close(): Promise<void> {
     stopped = true;
     for (const set of [...waiters.values()]) for (const waiter of [...set]) waiter.settle(null);
-    await (await unlisten)?.();
+    await (
+      await unlisten
+    )?.();
   }
 
   return { wait, closed, close, waiting: () => count };

@@ -89,7 +89,10 @@ export function cutQuotedReply(text: string): string {
   const unquoted = kept.filter((line) => !/^\s*>/.test(line)).join('\n');
   if (/\p{L}/u.test(unquoted)) return unquoted;
   // Nothing of our own above the quote: the history is the message.
-  return lines.filter((line) => !/^\s*>\s*$/.test(line)).map((line) => line.replace(/^\s*(>\s?)+/, '')).join('\n');
+  return lines
+    .filter((line) => !/^\s*>\s*$/.test(line))
+    .map((line) => line.replace(/^\s*(>\s?)+/, ''))
+    .join('\n');
 }
 
 function findQuoteStart(lines: readonly string[]): number {
@@ -133,7 +136,11 @@ export function cutSignature(text: string): { body: string; signature: string | 
   const lines = text.split('\n');
   const split = (index: number, skip = 0): { body: string; signature: string | null } => ({
     body: lines.slice(0, index).join('\n'),
-    signature: lines.slice(index + skip).join('\n').trim() || null,
+    signature:
+      lines
+        .slice(index + skip)
+        .join('\n')
+        .trim() || null,
   });
   for (let index = 0; index < lines.length; index += 1) {
     const line = lines[index]!;

@@ -44,18 +44,53 @@ const INDISTINCT = 16;
 
 /** The CSS names, of the 148, that mail is likely to use: the basic sixteen and the near-whites. */
 const NAMED: Readonly<Record<string, string>> = {
-  black: '000000', white: 'ffffff', silver: 'c0c0c0', gray: '808080', grey: '808080', red: 'ff0000',
-  maroon: '800000', yellow: 'ffff00', olive: '808000', lime: '00ff00', green: '008000', aqua: '00ffff',
-  cyan: '00ffff', teal: '008080', blue: '0000ff', navy: '000080', fuchsia: 'ff00ff', magenta: 'ff00ff',
-  purple: '800080', orange: 'ffa500', snow: 'fffafa', ivory: 'fffff0', ghostwhite: 'f8f8ff',
-  whitesmoke: 'f5f5f5', floralwhite: 'fffaf0', seashell: 'fff5ee', mintcream: 'f5fffa', azure: 'f0ffff',
-  aliceblue: 'f0f8ff', lavenderblush: 'fff0f5', honeydew: 'f0fff0', linen: 'faf0e6', oldlace: 'fdf5e6',
-  beige: 'f5f5dc', cornsilk: 'fff8dc', gainsboro: 'dcdcdc', lightgray: 'd3d3d3', lightgrey: 'd3d3d3',
-  darkgray: 'a9a9a9', darkgrey: 'a9a9a9', dimgray: '696969', dimgrey: '696969',
+  black: '000000',
+  white: 'ffffff',
+  silver: 'c0c0c0',
+  gray: '808080',
+  grey: '808080',
+  red: 'ff0000',
+  maroon: '800000',
+  yellow: 'ffff00',
+  olive: '808000',
+  lime: '00ff00',
+  green: '008000',
+  aqua: '00ffff',
+  cyan: '00ffff',
+  teal: '008080',
+  blue: '0000ff',
+  navy: '000080',
+  fuchsia: 'ff00ff',
+  magenta: 'ff00ff',
+  purple: '800080',
+  orange: 'ffa500',
+  snow: 'fffafa',
+  ivory: 'fffff0',
+  ghostwhite: 'f8f8ff',
+  whitesmoke: 'f5f5f5',
+  floralwhite: 'fffaf0',
+  seashell: 'fff5ee',
+  mintcream: 'f5fffa',
+  azure: 'f0ffff',
+  aliceblue: 'f0f8ff',
+  lavenderblush: 'fff0f5',
+  honeydew: 'f0fff0',
+  linen: 'faf0e6',
+  oldlace: 'fdf5e6',
+  beige: 'f5f5dc',
+  cornsilk: 'fff8dc',
+  gainsboro: 'dcdcdc',
+  lightgray: 'd3d3d3',
+  lightgrey: 'd3d3d3',
+  darkgray: 'a9a9a9',
+  darkgrey: 'a9a9a9',
+  dimgray: '696969',
+  dimgrey: '696969',
 };
 
 /** What else a `background` shorthand may hold: repeat, attachment, position, size, box. */
-const NOT_A_COLOR = /^(?:none|initial|inherit|unset|no-repeat|repeat(?:-x|-y)?|space|round|scroll|fixed|local|top|bottom|left|right|center|cover|contain|auto|border-box|padding-box|content-box|[-+]?[\d.]+(?:px|pt|em|rem|%)?)$/i;
+const NOT_A_COLOR =
+  /^(?:none|initial|inherit|unset|no-repeat|repeat(?:-x|-y)?|space|round|scroll|fixed|local|top|bottom|left|right|center|cover|contain|auto|border-box|padding-box|content-box|[-+]?[\d.]+(?:px|pt|em|rem|%)?)$/i;
 
 const COLOR_DECLARATION = /(?:^|[;{\s])color\s*:\s*([^;]+)/gi;
 const BACKGROUND_DECLARATION = /(?:^|[;{\s])background(-color|-image)?\s*:\s*([^;]+)/gi;
@@ -89,7 +124,8 @@ const STYLE_CACHE_SIZE = 2_000;
 /** The element's paint, given its parent's; the parent's own object when nothing changes. */
 export function paintOf(name: string, attribs: Record<string, string>, parent: Paint, sheet: SheetPaint): Paint {
   if (sheet.anything) return UNKNOWN_PAINT;
-  if (sheet.classes.size > 0 && attribs.class?.split(/\s+/).some((name) => sheet.classes.has(name))) parent = UNKNOWN_PAINT;
+  if (sheet.classes.size > 0 && attribs.class?.split(/\s+/).some((name) => sheet.classes.has(name)))
+    parent = UNKNOWN_PAINT;
   let color = parent.color;
   // Links are painted by the client, not inherited: unknown unless the message sets one.
   if (name === 'a' && attribs.href !== undefined) color = null;
@@ -116,7 +152,10 @@ function paint(color: Rgba | null, background: Rgba | null): Paint {
 function isUnreadable(color: Rgba | null, background: Rgba | null): boolean {
   if (color === null || background === null) return false;
   const seen = over(color, background)!;
-  return Math.max(Math.abs(seen.r - background.r), Math.abs(seen.g - background.g), Math.abs(seen.b - background.b)) < INDISTINCT;
+  return (
+    Math.max(Math.abs(seen.r - background.r), Math.abs(seen.g - background.g), Math.abs(seen.b - background.b)) <
+    INDISTINCT
+  );
 }
 
 function styleColors(style: string): StyleColors {
@@ -202,7 +241,8 @@ export function parseColor(raw: string, legacy = false): Rgba | null {
   if (value === 'transparent') return TRANSPARENT;
   const named = NAMED[value];
   if (named !== undefined) return fromHex(named);
-  const hex = /^#([0-9a-f]{3,4}|[0-9a-f]{6}|[0-9a-f]{8})$/.exec(value) ?? (legacy ? /^([0-9a-f]{6})$/.exec(value) : null);
+  const hex =
+    /^#([0-9a-f]{3,4}|[0-9a-f]{6}|[0-9a-f]{8})$/.exec(value) ?? (legacy ? /^([0-9a-f]{6})$/.exec(value) : null);
   if (hex) return fromHex(hex[1]!);
   const call = /^(rgba?|hsla?)\(\s*([^)]*)\)$/.exec(value);
   if (!call) return null;
@@ -219,7 +259,14 @@ export function parseColor(raw: string, legacy = false): Rgba | null {
   const hue = Number.parseFloat(args[0]!);
   const saturation = fraction(args[1]!, 1);
   const lightness = fraction(args[2]!, 1);
-  if (!Number.isFinite(hue) || saturation === null || lightness === null || !args[1]!.endsWith('%') || !args[2]!.endsWith('%')) return null;
+  if (
+    !Number.isFinite(hue) ||
+    saturation === null ||
+    lightness === null ||
+    !args[1]!.endsWith('%') ||
+    !args[2]!.endsWith('%')
+  )
+    return null;
   return fromHsl(hue, clamp(saturation, 1), clamp(lightness, 1), clamp(alpha, 1));
 }
 

@@ -32,15 +32,68 @@ const HIDDEN_TEXT_CAP = 20_000;
 const MAX_NESTING = 2_000;
 
 const DROPPED_TAGS = new Set([
-  'script', 'title', 'meta', 'link', 'noscript', 'template', 'object', 'embed', 'iframe', 'svg',
-  'math', 'canvas', 'audio', 'video', 'select', 'datalist', 'xml', 'base', 'textarea',
+  'script',
+  'title',
+  'meta',
+  'link',
+  'noscript',
+  'template',
+  'object',
+  'embed',
+  'iframe',
+  'svg',
+  'math',
+  'canvas',
+  'audio',
+  'video',
+  'select',
+  'datalist',
+  'xml',
+  'base',
+  'textarea',
 ]);
 
 const BLOCK_TAGS = new Set([
-  'address', 'article', 'aside', 'blockquote', 'center', 'dd', 'details', 'dialog', 'div', 'dl',
-  'dt', 'fieldset', 'figcaption', 'figure', 'footer', 'form', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6',
-  'header', 'hr', 'li', 'main', 'nav', 'ol', 'p', 'pre', 'section', 'summary', 'table', 'tbody',
-  'thead', 'tfoot', 'ul', 'caption', 'body', 'html',
+  'address',
+  'article',
+  'aside',
+  'blockquote',
+  'center',
+  'dd',
+  'details',
+  'dialog',
+  'div',
+  'dl',
+  'dt',
+  'fieldset',
+  'figcaption',
+  'figure',
+  'footer',
+  'form',
+  'h1',
+  'h2',
+  'h3',
+  'h4',
+  'h5',
+  'h6',
+  'header',
+  'hr',
+  'li',
+  'main',
+  'nav',
+  'ol',
+  'p',
+  'pre',
+  'section',
+  'summary',
+  'table',
+  'tbody',
+  'thead',
+  'tfoot',
+  'ul',
+  'caption',
+  'body',
+  'html',
 ]);
 
 /** Class names mail clients put on the quoted part of a reply. */
@@ -150,7 +203,8 @@ function render(html: string, cutQuotes: boolean): RenderedHtml {
         const mode = modes.at(-1) ?? 'visible';
         if (stopped || mode === 'skipped') return;
         if (mode === 'style') css += data;
-        else if (mode === 'visible' && !(paints.at(-1) ?? DEFAULT_PAINT).unreadable) out.push(data.replace(/[\t\n\r\f ]+/g, ' '));
+        else if (mode === 'visible' && !(paints.at(-1) ?? DEFAULT_PAINT).unreadable)
+          out.push(data.replace(/[\t\n\r\f ]+/g, ' '));
         else if (hiddenLength < HIDDEN_TEXT_CAP) {
           hidden.push(data);
           hiddenLength += data.length;
@@ -197,6 +251,14 @@ function finishLines(raw: string): string {
   if (!raw.includes(CELL)) return raw;
   return raw
     .split('\n')
-    .map((line) => (line.includes(CELL) ? line.split(CELL).map((cell) => cell.trim()).filter(Boolean).join(' | ') : line))
+    .map((line) =>
+      line.includes(CELL)
+        ? line
+            .split(CELL)
+            .map((cell) => cell.trim())
+            .filter(Boolean)
+            .join(' | ')
+        : line,
+    )
     .join('\n');
 }

@@ -7,7 +7,8 @@ const VISIBILITY_HIDDEN = /(?:^|[;{\s])visibility\s*:\s*(?:hidden|collapse)\b/i;
 const MSO_HIDE = /mso-hide\s*:\s*all\b/i;
 const OPACITY_ZERO = /(?:^|[;{\s])opacity\s*:\s*(?:0+(?:\.0*)?|\.0+)\s*%?\s*(?:!important\s*)?(?:;|$)/i;
 const FONT_SIZE = /(?:^|[;{\s])font-size\s*:\s*(-?[\d.]+)\s*(px|pt|em|rem|%)?/i;
-const COLLAPSED_BOX = /(?:^|[;{\s])(?:max-)?(?:height|width)\s*:\s*0(?:\.0*)?\s*(?:px|pt|em|rem|%)?\s*(?:!important\s*)?(?:;|$)/i;
+const COLLAPSED_BOX =
+  /(?:^|[;{\s])(?:max-)?(?:height|width)\s*:\s*0(?:\.0*)?\s*(?:px|pt|em|rem|%)?\s*(?:!important\s*)?(?:;|$)/i;
 const OVERFLOW_HIDDEN = /(?:^|[;{\s])overflow\s*:\s*hidden\b/i;
 const TEXT_INDENT_AWAY = /(?:^|[;{\s])text-indent\s*:\s*-\d{3,}/i;
 const POSITIONED = /(?:^|[;{\s])position\s*:\s*(?:absolute|fixed)\b/i;
@@ -21,7 +22,8 @@ export function isHiddenStyle(style: string): boolean {
   if (DISPLAY_NONE.test(style) || VISIBILITY_HIDDEN.test(style) || MSO_HIDE.test(style)) return true;
   if (OPACITY_ZERO.test(style)) return true;
   const fontSize = FONT_SIZE.exec(style);
-  if (fontSize && isUnreadableFontSize(Number.parseFloat(fontSize[1]!), fontSize[2]?.toLowerCase() ?? 'px')) return true;
+  if (fontSize && isUnreadableFontSize(Number.parseFloat(fontSize[1]!), fontSize[2]?.toLowerCase() ?? 'px'))
+    return true;
   if (COLLAPSED_BOX.test(style) && OVERFLOW_HIDDEN.test(style)) return true;
   if (TEXT_INDENT_AWAY.test(style)) return true;
   return POSITIONED.test(style) && OFFSET_AWAY.test(style);
@@ -56,7 +58,11 @@ export function classSelector(selector: string): string | null {
  * it sits inside an at-rule (@media, @supports). One level of at-rules only: deeper ones are
  * skipped, so a hostile sheet cannot make this recurse without end.
  */
-export function forEachRule(css: string, visit: (selectors: string, block: string, nested: boolean) => void, nested = false): void {
+export function forEachRule(
+  css: string,
+  visit: (selectors: string, block: string, nested: boolean) => void,
+  nested = false,
+): void {
   const source = nested ? css : css.replace(/<!--|-->/g, ' ').replace(/\/\*[\s\S]*?\*\//g, ' ');
   let depth = 0;
   let selectorStart = 0;
@@ -80,8 +86,27 @@ export function forEachRule(css: string, visit: (selectors: string, block: strin
 
 /** Tags that are void or that the parser closes implicitly, so they do not deepen the tree. */
 const NON_NESTING = new Set([
-  'area', 'base', 'br', 'col', 'embed', 'hr', 'img', 'input', 'link', 'meta', 'source', 'track',
-  'wbr', 'p', 'li', 'td', 'th', 'tr', 'option', 'dt', 'dd',
+  'area',
+  'base',
+  'br',
+  'col',
+  'embed',
+  'hr',
+  'img',
+  'input',
+  'link',
+  'meta',
+  'source',
+  'track',
+  'wbr',
+  'p',
+  'li',
+  'td',
+  'th',
+  'tr',
+  'option',
+  'dt',
+  'dd',
 ]);
 
 /**

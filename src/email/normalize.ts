@@ -180,7 +180,9 @@ export function looksLikeHtml(body: string): boolean {
 }
 
 function cleanSubject(subject: string | null | undefined): string {
-  return collapseWhitespace(stripInvisible(subject ?? '')).replace(/\n/g, ' ').slice(0, SUBJECT_MAX_CHARS);
+  return collapseWhitespace(stripInvisible(subject ?? ''))
+    .replace(/\n/g, ' ')
+    .slice(0, SUBJECT_MAX_CHARS);
 }
 
 function text(value: string | null | undefined): string | null {
@@ -215,7 +217,9 @@ const ATTACHMENTS_KEPT = 50;
 function attachmentNames(attachments: GraphMessage['attachments']): string[] {
   if (!Array.isArray(attachments)) return [];
   return attachments
-    .map((attachment) => (attachment && typeof attachment.name === 'string' ? text(stripInvisible(attachment.name)) : null))
+    .map((attachment) =>
+      attachment && typeof attachment.name === 'string' ? text(stripInvisible(attachment.name)) : null,
+    )
     .filter((name): name is string => name !== null)
     .slice(0, ATTACHMENTS_KEPT);
 }

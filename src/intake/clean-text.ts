@@ -36,12 +36,18 @@ export function cleanDeep<T>(value: T): T {
     const container = stack.pop() as Record<string, unknown>;
     for (const key of Object.keys(container)) {
       const item = container[key];
-      const cleaned = typeof item === 'string' ? cleanText(item) : item !== null && typeof item === 'object' ? copy(item) : item;
+      const cleaned =
+        typeof item === 'string' ? cleanText(item) : item !== null && typeof item === 'object' ? copy(item) : item;
       if (typeof cleaned === 'object' && cleaned !== null) stack.push(cleaned);
       const cleanKey = Array.isArray(container) ? key : cleanText(key);
       if (cleanKey !== key) delete container[key];
       // Defined, not assigned: a "__proto__" key from JSON stays an ordinary property.
-      Object.defineProperty(container, cleanKey, { value: cleaned, enumerable: true, writable: true, configurable: true });
+      Object.defineProperty(container, cleanKey, {
+        value: cleaned,
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
     }
   }
   return root as T;

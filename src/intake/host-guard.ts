@@ -82,10 +82,16 @@ export function createHostGuard(allowedHosts: readonly string[], resolve: HostRe
       const address = embeddedIpv4(raw) ?? raw;
       const family = isIP(address) === 4 ? 'ipv4' : 'ipv6';
       if (isIP(address) === 0 || never.check(address, family)) {
-        throw new HostNotAllowed(host, 'is not allowed: it is (or resolves to) a link-local, cloud metadata or unspecified address, which a mailbox can never use');
+        throw new HostNotAllowed(
+          host,
+          'is not allowed: it is (or resolves to) a link-local, cloud metadata or unspecified address, which a mailbox can never use',
+        );
       }
       if (isBlockedAddress(address) && !names.has(host) && !listed.check(address, family)) {
-        throw new HostNotAllowed(host, 'is not allowed: it is (or resolves to) a loopback or private address; the operator can allow it by listing it in INTAKE_ALLOWED_HOSTS');
+        throw new HostNotAllowed(
+          host,
+          'is not allowed: it is (or resolves to) a loopback or private address; the operator can allow it by listing it in INTAKE_ALLOWED_HOSTS',
+        );
       }
     }
   }
@@ -99,9 +105,15 @@ export function createHostGuard(allowedHosts: readonly string[], resolve: HostRe
   const lookup: LookupFunction = (hostname: string, options: LookupOptions, callback) => {
     addresses(hostname).then(
       (found) => {
-        const entries: LookupAddress[] = found.map((address) => ({ address, family: isIP(address) })).filter((entry) => !options.family || options.family === entry.family);
+        const entries: LookupAddress[] = found
+          .map((address) => ({ address, family: isIP(address) }))
+          .filter((entry) => !options.family || options.family === entry.family);
         if (entries.length === 0) {
-          callback(Object.assign(new Error(`${hostname} has no IPv${options.family} address`), { code: 'ENOTFOUND' }), '', 0);
+          callback(
+            Object.assign(new Error(`${hostname} has no IPv${options.family} address`), { code: 'ENOTFOUND' }),
+            '',
+            0,
+          );
         } else if (options.all) callback(null, entries);
         else callback(null, entries[0]!.address, entries[0]!.family);
       },

@@ -31,7 +31,13 @@ export function describeItem(message: ParsedMessage, result: ClassifyResult): st
   return cutText(text, MAX_DESCRIPTION_CHARS);
 }
 
-function emailRef(mailbox: MailboxRef, message: ParsedMessage, sourceRef: string, conversation: string, receivedAt: string | null) {
+function emailRef(
+  mailbox: MailboxRef,
+  message: ParsedMessage,
+  sourceRef: string,
+  conversation: string,
+  receivedAt: string | null,
+) {
   return {
     mailbox_id: mailbox.id,
     mailbox: mailbox.name,
@@ -62,7 +68,14 @@ export function itemPayload(
   };
   // The classification is model output: bounded like everything else that lands on an item.
   if (Buffer.byteLength(JSON.stringify(payload)) > MAX_PAYLOAD_BYTES) {
-    return { ...payload, classification: { ...result, details: { ...result.details, key_points: [], next_steps: [] }, reasoning: cutText(result.reasoning, 500) } };
+    return {
+      ...payload,
+      classification: {
+        ...result,
+        details: { ...result.details, key_points: [], next_steps: [] },
+        reasoning: cutText(result.reasoning, 500),
+      },
+    };
   }
   return payload;
 }
@@ -96,7 +109,13 @@ export function appendThreadEntry(payloadText: string | null, entry: Record<stri
   return text;
 }
 
-export function threadEntry(message: ParsedMessage, result: ClassifyResult, sourceRef: string, receivedAt: string | null, summary: string) {
+export function threadEntry(
+  message: ParsedMessage,
+  result: ClassifyResult,
+  sourceRef: string,
+  receivedAt: string | null,
+  summary: string,
+) {
   return {
     message_id: message.message_key,
     source_ref: sourceRef,

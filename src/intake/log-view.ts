@@ -20,7 +20,10 @@ export interface LogView {
   add(entry: LoggedMessage): void;
 }
 
-function earliest(entries: Iterable<LoggedMessage>, accept: (entry: LoggedMessage) => boolean): LoggedMessage | undefined {
+function earliest(
+  entries: Iterable<LoggedMessage>,
+  accept: (entry: LoggedMessage) => boolean,
+): LoggedMessage | undefined {
   let best: LoggedMessage | undefined;
   for (const entry of entries) {
     if (accept(entry) && (best === undefined || entry.created_at < best.created_at)) best = entry;
@@ -38,11 +41,19 @@ export function createLogView(found: readonly LoggedMessage[]): LogView {
     copyOf: (sourceHash) => earliest(entries, (entry) => entry.status === 'done' && entry.source_hash === sourceHash),
 
     handled: (messageKey, fingerprint) =>
-      earliest(entries, (entry) => entry.status === 'done' && (fingerprint === null ? entry.message_key === messageKey : entry.fingerprint === fingerprint)),
+      earliest(
+        entries,
+        (entry) =>
+          entry.status === 'done' &&
+          (fingerprint === null ? entry.message_key === messageKey : entry.fingerprint === fingerprint),
+      ),
 
     conversation(keys) {
       const wanted = new Set(keys);
-      return earliest(entries, (entry) => entry.conversation_key !== null && wanted.has(entry.message_key))?.conversation_key ?? undefined;
+      return (
+        earliest(entries, (entry) => entry.conversation_key !== null && wanted.has(entry.message_key))
+          ?.conversation_key ?? undefined
+      );
     },
 
     threadItem(conversationKey, relatedKeys) {
@@ -50,10 +61,19 @@ export function createLogView(found: readonly LoggedMessage[]): LogView {
       let best: LoggedMessage | undefined;
       for (const entry of entries) {
         if (entry.work_item_id === null) continue;
-        if (!(conversationKey !== null && entry.conversation_key === conversationKey) && !related.has(entry.message_key)) continue;
+        if (
+          !(conversationKey !== null && entry.conversation_key === conversationKey) &&
+          !related.has(entry.message_key)
+        )
+          continue;
         // The item made for the thread before any note on it; among equals the newest.
         const rank = (candidate: LoggedMessage) => (candidate.action === 'created' ? 0 : 1);
-        if (best === undefined || rank(entry) < rank(best) || (rank(entry) === rank(best) && entry.created_at >= best.created_at)) best = entry;
+        if (
+          best === undefined ||
+          rank(entry) < rank(best) ||
+          (rank(entry) === rank(best) && entry.created_at >= best.created_at)
+        )
+          best = entry;
       }
       return best?.work_item_id ?? undefined;
     },

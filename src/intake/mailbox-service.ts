@@ -52,7 +52,10 @@ const SECRET_FIELDS = ['password', 'access_token', 'client_secret'] as const;
 type Fields = Partial<CreateMailbox>;
 
 /** The secret a body carries, and how it is used; at most one may be sent. */
-function secretOf(input: Fields, errors: FieldError[]): { field: (typeof SECRET_FIELDS)[number]; value: string; auth: AuthKind } | null {
+function secretOf(
+  input: Fields,
+  errors: FieldError[],
+): { field: (typeof SECRET_FIELDS)[number]; value: string; auth: AuthKind } | null {
   const sent = SECRET_FIELDS.filter((field) => input[field] !== undefined);
   if (sent.length > 1) {
     errors.push({ field: sent[1]!, message: `cannot be sent with ${sent[0]}: a mailbox has one secret` });
@@ -64,12 +67,20 @@ function secretOf(input: Fields, errors: FieldError[]): { field: (typeof SECRET_
   return { field, value: input[field] as string, auth };
 }
 
-function requireFields(row: Partial<MailboxRow>, names: readonly (keyof MailboxRow)[], kind: string, errors: FieldError[]): void {
-  for (const name of names) if (row[name] === null || row[name] === undefined) errors.push({ field: name, message: `is required for a ${kind} mailbox` });
+function requireFields(
+  row: Partial<MailboxRow>,
+  names: readonly (keyof MailboxRow)[],
+  kind: string,
+  errors: FieldError[],
+): void {
+  for (const name of names)
+    if (row[name] === null || row[name] === undefined)
+      errors.push({ field: name, message: `is required for a ${kind} mailbox` });
 }
 
 function refuseFields(input: Fields, names: readonly (keyof Fields)[], kind: string, errors: FieldError[]): void {
-  for (const name of names) if (input[name] !== undefined) errors.push({ field: name, message: `does not apply to a ${kind} mailbox` });
+  for (const name of names)
+    if (input[name] !== undefined) errors.push({ field: name, message: `does not apply to a ${kind} mailbox` });
 }
 
 export function createMailboxService(deps: MailboxServiceDeps) {
@@ -118,7 +129,8 @@ export function createMailboxService(deps: MailboxServiceDeps) {
     if (row.kind === 'imap') {
       refuseFields(input, GRAPH_ONLY, 'imap', errors);
       requireFields(row, ['host', 'port', 'tls', 'username'], 'imap', errors);
-      if (row.secret === null) errors.push({ field: 'password', message: 'or access_token is required for an imap mailbox' });
+      if (row.secret === null)
+        errors.push({ field: 'password', message: 'or access_token is required for an imap mailbox' });
     } else {
       refuseFields(input, IMAP_ONLY, 'graph', errors);
       requireFields(row, ['tenant_id', 'client_id', 'address'], 'graph', errors);
@@ -200,14 +212,29 @@ export function createMailboxService(deps: MailboxServiceDeps) {
     const errors: FieldError[] = [];
     const secret = secretOf(patch, errors);
     const changes: Partial<MailboxSettings> = {};
-    const copy = ['name', 'host', 'port', 'tls', 'username', 'tenant_id', 'client_id', 'address', 'folder', 'project_id'] as const;
+    const copy = [
+      'name',
+      'host',
+      'port',
+      'tls',
+      'username',
+      'tenant_id',
+      'client_id',
+      'address',
+      'folder',
+      'project_id',
+    ] as const;
     for (const field of copy) if (patch[field] !== undefined) Object.assign(changes, { [field]: patch[field] });
     if (patch.since !== undefined) changes.since = patch.since === null ? null : new Date(patch.since).toISOString();
     if (patch.enabled !== undefined) changes.enabled = patch.enabled ? 1 : 0;
     if (patch.rules !== undefined) changes.rules = JSON.stringify(patch.rules);
     if (secret) changes.auth = secret.auth;
     if (current.kind === 'imap' && patch.host !== undefined) changes.host = await checkHost(patch.host, errors);
-    checkKind({ ...current, ...changes, secret: secret ? 'sent' : current.secret }, { ...patch, kind: current.kind } as Fields, errors);
+    checkKind(
+      { ...current, ...changes, secret: secret ? 'sent' : current.secret },
+      { ...patch, kind: current.kind } as Fields,
+      errors,
+    );
     if (errors.length > 0) throw new ValidationError(errors);
     if (secret) changes.secret = seal(id, secret.field, secret.value);
     await checkRules(patch.rules);
@@ -217,7 +244,9 @@ export function createMailboxService(deps: MailboxServiceDeps) {
     const at = now().toISOString();
     // Another account or folder: what the old cursor counted means nothing there.
     const cursor = moved ? { uid_validity: null, last_uid: null, delta_link: null } : {};
-    const updated = await write(() => deps.store.updateMailbox(id, { ...changes, ...cursor } as Partial<MailboxSettings>, at));
+    const updated = await write(() =>
+      deps.store.updateMailbox(id, { ...changes, ...cursor } as Partial<MailboxSettings>, at),
+    );
     if (!updated) throw new MailboxNotFound(id);
     deps.onChange(id);
     return get(id);
@@ -249,7 +278,10 @@ export function createMailboxService(deps: MailboxServiceDeps) {
   }
 
   /** The intake log, newest first; `next_cursor` continues it. */
-  async function messages(id: string, query: MessagesQuery): Promise<{ items: IntakeMessage[]; next_cursor: string | null }> {
+  async function messages(
+    id: string,
+    query: MessagesQuery,
+  ): Promise<{ items: IntakeMessage[]; next_cursor: string | null }> {
     await find(id);
     const limit = query.limit ?? DEFAULT_MESSAGES_PAGE;
     const after = query.cursor === undefined ? null : decodePosition(query.cursor);
@@ -280,7 +312,8 @@ function encodePosition(row: Pick<IntakeMessageRow, 'created_at' | 'id'>): strin
 function decodePosition(cursor: string): MessagePosition {
   try {
     const [createdAt, id] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown[];
-    if (typeof createdAt === 'string' && typeof id === 'string' && !Number.isNaN(Date.parse(createdAt))) return { created_at: createdAt, id };
+    if (typeof createdAt === 'string' && typeof id === 'string' && !Number.isNaN(Date.parse(createdAt)))
+      return { created_at: createdAt, id };
   } catch {
     // answered below
   }

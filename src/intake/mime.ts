@@ -75,7 +75,9 @@ function isoDate(value: Date | undefined): string | null {
  * itself. A reply that names only its parent is linked to the parent's thread later, from the
  * intake log (see pipeline.ts).
  */
-export function conversationOf(message: Pick<ParsedMessage, 'thread' | 'references' | 'in_reply_to' | 'message_key'>): string {
+export function conversationOf(
+  message: Pick<ParsedMessage, 'thread' | 'references' | 'in_reply_to' | 'message_key'>,
+): string {
   return message.thread ?? message.references[0] ?? message.in_reply_to ?? message.message_key;
 }
 
@@ -105,7 +107,12 @@ export async function parseMessage(raw: Buffer, receivedAt: string | null): Prom
     .slice(0, MAX_ATTACHMENTS);
   const headers = named
     .filter((line) => PASSED_HEADERS.has(line.key.toLowerCase()))
-    .map((line) => ({ name: line.key.toLowerCase(), value: cleanText(line.line.slice(line.line.indexOf(':') + 1)).replace(/\r?\n[ \t]+/g, ' ').trim() }));
+    .map((line) => ({
+      name: line.key.toLowerCase(),
+      value: cleanText(line.line.slice(line.line.indexOf(':') + 1))
+        .replace(/\r?\n[ \t]+/g, ' ')
+        .trim(),
+    }));
   const message_key = message_id ?? `sha256:${source_hash}`;
   const sent_at = isoDate(parsed.date);
   const message: ParsedMessage = {
@@ -157,7 +164,9 @@ export function fromGraph(message: GraphMessage): ParsedMessage {
     subject: graph.subject ?? null,
     from: address ? { name: address.name ?? null, address: address.address ?? null } : null,
     sent_at: graph.sentDateTime ?? null,
-    attachment_names: (graph.attachments ?? []).map((attachment) => attachment?.name ?? '').filter((name) => name !== ''),
+    attachment_names: (graph.attachments ?? [])
+      .map((attachment) => attachment?.name ?? '')
+      .filter((name) => name !== ''),
     graph,
   };
 }

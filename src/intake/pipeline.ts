@@ -97,9 +97,16 @@ function relatedKeys(parsed: ParsedMessage): string[] {
 }
 
 function mergeQueries(queries: readonly LogQuery[]): LogQuery {
-  const merged: Required<LogQuery> = { source_refs: [], source_hashes: [], message_keys: [], fingerprints: [], item_conversations: [] };
+  const merged: Required<LogQuery> = {
+    source_refs: [],
+    source_hashes: [],
+    message_keys: [],
+    fingerprints: [],
+    item_conversations: [],
+  };
   for (const query of queries) {
-    for (const field of Object.keys(merged) as Array<keyof LogQuery>) (merged[field] as string[]).push(...(query[field] ?? []));
+    for (const field of Object.keys(merged) as Array<keyof LogQuery>)
+      (merged[field] as string[]).push(...(query[field] ?? []));
   }
   return merged;
 }
@@ -144,7 +151,9 @@ export function createPipeline(deps: PipelineDeps) {
     let parsed: ParsedMessage | null = null;
     let unreadable: string | null = null;
     try {
-      parsed = Buffer.isBuffer(message.raw) ? await parseMessage(message.raw, message.received_at) : fromGraph(message.raw);
+      parsed = Buffer.isBuffer(message.raw)
+        ? await parseMessage(message.raw, message.received_at)
+        : fromGraph(message.raw);
     } catch (error) {
       if (!(error instanceof UnreadableMessage)) throw error;
       unreadable = error.message;
@@ -152,7 +161,12 @@ export function createPipeline(deps: PipelineDeps) {
     // A reply that names only its parent joins the thread the parent was logged in.
     const related = parsed ? relatedKeys(parsed) : [];
     const log = createLogView(
-      await lookup({ mailbox_id: mailbox.id, source_refs: [message.source_ref], source_hashes: parsed ? [parsed.source_hash] : [], message_keys: related }),
+      await lookup({
+        mailbox_id: mailbox.id,
+        source_refs: [message.source_ref],
+        source_hashes: parsed ? [parsed.source_hash] : [],
+        message_keys: related,
+      }),
     );
     // Already in the log (a restart met it again): nothing to do but move the cursor.
     if (log.has(message.source_ref)) return { kind: 'seen' };
@@ -183,9 +197,11 @@ export function createPipeline(deps: PipelineDeps) {
       // Model output enters intake here, and lands on the item and the log: cleaned like mail.
       return { kind: 'classified', parsed, conversation, result: cleanDeep(result) };
     } catch (error) {
-      if (error instanceof ValidationError) return { kind: 'failed', reason: `not classified: ${error.errors.map((e) => e.message).join('; ')}`, parsed };
+      if (error instanceof ValidationError)
+        return { kind: 'failed', reason: `not classified: ${error.errors.map((e) => e.message).join('; ')}`, parsed };
       // The classification service could not store this message's dedupe record.
-      if (isUnstorable(error)) return { kind: 'failed', reason: `not classified: ${cleanText((error as Error).message)}`, parsed };
+      if (isUnstorable(error))
+        return { kind: 'failed', reason: `not classified: ${cleanText((error as Error).message)}`, parsed };
       throw error;
     }
   }
@@ -220,9 +236,17 @@ export function createPipeline(deps: PipelineDeps) {
   }
 
   /** A note on the thread's item; false when the item is gone (deleted since). */
-  async function addFollowUp(items: MailWorkItems, itemId: string, message: IncomingMessage, prepared: Extract<Prepared, { kind: 'classified' }>, at: string): Promise<boolean> {
+  async function addFollowUp(
+    items: MailWorkItems,
+    itemId: string,
+    message: IncomingMessage,
+    prepared: Extract<Prepared, { kind: 'classified' }>,
+    at: string,
+  ): Promise<boolean> {
     const body = prepared.parsed.graph.body;
-    const summary = excerpt(prepareBody(body?.content ?? '', body?.contentType === 'html' ? 'html' : 'text', 4_000).text) || '(no text)';
+    const summary =
+      excerpt(prepareBody(body?.content ?? '', body?.contentType === 'html' ? 'html' : 'text', 4_000).text) ||
+      '(no text)';
     const note = followUpNote(prepared.parsed, at, summary);
     const entry = threadEntry(prepared.parsed, prepared.result, message.source_ref, message.received_at, summary);
     // The follow-up is a comment of kind `email` on the item's timeline; `notes` stays
@@ -264,7 +288,13 @@ export function createPipeline(deps: PipelineDeps) {
     }
     const decision: Decision = route(
       JSON.parse(mailbox.rules) as RoutingRule[],
-      { category: result.category, needs_action: result.needs_action, priority: result.priority, sender: parsed.from?.address ?? null, subject: parsed.subject },
+      {
+        category: result.category,
+        needs_action: result.needs_action,
+        priority: result.priority,
+        sender: parsed.from?.address ?? null,
+        subject: parsed.subject,
+      },
       mailbox.project_id,
     );
     row.rule_index = decision.rule_index;
@@ -286,7 +316,14 @@ export function createPipeline(deps: PipelineDeps) {
   }
 
   /** One message's outcome, decided on the batch's view of the log; null when it was already in the log. */
-  async function decideOutcome(items: MailWorkItems, log: LogView, writes: BatchWrites, mailbox: MailboxRow, outcome: Outcome, at: string): Promise<MessageAction | null> {
+  async function decideOutcome(
+    items: MailWorkItems,
+    log: LogView,
+    writes: BatchWrites,
+    mailbox: MailboxRow,
+    outcome: Outcome,
+    at: string,
+  ): Promise<MessageAction | null> {
     const { message, prepared } = outcome;
     if (message.upload_id !== undefined) writes.uploads.push(message.upload_id);
     // Logged since it was prepared (another pipeline, or a run this one had to write again).
@@ -304,7 +341,11 @@ export function createPipeline(deps: PipelineDeps) {
    * the cursor and counters: one commit (one fsync on SQLite) for a run of mail. The log is read
    * once for the whole run, and each table written with one statement.
    */
-  async function commitOnce(mailbox: MailboxRow, owner: string, batch: readonly Outcome[]): Promise<Array<MessageAction | null>> {
+  async function commitOnce(
+    mailbox: MailboxRow,
+    owner: string,
+    batch: readonly Outcome[],
+  ): Promise<Array<MessageAction | null>> {
     return deps.work.commit(async (items, trx) => {
       const intake = intakeStoreOn(trx);
       const at = now().toISOString();
@@ -340,16 +381,26 @@ export function createPipeline(deps: PipelineDeps) {
    * message the database refuses (isUnstorable) is recorded as failed with the reason, so the
    * mailbox or the import goes on with the next one instead of meeting it again forever.
    */
-  async function commitAlone(mailbox: MailboxRow, owner: string, outcome: Outcome, again = true): Promise<Array<MessageAction | null>> {
+  async function commitAlone(
+    mailbox: MailboxRow,
+    owner: string,
+    outcome: Outcome,
+    again = true,
+  ): Promise<Array<MessageAction | null>> {
     try {
       return await commitOnce(mailbox, owner, [outcome]);
     } catch (error) {
       if (isUniqueViolation(error) && again) return commitAlone(mailbox, owner, outcome, false);
       if (!isUnstorable(error)) throw error;
       const reason = `could not be stored: ${cleanText((error as Error).message)}`;
-      deps.logger.warn({ mailbox: mailbox.id, source_ref: outcome.message.source_ref, reason }, 'message recorded as failed');
+      deps.logger.warn(
+        { mailbox: mailbox.id, source_ref: outcome.message.source_ref, reason },
+        'message recorded as failed',
+      );
       // Nothing of the message but the reason: whatever of it the database refused stays out.
-      return commitOnce(mailbox, owner, [{ message: outcome.message, prepared: { kind: 'failed', reason, parsed: null } }]);
+      return commitOnce(mailbox, owner, [
+        { message: outcome.message, prepared: { kind: 'failed', reason, parsed: null } },
+      ]);
     }
   }
 
@@ -360,7 +411,11 @@ export function createPipeline(deps: PipelineDeps) {
    * means one message of the batch cannot be stored. Either way the batch is written again one
    * message at a time, each decided afresh on what is in the log by then.
    */
-  async function commit(mailbox: MailboxRow, owner: string, batch: readonly Outcome[]): Promise<Array<MessageAction | null>> {
+  async function commit(
+    mailbox: MailboxRow,
+    owner: string,
+    batch: readonly Outcome[],
+  ): Promise<Array<MessageAction | null>> {
     try {
       return await commitOnce(mailbox, owner, batch);
     } catch (error) {

@@ -19,7 +19,11 @@ import {
 } from './schemas.js';
 import { nextLink } from '../shared/http/paging.js';
 
-export async function registerMailboxRoutes(app: HttpApp, mailboxes: MailboxService, importMaxBytes: number): Promise<void> {
+export async function registerMailboxRoutes(
+  app: HttpApp,
+  mailboxes: MailboxService,
+  importMaxBytes: number,
+): Promise<void> {
   const tags = ['mailboxes'];
 
   app.post(
@@ -44,7 +48,12 @@ export async function registerMailboxRoutes(app: HttpApp, mailboxes: MailboxServ
     '/mailboxes',
     {
       config: { access: ACCESS.read },
-      schema: { operationId: 'listMailboxes', tags, summary: 'Every mailbox with its state and counters, oldest first', response: { 200: Type.Array(MailboxSchema) } },
+      schema: {
+        operationId: 'listMailboxes',
+        tags,
+        summary: 'Every mailbox with its state and counters, oldest first',
+        response: { 200: Type.Array(MailboxSchema) },
+      },
     },
     async () => mailboxes.list(),
   );
@@ -105,7 +114,8 @@ export async function registerMailboxRoutes(app: HttpApp, mailboxes: MailboxServ
       schema: {
         operationId: 'testMailbox',
         tags,
-        summary: 'Connect, log in and open the folder; answers what was found or where it failed (dns, connect, tls, login, folder)',
+        summary:
+          'Connect, log in and open the folder; answers what was found or where it failed (dns, connect, tls, login, folder)',
         params: MailboxIdParamsSchema,
         response: { 200: ConnectionTestSchema, ...problemResponses(404) },
       },
@@ -120,15 +130,20 @@ export async function registerMailboxRoutes(app: HttpApp, mailboxes: MailboxServ
       schema: {
         operationId: 'listMailboxMessages',
         tags,
-        summary: 'The intake log: every message taken in, its classification, the action taken and its work item; newest first, next page in the Link header',
+        summary:
+          'The intake log: every message taken in, its classification, the action taken and its work item; newest first, next page in the Link header',
         params: MailboxIdParamsSchema,
         querystring: MessagesQuerySchema,
-        response: { 200: withHeaders(Type.Array(IntakeMessageSchema, { maxItems: MAX_MESSAGES_PAGE }), 'Link'), ...problemResponses(404, 422) },
+        response: {
+          200: withHeaders(Type.Array(IntakeMessageSchema, { maxItems: MAX_MESSAGES_PAGE }), 'Link'),
+          ...problemResponses(404, 422),
+        },
       },
     },
     async (request, reply) => {
       const page = await mailboxes.messages(request.params.id, request.query);
-      if (page.next_cursor) reply.header('link', nextLink(request.url, request.query as Record<string, unknown>, page.next_cursor));
+      if (page.next_cursor)
+        reply.header('link', nextLink(request.url, request.query as Record<string, unknown>, page.next_cursor));
       return page.items;
     },
   );
@@ -136,7 +151,11 @@ export async function registerMailboxRoutes(app: HttpApp, mailboxes: MailboxServ
   // Raw uploads, not JSON: their own parsers, in a scope of their own so no other route takes them.
   await app.register(async (plugin) => {
     const scope = plugin as unknown as HttpApp;
-    scope.addContentTypeParser(Object.values(UPLOAD_TYPES), { parseAs: 'buffer', bodyLimit: importMaxBytes }, (_request, body, done) => done(null, body));
+    scope.addContentTypeParser(
+      Object.values(UPLOAD_TYPES),
+      { parseAs: 'buffer', bodyLimit: importMaxBytes },
+      (_request, body, done) => done(null, body),
+    );
     scope.post(
       '/mailboxes/:id/import',
       {
@@ -145,7 +164,8 @@ export async function registerMailboxRoutes(app: HttpApp, mailboxes: MailboxServ
         schema: {
           operationId: 'importMailboxMessages',
           tags,
-          summary: 'Take in an export: one .eml (message/rfc822) or an mbox (application/mbox); processed in the background, progress in the mailbox\'s backfill',
+          summary:
+            "Take in an export: one .eml (message/rfc822) or an mbox (application/mbox); processed in the background, progress in the mailbox's backfill",
           params: MailboxIdParamsSchema,
           // Documents the upload's media types; the raw file arrives as a Buffer, checked below.
           consumes: Object.values(UPLOAD_TYPES),
@@ -156,7 +176,10 @@ export async function registerMailboxRoutes(app: HttpApp, mailboxes: MailboxServ
       async (request, reply) => {
         const body = request.body as unknown;
         if (!Buffer.isBuffer(body)) {
-          return reply.code(415).type(PROBLEM_CONTENT_TYPE).send(problem(415, `Send the file as ${Object.values(UPLOAD_TYPES).join(', ')}`));
+          return reply
+            .code(415)
+            .type(PROBLEM_CONTENT_TYPE)
+            .send(problem(415, `Send the file as ${Object.values(UPLOAD_TYPES).join(', ')}`));
         }
         const accepted = await mailboxes.importUpload(request.params.id, body, request.headers['content-type'] ?? '');
         return reply.code(202).send(accepted);

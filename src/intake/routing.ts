@@ -25,8 +25,7 @@ export interface ItemPlan {
 }
 
 export type Decision =
-  | { kind: 'create'; rule_index: number | null; item: ItemPlan }
-  | { kind: 'record'; rule_index: number | null };
+  { kind: 'create'; rule_index: number | null; item: ItemPlan } | { kind: 'record'; rule_index: number | null };
 
 function senderMatches(patterns: readonly string[], sender: string | null): boolean {
   if (sender === null) return false;
@@ -45,16 +44,27 @@ export function ruleMatches(rule: RoutingRule, input: RoutingInput): boolean {
   if (match.category !== undefined && !(match.category as readonly string[]).includes(input.category)) return false;
   if (match.needs_action !== undefined && match.needs_action !== input.needs_action) return false;
   if (match.sender !== undefined && !senderMatches(match.sender, input.sender)) return false;
-  if (match.subject_contains !== undefined && !(input.subject ?? '').toLowerCase().includes(match.subject_contains.toLowerCase())) {
+  if (
+    match.subject_contains !== undefined &&
+    !(input.subject ?? '').toLowerCase().includes(match.subject_contains.toLowerCase())
+  ) {
     return false;
   }
   return true;
 }
 
 export function route(rules: readonly RoutingRule[], input: RoutingInput, mailboxProject: string | null): Decision {
-  const defaults: ItemPlan = { type: EMAIL_TASK_TYPE, project_id: mailboxProject, priority: WORK_PRIORITY[input.priority], agent: null };
+  const defaults: ItemPlan = {
+    type: EMAIL_TASK_TYPE,
+    project_id: mailboxProject,
+    priority: WORK_PRIORITY[input.priority],
+    agent: null,
+  };
   const index = rules.findIndex((rule) => ruleMatches(rule, input));
-  if (index === -1) return input.needs_action ? { kind: 'create', rule_index: null, item: defaults } : { kind: 'record', rule_index: null };
+  if (index === -1)
+    return input.needs_action
+      ? { kind: 'create', rule_index: null, item: defaults }
+      : { kind: 'record', rule_index: null };
   const rule = rules[index]!;
   if (rule.action === 'record') return { kind: 'record', rule_index: index };
   const item = rule.item ?? {};

@@ -11,16 +11,30 @@ export const MAX_MESSAGES_PAGE = 500;
 export const EMAIL_TASK_TYPE = 'email_task';
 
 const Name = Type.String({ minLength: 1, maxLength: 200, pattern: '\\S' });
-const HostSchema = Type.String({ minLength: 1, maxLength: 253, pattern: '^[A-Za-z0-9.:\\[\\]_-]+$', description: 'Host name or IP address' });
+const HostSchema = Type.String({
+  minLength: 1,
+  maxLength: 253,
+  pattern: '^[A-Za-z0-9.:\\[\\]_-]+$',
+  description: 'Host name or IP address',
+});
 const PortSchema = Type.Integer({ minimum: 1, maximum: 65_535 });
-const TlsSchema = Type.Enum([...TLS_MODES], { description: '`tls`: TLS from the first byte (993); `starttls`: upgraded, required; `none`: clear text' });
-const Secret = (description: string) => Type.String({ minLength: 1, maxLength: 20_000, description: `${description}; write-only, never returned` });
-const FolderSchema = Type.String({ minLength: 1, maxLength: 1_000, description: 'Default INBOX (IMAP) or inbox (Graph)' });
+const TlsSchema = Type.Enum([...TLS_MODES], {
+  description: '`tls`: TLS from the first byte (993); `starttls`: upgraded, required; `none`: clear text',
+});
+const Secret = (description: string) =>
+  Type.String({ minLength: 1, maxLength: 20_000, description: `${description}; write-only, never returned` });
+const FolderSchema = Type.String({
+  minLength: 1,
+  maxLength: 1_000,
+  description: 'Default INBOX (IMAP) or inbox (Graph)',
+});
 const CategorySchema = Type.Enum([...CATEGORIES, FALLBACK_CATEGORY]);
 
 export const RuleMatchSchema = Type.Object(
   {
-    category: Type.Optional(Type.Array(CategorySchema, { minItems: 1, maxItems: 20, description: 'Any of these categories' })),
+    category: Type.Optional(
+      Type.Array(CategorySchema, { minItems: 1, maxItems: 20, description: 'Any of these categories' }),
+    ),
     sender: Type.Optional(
       Type.Array(Type.String({ minLength: 1, maxLength: 320 }), {
         minItems: 1,
@@ -48,7 +62,10 @@ export const RoutingRuleSchema = Type.Object(
           priority: Type.Optional(PrioritySchema),
           agent: Type.Optional(AgentNameSchema),
         },
-        { additionalProperties: false, description: 'For create_item: what the work item gets instead of the defaults' },
+        {
+          additionalProperties: false,
+          description: 'For create_item: what the work item gets instead of the defaults',
+        },
       ),
     ),
   },
@@ -73,9 +90,18 @@ const mailboxFields = {
   tenant_id: Type.String({ minLength: 1, maxLength: 100 }),
   client_id: Type.String({ minLength: 1, maxLength: 100 }),
   client_secret: Secret('App registration client secret'),
-  address: Type.String({ minLength: 3, maxLength: 320, description: 'Graph: the mailbox read (user principal name or address)' }),
+  address: Type.String({
+    minLength: 3,
+    maxLength: 320,
+    description: 'Graph: the mailbox read (user principal name or address)',
+  }),
   folder: FolderSchema,
-  since: Nullable(Type.String({ format: 'date-time', description: 'Also take in mail received since then; default: only mail that arrives from now on' })),
+  since: Nullable(
+    Type.String({
+      format: 'date-time',
+      description: 'Also take in mail received since then; default: only mail that arrives from now on',
+    }),
+  ),
   project_id: Nullable(UuidSchema),
   enabled: Type.Boolean(),
   rules: RulesSchema,
@@ -143,7 +169,10 @@ export const MailboxSchema = Type.Object(
     counts: CountsSchema,
     backfill: Type.Object(
       { done: Type.Integer(), total: Type.Integer() },
-      { additionalProperties: false, description: 'Messages of the current backfill or import done, of the total found' },
+      {
+        additionalProperties: false,
+        description: 'Messages of the current backfill or import done, of the total found',
+      },
     ),
     created_at: TimestampSchema,
     updated_at: TimestampSchema,
@@ -163,7 +192,12 @@ export const ConnectionTestSchema = Type.Object(
     ms: Type.Integer(),
     folder: Nullable(
       Type.Object(
-        { path: Type.String(), messages: Type.Integer(), uid_validity: Nullable(Type.Number()), uid_next: Nullable(Type.Integer()) },
+        {
+          path: Type.String(),
+          messages: Type.Integer(),
+          uid_validity: Nullable(Type.Number()),
+          uid_next: Nullable(Type.Integer()),
+        },
         { additionalProperties: false },
       ),
     ),

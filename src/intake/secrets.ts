@@ -34,13 +34,18 @@ export function createSecretBox(hexKey: string | null): SecretBox | null {
       const cipher = createCipheriv('aes-256-gcm', key, nonce, { authTagLength: TAG_BYTES });
       cipher.setAAD(Buffer.from(context, 'utf8'));
       const body = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
-      return [VERSION, nonce, body, cipher.getAuthTag()].map((part) => (typeof part === 'string' ? part : part.toString('base64url'))).join('.');
+      return [VERSION, nonce, body, cipher.getAuthTag()]
+        .map((part) => (typeof part === 'string' ? part : part.toString('base64url')))
+        .join('.');
     },
     open(sealed, context) {
       const [version, nonce, body, tag] = sealed.split('.');
-      if (version !== VERSION || nonce === undefined || body === undefined || tag === undefined) throw new SecretUnreadable();
+      if (version !== VERSION || nonce === undefined || body === undefined || tag === undefined)
+        throw new SecretUnreadable();
       try {
-        const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(nonce, 'base64url'), { authTagLength: TAG_BYTES });
+        const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(nonce, 'base64url'), {
+          authTagLength: TAG_BYTES,
+        });
         decipher.setAAD(Buffer.from(context, 'utf8'));
         decipher.setAuthTag(Buffer.from(tag, 'base64url'));
         return Buffer.concat([decipher.update(Buffer.from(body, 'base64url')), decipher.final()]).toString('utf8');

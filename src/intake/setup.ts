@@ -33,12 +33,19 @@ export interface IntakeDeps {
  * Mail intake inside the work service: the mailbox routes, and (with INTAKE_WORKER, the default)
  * the watchers, which start when the app is ready and stop before it closes.
  */
-export async function registerIntake(app: HttpApp, { config, database, logger, work, classify, now }: IntakeDeps): Promise<void> {
+export async function registerIntake(
+  app: HttpApp,
+  { config, database, logger, work, classify, now }: IntakeDeps,
+): Promise<void> {
   const store = createIntakeStore(database);
   const pipeline = createPipeline({ store, work, classify, logger, now });
   const secrets = createSecretBox(config.intake.secretKey);
   const guard = createHostGuard(config.intake.allowedHosts);
-  const graph = { graphUrl: config.intake.graphUrl, loginUrl: config.intake.graphLoginUrl, timeoutMs: DEFAULT_TIMEOUTS.connectMs };
+  const graph = {
+    graphUrl: config.intake.graphUrl,
+    loginUrl: config.intake.graphLoginUrl,
+    timeoutMs: DEFAULT_TIMEOUTS.connectMs,
+  };
   const supervisor = config.intake.worker
     ? createSupervisor({
         store,

@@ -68,7 +68,16 @@ export interface Advance {
 /** A log entry as the pipeline's decisions read it. */
 export type LoggedMessage = Pick<
   IntakeMessageRow,
-  'id' | 'source_ref' | 'source_hash' | 'message_key' | 'conversation_key' | 'fingerprint' | 'status' | 'action' | 'work_item_id' | 'created_at'
+  | 'id'
+  | 'source_ref'
+  | 'source_hash'
+  | 'message_key'
+  | 'conversation_key'
+  | 'fingerprint'
+  | 'status'
+  | 'action'
+  | 'work_item_id'
+  | 'created_at'
 >;
 
 /** Values to look up in the log, each on its own column; a row matching any of them is found. */
@@ -125,7 +134,13 @@ export interface IntakeStore {
   /** False when the lease is no longer ours. */
   setState(id: string, owner: string, change: StateChange): Promise<boolean>;
   /** Sets the cursor outright (first connection, UIDVALIDITY change); false when the lease is lost. */
-  resetCursor(id: string, owner: string, uidValidity: number | null, lastUid: number | null, at: string): Promise<boolean>;
+  resetCursor(
+    id: string,
+    owner: string,
+    uidValidity: number | null,
+    lastUid: number | null,
+    at: string,
+  ): Promise<boolean>;
   /** Adds to the backfill total, starting a new one when the last was complete. */
   addBackfill(id: string, count: number, at: string): Promise<void>;
 
@@ -144,7 +159,12 @@ export interface IntakeStore {
   moveCursor(id: string, owner: string, lastUid: number): Promise<boolean>;
   /** Moves the cursor and the counters with an outcome; false when the lease is lost. `owner` null: no fence (uploads). */
   advance(id: string, owner: string | null, advance: Advance): Promise<boolean>;
-  listMessages(mailboxId: string, filter: MessageFilter, after: MessagePosition | null, limit: number): Promise<IntakeMessageRow[]>;
+  listMessages(
+    mailboxId: string,
+    filter: MessageFilter,
+    after: MessagePosition | null,
+    limit: number,
+  ): Promise<IntakeMessageRow[]>;
 
   queueUploads(mailboxId: string, uploads: UploadToQueue[], at: string): Promise<void>;
   nextUploads(mailboxId: string, limit: number): Promise<QueuedUpload[]>;
@@ -195,7 +215,12 @@ export function intakeStoreOn(db: Executor): IntakeStore {
           eb.and([
             eb.or([
               eb('enabled', '=', 1),
-              eb.exists(eb.selectFrom('intake_uploads').select('intake_uploads.id').whereRef('intake_uploads.mailbox_id', '=', 'intake_mailboxes.id')),
+              eb.exists(
+                eb
+                  .selectFrom('intake_uploads')
+                  .select('intake_uploads.id')
+                  .whereRef('intake_uploads.mailbox_id', '=', 'intake_mailboxes.id'),
+              ),
             ]),
             eb.or([eb('lease_owner', 'is', null), eb('lease_owner', '=', owner), eb('lease_expires_at', '<', now)]),
           ]),
@@ -218,7 +243,9 @@ export function intakeStoreOn(db: Executor): IntakeStore {
     },
 
     async resetCursor(id, owner, uidValidity, lastUid, at) {
-      const result = await fenced(id, owner).set({ uid_validity: uidValidity, last_uid: lastUid, updated_at: at }).executeTakeFirst();
+      const result = await fenced(id, owner)
+        .set({ uid_validity: uidValidity, last_uid: lastUid, updated_at: at })
+        .executeTakeFirst();
       return Number(result.numUpdatedRows) === 1;
     },
 
@@ -227,7 +254,12 @@ export function intakeStoreOn(db: Executor): IntakeStore {
       await db
         .updateTable('intake_mailboxes')
         .set((eb) => ({
-          backfill_done: eb.case().when('backfill_done', '>=', eb.ref('backfill_total')).then(0).else(eb.ref('backfill_done')).end(),
+          backfill_done: eb
+            .case()
+            .when('backfill_done', '>=', eb.ref('backfill_total'))
+            .then(0)
+            .else(eb.ref('backfill_done'))
+            .end(),
           backfill_total: eb
             .case()
             .when('backfill_done', '>=', eb.ref('backfill_total'))
@@ -266,7 +298,10 @@ export function intakeStoreOn(db: Executor): IntakeStore {
         }
       }
       if (selects.length === 0) return [];
-      const rows = await selects.slice(1).reduce((union, next) => union.unionAll(next), selects[0]!).execute();
+      const rows = await selects
+        .slice(1)
+        .reduce((union, next) => union.unionAll(next), selects[0]!)
+        .execute();
       // A row matching on two columns comes back twice.
       return [...new Map(rows.map((row) => [row.id, row])).values()];
     },
@@ -285,7 +320,10 @@ export function intakeStoreOn(db: Executor): IntakeStore {
     async insertMessages(rows) {
       // In slices, like the lookups: a row has 24 columns, so a slice is under 1,000 parameters.
       for (let start = 0; start < rows.length; start += 40) {
-        await db.insertInto('intake_messages').values(rows.slice(start, start + 40)).execute();
+        await db
+          .insertInto('intake_messages')
+          .values(rows.slice(start, start + 40))
+          .execute();
       }
     },
 
@@ -296,7 +334,9 @@ export function intakeStoreOn(db: Executor): IntakeStore {
 
     async moveCursor(id, owner, lastUid) {
       const result = await fenced(id, owner)
-        .set((eb) => ({ last_uid: eb.case().when('last_uid', '>', lastUid).then(eb.ref('last_uid')).else(lastUid).end() }))
+        .set((eb) => ({
+          last_uid: eb.case().when('last_uid', '>', lastUid).then(eb.ref('last_uid')).else(lastUid).end(),
+        }))
         .executeTakeFirst();
       return Number(result.numUpdatedRows) === 1;
     },
@@ -312,7 +352,12 @@ export function intakeStoreOn(db: Executor): IntakeStore {
           failed_count: eb('failed_count', '+', advance.failed),
           backfill_done: eb('backfill_done', '+', advance.backfill),
           ...(advance.last_uid !== undefined && {
-            last_uid: eb.case().when('last_uid', '>', advance.last_uid).then(eb.ref('last_uid')).else(advance.last_uid).end(),
+            last_uid: eb
+              .case()
+              .when('last_uid', '>', advance.last_uid)
+              .then(eb.ref('last_uid'))
+              .else(advance.last_uid)
+              .end(),
           }),
           ...(advance.delta_link !== undefined && { delta_link: advance.delta_link }),
         }))
@@ -326,7 +371,8 @@ export function intakeStoreOn(db: Executor): IntakeStore {
       let query = db.selectFrom('intake_messages').selectAll().where('mailbox_id', '=', mailboxId);
       if (filter.status !== undefined) query = query.where('status', '=', filter.status);
       if (filter.action !== undefined) query = query.where('action', '=', filter.action);
-      if (after) query = query.where((eb) => eb(eb.refTuple('created_at', 'id'), '<', eb.tuple(after.created_at, after.id)));
+      if (after)
+        query = query.where((eb) => eb(eb.refTuple('created_at', 'id'), '<', eb.tuple(after.created_at, after.id)));
       return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
     },
 
@@ -336,7 +382,14 @@ export function intakeStoreOn(db: Executor): IntakeStore {
         const slice = uploads.slice(start, start + 200);
         await db
           .insertInto('intake_uploads')
-          .values(slice.map((upload) => ({ mailbox_id: mailboxId, source_ref: upload.source_ref, raw: upload.raw, created_at: at })))
+          .values(
+            slice.map((upload) => ({
+              mailbox_id: mailboxId,
+              source_ref: upload.source_ref,
+              raw: upload.raw,
+              created_at: at,
+            })),
+          )
           .execute();
       }
     },
@@ -354,7 +407,10 @@ export function intakeStoreOn(db: Executor): IntakeStore {
 
     async deleteUploads(ids) {
       for (let start = 0; start < ids.length; start += LOOKUP_SLICE) {
-        await db.deleteFrom('intake_uploads').where('id', 'in', ids.slice(start, start + LOOKUP_SLICE)).execute();
+        await db
+          .deleteFrom('intake_uploads')
+          .where('id', 'in', ids.slice(start, start + LOOKUP_SLICE))
+          .execute();
       }
     },
   };

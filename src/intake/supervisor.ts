@@ -46,7 +46,19 @@ interface Runner {
 }
 
 function connectionSignature(row: MailboxRow): string {
-  return JSON.stringify([row.kind, row.host, row.port, row.tls, row.username, row.auth, row.secret, row.folder, row.tenant_id, row.client_id, row.address]);
+  return JSON.stringify([
+    row.kind,
+    row.host,
+    row.port,
+    row.tls,
+    row.username,
+    row.auth,
+    row.secret,
+    row.folder,
+    row.tenant_id,
+    row.client_id,
+    row.address,
+  ]);
 }
 
 export function createSupervisor(deps: SupervisorDeps): Supervisor {
@@ -83,7 +95,12 @@ export function createSupervisor(deps: SupervisorDeps): Supervisor {
       current: async () => (await deps.store.findMailbox(row.id)) ?? row,
       stopped: () => runner.stopping || stopped,
     })
-      .catch((error: unknown) => log.warn({ mailbox: row.id, err: { message: (error as Error).message } }, 'import paused; retried at the next tick'))
+      .catch((error: unknown) =>
+        log.warn(
+          { mailbox: row.id, err: { message: (error as Error).message } },
+          'import paused; retried at the next tick',
+        ),
+      )
       .finally(() => {
         runner.draining = null;
       });
@@ -110,7 +127,10 @@ export function createSupervisor(deps: SupervisorDeps): Supervisor {
         reconnectMaxMs: deps.config.reconnectMaxMs,
         concurrency: deps.config.concurrency,
       };
-      runner.watcher = row.kind === 'imap' ? startImapWatcher({ ...common, timeouts: deps.timeouts, guard: deps.guard }) : startGraphWatcher({ ...common, endpoints: deps.graph });
+      runner.watcher =
+        row.kind === 'imap'
+          ? startImapWatcher({ ...common, timeouts: deps.timeouts, guard: deps.guard })
+          : startGraphWatcher({ ...common, endpoints: deps.graph });
     } else if (poked.has(row.id)) {
       runner.watcher?.poke();
     }
@@ -119,7 +139,13 @@ export function createSupervisor(deps: SupervisorDeps): Supervisor {
 
   async function tick(): Promise<void> {
     const now = Date.now();
-    const mine = new Set(await deps.store.claimLeases(owner, new Date(now).toISOString(), new Date(now + deps.config.leaseMs).toISOString()));
+    const mine = new Set(
+      await deps.store.claimLeases(
+        owner,
+        new Date(now).toISOString(),
+        new Date(now + deps.config.leaseMs).toISOString(),
+      ),
+    );
     for (const [id, runner] of runners) {
       if (!mine.has(id)) await stopRunner(id, runner, true);
     }
@@ -145,7 +171,9 @@ export function createSupervisor(deps: SupervisorDeps): Supervisor {
       return;
     }
     ticking = tick()
-      .catch((error: unknown) => log.warn({ err: { message: (error as Error).message } }, 'intake supervisor tick failed; retrying'))
+      .catch((error: unknown) =>
+        log.warn({ err: { message: (error as Error).message } }, 'intake supervisor tick failed; retrying'),
+      )
       .finally(() => {
         ticking = null;
         if (again) {

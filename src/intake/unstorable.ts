@@ -7,7 +7,13 @@ interface CodedError {
   code?: unknown;
 }
 
-const SQLITE_DATA_CODES = new Set(['SQLITE_TOOBIG', 'SQLITE_MISMATCH', 'SQLITE_CONSTRAINT_CHECK', 'SQLITE_CONSTRAINT_NOTNULL', 'SQLITE_RANGE']);
+const SQLITE_DATA_CODES = new Set([
+  'SQLITE_TOOBIG',
+  'SQLITE_MISMATCH',
+  'SQLITE_CONSTRAINT_CHECK',
+  'SQLITE_CONSTRAINT_NOTNULL',
+  'SQLITE_RANGE',
+]);
 
 export function isUnstorable(error: unknown): boolean {
   const code = (error as CodedError | null)?.code;

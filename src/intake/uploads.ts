@@ -39,7 +39,10 @@ export function splitMbox(file: Buffer): Buffer[] {
   return starts
     .map(({ body }, index) => {
       const end = index + 1 < starts.length ? starts[index + 1]!.at : text.length;
-      const message = text.slice(body, end).replace(/\n$/, '').replace(/^>(>*From )/gm, '$1');
+      const message = text
+        .slice(body, end)
+        .replace(/\n$/, '')
+        .replace(/^>(>*From )/gm, '$1');
       return Buffer.from(message, 'latin1');
     })
     .filter((message) => message.length > 0);
@@ -48,15 +51,22 @@ export function splitMbox(file: Buffer): Buffer[] {
 export function splitUpload(body: Buffer, contentType: string): Buffer[] {
   const type = contentType.split(';')[0]!.trim().toLowerCase();
   const looksLikeMbox = body.subarray(0, 5).toString('latin1') === 'From ';
-  const messages = type === UPLOAD_TYPES.mbox || (type === UPLOAD_TYPES.any && looksLikeMbox) ? splitMbox(body) : [body];
+  const messages =
+    type === UPLOAD_TYPES.mbox || (type === UPLOAD_TYPES.any && looksLikeMbox) ? splitMbox(body) : [body];
   const nonEmpty = messages.filter((message) => message.toString('latin1').trim() !== '');
   if (nonEmpty.length === 0) throw new UnreadableUpload('holds no message');
-  if (nonEmpty.length > MAX_MESSAGES) throw new UnreadableUpload(`holds ${nonEmpty.length} messages; at most ${MAX_MESSAGES} per upload`);
+  if (nonEmpty.length > MAX_MESSAGES)
+    throw new UnreadableUpload(`holds ${nonEmpty.length} messages; at most ${MAX_MESSAGES} per upload`);
   return nonEmpty;
 }
 
 /** Queues the messages and counts them into the backfill, in one transaction. */
-export async function queueUpload(database: Database, mailboxId: string, messages: Buffer[], at: string): Promise<void> {
+export async function queueUpload(
+  database: Database,
+  mailboxId: string,
+  messages: Buffer[],
+  at: string,
+): Promise<void> {
   const upload = randomId();
   await database.transaction(async (trx) => {
     const store = intakeStoreOn(trx as unknown as Kysely<IntakeTables>);
@@ -87,17 +97,31 @@ export async function drainUploads(deps: DrainDeps): Promise<void> {
     const batch = await deps.store.nextUploads(row.id, DRAIN_BATCH);
     if (batch.length === 0) break;
     await runOrdered(
-      batch.map((upload) => ({ source: 'import' as const, source_ref: upload.source_ref, raw: upload.raw, received_at: null, upload_id: upload.id, backfill: true })),
+      batch.map((upload) => ({
+        source: 'import' as const,
+        source_ref: upload.source_ref,
+        raw: upload.raw,
+        received_at: null,
+        upload_id: upload.id,
+        backfill: true,
+      })),
       deps.concurrency,
       COMMIT_BATCH,
       (message) => deps.pipeline.prepare(row, message),
       async (batch) => {
-        await deps.pipeline.commit(row, deps.owner, batch.map(({ item, prepared }) => ({ message: item, prepared })));
+        await deps.pipeline.commit(
+          row,
+          deps.owner,
+          batch.map(({ item, prepared }) => ({ message: item, prepared })),
+        );
       },
       deps.stopped,
     );
     done += batch.length;
-    deps.logger.info({ mailbox: row.id, done, backfill_done: row.backfill_done + batch.length, backfill_total: row.backfill_total }, 'import progress');
+    deps.logger.info(
+      { mailbox: row.id, done, backfill_done: row.backfill_done + batch.length, backfill_total: row.backfill_total },
+      'import progress',
+    );
     // Between batches the API's requests get their turn.
     await new Promise((resolve) => setImmediate(resolve));
   }

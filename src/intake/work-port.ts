@@ -21,7 +21,13 @@ export interface MailWorkItems {
    * payload's thread), recorded as `email_follow_up`; `comment` joins the item's timeline as a
    * comment of kind `email` by the actor. False when the item is gone.
    */
-  followUp(id: string, actor: Actor, at: string, edit: (row: WorkItemRow) => Plan['set'], comment: string): Promise<boolean>;
+  followUp(
+    id: string,
+    actor: Actor,
+    at: string,
+    edit: (row: WorkItemRow) => Plan['set'],
+    comment: string,
+  ): Promise<boolean>;
 }
 
 /** A planned item: what it will be once written (its id is known), and its write. */
@@ -33,4 +39,3 @@ export interface WorkForIntake {
   /** Whether a project exists (a routing rule may name one). */
   projectExists(id: string): Promise<boolean>;
 }
-

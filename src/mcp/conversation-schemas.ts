@@ -34,7 +34,13 @@ export const CommentInputSchema = Type.Object(
 );
 
 export const ProgressNoteInputSchema = Type.Object(
-  { id: IdSchema, text: { ...CreateCommentSchema.properties.body, description: 'What you did or found; posted as a progress comment' } },
+  {
+    id: IdSchema,
+    text: {
+      ...CreateCommentSchema.properties.body,
+      description: 'What you did or found; posted as a progress comment',
+    },
+  },
   { additionalProperties: false },
 );
 

@@ -24,7 +24,13 @@ import { ADDS, READS, type ToolDefinition, define } from './tools.js';
 type Call = { signal: AbortSignal };
 
 /** The question as it stands after up to `wait_s` seconds for its answer. */
-async function awaitAnswer(client: WorkClient, id: string, question: Question, wait_s: number, call: Call): Promise<Question> {
+async function awaitAnswer(
+  client: WorkClient,
+  id: string,
+  question: Question,
+  wait_s: number,
+  call: Call,
+): Promise<Question> {
   if (question.status !== 'open' || wait_s === 0) return question;
   return client.getQuestion(id, question.id, { wait_s }, call);
 }
@@ -34,7 +40,7 @@ export const CONVERSATION_TOOLS: readonly ToolDefinition[] = [
     name: 'add_note',
     title: 'Report progress',
     description:
-      "Record progress on a work item (what you did, found or decided) as a progress comment on its timeline; its status does not change. Use add_comment for links, ask_person when you need an answer.",
+      'Record progress on a work item (what you did, found or decided) as a progress comment on its timeline; its status does not change. Use add_comment for links, ask_person when you need an answer.',
     access: ACCESS.comment,
     input: ProgressNoteInputSchema,
     output: CommentOutputSchema,

@@ -33,9 +33,12 @@ export interface McpRouteOptions {
 const JSON_RPC_MESSAGE = Type.Object({ jsonrpc: Type.Literal('2.0') }, { additionalProperties: true });
 /** Messages in one batch: each may start tool calls, so a batch is bounded like a page. */
 export const MAX_MCP_BATCH = 100;
-const McpBodySchema = Type.Union([JSON_RPC_MESSAGE, Type.Array(JSON_RPC_MESSAGE, { minItems: 1, maxItems: MAX_MCP_BATCH })], {
-  description: 'A JSON-RPC message of the Model Context Protocol (or a batch of them)',
-});
+const McpBodySchema = Type.Union(
+  [JSON_RPC_MESSAGE, Type.Array(JSON_RPC_MESSAGE, { minItems: 1, maxItems: MAX_MCP_BATCH })],
+  {
+    description: 'A JSON-RPC message of the Model Context Protocol (or a batch of them)',
+  },
+);
 interface JsonRpcMessage {
   method?: string;
   id?: string | number;
@@ -81,7 +84,11 @@ function createRebindingGuard({ auth, host }: McpRouteOptions) {
     if (checkHost) {
       const name = hostName(request.headers.host);
       if (name === null || !(isLoopbackHost(name) || served.has(name))) {
-        return refuse(reply, 421, 'This MCP endpoint answers only to a loopback address, HOST, or a name in ALLOWED_HOSTS.');
+        return refuse(
+          reply,
+          421,
+          'This MCP endpoint answers only to a loopback address, HOST, or a name in ALLOWED_HOSTS.',
+        );
       }
     }
     const origin = request.headers.origin;
@@ -153,7 +160,11 @@ async function asProblem(response: Response): Promise<ReturnType<typeof problem>
     // not JSON: the status says enough
   }
   const detail = rpc.error?.message ?? `The MCP request was refused (${response.status})`;
-  return problem(response.status, detail, { jsonrpc: '2.0', id: rpc.id ?? null, error: { code: rpc.error?.code ?? -32000, message: detail } });
+  return problem(response.status, detail, {
+    jsonrpc: '2.0',
+    id: rpc.id ?? null,
+    error: { code: rpc.error?.code ?? -32000, message: detail },
+  });
 }
 
 /** JSON-RPC's own codes for a body that is not JSON, and for JSON that is not a JSON-RPC message. */
@@ -164,7 +175,11 @@ export const JSON_RPC_ERRORS = { parse: -32700, invalidRequest: -32600 } as cons
  * -32700 and one that is not a JSON-RPC message -32600, as the transport itself answers them
  * (400, no id). Everything else (413, 415, the access hook's refusals) stays a problem document.
  */
-function jsonRpcErrors(error: Error & { validation?: unknown }, _request: FastifyRequest, reply: FastifyReply): FastifyReply {
+function jsonRpcErrors(
+  error: Error & { validation?: unknown },
+  _request: FastifyRequest,
+  reply: FastifyReply,
+): FastifyReply {
   const code =
     error instanceof MalformedJsonError
       ? JSON_RPC_ERRORS.parse
@@ -173,7 +188,8 @@ function jsonRpcErrors(error: Error & { validation?: unknown }, _request: Fastif
         : null;
   // Thrown on, a framework error reaches the service's handler and becomes a problem document.
   if (code === null) throw error;
-  const message = code === JSON_RPC_ERRORS.parse ? `Parse error: ${error.message}` : `Invalid Request: ${error.message}`;
+  const message =
+    code === JSON_RPC_ERRORS.parse ? `Parse error: ${error.message}` : `Invalid Request: ${error.message}`;
   return reply.code(400).type('application/json').send({ jsonrpc: '2.0', id: null, error: { code, message } });
 }
 
@@ -189,7 +205,11 @@ async function asInvalidRequest(response: Response) {
   } catch {
     // not JSON: the generic message will do
   }
-  return { jsonrpc: '2.0', id: null, error: { code: JSON_RPC_ERRORS.invalidRequest, message: `Invalid Request: ${message}` } };
+  return {
+    jsonrpc: '2.0',
+    id: null,
+    error: { code: JSON_RPC_ERRORS.invalidRequest, message: `Invalid Request: ${message}` },
+  };
 }
 
 export function registerMcpRoutes(app: HttpApp, options: McpRouteOptions): void {
@@ -231,7 +251,9 @@ export function registerMcpRoutes(app: HttpApp, options: McpRouteOptions): void 
 
       // Fires when the caller hangs up or cancels: the server ends, and with it the tool calls.
       const stop = new AbortController();
-      const stopped = new Promise<null>((resolve) => stop.signal.addEventListener('abort', () => resolve(null), { once: true }));
+      const stopped = new Promise<null>((resolve) =>
+        stop.signal.addEventListener('abort', () => resolve(null), { once: true }),
+      );
       reply.raw.once('close', () => {
         if (!reply.raw.writableFinished) stop.abort();
       });
@@ -262,7 +284,11 @@ export function registerMcpRoutes(app: HttpApp, options: McpRouteOptions): void 
         ]);
         // Cancelled or gone: no answer is owed (the specification says a cancelled request gets none).
         if (response === null) return (reply as FastifyReply).code(202).send();
-        if (response.status === 400) return reply.code(400).type('application/json').send(await asInvalidRequest(response));
+        if (response.status === 400)
+          return reply
+            .code(400)
+            .type('application/json')
+            .send(await asInvalidRequest(response));
         if (response.status >= 400) {
           const body = await asProblem(response);
           return (reply as FastifyReply).code(body.status).type(PROBLEM_CONTENT_TYPE).send(body);

@@ -47,4 +47,3 @@ export function reviewNextStep(review: Question): string {
     `Nothing to do meanwhile: call claim_next_work for other work, or get_answer with question_id "${review.id}" to wait for the verdict.`
   );
 }
-

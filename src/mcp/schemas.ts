@@ -32,7 +32,8 @@ const IdSchema = Type.String({ format: 'uuid', description: 'The work item id' }
 
 const VersionSchema = Type.Integer({
   minimum: 1,
-  description: 'The version of the item you decided on (from get_work_item); refused if it changed since. Omit to act on the latest.',
+  description:
+    'The version of the item you decided on (from get_work_item); refused if it changed since. Omit to act on the latest.',
 });
 
 /** A note is bounded like the notes it joins (which the service also checks once joined). */
@@ -54,7 +55,10 @@ export const CompleteInputSchema = closed({
   id: IdSchema,
   notes: Type.Optional({ ...ReasonSchema, description: 'What you did; appended to the notes' }),
   result: Type.Optional(
-    Type.Object({}, { additionalProperties: true, description: "Your result; merged into the payload's `result` object" }),
+    Type.Object(
+      {},
+      { additionalProperties: true, description: "Your result; merged into the payload's `result` object" },
+    ),
   ),
   version: Type.Optional(VersionSchema),
 });
@@ -168,7 +172,9 @@ export const ItemWithHistorySchema = closed({
 export const ListCommentsInputSchema = closed({
   id: IdSchema,
   order: CommentsQuerySchema.properties.order,
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: CONVERSATION_PAGE.max, default: CONVERSATION_PAGE.default })),
+  limit: Type.Optional(
+    Type.Integer({ minimum: 1, maximum: CONVERSATION_PAGE.max, default: CONVERSATION_PAGE.default }),
+  ),
   cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 512, description: 'next_cursor of the previous page' })),
 });
 

@@ -33,7 +33,7 @@ const INSTRUCTIONS = [
   'agentdesk hands out work items to agents, one at a time, on a lease.',
   'Loop: claim_next_work (wait_s to wait) → work on the item, calling heartbeat before lease_expires_at →',
   'complete_work (notes, result) or fail_work (reason); an item that needs review is sent for review, and a person approves or returns it.',
-  'add_note records progress on the item\'s timeline, add_comment posts a comment with links for the people following it.',
+  "add_note records progress on the item's timeline, add_comment posts a comment with links for the people following it.",
   'When you cannot go on well without a person (a missing fact, a decision with consequences, access you lack), ask_person,',
   'with options when you can; it blocks the item and waits up to wait_s; get_answer waits again. Do not ask what you can find out yourself.',
   'submit_plan splits work into steps that wait for each other; list_children shows them.',
@@ -83,7 +83,8 @@ function argumentErrors(errors: ErrorObject[] | null | undefined): string {
   return (errors ?? [])
     .map((error) => {
       const at = error.instancePath.slice(1).replace(/\//g, '.');
-      if (error.keyword === 'required') return `${[at, error.params.missingProperty].filter(Boolean).join('.')} is required`;
+      if (error.keyword === 'required')
+        return `${[at, error.params.missingProperty].filter(Boolean).join('.')} is required`;
       if (error.keyword === 'additionalProperties') {
         return `${[at, error.params.additionalProperty].filter(Boolean).join('.')} is not an argument of this tool`;
       }
@@ -99,14 +100,17 @@ function toolError(text: string): CallToolResult {
 const isPlainObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
-const kindOf = (value: unknown): string => (value === null ? 'null' : Array.isArray(value) ? 'an array' : `a ${typeof value}`);
+const kindOf = (value: unknown): string =>
+  value === null ? 'null' : Array.isArray(value) ? 'an array' : `a ${typeof value}`;
 
 /** Why a tools/call request's params are not what MCP defines; null when they are (or it is another message). */
 function toolCallRefusal(message: JSONRPCMessage): string | null {
   if (!('method' in message) || message.method !== 'tools/call' || !('id' in message)) return null;
   const params: unknown = message.params;
-  if (!isPlainObject(params)) return `Invalid params: tools/call needs params {"name": …, "arguments": {…}}, not ${kindOf(params)}.`;
-  if (typeof params.name !== 'string') return `Invalid params: name must be a tool's name (a string), not ${kindOf(params.name)}.`;
+  if (!isPlainObject(params))
+    return `Invalid params: tools/call needs params {"name": …, "arguments": {…}}, not ${kindOf(params)}.`;
+  if (typeof params.name !== 'string')
+    return `Invalid params: name must be a tool's name (a string), not ${kindOf(params.name)}.`;
   if (params.arguments !== undefined && !isPlainObject(params.arguments)) {
     return `Invalid params: arguments must be an object of named arguments, not ${kindOf(params.arguments)}; leave it out for none.`;
   }
@@ -126,7 +130,11 @@ class McpServer extends Server {
     transport.onmessage = (message, extra) => {
       const refusal = toolCallRefusal(message);
       if (refusal === null || !('id' in message)) return deliver?.(message, extra);
-      const answer: JSONRPCMessage = { jsonrpc: '2.0', id: message.id, error: { code: ErrorCode.InvalidParams, message: refusal } };
+      const answer: JSONRPCMessage = {
+        jsonrpc: '2.0',
+        id: message.id,
+        error: { code: ErrorCode.InvalidParams, message: refusal },
+      };
       transport.send(answer).catch((error: unknown) => this.onerror?.(error as Error));
     };
   }
@@ -160,7 +168,9 @@ export function createMcpServer({ client, caller, onError }: McpServerDeps): Ser
     // The request was parsed for this call alone: validation may fill in defaults in place.
     const args = request.params.arguments ?? {};
     if (!tool.validate(args)) {
-      return toolError(`Invalid arguments: ${argumentErrors(tool.validate.errors)}. Fix them and call ${tool.definition.name} again.`);
+      return toolError(
+        `Invalid arguments: ${argumentErrors(tool.validate.errors)}. Fix them and call ${tool.definition.name} again.`,
+      );
     }
     try {
       const structured = await tool.definition.run(args, { client, caller: await caller(), signal: extra.signal });
@@ -176,7 +186,8 @@ export function createMcpServer({ client, caller, onError }: McpServerDeps): Ser
         uriTemplate: RESOURCE_TEMPLATE,
         name: 'work-item',
         title: 'Work item',
-        description: 'A work item as JSON, with its dispatch log and its latest comments (latest_comments, newest first)',
+        description:
+          'A work item as JSON, with its dispatch log and its latest comments (latest_comments, newest first)',
         mimeType: 'application/json',
       },
     ],
@@ -205,13 +216,20 @@ export function createMcpServer({ client, caller, onError }: McpServerDeps): Ser
   server.setRequestHandler(ReadResourceRequestSchema, async (request, extra) => {
     const match = RESOURCE_PATTERN.exec(request.params.uri);
     if (!match) {
-      throw new McpError(ErrorCode.InvalidParams, `Unknown resource ${request.params.uri}; work items are ${RESOURCE_TEMPLATE}`);
+      throw new McpError(
+        ErrorCode.InvalidParams,
+        `Unknown resource ${request.params.uri}; work items are ${RESOURCE_TEMPLATE}`,
+      );
     }
     try {
       const id = match[1] as string;
       const item = await client.getWork(id, { signal: extra.signal });
       const latest_comments = await latestComments(client, id, extra.signal);
-      return { contents: [{ uri: request.params.uri, mimeType: 'application/json', text: JSON.stringify({ ...item, latest_comments }) }] };
+      return {
+        contents: [
+          { uri: request.params.uri, mimeType: 'application/json', text: JSON.stringify({ ...item, latest_comments }) },
+        ],
+      };
     } catch (error) {
       if (error instanceof ProblemError && error.status === 404) {
         // -32002: the MCP specification's code for a resource that does not exist.

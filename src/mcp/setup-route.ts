@@ -25,7 +25,8 @@ function installRoot(): string | null {
   let dir = dirname(fileURLToPath(import.meta.url));
   for (let depth = 0; depth < 6; depth += 1) {
     try {
-      if ((JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { name?: string }).name === 'agentdesk') return dir;
+      if ((JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { name?: string }).name === 'agentdesk')
+        return dir;
     } catch {
       // no package.json here: look one level up
     }

@@ -69,8 +69,18 @@ export interface ToolDefinition<Input extends TSchema = TSchema> {
   run(args: Static<Input>, context: ToolContext): Promise<Record<string, unknown>>;
 }
 
-export const READS: ToolAnnotations = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
-const MOVE_HINTS: ToolAnnotations = { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false };
+export const READS: ToolAnnotations = {
+  readOnlyHint: true,
+  destructiveHint: false,
+  idempotentHint: true,
+  openWorldHint: false,
+};
+const MOVE_HINTS: ToolAnnotations = {
+  readOnlyHint: false,
+  destructiveHint: false,
+  idempotentHint: true,
+  openWorldHint: false,
+};
 /** Completed and failed are final: no move leads out of them. */
 const FINAL_MOVES: ToolAnnotations = { ...MOVE_HINTS, destructiveHint: true };
 export const ADDS: ToolAnnotations = { ...MOVE_HINTS, idempotentHint: false };
@@ -168,7 +178,8 @@ export const TOOLS: readonly ToolDefinition[] = [
     input: HeartbeatInputSchema,
     output: ItemOutputSchema,
     annotations: MOVE_HINTS,
-    run: ({ id, ...rest }, { client, caller, signal }) => client.heartbeat(id, { ...rest, agent: caller.agent }, { signal }),
+    run: ({ id, ...rest }, { client, caller, signal }) =>
+      client.heartbeat(id, { ...rest, agent: caller.agent }, { signal }),
   }),
   define({
     name: 'get_work_item',
@@ -209,12 +220,14 @@ export const TOOLS: readonly ToolDefinition[] = [
   define({
     name: 'start_work',
     title: 'Start or resume a work item',
-    description: 'Start a work item dispatched to you, or resume one you blocked: moves it to in_progress and renews your lease.',
+    description:
+      'Start a work item dispatched to you, or resume one you blocked: moves it to in_progress and renews your lease.',
     access: ACCESS.work,
     input: StartInputSchema,
     output: ItemOutputSchema,
     annotations: MOVE_HINTS,
-    run: ({ id, version }, { client, signal }) => client.updateWork(id, patchForMove(MOVES.pick_up), { signal, ifMatch: version }),
+    run: ({ id, version }, { client, signal }) =>
+      client.updateWork(id, patchForMove(MOVES.pick_up), { signal, ifMatch: version }),
   }),
   define({
     name: 'block_work',
@@ -225,7 +238,8 @@ export const TOOLS: readonly ToolDefinition[] = [
     input: BlockInputSchema,
     output: ItemOutputSchema,
     annotations: MOVE_HINTS,
-    run: ({ id, reason, version }, context) => changeFromCurrent(context, id, version, () => patchForMove(MOVES.block), reason),
+    run: ({ id, reason, version }, context) =>
+      changeFromCurrent(context, id, version, () => patchForMove(MOVES.block), reason),
   }),
   define({
     name: 'complete_work',
@@ -272,18 +286,20 @@ export const TOOLS: readonly ToolDefinition[] = [
     input: SubmitInputSchema,
     output: ItemOutputSchema,
     annotations: ADDS,
-    run: ({ idempotency_key, ...body }, { client, signal }) => client.submitWork(body, { signal, idempotencyKey: idempotency_key }),
+    run: ({ idempotency_key, ...body }, { client, signal }) =>
+      client.submitWork(body, { signal, idempotencyKey: idempotency_key }),
   }),
   define({
     name: 'submit_plan',
     title: 'Submit a plan of work',
     description:
-      'Submit a parent item and its steps at once, all or none: each step has a key, and depends_on_keys names the steps it waits for (no step is claimable before those complete). Answers the parent and each step\'s id by key.',
+      "Submit a parent item and its steps at once, all or none: each step has a key, and depends_on_keys names the steps it waits for (no step is claimable before those complete). Answers the parent and each step's id by key.",
     access: ACCESS.submit,
     input: SubmitPlanInputSchema,
     output: PlanOutputSchema,
     annotations: ADDS,
-    run: ({ idempotency_key, ...body }, { client, signal }) => client.submitPlan(body, { signal, idempotencyKey: idempotency_key }),
+    run: ({ idempotency_key, ...body }, { client, signal }) =>
+      client.submitPlan(body, { signal, idempotencyKey: idempotency_key }),
   }),
   define({
     name: 'list_projects',

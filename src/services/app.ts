@@ -65,7 +65,13 @@ export async function buildServiceApp({ config, logger, service, ...options }: S
     installAccess: async (target) => {
       gate = await installAccessControl(target, auth.access);
     },
-    document: { securitySchemes: SECURITY_SCHEMES, security: DOCUMENT_SECURITY, parameters: { csrf: CSRF_PARAMETER }, schemas: options.schemas, finish: documentCsrf },
+    document: {
+      securitySchemes: SECURITY_SCHEMES,
+      security: DOCUMENT_SECURITY,
+      parameters: { csrf: CSRF_PARAMETER },
+      schemas: options.schemas,
+      finish: documentCsrf,
+    },
     bodyLimit: options.bodyLimit,
     title: options.title,
     description: options.description,

@@ -45,7 +45,15 @@ export interface ClassifyServiceParts extends ClassifyAppDeps {
  * The one ClassifyService of a process, from the configuration: the classify service's route and
  * mail intake (in the work service) both use one built here, with metrics and tracing.
  */
-export function buildClassifyService({ config, database, logger, resolveHost, backoff, metrics, tracing }: ClassifyServiceParts): ClassifyService {
+export function buildClassifyService({
+  config,
+  database,
+  logger,
+  resolveHost,
+  backoff,
+  metrics,
+  tracing,
+}: ClassifyServiceParts): ClassifyService {
   return createClassifyService({
     store: createDedupeStore(database),
     llm: config.llm,
@@ -63,7 +71,14 @@ export function buildClassifyService({ config, database, logger, resolveHost, ba
 const PURGE_EVERY_MS = 60 * 60 * 1000;
 
 /** The classification service as a Fastify app that never listens: `main` or a test decides that. */
-export async function buildClassifyApp({ config, logger, resolveHost, backoff, now, ...deps }: ClassifyAppDeps): Promise<HttpApp> {
+export async function buildClassifyApp({
+  config,
+  logger,
+  resolveHost,
+  backoff,
+  now,
+  ...deps
+}: ClassifyAppDeps): Promise<HttpApp> {
   const { app, database, tracing, auth } = await buildServiceApp({
     config,
     database: deps.database,
@@ -71,13 +86,27 @@ export async function buildClassifyApp({ config, logger, resolveHost, backoff, n
     service: TRACED_SERVICES.classify,
     bodyLimit: CLASSIFY_BODY_LIMIT,
     title: 'agentdesk email classification service',
-    description: 'Classifies one email: action needed, category, priority, task, details and a persistent dedupe verdict.',
+    description:
+      'Classifies one email: action needed, category, priority, task, details and a persistent dedupe verdict.',
     version: '0.1.0',
     schemas: CLASSIFY_SCHEMAS,
   });
-  const service = buildClassifyService({ config, database, logger, resolveHost, backoff, metrics: app.metricsRegistry, tracing });
+  const service = buildClassifyService({
+    config,
+    database,
+    logger,
+    resolveHost,
+    backoff,
+    metrics: app.metricsRegistry,
+    tracing,
+  });
   registerClassifyRoutes(app, service, createClassifyBudget(auth.store, config.classify.rateLimit, logger, now));
-  registerUsageRoute(app, '/classify/usage', createUsageReader(createUsageStore(database), config.llm.prices), 'classification');
+  registerUsageRoute(
+    app,
+    '/classify/usage',
+    createUsageReader(createUsageStore(database), config.llm.prices),
+    'classification',
+  );
   registerHealthRoute(app, database, ACCESS.public);
   registerDatabaseMetrics(app, app.metricsRegistry, database);
 

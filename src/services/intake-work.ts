@@ -22,11 +22,18 @@ export function workForIntake(store: WorkStore, comments: ConversationStatements
             async followUp(id, actor, at, edit, comment) {
               try {
                 let after: WorkItemRow | undefined;
-                await changeItem(tx, id, () => at, undefined, actor, ({ row }) => {
-                  const set = edit(row);
-                  after = { ...row, ...set };
-                  return { action: 'email_follow_up', set };
-                });
+                await changeItem(
+                  tx,
+                  id,
+                  () => at,
+                  undefined,
+                  actor,
+                  ({ row }) => {
+                    const set = edit(row);
+                    after = { ...row, ...set };
+                    return { action: 'email_follow_up', set };
+                  },
+                );
                 const written = newComment(id, actor, 'email', comment, [], at);
                 await comments(trx).insertComment(written);
                 await tx.appendEvent(CONVERSATION_EVENTS.commented, eventDataOf(toComment(written), after!), at);

@@ -1,4 +1,11 @@
-import { SessionSchema, CreateTokenSchema, CreatedTokenSchema, PrincipalSchema, SignInSchema, TokenRecordSchema } from '../auth/schemas.js';
+import {
+  SessionSchema,
+  CreateTokenSchema,
+  CreatedTokenSchema,
+  PrincipalSchema,
+  SignInSchema,
+  TokenRecordSchema,
+} from '../auth/schemas.js';
 import { ClassifyRequestSchema, ClassifyResultSchema } from '../classify/schemas.js';
 import { UsageReportSchema } from '../classify/usage/routes.js';
 import {
@@ -46,7 +53,12 @@ import { WorkStatsSchema } from '../work/stats/schemas.js';
 // The routes keep their TypeBox schemas; the document refers to these wherever one occurs.
 
 /** Named in both documents. */
-const SHARED: NamedSchemas['responses'] = { Problem: ProblemSchema, Health: HealthSchema, Principal: PrincipalSchema, Session: SessionSchema };
+const SHARED: NamedSchemas['responses'] = {
+  Problem: ProblemSchema,
+  Health: HealthSchema,
+  Principal: PrincipalSchema,
+  Session: SessionSchema,
+};
 
 export const WORK_SCHEMAS: NamedSchemas = {
   responses: {

@@ -69,7 +69,15 @@ export interface WorkAppDeps {
 export const WORK_BODY_LIMIT = 1024 * 1024;
 
 /** The work-item service as a Fastify app that never listens: `main` or a test decides that. */
-export async function buildWorkApp({ config, logger, webRoot, now = () => new Date(), sweepEveryMs = SWEEP_EVERY_MS, onLeaseSweeper, ...deps }: WorkAppDeps): Promise<HttpApp> {
+export async function buildWorkApp({
+  config,
+  logger,
+  webRoot,
+  now = () => new Date(),
+  sweepEveryMs = SWEEP_EVERY_MS,
+  onLeaseSweeper,
+  ...deps
+}: WorkAppDeps): Promise<HttpApp> {
   const { app, database, tracing, auth, gate } = await buildServiceApp({
     config,
     database: deps.database,
@@ -96,7 +104,15 @@ export async function buildWorkApp({ config, logger, webRoot, now = () => new Da
   announcement = claims.announcement;
   commits.listen(() => hub.committed());
   commits.listen(claims.publishClaimable);
-  const conversation = createConversation({ store, database, logger, now, recent, observer, waitsPerCaller: config.questions.waitsPerCaller });
+  const conversation = createConversation({
+    store,
+    database,
+    logger,
+    now,
+    recent,
+    observer,
+    waitsPerCaller: config.questions.waitsPerCaller,
+  });
   closeForFinished = conversation.questions.closeForFinished;
   const work = createWorkService({ store, recent, observer, now, reviewGate: conversation.questions.reviewGate });
   const statsStore = createStatsStore(database);
@@ -116,21 +132,36 @@ export async function buildWorkApp({ config, logger, webRoot, now = () => new Da
   });
   // Before the item routes, so /work/stats is never read as an item id.
   registerStatsRoutes(app, stats);
-  registerPlanRoutes(app, createPlanService({ store, now, createItem: work.create, readItem: (tx, id) => work.get(id, tx) }));
+  registerPlanRoutes(
+    app,
+    createPlanService({ store, now, createItem: work.create, readItem: (tx, id) => work.get(id, tx) }),
+  );
   registerWorkRoutes(app, work, claims);
   registerConversationRoutes(app, conversation.comments, conversation.questions);
   registerProjectRoutes(app, createProjectService({ store, now }));
   registerEventRoutes(app, hub);
   // Intake classifies in process: the same service as POST /classify, counted and traced here.
   const classify = buildClassifyService({ config, database, logger, metrics: app.metricsRegistry, tracing });
-  await registerIntake(app, { config, database, logger, work: workForIntake(store, conversation.statementsOn), classify, now });
+  await registerIntake(app, {
+    config,
+    database,
+    logger,
+    work: workForIntake(store, conversation.statementsOn),
+    classify,
+    now,
+  });
   registerHealthRoute(app, database, ACCESS.public);
   registerTokenRoutes(app, createTokenService({ store: auth.store, authenticator: auth.authenticator, now }));
   registerSessionRoutes(app, { config: config.auth, authenticator: auth.authenticator, gate });
   app.addHook('onClose', () => auth.authenticator.close());
   registerClassifyProxy(app, config.classifyUrl, relayTimeoutMs(config.llm), tracing);
   // The services share the database: the UI's dashboard reads usage here, on its one origin.
-  registerUsageRoute(app, '/ui-api/classify-usage', createUsageReader(createUsageStore(database), config.llm.prices), 'ui');
+  registerUsageRoute(
+    app,
+    '/ui-api/classify-usage',
+    createUsageReader(createUsageStore(database), config.llm.prices),
+    'ui',
+  );
   registerMcpRoutes(app, { auth: config.auth, host: config.host });
   registerMcpSetupRoute(app);
   await registerWebUi(app, webRoot);

@@ -43,7 +43,10 @@ export function registerClassifyProxy(app: HttpApp, classifyUrl: string, timeout
         tags: ['ui'],
         summary: "Forwards an email to the classification service (the web UI's Classify page)",
         body: Type.Object({}, { additionalProperties: true }),
-        response: { 200: Type.Object({}, { additionalProperties: true }), ...problemResponses(400, 413, 415, 422, 502) },
+        response: {
+          200: Type.Object({}, { additionalProperties: true }),
+          ...problemResponses(400, 413, 415, 422, 502),
+        },
       },
     },
     async (request, reply) => {

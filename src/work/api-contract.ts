@@ -15,7 +15,15 @@ import {
   type WorkStatus,
 } from './items/statuses.js';
 
-export { DISPATCH_REASONS, OUTCOMES, WORK_STATUSES, type DispatchReason, type HistoryAction, type Outcome, type WorkStatus };
+export {
+  DISPATCH_REASONS,
+  OUTCOMES,
+  WORK_STATUSES,
+  type DispatchReason,
+  type HistoryAction,
+  type Outcome,
+  type WorkStatus,
+};
 
 export const SORT_ORDERS = ['newest', 'priority'] as const;
 export type SortOrder = (typeof SORT_ORDERS)[number];
@@ -85,7 +93,11 @@ const workItemFields = {
   run_after: Nullable(TimestampSchema),
   lease_expires_at: Nullable(TimestampSchema),
   parent_id: Nullable({ ...UuidSchema, description: 'The item this one is a part of' }),
-  waiting_on: Type.Integer({ minimum: 0, description: "Dependencies not yet completed (a plan's parent counts one more, until the desk completes it); claimable only at 0" }),
+  waiting_on: Type.Integer({
+    minimum: 0,
+    description:
+      "Dependencies not yet completed (a plan's parent counts one more, until the desk completes it); claimable only at 0",
+  }),
 };
 
 /** A work item as lists return it: every field but the dispatch log. */
@@ -120,7 +132,10 @@ export const DependsOnSchema = Type.Array(UuidSchema, {
   maxItems: LINK_LIMITS.dependencies,
   description: `Items that must complete before this one can be claimed (at most ${LINK_LIMITS.dependencies}); a PATCH replaces the list`,
 });
-const ParentIdSchema = { ...UuidSchema, description: `The item this one is a part of (at most ${LINK_LIMITS.children} children, ${LINK_LIMITS.depth} levels)` };
+const ParentIdSchema = {
+  ...UuidSchema,
+  description: `The item this one is a part of (at most ${LINK_LIMITS.children} children, ${LINK_LIMITS.depth} levels)`,
+};
 
 export const BlockerSchema = Type.Object(
   { id: UuidSchema, status: StatusSchema, description: Type.String() },
@@ -148,7 +163,10 @@ export const WorkItemDetailSchema = Type.Object(
     dispatch_log: Type.Array(DispatchEntrySchema),
     ...conversationFields,
     depends_on: Type.Array(UuidSchema, { maxItems: LINK_LIMITS.dependencies }),
-    blocked_by: Type.Array(BlockerSchema, { maxItems: LINK_LIMITS.dependencies, description: 'The dependencies not yet completed' }),
+    blocked_by: Type.Array(BlockerSchema, {
+      maxItems: LINK_LIMITS.dependencies,
+      description: 'The dependencies not yet completed',
+    }),
     children: ChildCountsSchema,
   },
   { additionalProperties: false },
@@ -169,7 +187,11 @@ export const CreateWorkItemSchema = Type.Object(
       Type.String({ format: 'date-time', description: 'ISO 8601 with a zone; not claimable before then' }),
     ),
     max_attempts: Type.Optional(
-      Type.Integer({ minimum: ATTEMPT_LIMITS.min, maximum: ATTEMPT_LIMITS.max, description: 'Claims before it fails; default 3' }),
+      Type.Integer({
+        minimum: ATTEMPT_LIMITS.min,
+        maximum: ATTEMPT_LIMITS.max,
+        description: 'Claims before it fails; default 3',
+      }),
     ),
     retry_delay_s: Type.Optional(
       Type.Integer({
@@ -213,14 +235,20 @@ const filterFields = {
   type: Type.Optional(WorkTypeSchema),
   parent_id: Type.Optional({ ...UuidSchema, description: 'Only the children of this item' }),
   ready: Type.Optional(
-    Type.Enum(['true', 'false'], { description: 'true: claimable now (queued, due, every dependency completed); false: every other item' }),
+    Type.Enum(['true', 'false'], {
+      description: 'true: claimable now (queued, due, every dependency completed); false: every other item',
+    }),
   ),
 };
 
 export const ListWorkQuerySchema = Type.Object(
   {
     status: Type.Optional(
-      Type.String({ minLength: 1, maxLength: 200, description: `One status or several, comma-separated: ${WORK_STATUSES.join(', ')}` }),
+      Type.String({
+        minLength: 1,
+        maxLength: 200,
+        description: `One status or several, comma-separated: ${WORK_STATUSES.join(', ')}`,
+      }),
     ),
     ...filterFields,
     created_by: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
@@ -259,7 +287,9 @@ export const ProjectSchema = Type.Object(
     name: Type.String(),
     external_ref: Nullable(Type.String()),
     created_at: TimestampSchema,
-    review_required: Type.Boolean({ description: "Whether the holder's completion of its items waits for a person's review" }),
+    review_required: Type.Boolean({
+      description: "Whether the holder's completion of its items waits for a person's review",
+    }),
   },
   { additionalProperties: false },
 );
@@ -291,7 +321,10 @@ export type UpdateProject = Static<typeof UpdateProjectSchema>;
 export const ProjectIdParamsSchema = Type.Object({ id: UuidSchema });
 
 /** The agent a claim, heartbeat or move acts as; an agent token's own agent when left out. */
-const ActingAgentSchema = Type.Optional({ ...AgentNameSchema, description: "Agent username; an agent token's own agent when left out" });
+const ActingAgentSchema = Type.Optional({
+  ...AgentNameSchema,
+  description: "Agent username; an agent token's own agent when left out",
+});
 
 /**
  * The item a claim finishes first (the agent's last one): what `PATCH /work/{id}` with this
@@ -301,13 +334,18 @@ const ActingAgentSchema = Type.Optional({ ...AgentNameSchema, description: "Agen
 export const FinishSchema = Type.Object(
   {
     id: UuidSchema,
-    status: Type.Enum(['completed', 'failed'], { description: 'completed (outcome success) or failed (outcome failed)' }),
+    status: Type.Enum(['completed', 'failed'], {
+      description: 'completed (outcome success) or failed (outcome failed)',
+    }),
     notes: Type.Optional(Nullable(NotesSchema)),
-    version: Type.Optional(Type.Integer({ minimum: 1, maximum: 999_999_999, description: 'Finish only at this version (412 otherwise)' })),
+    version: Type.Optional(
+      Type.Integer({ minimum: 1, maximum: 999_999_999, description: 'Finish only at this version (412 otherwise)' }),
+    ),
   },
   {
     additionalProperties: false,
-    description: 'Finish this item first, as PATCH /work/{id} would; if that fails its problem is the answer and nothing is claimed',
+    description:
+      'Finish this item first, as PATCH /work/{id} would; if that fails its problem is the answer and nothing is claimed',
   },
 );
 export type FinishRequest = Static<typeof FinishSchema>;
@@ -322,7 +360,11 @@ export const ClaimSchema = Type.Object(
       Type.Integer({ minimum: LEASE_LIMITS.min, maximum: LEASE_LIMITS.max, description: 'Lease length; default 300' }),
     ),
     wait_s: Type.Optional(
-      Type.Integer({ minimum: WAIT_LIMITS.min, maximum: WAIT_LIMITS.max, description: 'Long poll up to this long; default 0' }),
+      Type.Integer({
+        minimum: WAIT_LIMITS.min,
+        maximum: WAIT_LIMITS.max,
+        description: 'Long poll up to this long; default 0',
+      }),
     ),
     start: Type.Optional(Type.Boolean({ description: 'Move the item to in_progress at once (default true)' })),
   },
@@ -335,7 +377,11 @@ export const HeartbeatSchema = Type.Object(
   {
     agent: ActingAgentSchema,
     lease_s: Type.Optional(
-      Type.Integer({ minimum: LEASE_LIMITS.min, maximum: LEASE_LIMITS.max, description: 'New lease length; default: the current one' }),
+      Type.Integer({
+        minimum: LEASE_LIMITS.min,
+        maximum: LEASE_LIMITS.max,
+        description: 'New lease length; default: the current one',
+      }),
     ),
   },
   { additionalProperties: false },
@@ -347,19 +393,26 @@ export const HistoryEntrySchema = Type.Object(
     id: Type.Integer(),
     work_item_id: UuidSchema,
     at: TimestampSchema,
-    actor: Type.String({ description: 'The token’s agent or name; with AUTH=off the holder for a call acting as it, else X-User or anonymous; agentdesk for the lease sweep' }),
+    actor: Type.String({
+      description:
+        'The token’s agent or name; with AUTH=off the holder for a call acting as it, else X-User or anonymous; agentdesk for the lease sweep',
+    }),
     role: Type.String({ description: 'viewer, agent, member, intake, admin, or system' }),
     action: Type.String({
       description: `${CHANGE_ACTIONS.join(', ')}, or the move: ${MOVE_ACTIONS.join(', ')}; the conversation: ${CONVERSATION_ACTIONS.join(', ')}`,
     }),
-    changes: Type.Record(Type.String(), Type.Unknown(), { description: 'field → {from, to} (payload: {edited: true})' }),
+    changes: Type.Record(Type.String(), Type.Unknown(), {
+      description: 'field → {from, to} (payload: {edited: true})',
+    }),
   },
   { additionalProperties: false },
 );
 export type HistoryEntry = Static<typeof HistoryEntrySchema>;
 
 export const IfMatchHeadersSchema = Type.Object({
-  'if-match': Type.Optional(Type.String({ description: 'The ETag the change was based on; 412 if the item changed since' })),
+  'if-match': Type.Optional(
+    Type.String({ description: 'The ETag the change was based on; 412 if the item changed since' }),
+  ),
 });
 export const IfNoneMatchHeadersSchema = Type.Object({
   'if-none-match': Type.Optional(Type.String({ description: 'An ETag the caller holds; 304 while it is current' })),

@@ -101,18 +101,36 @@ describe.each(await storesUnderTest())('agent tokens on %s', (kind) => {
     const type = `limits_finish_${kind}`;
     const gracesItem = await itemFor('grace');
     const { body: queued } = await submit({ type }, admin);
-    const refused = await call(app, 'POST', '/work/claim', { types: [type], finish: { id: gracesItem, status: 'completed' } }, ada);
+    const refused = await call(
+      app,
+      'POST',
+      '/work/claim',
+      { types: [type], finish: { id: gracesItem, status: 'completed' } },
+      ada,
+    );
     expect(refused.status).toBe(403);
     expect(refused.headers['content-type']).toMatch(/^application\/problem\+json/);
-    expect((await call(app, 'GET', `/work/${gracesItem}`, undefined, admin)).body).toMatchObject({ status: 'dispatched', assigned_agent: 'grace' });
+    expect((await call(app, 'GET', `/work/${gracesItem}`, undefined, admin)).body).toMatchObject({
+      status: 'dispatched',
+      assigned_agent: 'grace',
+    });
     expect((await call(app, 'GET', `/work/${queued.id}`, undefined, admin)).body.status).toBe('queued');
     // Its own item: finished, and the next one claimed for it.
     const { body: mine } = await call(app, 'POST', '/work/claim', { types: [type] }, ada);
     const { body: next } = await submit({ type }, admin);
-    const done = await call(app, 'POST', '/work/claim', { types: [type], finish: { id: mine.id, status: 'completed' } }, ada);
+    const done = await call(
+      app,
+      'POST',
+      '/work/claim',
+      { types: [type], finish: { id: mine.id, status: 'completed' } },
+      ada,
+    );
     expect(done.status).toBe(200);
     expect(done.body).toMatchObject({ id: next.id, assigned_agent: 'ada' });
-    expect((await call(app, 'GET', `/work/${mine.id}`, undefined, admin)).body).toMatchObject({ status: 'completed', outcome: 'success' });
+    expect((await call(app, 'GET', `/work/${mine.id}`, undefined, admin)).body).toMatchObject({
+      status: 'completed',
+      outcome: 'success',
+    });
   });
 
   it("cannot move, edit or reassign another agent's item", async () => {

@@ -13,7 +13,9 @@ import { call } from '../support/http.js';
 
 const LIMIT = 3;
 let n = 0;
-const email = (subject = `email ${(n += 1)} ${Date.now()}`) => ({ email_data: { subject, body: `Body of ${subject}` } });
+const email = (subject = `email ${(n += 1)} ${Date.now()}`) => ({
+  email_data: { subject, body: `Body of ${subject}` },
+});
 
 /**
  * The budget counts per clock minute: the classify services' clock stands still half-way
@@ -29,7 +31,12 @@ describe.each(await storesUnderTest())('the classify budget on %s', (kind) => {
     pair = await startAuthPair(kind, { CLASSIFY_RATE_LIMIT: String(LIMIT) }, clock.now);
     // Another instance of the classification service on the same database.
     second = await buildClassifyApp({
-      config: testConfig(pair.testDatabase, { LLM_PROVIDER: 'rules', AUTH: 'tokens', AGENTDESK_ADMIN_TOKEN: ADMIN_SECRET, CLASSIFY_RATE_LIMIT: String(LIMIT) }),
+      config: testConfig(pair.testDatabase, {
+        LLM_PROVIDER: 'rules',
+        AUTH: 'tokens',
+        AGENTDESK_ADMIN_TOKEN: ADMIN_SECRET,
+        CLASSIFY_RATE_LIMIT: String(LIMIT),
+      }),
       database: pair.database,
       logger: captureLogs('silent').logger,
       now: clock.now,
@@ -68,7 +75,12 @@ describe.each(await storesUnderTest())('the classify budget on %s', (kind) => {
 
   it('once the budget is spent, a duplicate of an email it classified is still served, free; a new email is a 429', async () => {
     const { token } = await mintToken(pair.work, { role: 'intake', name: 'spent' });
-    const graph = (id: string, subject: string) => ({ id, internetMessageId: `<${id}@example.com>`, subject, body: { contentType: 'text', content: `Body of ${subject}` } });
+    const graph = (id: string, subject: string) => ({
+      id,
+      internetMessageId: `<${id}@example.com>`,
+      subject,
+      body: { contentType: 'text', content: `Body of ${subject}` },
+    });
     const sent = [email(), email(), graph(`budget-${kind}-${Date.now()}`, 'a Graph message with an id')];
     for (const body of sent) expect((await classify(pair.classify, token, body)).status).toBe(200);
     expect((await classify(pair.classify, token, email())).status).toBe(429);
@@ -81,7 +93,9 @@ describe.each(await storesUnderTest())('the classify budget on %s', (kind) => {
       }
     }
     expect((await classify(second, token, email())).status).toBe(429);
-    expect((await classify(pair.classify, token, graph(`budget-new-${kind}-${Date.now()}`, 'another message'))).status).toBe(429);
+    expect(
+      (await classify(pair.classify, token, graph(`budget-new-${kind}-${Date.now()}`, 'another message'))).status,
+    ).toBe(429);
   });
 
   it('is per token', async () => {

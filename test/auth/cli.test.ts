@@ -21,7 +21,10 @@ import { call } from '../support/http.js';
 const CLI = fileURLToPath(new URL('../../dist/src/cli/main.js', import.meta.url));
 const run = promisify(execFile);
 
-async function agentdesk(databaseUrl: string, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+async function agentdesk(
+  databaseUrl: string,
+  ...args: string[]
+): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
     const { stdout, stderr } = await run(process.execPath, [CLI, ...args], {
       env: { PATH: process.env.PATH ?? '/usr/bin:/bin', DATABASE_URL: databaseUrl },
@@ -49,7 +52,12 @@ describe.each(await storesUnderTest())('agentdesk token on %s', (kind) => {
     expect(created.code, created.stderr).toBe(0);
     firstSecret = created.stdout.trim();
     database = await openTestDatabase(testDatabase);
-    app = await buildWorkApp({ config: testConfig(testDatabase, { AUTH: 'tokens' }), database, logger: captureLogs('silent').logger, webRoot: null });
+    app = await buildWorkApp({
+      config: testConfig(testDatabase, { AUTH: 'tokens' }),
+      database,
+      logger: captureLogs('silent').logger,
+      webRoot: null,
+    });
     await app.ready();
   });
 
@@ -64,14 +72,22 @@ describe.each(await storesUnderTest())('agentdesk token on %s', (kind) => {
     expect(isWellFormedToken(secret)).toBe(true);
     const listed = await call(app, 'GET', '/tokens', undefined, bearer(secret));
     expect(listed.status).toBe(200);
-    expect(listed.body).toEqual([expect.objectContaining({ name: 'ops', role: 'admin', created_by: 'cli', agent: null })]);
+    expect(listed.body).toEqual([
+      expect.objectContaining({ name: 'ops', role: 'admin', created_by: 'cli', agent: null }),
+    ]);
     expect(await dumpDatabase(database)).not.toContain(secret);
   });
 
   it('creates an agent token bound to its agent, refuses bad input with a message and exit code 1', async () => {
     const made = await agentdesk(url, 'token', 'create', '--role', 'agent', '--name', 'ada-laptop', '--agent', 'ada');
     expect(made.code).toBe(0);
-    const submitted = await call(app, 'POST', '/work', { type: 'cli', description: 'from the CLI token' }, bearer(made.stdout.trim()));
+    const submitted = await call(
+      app,
+      'POST',
+      '/work',
+      { type: 'cli', description: 'from the CLI token' },
+      bearer(made.stdout.trim()),
+    );
     expect(submitted.body.created_by).toBe('ada');
 
     const noAgent = await agentdesk(url, 'token', 'create', '--role', 'agent', '--name', 'x');
@@ -103,8 +119,12 @@ describe.each(await storesUnderTest())('agentdesk token on %s', (kind) => {
     const revoked = await agentdesk(url, 'token', 'revoke', doomed.id);
     expect(revoked.code, revoked.stderr).toBe(0);
     // The service's cache holds an answer for half a second at most; on PostgreSQL the notice is sooner.
-    await expect.poll(async () => (await call(app, 'GET', '/work', undefined, bearer(secret))).status, { timeout: 2_000 }).toBe(401);
-    expect((await agentdesk(url, 'token', 'revoke', '00000000-0000-4000-8000-000000000000')).stderr).toContain('No token');
+    await expect
+      .poll(async () => (await call(app, 'GET', '/work', undefined, bearer(secret))).status, { timeout: 2_000 })
+      .toBe(401);
+    expect((await agentdesk(url, 'token', 'revoke', '00000000-0000-4000-8000-000000000000')).stderr).toContain(
+      'No token',
+    );
   });
 });
 
@@ -134,7 +154,10 @@ describe('agentdesk token without DATABASE_URL', () => {
     const checkout = mkdtempSync(join(tmpdir(), 'agentdesk-checkout-'));
     folders.push(checkout);
     // What a first `npm start` in that folder leaves: the database, migrated.
-    const database = await openDatabase({ url: `sqlite:${join(checkout, 'data', 'agentdesk.db')}`, poolSize: 1, statementTimeoutMs: 5_000 }, { logger: createLogger('silent') });
+    const database = await openDatabase(
+      { url: `sqlite:${join(checkout, 'data', 'agentdesk.db')}`, poolSize: 1, statementTimeoutMs: 5_000 },
+      { logger: createLogger('silent') },
+    );
     await database.close();
     const made = await inFolder(checkout, 'token', 'create', '--role', 'admin', '--name', 'you');
     expect(made.code, made.stderr).toBe(0);

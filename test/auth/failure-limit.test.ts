@@ -18,7 +18,8 @@ function garbage(i: number): string {
 }
 
 describe('TRUST_PROXY', () => {
-  const load = (value: string | undefined) => loadConfig({ DATABASE_URL: 'sqlite::memory:', TRUST_PROXY: value }).trustProxy;
+  const load = (value: string | undefined) =>
+    loadConfig({ DATABASE_URL: 'sqlite::memory:', TRUST_PROXY: value }).trustProxy;
 
   it.each([
     [undefined, false],
@@ -31,10 +32,13 @@ describe('TRUST_PROXY', () => {
     expect(load(value)).toEqual(expected);
   });
 
-  it.each(['maybe', '10.0.0.0/33', '10.0.0.300', 'proxy.example.com', '-1', '0', '1.5', '10.0.0.1,,'])('refuses %s', (value) => {
-    expect(() => load(value)).toThrow(ConfigError);
-    expect(() => load(value)).toThrow(/^TRUST_PROXY: /);
-  });
+  it.each(['maybe', '10.0.0.0/33', '10.0.0.300', 'proxy.example.com', '-1', '0', '1.5', '10.0.0.1,,'])(
+    'refuses %s',
+    (value) => {
+      expect(() => load(value)).toThrow(ConfigError);
+      expect(() => load(value)).toThrow(/^TRUST_PROXY: /);
+    },
+  );
 });
 
 describe.each(await storesUnderTest())('failed sign-ins on %s', (kind) => {
@@ -62,7 +66,12 @@ describe.each(await storesUnderTest())('failed sign-ins on %s', (kind) => {
         payload: JSON.stringify({ token: ADMIN_SECRET }),
       });
       expect(signIn.statusCode).toBe(200);
-      const whoAmI = await t.app.inject({ method: 'GET', url: '/session', remoteAddress: '10.1.0.1', headers: bearer(ADMIN_SECRET) });
+      const whoAmI = await t.app.inject({
+        method: 'GET',
+        url: '/session',
+        remoteAddress: '10.1.0.1',
+        headers: bearer(ADMIN_SECRET),
+      });
       expect(whoAmI.statusCode).toBe(200);
       // The address's failures stay slowed down, and other addresses are not.
       expect((await from('10.1.0.1', bearer('adk_guess'))).statusCode).toBe(429);
@@ -82,7 +91,9 @@ describe.each(await storesUnderTest())('failed sign-ins on %s', (kind) => {
     it('X-Forwarded-For is ignored: spoofing it neither escapes the count nor charges the named address', async () => {
       const answers: number[] = [];
       for (let i = 0; i < GARBAGE; i += 1) {
-        answers.push((await from('10.3.0.1', { ...bearer(garbage(100 + i)), 'x-forwarded-for': `203.0.113.${i}` })).statusCode);
+        answers.push(
+          (await from('10.3.0.1', { ...bearer(garbage(100 + i)), 'x-forwarded-for': `203.0.113.${i}` })).statusCode,
+        );
       }
       expect(answers.slice(LIMIT)).toEqual(Array(GARBAGE - LIMIT).fill(429));
       expect((await from('10.3.0.9', { ...bearer(garbage(200)), 'x-forwarded-for': '10.3.0.1' })).statusCode).toBe(401);
@@ -95,7 +106,11 @@ describe.each(await storesUnderTest())('failed sign-ins on %s', (kind) => {
     let t: TestApp;
     const PROXY = '10.9.0.5';
     beforeAll(async () => {
-      t = await startWorkApp(kind, { ...AUTH_ENV, AUTH_FAILURE_LIMIT: String(LIMIT), TRUST_PROXY: `${PROXY}, 10.8.0.0/16` });
+      t = await startWorkApp(kind, {
+        ...AUTH_ENV,
+        AUTH_FAILURE_LIMIT: String(LIMIT),
+        TRUST_PROXY: `${PROXY}, 10.8.0.0/16`,
+      });
     });
     afterAll(() => t?.close());
 
@@ -104,7 +119,8 @@ describe.each(await storesUnderTest())('failed sign-ins on %s', (kind) => {
 
     it('counts the client X-Forwarded-For names, and lets a valid token through from it', async () => {
       const answers: number[] = [];
-      for (let i = 0; i < GARBAGE; i += 1) answers.push((await via('198.51.100.7', bearer(garbage(300 + i)))).statusCode);
+      for (let i = 0; i < GARBAGE; i += 1)
+        answers.push((await via('198.51.100.7', bearer(garbage(300 + i)))).statusCode);
       expect(answers.slice(0, LIMIT)).toEqual(Array(LIMIT).fill(401));
       expect(answers.slice(LIMIT)).toEqual(Array(GARBAGE - LIMIT).fill(429));
       expect((await via('198.51.100.7', bearer(ADMIN_SECRET))).statusCode).toBe(200);
@@ -136,7 +152,9 @@ describe.each(await storesUnderTest())('TRUST_PROXY as a hop count on %s', (kind
 
   it('the client is the address the one trusted hop appended, not what the caller wrote before it', async () => {
     const headers = { ...bearer(ADMIN_SECRET), 'x-forwarded-for': '203.0.113.9, 198.51.100.3' };
-    expect((await t.app.inject({ method: 'GET', url: '/work', remoteAddress: '192.0.2.1', headers })).statusCode).toBe(200);
+    expect((await t.app.inject({ method: 'GET', url: '/work', remoteAddress: '192.0.2.1', headers })).statusCode).toBe(
+      200,
+    );
     expect(t.logs.lines.some((line) => line.includes('"client":"198.51.100.3"'))).toBe(true);
     expect(t.logs.text()).not.toContain('"client":"203.0.113.9"');
   });

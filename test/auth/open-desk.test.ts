@@ -30,7 +30,9 @@ describe('AUTH and HOST', () => {
     for (const consent of [{}, { AUTH_OFF_I_UNDERSTAND_THE_RISK: 'false' }]) {
       expect(() => load({ HOST: '0.0.0.0', AUTH: 'off', ...consent })).toThrow(ConfigError);
     }
-    expect(() => load({ HOST: '0.0.0.0', AUTH: 'off' })).toThrow(/AUTH=off with HOST=0\.0\.0\.0 lets anyone.*AUTH_OFF_I_UNDERSTAND_THE_RISK=true/);
+    expect(() => load({ HOST: '0.0.0.0', AUTH: 'off' })).toThrow(
+      /AUTH=off with HOST=0\.0\.0\.0 lets anyone.*AUTH_OFF_I_UNDERSTAND_THE_RISK=true/,
+    );
   });
 
   it('AGENTDESK_ADMIN_TOKEN must be 32 characters or more, and is never echoed or kept', () => {
@@ -46,7 +48,12 @@ describe('AUTH and HOST', () => {
     expect(config.auth.adminTokenHash).toMatch(/^[0-9a-f]{64}$/);
   });
 
-  it.each([{ AUTH: 'maybe' }, { CLASSIFY_RATE_LIMIT: '0' }, { AUTH_FAILURE_LIMIT: 'lots' }, { SESSION_TTL_HOURS: '0' }])('refuses %o', (env) => {
+  it.each([
+    { AUTH: 'maybe' },
+    { CLASSIFY_RATE_LIMIT: '0' },
+    { AUTH_FAILURE_LIMIT: 'lots' },
+    { SESSION_TTL_HOURS: '0' },
+  ])('refuses %o', (env) => {
     expect(() => load(env)).toThrow(ConfigError);
   });
 });
@@ -58,23 +65,39 @@ describe.each(await storesUnderTest())('the open desk (AUTH=off) on %s', (kind) 
   });
   afterAll(() => t?.close());
 
-  it.each(['localhost', 'localhost:8080', '127.0.0.1:8080', '127.9.9.9', '[::1]:8080', 'desk.lan', 'DESK.LAN:8080', 'build-box'])(
-    'serves Host: %s',
-    async (host) => {
-      expect((await call(t.app, 'GET', '/work', undefined, { host })).status).toBe(200);
-    },
-  );
+  it.each([
+    'localhost',
+    'localhost:8080',
+    '127.0.0.1:8080',
+    '127.9.9.9',
+    '[::1]:8080',
+    'desk.lan',
+    'DESK.LAN:8080',
+    'build-box',
+  ])('serves Host: %s', async (host) => {
+    expect((await call(t.app, 'GET', '/work', undefined, { host })).status).toBe(200);
+  });
 
-  it.each(['evil.example', 'evil.example:8080', '192.168.1.20:8080', 'desk.lan.evil.example', '127.0.0.1.evil.example'])(
-    'answers 421 to Host: %s, on every route',
-    async (host) => {
-      for (const [method, url] of [['GET', '/work'], ['GET', '/health'], ['POST', '/work'], ['GET', '/']] as const) {
-        const response = await call(t.app, method, url, method === 'POST' ? { type: 'x', description: 'y' } : undefined, { host });
-        expect(response.status).toBe(421);
-        expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
-      }
-    },
-  );
+  it.each([
+    'evil.example',
+    'evil.example:8080',
+    '192.168.1.20:8080',
+    'desk.lan.evil.example',
+    '127.0.0.1.evil.example',
+  ])('answers 421 to Host: %s, on every route', async (host) => {
+    for (const [method, url] of [
+      ['GET', '/work'],
+      ['GET', '/health'],
+      ['POST', '/work'],
+      ['GET', '/'],
+    ] as const) {
+      const response = await call(t.app, method, url, method === 'POST' ? { type: 'x', description: 'y' } : undefined, {
+        host,
+      });
+      expect(response.status).toBe(421);
+      expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
+    }
+  });
 
   it('keeps X-User as the creator, as before', async () => {
     const response = await call(t.app, 'POST', '/work', { type: 'x', description: 'y' }, { 'x-user': 'alice' });
@@ -86,7 +109,10 @@ describe.each(await storesUnderTest())('the open desk (AUTH=off) on %s', (kind) 
     expect((await call(t.app, 'POST', '/work', body, { origin: 'http://evil.example' })).status).toBe(403);
     expect((await call(t.app, 'POST', '/work', body, { 'sec-fetch-site': 'cross-site' })).status).toBe(403);
     expect((await call(t.app, 'POST', '/work', body, { 'sec-fetch-site': 'same-site' })).status).toBe(403);
-    expect((await call(t.app, 'POST', '/work', body, { origin: 'http://localhost', 'sec-fetch-site': 'same-origin' })).status).toBe(201);
+    expect(
+      (await call(t.app, 'POST', '/work', body, { origin: 'http://localhost', 'sec-fetch-site': 'same-origin' }))
+        .status,
+    ).toBe(201);
     const preflight = await t.app.inject({
       method: 'OPTIONS',
       url: '/work',
@@ -119,7 +145,9 @@ describe.each(await storesUnderTest())('AUTH=tokens on %s', (kind) => {
   });
 
   it('does not need the Host guard: a token is the guard', async () => {
-    expect((await call(t.app, 'GET', '/work', undefined, { host: 'desk.example.com', ...bearer(ADMIN_SECRET) })).status).toBe(200);
+    expect(
+      (await call(t.app, 'GET', '/work', undefined, { host: 'desk.example.com', ...bearer(ADMIN_SECRET) })).status,
+    ).toBe(200);
   });
 
   it('slows down repeated 401s from one address, never a good token, and only that address', async () => {

@@ -41,7 +41,9 @@ interface Case {
   route: string;
   service: 'work' | 'classify';
   /** The request for one credential; fixtures are made fresh where the call consumes them. */
-  request(f: Fixtures): Promise<{ url: string; payload?: unknown; headers?: Record<string, string>; contentType?: string }>;
+  request(
+    f: Fixtures,
+  ): Promise<{ url: string; payload?: unknown; headers?: Record<string, string>; contentType?: string }>;
   /** The status each role gets; every failing credential gets 401 unless `open`. */
   roles: Record<Role, number>;
   /** Public route: every credential, good or bad, gets this. */
@@ -58,20 +60,55 @@ const unique = (prefix: string) => `${prefix}-${Date.now().toString(36)}-${(coun
 const email = (subject: string) => ({ email_data: { subject, body: 'Please send the quarterly report by Friday.' } });
 const MATRIX_SECRET_KEY = '5f0e1d2c3b4a59687766554433221100ffeeddccbbaa99887766554433221100';
 /** Port 1 on loopback: nothing listens, so the connection test fails at once (and answers 200). */
-const mailbox = () => ({ name: unique('mailbox'), kind: 'imap', host: '127.0.0.1', port: 1, tls: 'none', username: 'matrix', password: 'matrix-password', enabled: false });
+const mailbox = () => ({
+  name: unique('mailbox'),
+  kind: 'imap',
+  host: '127.0.0.1',
+  port: 1,
+  tls: 'none',
+  username: 'matrix',
+  password: 'matrix-password',
+  enabled: false,
+});
 
 const CASES: Case[] = [
   { route: 'GET /health', service: 'work', request: async () => ({ url: '/health' }), roles: everyone(200), open: 200 },
-  { route: 'GET /openapi.json', service: 'work', request: async () => ({ url: '/openapi.json' }), roles: everyone(200), open: 200 },
+  {
+    route: 'GET /openapi.json',
+    service: 'work',
+    request: async () => ({ url: '/openapi.json' }),
+    roles: everyone(200),
+    open: 200,
+  },
   { route: 'GET /metrics', service: 'work', request: async () => ({ url: '/metrics' }), roles: READ(200) },
   { route: 'GET /', service: 'work', request: async () => ({ url: '/' }), roles: everyone(200), open: 200 },
   { route: 'GET /work', service: 'work', request: async () => ({ url: '/work' }), roles: READ(200) },
   { route: 'GET /work/stats', service: 'work', request: async () => ({ url: '/work/stats?days=1' }), roles: READ(200) },
   { route: 'GET /work/counts', service: 'work', request: async () => ({ url: '/work/counts' }), roles: READ(200) },
-  { route: 'GET /work/agent/:agent', service: 'work', request: async () => ({ url: '/work/agent/ada' }), roles: READ(200) },
-  { route: 'GET /work/:id', service: 'work', request: async (f) => ({ url: `/work/${f.itemOfAda}` }), roles: READ(200) },
-  { route: 'GET /work/:id/history', service: 'work', request: async (f) => ({ url: `/work/${f.itemOfAda}/history` }), roles: READ(200) },
-  { route: 'GET /work/:id/dependents', service: 'work', request: async (f) => ({ url: `/work/${f.itemOfAda}/dependents` }), roles: READ(200) },
+  {
+    route: 'GET /work/agent/:agent',
+    service: 'work',
+    request: async () => ({ url: '/work/agent/ada' }),
+    roles: READ(200),
+  },
+  {
+    route: 'GET /work/:id',
+    service: 'work',
+    request: async (f) => ({ url: `/work/${f.itemOfAda}` }),
+    roles: READ(200),
+  },
+  {
+    route: 'GET /work/:id/history',
+    service: 'work',
+    request: async (f) => ({ url: `/work/${f.itemOfAda}/history` }),
+    roles: READ(200),
+  },
+  {
+    route: 'GET /work/:id/dependents',
+    service: 'work',
+    request: async (f) => ({ url: `/work/${f.itemOfAda}/dependents` }),
+    roles: READ(200),
+  },
   {
     route: 'POST /work',
     service: 'work',
@@ -83,7 +120,10 @@ const CASES: Case[] = [
     service: 'work',
     request: async () => ({
       url: '/work/plans',
-      payload: { parent: { type: 'matrix', description: 'a plan in the role matrix' }, steps: [{ key: 'only', type: 'matrix', description: 'its step' }] },
+      payload: {
+        parent: { type: 'matrix', description: 'a plan in the role matrix' },
+        steps: [{ key: 'only', type: 'matrix', description: 'its step' }],
+      },
     }),
     roles: only(201, 'agent', 'member', 'intake', 'admin'),
   },
@@ -112,7 +152,12 @@ const CASES: Case[] = [
     request: async (f) => ({ url: `/work/${f.itemOfAda}/comments`, payload: { body: 'a comment from the matrix' } }),
     roles: only(201, 'agent', 'member', 'admin'),
   },
-  { route: 'GET /work/:id/comments', service: 'work', request: async (f) => ({ url: `/work/${f.itemOfAda}/comments` }), roles: READ(200) },
+  {
+    route: 'GET /work/:id/comments',
+    service: 'work',
+    request: async (f) => ({ url: `/work/${f.itemOfAda}/comments` }),
+    roles: READ(200),
+  },
   {
     route: 'DELETE /work/:id/comments/:comment_id',
     service: 'work',
@@ -122,10 +167,18 @@ const CASES: Case[] = [
   {
     route: 'POST /work/:id/questions',
     service: 'work',
-    request: async (f) => ({ url: `/work/${await f.newWorkingItem()}/questions`, payload: { question: 'Which one?', options: ['this', 'that'] } }),
+    request: async (f) => ({
+      url: `/work/${await f.newWorkingItem()}/questions`,
+      payload: { question: 'Which one?', options: ['this', 'that'] },
+    }),
     roles: only(201, 'agent', 'member', 'admin'),
   },
-  { route: 'GET /work/:id/questions', service: 'work', request: async (f) => ({ url: `/work/${f.question.item}/questions` }), roles: READ(200) },
+  {
+    route: 'GET /work/:id/questions',
+    service: 'work',
+    request: async (f) => ({ url: `/work/${f.question.item}/questions` }),
+    roles: READ(200),
+  },
   {
     route: 'GET /work/:id/questions/:question_id',
     service: 'work',
@@ -143,10 +196,25 @@ const CASES: Case[] = [
     roles: only(200, 'member', 'admin'),
   },
   { route: 'GET /questions', service: 'work', request: async () => ({ url: '/questions' }), roles: READ(200) },
-  { route: 'GET /questions/counts', service: 'work', request: async () => ({ url: '/questions/counts' }), roles: READ(200) },
-  { route: 'DELETE /work/:id', service: 'work', request: async (f) => ({ url: `/work/${await f.newItem()}` }), roles: only(204, 'admin') },
+  {
+    route: 'GET /questions/counts',
+    service: 'work',
+    request: async () => ({ url: '/questions/counts' }),
+    roles: READ(200),
+  },
+  {
+    route: 'DELETE /work/:id',
+    service: 'work',
+    request: async (f) => ({ url: `/work/${await f.newItem()}` }),
+    roles: only(204, 'admin'),
+  },
   { route: 'GET /projects', service: 'work', request: async () => ({ url: '/projects' }), roles: READ(200) },
-  { route: 'GET /projects/:id', service: 'work', request: async (f) => ({ url: `/projects/${f.projectId}` }), roles: READ(200) },
+  {
+    route: 'GET /projects/:id',
+    service: 'work',
+    request: async (f) => ({ url: `/projects/${f.projectId}` }),
+    roles: READ(200),
+  },
   {
     route: 'POST /projects',
     service: 'work',
@@ -166,8 +234,18 @@ const CASES: Case[] = [
     request: async () => ({ url: '/ui-api/classify', payload: email(unique('proxy')) }),
     roles: only(200, 'intake', 'admin'),
   },
-  { route: 'GET /ui-api/classify-usage', service: 'work', request: async () => ({ url: '/ui-api/classify-usage?group_by=day' }), roles: READ(200) },
-  { route: 'GET /ui-api/mcp-setup', service: 'work', request: async () => ({ url: '/ui-api/mcp-setup' }), roles: only(200, 'admin') },
+  {
+    route: 'GET /ui-api/classify-usage',
+    service: 'work',
+    request: async () => ({ url: '/ui-api/classify-usage?group_by=day' }),
+    roles: READ(200),
+  },
+  {
+    route: 'GET /ui-api/mcp-setup',
+    service: 'work',
+    request: async () => ({ url: '/ui-api/mcp-setup' }),
+    roles: only(200, 'admin'),
+  },
   {
     route: 'POST /tokens',
     service: 'work',
@@ -175,26 +253,65 @@ const CASES: Case[] = [
     roles: only(201, 'admin'),
   },
   { route: 'GET /tokens', service: 'work', request: async () => ({ url: '/tokens' }), roles: only(200, 'admin') },
-  { route: 'GET /tokens/:id', service: 'work', request: async (f) => ({ url: `/tokens/${f.tokenId}` }), roles: only(200, 'admin') },
-  { route: 'DELETE /tokens/:id', service: 'work', request: async (f) => ({ url: `/tokens/${await f.newToken()}` }), roles: only(204, 'admin') },
-  { route: 'POST /mailboxes', service: 'work', request: async () => ({ url: '/mailboxes', payload: mailbox() }), roles: only(201, 'admin') },
+  {
+    route: 'GET /tokens/:id',
+    service: 'work',
+    request: async (f) => ({ url: `/tokens/${f.tokenId}` }),
+    roles: only(200, 'admin'),
+  },
+  {
+    route: 'DELETE /tokens/:id',
+    service: 'work',
+    request: async (f) => ({ url: `/tokens/${await f.newToken()}` }),
+    roles: only(204, 'admin'),
+  },
+  {
+    route: 'POST /mailboxes',
+    service: 'work',
+    request: async () => ({ url: '/mailboxes', payload: mailbox() }),
+    roles: only(201, 'admin'),
+  },
   { route: 'GET /mailboxes', service: 'work', request: async () => ({ url: '/mailboxes' }), roles: READ(200) },
-  { route: 'GET /mailboxes/:id', service: 'work', request: async (f) => ({ url: `/mailboxes/${f.mailboxId}` }), roles: READ(200) },
+  {
+    route: 'GET /mailboxes/:id',
+    service: 'work',
+    request: async (f) => ({ url: `/mailboxes/${f.mailboxId}` }),
+    roles: READ(200),
+  },
   {
     route: 'PATCH /mailboxes/:id',
     service: 'work',
     request: async (f) => ({ url: `/mailboxes/${f.mailboxId}`, payload: { name: unique('renamed') } }),
     roles: only(200, 'admin'),
   },
-  { route: 'DELETE /mailboxes/:id', service: 'work', request: async (f) => ({ url: `/mailboxes/${await f.newMailbox()}` }), roles: only(204, 'admin') },
-  { route: 'POST /mailboxes/:id/test', service: 'work', request: async (f) => ({ url: `/mailboxes/${f.mailboxId}/test` }), roles: only(200, 'admin') },
+  {
+    route: 'DELETE /mailboxes/:id',
+    service: 'work',
+    request: async (f) => ({ url: `/mailboxes/${await f.newMailbox()}` }),
+    roles: only(204, 'admin'),
+  },
+  {
+    route: 'POST /mailboxes/:id/test',
+    service: 'work',
+    request: async (f) => ({ url: `/mailboxes/${f.mailboxId}/test` }),
+    roles: only(200, 'admin'),
+  },
   {
     route: 'POST /mailboxes/:id/import',
     service: 'work',
-    request: async (f) => ({ url: `/mailboxes/${f.mailboxId}/import`, payload: 'Subject: matrix\r\n\r\nImported in the role matrix.\r\n', contentType: 'message/rfc822' }),
+    request: async (f) => ({
+      url: `/mailboxes/${f.mailboxId}/import`,
+      payload: 'Subject: matrix\r\n\r\nImported in the role matrix.\r\n',
+      contentType: 'message/rfc822',
+    }),
     roles: only(202, 'admin'),
   },
-  { route: 'GET /mailboxes/:id/messages', service: 'work', request: async (f) => ({ url: `/mailboxes/${f.mailboxId}/messages` }), roles: READ(200) },
+  {
+    route: 'GET /mailboxes/:id/messages',
+    service: 'work',
+    request: async (f) => ({ url: `/mailboxes/${f.mailboxId}/messages` }),
+    roles: READ(200),
+  },
   // Public, but a presented bearer token is checked: GET /session is how a client asks "who am I".
   { route: 'GET /session', service: 'work', request: async () => ({ url: '/session' }), roles: everyone(200) },
   {
@@ -205,7 +322,13 @@ const CASES: Case[] = [
     roles: everyone(401),
     open: 401,
   },
-  { route: 'DELETE /session', service: 'work', request: async () => ({ url: '/session' }), roles: everyone(204), open: 204 },
+  {
+    route: 'DELETE /session',
+    service: 'work',
+    request: async () => ({ url: '/session' }),
+    roles: everyone(204),
+    open: 204,
+  },
   // MCP: whoever reads may connect; each tool then calls the API with the same credential.
   {
     route: 'POST /mcp',
@@ -219,8 +342,20 @@ const CASES: Case[] = [
   },
   // Stateless: no server stream, no session to end.
 
-  { route: 'GET /health', service: 'classify', request: async () => ({ url: '/health' }), roles: everyone(200), open: 200 },
-  { route: 'GET /openapi.json', service: 'classify', request: async () => ({ url: '/openapi.json' }), roles: everyone(200), open: 200 },
+  {
+    route: 'GET /health',
+    service: 'classify',
+    request: async () => ({ url: '/health' }),
+    roles: everyone(200),
+    open: 200,
+  },
+  {
+    route: 'GET /openapi.json',
+    service: 'classify',
+    request: async () => ({ url: '/openapi.json' }),
+    roles: everyone(200),
+    open: 200,
+  },
   { route: 'GET /metrics', service: 'classify', request: async () => ({ url: '/metrics' }), roles: READ(200) },
   {
     route: 'POST /classify',
@@ -235,21 +370,35 @@ const CASES: Case[] = [
     roles: { viewer: 403, agent: 403, member: 403, intake: 403, admin: 200 },
   },
   // Usage and cost are an operator's read, like the work service's lists.
-  { route: 'GET /classify/usage', service: 'classify', request: async () => ({ url: '/classify/usage?group_by=model' }), roles: READ(200) },
+  {
+    route: 'GET /classify/usage',
+    service: 'classify',
+    request: async () => ({ url: '/classify/usage?group_by=model' }),
+    roles: READ(200),
+  },
 ];
 
 /** GET /session with a bad bearer is a 401 like any route's; with none it answers "not signed in". */
 function expected(c: Case, credential: Credential): number {
-  if (c.route === 'GET /session') return credential === 'none' ? 200 : FAILING.includes(credential as never) ? 401 : 200;
+  if (c.route === 'GET /session')
+    return credential === 'none' ? 200 : FAILING.includes(credential as never) ? 401 : 200;
   if (c.open !== undefined) return c.open;
   if (FAILING.includes(credential as never)) return 401;
   return c.roles[credential === 'env-admin' ? 'admin' : (credential as Role)];
 }
 
-async function statusOf(app: HttpApp, method: string, url: string, payload: unknown, headers: Record<string, string>): Promise<number> {
+async function statusOf(
+  app: HttpApp,
+  method: string,
+  url: string,
+  payload: unknown,
+  headers: Record<string, string>,
+): Promise<number> {
   if (url === '/events') {
     // A stream never ends: listen and read only the status.
-    const address = await app.listen({ port: 0, host: '127.0.0.1' }).catch(() => `http://127.0.0.1:${(app.server.address() as { port: number }).port}`);
+    const address = await app
+      .listen({ port: 0, host: '127.0.0.1' })
+      .catch(() => `http://127.0.0.1:${(app.server.address() as { port: number }).port}`);
     const abort = new AbortController();
     const response = await fetch(`${address}/events`, { headers, signal: abort.signal });
     abort.abort();
@@ -265,11 +414,17 @@ describe.each(await storesUnderTest())('role × route matrix on %s', (kind) => {
   let fixtures: Fixtures;
 
   beforeAll(async () => {
-    pair = await startAuthPair(kind, { AGENTDESK_SECRET_KEY: MATRIX_SECRET_KEY, INTAKE_WORKER: 'false', INTAKE_ALLOWED_HOSTS: '127.0.0.1' });
+    pair = await startAuthPair(kind, {
+      AGENTDESK_SECRET_KEY: MATRIX_SECRET_KEY,
+      INTAKE_WORKER: 'false',
+      INTAKE_ALLOWED_HOSTS: '127.0.0.1',
+    });
     const app = pair.work;
     const minted: Record<string, string> = {};
     for (const role of ROLES) {
-      minted[role] = (await mintToken(app, { role, name: `${role}-one`, ...(role === 'agent' && { agent: 'ada' }) })).token;
+      minted[role] = (
+        await mintToken(app, { role, name: `${role}-one`, ...(role === 'agent' && { agent: 'ada' }) })
+      ).token;
     }
     const expired = await mintToken(app, { role: 'admin', name: 'expired-admin' });
     await expireToken(pair.database, expired.id);
@@ -286,10 +441,12 @@ describe.each(await storesUnderTest())('role × route matrix on %s', (kind) => {
     });
     const admin = bearer(ADMIN_SECRET);
     const newItem = async () =>
-      (await call(app, 'POST', '/work', { type: 'matrix', description: 'fixture', agent: 'ada' }, admin)).body.id as string;
+      (await call(app, 'POST', '/work', { type: 'matrix', description: 'fixture', agent: 'ada' }, admin)).body
+        .id as string;
     const newMailbox = async () => (await call(app, 'POST', '/mailboxes', mailbox(), admin)).body.id as string;
     const itemOfAda = await newItem();
-    const newComment = async () => (await call(app, 'POST', `/work/${itemOfAda}/comments`, { body: 'fixture' }, admin)).body.id as string;
+    const newComment = async () =>
+      (await call(app, 'POST', `/work/${itemOfAda}/comments`, { body: 'fixture' }, admin)).body.id as string;
     const newWorkingItem = async () => {
       const id = await newItem();
       expect((await call(app, 'PATCH', `/work/${id}`, { status: 'in_progress' }, admin)).status).toBe(200);
@@ -342,7 +499,12 @@ describe.each(await storesUnderTest())('role × route matrix on %s', (kind) => {
     const got: Record<string, number> = {};
     for (const credential of CREDENTIALS) {
       const { url, payload, headers: extra, contentType } = await c.request({ ...fixtures, app });
-      const headers = { ...extra, ...credentials[credential], [CSRF_HEADER]: '1', ...(contentType && { 'content-type': contentType }) };
+      const headers = {
+        ...extra,
+        ...credentials[credential],
+        [CSRF_HEADER]: '1',
+        ...(contentType && { 'content-type': contentType }),
+      };
       want[credential] = expected(c, credential);
       got[credential] = await statusOf(app, method, url, payload, headers);
     }

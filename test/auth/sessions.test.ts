@@ -41,13 +41,21 @@ describe.each(await storesUnderTest())('browser sessions on %s', (kind) => {
     const agent = await mintToken(app, { role: 'agent', name: 'ada-browser', agent: 'ada' });
     const response = await call(app, 'POST', '/session', { token: agent.token }, CSRF);
     expect(response.status).toBe(200);
-    expect(response.body).toEqual({ auth: 'tokens', principal: { name: 'ada', role: 'agent', agent: 'ada', token_id: agent.id } });
+    expect(response.body).toEqual({
+      auth: 'tokens',
+      principal: { name: 'ada', role: 'agent', agent: 'ada', token_id: agent.id },
+    });
     const setCookie = String(response.headers['set-cookie']);
-    expect(setCookie).toMatch(new RegExp(`^${SESSION_COOKIE}=[0-9A-Za-z]{43}; Path=/; HttpOnly; SameSite=Strict; Max-Age=7200$`));
+    expect(setCookie).toMatch(
+      new RegExp(`^${SESSION_COOKIE}=[0-9A-Za-z]{43}; Path=/; HttpOnly; SameSite=Strict; Max-Age=7200$`),
+    );
     expect(setCookie).not.toContain(agent.token);
     expect(response.text).not.toContain(agent.token);
     const cookie = cookieOf(setCookie);
-    expect((await call(app, 'GET', '/session', undefined, { cookie })).body.principal).toMatchObject({ name: 'ada', role: 'agent' });
+    expect((await call(app, 'GET', '/session', undefined, { cookie })).body.principal).toMatchObject({
+      name: 'ada',
+      role: 'agent',
+    });
   });
 
   it('the cookie reads; a state change also needs the CSRF header and a same-origin Origin', async () => {
@@ -57,11 +65,21 @@ describe.each(await storesUnderTest())('browser sessions on %s', (kind) => {
     const bare = await call(app, 'POST', '/work', body, { cookie });
     expect(bare.status).toBe(403);
     expect(bare.body.detail).toContain(CSRF_HEADER);
-    const crossSite = await call(app, 'POST', '/work', body, { cookie, ...CSRF, origin: 'http://evil.example', host: 'localhost' });
+    const crossSite = await call(app, 'POST', '/work', body, {
+      cookie,
+      ...CSRF,
+      origin: 'http://evil.example',
+      host: 'localhost',
+    });
     expect(crossSite.status).toBe(403);
     const fetchMeta = await call(app, 'POST', '/work', body, { cookie, ...CSRF, 'sec-fetch-site': 'cross-site' });
     expect(fetchMeta.status).toBe(403);
-    const ok = await call(app, 'POST', '/work', body, { cookie, ...CSRF, origin: 'http://localhost:80', host: 'localhost:80' });
+    const ok = await call(app, 'POST', '/work', body, {
+      cookie,
+      ...CSRF,
+      origin: 'http://localhost:80',
+      host: 'localhost:80',
+    });
     expect(ok.status).toBe(201);
     expect(ok.body.created_by).toBe('ada');
   });
@@ -114,11 +132,19 @@ describe.each(await storesUnderTest())('browser sessions on %s', (kind) => {
 
   it('a session ends when its token expires, whatever SESSION_TTL_HOURS says', async () => {
     const soon = new Date(Date.now() + 1_500).toISOString();
-    const response = await call(app, 'POST', '/tokens', { name: 'brief', role: 'viewer', expires_at: soon }, bearer(ADMIN_SECRET));
+    const response = await call(
+      app,
+      'POST',
+      '/tokens',
+      { name: 'brief', role: 'viewer', expires_at: soon },
+      bearer(ADMIN_SECRET),
+    );
     const signedIn = await call(app, 'POST', '/session', { token: response.body.token }, CSRF);
     expect(String(signedIn.headers['set-cookie'])).toMatch(/Max-Age=[01]$/);
     const cookie = cookieOf(signedIn.headers['set-cookie']);
-    await expect.poll(async () => (await call(app, 'GET', '/work', undefined, { cookie })).status, { timeout: 4_000 }).toBe(401);
+    await expect
+      .poll(async () => (await call(app, 'GET', '/work', undefined, { cookie })).status, { timeout: 4_000 })
+      .toBe(401);
   });
 
   it('a made-up cookie is a 401', async () => {

@@ -5,7 +5,15 @@ import { CSRF_HEADER } from '../../src/auth/roles.js';
 import type { Database } from '../../src/shared/db/database.js';
 import { buildWorkApp } from '../../src/services/work.js';
 import { captureLogs, testConfig } from '../support/apps.js';
-import { ADMIN_SECRET, AUTH_ENV, type AuthPair, bearer, dumpDatabase, mintToken, startAuthPair } from '../support/auth.js';
+import {
+  ADMIN_SECRET,
+  AUTH_ENV,
+  type AuthPair,
+  bearer,
+  dumpDatabase,
+  mintToken,
+  startAuthPair,
+} from '../support/auth.js';
 import { createTestDatabase, openTestDatabase, storesUnderTest } from '../support/databases.js';
 import { ISO_MS, UUID_RE, call } from '../support/http.js';
 
@@ -26,7 +34,15 @@ describe('the token format', () => {
     const token = generateToken();
     const i = 10;
     const changed = token.slice(0, i) + (token[i] === 'a' ? 'b' : 'a') + token.slice(i + 1);
-    for (const bad of [changed, token.slice(0, -1), `${token}x`, token.replace('adk_', 'adx_'), 'adk_', '', 'Bearer x']) {
+    for (const bad of [
+      changed,
+      token.slice(0, -1),
+      `${token}x`,
+      token.replace('adk_', 'adx_'),
+      'adk_',
+      '',
+      'Bearer x',
+    ]) {
       expect(isWellFormedToken(bad), bad).toBe(false);
     }
   });
@@ -89,7 +105,13 @@ describe.each(await storesUnderTest())('the token API on %s', (kind) => {
 
   it('a token with an expiry works until then', async () => {
     const soon = new Date(Date.now() + 60 * 60 * 1000).toISOString();
-    const response = await call(pair.work, 'POST', '/tokens', { name: 'temp', role: 'viewer', expires_at: soon }, admin);
+    const response = await call(
+      pair.work,
+      'POST',
+      '/tokens',
+      { name: 'temp', role: 'viewer', expires_at: soon },
+      admin,
+    );
     expect(response.body.expires_at).toBe(soon);
     expect((await call(pair.work, 'GET', '/work', undefined, bearer(response.body.token))).status).toBe(200);
   });
@@ -104,8 +126,12 @@ describe.each(await storesUnderTest())('the token API on %s', (kind) => {
     expect(record.revoked_at).toMatch(ISO_MS);
     // Revoking twice changes nothing; an unknown id is a 404.
     expect((await call(pair.work, 'DELETE', `/tokens/${viewer.id}`, undefined, admin)).status).toBe(204);
-    expect((await call(pair.work, 'GET', `/tokens/${viewer.id}`, undefined, admin)).body.revoked_at).toBe(record.revoked_at);
-    expect((await call(pair.work, 'DELETE', '/tokens/00000000-0000-4000-8000-000000000000', undefined, admin)).status).toBe(404);
+    expect((await call(pair.work, 'GET', `/tokens/${viewer.id}`, undefined, admin)).body.revoked_at).toBe(
+      record.revoked_at,
+    );
+    expect(
+      (await call(pair.work, 'DELETE', '/tokens/00000000-0000-4000-8000-000000000000', undefined, admin)).status,
+    ).toBe(404);
   });
 
   it('last_used_at is written on first use and at most once a minute after', async () => {
@@ -130,7 +156,11 @@ describe.each(await storesUnderTest())('the token API on %s', (kind) => {
   it('a last use older than a minute is moved on by the next request', async () => {
     const viewer = await mintToken(pair.work, { role: 'viewer', name: 'idle' });
     const old = '2020-01-01T00:00:00.000Z';
-    await (pair.database.kysely as Kysely<any>).updateTable('tokens').set({ last_used_at: old }).where('id', '=', viewer.id).execute();
+    await (pair.database.kysely as Kysely<any>)
+      .updateTable('tokens')
+      .set({ last_used_at: old })
+      .where('id', '=', viewer.id)
+      .execute();
     await call(pair.work, 'GET', '/work/counts', undefined, bearer(viewer.token));
     await expect
       .poll(async () => (await call(pair.work, 'GET', `/tokens/${viewer.id}`, undefined, admin)).body.last_used_at)
@@ -148,11 +178,29 @@ describe.each(await storesUnderTest())('the token API on %s', (kind) => {
     await record(await call(pair.work, 'GET', '/tokens', undefined, bearer(secret)));
     await record(await call(pair.work, 'GET', `/tokens/${created.body.id}`, undefined, bearer(secret)));
     await record(await call(pair.work, 'GET', '/session', undefined, bearer(secret)));
-    await record(await call(pair.work, 'POST', '/work', { type: 'scan', description: 'made with the scanned token' }, bearer(secret)));
+    await record(
+      await call(
+        pair.work,
+        'POST',
+        '/work',
+        { type: 'scan', description: 'made with the scanned token' },
+        bearer(secret),
+      ),
+    );
     await record(await call(pair.work, 'GET', '/work', undefined, bearer(`${secret}x`)));
     await record(await call(pair.work, 'GET', '/work', undefined, bearer(secret.slice(0, -2))));
-    await record(await call(pair.classify, 'POST', '/classify', { email_data: { subject: 'hi', body: 'there' } }, bearer(secret)));
-    await record(await call(pair.work, 'POST', '/ui-api/classify', { email_data: { subject: 'proxied', body: 'x' } }, bearer(secret)));
+    await record(
+      await call(pair.classify, 'POST', '/classify', { email_data: { subject: 'hi', body: 'there' } }, bearer(secret)),
+    );
+    await record(
+      await call(
+        pair.work,
+        'POST',
+        '/ui-api/classify',
+        { email_data: { subject: 'proxied', body: 'x' } },
+        bearer(secret),
+      ),
+    );
     const signIn = await call(pair.work, 'POST', '/session', { token: secret }, { [CSRF_HEADER]: '1' });
     expect(signIn.status).toBe(200);
     const cookie = String(signIn.headers['set-cookie']).split(';')[0]!;
@@ -196,9 +244,16 @@ describe.each(await storesUnderTest())('a malformed token on %s', (kind) => {
         return args.result;
       },
     };
-    const watched: Database = Object.assign(Object.create(database) as Database, { kysely: database.kysely.withPlugin(counting) });
+    const watched: Database = Object.assign(Object.create(database) as Database, {
+      kysely: database.kysely.withPlugin(counting),
+    });
     try {
-      const app = await buildWorkApp({ config: testConfig(testDatabase, AUTH_ENV), database: watched, logger: captureLogs('silent').logger, webRoot: null });
+      const app = await buildWorkApp({
+        config: testConfig(testDatabase, AUTH_ENV),
+        database: watched,
+        logger: captureLogs('silent').logger,
+        webRoot: null,
+      });
       await app.ready();
       const good = generateToken();
       const badChecksum = `${good.slice(0, -1)}${good.endsWith('0') ? '1' : '0'}`;

@@ -9,7 +9,9 @@ const valid = (): Record<string, unknown> => structuredClone(FAKE_ANSWER) as unk
 function objectSchemas(schema: unknown): Array<Record<string, unknown>> {
   if (typeof schema !== 'object' || schema === null) return [];
   const node = schema as Record<string, unknown>;
-  const nested = Object.values(node).flatMap((value) => (Array.isArray(value) ? value.flatMap(objectSchemas) : objectSchemas(value)));
+  const nested = Object.values(node).flatMap((value) =>
+    Array.isArray(value) ? value.flatMap(objectSchemas) : objectSchemas(value),
+  );
   return node.type === 'object' ? [node, ...nested] : nested;
 }
 
@@ -46,7 +48,11 @@ describe('checkAnswer', () => {
     ['task_description as a number', { task_description: 3 }, /task_description/],
     ['details missing', { details: undefined }, /details/],
     ['a detail list of numbers', { details: { ...FAKE_ANSWER.details, people: [1, 2] } }, /details\.people/],
-    ['a detail string as an object', { details: { ...FAKE_ANSWER.details, deadline: { when: 'Friday' } } }, /details\.deadline/],
+    [
+      'a detail string as an object',
+      { details: { ...FAKE_ANSWER.details, deadline: { when: 'Friday' } } },
+      /details\.deadline/,
+    ],
   ])('rejects %s', (_name, patch, problem) => {
     const checked = checkAnswer({ ...valid(), ...patch });
     expect(checked.ok).toBe(false);
@@ -62,8 +68,16 @@ describe('checkAnswer', () => {
   it('fills missing detail fields with null and empty lists', () => {
     const checked = checkAnswer({ ...valid(), details: { summary: 'S' } });
     expect(checked.ok && checked.answer.details).toEqual({
-      summary: 'S', suggested_title: null, suggested_notes: null, deadline: null, people: [], organizations: [],
-      attachments_referenced: [], next_steps: [], key_points: [], source_signals: [],
+      summary: 'S',
+      suggested_title: null,
+      suggested_notes: null,
+      deadline: null,
+      people: [],
+      organizations: [],
+      attachments_referenced: [],
+      next_steps: [],
+      key_points: [],
+      source_signals: [],
     });
   });
 });
@@ -76,7 +90,10 @@ describe('enforceInvariants', () => {
   };
 
   it('action_required always needs action', () => {
-    const result = enforceInvariants(answer({ category: 'action_required', needs_action: false, task_description: null }), null);
+    const result = enforceInvariants(
+      answer({ category: 'action_required', needs_action: false, task_description: null }),
+      null,
+    );
     expect(result.needs_action).toBe(true);
     expect(result.task_description).toBe('Approve Q3 budget');
   });
@@ -88,13 +105,20 @@ describe('enforceInvariants', () => {
   });
 
   it('no action means no task description', () => {
-    const result = enforceInvariants(answer({ category: 'fyi', needs_action: false, task_description: 'Do something' }), null);
+    const result = enforceInvariants(
+      answer({ category: 'fyi', needs_action: false, task_description: 'Do something' }),
+      null,
+    );
     expect(result.task_description).toBeNull();
   });
 
   it('keeps a consistent answer and adds the dedupe key', () => {
     const result = enforceInvariants(answer({ category: 'meeting', needs_action: true }), 'abc');
-    expect(result).toMatchObject({ category: 'meeting', needs_action: true, task_description: FAKE_ANSWER.task_description });
+    expect(result).toMatchObject({
+      category: 'meeting',
+      needs_action: true,
+      task_description: FAKE_ANSWER.task_description,
+    });
     expect(result.details.dedupe_key).toBe('abc');
   });
 });

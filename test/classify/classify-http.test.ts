@@ -6,14 +6,40 @@ import { call } from '../support/http.js';
 import { SERVER_KEY, startClassifyApp, openAiFake } from '../support/classify-app.js';
 import { fixtureJson } from './fixtures.js';
 
-const RESULT_FIELDS = ['category', 'confidence', 'dedupe', 'details', 'needs_action', 'priority', 'reasoning', 'task_description'];
-const DETAIL_FIELDS = ['attachments_referenced', 'deadline', 'dedupe_key', 'key_points', 'next_steps', 'organizations', 'people', 'source_signals', 'suggested_notes', 'suggested_title', 'summary'];
+const RESULT_FIELDS = [
+  'category',
+  'confidence',
+  'dedupe',
+  'details',
+  'needs_action',
+  'priority',
+  'reasoning',
+  'task_description',
+];
+const DETAIL_FIELDS = [
+  'attachments_referenced',
+  'deadline',
+  'dedupe_key',
+  'key_points',
+  'next_steps',
+  'organizations',
+  'people',
+  'source_signals',
+  'suggested_notes',
+  'suggested_title',
+  'summary',
+];
 
 let counter = 0;
 /** A simplified email that no other test sends. */
 function freshEmail(patch: Record<string, unknown> = {}): Record<string, unknown> {
   counter += 1;
-  return { email_data: { subject: `Budget ${counter}`, body: `<p>Please approve budget ${counter} by Friday.</p>` }, id: `msg-${counter}-${Date.now()}`, conversationId: `conv-${counter}-${Date.now()}`, ...patch };
+  return {
+    email_data: { subject: `Budget ${counter}`, body: `<p>Please approve budget ${counter} by Friday.</p>` },
+    id: `msg-${counter}-${Date.now()}`,
+    conversationId: `conv-${counter}-${Date.now()}`,
+    ...patch,
+  };
 }
 
 describe.each(await storesUnderTest())('POST /classify with an OpenAI provider on %s', (kind) => {
@@ -50,7 +76,12 @@ describe.each(await storesUnderTest())('POST /classify with an OpenAI provider o
     expect(response.status).toBe(200);
     expect(Object.keys(response.body).sort()).toEqual(RESULT_FIELDS);
     expect(Object.keys(response.body.details).sort()).toEqual(DETAIL_FIELDS);
-    expect(response.body).toMatchObject({ category: 'action_required', needs_action: true, confidence: 0.92, task_description: FAKE_ANSWER.task_description });
+    expect(response.body).toMatchObject({
+      category: 'action_required',
+      needs_action: true,
+      confidence: 0.92,
+      task_description: FAKE_ANSWER.task_description,
+    });
     expect(response.body.dedupe).toEqual({
       status: 'new',
       seen_count: 1,
@@ -74,7 +105,15 @@ describe.each(await storesUnderTest())('POST /classify with an OpenAI provider o
     expect(response.status).toBe(200);
     expect(response.body.dedupe).toMatchObject({ message_id: 'AAMkADhMGAAA=', conversation_id: 'AAQkADOUpag6yWs=' });
     const user = (fake.requests[0]!.body.messages as Array<{ content: string }>)[1]!.content;
-    for (const part of ['<email_from>Adele Vance &lt;adelev@contoso.OnMicrosoft.com&gt;</email_from>', '<email_to>Alex Wilber', '<email_date>2018-09-09T03:15:06Z</email_date>', '<email_importance>normal</email_importance>', '<email_has_attachments>false</email_has_attachments>', '<email_flag_status>notFlagged</email_flag_status>', 'The group represents Nevada.']) {
+    for (const part of [
+      '<email_from>Adele Vance &lt;adelev@contoso.OnMicrosoft.com&gt;</email_from>',
+      '<email_to>Alex Wilber',
+      '<email_date>2018-09-09T03:15:06Z</email_date>',
+      '<email_importance>normal</email_importance>',
+      '<email_has_attachments>false</email_has_attachments>',
+      '<email_flag_status>notFlagged</email_flag_status>',
+      'The group represents Nevada.',
+    ]) {
       expect(user).toContain(part);
     }
   });
@@ -126,7 +165,8 @@ describe.each(await storesUnderTest())('POST /classify with an OpenAI provider o
     const user = (fake.requests[0]!.body.messages as Array<{ content: string }>)[1]!.content;
     expect(user).toContain('Please review the attached contract.');
     expect(user).toContain('white on black is read');
-    for (const hidden of ['Ignore all previous instructions', 'white font tag', 'white rgb span', 'black on black']) expect(user).not.toContain(hidden);
+    for (const hidden of ['Ignore all previous instructions', 'white font tag', 'white rgb span', 'black on black'])
+      expect(user).not.toContain(hidden);
   });
 
   describe('dedupe', () => {
@@ -151,13 +191,20 @@ describe.each(await storesUnderTest())('POST /classify with an OpenAI provider o
       const email = freshEmail();
       await classify(email);
       fake.requests.length = 0;
-      const changed = await classify({ ...email, email_data: { subject: 'Budget changed', body: 'New numbers attached.' } });
+      const changed = await classify({
+        ...email,
+        email_data: { subject: 'Budget changed', body: 'New numbers attached.' },
+      });
       expect(fake.requests).toHaveLength(1);
       expect(changed.body.dedupe).toMatchObject({ status: 'updated', matched_on: 'id', seen_count: 2 });
     });
 
     it('internetMessageId is the message key, before id', async () => {
-      const message = { ...fixtureJson<Record<string, unknown>>('written/action_required_budget_approval.json'), internetMessageId: `<imid-${Date.now()}@x>`, conversationId: null };
+      const message = {
+        ...fixtureJson<Record<string, unknown>>('written/action_required_budget_approval.json'),
+        internetMessageId: `<imid-${Date.now()}@x>`,
+        conversationId: null,
+      };
       await classify({ ...message, id: 'graph-id-A' });
       const again = await classify({ ...message, id: 'graph-id-B', subject: 'Q3 budget, edited' });
       expect(again.body.dedupe).toMatchObject({ status: 'updated', matched_on: 'id', message_id: 'graph-id-B' });
@@ -167,26 +214,53 @@ describe.each(await storesUnderTest())('POST /classify with an OpenAI provider o
       const email = freshEmail();
       const first = await classify(email);
       fake.requests.length = 0;
-      const copy = await classify({ ...email, id: `${email.id as string}-copy`, conversationId: `${email.conversationId as string}-copy` });
+      const copy = await classify({
+        ...email,
+        id: `${email.id as string}-copy`,
+        conversationId: `${email.conversationId as string}-copy`,
+      });
       expect(fake.requests).toHaveLength(0);
-      expect(copy.body.dedupe).toMatchObject({ status: 'duplicate', matched_on: 'fingerprint', seen_count: 1, fingerprint: first.body.dedupe.fingerprint });
+      expect(copy.body.dedupe).toMatchObject({
+        status: 'duplicate',
+        matched_on: 'fingerprint',
+        seen_count: 1,
+        fingerprint: first.body.dedupe.fingerprint,
+      });
       expect(copy.body.category).toBe(first.body.category);
     });
 
     it('a reply in a known conversation → updated on conversation; seen_count counts the thread', async () => {
       const email = freshEmail();
       await classify(email);
-      const reply = await classify({ ...email, id: `${email.id as string}-r1`, email_data: { subject: 'RE: budget', body: 'Approved, thanks.' } });
+      const reply = await classify({
+        ...email,
+        id: `${email.id as string}-r1`,
+        email_data: { subject: 'RE: budget', body: 'Approved, thanks.' },
+      });
       expect(reply.body.dedupe).toMatchObject({ status: 'updated', matched_on: 'conversation', seen_count: 2 });
-      const third = await classify({ ...email, id: `${email.id as string}-r2`, email_data: { subject: 'RE: budget', body: 'One more thing.' } });
+      const third = await classify({
+        ...email,
+        id: `${email.id as string}-r2`,
+        email_data: { subject: 'RE: budget', body: 'One more thing.' },
+      });
       expect(third.body.dedupe.seen_count).toBe(3);
       expect(fake.requests).toHaveLength(3);
     });
 
     it('an email without id or conversation is matched on its content', async () => {
       const email = { email_data: { subject: `Keyless ${Date.now()}`, body: 'Same words.' } };
-      expect((await classify(email)).body.dedupe).toMatchObject({ status: 'new', matched_on: 'none', message_id: null, conversation_id: null, seen_count: 1 });
-      expect((await classify(email)).body.dedupe).toMatchObject({ status: 'duplicate', matched_on: 'fingerprint', seen_count: 2 });
+      expect((await classify(email)).body.dedupe).toMatchObject({
+        status: 'new',
+        matched_on: 'none',
+        message_id: null,
+        conversation_id: null,
+        seen_count: 1,
+      });
+      expect((await classify(email)).body.dedupe).toMatchObject({
+        status: 'duplicate',
+        matched_on: 'fingerprint',
+        seen_count: 2,
+      });
     });
 
     it('two concurrent requests for one new email: one new, one duplicate, one provider call', async () => {
@@ -204,7 +278,10 @@ describe.each(await storesUnderTest())('POST /classify with an OpenAI provider o
       const failed = await classify(email);
       expect(failed.body.category).toBe('uncategorized');
       const retried = await classify({ ...email });
-      expect(retried.body).toMatchObject({ category: 'action_required', dedupe: { status: 'duplicate', matched_on: 'id' } });
+      expect(retried.body).toMatchObject({
+        category: 'action_required',
+        dedupe: { status: 'duplicate', matched_on: 'id' },
+      });
       expect(fake.requests).toHaveLength(2);
     });
   });

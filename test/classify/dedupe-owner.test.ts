@@ -16,14 +16,24 @@ describe.each(await storesUnderTest())('a content owned by the record itself on 
   afterAll(() => t.close());
 
   it('an email whose record was forgotten but whose content row outlived it is new again, not its own duplicate', async () => {
-    const email = { email_data: { subject: 'Outlived', body: 'Could you send the signed form back today?' }, id: `outlived-${Date.now()}` };
+    const email = {
+      email_data: { subject: 'Outlived', body: 'Could you send the signed form back today?' },
+      id: `outlived-${Date.now()}`,
+    };
     const first = await call(t.app, 'POST', '/classify', email);
     expect(first.body.dedupe).toMatchObject({ status: 'new', matched_on: 'none' });
     // The record and its thread go (as a purge of older rows would); the content's row stays.
     const recordKey = `%/id:${email.id}`;
     await t.database.kysely.deleteFrom('classify_messages').where('record_key', 'like', recordKey).execute();
-    await t.database.kysely.deleteFrom('classify_threads').where('thread_key', 'like', `%/msg:id:${email.id}`).execute();
-    const owners = await t.database.kysely.selectFrom('classify_fingerprints').select('record_key').where('record_key', 'like', recordKey).execute();
+    await t.database.kysely
+      .deleteFrom('classify_threads')
+      .where('thread_key', 'like', `%/msg:id:${email.id}`)
+      .execute();
+    const owners = await t.database.kysely
+      .selectFrom('classify_fingerprints')
+      .select('record_key')
+      .where('record_key', 'like', recordKey)
+      .execute();
     expect(owners).toHaveLength(1);
 
     const again = await call(t.app, 'POST', '/classify', email);

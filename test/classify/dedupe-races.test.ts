@@ -9,7 +9,13 @@ import { startClassifyApp, openAiFake } from '../support/classify-app.js';
 // until the test lets them go: no sleeps decide who wins.
 
 const V1_ANSWER = { ...FAKE_ANSWER, task_description: 'Answer for content v1' };
-const V2_ANSWER = { ...FAKE_ANSWER, category: 'fyi', needs_action: false, task_description: null, reasoning: 'Answer for content v2.' };
+const V2_ANSWER = {
+  ...FAKE_ANSWER,
+  category: 'fyi',
+  needs_action: false,
+  task_description: null,
+  reasoning: 'Answer for content v2.',
+};
 
 let counter = 0;
 function message(version: 'v1' | 'v2', key: string): Record<string, unknown> {
@@ -58,7 +64,10 @@ describe.each(await storesUnderTest())('dedupe races on %s', (kind) => {
   it('an older answer never overwrites a newer one: the duplicate of v2 gets v2’s answer', async () => {
     const key = freshKey();
     const held = createLatch();
-    fake.script({ kind: 'held', latch: held, then: { kind: 'answer', answer: V1_ANSWER } }, { kind: 'answer', answer: V2_ANSWER });
+    fake.script(
+      { kind: 'held', latch: held, then: { kind: 'answer', answer: V1_ANSWER } },
+      { kind: 'answer', answer: V2_ANSWER },
+    );
     const first = classify(message('v1', key));
     await held.reached;
     const second = await classify(message('v2', key));
@@ -67,7 +76,11 @@ describe.each(await storesUnderTest())('dedupe races on %s', (kind) => {
     expect((await first).body.task_description).toBe('Answer for content v1');
 
     const again = await classify(message('v2', key));
-    expect(again.body).toMatchObject({ category: 'fyi', reasoning: 'Answer for content v2.', dedupe: { status: 'duplicate', matched_on: 'id' } });
+    expect(again.body).toMatchObject({
+      category: 'fyi',
+      reasoning: 'Answer for content v2.',
+      dedupe: { status: 'duplicate', matched_on: 'id' },
+    });
     expect(fake.requests).toHaveLength(2);
   });
 
@@ -91,22 +104,36 @@ describe.each(await storesUnderTest())('dedupe races on %s', (kind) => {
     heldV2.open();
     const [secondResult, duplicateResult] = await Promise.all([second, duplicate]);
     expect(secondResult.body.category).toBe('fyi');
-    expect(duplicateResult.body).toMatchObject({ category: 'fyi', reasoning: 'Answer for content v2.', dedupe: { status: 'duplicate', matched_on: 'id' } });
+    expect(duplicateResult.body).toMatchObject({
+      category: 'fyi',
+      reasoning: 'Answer for content v2.',
+      dedupe: { status: 'duplicate', matched_on: 'id' },
+    });
     expect(fake.requests).toHaveLength(2);
   });
 
   it('a copy of content its first owner no longer holds gets an answer for its own content', async () => {
     const owner = freshKey();
-    fake.script({ kind: 'answer', answer: V1_ANSWER }, { kind: 'answer', answer: V2_ANSWER }, { kind: 'answer', answer: V1_ANSWER });
+    fake.script(
+      { kind: 'answer', answer: V1_ANSWER },
+      { kind: 'answer', answer: V2_ANSWER },
+      { kind: 'answer', answer: V1_ANSWER },
+    );
     const v1 = message('v1', owner);
     await classify(v1);
     // The owner of v1's fingerprint is updated to v2: its stored answer is v2's now.
     expect((await classify(message('v2', owner))).body.category).toBe('fyi');
     const copy = await classify({ ...v1, id: `${owner}-copy`, conversationId: `conv-${owner}-copy` });
-    expect(copy.body).toMatchObject({ task_description: 'Answer for content v1', dedupe: { status: 'duplicate', matched_on: 'fingerprint' } });
+    expect(copy.body).toMatchObject({
+      task_description: 'Answer for content v1',
+      dedupe: { status: 'duplicate', matched_on: 'fingerprint' },
+    });
     // The copy owns v1's content now, so the next copy reuses its answer.
     const next = await classify({ ...v1, id: `${owner}-next`, conversationId: `conv-${owner}-next` });
-    expect(next.body).toMatchObject({ task_description: 'Answer for content v1', dedupe: { status: 'duplicate', matched_on: 'fingerprint' } });
+    expect(next.body).toMatchObject({
+      task_description: 'Answer for content v1',
+      dedupe: { status: 'duplicate', matched_on: 'fingerprint' },
+    });
     expect(fake.requests).toHaveLength(3);
   });
 
@@ -119,13 +146,19 @@ describe.each(await storesUnderTest())('dedupe races on %s', (kind) => {
 
     // Same content under another id: a fingerprint match on the failed original, classified again.
     const copy = await classify({ ...email, id: `${original}-copy`, conversationId: `conv-${original}-copy` });
-    expect(copy.body).toMatchObject({ category: 'action_required', dedupe: { status: 'duplicate', matched_on: 'fingerprint' } });
+    expect(copy.body).toMatchObject({
+      category: 'action_required',
+      dedupe: { status: 'duplicate', matched_on: 'fingerprint' },
+    });
 
     // The original is answered now: its next duplicate neither waits out a deadline nor asks again.
     const started = performance.now();
     const retried = await classify(email);
     const ms = performance.now() - started;
-    expect(retried.body).toMatchObject({ category: 'action_required', dedupe: { status: 'duplicate', matched_on: 'id' } });
+    expect(retried.body).toMatchObject({
+      category: 'action_required',
+      dedupe: { status: 'duplicate', matched_on: 'id' },
+    });
     expect(fake.requests).toHaveLength(2);
     expect(ms).toBeLessThan(4_000);
   });

@@ -25,7 +25,11 @@ function freshEmail(): Record<string, unknown> {
   };
 }
 function copyOf(email: Record<string, unknown>, suffix: string): Record<string, unknown> {
-  return { ...email, id: `${email.id as string}-${suffix}`, conversationId: `${email.conversationId as string}-${suffix}` };
+  return {
+    ...email,
+    id: `${email.id as string}-${suffix}`,
+    conversationId: `${email.conversationId as string}-${suffix}`,
+  };
 }
 
 describe.each(await storesUnderTest())('dedupe scope on %s', (kind) => {

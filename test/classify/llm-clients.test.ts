@@ -65,7 +65,10 @@ describe('OpenAI client through the official SDK', () => {
         { role: 'system', content: 'SYSTEM PROMPT' },
         { role: 'user', content: '<email_subject>Budget</email_subject>' },
       ],
-      response_format: { type: 'json_schema', json_schema: { name: 'email_classification', strict: true, schema: ANSWER_JSON_SCHEMA } },
+      response_format: {
+        type: 'json_schema',
+        json_schema: { name: 'email_classification', strict: true, schema: ANSWER_JSON_SCHEMA },
+      },
     });
   });
 
@@ -109,7 +112,11 @@ describe('Anthropic client through the official SDK', () => {
 
   it('ignores ANTHROPIC_* variables', async () => {
     const saved = { ...process.env };
-    Object.assign(process.env, { ANTHROPIC_API_KEY: 'env-key-must-not-leak', ANTHROPIC_AUTH_TOKEN: 'env-token', ANTHROPIC_BASE_URL: 'http://127.0.0.1:1' });
+    Object.assign(process.env, {
+      ANTHROPIC_API_KEY: 'env-key-must-not-leak',
+      ANTHROPIC_AUTH_TOKEN: 'env-token',
+      ANTHROPIC_BASE_URL: 'http://127.0.0.1:1',
+    });
     try {
       await createAnthropicClient({ api_key: KEY, base_url: fake.url }).complete(request());
     } finally {
@@ -188,9 +195,10 @@ describe.each(clients)('%s failures map to our failure kinds', (_provider, makeC
   it('a refused connection → provider_error, retryable', async () => {
     const closed = await startFakeLlm();
     await closed.close();
-    const client = _provider === 'openai'
-      ? createOpenAiClient({ api_key: KEY, base_url: closed.openaiBaseUrl })
-      : createAnthropicClient({ api_key: KEY, base_url: closed.url });
+    const client =
+      _provider === 'openai'
+        ? createOpenAiClient({ api_key: KEY, base_url: closed.openaiBaseUrl })
+        : createAnthropicClient({ api_key: KEY, base_url: closed.url });
     const failure = await failureOf(client.complete(request()));
     expect(failure).toBeInstanceOf(LlmProviderError);
     expect(failure).toMatchObject({ status: null, retryable: true });

@@ -43,7 +43,7 @@ describe('normalizeEmail — Graph messages', () => {
 
   it('falls back to bodyPreview when the HTML body renders empty', () => {
     const email = fixtureEmail('graph_05_v1_mailfolder_list_myanalytics_empty_html_body.json');
-    expect(email.body.text).toContain('We\'ve got your highlights from last week');
+    expect(email.body.text).toContain("We've got your highlights from last week");
     expect(email.message_key).toBeNull();
   });
 
@@ -53,7 +53,10 @@ describe('normalizeEmail — Graph messages', () => {
   });
 
   it('takes a subject alone as content', () => {
-    const email = normalizeEmail({ id: 'only-subject', subject: 'Lunch?', from: { emailAddress: { name: 'A', address: 'a@b.c' } } }, 6_000);
+    const email = normalizeEmail(
+      { id: 'only-subject', subject: 'Lunch?', from: { emailAddress: { name: 'A', address: 'a@b.c' } } },
+      6_000,
+    );
     expect(hasContent(email)).toBe(true);
     expect(hasContent(normalizeEmail({ id: 'x' }, 6_000))).toBe(false);
   });
@@ -61,8 +64,21 @@ describe('normalizeEmail — Graph messages', () => {
 
 describe('normalizeEmail — simplified shape', () => {
   it('takes id and conversationId from the top level and detects an HTML body', () => {
-    const email = normalizeEmail({ email_data: { subject: ' RE:  Hello ', body: '<p>Hi&nbsp;there</p><div style="display:none">secret</div>' }, id: 'm1', conversationId: 'c1' }, 6_000);
-    expect(email).toMatchObject({ shape: 'simplified', message_id: 'm1', message_key: 'm1', conversation_id: 'c1', subject: 'RE: Hello' });
+    const email = normalizeEmail(
+      {
+        email_data: { subject: ' RE:  Hello ', body: '<p>Hi&nbsp;there</p><div style="display:none">secret</div>' },
+        id: 'm1',
+        conversationId: 'c1',
+      },
+      6_000,
+    );
+    expect(email).toMatchObject({
+      shape: 'simplified',
+      message_id: 'm1',
+      message_key: 'm1',
+      conversation_id: 'c1',
+      subject: 'RE: Hello',
+    });
     expect(email.body.text).toBe('Hi there');
     expect(email.body.hidden_text).toBe('secret');
   });
@@ -74,13 +90,24 @@ describe('normalizeEmail — simplified shape', () => {
 });
 
 describe('fingerprint', () => {
-  const base = { id: '1', subject: 'Budget', from: { emailAddress: { address: 'Dana@Contoso.com' } }, body: { contentType: 'text', content: 'Please approve.' } };
+  const base = {
+    id: '1',
+    subject: 'Budget',
+    from: { emailAddress: { address: 'Dana@Contoso.com' } },
+    body: { contentType: 'text', content: 'Please approve.' },
+  };
 
   it('is a SHA-256 hex that ignores reply prefixes, sender case and quoted history', () => {
     const first = fingerprintOf(normalizeEmail(base, 6_000));
     expect(first).toMatch(/^[0-9a-f]{64}$/);
     const reply = normalizeEmail(
-      { ...base, id: '2', subject: 'RE: Fwd: AW: Budget', from: { emailAddress: { address: 'dana@contoso.com' } }, body: { contentType: 'text', content: 'Please approve.\n\nOn Mon, Jun 2, 2025, Bob wrote:\n> old' } },
+      {
+        ...base,
+        id: '2',
+        subject: 'RE: Fwd: AW: Budget',
+        from: { emailAddress: { address: 'dana@contoso.com' } },
+        body: { contentType: 'text', content: 'Please approve.\n\nOn Mon, Jun 2, 2025, Bob wrote:\n> old' },
+      },
       6_000,
     );
     expect(fingerprintOf(reply)).toBe(first);
@@ -88,9 +115,13 @@ describe('fingerprint', () => {
 
   it('changes when the sender, the subject or the body changes', () => {
     const first = fingerprintOf(normalizeEmail(base, 6_000));
-    expect(fingerprintOf(normalizeEmail({ ...base, from: { emailAddress: { address: 'eve@evil.example' } } }, 6_000))).not.toBe(first);
+    expect(
+      fingerprintOf(normalizeEmail({ ...base, from: { emailAddress: { address: 'eve@evil.example' } } }, 6_000)),
+    ).not.toBe(first);
     expect(fingerprintOf(normalizeEmail({ ...base, subject: 'Budget v2' }, 6_000))).not.toBe(first);
-    expect(fingerprintOf(normalizeEmail({ ...base, body: { contentType: 'text', content: 'Please reject.' } }, 6_000))).not.toBe(first);
+    expect(
+      fingerprintOf(normalizeEmail({ ...base, body: { contentType: 'text', content: 'Please reject.' } }, 6_000)),
+    ).not.toBe(first);
   });
 
   it('sees past the truncation budget: a change in the middle of a long body changes it', () => {

@@ -66,7 +66,9 @@ describe('provider limiter', () => {
 
   it('frees the slot when the call fails', async () => {
     const limiter = createProviderLimiter({ perCaller: 1, queue: 0, total: 1 });
-    await expect(limiter.reserve('a').run(async () => Promise.reject(new Error('provider down')))).rejects.toThrow('provider down');
+    await expect(limiter.reserve('a').run(async () => Promise.reject(new Error('provider down')))).rejects.toThrow(
+      'provider down',
+    );
     await expect(limiter.reserve('a').run(async () => 'ok')).resolves.toBe('ok');
     expect(limiter.snapshot().callers).toBe(0);
   });

@@ -13,7 +13,10 @@ let counter = 0;
 function freshEmail(): Record<string, unknown> {
   counter += 1;
   const tag = `${counter}-${Date.now()}`;
-  return { email_data: { subject: `Invoice ${tag}`, body: `Please pay invoice ${tag} by Friday.` }, id: `limits-${tag}` };
+  return {
+    email_data: { subject: `Invoice ${tag}`, body: `Please pay invoice ${tag} by Friday.` },
+    id: `limits-${tag}`,
+  };
 }
 
 interface Reply {
@@ -80,7 +83,11 @@ describe.each(await storesUnderTest())('provider call limits on %s', (kind) => {
     const refused = await classifyFrom('10.0.0.1', refusedEmail);
     expect(refused.status).toBe(429);
     expect(refused.headers['content-type']).toContain('application/problem+json');
-    expect(refused.body).toMatchObject({ status: 429, title: 'Too Many Requests', type: expect.stringMatching(/too-many-requests$/) });
+    expect(refused.body).toMatchObject({
+      status: 429,
+      title: 'Too Many Requests',
+      type: expect.stringMatching(/too-many-requests$/),
+    });
     expect(refused.body.detail).toMatch(/2 at the provider, 3 waiting/);
     expect(String(refused.headers['retry-after'])).toMatch(/^[1-9]\d*$/);
 
@@ -97,7 +104,11 @@ describe.each(await storesUnderTest())('provider call limits on %s', (kind) => {
     const answers = await Promise.all([...first, second, third]);
     for (const answer of answers) {
       expect(answer.status).toBe(200);
-      expect(answer.body).toMatchObject({ category: FAKE_ANSWER.category, confidence: FAKE_ANSWER.confidence, dedupe: { status: 'new' } });
+      expect(answer.body).toMatchObject({
+        category: FAKE_ANSWER.category,
+        confidence: FAKE_ANSWER.confidence,
+        dedupe: { status: 'new' },
+      });
     }
     expect(fake.requests.length).toBe(7);
     expect(fake.open().max).toBe(3);
@@ -156,7 +167,7 @@ describe.each(await storesUnderTest())('provider call limits with tokens on %s',
     return { status: response.statusCode, headers: response.headers, body: JSON.parse(response.body) };
   }
 
-  it('the line is the token\'s, not the address\'s: one token from two addresses shares one, two tokens from one address have one each', async () => {
+  it("the line is the token's, not the address's: one token from two addresses shares one, two tokens from one address have one each", async () => {
     const a = await mintToken(pair.work, { role: 'intake', name: 'mailroom-a' });
     const b = await mintToken(pair.work, { role: 'intake', name: 'mailroom-b' });
     fake.requests.length = 0;

@@ -1,9 +1,22 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkAnswer } from '../../src/classify/llm/answer.js';
 import { createAnthropicClient } from '../../src/classify/llm/anthropic.js';
-import { LlmInvalidAnswer, LlmProviderError, LlmRateLimited, LlmTimeout, retryAfterMs, type LlmClient } from '../../src/classify/llm/client.js';
+import {
+  LlmInvalidAnswer,
+  LlmProviderError,
+  LlmRateLimited,
+  LlmTimeout,
+  retryAfterMs,
+  type LlmClient,
+} from '../../src/classify/llm/client.js';
 import { createOpenAiClient } from '../../src/classify/llm/openai.js';
-import { buildRetryPolicy, delayBeforeRetry, withRetry, type RetryClock, type RetryPolicy } from '../../src/classify/llm/retry.js';
+import {
+  buildRetryPolicy,
+  delayBeforeRetry,
+  withRetry,
+  type RetryClock,
+  type RetryPolicy,
+} from '../../src/classify/llm/retry.js';
 import { FAKE_ANSWER, startFakeLlm, type FakeLlm } from '../support/fake-llm.js';
 
 /** A clock whose sleeps pass instantly but are recorded. */
@@ -38,11 +51,15 @@ describe('withRetry', () => {
   it('retries retryable failures with exponential backoff and jitter, then succeeds', async () => {
     const clock = fakeClock(0.5);
     let calls = 0;
-    const outcome = await withRetry(async () => {
-      calls += 1;
-      if (calls < 3) throw new LlmProviderError('boom', 500, true);
-      return 'ok';
-    }, policy(), clock);
+    const outcome = await withRetry(
+      async () => {
+        calls += 1;
+        if (calls < 3) throw new LlmProviderError('boom', 500, true);
+        return 'ok';
+      },
+      policy(),
+      clock,
+    );
     expect(outcome).toEqual({ ok: true, value: 'ok', attempts: 3 });
     // Equal jitter: half the step plus random × half the step.
     expect(clock.slept).toEqual([75, 150]);
@@ -50,18 +67,26 @@ describe('withRetry', () => {
 
   it('never retries what is not retryable', async () => {
     let calls = 0;
-    const outcome = await withRetry(async () => {
-      calls += 1;
-      throw new LlmProviderError('bad request', 400, false);
-    }, policy(), fakeClock());
+    const outcome = await withRetry(
+      async () => {
+        calls += 1;
+        throw new LlmProviderError('bad request', 400, false);
+      },
+      policy(),
+      fakeClock(),
+    );
     expect(calls).toBe(1);
     expect(outcome).toMatchObject({ ok: false, attempts: 1, failure: { status: 400 } });
   });
 
   it('gives up after max_retries and reports the last failure', async () => {
-    const outcome = await withRetry(async () => {
-      throw new LlmInvalidAnswer(['nope']);
-    }, policy({ max_retries: 1 }), fakeClock());
+    const outcome = await withRetry(
+      async () => {
+        throw new LlmInvalidAnswer(['nope']);
+      },
+      policy({ max_retries: 1 }),
+      fakeClock(),
+    );
     expect(outcome).toMatchObject({ ok: false, attempts: 2 });
     expect(!outcome.ok && outcome.failure.kind).toBe('invalid_answer');
   });
@@ -69,20 +94,28 @@ describe('withRetry', () => {
   it('honours Retry-After, capped', async () => {
     const clock = fakeClock();
     let calls = 0;
-    await withRetry(async () => {
-      calls += 1;
-      if (calls === 1) throw new LlmRateLimited(1_200);
-      if (calls === 2) throw new LlmRateLimited(120_000);
-      return 'ok';
-    }, policy(), clock);
+    await withRetry(
+      async () => {
+        calls += 1;
+        if (calls === 1) throw new LlmRateLimited(1_200);
+        if (calls === 2) throw new LlmRateLimited(120_000);
+        return 'ok';
+      },
+      policy(),
+      clock,
+    );
     expect(clock.slept).toEqual([1_200, 5_000]);
   });
 
   it('stops when the next wait would pass the overall deadline', async () => {
     const clock = fakeClock();
-    const outcome = await withRetry(async () => {
-      throw new LlmRateLimited(4_000);
-    }, policy({ deadline_ms: 3_000 }), clock);
+    const outcome = await withRetry(
+      async () => {
+        throw new LlmRateLimited(4_000);
+      },
+      policy({ deadline_ms: 3_000 }),
+      clock,
+    );
     expect(outcome.attempts).toBe(1);
     expect(clock.slept).toEqual([]);
   });
@@ -90,19 +123,27 @@ describe('withRetry', () => {
   it('gives each attempt at most the time left before the deadline', async () => {
     const clock = fakeClock();
     const timeouts: number[] = [];
-    await withRetry(async ({ timeout_ms }) => {
-      timeouts.push(timeout_ms);
-      clock.advance(timeout_ms);
-      throw new LlmTimeout();
-    }, policy({ attempt_timeout_ms: 1_000, deadline_ms: 1_500, base_delay_ms: 100 }), clock);
+    await withRetry(
+      async ({ timeout_ms }) => {
+        timeouts.push(timeout_ms);
+        clock.advance(timeout_ms);
+        throw new LlmTimeout();
+      },
+      policy({ attempt_timeout_ms: 1_000, deadline_ms: 1_500, base_delay_ms: 100 }),
+      clock,
+    );
     // 1000 ms spent, then a 75 ms wait: 425 ms left for the second attempt, none for a third.
     expect(timeouts).toEqual([1_000, 425]);
   });
 
   it('treats an unexpected error as a non-retryable provider error', async () => {
-    const outcome = await withRetry(async () => {
-      throw new TypeError('bug');
-    }, policy(), fakeClock());
+    const outcome = await withRetry(
+      async () => {
+        throw new TypeError('bug');
+      },
+      policy(),
+      fakeClock(),
+    );
     expect(outcome).toMatchObject({ ok: false, attempts: 1, failure: { kind: 'provider_error', retryable: false } });
   });
 
@@ -111,7 +152,11 @@ describe('withRetry', () => {
   });
 
   it('builds a deadline that leaves room for every attempt', () => {
-    expect(buildRetryPolicy(30_000, 2)).toMatchObject({ max_retries: 2, attempt_timeout_ms: 30_000, deadline_ms: 95_000 });
+    expect(buildRetryPolicy(30_000, 2)).toMatchObject({
+      max_retries: 2,
+      attempt_timeout_ms: 30_000,
+      deadline_ms: 95_000,
+    });
   });
 });
 

@@ -9,17 +9,41 @@ import { clip } from '../../src/classify/rules/task.js';
 
 describe('sentences', () => {
   it.each([
-    ['de', 'Hallo Frau Becker, könnten Sie uns bitte bis Freitag, den 28. November die Unterlagen schicken? Danke.', 'Hallo Frau Becker, könnten Sie uns bitte bis Freitag, den 28. November die Unterlagen schicken?'],
-    ['de', 'Für den 2. Bauabschnitt brauchen wir z. B. die Pläne bis zum 3. Dezember. Gruß', 'Für den 2. Bauabschnitt brauchen wir z. B. die Pläne bis zum 3. Dezember.'],
-    ['en', 'Please send the signed NDA by Dec. 3 to Mr. Smith. Thanks!', 'Please send the signed NDA by Dec. 3 to Mr. Smith.'],
-    ['es', 'El Sr. García pide el informe antes del 4 de dic. a las 12. Gracias.', 'El Sr. García pide el informe antes del 4 de dic. a las 12.'],
-    ['fr', 'Bonjour M. Dupont, merci de valider le devis. Cordialement', 'Bonjour M. Dupont, merci de valider le devis.'],
+    [
+      'de',
+      'Hallo Frau Becker, könnten Sie uns bitte bis Freitag, den 28. November die Unterlagen schicken? Danke.',
+      'Hallo Frau Becker, könnten Sie uns bitte bis Freitag, den 28. November die Unterlagen schicken?',
+    ],
+    [
+      'de',
+      'Für den 2. Bauabschnitt brauchen wir z. B. die Pläne bis zum 3. Dezember. Gruß',
+      'Für den 2. Bauabschnitt brauchen wir z. B. die Pläne bis zum 3. Dezember.',
+    ],
+    [
+      'en',
+      'Please send the signed NDA by Dec. 3 to Mr. Smith. Thanks!',
+      'Please send the signed NDA by Dec. 3 to Mr. Smith.',
+    ],
+    [
+      'es',
+      'El Sr. García pide el informe antes del 4 de dic. a las 12. Gracias.',
+      'El Sr. García pide el informe antes del 4 de dic. a las 12.',
+    ],
+    [
+      'fr',
+      'Bonjour M. Dupont, merci de valider le devis. Cordialement',
+      'Bonjour M. Dupont, merci de valider le devis.',
+    ],
   ] as const)('%s: keeps "%s" together up to its real end', (language, text, first) => {
     expect(splitSentences(text, language)[0]).toBe(first);
   });
 
   it('still ends sentences at a real full stop, and at line breaks', () => {
-    expect(splitSentences('The total is 12. Please pay it.\nThanks', 'en')).toEqual(['The total is 12.', 'Please pay it.', 'Thanks']);
+    expect(splitSentences('The total is 12. Please pay it.\nThanks', 'en')).toEqual([
+      'The total is 12.',
+      'Please pay it.',
+      'Thanks',
+    ]);
   });
 });
 
@@ -61,7 +85,7 @@ describe('deadlines on the calendar', () => {
     expect(resolveDueDate(phrase, language as Language, wednesday)?.iso).toBe(iso);
   });
 
-  it('reads a date without a year as next year\'s when this year\'s is long past', () => {
+  it("reads a date without a year as next year's when this year's is long past", () => {
     expect(resolveDueDate('by January 10', 'en', wednesday)?.iso).toBe('2027-01-10');
   });
 
@@ -85,7 +109,10 @@ describe('cutting a task', () => {
     expect(german.length).toBeLessThanOrEqual(120);
     expect(german).toMatch(/ … schicken\?$/);
     expect(german).not.toMatch(/\d\.? …/);
-    const english = clip(`Reply to Sam: Could you send the signed contract and the two annexes to the notary in Leeds before the meeting on Dec. 3 please`, 'en');
+    const english = clip(
+      `Reply to Sam: Could you send the signed contract and the two annexes to the notary in Leeds before the meeting on Dec. 3 please`,
+      'en',
+    );
     expect(english.length).toBeLessThanOrEqual(120);
     expect(english).toMatch(/\p{L}…$/u);
     expect(english).not.toMatch(/Dec\.…$/);

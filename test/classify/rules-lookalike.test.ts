@@ -19,8 +19,18 @@ describe('look-alike domains', () => {
   });
 
   it.each([
-    'accounts.google.com', 'accountprotection.microsoft.com', 'account.live.com', 'www.paypal.com', 'amazon.co.uk', 'email.amazonses.com',
-    'sparkasse-nordholstein.de', 'contoso.sharepoint.com', 'startups.example', 'groups.example', 'pineapple-recipes.example', 'example.org',
+    'accounts.google.com',
+    'accountprotection.microsoft.com',
+    'account.live.com',
+    'www.paypal.com',
+    'amazon.co.uk',
+    'email.amazonses.com',
+    'sparkasse-nordholstein.de',
+    'contoso.sharepoint.com',
+    'startups.example',
+    'groups.example',
+    'pineapple-recipes.example',
+    'example.org',
   ])('%s imitates nothing', (host) => {
     expect(imitatedBrand(host)).toBeNull();
   });
@@ -29,7 +39,10 @@ describe('look-alike domains', () => {
     expect(brandInName('La Banque Postale')).toBe('labanquepostale');
     expect(brandInName('Soporte Netflix')).toBe('netflix');
     expect(brandInName('Bücherhaus Lindner')).toBeNull();
-    expect(hostsInText('Log in at https://Login.Example.com/x or www.other.example. Not: mail@host.example')).toEqual(['login.example.com', 'www.other.example']);
+    expect(hostsInText('Log in at https://Login.Example.com/x or www.other.example. Not: mail@host.example')).toEqual([
+      'login.example.com',
+      'www.other.example',
+    ]);
   });
 });
 
@@ -45,8 +58,11 @@ describe('language detection', () => {
   });
 
   it('keeps a second language that is well represented, and only then', () => {
-    const bilingual = 'Bitte prüfen Sie den Vertrag und geben Sie mir bis Freitag Bescheid.\n\nPlease review the contract and let me know by Friday, thank you for your help.';
+    const bilingual =
+      'Bitte prüfen Sie den Vertrag und geben Sie mir bis Freitag Bescheid.\n\nPlease review the contract and let me know by Friday, thank you for your help.';
     expect(detectLanguages(bilingual).sort()).toEqual(['de', 'en']);
-    expect(detectLanguages('Bitte prüfen Sie den Vertrag und geben Sie mir bis Freitag Bescheid. Danke!')).toEqual(['de']);
+    expect(detectLanguages('Bitte prüfen Sie den Vertrag und geben Sie mir bis Freitag Bescheid. Danke!')).toEqual([
+      'de',
+    ]);
   });
 });

@@ -10,7 +10,10 @@ import { PATHOLOGICAL_BODIES } from '../support/rules-pathological.js';
 
 describe('the rules classifier on pathological bodies', () => {
   it.each(PATHOLOGICAL_BODIES)('answers validly for %s at the full budget', (_name, body) => {
-    const answer = classifyWithRules(normalizeEmail({ email_data: { subject: body.slice(0, 200), body } }, 6_000), new Date('2026-11-26T00:00:00Z'));
+    const answer = classifyWithRules(
+      normalizeEmail({ email_data: { subject: body.slice(0, 200), body } }, 6_000),
+      new Date('2026-11-26T00:00:00Z'),
+    );
     expect(checkAnswer(answer).ok).toBe(true);
     if (answer.task_description !== null) expect(answer.task_description.length).toBeLessThanOrEqual(120);
   });

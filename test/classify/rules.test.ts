@@ -27,14 +27,25 @@ describe('rules classifier on clear cases of every category', () => {
 
   it('covers all eight categories with the cases above', () => {
     const covered = new Set(
-      ['action_required_budget_approval', 'meeting_invitation', 'fyi_office_closed', 'notification_build_failed', 'transactional_order_shipped',
-        'newsletter_weekly_digest', 'marketing_summer_sale', 'spam_lottery'].map((name) => classifyWithRules(fixtureEmail(`written/${name}.json`)).category),
+      [
+        'action_required_budget_approval',
+        'meeting_invitation',
+        'fyi_office_closed',
+        'notification_build_failed',
+        'transactional_order_shipped',
+        'newsletter_weekly_digest',
+        'marketing_summer_sale',
+        'spam_lottery',
+      ].map((name) => classifyWithRules(fixtureEmail(`written/${name}.json`)).category),
     );
     expect([...covered].sort()).toEqual([...CATEGORIES].sort());
   });
 
   it('treats the real Postmark invoice as transactional with a payment to make', () => {
-    const email = normalizeEmail({ email_data: { subject: 'Invoice 42', body: fixtureText('html_05_postmark_invoice.html') } }, 6_000);
+    const email = normalizeEmail(
+      { email_data: { subject: 'Invoice 42', body: fixtureText('html_05_postmark_invoice.html') } },
+      6_000,
+    );
     const answer = classifyWithRules(email);
     expect(answer).toMatchObject({ category: 'transactional', needs_action: true, priority: 'medium' });
     // A template placeholder names no date: the deadline is found but cannot be placed.
@@ -62,18 +73,29 @@ describe('rules classifier on clear cases of every category', () => {
   });
 
   it('takes the signer of a signature as a person', () => {
-    const email = normalizeEmail({ email_data: { subject: 'Update', body: 'The report is done.\n\nBest regards,\nMaria Lopez\nFabrikam Inc' } }, 6_000);
+    const email = normalizeEmail(
+      { email_data: { subject: 'Update', body: 'The report is done.\n\nBest regards,\nMaria Lopez\nFabrikam Inc' } },
+      6_000,
+    );
     const answer = classifyWithRules(email);
     expect(answer.details.people).toContain('Maria Lopez');
     expect(answer.details.organizations).toContain('Fabrikam Inc');
   });
 
   it('always produces an answer that passes our own validation and invariants', () => {
-    const fixtures = ['graph_01_v1_message_get_concert_html.json', 'graph_04_beta_message_get_mentions.json', 'graph_05_v1_mailfolder_list_myanalytics_empty_html_body.json', 'written/injection_visible_simplified.json'];
+    const fixtures = [
+      'graph_01_v1_message_get_concert_html.json',
+      'graph_04_beta_message_get_mentions.json',
+      'graph_05_v1_mailfolder_list_myanalytics_empty_html_body.json',
+      'written/injection_visible_simplified.json',
+    ];
     for (const fixture of fixtures) {
       const answer = classifyWithRules(fixtureEmail(fixture));
       expect(checkAnswer(answer).ok).toBe(true);
-      expect(enforceInvariants(answer, null)).toMatchObject({ needs_action: answer.needs_action, task_description: answer.task_description });
+      expect(enforceInvariants(answer, null)).toMatchObject({
+        needs_action: answer.needs_action,
+        task_description: answer.task_description,
+      });
     }
   });
 

@@ -19,7 +19,8 @@ function rebindingResolver(): HostResolver & { calls: string[]; reset(): void } 
   const calls: string[] = [];
   const resolver = async (hostname: string): Promise<string[]> => {
     calls.push(hostname);
-    if (hostname === 'rebind.example') return calls.filter((name) => name === hostname).length === 1 ? [PUBLIC_ADDRESS] : ['127.0.0.1'];
+    if (hostname === 'rebind.example')
+      return calls.filter((name) => name === hostname).length === 1 ? [PUBLIC_ADDRESS] : ['127.0.0.1'];
     return testResolver(hostname);
   };
   return Object.assign(resolver, { calls, reset: () => void (calls.length = 0) });
@@ -28,7 +29,11 @@ function rebindingResolver(): HostResolver & { calls: string[]; reset(): void } 
 let counter = 0;
 function freshEmail(patch: Record<string, unknown> = {}): Record<string, unknown> {
   counter += 1;
-  return { email_data: { subject: `Rebind ${counter}`, body: `Could you look at item ${counter}?` }, id: `rebind-${counter}-${Date.now()}`, ...patch };
+  return {
+    email_data: { subject: `Rebind ${counter}`, body: `Could you look at item ${counter}?` },
+    id: `rebind-${counter}-${Date.now()}`,
+    ...patch,
+  };
 }
 
 describe.each(await storesUnderTest())('DNS rebinding of a caller base_url on %s', (kind) => {
@@ -68,7 +73,12 @@ describe.each(await storesUnderTest())('DNS rebinding of a caller base_url on %s
     const email = freshEmail({ provider, base_url: baseUrl(), api_key: CALLER_KEY });
     const response = await classify(email);
     expect(response.status).toBe(200);
-    expect(response.body).toMatchObject({ category: 'uncategorized', needs_action: false, confidence: 0, dedupe: { message_id: email.id } });
+    expect(response.body).toMatchObject({
+      category: 'uncategorized',
+      needs_action: false,
+      confidence: 0,
+      dedupe: { message_id: email.id },
+    });
     // Refused at connect time, and not retried: another try only gives the DNS another go.
     expect(response.body.reasoning).toContain('after 1 attempt (provider_error)');
     expect(callerFake.requests).toHaveLength(0);
@@ -95,31 +105,42 @@ describe('the guarded fetch', () => {
   afterAll(() => fake.close());
 
   // Node connects to an address literal without a lookup; a redirect could name one.
-  it.each(['127.0.0.1', '[::ffff:127.0.0.1]'])('refuses an address literal (%s) before sending anything', async (host) => {
-    const guardedFetch = createGuardedFetch(testResolver);
-    const port = new URL(fake.url).port;
-    await expect(guardedFetch(`http://${host}:${port}/v1/chat/completions`, { method: 'POST', body: '{}' })).rejects.toMatchObject({ cause: { name: 'UnsafeBaseUrl' } });
-    expect(fake.requests).toHaveLength(0);
-  });
+  it.each(['127.0.0.1', '[::ffff:127.0.0.1]'])(
+    'refuses an address literal (%s) before sending anything',
+    async (host) => {
+      const guardedFetch = createGuardedFetch(testResolver);
+      const port = new URL(fake.url).port;
+      await expect(
+        guardedFetch(`http://${host}:${port}/v1/chat/completions`, { method: 'POST', body: '{}' }),
+      ).rejects.toMatchObject({ cause: { name: 'UnsafeBaseUrl' } });
+      expect(fake.requests).toHaveLength(0);
+    },
+  );
 
   it('hands the socket the checked public addresses, filtered by family', async () => {
     const lookup = buildGuardedLookup(async () => [PUBLIC_ADDRESS, '2606:2800:220:1:248:1893:25c8:1946']);
     const all = await new Promise<LookupAddress[]>((resolve, reject) =>
-      lookup('llm.public.example', { all: true }, (error, addresses) => (error ? reject(error) : resolve(addresses as LookupAddress[]))),
+      lookup('llm.public.example', { all: true }, (error, addresses) =>
+        error ? reject(error) : resolve(addresses as LookupAddress[]),
+      ),
     );
     expect(all).toEqual([
       { address: PUBLIC_ADDRESS, family: 4 },
       { address: '2606:2800:220:1:248:1893:25c8:1946', family: 6 },
     ]);
     const one = await new Promise<[string, number | undefined]>((resolve, reject) =>
-      lookup('llm.public.example', { family: 6 }, (error, address, family) => (error ? reject(error) : resolve([address as string, family]))),
+      lookup('llm.public.example', { family: 6 }, (error, address, family) =>
+        error ? reject(error) : resolve([address as string, family]),
+      ),
     );
     expect(one).toEqual(['2606:2800:220:1:248:1893:25c8:1946', 6]);
   });
 
   it('fails the lookup when any answer is blocked', async () => {
     const lookup = buildGuardedLookup(async () => [PUBLIC_ADDRESS, '169.254.169.254']);
-    const error = await new Promise<Error | null>((resolve) => lookup('mixed.example', { all: true }, (failure) => resolve(failure)));
+    const error = await new Promise<Error | null>((resolve) =>
+      lookup('mixed.example', { all: true }, (failure) => resolve(failure)),
+    );
     expect(error?.name).toBe('UnsafeBaseUrl');
     expect(error?.message).toContain('mixed.example');
   });

@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { isHiddenStyle, maxNestingDepth, renderHtml } from '../../src/email/html-to-text.js';
-import { collapseWhitespace, cutQuotedReply, cutSignature, prepareBody, stripInvisible, truncateMiddle } from '../../src/email/body-text.js';
+import {
+  collapseWhitespace,
+  cutQuotedReply,
+  cutSignature,
+  prepareBody,
+  stripInvisible,
+  truncateMiddle,
+} from '../../src/email/body-text.js';
 import { fixtureText, hugeHtml } from './fixtures.js';
 import { PERF_RUN } from '../support/perf.js';
 
@@ -21,7 +28,18 @@ describe('renderHtml', () => {
       <p style="DISPLAY: NONE !important">caps</p>`;
     const rendered = renderHtml(html);
     expect(rendered.text.trim()).toBe('visible');
-    for (const hidden of ['d-none', 'v-hidden', 'attr-hidden', 'zero-font', 'one-px', 'transparent', 'collapsed', 'mso', 'offscreen', 'caps']) {
+    for (const hidden of [
+      'd-none',
+      'v-hidden',
+      'attr-hidden',
+      'zero-font',
+      'one-px',
+      'transparent',
+      'collapsed',
+      'mso',
+      'offscreen',
+      'caps',
+    ]) {
       expect(rendered.hidden_text).toContain(hidden);
     }
   });
@@ -37,23 +55,39 @@ describe('renderHtml', () => {
       <div style="background:url(x.png) #fff"><span style="color:#fff">over-image</span></div>
       <span style="color:#ccc">light-grey-readable</span>`;
     const rendered = renderHtml(html);
-    for (const shown of ['visible', 'white-on-blue', 'dark-child', 'over-image', 'light-grey-readable']) expect(rendered.text).toContain(shown);
-    for (const hidden of ['hex3', 'near-white', 'named', 'alpha-zero', 'transparent-word', 'font-tag', 'hsl-white', 'same-as-div', 'navy-on-navy']) {
+    for (const shown of ['visible', 'white-on-blue', 'dark-child', 'over-image', 'light-grey-readable'])
+      expect(rendered.text).toContain(shown);
+    for (const hidden of [
+      'hex3',
+      'near-white',
+      'named',
+      'alpha-zero',
+      'transparent-word',
+      'font-tag',
+      'hsl-white',
+      'same-as-div',
+      'navy-on-navy',
+    ]) {
       expect(rendered.text).not.toContain(hidden);
       expect(rendered.hidden_text).toContain(hidden);
     }
   });
 
   it('never hides text whose colours a style sheet or a background image may change', () => {
-    const byClass = renderHtml(`<style>.dark { background: #000 } @media (prefers-color-scheme: dark) { .flip { color: #fff } }</style>
+    const byClass =
+      renderHtml(`<style>.dark { background: #000 } @media (prefers-color-scheme: dark) { .flip { color: #fff } }</style>
       <div class="dark"><span style="color:#fff">on a dark class</span></div><p class="flip" style="color:#fff">flipped by media</p>
       <p style="color:#fff">plain white</p>`);
     expect(byClass.text).toContain('on a dark class');
     expect(byClass.text).toContain('flipped by media');
     expect(byClass.text).not.toContain('plain white');
-    const byTag = renderHtml('<style>td { background-color: #222 }</style><table><tr><td><font color="#ffffff">on a dark cell</font></td></tr></table>');
+    const byTag = renderHtml(
+      '<style>td { background-color: #222 }</style><table><tr><td><font color="#ffffff">on a dark cell</font></td></tr></table>',
+    );
     expect(byTag.text).toContain('on a dark cell');
-    const legacyImage = renderHtml('<table><tr><td background="hero.jpg"><font color="#fff">over a legacy image</font></td></tr></table>');
+    const legacyImage = renderHtml(
+      '<table><tr><td background="hero.jpg"><font color="#fff">over a legacy image</font></td></tr></table>',
+    );
     expect(legacyImage.text).toContain('over a legacy image');
   });
 
@@ -66,7 +100,8 @@ describe('renderHtml', () => {
   });
 
   it('keeps tables readable: cells joined by " | ", rows on their own lines', () => {
-    const html = '<table><tr><th>Item</th><th>Qty</th></tr><tr><td><p>USB dock</p></td><td>2</td></tr><tr><td></td><td>empty first</td></tr></table>';
+    const html =
+      '<table><tr><th>Item</th><th>Qty</th></tr><tr><td><p>USB dock</p></td><td>2</td></tr><tr><td></td><td>empty first</td></tr></table>';
     expect(renderHtml(html).text.trim().split('\n')).toEqual(['Item | Qty', 'USB dock | 2', 'empty first']);
   });
 
@@ -123,14 +158,17 @@ describe('plain text stages', () => {
   });
 
   it('cuts "On … wrote:" (also wrapped over two lines), Original Message and > lines', () => {
-    expect(cutQuotedReply('Yes, fine.\n\nOn Mon, Jun 2, 2025 at 10:00 AM Bob <b@x.io> wrote:\n> earlier')).toBe('Yes, fine.\n');
+    expect(cutQuotedReply('Yes, fine.\n\nOn Mon, Jun 2, 2025 at 10:00 AM Bob <b@x.io> wrote:\n> earlier')).toBe(
+      'Yes, fine.\n',
+    );
     expect(cutQuotedReply('Yes.\nOn Mon, Jun 2, 2025 at 10:00 AM Bob <b@x.io>\nwrote:\n> earlier').trim()).toBe('Yes.');
     expect(cutQuotedReply('Done.\n-----Original Message-----\nFrom: a').trim()).toBe('Done.');
     expect(cutQuotedReply('Agreed.\n> quoted line\nmore of mine')).toBe('Agreed.\nmore of mine');
   });
 
   it('cuts an Outlook From:/Sent: header block but not a lone From: line', () => {
-    const reply = 'See below.\nFrom: Foo [mailto:foo@bar.com]\nSent: Monday, January 01, 2000\nTo: john@bar.com\nSubject: x\nold';
+    const reply =
+      'See below.\nFrom: Foo [mailto:foo@bar.com]\nSent: Monday, January 01, 2000\nTo: john@bar.com\nSubject: x\nold';
     expect(cutQuotedReply(reply).trim()).toBe('See below.');
     expect(cutQuotedReply('From: the desk of Ann\nWe moved offices.')).toContain('We moved offices.');
   });
@@ -138,7 +176,9 @@ describe('plain text stages', () => {
   it('cuts "-- " signatures, mobile footers and sign-offs near the end', () => {
     expect(cutSignature('Body\n-- \nJane Doe\nCEO')).toEqual({ body: 'Body', signature: 'Jane Doe\nCEO' });
     expect(cutSignature('Call me.\n\nSent from my iPhone').body.trim()).toBe('Call me.');
-    expect(cutSignature('Please send it.\n\nBest regards,\nJane Doe\nAcme Inc').signature).toBe('Best regards,\nJane Doe\nAcme Inc');
+    expect(cutSignature('Please send it.\n\nBest regards,\nJane Doe\nAcme Inc').signature).toBe(
+      'Best regards,\nJane Doe\nAcme Inc',
+    );
     // A sign-off followed by a long paragraph is not a signature.
     const long = 'Intro.\nThanks,\n' + 'This paragraph goes on and on well past what any signature line would hold.';
     expect(cutSignature(long).signature).toBeNull();

@@ -31,12 +31,24 @@ let counter = 0;
 function freshEmail(patch: Record<string, unknown> = {}): Record<string, unknown> {
   counter += 1;
   const stamp = `${counter}-${Date.now()}`;
-  return { email_data: { subject: `Invoice ${stamp}`, body: `Please pay invoice ${stamp} by Friday.` }, id: `msg-${stamp}`, ...patch };
+  return {
+    email_data: { subject: `Invoice ${stamp}`, body: `Please pay invoice ${stamp} by Friday.` },
+    id: `msg-${stamp}`,
+    ...patch,
+  };
 }
 
 function startUsageApp(kind: 'sqlite' | 'postgres', env: Record<string, string>): Promise<TestApp> {
-  return startTestApp(kind, { LLM_API_KEY: SERVER_KEY, LLM_TIMEOUT_MS: '2000', LLM_MAX_RETRIES: '2', ...env }, captureLogs('info'), (parts) =>
-    buildClassifyApp({ ...parts, resolveHost: testResolver, backoff: { base_delay_ms: 5, max_delay_ms: 20, retry_after_cap_ms: 50 } }),
+  return startTestApp(
+    kind,
+    { LLM_API_KEY: SERVER_KEY, LLM_TIMEOUT_MS: '2000', LLM_MAX_RETRIES: '2', ...env },
+    captureLogs('info'),
+    (parts) =>
+      buildClassifyApp({
+        ...parts,
+        resolveHost: testResolver,
+        backoff: { base_delay_ms: 5, max_delay_ms: 20, retry_after_cap_ms: 50 },
+      }),
   );
 }
 
@@ -47,7 +59,16 @@ const usage = async (app: HttpApp, query = 'group_by=model', path = '/classify/u
 };
 
 function call_(patch: Partial<ProviderCall>): ProviderCall {
-  return { provider: 'openai', model: 'priced-model', input_tokens: 0, output_tokens: 0, latency_ms: 5, attempts: 1, result: 'ok', ...patch };
+  return {
+    provider: 'openai',
+    model: 'priced-model',
+    input_tokens: 0,
+    output_tokens: 0,
+    latency_ms: 5,
+    attempts: 1,
+    result: 'ok',
+    ...patch,
+  };
 }
 
 describe.each(await storesUnderTest())('LLM usage on %s', (kind) => {
@@ -89,15 +110,28 @@ describe.each(await storesUnderTest())('LLM usage on %s', (kind) => {
         fallbacks: 0,
         unpriced_calls: 0,
       });
-      expect(report.rows).toEqual([{ provider, model: 'priced-model', ...report.totals, estimated_cost: report.totals.estimated_cost }]);
+      expect(report.rows).toEqual([
+        { provider, model: 'priced-model', ...report.totals, estimated_cost: report.totals.estimated_cost },
+      ]);
       // The price table applies: tokens × price per million.
       const expected = (served.input_tokens * 2 + served.output_tokens * 8) / 1e6;
       expect(report.totals.estimated_cost).toBeCloseTo(expected, 6);
       expect(report.currency).toBe('USD');
 
       // Each call's own row: attempts and outcome, the tokens adding up to the same totals.
-      const calls = (await t.database.kysely.selectFrom('llm_calls').selectAll().orderBy('id').execute()) as Array<{ attempts: number; result: string; input_tokens: number; latency_ms: number }>;
-      expect(calls.map((row) => [row.attempts, row.result])).toEqual([[1, 'ok'], [1, 'ok'], [1, 'ok'], [2, 'ok'], [2, 'ok']]);
+      const calls = (await t.database.kysely.selectFrom('llm_calls').selectAll().orderBy('id').execute()) as Array<{
+        attempts: number;
+        result: string;
+        input_tokens: number;
+        latency_ms: number;
+      }>;
+      expect(calls.map((row) => [row.attempts, row.result])).toEqual([
+        [1, 'ok'],
+        [1, 'ok'],
+        [1, 'ok'],
+        [2, 'ok'],
+        [2, 'ok'],
+      ]);
       expect(calls.reduce((sum, row) => sum + Number(row.input_tokens), 0)).toBe(served.input_tokens);
       expect(calls.every((row) => Number(row.latency_ms) >= 0)).toBe(true);
     });
@@ -109,8 +143,15 @@ describe.each(await storesUnderTest())('LLM usage on %s', (kind) => {
       expect((await call(t.app, 'POST', '/classify', email)).body.dedupe.status).toBe('new');
       // The same message again (its own record), then the same content under another id (a second record).
       expect((await call(t.app, 'POST', '/classify', email)).body.dedupe.status).toBe('duplicate');
-      const copy = { ...email, id: `${email.id as string}-copy`, conversationId: `${email.conversationId as string}-copy` };
-      expect((await call(t.app, 'POST', '/classify', copy)).body.dedupe).toMatchObject({ status: 'duplicate', matched_on: 'fingerprint' });
+      const copy = {
+        ...email,
+        id: `${email.id as string}-copy`,
+        conversationId: `${email.conversationId as string}-copy`,
+      };
+      expect((await call(t.app, 'POST', '/classify', copy)).body.dedupe).toMatchObject({
+        status: 'duplicate',
+        matched_on: 'fingerprint',
+      });
       // Every attempt fails: the fallback answer, three requests.
       fake.script({ kind: 'status', status: 500 }, { kind: 'status', status: 500 }, { kind: 'status', status: 500 });
       expect((await call(t.app, 'POST', '/classify', freshEmail())).body.category).toBe('uncategorized');
@@ -120,7 +161,11 @@ describe.each(await storesUnderTest())('LLM usage on %s', (kind) => {
       expect(after.calls - before.calls).toBe(4);
       expect(after.duplicates_served - before.duplicates_served).toBe(2);
       expect(after.fallbacks - before.fallbacks).toBe(1);
-      const failed = await t.database.kysely.selectFrom('llm_calls').select(['attempts', 'result', 'input_tokens']).where('result', '!=', 'ok').execute();
+      const failed = await t.database.kysely
+        .selectFrom('llm_calls')
+        .select(['attempts', 'result', 'input_tokens'])
+        .where('result', '!=', 'ok')
+        .execute();
       expect(failed).toEqual([{ attempts: 3, result: 'provider_error', input_tokens: 0 }]);
     });
   });
@@ -138,7 +183,12 @@ describe.each(await storesUnderTest())('LLM usage on %s', (kind) => {
         LLM_MODEL: 'priced-model',
       });
       // The work service on the same database, as `npm start` runs them.
-      work = await buildWorkApp({ config: testConfig(t.testDatabase, { LLM_PRICES: pricesFile(JSON.stringify(PRICED)) }), database: t.database, logger: t.logs.logger, webRoot: null });
+      work = await buildWorkApp({
+        config: testConfig(t.testDatabase, { LLM_PRICES: pricesFile(JSON.stringify(PRICED)) }),
+        database: t.database,
+        logger: t.logs.logger,
+        webRoot: null,
+      });
       await work.ready();
     });
     afterAll(async () => {
@@ -154,46 +204,125 @@ describe.each(await storesUnderTest())('LLM usage on %s', (kind) => {
       await call(t.app, 'POST', '/classify', { ...freshEmail(), model: 'mystery-model' });
       await call(t.app, 'POST', '/classify', { ...freshEmail(), model: 'mystery-model' });
       const all = fake.usage();
-      const mystery = { input: all.input_tokens - priced.input_tokens, output: all.output_tokens - priced.output_tokens };
+      const mystery = {
+        input: all.input_tokens - priced.input_tokens,
+        output: all.output_tokens - priced.output_tokens,
+      };
 
       const report = await usage(t.app);
       const rows = Object.fromEntries(report.rows.map((row: { model: string }) => [row.model, row]));
-      expect(rows['mystery-model']).toMatchObject({ provider: 'openai', calls: 2, input_tokens: mystery.input, output_tokens: mystery.output, estimated_cost: null, unpriced_calls: 2 });
+      expect(rows['mystery-model']).toMatchObject({
+        provider: 'openai',
+        calls: 2,
+        input_tokens: mystery.input,
+        output_tokens: mystery.output,
+        estimated_cost: null,
+        unpriced_calls: 2,
+      });
       const pricedCost = (priced.input_tokens * 2 + priced.output_tokens * 8) / 1e6;
       expect(rows['priced-model']).toMatchObject({ calls: 1, unpriced_calls: 0 });
       expect(rows['priced-model'].estimated_cost).toBeCloseTo(pricedCost, 6);
-      expect(report.totals).toMatchObject({ calls: 3, input_tokens: all.input_tokens, output_tokens: all.output_tokens, unpriced_calls: 2 });
+      expect(report.totals).toMatchObject({
+        calls: 3,
+        input_tokens: all.input_tokens,
+        output_tokens: all.output_tokens,
+        unpriced_calls: 2,
+      });
       expect(report.totals.estimated_cost).toBeCloseTo(pricedCost, 6);
       // The work service answers the same from the same tables, for the UI.
-      expect(await usage(work, 'group_by=model', '/ui-api/classify-usage')).toEqual({ ...report, until: expect.any(String) });
+      expect(await usage(work, 'group_by=model', '/ui-api/classify-usage')).toEqual({
+        ...report,
+        until: expect.any(String),
+      });
     });
 
     it('group_by=day gives every UTC day of the window, zeros included; hours outside it do not count', async () => {
       const store = createDedupeStore(t.database);
-      const record = (at: string, patch: Partial<ProviderCall>) => store.recordUsage({ kind: 'call', at, call: call_(patch) });
+      const record = (at: string, patch: Partial<ProviderCall>) =>
+        store.recordUsage({ kind: 'call', at, call: call_(patch) });
       await record('2020-03-01T23:30:00.000Z', { input_tokens: 1_000 });
       await record('2020-03-02T00:10:00.000Z', { input_tokens: 100, output_tokens: 10 });
-      await record('2020-03-02T17:45:00.000Z', { input_tokens: 200, output_tokens: 20, attempts: 3, result: 'timeout' });
+      await record('2020-03-02T17:45:00.000Z', {
+        input_tokens: 200,
+        output_tokens: 20,
+        attempts: 3,
+        result: 'timeout',
+      });
       await record('2020-03-04T11:59:00.000Z', { input_tokens: 400, output_tokens: 40, model: 'mystery-model' });
       await record('2020-03-04T12:00:00.000Z', { input_tokens: 5_000 });
-      await store.recordUsage({ kind: 'duplicate', at: '2020-03-04T08:00:00.000Z', provider: 'openai', model: 'priced-model' });
-      await store.recordUsage({ kind: 'call', at: '2020-03-02T09:00:00.000Z', call: call_({ provider: 'rules', model: 'rules-v3' }) });
+      await store.recordUsage({
+        kind: 'duplicate',
+        at: '2020-03-04T08:00:00.000Z',
+        provider: 'openai',
+        model: 'priced-model',
+      });
+      await store.recordUsage({
+        kind: 'call',
+        at: '2020-03-02T09:00:00.000Z',
+        call: call_({ provider: 'rules', model: 'rules-v3' }),
+      });
 
       const report = await usage(t.app, 'group_by=day&since=2020-03-02T00:00:00Z&until=2020-03-04T12:00:00Z');
-      expect(report).toMatchObject({ since: '2020-03-02T00:00:00.000Z', until: '2020-03-04T12:00:00.000Z', group_by: 'day', currency: 'USD' });
-      const zero = { calls: 0, input_tokens: 0, output_tokens: 0, duplicates_served: 0, fallbacks: 0, estimated_cost: 0, unpriced_calls: 0 };
+      expect(report).toMatchObject({
+        since: '2020-03-02T00:00:00.000Z',
+        until: '2020-03-04T12:00:00.000Z',
+        group_by: 'day',
+        currency: 'USD',
+      });
+      const zero = {
+        calls: 0,
+        input_tokens: 0,
+        output_tokens: 0,
+        duplicates_served: 0,
+        fallbacks: 0,
+        estimated_cost: 0,
+        unpriced_calls: 0,
+      };
       expect(report.rows).toEqual([
-        { day: '2020-03-02', calls: 5, input_tokens: 300, output_tokens: 30, duplicates_served: 0, fallbacks: 1, estimated_cost: (300 * 2 + 30 * 8) / 1e6, unpriced_calls: 0 },
+        {
+          day: '2020-03-02',
+          calls: 5,
+          input_tokens: 300,
+          output_tokens: 30,
+          duplicates_served: 0,
+          fallbacks: 1,
+          estimated_cost: (300 * 2 + 30 * 8) / 1e6,
+          unpriced_calls: 0,
+        },
         { day: '2020-03-03', ...zero },
-        { day: '2020-03-04', ...zero, calls: 1, input_tokens: 400, output_tokens: 40, duplicates_served: 1, unpriced_calls: 1 },
+        {
+          day: '2020-03-04',
+          ...zero,
+          calls: 1,
+          input_tokens: 400,
+          output_tokens: 40,
+          duplicates_served: 1,
+          unpriced_calls: 1,
+        },
       ]);
-      expect(report.totals).toEqual({ calls: 6, input_tokens: 700, output_tokens: 70, duplicates_served: 1, fallbacks: 1, estimated_cost: (300 * 2 + 30 * 8) / 1e6, unpriced_calls: 1 });
+      expect(report.totals).toEqual({
+        calls: 6,
+        input_tokens: 700,
+        output_tokens: 70,
+        duplicates_served: 1,
+        fallbacks: 1,
+        estimated_cost: (300 * 2 + 30 * 8) / 1e6,
+        unpriced_calls: 1,
+      });
       // The rules classifier is priced at nothing, whatever the table says.
       const byModel = await usage(t.app, 'group_by=model&since=2020-03-02T00:00:00Z&until=2020-03-03T00:00:00Z');
-      expect(byModel.rows.find((row: { provider: string }) => row.provider === 'rules')).toMatchObject({ calls: 1, estimated_cost: 0, unpriced_calls: 0 });
+      expect(byModel.rows.find((row: { provider: string }) => row.provider === 'rules')).toMatchObject({
+        calls: 1,
+        estimated_cost: 0,
+        unpriced_calls: 0,
+      });
       // An hour counts when it overlaps the window: since 17:30 still takes the 17:00 hour.
-      expect((await usage(t.app, 'group_by=model&since=2020-03-02T17:30:00Z&until=2020-03-02T18:00:00Z')).totals).toMatchObject({ calls: 3, input_tokens: 200 });
-      expect((await usage(t.app, 'group_by=model&since=2020-03-02T18:00:00Z&until=2020-03-03T00:00:00Z')).totals.calls).toBe(0);
+      expect(
+        (await usage(t.app, 'group_by=model&since=2020-03-02T17:30:00Z&until=2020-03-02T18:00:00Z')).totals,
+      ).toMatchObject({ calls: 3, input_tokens: 200 });
+      expect(
+        (await usage(t.app, 'group_by=model&since=2020-03-02T18:00:00Z&until=2020-03-03T00:00:00Z')).totals.calls,
+      ).toBe(0);
     });
 
     it('defaults to today and the six days before it, one row each', async () => {
@@ -215,7 +344,11 @@ describe.each(await storesUnderTest())('LLM usage on %s', (kind) => {
       ['since=1969-12-31T00:00:00Z', 'since'],
     ])('refuses %s with a 422 problem naming %s', async (query, field) => {
       for (const app of [t.app, work]) {
-        const response = await call(app, 'GET', `${app === work ? '/ui-api/classify-usage' : '/classify/usage'}?${query}`);
+        const response = await call(
+          app,
+          'GET',
+          `${app === work ? '/ui-api/classify-usage' : '/classify/usage'}?${query}`,
+        );
         expect(response.status).toBe(422);
         expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
         expect(JSON.stringify(response.body.errors)).toContain(field);
@@ -238,7 +371,8 @@ describe.each(await storesUnderTest())('LLM usage on %s', (kind) => {
         await t.database.kysely.selectFrom('llm_calls').selectAll().execute(),
         await t.database.kysely.selectFrom('llm_usage_hourly').selectAll().execute(),
       ]);
-      for (const needle of [secret, 'Olga', 'Quarterly', fingerprint, 'conv-', '@example.com']) expect(rows).not.toContain(needle);
+      for (const needle of [secret, 'Olga', 'Quarterly', fingerprint, 'conv-', '@example.com'])
+        expect(rows).not.toContain(needle);
       // While the dedupe record does hold it: this is the right email.
       const stored = JSON.stringify(await t.database.kysely.selectFrom('classify_messages').selectAll().execute());
       expect(stored).toContain(fingerprint);
@@ -250,7 +384,10 @@ describe.each(await storesUnderTest())('LLM usage on %s', (kind) => {
       const removed = await createDedupeStore(t.database).purgeBefore('2999-01-01T00:00:00.000Z');
       expect(removed).toBeGreaterThan(0);
       expect(await t.database.kysely.selectFrom('llm_calls').selectAll().execute()).toEqual([]);
-      expect(await usage(t.app, 'group_by=model&since=2020-01-01T00:00:00Z')).toEqual({ ...before, until: expect.any(String) });
+      expect(await usage(t.app, 'group_by=model&since=2020-01-01T00:00:00Z')).toEqual({
+        ...before,
+        until: expect.any(String),
+      });
     });
   });
 
@@ -265,7 +402,19 @@ describe.each(await storesUnderTest())('LLM usage on %s', (kind) => {
       await call(t.app, 'POST', '/classify', freshEmail());
       await call(t.app, 'POST', '/classify', freshEmail());
       const report = await usage(t.app);
-      expect(report.rows).toEqual([{ provider: 'rules', model: 'rules-v3', calls: 2, input_tokens: 0, output_tokens: 0, duplicates_served: 0, fallbacks: 0, estimated_cost: 0, unpriced_calls: 0 }]);
+      expect(report.rows).toEqual([
+        {
+          provider: 'rules',
+          model: 'rules-v3',
+          calls: 2,
+          input_tokens: 0,
+          output_tokens: 0,
+          duplicates_served: 0,
+          fallbacks: 0,
+          estimated_cost: 0,
+          unpriced_calls: 0,
+        },
+      ]);
     });
   });
 });
@@ -274,7 +423,9 @@ describe('LLM_PRICES', () => {
   const load = (path: string) => loadConfig({ LLM_PRICES: path });
 
   it('lays the file over the built-in prices of the default models', () => {
-    const prices = load(pricesFile(JSON.stringify({ ...PRICED, 'gpt-4.1-mini': { input_per_million: 0.1, output_per_million: 0.2 } }))).llm.prices;
+    const prices = load(
+      pricesFile(JSON.stringify({ ...PRICED, 'gpt-4.1-mini': { input_per_million: 0.1, output_per_million: 0.2 } })),
+    ).llm.prices;
     expect(prices['priced-model']).toEqual(PRICED['priced-model']);
     expect(prices['gpt-4.1-mini']).toEqual({ input_per_million: 0.1, output_per_million: 0.2 });
     expect(prices['claude-haiku-4-5']).toEqual(DEFAULT_PRICES['claude-haiku-4-5']);
@@ -283,12 +434,32 @@ describe('LLM_PRICES', () => {
 
   it.each([
     ['a missing file', join(folder, 'nowhere.json'), /LLM_PRICES: cannot read .*nowhere\.json \(ENOENT\)/],
-    ['text that is not JSON', pricesFile('OPENAI_API_KEY=sk-live-secret-123'), /LLM_PRICES: .* is not valid JSON; expected \{/],
+    [
+      'text that is not JSON',
+      pricesFile('OPENAI_API_KEY=sk-live-secret-123'),
+      /LLM_PRICES: .* is not valid JSON; expected \{/,
+    ],
     ['an array', pricesFile('[1, 2]'), /must hold one JSON object/],
-    ['a price that is not a number', pricesFile(JSON.stringify({ m: { input_per_million: 'sk-live-secret-123', output_per_million: 1 } })), /model "m": input_per_million must be a number/],
-    ['a negative price', pricesFile(JSON.stringify({ m: { input_per_million: 1, output_per_million: -1 } })), /model "m": output_per_million must be a number/],
-    ['a missing field', pricesFile(JSON.stringify({ m: { input_per_million: 1 } })), /output_per_million must be a number/],
-    ['an unknown field', pricesFile(JSON.stringify({ m: { input_per_million: 1, output_per_million: 1, api_key: 'sk-live-secret-123' } })), /exactly input_per_million and output_per_million/],
+    [
+      'a price that is not a number',
+      pricesFile(JSON.stringify({ m: { input_per_million: 'sk-live-secret-123', output_per_million: 1 } })),
+      /model "m": input_per_million must be a number/,
+    ],
+    [
+      'a negative price',
+      pricesFile(JSON.stringify({ m: { input_per_million: 1, output_per_million: -1 } })),
+      /model "m": output_per_million must be a number/,
+    ],
+    [
+      'a missing field',
+      pricesFile(JSON.stringify({ m: { input_per_million: 1 } })),
+      /output_per_million must be a number/,
+    ],
+    [
+      'an unknown field',
+      pricesFile(JSON.stringify({ m: { input_per_million: 1, output_per_million: 1, api_key: 'sk-live-secret-123' } })),
+      /exactly input_per_million and output_per_million/,
+    ],
   ])('refuses %s at start-up, naming the problem and never a value', (_name, path, message) => {
     let error: unknown;
     try {

@@ -26,8 +26,13 @@ describe.skipIf(!hasPostgres)('agentdesk on the command line, on PostgreSQL', ()
     database = await createTestDatabase('postgres');
     onDatabase = { DATABASE_URL: database.config.url };
     // Nothing runs yet: the CLI migrates the empty schema and writes the token itself.
-    const secret = ok(await runCli(['token', 'create', '--role', 'admin', '--name', 'first-admin'], onDatabase)).stdout.trim();
-    work = await startWorkServer({ env: { ...onDatabase, AUTH: 'tokens', AUTH_FAILURE_LIMIT: '100000' }, wrap: throughCliServe });
+    const secret = ok(
+      await runCli(['token', 'create', '--role', 'admin', '--name', 'first-admin'], onDatabase),
+    ).stdout.trim();
+    work = await startWorkServer({
+      env: { ...onDatabase, AUTH: 'tokens', AUTH_FAILURE_LIMIT: '100000' },
+      wrap: throughCliServe,
+    });
     admin = { AGENTDESK_URL: work.url, AGENTDESK_TOKEN: secret };
   });
 
@@ -37,7 +42,9 @@ describe.skipIf(!hasPostgres)('agentdesk on the command line, on PostgreSQL', ()
   });
 
   it('the first admin token, made on the database, works against the service; more tokens through the API', async () => {
-    const agentToken = ok(await runCli(['token', 'create', '--role', 'agent', '--name', 'pg-bot', '--agent', 'pg-bot'], admin)).stdout.trim();
+    const agentToken = ok(
+      await runCli(['token', 'create', '--role', 'agent', '--name', 'pg-bot', '--agent', 'pg-bot'], admin),
+    ).stdout.trim();
     bot = { AGENTDESK_URL: work.url, AGENTDESK_TOKEN: agentToken };
     // DATABASE_URL set: `token ls` reads the database, with no service and no token.
     const listed = await runCliJson(['token', 'ls'], onDatabase);
@@ -49,7 +56,10 @@ describe.skipIf(!hasPostgres)('agentdesk on the command line, on PostgreSQL', ()
   });
 
   it('the agent loop: submit, claim, heartbeat, complete; a refused move exits 1', async () => {
-    const submitted = await runCliJson(['work', 'submit', '--type', 'pg_job', '--description', 'On PostgreSQL', '--payload', '{"n":1}'], admin);
+    const submitted = await runCliJson(
+      ['work', 'submit', '--type', 'pg_job', '--description', 'On PostgreSQL', '--payload', '{"n":1}'],
+      admin,
+    );
     ok(submitted.run);
     const claimed = await runCliJson(['work', 'claim', '--type', 'pg_job', '--wait', '2'], bot);
     expect(claimed.body).toMatchObject({ id: submitted.body.id, status: 'in_progress', assigned_agent: 'pg-bot' });

@@ -55,8 +55,12 @@ describe('agentdesk work submit --parent --after, work tree', () => {
     expect(ready.body.map((item: { id: string }) => item.id)).toEqual([schema.id]);
 
     let tree = ok(await runCli(['work', 'tree', epic.id], admin)).stdout;
-    expect(tree.split('\n')[0]).toMatch(new RegExp(`^queued\\s+${epic.id}  ship the billing export  \\(0 of 3 completed\\)$`));
-    expect(tree).toMatch(new RegExp(`[├└]─ queued\\s+${api.id}  the export endpoint  waiting on 1  \\(0 of 1 completed\\)`));
+    expect(tree.split('\n')[0]).toMatch(
+      new RegExp(`^queued\\s+${epic.id}  ship the billing export  \\(0 of 3 completed\\)$`),
+    );
+    expect(tree).toMatch(
+      new RegExp(`[├└]─ queued\\s+${api.id}  the export endpoint  waiting on 1  \\(0 of 1 completed\\)`),
+    );
     expect(tree).toMatch(new RegExp(`│  └─ queued\\s+${nested.id}  a sub-step of the endpoint\\n`));
     expect(tree).toMatch(new RegExp(`${docs.id}  document it  waiting on 2`));
     // eslint-disable-next-line no-control-regex -- ESC starts a colour code
@@ -73,7 +77,9 @@ describe('agentdesk work submit --parent --after, work tree', () => {
 
     const asJson = await runCliJson(['work', 'tree', epic.id], admin);
     expect(asJson.body.item.id).toBe(epic.id);
-    expect(asJson.body.children.map((child: { item: { id: string } }) => child.item.id).sort()).toEqual([schema.id, api.id, docs.id].sort());
+    expect(asJson.body.children.map((child: { item: { id: string } }) => child.item.id).sort()).toEqual(
+      [schema.id, api.id, docs.id].sort(),
+    );
     const shallow = await runCliJson(['work', 'tree', epic.id, '--depth', '1'], admin);
     const apiNode = shallow.body.children.find((child: { item: { id: string } }) => child.item.id === api.id);
     expect(apiNode).toMatchObject({ children: [], truncated: true });
@@ -81,10 +87,16 @@ describe('agentdesk work submit --parent --after, work tree', () => {
   }, 120_000);
 
   it('refuses an --after that is not an item id before asking the service (exit 2); an unknown one is the service’s 422 (exit 1)', async () => {
-    const typo = await runCli(['work', 'submit', '--type', 'cli_tree', '--description', 'x', '--after', 'not-an-id'], admin);
+    const typo = await runCli(
+      ['work', 'submit', '--type', 'cli_tree', '--description', 'x', '--after', 'not-an-id'],
+      admin,
+    );
     expect(typo.code).toBe(2);
     expect(typo.stderr).toMatch(/expected a work item id/);
-    const unknown = await runCli(['work', 'submit', '--type', 'cli_tree', '--description', 'x', '--after', '00000000-0000-4000-8000-000000000000'], admin);
+    const unknown = await runCli(
+      ['work', 'submit', '--type', 'cli_tree', '--description', 'x', '--after', '00000000-0000-4000-8000-000000000000'],
+      admin,
+    );
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toMatch(/refused \(422/);
     const tree = await runCli(['work', 'tree', '00000000-0000-4000-8000-000000000000'], admin);

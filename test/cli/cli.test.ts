@@ -42,7 +42,12 @@ describe('agentdesk on the command line, against real servers on SQLite', () => 
   beforeAll(async () => {
     database = await createTestDatabase('sqlite');
     folder = await mkdtemp(join(tmpdir(), 'agentdesk-cli-'));
-    const serverEnv = { DATABASE_URL: database.config.url, AUTH: 'tokens', AGENTDESK_ADMIN_TOKEN: ADMIN_SECRET, AUTH_FAILURE_LIMIT: '100000' };
+    const serverEnv = {
+      DATABASE_URL: database.config.url,
+      AUTH: 'tokens',
+      AGENTDESK_ADMIN_TOKEN: ADMIN_SECRET,
+      AUTH_FAILURE_LIMIT: '100000',
+    };
     work = await startWorkServer({ env: serverEnv, wrap: throughCliServe });
     classify = await startWorkServer({ env: serverEnv, service: 'classify' });
     base = { AGENTDESK_URL: work.url, AGENTDESK_CLASSIFY_URL: classify.url };
@@ -91,7 +96,9 @@ describe('agentdesk on the command line, against real servers on SQLite', () => 
     expect(renamed.body).toMatchObject({ id: created.body.id, name: 'Billing' });
     const listed = await runCliJson(['project', 'ls'], bot);
     expect(listed.body).toEqual([renamed.body]);
-    expect(ok(await runCli(['project', 'ls'], bot)).stdout).toMatch(/^ID\s+NAME\s+CREATED\s+EXTERNAL REF\n.*Billing\s+(just now|\d+s ago)\s+JIRA-PAY/);
+    expect(ok(await runCli(['project', 'ls'], bot)).stdout).toMatch(
+      /^ID\s+NAME\s+CREATED\s+EXTERNAL REF\n.*Billing\s+(just now|\d+s ago)\s+JIRA-PAY/,
+    );
     // A duplicate name (ignoring case) is refused by the service; an agent may not create.
     expect((await runCli(['project', 'create', 'BILLING'], admin)).code).toBe(1);
     expect((await runCli(['project', 'create', 'Mine'], bot)).code).toBe(1);
@@ -101,16 +108,40 @@ describe('agentdesk on the command line, against real servers on SQLite', () => 
     const payloadFile = join(folder, 'payload.json');
     await writeFile(payloadFile, JSON.stringify({ pr: 42, repo: 'agentdesk' }));
     const submitted = await runCliJson(
-      ['work', 'submit', '--type', 'code_review', '--description', 'Review PR 42', '--priority', '2', '--project', 'Billing', '--payload', `@${payloadFile}`],
+      [
+        'work',
+        'submit',
+        '--type',
+        'code_review',
+        '--description',
+        'Review PR 42',
+        '--priority',
+        '2',
+        '--project',
+        'Billing',
+        '--payload',
+        `@${payloadFile}`,
+      ],
       admin,
     );
     ok(submitted.run);
-    expect(submitted.body).toMatchObject({ type: 'code_review', priority: 2, status: 'queued', payload: { pr: 42, repo: 'agentdesk' } });
+    expect(submitted.body).toMatchObject({
+      type: 'code_review',
+      priority: 2,
+      status: 'queued',
+      payload: { pr: 42, repo: 'agentdesk' },
+    });
     expect(submitted.body.project_id).toMatch(/^[0-9a-f-]{36}$/);
-    const second = await runCliJson(['work', 'submit', '--type', 'triage', '--description', 'Sort the inbox', '--agent', 'bot-1'], admin);
+    const second = await runCliJson(
+      ['work', 'submit', '--type', 'triage', '--description', 'Sort the inbox', '--agent', 'bot-1'],
+      admin,
+    );
     expect(second.body).toMatchObject({ status: 'dispatched', assigned_agent: 'bot-1' });
 
-    const byType = await runCliJson(['work', 'ls', '--type', 'code_review', '--project', 'billing', '--status', 'queued'], bot);
+    const byType = await runCliJson(
+      ['work', 'ls', '--type', 'code_review', '--project', 'billing', '--status', 'queued'],
+      bot,
+    );
     ok(byType.run);
     expect(byType.body.map((item: { id: string }) => item.id)).toEqual([submitted.body.id]);
     const byAgent = await runCliJson(['work', 'ls', '--agent', 'bot-1', '--status', 'dispatched,in_progress'], bot);
@@ -151,13 +182,18 @@ describe('agentdesk on the command line, against real servers on SQLite', () => 
     expect(Date.parse(beat.body.lease_expires_at)).toBeGreaterThan(Date.parse(claimed.body.lease_expires_at));
     ok(await runCli(['work', 'note', id, 'Looked at the first ten'], bot));
     const blocked = await runCliJson(['work', 'block', id, '--notes', 'Waiting for access to the shared inbox'], bot);
-    expect(blocked.body).toMatchObject({ status: 'blocked', notes: 'Looked at the first ten\n\nWaiting for access to the shared inbox' });
+    expect(blocked.body).toMatchObject({
+      status: 'blocked',
+      notes: 'Looked at the first ten\n\nWaiting for access to the shared inbox',
+    });
     expect((await runCliJson(['work', 'start', id], bot)).body.status).toBe('in_progress');
     const done = await runCliJson(['work', 'complete', id, '--notes', 'Inbox sorted'], bot);
     ok(done.run);
     expect(done.body).toMatchObject({ status: 'completed', outcome: 'success', lease_expires_at: null });
     expect(done.body.notes).toMatch(/Inbox sorted$/);
-    expect(done.body.dispatch_log).toEqual([expect.objectContaining({ agent: 'bot-1', outcome: 'success', reason: 'completed' })]);
+    expect(done.body.dispatch_log).toEqual([
+      expect.objectContaining({ agent: 'bot-1', outcome: 'success', reason: 'completed' }),
+    ]);
     // Run again (a retry after a lost answer): the move and its note are not made twice.
     const again = await runCliJson(['work', 'complete', id, '--notes', 'Inbox sorted'], bot);
     ok(again.run);
@@ -176,7 +212,11 @@ describe('agentdesk on the command line, against real servers on SQLite', () => 
     const queued = await runCliJson(['work', 'submit', '--type', 'triage', '--description', 'Never mind'], admin);
     const refused = await runCliJson(['work', 'complete', queued.body.id], admin);
     expect(refused.run.code).toBe(1);
-    expect(refused.body).toMatchObject({ status: 409, title: 'Conflict', allowed_statuses: ['dispatched', 'cancelled'] });
+    expect(refused.body).toMatchObject({
+      status: 409,
+      title: 'Conflict',
+      allowed_statuses: ['dispatched', 'cancelled'],
+    });
     expect(refused.run.stderr).toMatch(/refused \(409 Conflict\): Cannot move a work item from queued to completed/);
     const human = await runCli(['work', 'complete', queued.body.id], admin);
     expect(human).toMatchObject({ code: 1, stdout: '' });
@@ -187,7 +227,10 @@ describe('agentdesk on the command line, against real servers on SQLite', () => 
   });
 
   it("another agent's token cannot touch the first agent's item (403, exit 1); an admin token must name the agent (exit 2)", async () => {
-    const item = await runCliJson(['work', 'submit', '--type', 'triage', '--description', 'For bot-1 only', '--agent', 'bot-1'], admin);
+    const item = await runCliJson(
+      ['work', 'submit', '--type', 'triage', '--description', 'For bot-1 only', '--agent', 'bot-1'],
+      admin,
+    );
     const stolen = await runCli(['work', 'start', item.body.id], otherBot);
     expect(stolen.code).toBe(1);
     expect(stolen.stderr).toMatch(/refused \(403 Forbidden\).*bot-2/);
@@ -228,7 +271,13 @@ describe('agentdesk on the command line, against real servers on SQLite', () => 
       ['classify', join(folder, 'missing.eml')],
     ];
     const runs = await Promise.all(cases.map((args) => runCli(args, admin)));
-    runs.forEach((run, i) => expect({ args: cases[i], code: run.code, stdout: run.stdout }).toEqual({ args: cases[i], code: 2, stdout: expect.any(String) }));
+    runs.forEach((run, i) =>
+      expect({ args: cases[i], code: run.code, stdout: run.stdout }).toEqual({
+        args: cases[i],
+        code: 2,
+        stdout: expect.any(String),
+      }),
+    );
     // A bad environment is a usage error too.
     expect((await runCli(['work', 'ls'], { AGENTDESK_URL: 'not a url' })).code).toBe(2);
   });
@@ -238,14 +287,24 @@ describe('agentdesk on the command line, against real servers on SQLite', () => 
     const gone = await runCli(['work', 'ls'], { ...admin, AGENTDESK_URL: `http://127.0.0.1:${port}` });
     expect(gone.code).toBe(3);
     expect(gone.stderr).toContain(`cannot reach agentdesk at http://127.0.0.1:${port}: ECONNREFUSED`);
-    const noClassifier = await runCli(['classify', fileURLToPath(EML)], { ...admin, AGENTDESK_CLASSIFY_URL: `http://127.0.0.1:${port}` });
+    const noClassifier = await runCli(['classify', fileURLToPath(EML)], {
+      ...admin,
+      AGENTDESK_CLASSIFY_URL: `http://127.0.0.1:${port}`,
+    });
     expect(noClassifier.code).toBe(3);
   });
 
   it('an answer of 5xx (the service cannot serve now) exits 3; the problem is still shown', async () => {
     const failing = createServer((_request, response) => {
       response.writeHead(503, { 'content-type': 'application/problem+json' });
-      response.end(JSON.stringify({ type: 'https://agentdesk.dev/problems/unavailable', title: 'Service Unavailable', status: 503, detail: 'The database does not answer' }));
+      response.end(
+        JSON.stringify({
+          type: 'https://agentdesk.dev/problems/unavailable',
+          title: 'Service Unavailable',
+          status: 503,
+          detail: 'The database does not answer',
+        }),
+      );
     });
     failing.listen(0, '127.0.0.1');
     await once(failing, 'listening');
@@ -263,7 +322,9 @@ describe('agentdesk on the command line, against real servers on SQLite', () => 
     // `script` gives the CLI a pseudo-terminal as stdout, as a person's shell would.
     const onTerminal = async (extra: Record<string, string>) => {
       const command = `'${process.execPath}' '${CLI_JS}' work ls --status completed`;
-      const child = spawn('script', ['-qec', command, '/dev/null'], { env: { PATH: process.env.PATH ?? '/usr/bin:/bin', TERM: 'xterm', ...bot, ...extra } });
+      const child = spawn('script', ['-qec', command, '/dev/null'], {
+        env: { PATH: process.env.PATH ?? '/usr/bin:/bin', TERM: 'xterm', ...bot, ...extra },
+      });
       const chunks: Buffer[] = [];
       child.stdout.on('data', (chunk: Buffer) => chunks.push(chunk));
       const [code] = (await once(child, 'close')) as [number];
@@ -301,7 +362,9 @@ describe('agentdesk on the command line, against real servers on SQLite', () => 
     const commands = [
       [],
       ['work'],
-      ...['ls', 'show', 'submit', 'claim', 'heartbeat', 'start', 'block', 'complete', 'fail', 'cancel', 'note'].map((c) => ['work', c]),
+      ...['ls', 'show', 'submit', 'claim', 'heartbeat', 'start', 'block', 'complete', 'fail', 'cancel', 'note'].map(
+        (c) => ['work', c],
+      ),
       ['project'],
       ...['ls', 'create', 'rename'].map((c) => ['project', c]),
       ['token'],
@@ -342,7 +405,10 @@ describe('agentdesk under AUTH=off (a loopback desk): the agent is AGENTDESK_AGE
 
   it('submits as AGENTDESK_AGENT (X-User), claims for it, or for --agent; with neither, claim is a usage error', async () => {
     const ada = { AGENTDESK_URL: work.url, AGENTDESK_AGENT: 'ada' };
-    const submitted = await runCliJson(['work', 'submit', '--type', 'docs', '--description', 'Write the CLI section'], ada);
+    const submitted = await runCliJson(
+      ['work', 'submit', '--type', 'docs', '--description', 'Write the CLI section'],
+      ada,
+    );
     expect(submitted.body.created_by).toBe('ada');
     const claimed = await runCliJson(['work', 'claim'], ada);
     expect(claimed.body).toMatchObject({ id: submitted.body.id, assigned_agent: 'ada', status: 'in_progress' });
@@ -367,7 +433,10 @@ describe('agentdesk under AUTH=off (a loopback desk): the agent is AGENTDESK_AGE
     expect((await runCliJson(['work', 'show', second.body.id], cy)).body.status).toBe('queued');
     const next = await runCliJson(['work', 'claim', '--type', 'cli_finish', '--finish', first.body.id], cy);
     expect(next.body).toMatchObject({ id: second.body.id, status: 'in_progress', assigned_agent: 'cy' });
-    expect((await runCliJson(['work', 'show', first.body.id], cy)).body).toMatchObject({ status: 'completed', outcome: 'success' });
+    expect((await runCliJson(['work', 'show', first.body.id], cy)).body).toMatchObject({
+      status: 'completed',
+      outcome: 'success',
+    });
     const last = await runCli(['work', 'claim', '--type', 'cli_finish', '--finish', second.body.id], cy);
     expect(last).toMatchObject({ code: 0, stdout: '' });
     expect(last.stderr).toMatch(/Nothing to claim for cy/);

@@ -22,14 +22,25 @@ describe('relativeTime', () => {
 describe('table', () => {
   it('aligns columns by visible width, colour codes and wide characters included', () => {
     const paint = paintFor({ isTTY: true, env: {} });
-    const text = table(['A', 'B', 'C'], [[paint.green('completed'), 'Jürgen', 'x'], ['q', 'b', 'y']], paint);
+    const text = table(
+      ['A', 'B', 'C'],
+      [
+        [paint.green('completed'), 'Jürgen', 'x'],
+        ['q', 'b', 'y'],
+      ],
+      paint,
+    );
     // eslint-disable-next-line no-control-regex -- ESC starts the colour codes this strips
     const lines = text.replace(/\u001b\[[0-9;]*m/g, '').split('\n');
     expect(lines.slice(0, 3)).toEqual(['A          B       C', 'completed  Jürgen  x', 'q          b       y']);
   });
 
   it('paints nothing off a terminal, with NO_COLOR, or on TERM=dumb', () => {
-    for (const io of [{ isTTY: false, env: {} }, { isTTY: true, env: { NO_COLOR: '' } }, { isTTY: true, env: { TERM: 'dumb' } }]) {
+    for (const io of [
+      { isTTY: false, env: {} },
+      { isTTY: true, env: { NO_COLOR: '' } },
+      { isTTY: true, env: { TERM: 'dumb' } },
+    ]) {
       expect(paintFor(io).red('x')).toBe('x');
     }
     expect(paintFor({ isTTY: true, env: {} }).red('x')).toBe('\u001b[31mx\u001b[39m');

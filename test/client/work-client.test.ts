@@ -23,8 +23,16 @@ describe.each(await storesUnderTest())('the work client on %s', (kind) => {
     desk = await startWorkApp(kind, AUTH_ENV);
     const fetch = createInjectFetch(desk.app);
     admin = createWorkClient({ baseUrl: BASE, token: ADMIN_SECRET, fetch });
-    bot = createWorkClient({ baseUrl: BASE, token: (await mintToken(desk.app, { role: 'agent', agent: 'bot-1' })).token, fetch });
-    other = createWorkClient({ baseUrl: BASE, token: (await mintToken(desk.app, { role: 'agent', agent: 'bot-2', name: 'b2' })).token, fetch });
+    bot = createWorkClient({
+      baseUrl: BASE,
+      token: (await mintToken(desk.app, { role: 'agent', agent: 'bot-1' })).token,
+      fetch,
+    });
+    other = createWorkClient({
+      baseUrl: BASE,
+      token: (await mintToken(desk.app, { role: 'agent', agent: 'bot-2', name: 'b2' })).token,
+      fetch,
+    });
   });
   afterAll(async () => desk?.close());
 
@@ -57,7 +65,11 @@ describe.each(await storesUnderTest())('the work client on %s', (kind) => {
     expect(blocked.version).toBeGreaterThan(noted.version);
 
     const resumed = await bot.updateWork(beat.id, { status: 'in_progress' }, { ifMatch: blocked.version });
-    const done = await bot.updateWork(beat.id, { status: 'completed', outcome: 'success' }, { ifMatch: resumed.version });
+    const done = await bot.updateWork(
+      beat.id,
+      { status: 'completed', outcome: 'success' },
+      { ifMatch: resumed.version },
+    );
     expect(done.outcome).toBe('success');
     expect((await bot.getWork(done.id)).dispatch_log).toHaveLength(1);
 
@@ -86,17 +98,25 @@ describe.each(await storesUnderTest())('the work client on %s', (kind) => {
     expect((forbidden as ProblemError).status).toBe(403);
     expect((forbidden as ProblemError).problem.detail).toMatch(/bot-2/);
     // An illegal move: 409, with the statuses the item may move to.
-    const conflict = (await bot.updateWork(item.id, { status: 'completed', outcome: 'success' }).catch((error: unknown) => error)) as ProblemError;
+    const conflict = (await bot
+      .updateWork(item.id, { status: 'completed', outcome: 'success' })
+      .catch((error: unknown) => error)) as ProblemError;
     expect(conflict.status).toBe(409);
     expect(conflict.title).toBe('Conflict');
     // A stale version: 412.
-    const stale = (await bot.updateWork(item.id, { status: 'in_progress' }, { ifMatch: 999 }).catch((e: unknown) => e)) as ProblemError;
+    const stale = (await bot
+      .updateWork(item.id, { status: 'in_progress' }, { ifMatch: 999 })
+      .catch((e: unknown) => e)) as ProblemError;
     expect(stale.status).toBe(412);
     // A bad field: 422 with the field named.
-    const invalid = (await admin.submitWork({ type: 'bad type!', description: 'x' }).catch((e: unknown) => e)) as ProblemError;
+    const invalid = (await admin
+      .submitWork({ type: 'bad type!', description: 'x' })
+      .catch((e: unknown) => e)) as ProblemError;
     expect(invalid.status).toBe(422);
     expect(invalid.errors?.map((error) => error.field).join(' ')).toMatch(/type/);
-    const missing = (await admin.getWork('00000000-0000-4000-8000-000000000000').catch((e: unknown) => e)) as ProblemError;
+    const missing = (await admin
+      .getWork('00000000-0000-4000-8000-000000000000')
+      .catch((e: unknown) => e)) as ProblemError;
     expect(missing.status).toBe(404);
   });
 
@@ -143,8 +163,12 @@ describe.each(await storesUnderTest())('the work client on %s', (kind) => {
     const plan = await admin.submitPlan(body, { idempotencyKey: 'plan-1' });
     expect(await admin.submitPlan(body, { idempotencyKey: 'plan-1' })).toEqual(plan);
     const nested = await admin.submitWork({ type: 'client_plan', description: 'under b', parent_id: plan.steps.b! });
-    expect((await admin.children(plan.parent.id)).map((item) => item.id).sort()).toEqual(Object.values(plan.steps).sort());
-    expect((await admin.dependents(plan.steps.a!)).map((item) => item.id).sort()).toEqual([plan.steps.b, plan.steps.c].sort());
+    expect((await admin.children(plan.parent.id)).map((item) => item.id).sort()).toEqual(
+      Object.values(plan.steps).sort(),
+    );
+    expect((await admin.dependents(plan.steps.a!)).map((item) => item.id).sort()).toEqual(
+      [plan.steps.b, plan.steps.c].sort(),
+    );
 
     const tree = await admin.tree(plan.parent.id);
     expect(tree.item.id).toBe(plan.parent.id);
@@ -155,7 +179,10 @@ describe.each(await storesUnderTest())('the work client on %s', (kind) => {
     expect(b.children[0]).toMatchObject({ children: [], truncated: false });
 
     const shallow = await admin.tree(plan.parent.id, { depth: 1 });
-    expect(shallow.children.find((child) => child.item.id === plan.steps.b)).toMatchObject({ children: [], truncated: true });
+    expect(shallow.children.find((child) => child.item.id === plan.steps.b)).toMatchObject({
+      children: [],
+      truncated: true,
+    });
     const small = await admin.tree(plan.parent.id, { maxItems: 3 });
     expect(small.children).toHaveLength(2);
     expect(small.truncated).toBe(true);
@@ -177,7 +204,10 @@ describe.each(await storesUnderTest())('the work client on %s', (kind) => {
     await client.getWork(id);
     await client.submitWork({ type: 't', description: 'd' });
     await client.dependents(id);
-    await client.submitPlan({ parent: { type: 't', description: 'd' }, steps: [{ key: 'k', type: 't', description: 'd' }] });
+    await client.submitPlan({
+      parent: { type: 't', description: 'd' },
+      steps: [{ key: 'k', type: 't', description: 'd' }],
+    });
     await client.claimWork({ agent: 'a' });
     await client.heartbeat(id, { agent: 'a' });
     await client.updateWork(id, { status: 'queued' });
@@ -207,7 +237,9 @@ describe.each(await storesUnderTest())('the work client on %s', (kind) => {
     }));
     const missing = calls.filter(({ method, path }) => {
       // The most specific template wins (/work/counts before /work/{id}).
-      const match = templates.filter(({ pattern }) => pattern.test(path)).sort((a, b) => a.template.split('{').length - b.template.split('{').length)[0];
+      const match = templates
+        .filter(({ pattern }) => pattern.test(path))
+        .sort((a, b) => a.template.split('{').length - b.template.split('{').length)[0];
       return !match || !(method.toLowerCase() in (document.paths[match.template] ?? {}));
     });
     expect(missing).toEqual([]);

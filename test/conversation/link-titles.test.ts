@@ -19,7 +19,8 @@ describe.each(await storesUnderTest())('comment link titles on %s', (kind) => {
   });
   afterAll(() => t?.close());
 
-  const comment = (url: string, title: string) => call(t.app, 'POST', `/work/${item}/comments`, { body: 'see the link', links: [{ url, title }] });
+  const comment = (url: string, title: string) =>
+    call(t.app, 'POST', `/work/${item}/comments`, { body: 'see the link', links: [{ url, title }] });
 
   it('refuses a title that reads as an address of another host', async () => {
     const misleading: Array<[string, string]> = [

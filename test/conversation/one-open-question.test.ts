@@ -20,14 +20,21 @@ describe.each(await storesUnderTest())('one open question on %s', (kind) => {
     as.ada = [bearer((await mintToken(t.app, { role: 'agent', name: 'ada-token', agent: 'ada' })).token)];
     as.mia = [bearer((await mintToken(t.app, { role: 'member', name: 'mia' })).token)];
     as.people = [];
-    for (let i = 0; i < 20; i++) as.people.push(bearer((await mintToken(t.app, { role: 'member', name: `person-${i}` })).token));
+    for (let i = 0; i < 20; i++)
+      as.people.push(bearer((await mintToken(t.app, { role: 'member', name: `person-${i}` })).token));
   });
   afterAll(() => t?.close());
 
   const healthy = async () => expect((await call(t.app, 'GET', '/health')).status).toBe(200);
   const submit = async (extra: Record<string, unknown> = {}) => {
     const type = `one-open-${Math.random().toString(36).slice(2, 8)}`;
-    const submitted = await call(t.app, 'POST', '/work', { type, description: 'write the release notes', ...extra }, one('admin'));
+    const submitted = await call(
+      t.app,
+      'POST',
+      '/work',
+      { type, description: 'write the release notes', ...extra },
+      one('admin'),
+    );
     expect(submitted.status, submitted.text).toBe(201);
     return { id: submitted.body.id as string, type };
   };
@@ -36,13 +43,28 @@ describe.each(await storesUnderTest())('one open question on %s', (kind) => {
     expect(claimed.status, claimed.text).toBe(200);
     return claimed.body;
   };
-  const reviewProject = async () => (await call(t.app, 'POST', '/projects', { name: `reviewed-${Math.random().toString(36).slice(2, 8)}`, review_required: true }, one('admin'))).body;
+  const reviewProject = async () =>
+    (
+      await call(
+        t.app,
+        'POST',
+        '/projects',
+        { name: `reviewed-${Math.random().toString(36).slice(2, 8)}`, review_required: true },
+        one('admin'),
+      )
+    ).body;
   const done = { status: 'completed', outcome: 'success', notes: 'done' };
 
   it("a person's question about a queued item, then the agent completes it in a review project: 409 naming the question", async () => {
     const project = await reviewProject();
     const item = await submit({ project_id: project.id });
-    const asked = await call(t.app, 'POST', `/work/${item.id}/questions`, { question: 'Is this still wanted?' }, one('mia'));
+    const asked = await call(
+      t.app,
+      'POST',
+      `/work/${item.id}/questions`,
+      { question: 'Is this still wanted?' },
+      one('mia'),
+    );
     expect(asked.status, asked.text).toBe(201);
     await claim(item.type);
     const completed = await call(t.app, 'PATCH', `/work/${item.id}`, done, one('ada'));
@@ -54,7 +76,11 @@ describe.each(await storesUnderTest())('one open question on %s', (kind) => {
 
   it('six people ask about one item at once: one question, five 409s naming it', async () => {
     const item = await submit();
-    const asks = await Promise.all(as.people.slice(0, 6).map((who, i) => call(t.app, 'POST', `/work/${item.id}/questions`, { question: `question ${i}` }, who)));
+    const asks = await Promise.all(
+      as.people
+        .slice(0, 6)
+        .map((who, i) => call(t.app, 'POST', `/work/${item.id}/questions`, { question: `question ${i}` }, who)),
+    );
     const won = asks.filter((r) => r.status === 201);
     expect(won).toHaveLength(1);
     for (const lost of asks.filter((r) => r.status !== 201)) {
@@ -80,13 +106,20 @@ describe.each(await storesUnderTest())('one open question on %s', (kind) => {
 
   it('20 concurrent asks: one wins, the rest 409 (no 503); 20 concurrent answers: one wins, the rest 409', async () => {
     const item = await submit();
-    const asks = await Promise.all(as.people.map((who, i) => call(t.app, 'POST', `/work/${item.id}/questions`, { question: `q${i}` }, who)));
+    const asks = await Promise.all(
+      as.people.map((who, i) => call(t.app, 'POST', `/work/${item.id}/questions`, { question: `q${i}` }, who)),
+    );
     expect(asks.map((r) => r.status).sort()).toEqual([201, ...Array(19).fill(409)]);
     const question = asks.find((r) => r.status === 201)!.body;
-    const answers = await Promise.all(as.people.map((who, i) => call(t.app, 'POST', `/work/${item.id}/questions/${question.id}/answer`, { answer: `a${i}` }, who)));
+    const answers = await Promise.all(
+      as.people.map((who, i) =>
+        call(t.app, 'POST', `/work/${item.id}/questions/${question.id}/answer`, { answer: `a${i}` }, who),
+      ),
+    );
     expect(answers.map((r) => r.status).sort()).toEqual([200, ...Array(19).fill(409)]);
     const winner = answers.find((r) => r.status === 200)!.body;
-    for (const lost of answers.filter((r) => r.status === 409)) expect(lost.body.question).toMatchObject({ id: question.id, answered_by: winner.answered_by });
+    for (const lost of answers.filter((r) => r.status === 409))
+      expect(lost.body.question).toMatchObject({ id: question.id, answered_by: winner.answered_by });
     await healthy();
   });
 });

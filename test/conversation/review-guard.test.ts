@@ -36,11 +36,18 @@ describe.each(await storesUnderTest())('the review guard on %s', (kind) => {
   afterAll(() => t?.close());
 
   const get = async (id: string) => (await call(t.app, 'GET', `/work/${id}`, undefined, as.admin)).body;
-  const patch = (id: string, body: unknown, who: Record<string, string>) => call(t.app, 'PATCH', `/work/${id}`, body, who);
+  const patch = (id: string, body: unknown, who: Record<string, string>) =>
+    call(t.app, 'PATCH', `/work/${id}`, body, who);
   /** A fresh item of its own type, claimed by `who`'s agent. */
   const claimed = async (extra: Record<string, unknown>, who = as.ada) => {
     const type = `guard-${Math.random().toString(36).slice(2, 8)}`;
-    const submitted = await call(t.app, 'POST', '/work', { type, description: 'tidy the changelog', ...extra }, as.admin);
+    const submitted = await call(
+      t.app,
+      'POST',
+      '/work',
+      { type, description: 'tidy the changelog', ...extra },
+      as.admin,
+    );
     expect(submitted.status, submitted.text).toBe(201);
     const claim = await call(t.app, 'POST', '/work/claim', { types: [type] }, who);
     expect(claim.status, claim.text).toBe(200);
@@ -83,15 +90,36 @@ describe.each(await storesUnderTest())('the review guard on %s', (kind) => {
     for (const item of [id, flagged]) expect((await complete(item)).body).toMatchObject({ status: 'completed' });
   });
 
-  it('an agent may not submit below its project\'s review, nor plan steps below it; a member may', async () => {
+  it("an agent may not submit below its project's review, nor plan steps below it; a member may", async () => {
     const type = `guard-submit-${kind}`;
     refused(
-      await call(t.app, 'POST', '/work', { type, description: 'x', project_id: reviewed, review_required: false }, as.ada),
+      await call(
+        t.app,
+        'POST',
+        '/work',
+        { type, description: 'x', project_id: reviewed, review_required: false },
+        as.ada,
+      ),
       /agent token may not submit with review_required false into a project that requires review/,
     );
-    expect((await call(t.app, 'POST', '/work', { type, description: 'x', project_id: reviewed }, as.ada)).status).toBe(201);
-    expect((await call(t.app, 'POST', '/work', { type, description: 'x', project_id: open, review_required: false }, as.ada)).status).toBe(201);
-    expect((await call(t.app, 'POST', '/work', { type, description: 'x', project_id: reviewed, review_required: false }, as.max)).status).toBe(201);
+    expect((await call(t.app, 'POST', '/work', { type, description: 'x', project_id: reviewed }, as.ada)).status).toBe(
+      201,
+    );
+    expect(
+      (await call(t.app, 'POST', '/work', { type, description: 'x', project_id: open, review_required: false }, as.ada))
+        .status,
+    ).toBe(201);
+    expect(
+      (
+        await call(
+          t.app,
+          'POST',
+          '/work',
+          { type, description: 'x', project_id: reviewed, review_required: false },
+          as.max,
+        )
+      ).status,
+    ).toBe(201);
 
     const before = (await call(t.app, 'GET', `/work?type=${type}&limit=100`, undefined, as.admin)).body.length;
     const plan = {
@@ -113,9 +141,12 @@ describe.each(await storesUnderTest())('the review guard on %s', (kind) => {
     refused(await patch(id, { review_required: false }, as.mia), /holding an item may not lower its review/);
     const sent = await complete(id, as.mia);
     expect(sent.body).toMatchObject({ status: 'blocked' });
-    const review = (await call(t.app, 'GET', `/work/${id}/questions`, undefined, as.admin)).body.find((q: any) => q.kind === 'review');
+    const review = (await call(t.app, 'GET', `/work/${id}/questions`, undefined, as.admin)).body.find(
+      (q: any) => q.kind === 'review',
+    );
     expect(review).toMatchObject({ status: 'open', asked_by: 'mia' });
-    const answer = (body: unknown, who: Record<string, string>) => call(t.app, 'POST', `/work/${id}/questions/${review.id}/answer`, body, who);
+    const answer = (body: unknown, who: Record<string, string>) =>
+      call(t.app, 'POST', `/work/${id}/questions/${review.id}/answer`, body, who);
     refused(await answer({ option: 'approve' }, as.mia), /work by mia, which is you: another person reviews it/);
     refused(await answer({ option: 'return', answer: 'again' }, as.mia), /which is you/);
     expect(await get(id)).toMatchObject({ status: 'blocked' });

@@ -22,7 +22,12 @@ describe.skipIf(kinds.length === 0)('an answer on another instance', () => {
   beforeAll(async () => {
     a = await startWorkApp('postgres');
     second = await openTestDatabase(a.testDatabase);
-    b = await buildWorkApp({ config: testConfig(a.testDatabase), database: second, logger: captureLogs('info').logger, webRoot: null });
+    b = await buildWorkApp({
+      config: testConfig(a.testDatabase),
+      database: second,
+      logger: captureLogs('info').logger,
+      webRoot: null,
+    });
     await b.ready();
   });
   afterAll(async () => {
@@ -34,7 +39,13 @@ describe.skipIf(kinds.length === 0)('an answer on another instance', () => {
   it('ends the wait on instance A, answered on B', async () => {
     const item = (await call(a.app, 'POST', '/work', { type: 'two', description: 'asked on A', agent: 'ada' })).body;
     expect((await call(a.app, 'PATCH', `/work/${item.id}`, { status: 'in_progress', agent: 'ada' })).status).toBe(200);
-    const asked = await call(a.app, 'POST', `/work/${item.id}/questions`, { question: 'Go?', options: ['yes', 'no'] }, { 'x-user': 'ada' });
+    const asked = await call(
+      a.app,
+      'POST',
+      `/work/${item.id}/questions`,
+      { question: 'Go?', options: ['yes', 'no'] },
+      { 'x-user': 'ada' },
+    );
     expect(asked.status, asked.text).toBe(201);
 
     // The wait is under way on A before B answers: B's commit reaches A only through NOTIFY.
@@ -46,10 +57,19 @@ describe.skipIf(kinds.length === 0)('an answer on another instance', () => {
     for (let i = 0; i < 50 && !settled; i += 1) await new Promise((resolve) => setImmediate(resolve));
     expect(settled).toBe(false);
 
-    const answered = await call(b, 'POST', `/work/${item.id}/questions/${asked.body.id}/answer`, { option: 'yes' }, { 'x-user': 'mia' });
+    const answered = await call(
+      b,
+      'POST',
+      `/work/${item.id}/questions/${asked.body.id}/answer`,
+      { option: 'yes' },
+      { 'x-user': 'mia' },
+    );
     expect(answered.status, answered.text).toBe(200);
     const waited = await waiting;
     expect(waited.body).toMatchObject({ status: 'answered', option: 'yes', answered_by: 'mia' });
-    expect((await call(a.app, 'GET', `/work/${item.id}`)).body).toMatchObject({ status: 'in_progress', assigned_agent: 'ada' });
+    expect((await call(a.app, 'GET', `/work/${item.id}`)).body).toMatchObject({
+      status: 'in_progress',
+      assigned_agent: 'ada',
+    });
   });
 });

@@ -33,7 +33,10 @@ function walkScript(blocks: readonly string[], workPort: number, classifyPort: n
 
 function runBash(script: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn('bash', ['-c', script], { stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: process.env.PATH ?? '' } });
+    const child = spawn('bash', ['-c', script], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { PATH: process.env.PATH ?? '' },
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -60,8 +63,15 @@ describe('the README, run as written', () => {
 
   it('every command succeeds against started services, and says what the README says', async () => {
     database = await createTestDatabase('sqlite');
-    desk = await startDesk({ env: { DATABASE_URL: database.config.url, LLM_PROVIDER: 'rules' }, startTimeoutMs: 90_000 });
-    const script = walkScript(serviceBlocks(readFileSync(README, 'utf8')), desk.port, Number(new URL(desk.classifyUrl).port));
+    desk = await startDesk({
+      env: { DATABASE_URL: database.config.url, LLM_PROVIDER: 'rules' },
+      startTimeoutMs: 90_000,
+    });
+    const script = walkScript(
+      serviceBlocks(readFileSync(README, 'utf8')),
+      desk.port,
+      Number(new URL(desk.classifyUrl).port),
+    );
     const run = await runBash(script);
     expect(run.code, `stdout:\n${run.stdout}\nstderr:\n${run.stderr}`).toBe(0);
     const out = run.stdout;
@@ -74,7 +84,8 @@ describe('the README, run as written', () => {
     expect(out).toMatch(/"type":"deploy"/);
     expect(out).toMatch(/"needs_action":true/);
 
-    const items = (await (await fetch(`${desk.url}/work?limit=50`)).json()) as { items?: Array<{ type: string; status: string }> } | Array<{ type: string; status: string }>;
+    const items = (await (await fetch(`${desk.url}/work?limit=50`)).json()) as
+      { items?: Array<{ type: string; status: string }> } | Array<{ type: string; status: string }>;
     const list = Array.isArray(items) ? items : (items.items ?? []);
     expect(list.find((item) => item.type === 'release')?.status).toBe('in_progress');
     expect(list.find((item) => item.type === 'deploy')?.status).toBe('queued');

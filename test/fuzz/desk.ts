@@ -81,13 +81,18 @@ async function openApi(url: string): Promise<Record<string, any>> {
 /** How often each operation is drawn: the ones that change state, more. */
 function weightOf(op: Operation): number {
   if (op.name === 'POST /work' || op.name === 'PATCH /work/{id}') return 6;
-  if (op.name === 'POST /work/claim' || op.name === 'POST /work/{id}/heartbeat' || op.name === 'POST /classify') return 4;
+  if (op.name === 'POST /work/claim' || op.name === 'POST /work/{id}/heartbeat' || op.name === 'POST /classify')
+    return 4;
   return op.method === 'GET' ? 1 : 2;
 }
 
 /** A failure's kind, without the ids, numbers and quoted values that differ between cases. */
 function signature(operation: string, problem: string): string {
-  return `${operation} ${problem.replace(/"[^"]*"/g, '"…"').replace(/[0-9a-f]{8}-[0-9a-f-]{27}/g, '<id>').replace(/\d+/g, 'N').slice(0, 160)}`;
+  return `${operation} ${problem
+    .replace(/"[^"]*"/g, '"…"')
+    .replace(/[0-9a-f]{8}-[0-9a-f-]{27}/g, '<id>')
+    .replace(/\d+/g, 'N')
+    .slice(0, 160)}`;
 }
 
 export async function startDesk(kind: StoreKind, mode: AuthMode, keepGoing = false): Promise<Desk> {
@@ -122,14 +127,22 @@ export async function startDesk(kind: StoreKind, mode: AuthMode, keepGoing = fal
   const workUrl = await listen(workApp);
   const services = {
     work: { app: workApp, url: workUrl, operations: readOperations('work', await openApi(workUrl)) },
-    classify: { app: classifyApp, url: classifyUrl, operations: readOperations('classify', await openApi(classifyUrl)) },
+    classify: {
+      app: classifyApp,
+      url: classifyUrl,
+      operations: readOperations('classify', await openApi(classifyUrl)),
+    },
   };
   const operations = [...services.work.operations, ...services.classify.operations];
   const classifyOp = services.classify.operations.find((op) => op.name === 'POST /classify')!;
   // The UI relay takes any object and the classifier judges it: generate and judge alike.
   const bodyJudge = (op: Operation) => (op.name === 'POST /ui-api/classify' ? classifyOp : op);
   const bodyLimit = (op: Operation) =>
-    op.name === 'POST /ui-api/classify' ? CLASSIFY_PROXY_BODY_LIMIT : op.service === 'classify' ? CLASSIFY_BODY_LIMIT : WORK_BODY_LIMIT;
+    op.name === 'POST /ui-api/classify'
+      ? CLASSIFY_PROXY_BODY_LIMIT
+      : op.service === 'classify'
+        ? CLASSIFY_BODY_LIMIT
+        : WORK_BODY_LIMIT;
 
   const pools = new Pools();
   const deleted = new Set<string>();
@@ -159,7 +172,12 @@ export async function startDesk(kind: StoreKind, mode: AuthMode, keepGoing = fal
   const caseArbitrary: fc.Arbitrary<FuzzCase> = fc.record({
     drafts: fc.oneof(
       { weight: 4, arbitrary: fc.array(draft, { minLength: 1, maxLength: 3 }) },
-      { weight: 1, arbitrary: fc.tuple(draft, fc.integer({ min: 2, max: 3 })).map(([one, times]) => Array.from({ length: times }, () => one)) },
+      {
+        weight: 1,
+        arbitrary: fc
+          .tuple(draft, fc.integer({ min: 2, max: 3 }))
+          .map(([one, times]) => Array.from({ length: times }, () => one)),
+      },
     ),
     model: modelBehaviour,
   });
@@ -192,7 +210,10 @@ export async function startDesk(kind: StoreKind, mode: AuthMode, keepGoing = fal
       dispatcher,
     });
     const flat = Object.fromEntries(
-      Object.entries(response.headers).map(([name, value]) => [name, Array.isArray(value) ? value.join(', ') : String(value ?? '')]),
+      Object.entries(response.headers).map(([name, value]) => [
+        name,
+        Array.isArray(value) ? value.join(', ') : String(value ?? ''),
+      ]),
     );
     let text: string;
     if ((flat['content-type'] ?? '').startsWith('text/event-stream')) {
@@ -217,7 +238,10 @@ export async function startDesk(kind: StoreKind, mode: AuthMode, keepGoing = fal
       database,
       acknowledged: pools.versions,
       deleted,
-      workItem: services.work.operations.find((op) => op.name === 'POST /work')!.responses.get(201)!.content.get('application/json')!,
+      workItem: services.work.operations
+        .find((op) => op.name === 'POST /work')!
+        .responses.get(201)!
+        .content.get('application/json')!,
       eventsAfter,
       created,
       removed,
@@ -253,7 +277,9 @@ export async function startDesk(kind: StoreKind, mode: AuthMode, keepGoing = fal
     });
     const answers = await Promise.all(
       prepared.map(({ sendable, header }) =>
-        send(sendable, header).catch((error: Error) => ({ status: 0, headers: {}, text: `no answer: ${error.message}` }) as Answer),
+        send(sendable, header).catch(
+          (error: Error) => ({ status: 0, headers: {}, text: `no answer: ${error.message}` }) as Answer,
+        ),
       ),
     );
     const found: string[] = [];
@@ -267,7 +293,8 @@ export async function startDesk(kind: StoreKind, mode: AuthMode, keepGoing = fal
       if (problems.length > 0) {
         const text = `${problems.map((p) => `  ✗ ${p}`).join('\n')}\n${describeRequest(sendable, answer)}`;
         found.push(text);
-        for (const problem of problems) if (!failures.has(signature(op.name, problem))) failures.set(signature(op.name, problem), text);
+        for (const problem of problems)
+          if (!failures.has(signature(op.name, problem))) failures.set(signature(op.name, problem), text);
       }
       if (expectation.op && answer.status > 0) {
         let body: unknown;
@@ -278,25 +305,49 @@ export async function startDesk(kind: StoreKind, mode: AuthMode, keepGoing = fal
         }
         pools.learn(expectation.op, answer.status, body, answer.headers.link);
         const item = body as { id?: unknown; version?: unknown; dispatch_log?: unknown } | undefined;
-        if (WRITES.has(expectation.op.name) && answer.status < 300 && typeof item?.id === 'string' && typeof item.version === 'number' && item.dispatch_log) {
+        if (
+          WRITES.has(expectation.op.name) &&
+          answer.status < 300 &&
+          typeof item?.id === 'string' &&
+          typeof item.version === 'number' &&
+          item.dispatch_log
+        ) {
           if ((written.get(item.id)?.version ?? 0) < item.version) written.set(item.id, item as { version: number });
         }
-        if (answer.status === 204 && expectation.op.name === 'DELETE /work/{id}') deleted.add(decodeURIComponent(sendable.path.split('/')[2]!));
-        if (answer.status === 204 && expectation.op.name === 'DELETE /tokens/{id}') revoked.add(decodeURIComponent(sendable.path.split('/')[2]!));
+        if (answer.status === 204 && expectation.op.name === 'DELETE /work/{id}')
+          deleted.add(decodeURIComponent(sendable.path.split('/')[2]!));
+        if (answer.status === 204 && expectation.op.name === 'DELETE /tokens/{id}')
+          revoked.add(decodeURIComponent(sendable.path.split('/')[2]!));
       }
     });
 
     // A read returns what a write acknowledged: each item a write answered with, read back at
     // the same version, is the same item (dispatch log, timestamps, payload and all).
     for (const [id, acknowledged] of written) {
-      const read = await send({ op: services.work.operations[0]!, method: 'GET', path: `/work/${id}`, query: '', headers: {}, body: null, mutation: 'read back' }, mode === 'tokens' ? `Bearer ${ADMIN_SECRET}` : undefined);
+      const read = await send(
+        {
+          op: services.work.operations[0]!,
+          method: 'GET',
+          path: `/work/${id}`,
+          query: '',
+          headers: {},
+          body: null,
+          mutation: 'read back',
+        },
+        mode === 'tokens' ? `Bearer ${ADMIN_SECRET}` : undefined,
+      );
       if (read.status !== 200) continue;
       const read_ = JSON.parse(read.text) as Record<string, unknown> & { version: number };
       // GET adds the item's plan (depends_on, blocked_by, children: read fresh, not versioned);
       // every field the write answered must read back the same.
-      const current = { ...Object.fromEntries(Object.keys(acknowledged).map((key) => [key, read_[key]])), version: read_.version };
+      const current = {
+        ...Object.fromEntries(Object.keys(acknowledged).map((key) => [key, read_[key]])),
+        version: read_.version,
+      };
       if (current.version === acknowledged.version && JSON.stringify(current) !== JSON.stringify(acknowledged)) {
-        found.push(`  ✗ item ${id} reads back differently at version ${current.version}:\n  acknowledged ${JSON.stringify(acknowledged).slice(0, 900)}\n  read         ${read.text.slice(0, 900)}`);
+        found.push(
+          `  ✗ item ${id} reads back differently at version ${current.version}:\n  acknowledged ${JSON.stringify(acknowledged).slice(0, 900)}\n  read         ${read.text.slice(0, 900)}`,
+        );
         failures.set(signature('read-back', 'item reads back differently'), found.at(-1)!);
       }
     }
@@ -311,16 +362,20 @@ export async function startDesk(kind: StoreKind, mode: AuthMode, keepGoing = fal
     // Secrets never reach a log line; no request ended in an error the logs had to report.
     const fresh = logs.lines.splice(0);
     for (const line of fresh) {
-      if (line.includes('"msg":"email classified"')) tally.set('(model answered)', (tally.get('(model answered)') ?? 0) + 1);
-      if (line.includes('"msg":"classification failed"')) tally.set('(model failed)', (tally.get('(model failed)') ?? 0) + 1);
+      if (line.includes('"msg":"email classified"'))
+        tally.set('(model answered)', (tally.get('(model answered)') ?? 0) + 1);
+      if (line.includes('"msg":"classification failed"'))
+        tally.set('(model failed)', (tally.get('(model failed)') ?? 0) + 1);
       for (const secret of [...secrets, ...pools.tokens.map((token) => token.secret)]) {
-        if (line.includes(secret)) found.push(`  ✗ a log line carries a secret (${secret.slice(0, 6)}…): ${line.slice(0, 300)}`);
+        if (line.includes(secret))
+          found.push(`  ✗ a log line carries a secret (${secret.slice(0, 6)}…): ${line.slice(0, 300)}`);
       }
       if (/"level":50/.test(line)) found.push(`  ✗ an error was logged: ${line.slice(0, 600)}`);
     }
     if (found.length === 0) return;
     if (keepGoing) {
-      for (const one of found) if (one.startsWith('  ✗ a log') || one.startsWith('  ✗ an error')) failures.set(signature('log', one), one);
+      for (const one of found)
+        if (one.startsWith('  ✗ a log') || one.startsWith('  ✗ an error')) failures.set(signature('log', one), one);
       return;
     }
     throw new Error(`on ${kind}, AUTH=${mode}:\n${found.join('\n\n')}`);

@@ -22,7 +22,13 @@ describe.each(await storesUnderTest())('every route, fuzzed, on %s with AUTH=tok
   it(
     `${settings.runs} cases with admin, role, missing and bad credentials`,
     async () => {
-      await runFuzz(`every route on ${kind}, AUTH=tokens`, `test/fuzz/every-route-tokens.test.ts -t "on ${kind}"`, settings, desk.caseArbitrary, desk.runCase);
+      await runFuzz(
+        `every route on ${kind}, AUTH=tokens`,
+        `test/fuzz/every-route-tokens.test.ts -t "on ${kind}"`,
+        settings,
+        desk.caseArbitrary,
+        desk.runCase,
+      );
       expect([...desk.failures.values()].join('\n\n════════\n\n')).toBe('');
       expect(await desk.checkEverything()).toEqual([]);
       printTally(summarize(desk).text);

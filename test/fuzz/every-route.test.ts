@@ -25,7 +25,13 @@ describe.each(await storesUnderTest())('every route, fuzzed from the OpenAPI doc
   it(
     `${settings.runs} cases of 1–3 concurrent requests: statuses, problem+json, schemas, invariants`,
     async () => {
-      await runFuzz(`every route on ${kind}, AUTH=off`, `test/fuzz/every-route.test.ts -t "on ${kind}"`, settings, desk.caseArbitrary, desk.runCase);
+      await runFuzz(
+        `every route on ${kind}, AUTH=off`,
+        `test/fuzz/every-route.test.ts -t "on ${kind}"`,
+        settings,
+        desk.caseArbitrary,
+        desk.runCase,
+      );
       expect([...desk.failures.values()].join('\n\n════════\n\n')).toBe('');
       expect(await desk.checkEverything()).toEqual([]);
       const summary = summarize(desk);

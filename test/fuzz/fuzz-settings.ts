@@ -49,7 +49,11 @@ export async function runFuzz<T>(
   try {
     // No shrinking: the server keeps its state between cases, so a smaller case would not
     // replay the same way; the failing request is printed whole instead.
-    await fc.assert(fc.asyncProperty(arbitrary, check), { numRuns: settings.runs, seed: settings.seed, endOnFailure: true });
+    await fc.assert(fc.asyncProperty(arbitrary, check), {
+      numRuns: settings.runs,
+      seed: settings.seed,
+      endOnFailure: true,
+    });
   } catch (error) {
     (error as Error).message = `[fuzz] ${label} failed; replay: ${replay}\n${(error as Error).message}`;
     throw error;

@@ -64,7 +64,12 @@ describe.each(await storesUnderTest())('the fuzzer notices what it is meant to, 
     mutation: 'none',
     ...over,
   });
-  const settings = () => ({ operations, bodyLimit: () => 1024 * 1024, bodyJudge: (one: Operation) => one, maxDepth: 64 });
+  const settings = () => ({
+    operations,
+    bodyLimit: () => 1024 * 1024,
+    bodyJudge: (one: Operation) => one,
+    maxDepth: 64,
+  });
 
   it('the oracle: a wrong type is a 422, a truncated body a 400, text/plain a 415, a bad id a 404, PUT a 405', () => {
     const statuses = (over: Partial<Sendable>) => {
@@ -75,7 +80,9 @@ describe.each(await storesUnderTest())('the fuzzer notices what it is meant to, 
     expect(statuses({ body: '{"type":"t","description":7}' })).toEqual([422]);
     expect(statuses({ body: '{"type":"t","descr' })).toEqual([400]);
     expect(statuses({ headers: { 'content-type': 'text/plain' } })).toEqual([415]);
-    expect(statuses({ op: op('GET /work/{id}'), method: 'GET', path: '/work/not-a-uuid', body: null, headers: {} })).toEqual([404]);
+    expect(
+      statuses({ op: op('GET /work/{id}'), method: 'GET', path: '/work/not-a-uuid', body: null, headers: {} }),
+    ).toEqual([404]);
     expect(statuses({ method: 'PUT' })).toEqual([405]);
   });
 
@@ -83,11 +90,25 @@ describe.each(await storesUnderTest())('the fuzzer notices what it is meant to, 
     const valid = expectationFor(request({}), settings(), null);
     const problems = (status: number, headers: Record<string, string>, text: string) =>
       checkAnswer(request({}), valid, { status, headers, text }, ['sk-secret-123']).join('\n');
-    expect(problems(500, { 'content-type': 'application/problem+json' }, '{"type":"x","title":"x","status":500,"detail":"x"}')).toMatch(/never a 5xx/);
-    expect(problems(409, { 'content-type': 'application/json' }, '{"status":409}')).toMatch(/not application\/problem\+json/);
-    expect(problems(201, { 'content-type': 'application/json', location: '/x', etag: '"1"' }, '{"id":"x"}')).toMatch(/does not match the declared 201 schema/);
-    expect(problems(418, { 'content-type': 'application/problem+json' }, '{"type":"x","title":"x","status":418,"detail":"sk-secret-123"}')).toMatch(
-      /not declared[\s\S]*carries a secret/,
+    expect(
+      problems(
+        500,
+        { 'content-type': 'application/problem+json' },
+        '{"type":"x","title":"x","status":500,"detail":"x"}',
+      ),
+    ).toMatch(/never a 5xx/);
+    expect(problems(409, { 'content-type': 'application/json' }, '{"status":409}')).toMatch(
+      /not application\/problem\+json/,
     );
+    expect(problems(201, { 'content-type': 'application/json', location: '/x', etag: '"1"' }, '{"id":"x"}')).toMatch(
+      /does not match the declared 201 schema/,
+    );
+    expect(
+      problems(
+        418,
+        { 'content-type': 'application/problem+json' },
+        '{"type":"x","title":"x","status":418,"detail":"sk-secret-123"}',
+      ),
+    ).toMatch(/not declared[\s\S]*carries a secret/);
   });
 });

@@ -28,7 +28,27 @@ export const unicodeEdges = fc.constantFrom(
 );
 
 /** Numbers as they are and as text, including what JavaScript and SQL parse differently. */
-const numberish = fc.constantFrom(0, -0, -1, 1.5, 1e21, -1e21, 2 ** 53, 2 ** 31, -(2 ** 31) - 1, 1e308, 5e-324, '1', '1e3', '0x10', 'NaN', 'Infinity', '-0', ' 1', '١');
+const numberish = fc.constantFrom(
+  0,
+  -0,
+  -1,
+  1.5,
+  1e21,
+  -1e21,
+  2 ** 53,
+  2 ** 31,
+  -(2 ** 31) - 1,
+  1e308,
+  5e-324,
+  '1',
+  '1e3',
+  '0x10',
+  'NaN',
+  'Infinity',
+  '-0',
+  ' 1',
+  '١',
+);
 
 /** Ids that look like ids to someone. */
 export const badUuids = fc.constantFrom(
@@ -87,7 +107,9 @@ export const badCursors = fc.oneof(
     cursorOf(['newest', '2024-01-01T00:00:00.000Z', '3f2504e0-4f89-11d3-9a0c-0305e82c3301', '3']),
     cursorOf(['newest', 1, 2, 3]),
   ),
-  fc.tuple(fc.constantFrom('newest', 'priority'), fc.string(), fc.string(), fc.oneof(fc.integer(), fc.string())).map(cursorOf),
+  fc
+    .tuple(fc.constantFrom('newest', 'priority'), fc.string(), fc.string(), fc.oneof(fc.integer(), fc.string()))
+    .map(cursorOf),
 );
 
 /** Any value of the wrong kind for most fields. */
@@ -99,7 +121,9 @@ export const wrongTypes = fc.oneof(
 
 /** Strings of a size no field takes, or exactly at a limit. */
 export const hugeStrings = fc.oneof(
-  fc.constantFrom(64, 65, 100, 101, 200, 201, 255, 256, 512, 513, 1000, 1001, 2000, 2001, 10_000, 10_001).map((n) => 'x'.repeat(n)),
+  fc
+    .constantFrom(64, 65, 100, 101, 200, 201, 255, 256, 512, 513, 1000, 1001, 2000, 2001, 10_000, 10_001)
+    .map((n) => 'x'.repeat(n)),
   fc.integer({ min: 10_002, max: 70_000 }).map((n) => 'é'.repeat(n)),
   fc.constantFrom(65, 101, 10_001).map((n) => '🚀'.repeat(n)),
 );
@@ -120,7 +144,23 @@ export const hostileValue: fc.Arbitrary<unknown> = fc.oneof(
  * refuses the rest (obs-text included) before it leaves the client.
  */
 export const hostileHeaderValue = fc.oneof(
-  fc.constantFrom('', ' ', '*', '"1"', 'W/"1"', '"1", "2"', '"abc"', '"-1"', '"999999999999"', '1', ',', '"', '" 1 "', 'null', '\t'),
+  fc.constantFrom(
+    '',
+    ' ',
+    '*',
+    '"1"',
+    'W/"1"',
+    '"1", "2"',
+    '"abc"',
+    '"-1"',
+    '"999999999999"',
+    '1',
+    ',',
+    '"',
+    '" 1 "',
+    'null',
+    '\t',
+  ),
   fc.constantFrom(255, 256, 4000).map((n) => 'k'.repeat(n)),
   fc.string({ unit: fc.integer({ min: 0x20, max: 0x7e }).map((code) => String.fromCharCode(code)), maxLength: 40 }),
   fc.string({ unit: 'grapheme-ascii', maxLength: 40 }).map((text) => text.replace(/[^\t\x20-\x7e]/g, '')),
@@ -131,5 +171,7 @@ export const hostileSegment = fc.oneof(
   badUuids.map((text) => ({ text, raw: false })),
   unicodeEdges.map((text) => ({ text, raw: false })),
   fc.constantFrom(101, 200, 5000).map((n) => ({ text: 'a'.repeat(n), raw: false })),
-  fc.constantFrom('%', '%zz', '%c0%ae', '%ff', '%2e%2e', '%2F', '..', '.', '%00', 'a%20b').map((text) => ({ text, raw: true })),
+  fc
+    .constantFrom('%', '%zz', '%c0%ae', '%ff', '%2e%2e', '%2F', '..', '.', '%00', 'a%20b')
+    .map((text) => ({ text, raw: true })),
 );

@@ -58,7 +58,17 @@ export interface InvariantReport {
   lastEventId: number;
 }
 
-const EVENT_TYPES = new Set(['work.created', 'work.updated', 'work.deleted', 'work.commented', 'question.asked', 'question.answered', 'question.moot', 'project.created', 'project.updated']);
+const EVENT_TYPES = new Set([
+  'work.created',
+  'work.updated',
+  'work.deleted',
+  'work.commented',
+  'question.asked',
+  'question.answered',
+  'question.moot',
+  'project.created',
+  'project.updated',
+]);
 const FINAL = sql`('completed', 'failed', 'cancelled')`;
 const HELD = sql`('dispatched', 'in_progress', 'blocked')`;
 
@@ -80,19 +90,26 @@ export async function checkInvariants(input: InvariantInput): Promise<InvariantR
   const broken: string[] = [];
   const since = input.changedSince;
   // The per-item rules read only recent items unless asked for all.
-  const recent = (column: string) => (since === null ? sql`1 = 1` : sql`${sql.ref(column)} IN (SELECT id FROM work_items WHERE updated_at >= ${since})`);
+  const recent = (column: string) =>
+    since === null ? sql`1 = 1` : sql`${sql.ref(column)} IN (SELECT id FROM work_items WHERE updated_at >= ${since})`;
   const rule = async (name: string, query: ReturnType<typeof sql>) => {
     const found = await rows(db, query);
     if (found.length > 0) broken.push(`${name}: ${JSON.stringify(found.slice(0, 3))}`);
   };
 
-  await rule('1 more than one open dispatch entry', sql`SELECT work_item_id, COUNT(*) AS open FROM dispatch_log WHERE completed_at IS NULL AND ${recent('work_item_id')} GROUP BY work_item_id HAVING COUNT(*) > 1`);
+  await rule(
+    '1 more than one open dispatch entry',
+    sql`SELECT work_item_id, COUNT(*) AS open FROM dispatch_log WHERE completed_at IS NULL AND ${recent('work_item_id')} GROUP BY work_item_id HAVING COUNT(*) > 1`,
+  );
   await rule(
     '2 final item without completed_at or with the wrong outcome',
     sql`SELECT id, status, outcome, completed_at FROM work_items WHERE ${recent('id')} AND status IN ${FINAL} AND (completed_at IS NULL OR outcome IS NULL
         OR NOT ((status = 'completed' AND outcome = 'success') OR (status = 'failed' AND outcome = 'failed') OR (status = 'cancelled' AND outcome = 'cancelled')))`,
   );
-  await rule('3 open item with an outcome or completed_at', sql`SELECT id, status, outcome, completed_at FROM work_items WHERE ${recent('id')} AND status NOT IN ${FINAL} AND (outcome IS NOT NULL OR completed_at IS NOT NULL)`);
+  await rule(
+    '3 open item with an outcome or completed_at',
+    sql`SELECT id, status, outcome, completed_at FROM work_items WHERE ${recent('id')} AND status NOT IN ${FINAL} AND (outcome IS NOT NULL OR completed_at IS NOT NULL)`,
+  );
   await rule(
     '4 held item without exactly one open entry naming its agent',
     sql`SELECT w.id, w.status, w.assigned_agent,
@@ -108,7 +125,10 @@ export async function checkInvariants(input: InvariantInput): Promise<InvariantR
     sql`SELECT w.id, w.status FROM work_items w WHERE ${recent('w.id')} AND w.status IN ('queued', 'completed', 'failed', 'cancelled')
         AND EXISTS (SELECT 1 FROM dispatch_log d WHERE d.work_item_id = w.id AND d.completed_at IS NULL)`,
   );
-  await rule('5 queued item with an agent', sql`SELECT id, assigned_agent FROM work_items WHERE ${recent('id')} AND status = 'queued' AND assigned_agent IS NOT NULL`);
+  await rule(
+    '5 queued item with an agent',
+    sql`SELECT id, assigned_agent FROM work_items WHERE ${recent('id')} AND status = 'queued' AND assigned_agent IS NOT NULL`,
+  );
   await rule(
     '6 counter or setting out of range',
     sql`SELECT id, version, attempts, priority, max_attempts, retry_delay_s FROM work_items
@@ -145,7 +165,10 @@ export async function checkInvariants(input: InvariantInput): Promise<InvariantR
     sql`SELECT q.id, q.work_item_id, w.status FROM work_questions q JOIN work_items w ON w.id = q.work_item_id WHERE q.status = 'open' AND w.status IN ${FINAL} AND ${recent('w.id')}`,
   );
 
-  const payloads = await rows(db, sql`SELECT id, payload FROM work_items WHERE ${recent('id')} AND payload IS NOT NULL`);
+  const payloads = await rows(
+    db,
+    sql`SELECT id, payload FROM work_items WHERE ${recent('id')} AND payload IS NOT NULL`,
+  );
   for (const row of payloads) if (!parses(row.payload)) broken.push(`11 payload of ${String(row.id)} is not JSON`);
   const events = await rows(db, sql`SELECT id, type, data FROM events WHERE id > ${input.eventsAfter} ORDER BY id`);
   let lastEventId = input.eventsAfter;
@@ -160,16 +183,23 @@ export async function checkInvariants(input: InvariantInput): Promise<InvariantR
     if (event.type === 'work.deleted' && typeof id === 'string') input.removed.add(id);
   }
 
-  for (const row of await rows(db, sql`SELECT scope, idempotency_key, response_status, response_body FROM idempotency_keys`)) {
+  for (const row of await rows(
+    db,
+    sql`SELECT scope, idempotency_key, response_status, response_body FROM idempotency_keys`,
+  )) {
     const answer = parses(row.response_body) ? JSON.parse(String(row.response_body)) : undefined;
     if (Number(row.response_status) !== 201 || !input.workItem(answer)) {
-      broken.push(`12 remembered answer for key ${JSON.stringify(row.idempotency_key)} is not a work item: ${JSON.stringify(input.workItem.errors?.slice(0, 2))}`);
+      broken.push(
+        `12 remembered answer for key ${JSON.stringify(row.idempotency_key)} is not a work item: ${JSON.stringify(input.workItem.errors?.slice(0, 2))}`,
+      );
     }
   }
 
   // Rules 13 and 15 read every item: on the full checks only.
   const stored = new Map(
-    since === null ? (await rows(db, sql`SELECT id, version FROM work_items`)).map((row) => [String(row.id), Number(row.version)]) : [],
+    since === null
+      ? (await rows(db, sql`SELECT id, version FROM work_items`)).map((row) => [String(row.id), Number(row.version)])
+      : [],
   );
   for (const id of stored.keys()) {
     if (!input.created.has(id)) broken.push(`15 item ${id} has no work.created event`);
@@ -182,9 +212,15 @@ export async function checkInvariants(input: InvariantInput): Promise<InvariantR
     else if (now < version) broken.push(`13 item ${id} is at version ${now}, below the acknowledged ${version}`);
   }
 
-  await rule('tokens: agent set for a role other than agent, or missing', sql`SELECT id, role, agent FROM tokens WHERE (role = 'agent') <> (agent IS NOT NULL)`);
+  await rule(
+    'tokens: agent set for a role other than agent, or missing',
+    sql`SELECT id, role, agent FROM tokens WHERE (role = 'agent') <> (agent IS NOT NULL)`,
+  );
 
-  await rule('14 classification left pending after every request was answered', sql`SELECT record_key, state FROM classify_messages WHERE state = 'pending'`);
+  await rule(
+    '14 classification left pending after every request was answered',
+    sql`SELECT record_key, state FROM classify_messages WHERE state = 'pending'`,
+  );
   await rule(
     '14 classification record whose state and result disagree',
     sql`SELECT record_key, state FROM classify_messages WHERE (state = 'done') <> (result IS NOT NULL)`,

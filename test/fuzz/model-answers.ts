@@ -19,7 +19,10 @@ export interface ModelBehaviour {
 const answerPaths = jsonPaths(FAKE_ANSWER);
 
 const mutatedAnswer = fc
-  .tuple(fc.nat(), fc.oneof(hostileValue, fc.constant(undefined), fc.constantFrom('spam', 'urgent', 'action_required', 1.5, -1, 101)))
+  .tuple(
+    fc.nat(),
+    fc.oneof(hostileValue, fc.constant(undefined), fc.constantFrom('spam', 'urgent', 'action_required', 1.5, -1, 101)),
+  )
   .map(([pick, value]) => setAt(FAKE_ANSWER, answerPaths[pick % answerPaths.length]!, value));
 
 const failure: fc.Arbitrary<FakeReply> = fc.oneof(
@@ -36,5 +39,8 @@ export const modelBehaviour: fc.Arbitrary<ModelBehaviour> = fc.record({
     { weight: 4, arbitrary: mutatedAnswer },
     { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 2 }) },
   ),
-  replies: fc.oneof({ weight: 3, arbitrary: fc.constant<FakeReply[]>([]) }, { weight: 1, arbitrary: fc.array(failure, { minLength: 1, maxLength: 2 }) }),
+  replies: fc.oneof(
+    { weight: 3, arbitrary: fc.constant<FakeReply[]>([]) },
+    { weight: 1, arbitrary: fc.array(failure, { minLength: 1, maxLength: 2 }) },
+  ),
 });

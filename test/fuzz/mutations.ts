@@ -137,7 +137,22 @@ const QUERY_RAW = fc.oneof(
 );
 
 const key = fc.oneof(
-  fc.constantFrom('unknown', 'ID', 'Type', 'status ', '', ' ', '$where', 'constructor', 'toString', 'hasOwnProperty', 'a.b', 'dispatch_log', 'version', 'created_by'),
+  fc.constantFrom(
+    'unknown',
+    'ID',
+    'Type',
+    'status ',
+    '',
+    ' ',
+    '$where',
+    'constructor',
+    'toString',
+    'hasOwnProperty',
+    'a.b',
+    'dispatch_log',
+    'version',
+    'created_by',
+  ),
   fc.string({ maxLength: 10 }),
 );
 
@@ -145,8 +160,19 @@ export const mutationArbitrary: fc.Arbitrary<Mutation> = fc.oneof(
   { weight: 6, arbitrary: fc.constant<Mutation>({ kind: 'none' }) },
   { weight: 6, arbitrary: fc.record({ kind: fc.constant('field' as const), pick: fc.nat(), value: hostileValue }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('remove' as const), pick: fc.nat() }) },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant('extra' as const), pick: fc.nat(), key, value: hostileValue }) },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant('duplicate-key' as const), pick: fc.nat(), value: hostileValue, hostileLast: fc.boolean() }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({ kind: fc.constant('extra' as const), pick: fc.nat(), key, value: hostileValue }),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant('duplicate-key' as const),
+      pick: fc.nat(),
+      value: hostileValue,
+      hostileLast: fc.boolean(),
+    }),
+  },
   {
     weight: 1,
     arbitrary: fc.record({
@@ -157,12 +183,27 @@ export const mutationArbitrary: fc.Arbitrary<Mutation> = fc.oneof(
     }),
   },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('truncate' as const), at: fc.nat() }) },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant('content-type' as const), value: fc.constantFrom(...CONTENT_TYPES) }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({ kind: fc.constant('content-type' as const), value: fc.constantFrom(...CONTENT_TYPES) }),
+  },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('raw-body' as const), text: fc.constantFrom(...RAW_BODIES) }) },
   { weight: 1, arbitrary: fc.constant<Mutation>({ kind: 'no-body' }) },
   { weight: 1, arbitrary: fc.constant<Mutation>({ kind: 'oversize' }) },
-  { weight: 4, arbitrary: fc.record({ kind: fc.constant('header' as const), name: fc.constantFrom(...HEADER_NAMES), value: hostileHeaderValue }) },
-  { weight: 2, arbitrary: fc.tuple(fc.nat(), hostileSegment).map(([pick, { text, raw }]): Mutation => ({ kind: 'segment', pick, text, raw })) },
+  {
+    weight: 4,
+    arbitrary: fc.record({
+      kind: fc.constant('header' as const),
+      name: fc.constantFrom(...HEADER_NAMES),
+      value: hostileHeaderValue,
+    }),
+  },
+  {
+    weight: 2,
+    arbitrary: fc
+      .tuple(fc.nat(), hostileSegment)
+      .map(([pick, { text, raw }]): Mutation => ({ kind: 'segment', pick, text, raw })),
+  },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('query-raw' as const), text: QUERY_RAW }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('method' as const), pick: fc.nat() }) },
   { weight: 1, arbitrary: fc.constant<Mutation>({ kind: 'trailing-slash' }) },
@@ -207,7 +248,9 @@ export function setAt(value: unknown, path: JsonPath, replacement: unknown): unk
 
 /** `depth` levels of arrays or objects around a 1, as JSON text (built flat: no recursion). */
 export function nestedText(depth: number, shape: 'arrays' | 'objects'): string {
-  return shape === 'arrays' ? `${'['.repeat(depth)}1${']'.repeat(depth)}` : `${'{"d":'.repeat(depth)}1${'}'.repeat(depth)}`;
+  return shape === 'arrays'
+    ? `${'['.repeat(depth)}1${']'.repeat(depth)}`
+    : `${'{"d":'.repeat(depth)}1${'}'.repeat(depth)}`;
 }
 
 /**

@@ -55,7 +55,13 @@ const LAST_TIME = Date.parse('9999-12-31T23:59:59.999Z');
  * (no leap second, no "+16" offset), in the years 0001–9999 UTC.
  */
 export function requestAjv(coerceTypes: boolean): Ajv {
-  const ajv = new Ajv({ allErrors: true, useDefaults: true, removeAdditional: false, strict: false, coerceTypes } satisfies AjvOptions);
+  const ajv = new Ajv({
+    allErrors: true,
+    useDefaults: true,
+    removeAdditional: false,
+    strict: false,
+    coerceTypes,
+  } satisfies AjvOptions);
   addFormats(ajv);
   const rfc3339 = (ajv.formats['date-time'] as { validate: (text: string) => boolean }).validate;
   const storable = (text: string) => rfc3339(text) && Date.parse(text) >= FIRST_TIME && Date.parse(text) <= LAST_TIME;
@@ -121,7 +127,11 @@ export function readOperations(service: string, named: JsonSchema): Operation[] 
       const pick = (where: string): Param[] =>
         parameters
           .filter((parameter) => parameter.in === where)
-          .map((parameter) => ({ name: parameter.name, schema: parameter.schema ?? {}, required: parameter.required === true }));
+          .map((parameter) => ({
+            name: parameter.name,
+            schema: parameter.schema ?? {},
+            required: parameter.required === true,
+          }));
       const pathParams = pick('path');
       const query = pick('query');
       const headers = pick('header').map((param) => ({ ...param, name: param.name.toLowerCase() }));
@@ -158,4 +168,3 @@ export function readOperations(service: string, named: JsonSchema): Operation[] 
   }
   return operations;
 }
-

@@ -10,8 +10,7 @@ import type { Operation } from './openapi-operations.js';
 import type { Sendable } from './requests.js';
 
 export type Expectation = (
-  | { kind: 'refused'; statuses: readonly number[]; why: string; op: Operation | null }
-  | { kind: 'valid'; op: Operation }
+  { kind: 'refused'; statuses: readonly number[]; why: string; op: Operation | null } | { kind: 'valid'; op: Operation }
 ) & {
   /** Statuses Node's HTTP parser may answer before any route (a head near its size limit). */
   parser?: readonly number[];
@@ -36,7 +35,12 @@ const MAX_HEAD_BYTES = 16 * 1024;
 const HEAD_SLACK = 1024;
 const HIDDEN = /^\/(openapi\.json|docs(\/.*)?)?$/;
 
-const refused = (statuses: readonly number[], why: string, op: Operation | null = null): Expectation => ({ kind: 'refused', statuses, why, op });
+const refused = (statuses: readonly number[], why: string, op: Operation | null = null): Expectation => ({
+  kind: 'refused',
+  statuses,
+  why,
+  op,
+});
 
 function segmentsOf(path: string): string[] {
   return path.split('/').slice(1);
@@ -48,7 +52,9 @@ function templateMatches(template: string, path: string): boolean {
   if (want.length !== have.length) return false;
   // The router lets a parameter at the end of the path be empty ("/projects/" reaches
   // /projects/{id}, whose schema then refuses the empty id).
-  return want.every((part, index) => (part.startsWith('{') ? have[index] !== '' || index === want.length - 1 : part === have[index]));
+  return want.every((part, index) =>
+    part.startsWith('{') ? have[index] !== '' || index === want.length - 1 : part === have[index],
+  );
 }
 
 /** The operations whose path matches, the most specific (fewest parameters) first. */
@@ -105,7 +111,8 @@ export function unstorable(value: unknown, maxDepth: number): string | null {
     if (node === null || typeof node !== 'object') continue;
     if (depth > maxDepth) return 'nested too deep';
     for (const [key, item] of Object.entries(node)) {
-      if (!Array.isArray(node) && (key === '__proto__' || key.includes('\u0000') || LONE_SURROGATE.test(key))) return `key ${JSON.stringify(key)}`;
+      if (!Array.isArray(node) && (key === '__proto__' || key.includes('\u0000') || LONE_SURROGATE.test(key)))
+        return `key ${JSON.stringify(key)}`;
       stack.push({ node: item, depth: depth + 1 });
     }
   }
@@ -152,11 +159,14 @@ function expectationWithinLimits(request: Sendable, settings: OracleSettings, pr
     return refused([400, 404], 'a percent-escape in the path does not decode');
   }
   const routes = routesAt(settings.operations, request.path);
-  const op = routes.find((candidate) => candidate.method === request.method || (request.method === 'HEAD' && candidate.method === 'GET'));
+  const op = routes.find(
+    (candidate) => candidate.method === request.method || (request.method === 'HEAD' && candidate.method === 'GET'),
+  );
   if (!op) {
     // Routes the documents leave out: the web UI's page, the document itself, its viewer.
     if (HIDDEN.test(request.path)) return refused([200, 301, 302, 304, 404, 405], 'a route the document hides');
-    if (routes.length === 0 || request.path.endsWith('/')) return refused([404, 405], 'no route has this path (for this method)');
+    if (routes.length === 0 || request.path.endsWith('/'))
+      return refused([404, 405], 'no route has this path (for this method)');
     return refused([405], `no ${request.method} route at this path`);
   }
   const values = segments.map((segment) => decodeSegment(segment)!);
@@ -165,7 +175,8 @@ function expectationWithinLimits(request: Sendable, settings: OracleSettings, pr
   templateParts.forEach((part, index) => {
     if (part.startsWith('{')) params[part.slice(1, -1)] = values[index]!;
   });
-  if (Object.values(params).some((value) => value.length > MAX_PARAM_LENGTH)) return refused([404], 'path parameter too long', op);
+  if (Object.values(params).some((value) => value.length > MAX_PARAM_LENGTH))
+    return refused([404], 'path parameter too long', op);
 
   // 2. The access hook.
   if (presented === null) {

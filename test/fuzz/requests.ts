@@ -42,27 +42,40 @@ function paramsArbitrary(params: Param[], where: string, hint: Hint): fc.Arbitra
   const shape = Object.fromEntries(
     params.map((param) => {
       const value = schemaValue(param.schema, `${where}.${param.name}`, hint);
-      return [param.name, param.required ? value : fc.oneof({ weight: 2, arbitrary: fc.constant(ABSENT) }, { weight: 1, arbitrary: value })];
+      return [
+        param.name,
+        param.required
+          ? value
+          : fc.oneof({ weight: 2, arbitrary: fc.constant(ABSENT) }, { weight: 1, arbitrary: value }),
+      ];
     }),
   );
-  return fc.record(shape).map((values) => Object.fromEntries(Object.entries(values).filter(([, value]) => value !== ABSENT)));
+  return fc
+    .record(shape)
+    .map((values) => Object.fromEntries(Object.entries(values).filter(([, value]) => value !== ABSENT)));
 }
 
 /** Valid requests for `op`, each with one mutation (often none) and a credential. */
-export function draftArbitrary(op: Operation, hint: Hint, bodySchemaOf: (op: Operation) => Operation['body']): fc.Arbitrary<Draft> {
+export function draftArbitrary(
+  op: Operation,
+  hint: Hint,
+  bodySchemaOf: (op: Operation) => Operation['body'],
+): fc.Arbitrary<Draft> {
   const bodySchema = bodySchemaOf(op);
-  return fc
-    .record({
-      op: fc.constant(op),
-      path: paramsArbitrary(op.pathParams, 'path', hint),
-      query: paramsArbitrary(op.query, 'query', hint),
-      headers: paramsArbitrary(op.headers, 'header', hint),
-      body: bodySchema ? schemaValue(bodySchema, 'body', hint) : fc.constant(undefined),
-      mutation: mutationArbitrary,
-      credential: fc.nat({ max: 19 }),
-    })
-    // fast-check prints counterexamples; the operation's compiled validators would drown them.
-    .map((draft) => Object.assign(draft, { [fc.toStringMethod]: () => `${op.name} (${draft.mutation.kind})` }));
+  return (
+    fc
+      .record({
+        op: fc.constant(op),
+        path: paramsArbitrary(op.pathParams, 'path', hint),
+        query: paramsArbitrary(op.query, 'query', hint),
+        headers: paramsArbitrary(op.headers, 'header', hint),
+        body: bodySchema ? schemaValue(bodySchema, 'body', hint) : fc.constant(undefined),
+        mutation: mutationArbitrary,
+        credential: fc.nat({ max: 19 }),
+      })
+      // fast-check prints counterexamples; the operation's compiled validators would drown them.
+      .map((draft) => Object.assign(draft, { [fc.toStringMethod]: () => `${op.name} (${draft.mutation.kind})` }))
+  );
 }
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
@@ -85,7 +98,8 @@ function queryText(query: Record<string, unknown>): string {
     if (value === undefined) continue;
     const values = Array.isArray(value) ? value : [value];
     for (const one of values) {
-      const text = typeof one === 'string' ? one : one === null ? '' : typeof one === 'object' ? JSON.stringify(one) : String(one);
+      const text =
+        typeof one === 'string' ? one : one === null ? '' : typeof one === 'object' ? JSON.stringify(one) : String(one);
       pairs.push(`${encode(name)}=${encode(text)}`);
     }
   }
@@ -105,12 +119,20 @@ export interface ConcretizeContext {
 /** Resolves, mutates and serializes a draft. */
 export function concretize(draft: Draft, context: ConcretizeContext): Sendable {
   const { op, mutation } = draft;
-  const resolveContext: ResolveContext = { pools: context.pools, itemId: undefined, now: context.now, adminSecret: context.adminSecret };
+  const resolveContext: ResolveContext = {
+    pools: context.pools,
+    itemId: undefined,
+    now: context.now,
+    adminSecret: context.adminSecret,
+  };
   const pathValues = resolve(draft.path, resolveContext) as Record<string, unknown>;
   if (op.path.startsWith('/work/{id}')) resolveContext.itemId = String(pathValues.id);
   let query = resolve(draft.query, resolveContext) as Record<string, unknown>;
   let headers = Object.fromEntries(
-    Object.entries(resolve(draft.headers, resolveContext) as Record<string, unknown>).map(([name, value]) => [name, headerSafe(value)]),
+    Object.entries(resolve(draft.headers, resolveContext) as Record<string, unknown>).map(([name, value]) => [
+      name,
+      headerSafe(value),
+    ]),
   );
   let body = resolve(draft.body, resolveContext);
 
@@ -142,7 +164,11 @@ export function concretize(draft: Draft, context: ConcretizeContext): Sendable {
       if (target.part === 'body') body = setAt(body, target.path, value);
       else if (target.part === 'query') query = setAt(query, target.path, value) as Record<string, unknown>;
       else if (value === undefined) delete headers[target.path[0] as string];
-      else headers = { ...headers, [target.path[0] as string]: headerSafe(typeof value === 'string' ? value : JSON.stringify(value)) };
+      else
+        headers = {
+          ...headers,
+          [target.path[0] as string]: headerSafe(typeof value === 'string' ? value : JSON.stringify(value)),
+        };
       break;
     }
     case 'extra': {
@@ -242,7 +268,8 @@ export function concretize(draft: Draft, context: ConcretizeContext): Sendable {
   }
   if (bodyText === null && mutation.kind !== 'content-type') contentType = null;
   // Signing in and out must carry the CSRF header, as the route's description says.
-  const finalHeaders: Record<string, string> = op.path === '/session' && op.method !== 'GET' ? { 'x-agentdesk-csrf': '1', ...headers } : { ...headers };
+  const finalHeaders: Record<string, string> =
+    op.path === '/session' && op.method !== 'GET' ? { 'x-agentdesk-csrf': '1', ...headers } : { ...headers };
   if (contentType !== null && bodyText !== null) finalHeaders['content-type'] = contentType;
   if (mutation.kind === 'content-type' && contentType !== null) finalHeaders['content-type'] = contentType;
   const queryPart = [queryText(query), rawQuery].filter(Boolean).join('&');

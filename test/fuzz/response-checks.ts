@@ -28,12 +28,18 @@ function parse(text: string): { ok: true; value: unknown } | { ok: false } {
 }
 
 /** Every way the answer breaks a property; empty when it keeps them all. */
-export function checkAnswer(request: Sendable, expectation: Expectation, answer: Answer, secrets: readonly string[]): string[] {
+export function checkAnswer(
+  request: Sendable,
+  expectation: Expectation,
+  answer: Answer,
+  secrets: readonly string[],
+): string[] {
   const problems: string[] = [];
   const { status } = answer;
   if (status >= 500) problems.push(`a ${status}: never a 5xx`);
   // Node's parser answered before any route: only the problem document is ours to check.
-  if (expectation.parser?.includes(status)) expectation = { kind: 'refused', statuses: [status], why: 'parser', op: null };
+  if (expectation.parser?.includes(status))
+    expectation = { kind: 'refused', statuses: [status], why: 'parser', op: null };
 
   if (expectation.kind === 'refused') {
     if (!expectation.statuses.includes(status)) {
@@ -50,17 +56,23 @@ export function checkAnswer(request: Sendable, expectation: Expectation, answer:
   const declaredTypes = [...(expectation.op?.responses.get(status)?.content.keys() ?? [])];
   const ownErrorBody = declaredTypes.length > 0 && !declaredTypes.includes(PROBLEM);
   if (status >= 400 && !ownErrorBody) {
-    if (type !== PROBLEM) problems.push(`error with content type ${answer.headers['content-type'] ?? '(none)'}, not ${PROBLEM}`);
+    if (type !== PROBLEM)
+      problems.push(`error with content type ${answer.headers['content-type'] ?? '(none)'}, not ${PROBLEM}`);
     const parsed = parse(answer.text);
     if (!parsed.ok) problems.push('error body is not JSON');
     else {
       body = parsed.value;
       const problem = body as Record<string, unknown>;
-      if (problem?.status !== status) problems.push(`problem status ${String(problem?.status)} ≠ HTTP status ${status}`);
+      if (problem?.status !== status)
+        problems.push(`problem status ${String(problem?.status)} ≠ HTTP status ${status}`);
       for (const member of ['type', 'title', 'detail'] as const) {
         if (typeof problem?.[member] !== 'string') problems.push(`problem has no string ${member}`);
       }
-      if (expectation.kind === 'valid' && status === 422 && /^Invalid (body|querystring|headers|params)\b/.test(String(problem?.detail))) {
+      if (
+        expectation.kind === 'valid' &&
+        status === 422 &&
+        /^Invalid (body|querystring|headers|params)\b/.test(String(problem?.detail))
+      ) {
         problems.push(`schema 422 for a request valid by the document: ${String(problem?.detail).slice(0, 200)}`);
       }
     }
@@ -72,19 +84,29 @@ export function checkAnswer(request: Sendable, expectation: Expectation, answer:
     const declared = op.responses.get(status);
     if (!declared) problems.push(`status ${status} is not declared for ${op.name}`);
     else if (declared.content.size === 0) {
-      if (answer.text !== '') problems.push(`status ${status} declares no content but the body is ${JSON.stringify(answer.text.slice(0, 80))}`);
+      if (answer.text !== '')
+        problems.push(
+          `status ${status} declares no content but the body is ${JSON.stringify(answer.text.slice(0, 80))}`,
+        );
     } else {
       const validate = declared.content.get(type);
       if (!validate) {
-        problems.push(`content type ${type || '(none)'} is not declared for ${status} (declared: ${[...declared.content.keys()].join(', ')})`);
+        problems.push(
+          `content type ${type || '(none)'} is not declared for ${status} (declared: ${[...declared.content.keys()].join(', ')})`,
+        );
       } else if (type === 'text/plain') {
         // Text (GET /metrics): the body is the string the schema describes, not JSON.
-        if (!validate(answer.text)) problems.push(`body does not match the declared ${status} schema: ${JSON.stringify(validate.errors?.slice(0, 3))}`);
+        if (!validate(answer.text))
+          problems.push(
+            `body does not match the declared ${status} schema: ${JSON.stringify(validate.errors?.slice(0, 3))}`,
+          );
       } else if (type !== 'text/event-stream') {
         const parsed = body === undefined ? parse(answer.text) : { ok: true as const, value: body };
         if (!parsed.ok) problems.push(`a ${status} body that is not JSON`);
         else if (!validate(parsed.value)) {
-          problems.push(`body does not match the declared ${status} schema: ${JSON.stringify(validate.errors?.slice(0, 3))}`);
+          problems.push(
+            `body does not match the declared ${status} schema: ${JSON.stringify(validate.errors?.slice(0, 3))}`,
+          );
         } else body = parsed.value;
       }
     }
@@ -93,15 +115,24 @@ export function checkAnswer(request: Sendable, expectation: Expectation, answer:
   // Headers that belong to statuses and resources.
   if (status === 401 && !answer.headers['www-authenticate']) problems.push('401 without WWW-Authenticate');
   if (status === 405 && !answer.headers.allow) problems.push('405 without Allow');
-  if ((status === 429 || status === 503) && !answer.headers['retry-after']) problems.push(`${status} without Retry-After`);
-  if (op?.path.startsWith('/work') && status < 300 && body && !Array.isArray(body) && typeof (body as { version?: unknown }).version === 'number') {
+  if ((status === 429 || status === 503) && !answer.headers['retry-after'])
+    problems.push(`${status} without Retry-After`);
+  if (
+    op?.path.startsWith('/work') &&
+    status < 300 &&
+    body &&
+    !Array.isArray(body) &&
+    typeof (body as { version?: unknown }).version === 'number'
+  ) {
     const version = (body as { version: number }).version;
-    if (answer.headers.etag !== `"${version}"`) problems.push(`ETag ${answer.headers.etag ?? '(none)'} ≠ version ${version}`);
+    if (answer.headers.etag !== `"${version}"`)
+      problems.push(`ETag ${answer.headers.etag ?? '(none)'} ≠ version ${version}`);
   }
   if (status === 201 && !answer.headers.location) problems.push('201 without Location');
 
   const everything = `${JSON.stringify(answer.headers)}\n${answer.text}`;
-  for (const secret of secrets) if (everything.includes(secret)) problems.push(`the answer carries a secret (${secret.slice(0, 6)}…)`);
+  for (const secret of secrets)
+    if (everything.includes(secret)) problems.push(`the answer carries a secret (${secret.slice(0, 6)}…)`);
   return problems;
 }
 
@@ -111,7 +142,11 @@ export function describeRequest(request: Sendable, answer: Answer | null): strin
     `${request.method} ${request.path}${request.query ? `?${request.query}` : ''}   [${request.op.name}; mutation: ${request.mutation}]`,
     ...Object.entries(request.headers).map(([name, value]) => `${name}: ${value.slice(0, 200)}`),
   ];
-  if (request.body !== null) lines.push('', request.body.length > 600 ? `${request.body.slice(0, 600)}… (${request.body.length} chars)` : request.body);
+  if (request.body !== null)
+    lines.push(
+      '',
+      request.body.length > 600 ? `${request.body.slice(0, 600)}… (${request.body.length} chars)` : request.body,
+    );
   if (answer) lines.push('→', `${answer.status} ${answer.headers['content-type'] ?? ''}`, answer.text.slice(0, 800));
   return lines.join('\n');
 }

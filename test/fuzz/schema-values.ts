@@ -33,9 +33,25 @@ function freeText(maxLength: number): fc.Arbitrary<string> {
     {
       weight: 1,
       arbitrary: fc.constantFrom(
-        'naïve café', 'e\u0301cole', 'Ελληνικά', '日本語のテキスト', 'עברית', 'مرحبا', '👩‍👩‍👧‍👦 family', '🇫🇷',
-        'a\u200bb', '\u202eevil\u202c', '\ufeffBOM', 'tab\tnew\nline\r\n', 'x\u2028y\u2029z', '  padded  ',
-        'quote " and \\ backslash', "' OR 1=1 --", '<script>alert(1)</script>', '${jndi:ldap://x}', '%00%2e%2e/',
+        'naïve café',
+        'e\u0301cole',
+        'Ελληνικά',
+        '日本語のテキスト',
+        'עברית',
+        'مرحبا',
+        '👩‍👩‍👧‍👦 family',
+        '🇫🇷',
+        'a\u200bb',
+        '\u202eevil\u202c',
+        '\ufeffBOM',
+        'tab\tnew\nline\r\n',
+        'x\u2028y\u2029z',
+        '  padded  ',
+        'quote " and \\ backslash',
+        "' OR 1=1 --",
+        '<script>alert(1)</script>',
+        '${jndi:ldap://x}',
+        '%00%2e%2e/',
       ),
     },
     // Long text, up to the schema's limit: the limits themselves are where bugs live.
@@ -67,7 +83,10 @@ export function uuidValue(): fc.Arbitrary<string> {
     { weight: 6, arbitrary: fc.uuid() },
     { weight: 1, arbitrary: fc.uuid().map((id) => id.toUpperCase()) },
     { weight: 1, arbitrary: fc.uuid().map((id) => `urn:uuid:${id}`) },
-    { weight: 1, arbitrary: fc.constantFrom('00000000-0000-0000-0000-000000000000', 'ffffffff-ffff-ffff-ffff-ffffffffffff') },
+    {
+      weight: 1,
+      arbitrary: fc.constantFrom('00000000-0000-0000-0000-000000000000', 'ffffffff-ffff-ffff-ffff-ffffffffffff'),
+    },
   );
 }
 
@@ -78,17 +97,28 @@ const pad = (value: number, width = 2) => String(value).padStart(width, '0');
  * the T, offsets with and without a colon or minutes, long fractions, a leap second, year 0.
  */
 export function dateTimeValue(): fc.Arbitrary<string> {
-  const instant = fc.date({ min: new Date('1970-01-01T00:00:00Z'), max: new Date('2100-01-01T00:00:00Z'), noInvalidDate: true });
+  const instant = fc.date({
+    min: new Date('1970-01-01T00:00:00Z'),
+    max: new Date('2100-01-01T00:00:00Z'),
+    noInvalidDate: true,
+  });
   const offset = fc.tuple(fc.constantFrom('+', '-'), fc.integer({ min: 0, max: 23 }), fc.integer({ min: 0, max: 59 }));
   return fc.oneof(
     { weight: 4, arbitrary: instant.map((date) => date.toISOString()) },
     {
       weight: 3,
-      arbitrary: fc.tuple(instant, offset, fc.constantFrom('colon', 'compact', 'hours')).map(([date, [sign, hours, minutes], style]) => {
-        const local = date.toISOString().slice(0, 19);
-        const zone = style === 'colon' ? `${sign}${pad(hours)}:${pad(minutes)}` : style === 'compact' ? `${sign}${pad(hours)}${pad(minutes)}` : `${sign}${pad(hours)}`;
-        return `${local}${zone}`;
-      }),
+      arbitrary: fc
+        .tuple(instant, offset, fc.constantFrom('colon', 'compact', 'hours'))
+        .map(([date, [sign, hours, minutes], style]) => {
+          const local = date.toISOString().slice(0, 19);
+          const zone =
+            style === 'colon'
+              ? `${sign}${pad(hours)}:${pad(minutes)}`
+              : style === 'compact'
+                ? `${sign}${pad(hours)}${pad(minutes)}`
+                : `${sign}${pad(hours)}`;
+          return `${local}${zone}`;
+        }),
     },
     {
       weight: 2,
@@ -145,13 +175,19 @@ function objectValue(schema: JsonSchema, where: Where, hint: Hint): fc.Arbitrary
   const properties: Record<string, JsonSchema> = schema.properties ?? {};
   const required = new Set<string>(schema.required ?? []);
   const shape: Record<string, fc.Arbitrary<unknown>> = {};
-  for (const [name, property] of Object.entries(properties)) shape[name] = schemaValue(property, `${where}.${name}`, hint);
+  for (const [name, property] of Object.entries(properties))
+    shape[name] = schemaValue(property, `${where}.${name}`, hint);
   const declared = fc.record(shape, { requiredKeys: [...required] as never[] });
   const open = schema.additionalProperties !== false;
   let value: fc.Arbitrary<Record<string, unknown>> = declared;
   if (open) {
-    const extraKey = fc.string({ maxLength: 12 }).filter((key) => !(key in properties) && key !== '__proto__' && !NUL_OR_LONE_SURROGATE.test(key));
-    const extras = Object.keys(properties).length === 0 ? fc.dictionary(extraKey, anyJson(), { maxKeys: 6 }) : fc.option(fc.dictionary(extraKey, anyJson(2), { maxKeys: 2 }), { freq: 4 }).map((found) => found ?? {});
+    const extraKey = fc
+      .string({ maxLength: 12 })
+      .filter((key) => !(key in properties) && key !== '__proto__' && !NUL_OR_LONE_SURROGATE.test(key));
+    const extras =
+      Object.keys(properties).length === 0
+        ? fc.dictionary(extraKey, anyJson(), { maxKeys: 6 })
+        : fc.option(fc.dictionary(extraKey, anyJson(2), { maxKeys: 2 }), { freq: 4 }).map((found) => found ?? {});
     value = fc.tuple(declared, extras).map(([known, more]) => ({ ...more, ...known }));
   }
   const minProperties: number = schema.minProperties ?? 0;
@@ -162,7 +198,8 @@ function objectValue(schema: JsonSchema, where: Where, hint: Hint): fc.Arbitrary
 export function schemaValue(schema: JsonSchema, where: Where, hint: Hint): fc.Arbitrary<unknown> {
   const hinted = hint(where, schema);
   if (hinted) return hinted;
-  if (Array.isArray(schema.anyOf)) return fc.oneof(...schema.anyOf.map((branch: JsonSchema) => schemaValue(branch, where, hint)));
+  if (Array.isArray(schema.anyOf))
+    return fc.oneof(...schema.anyOf.map((branch: JsonSchema) => schemaValue(branch, where, hint)));
   if (Array.isArray(schema.enum)) return fc.constantFrom(...schema.enum);
   if ('const' in schema) return fc.constant(schema.const);
   switch (schema.type) {

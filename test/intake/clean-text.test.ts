@@ -11,9 +11,13 @@ describe('mail text cleaning', () => {
   });
 
   it('cleans every string and key of a Graph message, and leaves "__proto__" an ordinary key', () => {
-    const message = JSON.parse('{"id":"a\\u0000","from":{"emailAddress":{"name":"Al\\u0000ice"}},"to":["\\ud800"],"k\\u0000":1,"__proto__":{"x":"\\u0000"}}');
+    const message = JSON.parse(
+      '{"id":"a\\u0000","from":{"emailAddress":{"name":"Al\\u0000ice"}},"to":["\\ud800"],"k\\u0000":1,"__proto__":{"x":"\\u0000"}}',
+    );
     const cleaned = cleanDeep(message);
-    expect(cleaned).toEqual(JSON.parse('{"id":"a","from":{"emailAddress":{"name":"Alice"}},"to":["\\ufffd"],"k":1,"__proto__":{"x":""}}'));
+    expect(cleaned).toEqual(
+      JSON.parse('{"id":"a","from":{"emailAddress":{"name":"Alice"}},"to":["\\ufffd"],"k":1,"__proto__":{"x":""}}'),
+    );
     expect(Object.getPrototypeOf(cleaned)).toBe(Object.prototype);
     expect(message.id).toBe('a\u0000');
   });

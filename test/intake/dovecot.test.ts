@@ -20,7 +20,13 @@ describe('throwaway dovecot', () => {
     expect(box.exists).toBe(2);
     await client.logout();
     const { ImapFlow } = await import('imapflow');
-    const wrong = new ImapFlow({ host: '127.0.0.1', port: dovecot.port, secure: false, auth: { user: 'alice', pass: 'nope' }, logger: false });
+    const wrong = new ImapFlow({
+      host: '127.0.0.1',
+      port: dovecot.port,
+      secure: false,
+      auth: { user: 'alice', pass: 'nope' },
+      logger: false,
+    });
     wrong.on('error', () => undefined);
     await expect(wrong.connect()).rejects.toMatchObject({ authenticationFailed: true });
   });

@@ -13,7 +13,13 @@ import { waitFor } from '../support/mail.js';
 // speaks the documented protocol over real HTTP (Microsoft cannot be reached from here).
 
 const CLIENT_SECRET = 'graph-client-secret-never-in-clear~9Qx';
-const NEWSLETTER = { ...FAKE_ANSWER, needs_action: false, category: 'newsletter', priority: 'low', task_description: null };
+const NEWSLETTER = {
+  ...FAKE_ANSWER,
+  needs_action: false,
+  category: 'newsletter',
+  priority: 'low',
+  task_description: null,
+};
 
 const stores = await storesUnderTest();
 
@@ -37,7 +43,13 @@ describe.each(stores)('graph mailboxes on %s', (kind) => {
   let t: TestApp;
 
   beforeAll(async () => {
-    graph = await startFakeGraph({ tenant: 'contoso-tenant', clientId: 'app-123', clientSecret: CLIENT_SECRET, address: 'support@contoso.com', pageSize: 4 });
+    graph = await startFakeGraph({
+      tenant: 'contoso-tenant',
+      clientId: 'app-123',
+      clientSecret: CLIENT_SECRET,
+      address: 'support@contoso.com',
+      pageSize: 4,
+    });
     fake = await startFakeLlm();
     fake.setAnswerer((prompt) => (/<email_subject>[^<]*newsletter/i.test(prompt) ? NEWSLETTER : null));
     t = await startWorkApp(kind, {
@@ -79,13 +91,28 @@ describe.each(stores)('graph mailboxes on %s', (kind) => {
 
     const good = await call(t.app, 'POST', '/mailboxes', body({ enabled: false }));
     expect(good.status, good.text).toBe(201);
-    expect(good.body).toMatchObject({ kind: 'graph', folder: 'inbox', auth: 'client_secret', has_secret: true, host: null });
+    expect(good.body).toMatchObject({
+      kind: 'graph',
+      folder: 'inbox',
+      auth: 'client_secret',
+      has_secret: true,
+      host: null,
+    });
     expect(await test(good.body.id)).toMatchObject({ ok: true, stage: null, folder: { path: 'Inbox' } });
 
-    const wrongSecret = (await call(t.app, 'POST', '/mailboxes', body({ client_secret: 'wrong', enabled: false }))).body.id;
-    expect(await test(wrongSecret)).toMatchObject({ ok: false, stage: 'login', message: expect.stringContaining('invalid_client') });
+    const wrongSecret = (await call(t.app, 'POST', '/mailboxes', body({ client_secret: 'wrong', enabled: false }))).body
+      .id;
+    expect(await test(wrongSecret)).toMatchObject({
+      ok: false,
+      stage: 'login',
+      message: expect.stringContaining('invalid_client'),
+    });
     const wrongFolder = (await call(t.app, 'POST', '/mailboxes', body({ folder: 'Archive', enabled: false }))).body.id;
-    expect(await test(wrongFolder)).toMatchObject({ ok: false, stage: 'folder', message: expect.stringContaining('ErrorItemNotFound') });
+    expect(await test(wrongFolder)).toMatchObject({
+      ok: false,
+      stage: 'folder',
+      message: expect.stringContaining('ErrorItemNotFound'),
+    });
   });
 
   it('takes in new mail through delta rounds and pages, honours 429 Retry-After, survives an expired token', async () => {
@@ -96,8 +123,14 @@ describe.each(stores)('graph mailboxes on %s', (kind) => {
     const id = created.body.id;
     await waitFor('the idle state', async () => (await call(t.app, 'GET', `/mailboxes/${id}`)).body.state === 'idle');
 
-    const first = graph.add(graphMessage('Approve the travel budget', { receivedDateTime: new Date(Date.now() + 1_000).toISOString() }));
-    const newsletters = Array.from({ length: 5 }, (_, n) => graph.add(graphMessage(`Contoso newsletter ${n}`, { receivedDateTime: new Date(Date.now() + 1_000).toISOString() })));
+    const first = graph.add(
+      graphMessage('Approve the travel budget', { receivedDateTime: new Date(Date.now() + 1_000).toISOString() }),
+    );
+    const newsletters = Array.from({ length: 5 }, (_, n) =>
+      graph.add(
+        graphMessage(`Contoso newsletter ${n}`, { receivedDateTime: new Date(Date.now() + 1_000).toISOString() }),
+      ),
+    );
     graph.throttle(2, 1);
     const throttledAt = Date.now();
     await waitFor('six messages in the log', async () => (await log(id)).length === 6, 15_000);
@@ -109,7 +142,9 @@ describe.each(stores)('graph mailboxes on %s', (kind) => {
     // The 429s were waited out as asked, then the same request went through.
     const throttled = graph.requests.filter((request) => request.status === 429 && request.at >= throttledAt);
     expect(throttled).toHaveLength(2);
-    const after = graph.requests.find((request) => request.status === 200 && request.at > throttled[1]!.at && request.path.endsWith('/delta'));
+    const after = graph.requests.find(
+      (request) => request.status === 200 && request.at > throttled[1]!.at && request.path.endsWith('/delta'),
+    );
     expect(after!.at - throttled[1]!.at).toBeGreaterThanOrEqual(900);
     // Six messages in pages of four: a round needed a nextLink.
     expect(graph.requests.some((request) => request.query.has('$skiptoken'))).toBe(true);
@@ -121,10 +156,25 @@ describe.each(stores)('graph mailboxes on %s', (kind) => {
     graph.expireTokens();
     const issued = graph.tokensIssued();
     graph.update(first, { isRead: true });
-    const reply = graph.add(graphMessage('RE: Approve the travel budget', { conversationId: conversation, body: { contentType: 'text', content: 'Also the hotel, please.' } }));
-    await waitFor('the reply in the log', async () => (await log(id)).find((entry) => entry.source_ref === `graph:${reply}`), 15_000);
-    expect((await log(id)).find((entry) => entry.source_ref === `graph:${reply}`)).toMatchObject({ action: 'noted', work_item_id: item.id });
-    expect((await call(t.app, 'GET', `/work/${item.id}/comments`)).body[0]).toMatchObject({ kind: 'email', body: expect.stringContaining('Also the hotel, please.') });
+    const reply = graph.add(
+      graphMessage('RE: Approve the travel budget', {
+        conversationId: conversation,
+        body: { contentType: 'text', content: 'Also the hotel, please.' },
+      }),
+    );
+    await waitFor(
+      'the reply in the log',
+      async () => (await log(id)).find((entry) => entry.source_ref === `graph:${reply}`),
+      15_000,
+    );
+    expect((await log(id)).find((entry) => entry.source_ref === `graph:${reply}`)).toMatchObject({
+      action: 'noted',
+      work_item_id: item.id,
+    });
+    expect((await call(t.app, 'GET', `/work/${item.id}/comments`)).body[0]).toMatchObject({
+      kind: 'email',
+      body: expect.stringContaining('Also the hotel, please.'),
+    });
     expect(graph.tokensIssued()).toBeGreaterThan(issued);
     const mailbox = (await call(t.app, 'GET', `/mailboxes/${id}`)).body;
     expect(mailbox.counts).toMatchObject({ seen: 7, items_created: 1, notes_added: 1 });
@@ -151,10 +201,23 @@ describe.each(stores)('graph mailboxes on %s', (kind) => {
     const next = graph.add(graphMessage('Order the badges', { receivedDateTime }));
     await waitFor('both in the log', async () => (await log(id)).length === 2, 15_000);
     const entries = await log(id);
-    expect(entries.find((entry) => entry.source_ref === `graph:${dirty}`)).toMatchObject({ status: 'done', action: 'created', subject: 'Please pay invoice 42 by Friday', message_id: '<graph-nul@contoso.com>' });
-    expect(entries.find((entry) => entry.source_ref === `graph:${next}`)).toMatchObject({ status: 'done', action: 'created' });
-    const item = (await call(t.app, 'GET', `/work/${entries.find((entry) => entry.source_ref === `graph:${dirty}`).work_item_id}`)).body;
+    expect(entries.find((entry) => entry.source_ref === `graph:${dirty}`)).toMatchObject({
+      status: 'done',
+      action: 'created',
+      subject: 'Please pay invoice 42 by Friday',
+      message_id: '<graph-nul@contoso.com>',
+    });
+    expect(entries.find((entry) => entry.source_ref === `graph:${next}`)).toMatchObject({
+      status: 'done',
+      action: 'created',
+    });
+    const item = (
+      await call(t.app, 'GET', `/work/${entries.find((entry) => entry.source_ref === `graph:${dirty}`).work_item_id}`)
+    ).body;
     expect(item.payload.email.from).toEqual({ name: 'Alice\ufffd', address: 'alice@contoso.com' });
-    expect((await call(t.app, 'GET', `/mailboxes/${id}`)).body).toMatchObject({ last_error: null, counts: { failed: 0 } });
+    expect((await call(t.app, 'GET', `/mailboxes/${id}`)).body).toMatchObject({
+      last_error: null,
+      counts: { failed: 0 },
+    });
   });
 });

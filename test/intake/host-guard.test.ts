@@ -54,27 +54,78 @@ async function listen(onConnection: (socket: Socket) => void): Promise<Listener>
   };
 }
 
-const target = (host: string, port: number, extra: Partial<ImapTarget> = {}): ImapTarget => ({ host, port, tls: 'none', username: 'guard', auth: 'password', folder: 'INBOX', ...extra });
+const target = (host: string, port: number, extra: Partial<ImapTarget> = {}): ImapTarget => ({
+  host,
+  port,
+  tls: 'none',
+  username: 'guard',
+  auth: 'password',
+  folder: 'INBOX',
+  ...extra,
+});
 
 describe('mailbox host guard', () => {
   it('refuses link-local and metadata addresses always, loopback and private ones unless listed', async () => {
-    const resolve = scripted({ 'public.example': [['93.184.216.34']], 'intranet.example': [['10.1.2.3']], 'mixed.example': [['93.184.216.34', '192.168.1.10']], 'meta.example': [['169.254.169.254']] });
+    const resolve = scripted({
+      'public.example': [['93.184.216.34']],
+      'intranet.example': [['10.1.2.3']],
+      'mixed.example': [['93.184.216.34', '192.168.1.10']],
+      'meta.example': [['169.254.169.254']],
+    });
     const open = createHostGuard([], resolve);
-    const listed = createHostGuard(['intranet.example', '192.168.0.0/16', '127.0.0.1', 'meta.example', '169.254.169.254'], resolve);
-    const verdict = async (guard: typeof open, host: string) => guard.check(host).then(() => 'ok', (error: Error) => error.message);
-    for (const host of ['public.example', '93.184.216.34', '2606:2800:220:1:248:1893:25c8:1946', 'no-such-name.example']) expect(await verdict(open, host), host).toBe('ok');
-    for (const host of ['intranet.example', 'mixed.example', '127.0.0.1', '10.0.0.1', '::1', '::ffff:127.0.0.1', 'fc00::1', '100.64.0.1']) {
+    const listed = createHostGuard(
+      ['intranet.example', '192.168.0.0/16', '127.0.0.1', 'meta.example', '169.254.169.254'],
+      resolve,
+    );
+    const verdict = async (guard: typeof open, host: string) =>
+      guard.check(host).then(
+        () => 'ok',
+        (error: Error) => error.message,
+      );
+    for (const host of [
+      'public.example',
+      '93.184.216.34',
+      '2606:2800:220:1:248:1893:25c8:1946',
+      'no-such-name.example',
+    ])
+      expect(await verdict(open, host), host).toBe('ok');
+    for (const host of [
+      'intranet.example',
+      'mixed.example',
+      '127.0.0.1',
+      '10.0.0.1',
+      '::1',
+      '::ffff:127.0.0.1',
+      'fc00::1',
+      '100.64.0.1',
+    ]) {
       expect(await verdict(open, host), host).toMatch(/loopback or private address; .*INTAKE_ALLOWED_HOSTS/);
     }
-    for (const host of ['intranet.example', 'mixed.example', '127.0.0.1', '192.168.7.7']) expect(await verdict(listed, host), host).toBe('ok');
+    for (const host of ['intranet.example', 'mixed.example', '127.0.0.1', '192.168.7.7'])
+      expect(await verdict(listed, host), host).toBe('ok');
     expect(await verdict(listed, '10.0.0.1')).toMatch(/not allowed/);
-    for (const host of ['meta.example', '169.254.169.254', '::ffff:169.254.169.254', '::ffff:a9fe:a9fe', 'fd00:ec2::254', 'fe80::1', '0.0.0.0', '::', '100.100.100.200', '224.0.0.1']) {
+    for (const host of [
+      'meta.example',
+      '169.254.169.254',
+      '::ffff:169.254.169.254',
+      '::ffff:a9fe:a9fe',
+      'fd00:ec2::254',
+      'fe80::1',
+      '0.0.0.0',
+      '::',
+      '100.100.100.200',
+      '224.0.0.1',
+    ]) {
       expect(await verdict(listed, host), host).toMatch(/link-local, cloud metadata or unspecified address/);
     }
   });
 
   it('reads INTAKE_ALLOWED_HOSTS as names, addresses and CIDR ranges, and names it when an entry is wrong', () => {
-    expect(loadConfig({ INTAKE_ALLOWED_HOSTS: ' [::1], 10.0.0.0/8 ,Mail.Corp.example,' }).intake.allowedHosts).toEqual(['::1', '10.0.0.0/8', 'mail.corp.example']);
+    expect(loadConfig({ INTAKE_ALLOWED_HOSTS: ' [::1], 10.0.0.0/8 ,Mail.Corp.example,' }).intake.allowedHosts).toEqual([
+      '::1',
+      '10.0.0.0/8',
+      'mail.corp.example',
+    ]);
     expect(loadConfig({}).intake.allowedHosts).toEqual([]);
     for (const wrong of ['10.0.0.0/33', 'mail.example/8', '10.0.0.0/8/1', '::1/129', '10.0.0.0/x']) {
       expect(() => loadConfig({ INTAKE_ALLOWED_HOSTS: wrong }), wrong).toThrow(/INTAKE_ALLOWED_HOSTS/);
@@ -118,7 +169,10 @@ describe('the connection test against what listens on a port', () => {
   it('refuses at connect time a name that now resolves to a loopback address (DNS rebinding)', async () => {
     const listener = await track(listen((socket) => socket.write('* OK IMAP4rev1 ready\r\n')));
     // Public when the mailbox was saved and when the test starts; loopback when the socket opens.
-    const guard = createHostGuard([], scripted({ 'mail.rebind.example': [['93.184.216.34'], ['93.184.216.34'], ['127.0.0.1']] }));
+    const guard = createHostGuard(
+      [],
+      scripted({ 'mail.rebind.example': [['93.184.216.34'], ['93.184.216.34'], ['127.0.0.1']] }),
+    );
     await guard.check('mail.rebind.example');
     const answer = await probeImap(target('mail.rebind.example', listener.port), PASSWORD, guard, TIMEOUTS);
     expect(answer).toMatchObject({ ok: false, stage: 'connect' });
@@ -134,14 +188,26 @@ describe('the connection test against what listens on a port', () => {
     const guard = createHostGuard(['127.0.0.1']);
     const silent = await track(listen(() => undefined));
     const ssh = await track(listen((socket) => socket.end('SSH-2.0-OpenSSH_9.6\r\n')));
-    const http = await track(listen((socket) => socket.once('data', () => socket.end('HTTP/1.1 400 Bad Request\r\n\r\n'))));
+    const http = await track(
+      listen((socket) => socket.once('data', () => socket.end('HTTP/1.1 400 Bad Request\r\n\r\n'))),
+    );
     const postgresLike = await track(listen((socket) => socket.destroy()));
     const ports = [await freePort(), silent.port, ssh.port, http.port, postgresLike.port];
-    const answers = await Promise.all(ports.map((port) => probeImap(target('127.0.0.1', port), PASSWORD, guard, TIMEOUTS)));
+    const answers = await Promise.all(
+      ports.map((port) => probeImap(target('127.0.0.1', port), PASSWORD, guard, TIMEOUTS)),
+    );
     answers.push(await probeImap(target('127.0.0.1', dovecot.port, { tls: 'tls' }), PASSWORD, guard, TIMEOUTS));
     ports.push(dovecot.port);
-    const shapes = answers.map((answer, index) => ({ ok: answer.ok, stage: answer.stage, message: answer.message.replace(`:${ports[index]}`, ':PORT') }));
+    const shapes = answers.map((answer, index) => ({
+      ok: answer.ok,
+      stage: answer.stage,
+      message: answer.message.replace(`:${ports[index]}`, ':PORT'),
+    }));
     expect(new Set(shapes.map((shape) => JSON.stringify(shape))).size, JSON.stringify(shapes)).toBe(1);
-    expect(shapes[0]).toEqual({ ok: false, stage: 'connect', message: 'No IMAP server answered at 127.0.0.1:PORT; check the host, the port and the tls setting' });
+    expect(shapes[0]).toEqual({
+      ok: false,
+      stage: 'connect',
+      message: 'No IMAP server answered at 127.0.0.1:PORT; check the host, the port and the tls setting',
+    });
   });
 });

@@ -32,7 +32,13 @@ describe('intake flow', () => {
     dovecot = await startDovecot({ password: PASSWORD });
     fake = await startFakeLlm();
     // The fake answers by what the prompt holds, as a model would.
-    fake.setAnswerer((prompt) => (/<email_subject>[^<]*newsletter/i.test(prompt) ? NEWSLETTER : /<email_body>\\nThanks, noted/i.test(prompt) ? FYI : null));
+    fake.setAnswerer((prompt) =>
+      /<email_subject>[^<]*newsletter/i.test(prompt)
+        ? NEWSLETTER
+        : /<email_body>\\nThanks, noted/i.test(prompt)
+          ? FYI
+          : null,
+    );
   });
   afterAll(async () => {
     await dovecot?.close();
@@ -71,20 +77,37 @@ describe('intake flow', () => {
       });
       expect(created.status, created.text).toBe(201);
       mailboxId = created.body.id;
-      await waitFor('the mailbox to be idle', async () => (await call(t.app, 'GET', `/mailboxes/${mailboxId}`)).body.state === 'idle');
+      await waitFor(
+        'the mailbox to be idle',
+        async () => (await call(t.app, 'GET', `/mailboxes/${mailboxId}`)).body.state === 'idle',
+      );
     });
     afterAll(() => t?.close());
 
-    const log = async () => (await call(t.app, 'GET', `/mailboxes/${mailboxId}/messages`)).body as Array<Record<string, any>>;
-    const logOf = (messageId: string) => waitFor(`${messageId} in the intake log`, async () => (await log()).find((entry) => entry.message_id === messageId));
+    const log = async () =>
+      (await call(t.app, 'GET', `/mailboxes/${mailboxId}/messages`)).body as Array<Record<string, any>>;
+    const logOf = (messageId: string) =>
+      waitFor(`${messageId} in the intake log`, async () =>
+        (await log()).find((entry) => entry.message_id === messageId),
+      );
 
     it('new mail becomes a work item within 2 s of APPEND, and a reply in the thread a note on it', async () => {
       const messageId = newMessageId();
       const appended = Date.now();
-      await dovecot.append(user, [mail({ subject: 'Q3 budget needs your approval', text: 'Hi, can you approve the Q3 budget by Friday?', messageId, attachments: [{ name: 'q3-budget.xlsx', content: 'numbers' }] })]);
+      await dovecot.append(user, [
+        mail({
+          subject: 'Q3 budget needs your approval',
+          text: 'Hi, can you approve the Q3 budget by Friday?',
+          messageId,
+          attachments: [{ name: 'q3-budget.xlsx', content: 'numbers' }],
+        }),
+      ]);
       const item = await waitFor(
         'the work item',
-        async () => (await call(t.app, 'GET', '/work?type=email_task')).body.find((w: { payload: any }) => w.payload?.email?.message_id === messageId),
+        async () =>
+          (await call(t.app, 'GET', '/work?type=email_task')).body.find(
+            (w: { payload: any }) => w.payload?.email?.message_id === messageId,
+          ),
         5_000,
         20,
       );
@@ -100,12 +123,27 @@ describe('intake flow', () => {
         created_by: 'intake',
         project_id: mailbox.project_id,
       });
-      expect(item.payload.email).toMatchObject({ mailbox_id: mailboxId, subject: 'Q3 budget needs your approval', attachments: ['q3-budget.xlsx'], from: { address: 'dana@contoso.com' } });
-      expect(item.payload.classification).toMatchObject({ category: 'action_required', needs_action: true, dedupe: { status: 'new' } });
+      expect(item.payload.email).toMatchObject({
+        mailbox_id: mailboxId,
+        subject: 'Q3 budget needs your approval',
+        attachments: ['q3-budget.xlsx'],
+        from: { address: 'dana@contoso.com' },
+      });
+      expect(item.payload.classification).toMatchObject({
+        category: 'action_required',
+        needs_action: true,
+        dedupe: { status: 'new' },
+      });
       // The classifier was given the attachment's name and the thread.
       const prompt = JSON.stringify(fake.requests.at(-1)?.body);
       expect(prompt).toContain('q3-budget.xlsx');
-      expect(await logOf(messageId)).toMatchObject({ status: 'done', action: 'created', category: 'action_required', work_item_id: item.id, work_item_url: `/work/${item.id}` });
+      expect(await logOf(messageId)).toMatchObject({
+        status: 'done',
+        action: 'created',
+        category: 'action_required',
+        work_item_id: item.id,
+        work_item_url: `/work/${item.id}`,
+      });
 
       const replyId = newMessageId();
       await dovecot.append(user, [
@@ -125,11 +163,17 @@ describe('intake flow', () => {
       expect(after.comment_count).toBe(1);
       const [comment] = (await call(t.app, 'GET', `/work/${item.id}/comments`)).body;
       expect(comment).toMatchObject({ kind: 'email', author: 'intake', role: 'intake' });
-      expect(comment.body).toMatch(/^Follow-up from Dana Swope <dana@contoso.com> at .* — Re: Q3 budget needs your approval:\nThanks, noted\. One more line item for travel\./);
+      expect(comment.body).toMatch(
+        /^Follow-up from Dana Swope <dana@contoso.com> at .* — Re: Q3 budget needs your approval:\nThanks, noted\. One more line item for travel\./,
+      );
       expect(comment.body).not.toContain('> Hi');
-      expect(after.payload.thread).toEqual([expect.objectContaining({ message_id: replyId, category: 'fyi', summary: expect.stringContaining('travel') })]);
+      expect(after.payload.thread).toEqual([
+        expect.objectContaining({ message_id: replyId, category: 'fyi', summary: expect.stringContaining('travel') }),
+      ]);
       expect(after.status).toBe('queued');
-      const items = (await call(t.app, 'GET', '/work?type=email_task')).body.filter((w: any) => w.payload?.email?.conversation_id === messageId);
+      const items = (await call(t.app, 'GET', '/work?type=email_task')).body.filter(
+        (w: any) => w.payload?.email?.conversation_id === messageId,
+      );
       expect(items).toHaveLength(1);
     });
 
@@ -138,15 +182,35 @@ describe('intake flow', () => {
       const goodId = newMessageId();
       const before = (await call(t.app, 'GET', '/work?type=email_task')).body.length;
       await dovecot.append(user, [
-        mail({ from: 'news@digest.example.com', subject: 'Weekly newsletter digest', text: 'Top stories this week.', messageId: newsletterId, headers: { 'List-Unsubscribe': '<mailto:unsub@digest.example.com>' } }),
+        mail({
+          from: 'news@digest.example.com',
+          subject: 'Weekly newsletter digest',
+          text: 'Top stories this week.',
+          messageId: newsletterId,
+          headers: { 'List-Unsubscribe': '<mailto:unsub@digest.example.com>' },
+        }),
         Buffer.from([0x00, 0x01, 0xff, 0xfe, 0x00, 0x0a, 0x0d, 0x00]),
-        mail({ subject: 'Please review the contract', text: 'Could you review the attached contract today?', messageId: goodId }),
+        mail({
+          subject: 'Please review the contract',
+          text: 'Could you review the attached contract today?',
+          messageId: goodId,
+        }),
       ]);
       expect(await logOf(goodId)).toMatchObject({ action: 'created' });
       const entries = await log();
-      expect(entries.find((entry) => entry.message_id === newsletterId)).toMatchObject({ status: 'done', action: 'recorded', category: 'newsletter', work_item_id: null });
+      expect(entries.find((entry) => entry.message_id === newsletterId)).toMatchObject({
+        status: 'done',
+        action: 'recorded',
+        category: 'newsletter',
+        work_item_id: null,
+      });
       const failed = entries.find((entry) => entry.status === 'failed');
-      expect(failed).toMatchObject({ action: 'failed', category: null, work_item_id: null, error: expect.stringContaining('not a readable MIME message') });
+      expect(failed).toMatchObject({
+        action: 'failed',
+        category: null,
+        work_item_id: null,
+        error: expect.stringContaining('not a readable MIME message'),
+      });
       expect((await call(t.app, 'GET', '/work?type=email_task')).body.length).toBe(before + 1);
       const failedOnly = (await call(t.app, 'GET', `/mailboxes/${mailboxId}/messages?status=failed`)).body;
       expect(failedOnly.map((entry: { id: string }) => entry.id)).toEqual([failed!.id]);
@@ -164,23 +228,48 @@ describe('intake flow', () => {
     it('a provider failure is retried after a pause; a message it keeps failing on is recorded failed and the rest flows', async () => {
       const retried = newMessageId();
       fake.script({ kind: 'status', status: 500 }, { kind: 'status', status: 503 });
-      await dovecot.append(user, [mail({ subject: 'Renew the TLS certificate', text: 'Please renew the certificate before Monday.', messageId: retried })]);
-      await waitFor('the error state', async () => /classification provider failed/.test((await call(t.app, 'GET', `/mailboxes/${mailboxId}`)).body.last_error ?? ''));
+      await dovecot.append(user, [
+        mail({
+          subject: 'Renew the TLS certificate',
+          text: 'Please renew the certificate before Monday.',
+          messageId: retried,
+        }),
+      ]);
+      await waitFor('the error state', async () =>
+        /classification provider failed/.test(
+          (await call(t.app, 'GET', `/mailboxes/${mailboxId}`)).body.last_error ?? '',
+        ),
+      );
       expect(await logOf(retried)).toMatchObject({ status: 'done', action: 'created' });
 
       const hopeless = newMessageId();
       const after = newMessageId();
       const asked = fake.requests.length;
-      fake.setReplier((prompt) => (prompt.includes('<email_subject>Cannot be classified<') ? { kind: 'status', status: 500 } : null));
+      fake.setReplier((prompt) =>
+        prompt.includes('<email_subject>Cannot be classified<') ? { kind: 'status', status: 500 } : null,
+      );
       await dovecot.append(user, [
-        mail({ subject: 'Cannot be classified', text: 'The provider fails on this one every time.', messageId: hopeless }),
+        mail({
+          subject: 'Cannot be classified',
+          text: 'The provider fails on this one every time.',
+          messageId: hopeless,
+        }),
         mail({ subject: 'Order more coffee', text: 'Please order more coffee for the office.', messageId: after }),
       ]);
       expect(await logOf(after)).toMatchObject({ action: 'created' });
-      expect(await logOf(hopeless)).toMatchObject({ status: 'failed', action: 'failed', error: expect.stringMatching(/^not classified after 3 tries: Classification failed/) });
+      expect(await logOf(hopeless)).toMatchObject({
+        status: 'failed',
+        action: 'failed',
+        error: expect.stringMatching(/^not classified after 3 tries: Classification failed/),
+      });
       fake.setReplier(null);
-      expect(fake.requests.slice(asked).filter((request) => JSON.stringify(request.body).includes('Cannot be classified'))).toHaveLength(3);
-      await waitFor('the idle state', async () => (await call(t.app, 'GET', `/mailboxes/${mailboxId}`)).body.state === 'idle');
+      expect(
+        fake.requests.slice(asked).filter((request) => JSON.stringify(request.body).includes('Cannot be classified')),
+      ).toHaveLength(3);
+      await waitFor(
+        'the idle state',
+        async () => (await call(t.app, 'GET', `/mailboxes/${mailboxId}`)).body.state === 'idle',
+      );
     });
 
     it("intake's provider calls, failures included, are counted in the work service's /metrics (one ClassifyService, built by the root)", async () => {
@@ -206,13 +295,29 @@ describe('intake flow', () => {
       // Mail that arrives while the watcher is cut off: dropped into the maildir as local
       // delivery does, then one APPENDed as soon as the server is back.
       const whileDown = newMessageId();
-      dovecot.deliverLocally(user, mail({ subject: 'Printer on floor 2 is jammed', text: 'Please fix the printer before the board meeting.', messageId: whileDown }));
+      dovecot.deliverLocally(
+        user,
+        mail({
+          subject: 'Printer on floor 2 is jammed',
+          text: 'Please fix the printer before the board meeting.',
+          messageId: whileDown,
+        }),
+      );
       await dovecot.start();
       const caughtUp = newMessageId();
-      await dovecot.append(user, [mail({ subject: 'Server room door is broken', text: 'Please fix the server room door today.', messageId: caughtUp })]);
+      await dovecot.append(user, [
+        mail({
+          subject: 'Server room door is broken',
+          text: 'Please fix the server room door today.',
+          messageId: caughtUp,
+        }),
+      ]);
       expect(await logOf(whileDown)).toMatchObject({ action: 'created' });
       expect(await logOf(caughtUp)).toMatchObject({ action: 'created' });
-      await waitFor('the idle state', async () => (await call(t.app, 'GET', `/mailboxes/${mailboxId}`)).body.state === 'idle');
+      await waitFor(
+        'the idle state',
+        async () => (await call(t.app, 'GET', `/mailboxes/${mailboxId}`)).body.state === 'idle',
+      );
     });
 
     it('after all that, the IMAP password is nowhere in clear: not in the logs, the database or an answer', async () => {
@@ -223,7 +328,11 @@ describe('intake flow', () => {
         await call(t.app, 'GET', '/work?limit=1000'),
         await call(t.app, 'GET', '/openapi.json'),
       ];
-      const encodings = [PASSWORD, Buffer.from(PASSWORD).toString('base64'), Buffer.from(`\u0000${user}\u0000${PASSWORD}`).toString('base64')];
+      const encodings = [
+        PASSWORD,
+        Buffer.from(PASSWORD).toString('base64'),
+        Buffer.from(`\u0000${user}\u0000${PASSWORD}`).toString('base64'),
+      ];
       const dump = await dumpDatabase(t.database);
       for (const secret of encodings) {
         for (const answer of answers) expect(answer.text).not.toContain(secret);

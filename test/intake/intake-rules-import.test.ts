@@ -11,7 +11,13 @@ import { mail, newMessageId, waitFor } from '../support/mail.js';
 // files through the same pipeline, and a mailbox disabled or deleted while it is watched.
 
 const PASSWORD = 'rules-test-imap-password';
-const NEWSLETTER = { ...FAKE_ANSWER, needs_action: false, category: 'newsletter', priority: 'low', task_description: null };
+const NEWSLETTER = {
+  ...FAKE_ANSWER,
+  needs_action: false,
+  category: 'newsletter',
+  priority: 'low',
+  task_description: null,
+};
 
 const stores = await storesUnderTest();
 
@@ -49,23 +55,44 @@ describe('intake rules, resync and imports', () => {
     afterAll(() => t?.close());
 
     async function connect(extra: Record<string, unknown> = {}): Promise<string> {
-      const created = await call(t.app, 'POST', '/mailboxes', { name: 'Rules', kind: 'imap', host: dovecot.host, port: dovecot.port, tls: 'none', username: user, password: PASSWORD, ...extra });
+      const created = await call(t.app, 'POST', '/mailboxes', {
+        name: 'Rules',
+        kind: 'imap',
+        host: dovecot.host,
+        port: dovecot.port,
+        tls: 'none',
+        username: user,
+        password: PASSWORD,
+        ...extra,
+      });
       expect(created.status, created.text).toBe(201);
       return created.body.id;
     }
     const mailbox = async (id: string) => (await call(t.app, 'GET', `/mailboxes/${id}`)).body;
     const idle = (id: string) => waitFor('the mailbox to be idle', async () => (await mailbox(id)).state === 'idle');
     const logOf = (id: string, messageId: string) =>
-      waitFor(`${messageId} in the log`, async () => ((await call(t.app, 'GET', `/mailboxes/${id}/messages?limit=500`)).body as any[]).find((entry) => entry.message_id === messageId));
-    const itemsOf = async (id: string) => ((await call(t.app, 'GET', '/work?limit=1000')).body as any[]).filter((item) => item.payload?.email?.mailbox_id === id);
-    const askedAbout = (subject: string) => fake.requests.filter((request) => JSON.stringify(request.body).includes(`<email_subject>${subject}<`)).length;
+      waitFor(`${messageId} in the log`, async () =>
+        ((await call(t.app, 'GET', `/mailboxes/${id}/messages?limit=500`)).body as any[]).find(
+          (entry) => entry.message_id === messageId,
+        ),
+      );
+    const itemsOf = async (id: string) =>
+      ((await call(t.app, 'GET', '/work?limit=1000')).body as any[]).filter(
+        (item) => item.payload?.email?.mailbox_id === id,
+      );
+    const askedAbout = (subject: string) =>
+      fake.requests.filter((request) => JSON.stringify(request.body).includes(`<email_subject>${subject}<`)).length;
 
     it('routing rules: the first match decides the item type, agent and priority, or only records', async () => {
       const id = await connect();
       await idle(id);
       const edited = await call(t.app, 'PATCH', `/mailboxes/${id}`, {
         rules: [
-          { match: { sender: ['vendor.io'] }, action: 'create_item', item: { type: 'vendor_mail', agent: 'ada', priority: 2 } },
+          {
+            match: { sender: ['vendor.io'] },
+            action: 'create_item',
+            item: { type: 'vendor_mail', agent: 'ada', priority: 2 },
+          },
           { match: { subject_contains: 'ignore me' }, action: 'record' },
         ],
       });
@@ -76,7 +103,12 @@ describe('intake rules, resync and imports', () => {
         mail({ from: 'news@mail.vendor.io', subject: 'Vendor newsletter', text: 'News.', messageId: fromVendor }),
         mail({ subject: 'Ignore me: approve this', text: 'Please approve.', messageId: ignored }),
       ]);
-      expect(await logOf(id, ignored)).toMatchObject({ action: 'recorded', rule_index: 1, category: 'action_required', work_item_id: null });
+      expect(await logOf(id, ignored)).toMatchObject({
+        action: 'recorded',
+        rule_index: 1,
+        category: 'action_required',
+        work_item_id: null,
+      });
       const vendor = await logOf(id, fromVendor);
       expect(vendor).toMatchObject({ action: 'created', rule_index: 0, category: 'newsletter' });
       const item = (await call(t.app, 'GET', `/work/${vendor.work_item_id}`)).body;
@@ -91,7 +123,11 @@ describe('intake rules, resync and imports', () => {
       const id = await connect({ folder: 'Team', name: 'Team folder' });
       await idle(id);
       const first = mail({ subject: `Fix the VPN (${kind})`, text: 'Please fix the VPN.', messageId: newMessageId() });
-      const second = mail({ subject: `Order badges (${kind})`, text: 'Please order badges.', messageId: newMessageId() });
+      const second = mail({
+        subject: `Order badges (${kind})`,
+        text: 'Please order badges.',
+        messageId: newMessageId(),
+      });
       await dovecot.append(user, [first, second], 'Team');
       await waitFor('two items', async () => (await itemsOf(id)).length === 2);
       const before = (await mailbox(id)).counts.seen;
@@ -99,7 +135,15 @@ describe('intake rules, resync and imports', () => {
       // The folder is deleted and made again: same messages, a new UIDVALIDITY, and one new message.
       await dovecot.recreateFolder(user, 'Team');
       const third = newMessageId();
-      await dovecot.append(user, [first, second, mail({ subject: 'Book the offsite', text: 'Please book the offsite venue.', messageId: third })], 'Team');
+      await dovecot.append(
+        user,
+        [
+          first,
+          second,
+          mail({ subject: 'Book the offsite', text: 'Please book the offsite venue.', messageId: third }),
+        ],
+        'Team',
+      );
       await call(t.app, 'PATCH', `/mailboxes/${id}`, { name: 'Team folder (poked)' });
       expect(await logOf(id, third)).toMatchObject({ action: 'created' });
       expect(await itemsOf(id)).toHaveLength(3);
@@ -113,7 +157,12 @@ describe('intake rules, resync and imports', () => {
       // No server behind it: an import needs none.
       const id = await connect({ name: 'Export', host: '127.0.0.1', port: 1, enabled: false });
       const one = newMessageId();
-      const eml = await t.app.inject({ method: 'POST', url: `/mailboxes/${id}/import`, headers: { 'content-type': 'message/rfc822' }, payload: mail({ subject: 'Sign the NDA', text: 'Please sign the NDA.', messageId: one }) });
+      const eml = await t.app.inject({
+        method: 'POST',
+        url: `/mailboxes/${id}/import`,
+        headers: { 'content-type': 'message/rfc822' },
+        payload: mail({ subject: 'Sign the NDA', text: 'Please sign the NDA.', messageId: one }),
+      });
       expect(eml.statusCode, eml.body).toBe(202);
       expect(eml.json()).toEqual({ queued: 1, backfill: { done: 0, total: 1 } });
       expect(await logOf(id, one)).toMatchObject({ source: 'import', action: 'created' });
@@ -122,11 +171,23 @@ describe('intake rules, resync and imports', () => {
       for (let n = 1; n <= 30; n += 1) {
         const subject = n % 2 ? `Please call supplier ${n}` : `Monthly digest ${n}`;
         // As an exporter writes it: LF line ends, and a body line starting "From " quoted.
-        const message = mail({ subject, text: `From the export, number ${n}.`, messageId: `<export-${kind}-${n}@example.com>` }).replace(/\r\n/g, '\n').replace(/^From /gm, '>From ');
+        const message = mail({
+          subject,
+          text: `From the export, number ${n}.`,
+          messageId: `<export-${kind}-${n}@example.com>`,
+        })
+          .replace(/\r\n/g, '\n')
+          .replace(/^From /gm, '>From ');
         lines.push(`From sender@example.com Mon Jan  1 00:00:${String(n).padStart(2, '0')} 2024\n${message}`);
       }
       const mbox = lines.join('\n');
-      const upload = () => t.app.inject({ method: 'POST', url: `/mailboxes/${id}/import`, headers: { 'content-type': 'application/mbox' }, payload: mbox });
+      const upload = () =>
+        t.app.inject({
+          method: 'POST',
+          url: `/mailboxes/${id}/import`,
+          headers: { 'content-type': 'application/mbox' },
+          payload: mbox,
+        });
       const accepted = await upload();
       expect(accepted.statusCode, accepted.body).toBe(202);
       expect(accepted.json()).toMatchObject({ queued: 30, backfill: { total: 30 } });
@@ -143,7 +204,10 @@ describe('intake rules, resync and imports', () => {
 
       const asked = fake.requests.length;
       expect((await upload()).statusCode).toBe(202);
-      await waitFor('the second import to finish', async () => (await mailbox(id)).backfill.done === 30 && (await mailbox(id)).counts.seen === 61);
+      await waitFor(
+        'the second import to finish',
+        async () => (await mailbox(id)).backfill.done === 30 && (await mailbox(id)).counts.seen === 61,
+      );
       expect(fake.requests.length).toBe(asked);
       expect(await itemsOf(id)).toHaveLength(16);
       const again = (await call(t.app, 'GET', `/mailboxes/${id}/messages?action=duplicate&limit=500`)).body as any[];
@@ -152,7 +216,8 @@ describe('intake rules, resync and imports', () => {
 
     it('answers bad uploads with 4xx problems', async () => {
       const id = await connect({ name: 'Bad uploads', host: '127.0.0.1', port: 1, enabled: false });
-      const post = (url: string, type: string, payload: string | Buffer) => t.app.inject({ method: 'POST', url, headers: { 'content-type': type }, payload });
+      const post = (url: string, type: string, payload: string | Buffer) =>
+        t.app.inject({ method: 'POST', url, headers: { 'content-type': type }, payload });
       const json = await post(`/mailboxes/${id}/import`, 'application/json', '{"a":1}');
       expect(json.statusCode).toBe(415);
       expect(json.headers['content-type']).toMatch(/^application\/problem\+json/);
@@ -166,7 +231,10 @@ describe('intake rules, resync and imports', () => {
       const empty = await post(`/mailboxes/${id}/import`, 'message/rfc822', '\r\n  \r\n');
       expect(empty.statusCode).toBe(422);
       expect(empty.json().detail).toContain('holds no message');
-      expect((await post('/mailboxes/00000000-0000-4000-8000-000000000000/import', 'message/rfc822', 'Subject: x\r\n\r\ny')).statusCode).toBe(404);
+      expect(
+        (await post('/mailboxes/00000000-0000-4000-8000-000000000000/import', 'message/rfc822', 'Subject: x\r\n\r\ny'))
+          .statusCode,
+      ).toBe(404);
       const tooLarge = await post(`/mailboxes/${id}/import`, 'application/mbox', Buffer.alloc(1_200_000, 'a'));
       expect(tooLarge.statusCode).toBe(413);
       expect(tooLarge.headers['content-type']).toMatch(/^application\/problem\+json/);
@@ -176,7 +244,9 @@ describe('intake rules, resync and imports', () => {
       const id = await connect({ name: 'Short-lived' });
       await idle(id);
       const kept = newMessageId();
-      await dovecot.append(user, [mail({ subject: 'Water the plants', text: 'Please water the plants.', messageId: kept })]);
+      await dovecot.append(user, [
+        mail({ subject: 'Water the plants', text: 'Please water the plants.', messageId: kept }),
+      ]);
       const entry = await logOf(id, kept);
       expect((await call(t.app, 'PATCH', `/mailboxes/${id}`, { enabled: false })).status).toBe(200);
       await waitFor('the stopped state', async () => (await mailbox(id)).state === 'stopped');

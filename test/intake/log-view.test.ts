@@ -25,7 +25,12 @@ function entry(fields: Partial<LoggedMessage>): LoggedMessage {
 
 describe('the log as a batch sees it', () => {
   it('finds the earliest handled copy and content, and ignores failed entries', () => {
-    const failed = entry({ source_hash: 'h', fingerprint: 'f', status: 'failed', created_at: '2026-01-01T00:00:00.000Z' });
+    const failed = entry({
+      source_hash: 'h',
+      fingerprint: 'f',
+      status: 'failed',
+      created_at: '2026-01-01T00:00:00.000Z',
+    });
     const later = entry({ source_hash: 'h', fingerprint: 'f', created_at: '2026-01-02T00:00:00.000Z' });
     const earlier = entry({ source_hash: 'h', fingerprint: 'f', created_at: '2026-01-01T12:00:00.000Z' });
     const log = createLogView([failed, later, earlier]);
@@ -37,7 +42,13 @@ describe('the log as a batch sees it', () => {
 
   it('sees the entries the batch adds: a copy, a reply and a duplicate later in the same batch', () => {
     const log = createLogView([]);
-    const root = entry({ message_key: '<root@x>', conversation_key: '<root@x>', fingerprint: 'f', action: 'created', work_item_id: 'item-1' });
+    const root = entry({
+      message_key: '<root@x>',
+      conversation_key: '<root@x>',
+      fingerprint: 'f',
+      action: 'created',
+      work_item_id: 'item-1',
+    });
     expect(log.has(root.source_ref)).toBe(false);
     log.add(root);
     expect(log.has(root.source_ref)).toBe(true);
@@ -49,9 +60,24 @@ describe('the log as a batch sees it', () => {
   });
 
   it("prefers the thread's created item to a note on another, and the newest among equals", () => {
-    const noted = entry({ conversation_key: 'c', action: 'noted', work_item_id: 'noted-item', created_at: '2026-01-03T00:00:00.000Z' });
-    const old = entry({ conversation_key: 'c', action: 'created', work_item_id: 'old-item', created_at: '2026-01-01T00:00:00.000Z' });
-    const recent = entry({ conversation_key: 'c', action: 'created', work_item_id: 'new-item', created_at: '2026-01-02T00:00:00.000Z' });
+    const noted = entry({
+      conversation_key: 'c',
+      action: 'noted',
+      work_item_id: 'noted-item',
+      created_at: '2026-01-03T00:00:00.000Z',
+    });
+    const old = entry({
+      conversation_key: 'c',
+      action: 'created',
+      work_item_id: 'old-item',
+      created_at: '2026-01-01T00:00:00.000Z',
+    });
+    const recent = entry({
+      conversation_key: 'c',
+      action: 'created',
+      work_item_id: 'new-item',
+      created_at: '2026-01-02T00:00:00.000Z',
+    });
     const unrelated = entry({ conversation_key: 'd', action: 'created', work_item_id: 'other' });
     expect(createLogView([noted, old, recent, unrelated]).threadItem('c', [])).toBe('new-item');
     expect(createLogView([noted]).threadItem('c', [])).toBe('noted-item');

@@ -39,7 +39,11 @@ describe('mailbox connection test against dovecot', () => {
   describe.each(stores)('on %s', (kind) => {
     let t: TestApp;
     beforeAll(async () => {
-      t = await startWorkApp(kind, { AGENTDESK_SECRET_KEY: SECRET_KEY, INTAKE_WORKER: 'false', INTAKE_ALLOWED_HOSTS: dovecot.host });
+      t = await startWorkApp(kind, {
+        AGENTDESK_SECRET_KEY: SECRET_KEY,
+        INTAKE_WORKER: 'false',
+        INTAKE_ALLOWED_HOSTS: dovecot.host,
+      });
     });
     afterAll(() => t?.close());
 
@@ -132,7 +136,11 @@ describe.each(stores)('mailbox API on %s', (kind) => {
   beforeAll(async () => {
     t = await startWorkApp(kind, { AGENTDESK_SECRET_KEY: SECRET_KEY, INTAKE_WORKER: 'false' });
     bare = await startWorkApp(kind, { INTAKE_WORKER: 'false' });
-    listed = await startWorkApp(kind, { AGENTDESK_SECRET_KEY: SECRET_KEY, INTAKE_WORKER: 'false', INTAKE_ALLOWED_HOSTS: '[::1], 10.0.0.0/8,localhost,169.254.169.254' });
+    listed = await startWorkApp(kind, {
+      AGENTDESK_SECRET_KEY: SECRET_KEY,
+      INTAKE_WORKER: 'false',
+      INTAKE_ALLOWED_HOSTS: '[::1], 10.0.0.0/8,localhost,169.254.169.254',
+    });
   });
   afterAll(async () => {
     await t?.close();
@@ -141,12 +149,27 @@ describe.each(stores)('mailbox API on %s', (kind) => {
   });
 
   it('refuses mailbox hosts on loopback, private, link-local and metadata addresses with a 422 on host', async () => {
-    const refused = ['169.254.169.254', '127.0.0.1', 'localhost', '10.1.2.3', '192.168.0.10', '::1', '[::1]', '::ffff:169.254.169.254', 'fd00:ec2::254', '0.0.0.0', 'fe80::1', '100.100.100.200'];
+    const refused = [
+      '169.254.169.254',
+      '127.0.0.1',
+      'localhost',
+      '10.1.2.3',
+      '192.168.0.10',
+      '::1',
+      '[::1]',
+      '::ffff:169.254.169.254',
+      'fd00:ec2::254',
+      '0.0.0.0',
+      'fe80::1',
+      '100.100.100.200',
+    ];
     for (const host of refused) {
       const response = await call(t.app, 'POST', '/mailboxes', body({ host, port: 22, enabled: false }));
       expect(response.status, `${host}: ${response.text}`).toBe(422);
       expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
-      expect(response.body.errors, host).toEqual([{ field: 'host', message: expect.stringMatching(/^is not allowed: /) }]);
+      expect(response.body.errors, host).toEqual([
+        { field: 'host', message: expect.stringMatching(/^is not allowed: /) },
+      ]);
     }
     const brackets = await call(t.app, 'POST', '/mailboxes', body({ host: '[imap.example.com]' }));
     expect(brackets.status).toBe(422);
@@ -157,7 +180,9 @@ describe.each(stores)('mailbox API on %s', (kind) => {
     expect(moved.status).toBe(422);
     expect(moved.body.errors).toEqual([{ field: 'host', message: expect.stringContaining('link-local') }]);
     expect((await call(t.app, 'GET', `/mailboxes/${id}`)).body.host).toBe('imap.example.com');
-    expect((await call(t.app, 'GET', '/mailboxes')).body.map((m: { host: string }) => m.host)).not.toContain('169.254.169.254');
+    expect((await call(t.app, 'GET', '/mailboxes')).body.map((m: { host: string }) => m.host)).not.toContain(
+      '169.254.169.254',
+    );
   });
 
   it('takes loopback and private hosts the operator listed in INTAKE_ALLOWED_HOSTS, never link-local ones; [::1] is stored as ::1', async () => {
@@ -173,14 +198,18 @@ describe.each(stores)('mailbox API on %s', (kind) => {
     const metadata = await call(listed.app, 'POST', '/mailboxes', body({ host: '169.254.169.254', enabled: false }));
     expect(metadata.status).toBe(422);
     expect(metadata.body.errors).toEqual([{ field: 'host', message: expect.stringContaining('link-local') }]);
-    expect((await call(listed.app, 'POST', '/mailboxes', body({ host: '192.168.1.1', enabled: false }))).status).toBe(422);
+    expect((await call(listed.app, 'POST', '/mailboxes', body({ host: '192.168.1.1', enabled: false }))).status).toBe(
+      422,
+    );
   });
 
   it('refuses a secret it could not encrypt: no AGENTDESK_SECRET_KEY is a 422 that says so', async () => {
     const response = await call(bare.app, 'POST', '/mailboxes', body());
     expect(response.status).toBe(422);
     expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
-    expect(response.body.errors).toEqual([{ field: 'password', message: expect.stringContaining('AGENTDESK_SECRET_KEY') }]);
+    expect(response.body.errors).toEqual([
+      { field: 'password', message: expect.stringContaining('AGENTDESK_SECRET_KEY') },
+    ]);
     expect(response.text).not.toContain(PASSWORD);
     expect((await call(bare.app, 'GET', '/mailboxes')).body).toEqual([]);
   });
@@ -220,7 +249,12 @@ describe.each(stores)('mailbox API on %s', (kind) => {
       rules: [{ match: { sender: ['example.org'] }, action: 'record' }],
     });
     expect(edited.status, edited.text).toBe(200);
-    expect(edited.body).toMatchObject({ enabled: false, auth: 'xoauth2', project_id: project.body.id, rules: [{ action: 'record' }] });
+    expect(edited.body).toMatchObject({
+      enabled: false,
+      auth: 'xoauth2',
+      project_id: project.body.id,
+      rules: [{ action: 'record' }],
+    });
     expect(edited.text).not.toContain('ya29');
 
     expect((await call(t.app, 'DELETE', `/mailboxes/${id}`)).status).toBe(204);
@@ -238,7 +272,12 @@ describe.each(stores)('mailbox API on %s', (kind) => {
       [body({ tls: 'ssl' }), 'tls'],
       [body({ port: 70_000 }), 'port'],
       [body({ project_id: '00000000-0000-4000-8000-000000000000' }), 'project_id'],
-      [body({ rules: [{ match: {}, action: 'create_item', item: { project_id: '00000000-0000-4000-8000-000000000000' } }] }), 'rules.0.item.project_id'],
+      [
+        body({
+          rules: [{ match: {}, action: 'create_item', item: { project_id: '00000000-0000-4000-8000-000000000000' } }],
+        }),
+        'rules.0.item.project_id',
+      ],
       [body({ rules: [{ match: { category: ['invoices'] }, action: 'record' }] }), 'rules.0.match.category.0'],
       [body({ rules: [{ match: {}, action: 'record', item: { priority: 1 } }] }), 'rules.0.item'],
       [body({ since: 'yesterday' }), 'since'],
@@ -248,7 +287,10 @@ describe.each(stores)('mailbox API on %s', (kind) => {
     for (const [payload, field] of cases) {
       const response = await call(t.app, 'POST', '/mailboxes', payload);
       expect(response.status, `${field}: ${response.text}`).toBe(422);
-      expect(response.body.errors.map((e: { field: string }) => e.field), response.text).toContain(field);
+      expect(
+        response.body.errors.map((e: { field: string }) => e.field),
+        response.text,
+      ).toContain(field);
       expect(response.text).not.toContain(PASSWORD);
     }
     const id = (await call(t.app, 'POST', '/mailboxes', body())).body.id;
@@ -266,7 +308,11 @@ describe('XOAUTH2 against dovecot', () => {
   let t: TestApp;
   beforeAll(async () => {
     dovecot = await startDovecot({ password: PASSWORD, oauth: true });
-    t = await startWorkApp('sqlite', { AGENTDESK_SECRET_KEY: SECRET_KEY, INTAKE_WORKER: 'false', INTAKE_ALLOWED_HOSTS: dovecot.host });
+    t = await startWorkApp('sqlite', {
+      AGENTDESK_SECRET_KEY: SECRET_KEY,
+      INTAKE_WORKER: 'false',
+      INTAKE_ALLOWED_HOSTS: dovecot.host,
+    });
   });
   afterAll(async () => {
     await t?.close();
@@ -280,9 +326,15 @@ describe('XOAUTH2 against dovecot', () => {
     expect(created.status, created.text).toBe(201);
     expect(created.body.auth).toBe('xoauth2');
     expect(created.text).not.toContain(token);
-    expect((await call(t.app, 'POST', `/mailboxes/${created.body.id}/test`)).body).toMatchObject({ ok: true, message: expect.stringContaining('oauth-user') });
+    expect((await call(t.app, 'POST', `/mailboxes/${created.body.id}/test`)).body).toMatchObject({
+      ok: true,
+      message: expect.stringContaining('oauth-user'),
+    });
     const revoked = await call(t.app, 'POST', '/mailboxes', { ...withoutPassword, access_token: 'ya29.not-issued' });
-    expect((await call(t.app, 'POST', `/mailboxes/${revoked.body.id}/test`)).body).toMatchObject({ ok: false, stage: 'login' });
+    expect((await call(t.app, 'POST', `/mailboxes/${revoked.body.id}/test`)).body).toMatchObject({
+      ok: false,
+      stage: 'login',
+    });
     expect(await dumpDatabase(t.database)).not.toContain(token);
   });
 });

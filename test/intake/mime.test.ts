@@ -18,7 +18,10 @@ describe('MIME to classification input', () => {
       messageId: '<reply@contoso.com>',
       inReplyTo: '<parent@contoso.com>',
       references: ['<root@contoso.com>', '<parent@contoso.com>'],
-      headers: { 'List-Unsubscribe': '<https://contoso.com/unsub>,\r\n <mailto:unsub@contoso.com>', 'X-Other': 'dropped' },
+      headers: {
+        'List-Unsubscribe': '<https://contoso.com/unsub>,\r\n <mailto:unsub@contoso.com>',
+        'X-Other': 'dropped',
+      },
       attachments: [{ name: 'invoice-42.pdf', content: '%PDF' }],
     });
     const parsed = await parseMessage(Buffer.from(raw), '2025-06-10T09:00:00.000Z');
@@ -36,12 +39,17 @@ describe('MIME to classification input', () => {
       internetMessageId: '<reply@contoso.com>',
       conversationId: '<root@contoso.com>',
       body: { contentType: 'html', content: expect.stringContaining('<b>part</b>') },
-      toRecipients: [{ emailAddress: { name: 'Support', address: 'support@example.com' } }, { emailAddress: { address: 'ops@example.com' } }],
+      toRecipients: [
+        { emailAddress: { name: 'Support', address: 'support@example.com' } },
+        { emailAddress: { address: 'ops@example.com' } },
+      ],
       receivedDateTime: '2025-06-10T09:00:00.000Z',
       hasAttachments: true,
       attachments: [{ name: 'invoice-42.pdf' }],
     });
-    expect(parsed.graph.internetMessageHeaders).toEqual([{ name: 'list-unsubscribe', value: '<https://contoso.com/unsub>, <mailto:unsub@contoso.com>' }]);
+    expect(parsed.graph.internetMessageHeaders).toEqual([
+      { name: 'list-unsubscribe', value: '<https://contoso.com/unsub>, <mailto:unsub@contoso.com>' },
+    ]);
     // What the classifier reads of it.
     const email = normalizeEmail(parsed.graph, 6_000);
     expect(email.headers['list-unsubscribe']).toContain('unsub');
@@ -59,8 +67,12 @@ describe('MIME to classification input', () => {
   });
 
   it('refuses bytes with no header and no body as unreadable', async () => {
-    await expect(parseMessage(Buffer.from([0, 1, 0xff, 0xfe, 0, 10, 13, 0]), null)).rejects.toBeInstanceOf(UnreadableMessage);
-    await expect(parseMessage(Buffer.from('just words, no headers\r\n'), null)).rejects.toThrow(/no header and no body/);
+    await expect(parseMessage(Buffer.from([0, 1, 0xff, 0xfe, 0, 10, 13, 0]), null)).rejects.toBeInstanceOf(
+      UnreadableMessage,
+    );
+    await expect(parseMessage(Buffer.from('just words, no headers\r\n'), null)).rejects.toThrow(
+      /no header and no body/,
+    );
   });
 });
 
@@ -76,7 +88,12 @@ describe('uploads', () => {
 
   it('takes message/rfc822 as one message, sniffs octet-stream, and refuses an empty upload', () => {
     expect(splitUpload(Buffer.from('Subject: a\r\n\r\nFrom here on\r\n'), 'message/rfc822')).toHaveLength(1);
-    expect(splitUpload(Buffer.from('From a@x date\nSubject: a\n\nb\nFrom b@x date\nSubject: c\n\nd\n'), 'application/octet-stream')).toHaveLength(2);
+    expect(
+      splitUpload(
+        Buffer.from('From a@x date\nSubject: a\n\nb\nFrom b@x date\nSubject: c\n\nd\n'),
+        'application/octet-stream',
+      ),
+    ).toHaveLength(2);
     expect(() => splitUpload(Buffer.from('  \r\n'), 'message/rfc822')).toThrow(/holds no message/);
   });
 });

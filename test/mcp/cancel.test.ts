@@ -47,7 +47,11 @@ describe.each(await storesUnderTest())('an abandoned claim over MCP on %s', (kin
     const hangUp = AbortSignal.timeout(300);
     const call = fetch(`${base}/mcp`, {
       method: 'POST',
-      headers: { ...bearer(botToken), 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      headers: {
+        ...bearer(botToken),
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+      },
       body: JSON.stringify({
         jsonrpc: '2.0',
         id: 1,
@@ -65,13 +69,22 @@ describe.each(await storesUnderTest())('an abandoned claim over MCP on %s', (kin
   function post(message: Record<string, unknown>): Promise<Response> {
     return fetch(`${base}/mcp`, {
       method: 'POST',
-      headers: { ...bearer(botToken), 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      headers: {
+        ...bearer(botToken),
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+      },
       body: JSON.stringify({ jsonrpc: '2.0', ...message }),
     });
   }
   const claimCall = (id: number, type: string, waitS: number) =>
-    post({ id, method: 'tools/call', params: { name: 'claim_next_work', arguments: { wait_s: waitS, types: [type] } } });
-  const cancellation = (requestId: number) => post({ method: 'notifications/cancelled', params: { requestId, reason: 'the agent stopped' } });
+    post({
+      id,
+      method: 'tools/call',
+      params: { name: 'claim_next_work', arguments: { wait_s: waitS, types: [type] } },
+    });
+  const cancellation = (requestId: number) =>
+    post({ method: 'notifications/cancelled', params: { requestId, reason: 'the agent stopped' } });
 
   it('a cancellation that overtakes its call stops the call as it arrives', async () => {
     expect((await cancellation(41)).status).toBe(202);
@@ -88,7 +101,10 @@ describe.each(await storesUnderTest())('an abandoned claim over MCP on %s', (kin
     const first = await claimCall(42, 'late_cancel', 0);
     expect(first.status).toBe(200);
     expect((await cancellation(42)).status).toBe(202);
-    const submitted = await api(base, 'POST', '/work', admin, { type: 'late_cancel', description: 'for the call after the late cancellation' });
+    const submitted = await api(base, 'POST', '/work', admin, {
+      type: 'late_cancel',
+      description: 'for the call after the late cancellation',
+    });
     expect(submitted.status).toBe(201);
     const again = await claimCall(42, 'late_cancel', 0);
     expect(again.status).toBe(200);

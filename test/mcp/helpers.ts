@@ -43,5 +43,9 @@ export async function api<T = any>(
     signal: AbortSignal.timeout(15_000),
   });
   const text = await response.text();
-  return { status: response.status, body: (text === '' ? undefined : JSON.parse(text)) as T, headers: response.headers };
+  return {
+    status: response.status,
+    body: (text === '' ? undefined : JSON.parse(text)) as T,
+    headers: response.headers,
+  };
 }

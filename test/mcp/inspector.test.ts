@@ -28,10 +28,15 @@ const home = mkdtempSync(join(tmpdir(), 'agentdesk-inspector-'));
 
 function inspector(args: string[]): Promise<Run> {
   return new Promise((resolve) => {
-    execFile(INSPECTOR, ['--cli', ...args], { timeout: 60_000, env: { PATH: process.env.PATH, HOME: home } }, (error, stdout, stderr) => {
-      const code = error ? (typeof error.code === 'number' ? error.code : -1) : 0;
-      resolve({ code, stdout, stderr });
-    });
+    execFile(
+      INSPECTOR,
+      ['--cli', ...args],
+      { timeout: 60_000, env: { PATH: process.env.PATH, HOME: home } },
+      (error, stdout, stderr) => {
+        const code = error ? (typeof error.code === 'number' ? error.code : -1) : 0;
+        resolve({ code, stdout, stderr });
+      },
+    );
   });
 }
 
@@ -43,7 +48,11 @@ describe.skipIf(!existsSync(INSPECTOR))('the MCP Inspector (CLI mode) against ag
   beforeAll(async () => {
     database = await createTestDatabase('sqlite');
     desk = await startWorkServer({ env: { ...AUTH_ENV, DATABASE_URL: database.config.url } });
-    const created = await api(desk.url, 'POST', '/tokens', bearer(ADMIN_SECRET), { name: 'inspected', role: 'agent', agent: 'inspected' });
+    const created = await api(desk.url, 'POST', '/tokens', bearer(ADMIN_SECRET), {
+      name: 'inspected',
+      role: 'agent',
+      agent: 'inspected',
+    });
     token = created.body.token;
   });
   afterAll(async () => {
@@ -53,7 +62,14 @@ describe.skipIf(!existsSync(INSPECTOR))('the MCP Inspector (CLI mode) against ag
   });
 
   it('lists the tools over Streamable HTTP and finds no schema portability problem', async () => {
-    const run = await inspector([`${desk.url}/mcp`, '--header', `Authorization: Bearer ${token}`, '--method', 'tools/list', '--strict']);
+    const run = await inspector([
+      `${desk.url}/mcp`,
+      '--header',
+      `Authorization: Bearer ${token}`,
+      '--method',
+      'tools/list',
+      '--strict',
+    ]);
     expect(run.code, run.stderr).toBe(0);
     expect(run.stderr.trim()).toBe('');
     const names = (JSON.parse(run.stdout) as { tools: Array<{ name: string }> }).tools.map((tool) => tool.name);
@@ -65,13 +81,31 @@ describe.skipIf(!existsSync(INSPECTOR))('the MCP Inspector (CLI mode) against ag
   it('claims an item, and reports a refusal as the tool error it is', async () => {
     await api(desk.url, 'POST', '/work', bearer(ADMIN_SECRET), { type: 'inspected', description: 'for the inspector' });
     const auth = ['--header', `Authorization: Bearer ${token}`];
-    const claim = await inspector([`${desk.url}/mcp`, ...auth, '--method', 'tools/call', '--tool-name', 'claim_next_work', '--tool-arg', 'types=["inspected"]']);
+    const claim = await inspector([
+      `${desk.url}/mcp`,
+      ...auth,
+      '--method',
+      'tools/call',
+      '--tool-name',
+      'claim_next_work',
+      '--tool-arg',
+      'types=["inspected"]',
+    ]);
     expect(claim.code, claim.stderr).toBe(0);
     const claimed = JSON.parse(claim.stdout) as { structuredContent: { assigned_agent: string; status: string } };
     expect(claimed.structuredContent).toMatchObject({ assigned_agent: 'inspected', status: 'in_progress' });
 
     const missing = '00000000-0000-4000-8000-000000000000';
-    const refused = await inspector([`${desk.url}/mcp`, ...auth, '--method', 'tools/call', '--tool-name', 'start_work', '--tool-arg', `id=${missing}`]);
+    const refused = await inspector([
+      `${desk.url}/mcp`,
+      ...auth,
+      '--method',
+      'tools/call',
+      '--tool-name',
+      'start_work',
+      '--tool-arg',
+      `id=${missing}`,
+    ]);
     expect(refused.code).not.toBe(0);
     expect(refused.stdout).toContain('"isError": true');
     expect(refused.stdout).toContain(`Work item ${missing} does not exist`);

@@ -66,7 +66,10 @@ describe.each(await storesUnderTest())('MCP conversation tools on %s', (kind) =>
     expect(names).toEqual(expect.arrayContaining(['add_note', 'add_comment', 'ask_person', 'get_answer']));
     const ask = tools.find((tool) => tool.name === 'ask_person')!;
     expect(ask.description).toMatch(/cannot go on/);
-    expect(ask.inputSchema.properties).toMatchObject({ wait_s: { maximum: 25 }, options: { minItems: 2, maxItems: 10 } });
+    expect(ask.inputSchema.properties).toMatchObject({
+      wait_s: { maximum: 25 },
+      options: { minItems: 2, maxItems: 10 },
+    });
     expect(ask.annotations).toMatchObject({ readOnlyHint: false, idempotentHint: false });
     expect(tools.find((tool) => tool.name === 'get_answer')!.annotations).toMatchObject({ readOnlyHint: true });
     expect(tools.find((tool) => tool.name === 'complete_work')!.description).toMatch(/sent for review/);
@@ -84,9 +87,19 @@ describe.each(await storesUnderTest())('MCP conversation tools on %s', (kind) =>
       body: 'Opened a pull request for this.',
       links: [{ url: 'https://example.com/pr/7', title: 'PR 7' }],
     });
-    expect(comment).toMatchObject({ work_item_id: mine.id, author: 'bot-1', role: 'agent', kind: 'note', links: [{ url: 'https://example.com/pr/7', title: 'PR 7' }] });
+    expect(comment).toMatchObject({
+      work_item_id: mine.id,
+      author: 'bot-1',
+      role: 'agent',
+      kind: 'note',
+      links: [{ url: 'https://example.com/pr/7', title: 'PR 7' }],
+    });
     const progress = await use(bot, 'add_note', { id: mine.id, text: 'Read the logs; the timeout is in the client.' });
-    expect(progress).toMatchObject({ kind: 'progress', author: 'bot-1', body: 'Read the logs; the timeout is in the client.' });
+    expect(progress).toMatchObject({
+      kind: 'progress',
+      author: 'bot-1',
+      body: 'Read the logs; the timeout is in the client.',
+    });
 
     expect((await comments(mine.id)).map((entry) => [entry.kind, entry.body])).toEqual([
       ['note', 'Opened a pull request for this.'],
@@ -96,7 +109,11 @@ describe.each(await storesUnderTest())('MCP conversation tools on %s', (kind) =>
     expect(after).toMatchObject({ notes: null, status: 'in_progress', comment_count: 2 });
 
     // The service's rules reach the model as tool errors: a javascript: link is refused.
-    const bad = await refused(bot, 'add_comment', { id: mine.id, body: 'see', links: [{ url: 'javascript:alert(1)' }] });
+    const bad = await refused(bot, 'add_comment', {
+      id: mine.id,
+      body: 'see',
+      links: [{ url: 'javascript:alert(1)' }],
+    });
     expect(bad).toMatch(/^(Invalid arguments|agentdesk refused \(4\d\d)/);
   });
 
@@ -112,7 +129,9 @@ describe.each(await storesUnderTest())('MCP conversation tools on %s', (kind) =>
     expect(read.latest_comments[0]).toMatchObject({ author: 'ada', role: 'member', work_item_id: mine.id });
     expect(read.comment_count).toBe(12);
     const resource = await bot.readResource({ uri: `agentdesk://work/${mine.id}` });
-    expect(JSON.parse((resource.contents[0] as { text: string }).text).latest_comments.map((entry: any) => entry.body)).toEqual(latest);
+    expect(
+      JSON.parse((resource.contents[0] as { text: string }).text).latest_comments.map((entry: any) => entry.body),
+    ).toEqual(latest);
 
     // Every comment, oldest first, a page at a time; or the latest first.
     const first = await use(bot, 'list_comments', { id: mine.id, limit: 5 });
@@ -122,17 +141,29 @@ describe.each(await storesUnderTest())('MCP conversation tools on %s', (kind) =>
     expect(rest.next_cursor).toBeNull();
     const newest = await use(bot, 'list_comments', { id: mine.id, order: 'newest', limit: 2 });
     expect(newest.comments.map((entry: any) => entry.body)).toEqual(["person's comment 12", "person's comment 11"]);
-    const older = await use(bot, 'list_comments', { id: mine.id, order: 'newest', limit: 2, cursor: newest.next_cursor });
+    const older = await use(bot, 'list_comments', {
+      id: mine.id,
+      order: 'newest',
+      limit: 2,
+      cursor: newest.next_cursor,
+    });
     expect(older.comments.map((entry: any) => entry.body)).toEqual(["person's comment 10", "person's comment 9"]);
     // A cursor of one order does not continue the other.
-    expect(await refused(bot, 'list_comments', { id: mine.id, cursor: newest.next_cursor })).toMatch(/agentdesk refused \(4\d\d/);
+    expect(await refused(bot, 'list_comments', { id: mine.id, cursor: newest.next_cursor })).toMatch(
+      /agentdesk refused \(4\d\d/,
+    );
     // A viewer reads them too.
     expect((await use(viewer, 'list_comments', { id: mine.id, limit: 1 })).comments).toHaveLength(1);
   });
 
   it('ask_person waits and answers what the person said; the item is in progress again on a fresh lease', async () => {
     const mine = await claimed('mcp_ask');
-    const waiting = use(bot, 'ask_person', { id: mine.id, question: 'Refund or replace?', options: ['refund', 'replace'], wait_s: 25 });
+    const waiting = use(bot, 'ask_person', {
+      id: mine.id,
+      question: 'Refund or replace?',
+      options: ['refund', 'replace'],
+      wait_s: 25,
+    });
     await asked(mine.id);
     const during = await item(mine.id);
     expect(during).toMatchObject({ status: 'blocked', lease_expires_at: null });
@@ -140,11 +171,20 @@ describe.each(await storesUnderTest())('MCP conversation tools on %s', (kind) =>
     const question = open.find((entry) => entry.work_item_id === mine.id);
     expect(question).toMatchObject({ question: 'Refund or replace?', options: ['refund', 'replace'], status: 'open' });
 
-    const answer = await api(desk.url, 'POST', `/work/${mine.id}/questions/${question.id}/answer`, member, { option: 'refund', answer: 'They asked twice.' });
+    const answer = await api(desk.url, 'POST', `/work/${mine.id}/questions/${question.id}/answer`, member, {
+      option: 'refund',
+      answer: 'They asked twice.',
+    });
     expect(answer.status, JSON.stringify(answer.body)).toBe(200);
 
     const result = await waiting;
-    expect(result).toMatchObject({ id: question.id, status: 'answered', option: 'refund', answer: 'They asked twice.', answered_by: 'ada' });
+    expect(result).toMatchObject({
+      id: question.id,
+      status: 'answered',
+      option: 'refund',
+      answer: 'They asked twice.',
+      answered_by: 'ada',
+    });
     expect(result.next_step).toMatch(/in_progress for you again/);
     const resumed = await item(mine.id);
     expect(resumed).toMatchObject({ status: 'in_progress', assigned_agent: 'bot-1' });
@@ -163,32 +203,53 @@ describe.each(await storesUnderTest())('MCP conversation tools on %s', (kind) =>
     expect(second).toMatch(/^agentdesk refused \(409/);
     expect(second).toContain(`call get_answer with question_id "${open.id}"`);
     // Options are checked before anything is sent.
-    expect(await refused(bot, 'ask_person', { id: mine.id, question: 'One?', options: ['only'] })).toMatch(/^Invalid arguments: options/);
-    expect(await refused(bot, 'get_answer', { id: mine.id, question_id: open.id, wait_s: 26 })).toMatch(/^Invalid arguments: wait_s/);
+    expect(await refused(bot, 'ask_person', { id: mine.id, question: 'One?', options: ['only'] })).toMatch(
+      /^Invalid arguments: options/,
+    );
+    expect(await refused(bot, 'get_answer', { id: mine.id, question_id: open.id, wait_s: 26 })).toMatch(
+      /^Invalid arguments: wait_s/,
+    );
 
-    expect(await use(bot, 'get_answer', { id: mine.id, question_id: open.id, wait_s: 0 })).toMatchObject({ status: 'open' });
-    const answer = await api(desk.url, 'POST', `/work/${mine.id}/questions/${open.id}/answer`, member, { answer: 'Acme Ltd.' });
+    expect(await use(bot, 'get_answer', { id: mine.id, question_id: open.id, wait_s: 0 })).toMatchObject({
+      status: 'open',
+    });
+    const answer = await api(desk.url, 'POST', `/work/${mine.id}/questions/${open.id}/answer`, member, {
+      answer: 'Acme Ltd.',
+    });
     expect(answer.status, JSON.stringify(answer.body)).toBe(200);
     const read = await use(bot, 'get_answer', { id: mine.id, question_id: open.id });
     expect(read).toMatchObject({ status: 'answered', answer: 'Acme Ltd.', answered_by: 'ada' });
     expect(read.next_step).toMatch(/^ada answered: Acme Ltd\./);
     // A viewer may read it too.
-    expect(await use(viewer, 'get_answer', { id: mine.id, question_id: open.id, wait_s: 0 })).toMatchObject({ status: 'answered' });
+    expect(await use(viewer, 'get_answer', { id: mine.id, question_id: open.id, wait_s: 0 })).toMatchObject({
+      status: 'answered',
+    });
     // The question and its answer are on the timeline.
     expect((await comments(mine.id)).map((entry) => entry.kind)).toEqual(['question', 'answer']);
   });
 
   it('complete_work on an item that needs review says it was sent for review; the verdict reaches the agent', async () => {
-    const project = await api(desk.url, 'POST', '/projects', admin, { name: `reviewed-${kind}`, review_required: true });
+    const project = await api(desk.url, 'POST', '/projects', admin, {
+      name: `reviewed-${kind}`,
+      review_required: true,
+    });
     expect(project.status, JSON.stringify(project.body)).toBe(201);
     const mine = await claimed('mcp_review', { project_id: project.body.id });
 
     const sent = await use(bot, 'complete_work', { id: mine.id, notes: 'Fixed the timeout.', result: { pr: 7 } });
-    expect(sent).toMatchObject({ id: mine.id, status: 'blocked', notes: 'Fixed the timeout.', payload: { result: { pr: 7 } } });
+    expect(sent).toMatchObject({
+      id: mine.id,
+      status: 'blocked',
+      notes: 'Fixed the timeout.',
+      payload: { result: { pr: 7 } },
+    });
     expect(sent.review).toMatchObject({ kind: 'review', status: 'open', options: ['approve', 'return'] });
     expect(sent.next_step).toMatch(/^Sent for review/);
 
-    const returned = await api(desk.url, 'POST', `/work/${mine.id}/questions/${sent.review.id}/answer`, member, { option: 'return', answer: 'Add a test.' });
+    const returned = await api(desk.url, 'POST', `/work/${mine.id}/questions/${sent.review.id}/answer`, member, {
+      option: 'return',
+      answer: 'Add a test.',
+    });
     expect(returned.status, JSON.stringify(returned.body)).toBe(200);
     const verdict = await use(bot, 'get_answer', { id: mine.id, question_id: sent.review.id });
     expect(verdict).toMatchObject({ status: 'answered', option: 'return', answer: 'Add a test.' });
@@ -197,7 +258,9 @@ describe.each(await storesUnderTest())('MCP conversation tools on %s', (kind) =>
 
     const again = await use(bot, 'complete_work', { id: mine.id });
     expect(again.next_step).toMatch(/^Sent for review/);
-    const approve = await api(desk.url, 'POST', `/work/${mine.id}/questions/${again.review.id}/answer`, member, { option: 'approve' });
+    const approve = await api(desk.url, 'POST', `/work/${mine.id}/questions/${again.review.id}/answer`, member, {
+      option: 'approve',
+    });
     expect(approve.status, JSON.stringify(approve.body)).toBe(200);
     const approved = await use(bot, 'get_answer', { id: mine.id, question_id: again.review.id, wait_s: 0 });
     expect(approved.next_step).toMatch(/approved it; the item is completed/);

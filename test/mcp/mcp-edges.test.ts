@@ -32,7 +32,11 @@ function raw(base: string, method: string, headers: Record<string, string>, body
       response.on('data', (chunk: Buffer) => chunks.push(chunk));
       response.on('end', () => {
         const text = Buffer.concat(chunks).toString('utf8');
-        resolve({ status: response.statusCode ?? 0, headers: response.headers, body: text === '' ? undefined : JSON.parse(text) });
+        resolve({
+          status: response.statusCode ?? 0,
+          headers: response.headers,
+          body: text === '' ? undefined : JSON.parse(text),
+        });
       });
     });
     outgoing.on('error', reject);
@@ -41,12 +45,22 @@ function raw(base: string, method: string, headers: Record<string, string>, body
 }
 
 /** The answer's bytes as they came, for a body that must be empty. */
-function rawText(base: string, headers: Record<string, string>, body: string): Promise<{ status: number; headers: Raw['headers']; text: string }> {
+function rawText(
+  base: string,
+  headers: Record<string, string>,
+  body: string,
+): Promise<{ status: number; headers: Raw['headers']; text: string }> {
   return new Promise((resolve, reject) => {
     const outgoing = httpRequest(new URL('/mcp', base), { method: 'POST', headers }, (response) => {
       const chunks: Buffer[] = [];
       response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, text: Buffer.concat(chunks).toString('utf8') }));
+      response.on('end', () =>
+        resolve({
+          status: response.statusCode ?? 0,
+          headers: response.headers,
+          text: Buffer.concat(chunks).toString('utf8'),
+        }),
+      );
     });
     outgoing.on('error', reject);
     outgoing.end(body);
@@ -117,7 +131,11 @@ describe('the /mcp endpoint with tokens', () => {
   });
 
   it('answers a notification 202 with no body at all', async () => {
-    const answer = await rawText(base, { ...agent, ...json }, JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }));
+    const answer = await rawText(
+      base,
+      { ...agent, ...json },
+      JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
+    );
     expect(answer.status).toBe(202);
     expect(answer.text).toBe('');
     expect(answer.headers['content-length'] ?? '0').toBe('0');
@@ -134,7 +152,12 @@ describe('the /mcp endpoint with tokens', () => {
     const get = await raw(base, 'GET', { ...agent, ...json, origin: 'http://attacker.example' });
     expect(get.status).toBe(405);
     // Loopback names and the page's own origin are served.
-    const local = await raw(base, 'POST', { ...agent, ...json, host: `localhost:${port}`, origin: `http://localhost:${port}` }, body);
+    const local = await raw(
+      base,
+      'POST',
+      { ...agent, ...json, host: `localhost:${port}`, origin: `http://localhost:${port}` },
+      body,
+    );
     expect(local.status).toBe(200);
     expect(local.body).toMatchObject({ jsonrpc: '2.0', id: 1, result: { serverInfo: { name: 'agentdesk' } } });
   });
@@ -151,7 +174,8 @@ describe('the /mcp endpoint with tokens', () => {
 
   it('answers tools/call with arguments that are not an object as invalid params, in one line', async () => {
     // `"arguments": null` was a -32603 with the schema library's dump.
-    const call = (params: unknown) => raw(base, 'POST', { ...agent, ...json }, JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params }));
+    const call = (params: unknown) =>
+      raw(base, 'POST', { ...agent, ...json }, JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params }));
     for (const params of [
       { name: 'claim_next_work', arguments: null },
       { name: 'claim_next_work', arguments: 'agent=edge-bot' },
@@ -163,7 +187,11 @@ describe('the /mcp endpoint with tokens', () => {
       const answer = await call(params);
       const what = JSON.stringify(params);
       expect(answer.status, what).toBe(200);
-      expect(answer.body, what).toMatchObject({ jsonrpc: '2.0', id: 7, error: { code: -32602, message: expect.any(String) } });
+      expect(answer.body, what).toMatchObject({
+        jsonrpc: '2.0',
+        id: 7,
+        error: { code: -32602, message: expect.any(String) },
+      });
       const { message } = answer.body.error;
       expect(message, what).not.toMatch(/\n/);
       expect(message.length, what).toBeLessThan(200);
@@ -202,8 +230,12 @@ describe('the /mcp endpoint with AUTH=off', () => {
     expect(nameless.body.detail).toContain('X-User');
     expect(nameless.body.errors[0].field).toBe('x-user');
     const port = new URL(base).port;
-    const rebound = await raw(base, 'POST', { ...json, 'x-user': 'desk-bot', host: `attacker.example:${port}` }, JSON.stringify(INITIALIZE));
+    const rebound = await raw(
+      base,
+      'POST',
+      { ...json, 'x-user': 'desk-bot', host: `attacker.example:${port}` },
+      JSON.stringify(INITIALIZE),
+    );
     expect(rebound.status).toBe(421);
   });
 });
-

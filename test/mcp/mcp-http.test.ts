@@ -107,7 +107,9 @@ describe.each(await storesUnderTest())('MCP over Streamable HTTP on %s', (kind) 
     const read = await use(bot1, 'get_work_item', { id: claimed.id });
     expect(read).toMatchObject({ id: claimed.id, status: 'completed' });
     expect(read.history_source).toBe('history');
-    expect(read.history.map((entry: { action: string }) => entry.action)).toEqual(expect.arrayContaining(['created', 'complete']));
+    expect(read.history.map((entry: { action: string }) => entry.action)).toEqual(
+      expect.arrayContaining(['created', 'complete']),
+    );
   });
 
   it('a refused move comes back as a tool error that says what to do next', async () => {
@@ -129,7 +131,9 @@ describe.each(await storesUnderTest())('MCP over Streamable HTTP on %s', (kind) 
     expect((await api(desk.url, 'GET', `/work/${mine.id}`, admin)).body.status).toBe('in_progress');
 
     const invalid = await refused(bot1, 'claim_next_work', { agent: 'bot-2' });
-    expect(invalid).toBe('Invalid arguments: agent is not an argument of this tool. Fix them and call claim_next_work again.');
+    expect(invalid).toBe(
+      'Invalid arguments: agent is not an argument of this tool. Fix them and call claim_next_work again.',
+    );
   });
 
   it("a second agent's token cannot touch the first agent's item", async () => {
@@ -164,7 +168,9 @@ describe.each(await storesUnderTest())('MCP over Streamable HTTP on %s', (kind) 
     const blocked = await use(bot1, 'block_work', { id: claimed.id, reason: 'need the API key' });
     expect(blocked).toMatchObject({ status: 'blocked', notes: 'need the API key', lease_expires_at: null });
     // A retry after a lost answer does not write the reason twice.
-    expect((await use(bot1, 'block_work', { id: claimed.id, reason: 'need the API key' })).notes).toBe('need the API key');
+    expect((await use(bot1, 'block_work', { id: claimed.id, reason: 'need the API key' })).notes).toBe(
+      'need the API key',
+    );
     const resumed = await use(bot1, 'start_work', { id: claimed.id, version: blocked.version });
     expect(resumed.status).toBe('in_progress');
     // Progress is a comment on the timeline now; the notes stay what they were.
@@ -188,7 +194,13 @@ describe.each(await storesUnderTest())('MCP over Streamable HTTP on %s', (kind) 
     const { projects } = await use(bot1, 'list_projects');
     expect(projects).toContainEqual(project.body);
 
-    const args = { type: 'mcp_submitted', description: 'follow-up', priority: 2, project_id: project.body.id, idempotency_key: 'mcp-k1' };
+    const args = {
+      type: 'mcp_submitted',
+      description: 'follow-up',
+      priority: 2,
+      project_id: project.body.id,
+      idempotency_key: 'mcp-k1',
+    };
     const made = await use(bot1, 'submit_work', args);
     expect(made).toMatchObject({ status: 'queued', created_by: 'bot-1', priority: 2 });
     expect((await use(bot1, 'submit_work', args)).id).toBe(made.id);
@@ -196,7 +208,9 @@ describe.each(await storesUnderTest())('MCP over Streamable HTTP on %s', (kind) 
 
   it('reads work items as agentdesk://work/{id} resources', async () => {
     const { resourceTemplates } = await bot1.listResourceTemplates();
-    expect(resourceTemplates).toEqual([expect.objectContaining({ uriTemplate: 'agentdesk://work/{id}', mimeType: 'application/json' })]);
+    expect(resourceTemplates).toEqual([
+      expect.objectContaining({ uriTemplate: 'agentdesk://work/{id}', mimeType: 'application/json' }),
+    ]);
 
     await submit('mcp_resource');
     const claimed = await use(bot1, 'claim_next_work', { types: ['mcp_resource'] });
@@ -211,7 +225,9 @@ describe.each(await storesUnderTest())('MCP over Streamable HTTP on %s', (kind) 
     expect((await bot1.listResources()).resources.map((resource) => resource.uri)).toContain(uri);
     expect((await bot2.listResources()).resources.map((resource) => resource.uri)).not.toContain(uri);
 
-    await expect(bot1.readResource({ uri: 'agentdesk://work/00000000-0000-4000-8000-000000000000' })).rejects.toMatchObject({
+    await expect(
+      bot1.readResource({ uri: 'agentdesk://work/00000000-0000-4000-8000-000000000000' }),
+    ).rejects.toMatchObject({
       code: -32002,
     });
   });

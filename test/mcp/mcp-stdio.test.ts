@@ -78,18 +78,30 @@ describe.each(await storesUnderTest())('agentdesk mcp (stdio) on %s', (kind) => 
 
   it('answers JSON lines on stdout and exits 0 soon after its stdin ends, having talked to the desk', async () => {
     const child = spawn(process.execPath, [CLI_JS, 'mcp'], {
-      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', AGENTDESK_URL: desk.url, AGENTDESK_TOKEN: await mint('stdio-raw') },
+      env: {
+        PATH: process.env.PATH ?? '/usr/bin:/bin',
+        AGENTDESK_URL: desk.url,
+        AGENTDESK_TOKEN: await mint('stdio-raw'),
+      },
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     let out = '';
     child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
     const send = (message: object) => child.stdin.write(`${JSON.stringify(message)}\n`);
-    send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
+    send({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+    });
     send({ jsonrpc: '2.0', method: 'notifications/initialized' });
     send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'list_projects', arguments: {} } });
     const deadline = Date.now() + 10_000;
     while (!out.includes('"id":2') && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
-    const lines = out.trim().split('\n').map((line) => JSON.parse(line) as { id: number; result: { structuredContent?: unknown } });
+    const lines = out
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { id: number; result: { structuredContent?: unknown } });
     expect(lines.map((line) => line.id)).toEqual([1, 2]);
     expect(lines[1]?.result.structuredContent).toEqual({ projects: [] });
 
@@ -145,18 +157,40 @@ describe('agentdesk mcp (stdio) without a desk or an agent', () => {
   it("the README's stdio config, as written, starts a server that claims as its agent", async () => {
     expect(desk, 'the desk the first test started').toBeDefined();
     const readme = readFileSync(fileURLToPath(new URL('../../README.md', import.meta.url)), 'utf8');
-    const block = [...readme.matchAll(/```json\n([\s\S]*?)```/g)].map((match) => match[1]!).find((json) => json.includes('"command"'));
+    const block = [...readme.matchAll(/```json\n([\s\S]*?)```/g)]
+      .map((match) => match[1]!)
+      .find((json) => json.includes('"command"'));
     expect(block, 'a JSON block with "command" in the README').toBeDefined();
-    const config = JSON.parse(block!) as { mcpServers: Record<string, { command: string; args: string[]; env: Record<string, string> }> };
+    const config = JSON.parse(block!) as {
+      mcpServers: Record<string, { command: string; args: string[]; env: Record<string, string> }>;
+    };
     const server = config.mcpServers.agentdesk!;
     const args = server.args.map((arg) => (arg.endsWith('/dist/src/cli/main.js') ? CLI_JS : arg));
     expect(args).toContain(CLI_JS);
-    const env: Record<string, string> = { ...server.env, AGENTDESK_URL: server.env.AGENTDESK_URL!.replace('http://127.0.0.1:8080', desk!.url) };
+    const env: Record<string, string> = {
+      ...server.env,
+      AGENTDESK_URL: server.env.AGENTDESK_URL!.replace('http://127.0.0.1:8080', desk!.url),
+    };
     const client = new Client({ name: 'readme-config', version: '1.0.0' });
-    await client.connect(new StdioClientTransport({ command: server.command, args, env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...env }, stderr: 'pipe' }));
+    await client.connect(
+      new StdioClientTransport({
+        command: server.command,
+        args,
+        env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...env },
+        stderr: 'pipe',
+      }),
+    );
     clients.push(client);
-    await api(desk!.url, 'POST', '/work', { 'x-user': 'someone' }, { type: 'readme', description: 'for the README config' });
-    expect(await use(client, 'claim_next_work', { types: ['readme'] })).toMatchObject({ assigned_agent: env.AGENTDESK_AGENT });
+    await api(
+      desk!.url,
+      'POST',
+      '/work',
+      { 'x-user': 'someone' },
+      { type: 'readme', description: 'for the README config' },
+    );
+    expect(await use(client, 'claim_next_work', { types: ['readme'] })).toMatchObject({
+      assigned_agent: env.AGENTDESK_AGENT,
+    });
   });
 
   it('exits 0, having written nothing, when its stdin ends', async () => {

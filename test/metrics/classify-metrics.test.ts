@@ -13,7 +13,10 @@ import { type Scrape, parsePrometheus } from '../support/prometheus.js';
 let counter = 0;
 function freshEmail(): Record<string, unknown> {
   counter += 1;
-  return { email_data: { subject: `Invoice ${counter}`, body: `Please pay invoice ${counter} by Friday.` }, id: `metrics-${counter}-${Date.now()}` };
+  return {
+    email_data: { subject: `Invoice ${counter}`, body: `Please pay invoice ${counter} by Friday.` },
+    id: `metrics-${counter}-${Date.now()}`,
+  };
 }
 
 const MODEL = 'metrics-model';
@@ -60,7 +63,13 @@ describe.each(await storesUnderTest())('classify metrics on %s', (kind) => {
     expect(delta(after, before, 'agentdesk_classify_provider_duration_seconds_count', labels)).toBe(1);
     expect(delta(after, before, 'agentdesk_classify_provider_retries_total')).toBe(0);
     expect(delta(after, before, 'agentdesk_classify_fallbacks_total')).toBe(0);
-    expect(delta(after, before, 'agentdesk_http_request_duration_seconds_count', { method: 'POST', route: '/classify', status_code: '200' })).toBe(1);
+    expect(
+      delta(after, before, 'agentdesk_http_request_duration_seconds_count', {
+        method: 'POST',
+        route: '/classify',
+        status_code: '200',
+      }),
+    ).toBe(1);
   });
 
   it('a duplicate is served from the dedupe store: the duplicates counter moves, the provider calls do not', async () => {
@@ -92,7 +101,9 @@ describe.each(await storesUnderTest())('classify metrics on %s', (kind) => {
     const result = await classify(freshEmail());
     expect(result.confidence).toBe(0);
     const after = await scrape();
-    expect(delta(after, before, 'agentdesk_classify_provider_calls_total', { ...labels, kind: 'provider_error' })).toBe(1);
+    expect(delta(after, before, 'agentdesk_classify_provider_calls_total', { ...labels, kind: 'provider_error' })).toBe(
+      1,
+    );
     expect(delta(after, before, 'agentdesk_classify_fallbacks_total', labels)).toBe(1);
     expect(delta(after, before, 'agentdesk_classify_provider_retries_total', labels)).toBe(1);
     expect(delta(after, before, 'agentdesk_classify_input_tokens_total')).toBe(0);
@@ -100,11 +111,17 @@ describe.each(await storesUnderTest())('classify metrics on %s', (kind) => {
 
   it('an answer that breaks the schema was still billed: its tokens count under invalid_answer', async () => {
     const before = await scrape();
-    const bad = { kind: 'answer', answer: { category: 'not-a-category' }, usage: { input_tokens: 50, output_tokens: 5 } } as const;
+    const bad = {
+      kind: 'answer',
+      answer: { category: 'not-a-category' },
+      usage: { input_tokens: 50, output_tokens: 5 },
+    } as const;
     fake.script(bad, bad);
     await classify(freshEmail());
     const after = await scrape();
-    expect(delta(after, before, 'agentdesk_classify_provider_calls_total', { ...labels, kind: 'invalid_answer' })).toBe(1);
+    expect(delta(after, before, 'agentdesk_classify_provider_calls_total', { ...labels, kind: 'invalid_answer' })).toBe(
+      1,
+    );
     expect(delta(after, before, 'agentdesk_classify_input_tokens_total', labels)).toBe(100);
     expect(delta(after, before, 'agentdesk_classify_output_tokens_total', labels)).toBe(10);
   });
@@ -126,7 +143,12 @@ describe.each(await storesUnderTest())('classify metrics on %s', (kind) => {
 describe('classify metrics with the Anthropic API', () => {
   it('reads usage.input_tokens and usage.output_tokens', async () => {
     const fake = await startFakeLlm();
-    const t = await startClassifyApp('sqlite', { LLM_PROVIDER: 'anthropic', LLM_API_KEY: SERVER_KEY, LLM_BASE_URL: fake.url, LLM_MODEL: 'claude-metrics' });
+    const t = await startClassifyApp('sqlite', {
+      LLM_PROVIDER: 'anthropic',
+      LLM_API_KEY: SERVER_KEY,
+      LLM_BASE_URL: fake.url,
+      LLM_MODEL: 'claude-metrics',
+    });
     try {
       fake.script({ kind: 'answer', usage: { input_tokens: 900, output_tokens: 80 } });
       expect((await call(t.app, 'POST', '/classify', freshEmail())).status).toBe(200);

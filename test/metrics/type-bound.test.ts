@@ -41,7 +41,9 @@ describe.each(await storesUnderTest())('the type label on %s', (kind) => {
   async function submitAll(types: string[], at: string): Promise<void> {
     const store = createWorkStore(t.database);
     for (let i = 0; i < types.length; i += SLICE) {
-      const planned = types.slice(i, i + SLICE).map((type) => planItem({ type, description: 'one of many types' }, SUBMITTER, at));
+      const planned = types
+        .slice(i, i + SLICE)
+        .map((type) => planItem({ type, description: 'one of many types' }, SUBMITTER, at));
       await writePlannedItems(store, planned);
     }
   }
@@ -49,7 +51,11 @@ describe.each(await storesUnderTest())('the type label on %s', (kind) => {
   const claimAndComplete = async (type: string) => {
     const claimed = await call(t.app, 'POST', '/work/claim', { agent: 'ada', types: [type] });
     expect(claimed.status, claimed.text).toBe(200);
-    const done = await call(t.app, 'PATCH', `/work/${claimed.body.id}`, { agent: 'ada', status: 'completed', outcome: 'success' });
+    const done = await call(t.app, 'PATCH', `/work/${claimed.body.id}`, {
+      agent: 'ada',
+      status: 'completed',
+      outcome: 'success',
+    });
     expect(done.status, done.text).toBe(200);
   };
 
@@ -108,7 +114,9 @@ describe.each(await storesUnderTest())('the type label on %s', (kind) => {
     expect(response.status).toBe(200);
     const body = response.body;
     expect(body.by_type).toHaveLength(MAX_TYPES + 1);
-    expect(body.by_type.slice(0, MAX_TYPES).map((row: any) => row.type)).toEqual([...Array(MAX_TYPES).keys()].map(hotType));
+    expect(body.by_type.slice(0, MAX_TYPES).map((row: any) => row.type)).toEqual(
+      [...Array(MAX_TYPES).keys()].map(hotType),
+    );
     const other = body.by_type.at(-1);
     expect(other.type).toBe('other');
     expect(body.other_types).toBe(RARE + HOT - MAX_TYPES);

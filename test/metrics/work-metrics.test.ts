@@ -72,7 +72,9 @@ describe.each(await storesUnderTest())('work metrics on %s', (kind) => {
     const claimed = await claim(type);
     expect(claimed.id).toBe(first.id);
     m = await scrape();
-    expect(m.value('agentdesk_work_claims_total', { type }) - before.value('agentdesk_work_claims_total', { type })).toBe(1);
+    expect(
+      m.value('agentdesk_work_claims_total', { type }) - before.value('agentdesk_work_claims_total', { type }),
+    ).toBe(1);
     expect(items(m, 'queued', type)).toBe(2);
     expect(items(m, 'in_progress', type)).toBe(1);
     expect(requests(m, 'POST', '/work/claim', '200') - requests(before, 'POST', '/work/claim', '200')).toBe(1);
@@ -84,7 +86,9 @@ describe.each(await storesUnderTest())('work metrics on %s', (kind) => {
     expect(items(m, 'completed', type)).toBe(1);
     // The route pattern, never the URL with the id in it.
     expect(requests(m, 'PATCH', '/work/:id', '200')).toBeGreaterThanOrEqual(1);
-    expect(m.samples('agentdesk_http_request_duration_seconds_count').some((s) => s.labels.route?.includes(claimed.id))).toBe(false);
+    expect(
+      m.samples('agentdesk_http_request_duration_seconds_count').some((s) => s.labels.route?.includes(claimed.id)),
+    ).toBe(false);
 
     const next = await claim(type);
     expect(next.id).toBe(second.id);
@@ -117,7 +121,9 @@ describe.each(await storesUnderTest())('work metrics on %s', (kind) => {
     await submit(type, { retry_delay_s: 0, max_attempts: 2 });
     await claim(type, { lease_s: 1 });
     clock.advance(1_000);
-    let m = await scrapeUntil((s) => s.value('agentdesk_work_lease_expiries_total', { type, outcome: 'requeued' }) === 1);
+    let m = await scrapeUntil(
+      (s) => s.value('agentdesk_work_lease_expiries_total', { type, outcome: 'requeued' }) === 1,
+    );
     expect(m.value('agentdesk_work_lease_expiries_total', { type, outcome: 'requeued' })).toBe(1);
     expect(items(m, 'queued', type)).toBe(1);
 
@@ -167,7 +173,9 @@ describe.each(await storesUnderTest())('work metrics on %s', (kind) => {
     expect(lag).toBeLessThanOrEqual(count);
 
     stuck.close();
-    m = await scrapeUntil((s) => s.value('agentdesk_events_clients') === 1 && s.value('agentdesk_events_lag_events') === 0);
+    m = await scrapeUntil(
+      (s) => s.value('agentdesk_events_clients') === 1 && s.value('agentdesk_events_lag_events') === 0,
+    );
     expect(m.value('agentdesk_events_clients')).toBe(1);
     // The reader has everything: nothing trails.
     expect(m.value('agentdesk_events_lag_events')).toBe(0);
@@ -178,10 +186,17 @@ describe.each(await storesUnderTest())('work metrics on %s', (kind) => {
 
   it('the database: transaction durations by outcome, and the pool (PostgreSQL) or the group commit (SQLite)', async () => {
     const before = await scrape();
-    const committed = (m: Scrape) => m.value('agentdesk_db_transaction_duration_seconds_count', { outcome: 'committed' });
+    const committed = (m: Scrape) =>
+      m.value('agentdesk_db_transaction_duration_seconds_count', { outcome: 'committed' });
     // With an Idempotency-Key a submit is a transaction on both stores (on PostgreSQL a plain
     // submit is one statement, which the runner never sees).
-    const response = await call(t.app, 'POST', '/work', { type: `metrics_db_${kind}`, description: 'd' }, { 'idempotency-key': `k-${kind}` });
+    const response = await call(
+      t.app,
+      'POST',
+      '/work',
+      { type: `metrics_db_${kind}`, description: 'd' },
+      { 'idempotency-key': `k-${kind}` },
+    );
     expect(response.status, response.text).toBe(201);
     const m = await scrape();
     expect(committed(m) - committed(before)).toBeGreaterThanOrEqual(1);
@@ -215,7 +230,13 @@ describe.each(await storesUnderTest())('work metrics on %s', (kind) => {
       const members = (x: Scrape) => x.value('agentdesk_db_group_commit_batch_size_sum');
       const burst = await Promise.all(
         Array.from({ length: 20 }, (_, i) =>
-          call(t.app, 'POST', '/work', { type: 'metrics_burst', description: 'd' }, { 'idempotency-key': `burst-${i}` }),
+          call(
+            t.app,
+            'POST',
+            '/work',
+            { type: 'metrics_burst', description: 'd' },
+            { 'idempotency-key': `burst-${i}` },
+          ),
         ),
       );
       expect(burst.map((r) => r.status)).toEqual(Array(20).fill(201));
@@ -239,7 +260,13 @@ describe.each(await storesUnderTest())('work metrics while the database is away 
       const m = parsePrometheus(response.body);
       expect(m.samples('agentdesk_work_items')).toEqual([]);
       expect(m.samples('agentdesk_work_oldest_queued_age_seconds')).toEqual([]);
-      expect(m.value('agentdesk_http_request_duration_seconds_count', { method: 'POST', route: '/work', status_code: '201' })).toBe(1);
+      expect(
+        m.value('agentdesk_http_request_duration_seconds_count', {
+          method: 'POST',
+          route: '/work',
+          status_code: '201',
+        }),
+      ).toBe(1);
       expect(t.logs.text()).toContain('metrics: item counts unavailable');
     } finally {
       await t.close();

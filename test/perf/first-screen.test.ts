@@ -38,7 +38,14 @@ async function seed(db: Kysely<WorkTables>, count: number): Promise<void> {
           created_at: at,
           updated_at: at,
           completed_at: final ? at : null,
-          outcome: status === 'completed' ? ('success' as const) : status === 'failed' ? ('failed' as const) : status === 'cancelled' ? ('cancelled' as const) : null,
+          outcome:
+            status === 'completed'
+              ? ('success' as const)
+              : status === 'failed'
+                ? ('failed' as const)
+                : status === 'cancelled'
+                  ? ('cancelled' as const)
+                  : null,
           notes: null,
           payload: null,
           project_id: null,
@@ -90,7 +97,11 @@ async function firstScreen(path: string): Promise<number> {
 
 describe(`the first screen of ${ITEMS.toLocaleString('en')} items`, () => {
   it('renders the board, a filtered board and the queue order within the budget', async () => {
-    const views = { board: '/#/', 'status=blocked': '/#/?status=blocked', 'agent+queue': '/#/?agent=agent-7&sort=priority' };
+    const views = {
+      board: '/#/',
+      'status=blocked': '/#/?status=blocked',
+      'agent+queue': '/#/?agent=agent-7&sort=priority',
+    };
     const timings: Record<string, number> = {};
     for (const [name, path] of Object.entries(views)) {
       await firstScreen(path); // warm the browser's cache of the assets, as a returning user has it

@@ -40,7 +40,8 @@ export function openForAudit(test: TestDatabase): Promise<Database> {
 
 /** The items of one type (or one creator) and their dispatch entries, as stored. */
 export async function auditItems(database: Database, where: { type: string } | { created_by: string }): Promise<Audit> {
-  const [column, value] = 'type' in where ? (['type', where.type] as const) : (['created_by', where.created_by] as const);
+  const [column, value] =
+    'type' in where ? (['type', where.type] as const) : (['created_by', where.created_by] as const);
   const db = database.kysely as Kysely<any>;
   const rows: AuditedItem[] = await db
     .selectFrom('work_items')
@@ -65,7 +66,12 @@ export async function auditItems(database: Database, where: { type: string } | {
     .execute();
   const dispatches = new Map<string, AuditedDispatch[]>(rows.map((row) => [row.id, []]));
   for (const entry of log) dispatches.get(entry.work_item_id)?.push(entry);
-  return { items: new Map(rows.map((row) => [row.id, { ...row, attempts: Number(row.attempts), version: Number(row.version) }])), dispatches };
+  return {
+    items: new Map(
+      rows.map((row) => [row.id, { ...row, attempts: Number(row.attempts), version: Number(row.version) }]),
+    ),
+    dispatches,
+  };
 }
 
 const HELD = ['dispatched', 'in_progress', 'blocked'];
@@ -83,7 +89,8 @@ export function claimViolations({ items, dispatches }: Audit): string[] {
     if (open.length > 1) fail(`${open.length} open dispatch entries`);
     if (HELD.includes(item.status)) {
       if (open.length !== 1) fail(`held with ${open.length} open dispatch entries`);
-      else if (open[0]?.agent !== item.assigned_agent) fail(`assigned to ${item.assigned_agent}, open entry names ${open[0]?.agent}`);
+      else if (open[0]?.agent !== item.assigned_agent)
+        fail(`assigned to ${item.assigned_agent}, open entry names ${open[0]?.agent}`);
     } else if (open.length > 0) {
       fail('not held, yet a dispatch entry is open');
     }
@@ -135,6 +142,12 @@ export async function send<T = any>(
     return { status: response.status, body: parsed as T, headers: response.headers, at: Date.now() };
   } catch (error) {
     const cause = (error as { cause?: { code?: string } }).cause;
-    return { status: 0, body: undefined as T, headers: new Headers(), error: cause?.code ?? (error as Error).name, at: Date.now() };
+    return {
+      status: 0,
+      body: undefined as T,
+      headers: new Headers(),
+      error: cause?.code ?? (error as Error).name,
+      at: Date.now(),
+    };
   }
 }

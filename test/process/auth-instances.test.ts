@@ -42,7 +42,12 @@ describe.skipIf(!hasPostgres)('revocation across two instances on PostgreSQL', (
 
   beforeAll(async () => {
     database = await createTestDatabase('postgres');
-    const env = { DATABASE_URL: database.config.url, AUTH: 'tokens', AGENTDESK_ADMIN_TOKEN: ADMIN_SECRET, AUTH_FAILURE_LIMIT: '100000' };
+    const env = {
+      DATABASE_URL: database.config.url,
+      AUTH: 'tokens',
+      AGENTDESK_ADMIN_TOKEN: ADMIN_SECRET,
+      AUTH_FAILURE_LIMIT: '100000',
+    };
     [a, b] = await Promise.all([startWorkServer({ env }), startWorkServer({ env })]);
   });
 
@@ -113,7 +118,10 @@ describe('AUTH=off on a network address', () => {
       expect(refused.exit.code).toBe(2);
       expect(refused.stderr).toContain('AUTH=off with HOST=0.0.0.0');
       expect(refused.stderr).toContain('AUTH_OFF_I_UNDERSTAND_THE_RISK=true');
-      const short = await runUntilExit({ DATABASE_URL: sqlite.config.url, AGENTDESK_ADMIN_TOKEN: 'too-short-a-secret' });
+      const short = await runUntilExit({
+        DATABASE_URL: sqlite.config.url,
+        AGENTDESK_ADMIN_TOKEN: 'too-short-a-secret',
+      });
       expect(short.exit.code).toBe(2);
       expect(short.stderr).toContain('AGENTDESK_ADMIN_TOKEN');
       expect(short.stderr + short.stdout).not.toContain('too-short-a-secret');
@@ -125,7 +133,9 @@ describe('AUTH=off on a network address', () => {
   it('starts with the explicit consent, and on a network address defaults to tokens', async () => {
     const sqlite = await createTestDatabase('sqlite');
     try {
-      const open = await startWorkServer({ env: { DATABASE_URL: sqlite.config.url, HOST: '0.0.0.0', AUTH: 'off', AUTH_OFF_I_UNDERSTAND_THE_RISK: 'true' } });
+      const open = await startWorkServer({
+        env: { DATABASE_URL: sqlite.config.url, HOST: '0.0.0.0', AUTH: 'off', AUTH_OFF_I_UNDERSTAND_THE_RISK: 'true' },
+      });
       expect((await request(open.url, 'GET', '/work', {})).status).toBe(200);
       await open.stop();
       const guarded = await startWorkServer({ env: { DATABASE_URL: sqlite.config.url, HOST: '0.0.0.0' } });

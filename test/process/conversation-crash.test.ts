@@ -29,9 +29,16 @@ describe.each(stores)('kill -9 during a burst of answers on %s', (kind) => {
     for (let i = 0; i < ITEMS; i += 1) {
       const submitted = await fetchJson(first.url, 'POST', '/work', { type: 'asks', description: `step ${i}` });
       expect(submitted.status).toBe(201);
-      const claimed = await fetchJson(first.url, 'POST', '/work/claim', { agent: 'runner', types: ['asks'], lease_s: 600 });
+      const claimed = await fetchJson(first.url, 'POST', '/work/claim', {
+        agent: 'runner',
+        types: ['asks'],
+        lease_s: 600,
+      });
       expect(claimed.body).toMatchObject({ id: submitted.body.id, status: 'in_progress' });
-      const asked = await fetchJson(first.url, 'POST', `/work/${submitted.body.id}/questions`, { question: `go ahead with step ${i}?`, options: ['yes', 'no'] });
+      const asked = await fetchJson(first.url, 'POST', `/work/${submitted.body.id}/questions`, {
+        question: `go ahead with step ${i}?`,
+        options: ['yes', 'no'],
+      });
       expect(asked.status, JSON.stringify(asked.body)).toBe(201);
       questions.push({ item: submitted.body.id as string, question: asked.body.id as string });
     }
@@ -42,7 +49,9 @@ describe.each(stores)('kill -9 during a burst of answers on %s', (kind) => {
     const person = async () => {
       while (next < ITEMS) {
         const { item, question } = questions[next++]!;
-        const answer = await fetchJson(first.url, 'POST', `/work/${item}/questions/${question}/answer`, { option: 'yes' });
+        const answer = await fetchJson(first.url, 'POST', `/work/${item}/questions/${question}/answer`, {
+          option: 'yes',
+        });
         if (answer.status === 0) return; // the server is gone
         expect(answer.status, JSON.stringify(answer.body)).toBe(200);
         acknowledged.add(question);

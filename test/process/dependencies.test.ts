@@ -34,7 +34,10 @@ describe.skipIf(!stores.includes('postgres'))('a plan claimed on two instances o
   it('20 steps, 8 agents on two instances: no step before its dependencies, each exactly once', async () => {
     database = await createTestDatabase('postgres');
     const env = { DATABASE_URL: database.config.url, DATABASE_POOL_SIZE: '5', LOG_LEVEL: 'warn' };
-    const instances: ServerProcess[] = await Promise.all([startWorkServer({ env, startTimeoutMs: 60_000 }), startWorkServer({ env, startTimeoutMs: 60_000 })]);
+    const instances: ServerProcess[] = await Promise.all([
+      startWorkServer({ env, startTimeoutMs: 60_000 }),
+      startWorkServer({ env, startTimeoutMs: 60_000 }),
+    ]);
     const type = 'plan_two';
     const deps = planShape();
     const ids: string[] = [];
@@ -54,15 +57,22 @@ describe.skipIf(!stores.includes('postgres'))('a plan claimed on two instances o
         const id = answer.body.id as string;
         expect(claimedBy.get(id), `${id} claimed twice`).toBeUndefined();
         claimedBy.set(id, name);
-        for (const dep of deps[ids.indexOf(id)]!) expect(completing.has(ids[dep]!), `step ${ids.indexOf(id)} before step ${dep}`).toBe(true);
+        for (const dep of deps[ids.indexOf(id)]!)
+          expect(completing.has(ids[dep]!), `step ${ids.indexOf(id)} before step ${dep}`).toBe(true);
         completing.add(id);
-        const done = await fetchJson(completeOn.url, 'PATCH', `/work/${id}`, { status: 'completed', outcome: 'success', agent: name });
+        const done = await fetchJson(completeOn.url, 'PATCH', `/work/${id}`, {
+          status: 'completed',
+          outcome: 'success',
+          agent: name,
+        });
         expect(done.status, JSON.stringify(done.body)).toBe(200);
       }
     };
     await Promise.all(Array.from({ length: 8 }, (_, n) => agent(n)));
     expect(claimedBy.size).toBe(20);
-    const items = await Promise.all(ids.map(async (id) => (await fetchJson(instances[0]!.url, 'GET', `/work/${id}`)).body));
+    const items = await Promise.all(
+      ids.map(async (id) => (await fetchJson(instances[0]!.url, 'GET', `/work/${id}`)).body),
+    );
     items.forEach((item, index) => {
       expect(item.status).toBe('completed');
       for (const dep of deps[index]!) expect(item.dispatch_log[0].dispatched_at >= items[dep].completed_at).toBe(true);
@@ -103,7 +113,11 @@ describe.each(stores)('kill -9 during a burst of completions on %s', (kind) => {
     const client = async () => {
       while (next < ROOTS) {
         const id = roots[next++]!;
-        const answer = await fetchJson(first.url, 'PATCH', `/work/${id}`, { status: 'completed', outcome: 'success', agent: 'runner' });
+        const answer = await fetchJson(first.url, 'PATCH', `/work/${id}`, {
+          status: 'completed',
+          outcome: 'success',
+          agent: 'runner',
+        });
         if (answer.status === 0) return;
         expect(answer.status, JSON.stringify(answer.body)).toBe(200);
         acknowledged += 1;

@@ -18,7 +18,6 @@ const WRITES = 40;
 
 const hasStrace = straceFor('the SQLite fsync check');
 
-
 describe.skipIf(!hasStrace)('SQLite durability, watched with strace', () => {
   let database: TestDatabase | undefined;
   let traceDir: string | undefined;
@@ -43,7 +42,10 @@ describe.skipIf(!hasStrace)('SQLite durability, watched with strace', () => {
     const node = tracedChild(server.pid);
 
     for (let index = 0; index < WRITES; index += 1) {
-      const created = await fetchJson(server.url, 'POST', '/work', { type: 'durable', description: `durable ${index}` });
+      const created = await fetchJson(server.url, 'POST', '/work', {
+        type: 'durable',
+        description: `durable ${index}`,
+      });
       expect(created.status).toBe(201);
     }
 

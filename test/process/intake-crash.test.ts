@@ -22,7 +22,13 @@ const MESSAGES = 500;
  */
 const HELD_SUBJECT = 'Please approve purchase order 151';
 const PASSWORD = 'crash-test-imap-password';
-const NEWSLETTER = { ...FAKE_ANSWER, needs_action: false, category: 'newsletter', priority: 'low', task_description: null };
+const NEWSLETTER = {
+  ...FAKE_ANSWER,
+  needs_action: false,
+  category: 'newsletter',
+  priority: 'low',
+  task_description: null,
+};
 
 const stores = await storesUnderTest();
 
@@ -59,7 +65,9 @@ describe.each(stores)('kill -9 mid-backfill on %s', (kind) => {
     await dovecot.append('backfill', batch);
 
     const latch = createLatch();
-    fake.setReplier((prompt) => (prompt.includes(`<email_subject>${HELD_SUBJECT}<`) ? { kind: 'held', latch, then: { kind: 'answer' } } : null));
+    fake.setReplier((prompt) =>
+      prompt.includes(`<email_subject>${HELD_SUBJECT}<`) ? { kind: 'held', latch, then: { kind: 'answer' } } : null,
+    );
 
     const env = {
       DATABASE_URL: database.config.url,
@@ -126,7 +134,11 @@ describe.each(stores)('kill -9 mid-backfill on %s', (kind) => {
     const failed = await fetchJson(second.url, 'GET', `/mailboxes/${mailboxId}/messages?status=failed`);
     expect(failed.body).toEqual([]);
     expect(done.counts).toMatchObject({ seen: MESSAGES, classified: MESSAGES, items_created: MESSAGES / 2, failed: 0 });
-    const items = await fetchJson<Array<{ payload: { email: { subject: string; message_id: string } } }>>(second.url, 'GET', '/work?type=email_task&limit=1000');
+    const items = await fetchJson<Array<{ payload: { email: { subject: string; message_id: string } } }>>(
+      second.url,
+      'GET',
+      '/work?type=email_task&limit=1000',
+    );
     expect(items.status).toBe(200);
     const subjects = items.body.map((item) => item.payload.email.subject);
     expect(subjects.length).toBe(needsAction.size);
@@ -146,7 +158,10 @@ describe.each(stores)('kill -9 mid-backfill on %s', (kind) => {
     const calls = new Map<string, number>();
     for (const request of fake.requests) calls.set(subjectOf(request), (calls.get(subjectOf(request)) ?? 0) + 1);
     expect(calls.size).toBe(MESSAGES);
-    const askedTwice = [...calls].filter(([, count]) => count > 1).map(([subject]) => subject).sort();
+    const askedTwice = [...calls]
+      .filter(([, count]) => count > 1)
+      .map(([subject]) => subject)
+      .sort();
     expect(askedTwice).toEqual([HELD_SUBJECT]);
     expect(Math.max(...calls.values())).toBe(2);
 

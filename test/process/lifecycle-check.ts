@@ -33,7 +33,11 @@ export const NEXT_STATUSES: Readonly<Record<Status, readonly Status[]>> = {
   cancelled: [],
 };
 
-const FINAL_OUTCOME: Partial<Record<Status, string>> = { completed: 'success', failed: 'failed', cancelled: 'cancelled' };
+const FINAL_OUTCOME: Partial<Record<Status, string>> = {
+  completed: 'success',
+  failed: 'failed',
+  cancelled: 'cancelled',
+};
 const HELD_BY_AN_AGENT: readonly Status[] = ['dispatched', 'in_progress', 'blocked'];
 
 /**
@@ -41,7 +45,8 @@ const HELD_BY_AN_AGENT: readonly Status[] = ['dispatched', 'in_progress', 'block
  * moves within one millisecond tie; an entry closed at that instant came before one opened then.
  */
 function chronological(log: DispatchView[]): DispatchView[] {
-  const rank = (entry: DispatchView) => [entry.dispatched_at, entry.completed_at ?? '~', entry.outcome === 'cancelled' ? 0 : 1] as const;
+  const rank = (entry: DispatchView) =>
+    [entry.dispatched_at, entry.completed_at ?? '~', entry.outcome === 'cancelled' ? 0 : 1] as const;
   return [...log].sort((a, b) => {
     const [x, y] = [rank(a), rank(b)];
     for (let index = 0; index < x.length; index += 1) {
@@ -72,7 +77,8 @@ export function itemViolations(item: ItemView): string[] {
 
   log.forEach((entry, index) => {
     if ((entry.completed_at === null) !== (entry.outcome === null)) fail(`entry ${index} half closed`);
-    if (entry.completed_at !== null && entry.completed_at < entry.dispatched_at) fail(`entry ${index} closed before it opened`);
+    if (entry.completed_at !== null && entry.completed_at < entry.dispatched_at)
+      fail(`entry ${index} closed before it opened`);
     const next = log[index + 1];
     if (next && (entry.completed_at === null || entry.completed_at > next.dispatched_at)) {
       fail(`entry ${index} still open when entry ${index + 1} began`);
@@ -120,8 +126,10 @@ export function historyViolations(final: ItemView, acknowledged: ItemView[]): st
     for (const entry of answer.dispatch_log) {
       const kept = final.dispatch_log.find((candidate) => candidate.id === entry.id);
       const sameEntry = kept && kept.agent === entry.agent && kept.dispatched_at === entry.dispatched_at;
-      const sameClose = entry.completed_at === null || (kept?.completed_at === entry.completed_at && kept.outcome === entry.outcome);
-      if (!sameEntry || !sameClose) fail(`acknowledged dispatch entry ${JSON.stringify(entry)} is not in the final log`);
+      const sameClose =
+        entry.completed_at === null || (kept?.completed_at === entry.completed_at && kept.outcome === entry.outcome);
+      if (!sameEntry || !sameClose)
+        fail(`acknowledged dispatch entry ${JSON.stringify(entry)} is not in the final log`);
     }
   }
 
@@ -137,7 +145,9 @@ export function historyViolations(final: ItemView, acknowledged: ItemView[]): st
     states.set(stateKey(answer), answer);
     byTime.set(answer.updated_at, states);
   }
-  const steps = [...byTime.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, states]) => [...states.values()]);
+  const steps = [...byTime.entries()]
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([, states]) => [...states.values()]);
   for (let index = 1; index < steps.length; index += 1) {
     const [before] = steps[index - 1] ?? [];
     const [after] = steps[index] ?? [];

@@ -59,11 +59,21 @@ describe.each(stores)('npm start (main.js all) on %s', (kind) => {
     const pids = childPids(desk);
     expect(pids.work).not.toBe(desk.pid);
     expect(pids.classify).not.toBe(pids.work);
-    expect((await fetchJson(desk.url, 'POST', '/work', { type: 'npm-start', description: 'one command' })).status).toBe(201);
-    const classified = await fetchJson(desk.classifyUrl, 'POST', '/classify', { email_data: { subject: 'Please sign the contract', body: 'Could you sign it by Friday?' } });
+    expect((await fetchJson(desk.url, 'POST', '/work', { type: 'npm-start', description: 'one command' })).status).toBe(
+      201,
+    );
+    const classified = await fetchJson(desk.classifyUrl, 'POST', '/classify', {
+      email_data: { subject: 'Please sign the contract', body: 'Could you sign it by Friday?' },
+    });
     expect(classified.status).toBe(200);
     // The UI's relay reaches the classifier in the other process.
-    expect((await fetchJson(desk.url, 'POST', '/ui-api/classify', { email_data: { subject: 'Lunch?', body: 'Are you free?' } })).status).toBe(200);
+    expect(
+      (
+        await fetchJson(desk.url, 'POST', '/ui-api/classify', {
+          email_data: { subject: 'Lunch?', body: 'Are you free?' },
+        })
+      ).status,
+    ).toBe(200);
 
     const exit = await desk.stop(30_000);
     expect(exit).toEqual({ code: 0, signal: null });
@@ -74,8 +84,12 @@ describe.each(stores)('npm start (main.js all) on %s', (kind) => {
   it('agentdesk serve starts the same two service processes (main.js, not the CLI) and stops them on SIGTERM', async () => {
     const desk = await start({ viaCli: true });
     const pids = childPids(desk);
-    expect((await fetchJson(desk.url, 'POST', '/work', { type: 'serve', description: 'through the CLI' })).status).toBe(201);
-    const classified = await fetchJson(desk.classifyUrl, 'POST', '/classify', { email_data: { subject: 'Please sign the contract', body: 'Could you sign it by Friday?' } });
+    expect((await fetchJson(desk.url, 'POST', '/work', { type: 'serve', description: 'through the CLI' })).status).toBe(
+      201,
+    );
+    const classified = await fetchJson(desk.classifyUrl, 'POST', '/classify', {
+      email_data: { subject: 'Please sign the contract', body: 'Could you sign it by Friday?' },
+    });
     expect(classified.status).toBe(200);
     expect(await desk.stop(30_000)).toEqual({ code: 0, signal: null });
     expect(await gone(pids.work)).toBe(true);
@@ -121,9 +135,18 @@ describe.each(stores)('npm start (main.js all) on %s', (kind) => {
       // The trailing command keeps sh from exec-ing node, as npm's `a && b` does.
       args: ['-c', '"$0" "$@"; exit $?', launch.command, ...launch.args],
     });
-    const shell = await startDesk({ env: { DATABASE_URL: database.config.url, LLM_PROVIDER: 'rules' }, startTimeoutMs: 60_000, wrap: underShell });
+    const shell = await startDesk({
+      env: { DATABASE_URL: database.config.url, LLM_PROVIDER: 'rules' },
+      startTimeoutMs: 60_000,
+      wrap: underShell,
+    });
     const pids = childPids(shell);
-    const supervisor = JSON.parse(shell.stdout().split('\n').find((line) => line.includes('"service process started"'))!) as { pid: number };
+    const supervisor = JSON.parse(
+      shell
+        .stdout()
+        .split('\n')
+        .find((line) => line.includes('"service process started"'))!,
+    ) as { pid: number };
     expect(supervisor.pid).not.toBe(shell.pid);
     try {
       expect(await shell.kill()).toEqual({ code: null, signal: 'SIGKILL' });

@@ -26,9 +26,10 @@ async function withAdmin<T>(work: (client: pg.Client) => Promise<T>): Promise<T>
 function terminatePool(schema: string): Promise<number[]> {
   return withAdmin(async (client) => {
     // Two statements: in one, the planner may call pg_terminate_backend before filtering.
-    const { rows } = await client.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE application_name = $1', [
-      schema,
-    ]);
+    const { rows } = await client.query<{ pid: number }>(
+      'SELECT pid FROM pg_stat_activity WHERE application_name = $1',
+      [schema],
+    );
     const pids = rows.map((row) => row.pid);
     await client.query('SELECT pg_terminate_backend(pid) FROM unnest($1::int[]) AS pid', [pids]);
     return pids;
@@ -48,7 +49,9 @@ async function waitUntilGone(pids: number[]): Promise<void> {
 }
 
 function expectOnlySuccessOr503(answers: Answer[]): void {
-  const unexpected = answers.filter((answer) => !(answer.status >= 200 && answer.status < 300) && answer.status !== 503);
+  const unexpected = answers.filter(
+    (answer) => !(answer.status >= 200 && answer.status < 300) && answer.status !== 503,
+  );
   expect(unexpected.map((answer) => ({ status: answer.status, error: answer.error, body: answer.body }))).toEqual([]);
   for (const answer of answers.filter((candidate) => candidate.status === 503)) {
     expect(answer.contentType).toContain(PROBLEM);
@@ -77,13 +80,19 @@ describe.skipIf(!hasPostgres)(title, () => {
 
   it('pg_terminate_backend on the whole pool: 503s at most, then it serves again without a restart', async () => {
     const database = await freshDatabase();
-    const server = await startWorkServer({ env: { DATABASE_URL: database.config.url, DATABASE_POOL_SIZE: '5', LOG_LEVEL: 'warn' } });
+    const server = await startWorkServer({
+      env: { DATABASE_URL: database.config.url, DATABASE_POOL_SIZE: '5', LOG_LEVEL: 'warn' },
+    });
 
     const answers: Answer[] = [];
     let running = true;
     const client = async (n: number) => {
       for (let round = 0; running && round < 2_000; round += 1) {
-        const created = await fetchJson(server.url, 'POST', '/work', { type: 'resilience', description: `c${n} r${round}`, agent: 'ada' });
+        const created = await fetchJson(server.url, 'POST', '/work', {
+          type: 'resilience',
+          description: `c${n} r${round}`,
+          agent: 'ada',
+        });
         answers.push(created);
         answers.push(await fetchJson(server.url, 'GET', '/work?status=dispatched&limit=20'));
         if (created.status === 201) {
@@ -95,7 +104,7 @@ describe.skipIf(!hasPostgres)(title, () => {
     const terminated: number[] = [];
     // Each wave waits for load to be flowing, not for a fixed time: the machine may be busy.
     const flowing = async (count: number) => {
-      for (const until = Date.now() + 30_000; answers.length < count && Date.now() < until; ) await sleep(50);
+      for (const until = Date.now() + 30_000; answers.length < count && Date.now() < until;) await sleep(50);
     };
     for (let wave = 0; wave < 3; wave += 1) {
       await flowing((wave + 1) * 20);
@@ -133,7 +142,9 @@ describe.skipIf(!hasPostgres)(title, () => {
     const server = await startWorkServer({
       env: { DATABASE_URL: viaProxy.toString(), DATABASE_STATEMENT_TIMEOUT_MS: '1000', LOG_LEVEL: 'warn' },
     });
-    expect((await fetchJson(server.url, 'POST', '/work', { type: 'health', description: 'before the cut' })).status).toBe(201);
+    expect(
+      (await fetchJson(server.url, 'POST', '/work', { type: 'health', description: 'before the cut' })).status,
+    ).toBe(201);
 
     proxy.cut();
     for (let n = 0; n < 3; n += 1) {
@@ -154,7 +165,9 @@ describe.skipIf(!hasPostgres)(title, () => {
       if (health.status !== 200) await sleep(100);
     }
     expect(health.body).toEqual({ status: 'ok' });
-    expect((await fetchJson(server.url, 'POST', '/work', { type: 'health', description: 'after the cut' })).status).toBe(201);
+    expect(
+      (await fetchJson(server.url, 'POST', '/work', { type: 'health', description: 'after the cut' })).status,
+    ).toBe(201);
   });
 
   it('a statement waiting on a lock is cut off by DATABASE_STATEMENT_TIMEOUT_MS with a 503', async () => {
@@ -162,7 +175,11 @@ describe.skipIf(!hasPostgres)(title, () => {
     const server = await startWorkServer({
       env: { DATABASE_URL: database.config.url, DATABASE_STATEMENT_TIMEOUT_MS: '500', LOG_LEVEL: 'warn' },
     });
-    const item = await fetchJson(server.url, 'POST', '/work', { type: 'timeout', description: 'locked by the test', agent: 'ada' });
+    const item = await fetchJson(server.url, 'POST', '/work', {
+      type: 'timeout',
+      description: 'locked by the test',
+      agent: 'ada',
+    });
     expect(item.status).toBe(201);
 
     const locker = new pg.Client({ connectionString: postgresBaseUrl() });

@@ -33,12 +33,16 @@ async function beginRequest(url: string, method: 'POST' | 'PATCH', path: string,
     req.once('response', (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.once('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString()) }));
+      res.once('end', () =>
+        resolve({ status: res.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString()) }),
+      );
       res.once('error', reject);
     });
   });
   await accepted;
-  await new Promise<void>((resolve, reject) => req.write(bytes.subarray(0, half), (error) => (error ? reject(error) : resolve())));
+  await new Promise<void>((resolve, reject) =>
+    req.write(bytes.subarray(0, half), (error) => (error ? reject(error) : resolve())),
+  );
   return {
     finish(): Promise<Reply> {
       req.end(bytes.subarray(half));
@@ -70,7 +74,11 @@ describe.each(stores)('SIGTERM on %s', (kind) => {
     database = await createTestDatabase(kind);
     const env = { DATABASE_URL: database.config.url };
     const server = await startWorkServer({ env });
-    const existing = await fetchJson(server.url, 'POST', '/work', { type: 'shutdown', description: 'picked up late', agent: 'ada' });
+    const existing = await fetchJson(server.url, 'POST', '/work', {
+      type: 'shutdown',
+      description: 'picked up late',
+      agent: 'ada',
+    });
     expect(existing.status).toBe(201);
 
     const inFlight = [

@@ -65,7 +65,13 @@ function post(url: string, body: unknown, localAddress: string): Promise<Answer>
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
       res.once('error', reject);
-      res.once('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString('utf8')), at: Date.now() }));
+      res.once('end', () =>
+        resolve({
+          status: res.statusCode ?? 0,
+          body: JSON.parse(Buffer.concat(chunks).toString('utf8')),
+          at: Date.now(),
+        }),
+      );
     });
     req.end(bytes);
   });
@@ -123,7 +129,13 @@ describe.each(stores)('a provider that takes 2 s, 500 classifications at once, o
   async function burst(fake: FakeLlm, desk: DeskProcess): Promise<Attempt> {
     fake.requests.length = 0;
     fake.resetOpenMax();
-    fake.script(...Array.from({ length: CALLS }, () => ({ kind: 'delay' as const, ms: PROVIDER_MS, then: { kind: 'answer' as const } })));
+    fake.script(
+      ...Array.from({ length: CALLS }, () => ({
+        kind: 'delay' as const,
+        ms: PROVIDER_MS,
+        then: { kind: 'answer' as const },
+      })),
+    );
     const probing = runProbe(PROBE_JS, `${desk.url}/work?limit=100`, 50, 7_000);
     await sleep(1_000);
 
@@ -133,7 +145,10 @@ describe.each(stores)('a provider that takes 2 s, 500 classifications at once, o
       Array.from({ length: CALLS }, (_, n) =>
         post(
           desk.classifyUrl,
-          { email_data: { subject: `Slow provider ${run} ${n}`, body: `<p>Please approve request ${n} by Friday.</p>` }, id: `slow-${run}-${n}` },
+          {
+            email_data: { subject: `Slow provider ${run} ${n}`, body: `<p>Please approve request ${n} by Friday.</p>` },
+            id: `slow-${run}-${n}`,
+          },
           `127.0.0.${2 + (n % CALLERS)}`,
         ),
       ),
@@ -144,7 +159,8 @@ describe.each(stores)('a provider that takes 2 s, 500 classifications at once, o
     // Every one classified by the provider, none a fallback.
     const refused = answers.filter((answer) => answer.status !== 200);
     expect(refused.slice(0, 3), `${refused.length} not 200`).toEqual([]);
-    for (const answer of answers) expect(answer.body).toMatchObject({ category: FAKE_ANSWER.category, confidence: FAKE_ANSWER.confidence });
+    for (const answer of answers)
+      expect(answer.body).toMatchObject({ category: FAKE_ANSWER.category, confidence: FAKE_ANSWER.confidence });
     expect(fake.requests.length).toBe(CALLS);
     expect(probe.errors + probe.non2xx).toBe(0);
     expect(probe.timesMs.length).toBeGreaterThan(PERF_RUN ? 300 : 0);
@@ -173,43 +189,53 @@ describe.each(stores)('a provider that takes 2 s, 500 classifications at once, o
     };
   }
 
-  it('answers every one from the provider while the work API answers (test:perf: within 2 s; lag, memory, GET /work p99)', { timeout: 180_000 }, async () => {
-    fake = await startFakeLlm();
-    database = await createTestDatabase(kind);
-    desk = await startDesk({
-      env: {
-        DATABASE_URL: database.config.url,
-        LLM_PROVIDER: 'openai',
-        LLM_BASE_URL: fake.openaiBaseUrl,
-        LLM_API_KEY: 'sk-slow-provider-test',
-        LOG_LEVEL: 'debug',
-      },
-      startTimeoutMs: 60_000,
-    });
-    // Warm both services up (first requests compile code), and give GET /work items to list.
-    for (let n = 0; n < 20; n += 1) {
-      const created = await fetch(`${desk.url}/work`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ type: 'slow-provider', description: `item ${n}` }),
+  it(
+    'answers every one from the provider while the work API answers (test:perf: within 2 s; lag, memory, GET /work p99)',
+    { timeout: 180_000 },
+    async () => {
+      fake = await startFakeLlm();
+      database = await createTestDatabase(kind);
+      desk = await startDesk({
+        env: {
+          DATABASE_URL: database.config.url,
+          LLM_PROVIDER: 'openai',
+          LLM_BASE_URL: fake.openaiBaseUrl,
+          LLM_API_KEY: 'sk-slow-provider-test',
+          LOG_LEVEL: 'debug',
+        },
+        startTimeoutMs: 60_000,
       });
-      expect(created.status).toBe(201);
-    }
-    const warm = await post(desk.classifyUrl, { email_data: { subject: 'warm-up', body: 'Please reply.' }, id: `warm-${randomUUID()}` }, '127.0.0.1');
-    expect(warm.status).toBe(200);
+      // Warm both services up (first requests compile code), and give GET /work items to list.
+      for (let n = 0; n < 20; n += 1) {
+        const created = await fetch(`${desk.url}/work`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ type: 'slow-provider', description: `item ${n}` }),
+        });
+        expect(created.status).toBe(201);
+      }
+      const warm = await post(
+        desk.classifyUrl,
+        { email_data: { subject: 'warm-up', body: 'Please reply.' }, id: `warm-${randomUUID()}` },
+        '127.0.0.1',
+      );
+      expect(warm.status).toBe(200);
 
-    const attempts: Attempt[] = [];
-    do {
-      const attempt = await burst(fake, desk);
-      attempts.push(attempt);
-      console.info(`[slow provider ${kind}] attempt ${attempts.length}: ${JSON.stringify(attempt)}; fails: ${failedChecks(attempt).join(', ') || 'none'}`);
-    } while (PERF_RUN && attempts.length < ATTEMPTS && failedChecks(attempts[attempts.length - 1]!).length > 0);
-    if (!PERF_RUN) return;
+      const attempts: Attempt[] = [];
+      do {
+        const attempt = await burst(fake, desk);
+        attempts.push(attempt);
+        console.info(
+          `[slow provider ${kind}] attempt ${attempts.length}: ${JSON.stringify(attempt)}; fails: ${failedChecks(attempt).join(', ') || 'none'}`,
+        );
+      } while (PERF_RUN && attempts.length < ATTEMPTS && failedChecks(attempts[attempts.length - 1]!).length > 0);
+      if (!PERF_RUN) return;
 
-    const best = attempts.reduce((a, b) => (failedChecks(b).length < failedChecks(a).length ? b : a));
-    expect(best.after_provider_ms).toBeLessThan(PROVIDER_MS);
-    expect(best.rss_mb).toBeLessThan(400);
-    expect(best.lag_max_ms).toBeLessThan(ISSUE_LAG_MS * MARGIN);
-    expect(best.work.p99_ms).toBeLessThan(ISSUE_WORK_P99_MS * MARGIN);
-  });
+      const best = attempts.reduce((a, b) => (failedChecks(b).length < failedChecks(a).length ? b : a));
+      expect(best.after_provider_ms).toBeLessThan(PROVIDER_MS);
+      expect(best.rss_mb).toBeLessThan(400);
+      expect(best.lag_max_ms).toBeLessThan(ISSUE_LAG_MS * MARGIN);
+      expect(best.work.p99_ms).toBeLessThan(ISSUE_WORK_P99_MS * MARGIN);
+    },
+  );
 });

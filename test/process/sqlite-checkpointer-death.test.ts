@@ -42,7 +42,9 @@ describe.skipIf(!hasStrace)('the SQLite checkpointer thread dies in a running se
       }),
     });
     // The thread checkpoints once a second: it is dead within a few.
-    await expect.poll(() => first.stdout(), { timeout: 20_000, interval: 100 }).toContain('SQLite checkpointer thread died');
+    await expect
+      .poll(() => first.stdout(), { timeout: 20_000, interval: 100 })
+      .toContain('SQLite checkpointer thread died');
     const flushesBefore = walFlushes(traceFile);
 
     const acknowledged: Array<{ id: string; description: string }> = [];
@@ -53,7 +55,9 @@ describe.skipIf(!hasStrace)('the SQLite checkpointer thread dies in a running se
       acknowledged.push({ id: created.body.id, description });
     }
     const flushes = walFlushes(traceFile) - flushesBefore;
-    expect(flushes, `${flushes} fdatasync calls on the WAL for ${WRITES} acknowledged writes`).toBeGreaterThanOrEqual(WRITES);
+    expect(flushes, `${flushes} fdatasync calls on the WAL for ${WRITES} acknowledged writes`).toBeGreaterThanOrEqual(
+      WRITES,
+    );
 
     // kill -9 the service itself: strace is its parent, and killing strace would only detach it.
     process.kill(tracedChild(first.pid), 'SIGKILL');
@@ -68,7 +72,6 @@ describe.skipIf(!hasStrace)('the SQLite checkpointer thread dies in a running se
     expect(await second.stop()).toEqual({ code: 0, signal: null });
   });
 });
-
 
 /** fdatasync calls on the `-wal` file so far (strace -y names the file). */
 function walFlushes(traceFile: string): number {

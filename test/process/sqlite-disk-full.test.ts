@@ -50,68 +50,74 @@ describe('SQLite on a full disk', () => {
     rmSync(mount, { recursive: true, force: true });
   });
 
-  it('refuses writes with 503 and Retry-After, keeps every acknowledged item, and heals once space returns', { timeout: 180_000 }, async () => {
-    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=32m', 'tmpfs', mount]);
-    mounted = true;
-    const env = { DATABASE_URL: `sqlite:${join(mount, 'agentdesk.db')}`, LOG_LEVEL: 'info', LOG_FORMAT: 'json' };
-    let server: ServerProcess = await startWorkServer({ env, startTimeoutMs: 60_000 });
+  it(
+    'refuses writes with 503 and Retry-After, keeps every acknowledged item, and heals once space returns',
+    { timeout: 180_000 },
+    async () => {
+      execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=32m', 'tmpfs', mount]);
+      mounted = true;
+      const env = { DATABASE_URL: `sqlite:${join(mount, 'agentdesk.db')}`, LOG_LEVEL: 'info', LOG_FORMAT: 'json' };
+      let server: ServerProcess = await startWorkServer({ env, startTimeoutMs: 60_000 });
 
-    // All but 512 KiB of the file system: a few dozen items, then no room.
-    const free = () => {
-      const stats = statfsSync(mount);
-      return stats.bavail * stats.bsize;
-    };
-    const filler = join(mount, 'filler');
-    writeFileSync(filler, Buffer.alloc(Math.max(0, free() - 512 * 1024)));
+      // All but 512 KiB of the file system: a few dozen items, then no room.
+      const free = () => {
+        const stats = statfsSync(mount);
+        return stats.bavail * stats.bsize;
+      };
+      const filler = join(mount, 'filler');
+      writeFileSync(filler, Buffer.alloc(Math.max(0, free() - 512 * 1024)));
 
-    const acknowledged: string[] = [];
-    const refusals: Posted[] = [];
-    let index = 0;
-    while (refusals.length < 3 * CONCURRENCY) {
-      const answers = await Promise.all(Array.from({ length: CONCURRENCY }, () => post(server.url, index++)));
-      for (const answer of answers) {
-        expect([201, 503], JSON.stringify(answer.body)).toContain(answer.status);
-        if (answer.status === 201) acknowledged.push(answer.id!);
-        else refusals.push(answer);
-      }
-      if (index > 20_000) throw new Error('the disk never filled');
-    }
-    for (const refusal of refusals) {
-      expect(refusal.contentType).toContain('application/problem+json');
-      expect(refusal.retryAfter).toMatch(/^\d+$/);
-      expect(refusal.body.detail).toContain('disk is full');
-    }
-    // Space can come and go a little (a checkpoint, the WAL cut back): read health after a refusal.
-    await expect
-      .poll(
-        async () => {
-          const answer = await post(server.url, index++);
+      const acknowledged: string[] = [];
+      const refusals: Posted[] = [];
+      let index = 0;
+      while (refusals.length < 3 * CONCURRENCY) {
+        const answers = await Promise.all(Array.from({ length: CONCURRENCY }, () => post(server.url, index++)));
+        for (const answer of answers) {
+          expect([201, 503], JSON.stringify(answer.body)).toContain(answer.status);
           if (answer.status === 201) acknowledged.push(answer.id!);
-          const health = await fetchJson(server.url, 'GET', '/health');
-          return [answer.status, health.status, health.body];
-        },
-        { timeout: 60_000, interval: 50 },
-      )
-      .toEqual([503, 200, { status: 'ok', details: { sqlite_storage: 'full' } }]);
-    // Reads go on.
-    expect((await fetchJson(server.url, 'GET', `/work/${acknowledged[0]}`)).status).toBe(200);
+          else refusals.push(answer);
+        }
+        if (index > 20_000) throw new Error('the disk never filled');
+      }
+      for (const refusal of refusals) {
+        expect(refusal.contentType).toContain('application/problem+json');
+        expect(refusal.retryAfter).toMatch(/^\d+$/);
+        expect(refusal.body.detail).toContain('disk is full');
+      }
+      // Space can come and go a little (a checkpoint, the WAL cut back): read health after a refusal.
+      await expect
+        .poll(
+          async () => {
+            const answer = await post(server.url, index++);
+            if (answer.status === 201) acknowledged.push(answer.id!);
+            const health = await fetchJson(server.url, 'GET', '/health');
+            return [answer.status, health.status, health.body];
+          },
+          { timeout: 60_000, interval: 50 },
+        )
+        .toEqual([503, 200, { status: 'ok', details: { sqlite_storage: 'full' } }]);
+      // Reads go on.
+      expect((await fetchJson(server.url, 'GET', `/work/${acknowledged[0]}`)).status).toBe(200);
 
-    rmSync(filler);
-    // No restart: the next write finds room.
-    await expect.poll(async () => (await post(server.url, index++)).status, { timeout: 60_000, interval: 100 }).toBe(201);
-    expect((await fetchJson(server.url, 'GET', '/health')).body).toEqual({ status: 'ok' });
-    const logs = server.stdout() + server.stderr();
-    // One line when refusals start and one when writes succeed again: per spell of a full disk
-    // (space may come back briefly while it fills), never per refused request.
-    const spells = logs.match(/the disk is full; writes are refused/g)?.length ?? 0;
-    expect(spells).toBeGreaterThanOrEqual(1);
-    expect(spells).toBeLessThan(refusals.length);
-    expect(logs.match(/SQLite writes succeed again/g)?.length).toBe(spells);
+      rmSync(filler);
+      // No restart: the next write finds room.
+      await expect
+        .poll(async () => (await post(server.url, index++)).status, { timeout: 60_000, interval: 100 })
+        .toBe(201);
+      expect((await fetchJson(server.url, 'GET', '/health')).body).toEqual({ status: 'ok' });
+      const logs = server.stdout() + server.stderr();
+      // One line when refusals start and one when writes succeed again: per spell of a full disk
+      // (space may come back briefly while it fills), never per refused request.
+      const spells = logs.match(/the disk is full; writes are refused/g)?.length ?? 0;
+      expect(spells).toBeGreaterThanOrEqual(1);
+      expect(spells).toBeLessThan(refusals.length);
+      expect(logs.match(/SQLite writes succeed again/g)?.length).toBe(spells);
 
-    for (const id of acknowledged) expect((await fetchJson(server.url, 'GET', `/work/${id}`)).status, id).toBe(200);
-    await server.kill();
-    server = await startWorkServer({ env, startTimeoutMs: 60_000 });
-    for (const id of acknowledged) expect((await fetchJson(server.url, 'GET', `/work/${id}`)).status, id).toBe(200);
-    await server.stop();
-  });
+      for (const id of acknowledged) expect((await fetchJson(server.url, 'GET', `/work/${id}`)).status, id).toBe(200);
+      await server.kill();
+      server = await startWorkServer({ env, startTimeoutMs: 60_000 });
+      for (const id of acknowledged) expect((await fetchJson(server.url, 'GET', `/work/${id}`)).status, id).toBe(200);
+      await server.stop();
+    },
+  );
 });

@@ -51,7 +51,10 @@ describe('work and classify as two processes on one SQLite file', () => {
     const workClient = async (client: number) => {
       while (Date.now() < until) {
         const n = counter++;
-        const created = await fetchJson(work.url, 'POST', '/work', { type: 'two_proc', description: `item ${client}-${n}` });
+        const created = await fetchJson(work.url, 'POST', '/work', {
+          type: 'two_proc',
+          description: `item ${client}-${n}`,
+        });
         if (!tally('POST /work', created, 201)) continue;
         const id = created.body.id as string;
         notesOf.set(id, '');
@@ -87,12 +90,14 @@ describe('work and classify as two processes on one SQLite file', () => {
     const lost: string[] = [];
     for (const [id, notes] of notesOf) {
       const answer = await fetchJson(work.url, 'GET', `/work/${id}`);
-      if (answer.status !== 200 || (answer.body.notes ?? '') !== notes) lost.push(`work ${id}: ${JSON.stringify(answer.body)}`);
+      if (answer.status !== 200 || (answer.body.notes ?? '') !== notes)
+        lost.push(`work ${id}: ${JSON.stringify(answer.body)}`);
     }
     // A record the classifier acknowledged makes the same message a duplicate.
     for (const { id, body } of classified) {
       const again = await fetchJson(classify.url, 'POST', '/classify', body);
-      if (again.status !== 200 || again.body.dedupe?.status !== 'duplicate') lost.push(`classify ${id}: ${JSON.stringify(again.body)}`);
+      if (again.status !== 200 || again.body.dedupe?.status !== 'duplicate')
+        lost.push(`classify ${id}: ${JSON.stringify(again.body)}`);
     }
     expect(lost.slice(0, 5), `${lost.length} acknowledged writes missing`).toEqual([]);
 

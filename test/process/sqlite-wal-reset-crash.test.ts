@@ -35,7 +35,10 @@ describe('SIGKILL while the SQLite WAL is being reset', () => {
     let stop = false;
     const client = async () => {
       while (!stop) {
-        const answer = await fetchJson(first.url, 'POST', '/work', { type: 'reset_crash', description: `${sent++} ${DESCRIPTION}` });
+        const answer = await fetchJson(first.url, 'POST', '/work', {
+          type: 'reset_crash',
+          description: `${sent++} ${DESCRIPTION}`,
+        });
         if (answer.status === 0) return;
         expect(answer.status, JSON.stringify(answer.body)).toBe(201);
         acknowledged.push(answer.body.id);

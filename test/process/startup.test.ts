@@ -14,7 +14,9 @@ describe('start-up', () => {
   it('logs an "open http://…/" line with the web UI address', async () => {
     database = await createTestDatabase('sqlite');
     // 0.0.0.0 is where it listens, not an address a browser can open.
-    const server = await startWorkServer({ env: { DATABASE_URL: database.config.url, LOG_LEVEL: 'info', HOST: '0.0.0.0' } });
+    const server = await startWorkServer({
+      env: { DATABASE_URL: database.config.url, LOG_LEVEL: 'info', HOST: '0.0.0.0' },
+    });
     const lines = server
       .stdout()
       .split('\n')

@@ -44,7 +44,10 @@ export async function resolve(specifier, context, next) {
 `,
   );
   const register = join(folder, `${name}-register.mjs`);
-  writeFileSync(register, `import { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(hooks).href)});\n`);
+  writeFileSync(
+    register,
+    `import { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(hooks).href)});\n`,
+  );
   return { register, log };
 }
 
@@ -60,8 +63,16 @@ async function modulesLoaded(service: ServiceName, env: Record<string, string>, 
   });
   const response =
     service === 'work'
-      ? await fetch(`${server.url}/work`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"type":"probe","description":"d"}' })
-      : await fetch(`${server.url}/classify`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"email_data":{"subject":"s","body":"b"}}' });
+      ? await fetch(`${server.url}/work`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: '{"type":"probe","description":"d"}',
+        })
+      : await fetch(`${server.url}/classify`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: '{"email_data":{"subject":"s","body":"b"}}',
+        });
   expect(response.status).toBeLessThan(300);
   await server.stop();
   return [...new Set(readFileSync(log, 'utf8').split('\n').filter(Boolean))];

@@ -87,10 +87,25 @@ describe.skipIf(!hasPostgres)(title, () => {
   });
 
   const conflicts = [
-    { name: 'complete vs fail', from: 'in_progress', a: { status: 'completed', outcome: 'success' }, b: { status: 'failed', outcome: 'failed' } },
-    { name: 'pick up vs cancel', from: 'dispatched', a: { status: 'in_progress' }, b: { status: 'cancelled', outcome: 'cancelled' } },
+    {
+      name: 'complete vs fail',
+      from: 'in_progress',
+      a: { status: 'completed', outcome: 'success' },
+      b: { status: 'failed', outcome: 'failed' },
+    },
+    {
+      name: 'pick up vs cancel',
+      from: 'dispatched',
+      a: { status: 'in_progress' },
+      b: { status: 'cancelled', outcome: 'cancelled' },
+    },
     { name: 'release vs pick up', from: 'dispatched', a: { status: 'queued' }, b: { status: 'in_progress' } },
-    { name: 'reassign vs complete', from: 'in_progress', a: { agent: 'grace' }, b: { status: 'completed', outcome: 'success' } },
+    {
+      name: 'reassign vs complete',
+      from: 'in_progress',
+      a: { agent: 'grace' },
+      b: { status: 'completed', outcome: 'success' },
+    },
   ] as const;
 
   it.each(conflicts)('$name on two instances at once: exactly one 200 and one 409', async ({ from, a, b }) => {
@@ -157,7 +172,8 @@ describe.skipIf(!hasPostgres)(title, () => {
           const answer = await patch(Math.floor(r() * 2), item.id, body);
           if (answer.status === 200) acknowledged.get(item.id)?.push(answer.body);
           else if (answer.status === 409) conflicts += 1;
-          else unexpected.push({ item: item.id, body, status: answer.status, answer: answer.body, error: answer.error });
+          else
+            unexpected.push({ item: item.id, body, status: answer.status, answer: answer.body, error: answer.error });
         }
       }),
     );
@@ -166,7 +182,9 @@ describe.skipIf(!hasPostgres)(title, () => {
     expect(conflicts, 'the clients did collide').toBeGreaterThan(0);
     const problems: string[] = [];
     for (const item of items) {
-      const [fromA, fromB] = await Promise.all(instances.map((server) => fetchJson<ItemView>(server.url, 'GET', `/work/${item.id}`)));
+      const [fromA, fromB] = await Promise.all(
+        instances.map((server) => fetchJson<ItemView>(server.url, 'GET', `/work/${item.id}`)),
+      );
       expect(fromA?.status).toBe(200);
       expect(fromB?.body).toEqual(fromA?.body);
       problems.push(...historyViolations(fromA?.body as ItemView, acknowledged.get(item.id) ?? []));

@@ -7,7 +7,9 @@ import { takeViolations } from '../support/connection-guard.js';
 function failOnViolations(): void {
   const found = takeViolations();
   if (found.length === 0) return;
-  throw new Error(`${found.length} quer${found.length === 1 ? 'y' : 'ies'} on the top-level database inside a transaction; the first:\n${found[0]!.stack}`);
+  throw new Error(
+    `${found.length} quer${found.length === 1 ? 'y' : 'ies'} on the top-level database inside a transaction; the first:\n${found[0]!.stack}`,
+  );
 }
 
 afterEach(failOnViolations);

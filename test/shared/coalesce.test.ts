@@ -32,7 +32,10 @@ describe('createCoalescer', () => {
       coalesced({ name: 'd', keys: ['thread 4', 'record 4'] }),
     ]);
     expect(answers).toEqual(['a', 'b', 'c', 'd']);
-    expect(batches).toEqual([['a', 'd'], ['b', 'c']]);
+    expect(batches).toEqual([
+      ['a', 'd'],
+      ['b', 'c'],
+    ]);
   });
 
   it('never lets a call overtake an earlier one it shares a key with, even through a third', async () => {

@@ -51,8 +51,14 @@ describe('the configuration list and its page', () => {
   it('lists every variable loadConfig reads, and only those', () => {
     const read = new Set<string>();
     for (const env of ENVIRONMENTS) for (const name of variablesRead(env)) read.add(name);
-    expect([...read].filter((name) => !listed.includes(name)), 'read by loadConfig but not in CONFIG_VARIABLES').toEqual([]);
-    expect(listed.filter((name) => !read.has(name)), 'in CONFIG_VARIABLES but never read by loadConfig').toEqual([]);
+    expect(
+      [...read].filter((name) => !listed.includes(name)),
+      'read by loadConfig but not in CONFIG_VARIABLES',
+    ).toEqual([]);
+    expect(
+      listed.filter((name) => !read.has(name)),
+      'in CONFIG_VARIABLES but never read by loadConfig',
+    ).toEqual([]);
   });
 
   it('lists every variable name config.ts spells out, even one read on a branch the environments above miss', () => {
@@ -62,7 +68,10 @@ describe('the configuration list and its page', () => {
       named.add((match[1] ?? match[2])!);
     }
     expect(named.size).toBeGreaterThan(10);
-    expect([...named].filter((name) => !listed.includes(name)), 'named in config.ts but not in CONFIG_VARIABLES').toEqual([]);
+    expect(
+      [...named].filter((name) => !listed.includes(name)),
+      'named in config.ts but not in CONFIG_VARIABLES',
+    ).toEqual([]);
   });
 
   it('docs/configuration.md holds the table the list gives (run `npm run docs:config` to rewrite it)', () => {

@@ -1,6 +1,12 @@
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
-import { type TestDatabase, createTestDatabase, openTestDatabase, postgresBaseUrl, storesUnderTest } from '../support/databases.js';
+import {
+  type TestDatabase,
+  createTestDatabase,
+  openTestDatabase,
+  postgresBaseUrl,
+  storesUnderTest,
+} from '../support/databases.js';
 
 // Found through the CLI: `agentdesk token create` refused on a PostgreSQL database
 // took 30 s to exit. The migrations use the pool directly and Kysely ends the pool only if it
@@ -25,7 +31,13 @@ describe.skipIf(!stores.includes('postgres'))('PostgreSQL: close()', () => {
     await observer.connect();
     try {
       const sessions = async () =>
-        Number((await observer.query('SELECT count(*) AS n FROM pg_stat_activity WHERE application_name = $1', [testDatabase.schema])).rows[0].n);
+        Number(
+          (
+            await observer.query('SELECT count(*) AS n FROM pg_stat_activity WHERE application_name = $1', [
+              testDatabase.schema,
+            ])
+          ).rows[0].n,
+        );
       await expect.poll(sessions, { timeout: 5_000 }).toBe(0);
     } finally {
       await observer.end();

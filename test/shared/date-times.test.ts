@@ -40,13 +40,23 @@ describe.each(await storesUnderTest())('date-times JavaScript cannot read, on %s
   });
 
   it.each(UNREADABLE)('%s as run_after or a token expiry is a 422, and nothing is created', async (time) => {
-    expectRefused(await call(t.app, 'POST', '/work', { type: 'dates', description: 'd', run_after: time }), 'run_after');
-    expectRefused(await call(t.app, 'POST', '/tokens', { name: 'dates', role: 'viewer', expires_at: time }), 'expires_at');
+    expectRefused(
+      await call(t.app, 'POST', '/work', { type: 'dates', description: 'd', run_after: time }),
+      'run_after',
+    );
+    expectRefused(
+      await call(t.app, 'POST', '/tokens', { name: 'dates', role: 'viewer', expires_at: time }),
+      'expires_at',
+    );
     expect((await call(t.app, 'GET', '/work?type=dates')).body).toEqual([]);
   });
 
   it('the spellings Date reads are accepted and stored in UTC', async () => {
-    const created = await call(t.app, 'POST', '/work', { type: 'dates', description: 'd', run_after: '2013-06-08t01:06:24.5+02:00' });
+    const created = await call(t.app, 'POST', '/work', {
+      type: 'dates',
+      description: 'd',
+      run_after: '2013-06-08t01:06:24.5+02:00',
+    });
     expect(created.status, created.text).toBe(201);
     expect(created.body.run_after).toBe('2013-06-07T23:06:24.500Z');
     expect((await call(t.app, 'GET', `/work?since=${encodeURIComponent('2013-06-08 01:06:24Z')}`)).status).toBe(200);

@@ -56,7 +56,14 @@ describe.skipIf(!stores.includes('postgres'))('PostgreSQL: every session of the 
     const clients = await Promise.all(Array.from({ length: testDatabase.config.poolSize }, () => pool.connect()));
     try {
       const settings = await Promise.all(
-        clients.map(async (client) => (await client.query<{ setting: string }>('SELECT setting FROM pg_settings WHERE name = $1', ['synchronous_commit'])).rows[0]?.setting),
+        clients.map(
+          async (client) =>
+            (
+              await client.query<{ setting: string }>('SELECT setting FROM pg_settings WHERE name = $1', [
+                'synchronous_commit',
+              ])
+            ).rows[0]?.setting,
+        ),
       );
       expect(settings).toEqual(Array(testDatabase.config.poolSize).fill('on'));
     } finally {

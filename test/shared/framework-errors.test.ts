@@ -49,7 +49,11 @@ function expectProblem(answer: RawAnswer, status: number): Record<string, unknow
   expect(answer.status, answer.body).toBe(status);
   expect(answer.headers['content-type']).toContain('application/problem+json');
   const body = JSON.parse(answer.body) as Record<string, unknown>;
-  expect(body).toMatchObject({ status, type: expect.stringContaining('https://agentdesk.dev/problems/'), title: expect.any(String) });
+  expect(body).toMatchObject({
+    status,
+    type: expect.stringContaining('https://agentdesk.dev/problems/'),
+    title: expect.any(String),
+  });
   expect(typeof body.detail).toBe('string');
   return body;
 }
@@ -61,7 +65,10 @@ describe('errors Node and the router raise are problem+json too', () => {
   let classifyPort: number;
 
   beforeAll(async () => {
-    [work, classify] = await Promise.all([startWorkApp('sqlite'), startClassifyApp('sqlite', { LLM_PROVIDER: 'rules' })]);
+    [work, classify] = await Promise.all([
+      startWorkApp('sqlite'),
+      startClassifyApp('sqlite', { LLM_PROVIDER: 'rules' }),
+    ]);
     await work.app.listen({ host: '127.0.0.1', port: 0 });
     await classify.app.listen({ host: '127.0.0.1', port: 0 });
     workPort = (work.app.server.address() as { port: number }).port;
@@ -78,8 +85,16 @@ describe('errors Node and the router raise are problem+json too', () => {
   // fetch had written everything, and the fault never showed.
   it('a body over the limit, or of a type not taken, reaches fetch as its problem, every time', async () => {
     const tries = [
-      ...Array.from({ length: 6 }, () => ({ url: `http://127.0.0.1:${workPort}/work`, mb: 8, type: 'application/json' })),
-      ...Array.from({ length: 3 }, () => ({ url: `http://127.0.0.1:${classifyPort}/classify`, mb: 16, type: 'application/json' })),
+      ...Array.from({ length: 6 }, () => ({
+        url: `http://127.0.0.1:${workPort}/work`,
+        mb: 8,
+        type: 'application/json',
+      })),
+      ...Array.from({ length: 3 }, () => ({
+        url: `http://127.0.0.1:${classifyPort}/classify`,
+        mb: 16,
+        type: 'application/json',
+      })),
       ...Array.from({ length: 3 }, () => ({ url: `http://127.0.0.1:${workPort}/work`, mb: 4, type: 'text/plain' })),
     ];
     const client = `
@@ -95,8 +110,16 @@ describe('errors Node and the router raise are problem+json too', () => {
       }
       console.log(JSON.stringify(answers));`;
     const { stdout } = await run(process.execPath, ['--input-type=module', '-e', client]);
-    const answers = JSON.parse(stdout) as Array<{ status?: number; type?: string; body?: { status: number }; error?: string }>;
-    expect(answers.map((answer) => answer.error ?? answer.status)).toEqual([...Array(9).fill(413), ...Array(3).fill(415)]);
+    const answers = JSON.parse(stdout) as Array<{
+      status?: number;
+      type?: string;
+      body?: { status: number };
+      error?: string;
+    }>;
+    expect(answers.map((answer) => answer.error ?? answer.status)).toEqual([
+      ...Array(9).fill(413),
+      ...Array(3).fill(415),
+    ]);
     for (const answer of answers) {
       expect(answer.type).toContain('application/problem+json');
       expect(answer.body?.status).toBe(answer.status);
@@ -163,7 +186,12 @@ describe('errors Node and the router raise are problem+json too', () => {
   it('a request that arrives while the service shuts down is a 503 problem with Retry-After', async () => {
     const testDatabase = await createTestDatabase('sqlite');
     const database = await openTestDatabase(testDatabase);
-    const app = await buildWorkApp({ config: testConfig(testDatabase), database, logger: captureLogs('warn').logger, webRoot: null });
+    const app = await buildWorkApp({
+      config: testConfig(testDatabase),
+      database,
+      logger: captureLogs('warn').logger,
+      webRoot: null,
+    });
     let release: () => void = () => undefined;
     const released = new Promise<void>((resolve) => (release = resolve));
     let started: () => void = () => undefined;

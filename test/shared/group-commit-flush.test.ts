@@ -64,7 +64,8 @@ describe('group commit answers only after a flush that began after its COMMIT', 
   });
 
   const until = (check: () => boolean) => expect.poll(check, { timeout: 5_000, interval: 5 }).toBe(true);
-  const notes = async () => (await sql<{ body: string }>`select body from notes order by id`.execute(kysely)).rows.map((row) => row.body);
+  const notes = async () =>
+    (await sql<{ body: string }>`select body from notes order by id`.execute(kysely)).rows.map((row) => row.body);
 
   it('holds each answer until its flush, while the next batch runs and commits', async () => {
     const run = createGroupCommit(kysely, { durable: () => sync.durable() });
@@ -112,11 +113,13 @@ describe('group commit answers only after a flush that began after its COMMIT', 
     expect(at('flush 1 ended')).toBeLessThan(at('answered b'));
   });
 
-  it('keeps a failed unit\'s answer for the flush too, and after a failed flush acknowledges nothing', async () => {
+  it("keeps a failed unit's answer for the flush too, and after a failed flush acknowledges nothing", async () => {
     const run = createGroupCommit(kysely, { durable: () => sync.durable(), batchMs: Number.POSITIVE_INFINITY });
     const outcomes: string[] = [];
     const ok = run((trx) => trx.insertInto('notes').values({ body: 'x' }).execute()).then(() => outcomes.push('ok'));
-    const refused = run((trx) => trx.insertInto('notes').values({ body: 'x' }).execute()).catch(() => outcomes.push('refused'));
+    const refused = run((trx) => trx.insertInto('notes').values({ body: 'x' }).execute()).catch(() =>
+      outcomes.push('refused'),
+    );
     await until(() => held.length === 1);
     await new Promise((resume) => setTimeout(resume, 20));
     // The refusal (a unique key) was decided by `ok`'s write, not yet on disk: it waits as well.

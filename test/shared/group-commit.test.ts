@@ -17,7 +17,10 @@ describe('group commit on a real SQLite file', () => {
     raw.pragma('journal_mode = WAL');
     raw.pragma('synchronous = FULL');
     statements = [];
-    kysely = new Kysely({ dialect: new SqliteDialect({ database: raw }), log: (event) => void statements.push(event.query.sql) });
+    kysely = new Kysely({
+      dialect: new SqliteDialect({ database: raw }),
+      log: (event) => void statements.push(event.query.sql),
+    });
     await sql`create table notes (id integer primary key, body text not null unique)`.execute(kysely);
     statements = [];
   });
@@ -34,14 +37,20 @@ describe('group commit on a real SQLite file', () => {
     const results = await Promise.all(
       Array.from({ length: 50 }, (_, i) =>
         run(async (trx) => {
-          await trx.insertInto('notes').values({ body: `note ${i}` }).execute();
+          await trx
+            .insertInto('notes')
+            .values({ body: `note ${i}` })
+            .execute();
           return i * 2;
         }),
       ),
     );
     expect(results).toEqual(Array.from({ length: 50 }, (_, i) => i * 2));
     expect(commits()).toBe(1);
-    const rows = await kysely.selectFrom('notes').select(sql<number>`count(*)`.as('n')).executeTakeFirstOrThrow();
+    const rows = await kysely
+      .selectFrom('notes')
+      .select(sql<number>`count(*)`.as('n'))
+      .executeTakeFirstOrThrow();
     expect(Number(rows.n)).toBe(50);
   });
 
@@ -50,7 +59,10 @@ describe('group commit on a real SQLite file', () => {
     const outcomes = await Promise.allSettled(
       Array.from({ length: 10 }, (_, i) =>
         run(async (trx) => {
-          await trx.insertInto('notes').values({ body: `note ${i}` }).execute();
+          await trx
+            .insertInto('notes')
+            .values({ body: `note ${i}` })
+            .execute();
           if (i === 4) {
             await trx.insertInto('notes').values({ body: 'half-written' }).execute();
             throw new Error('refused');
@@ -73,8 +85,14 @@ describe('group commit on a real SQLite file', () => {
     const seen = await Promise.all(
       Array.from({ length: 5 }, (_, i) =>
         run(async (trx) => {
-          await trx.insertInto('notes').values({ body: `n${i}` }).execute();
-          const { n } = await trx.selectFrom('notes').select(sql<number>`count(*)`.as('n')).executeTakeFirstOrThrow();
+          await trx
+            .insertInto('notes')
+            .values({ body: `n${i}` })
+            .execute();
+          const { n } = await trx
+            .selectFrom('notes')
+            .select(sql<number>`count(*)`.as('n'))
+            .executeTakeFirstOrThrow();
           return Number(n);
         }),
       ),
@@ -97,7 +115,10 @@ describe('group commit on a real SQLite file', () => {
           // Set from inside the first batch, so it can only run once a batch gives the loop back
           // (set before the first batch, a slow machine could run it before any batch began).
           if (i === 0) setTimeout(() => (timerRanAfter = finished), 0);
-          await trx.insertInto('notes').values({ body: `slow ${i}` }).execute();
+          await trx
+            .insertInto('notes')
+            .values({ body: `slow ${i}` })
+            .execute();
           spin(4);
           finished += 1;
           return i;
@@ -108,7 +129,10 @@ describe('group commit on a real SQLite file', () => {
     expect(commits()).toBeGreaterThanOrEqual(4);
     expect(timerRanAfter).toBeGreaterThan(0);
     expect(timerRanAfter).toBeLessThan(20);
-    const rows = await kysely.selectFrom('notes').select(sql<number>`count(*)`.as('n')).executeTakeFirstOrThrow();
+    const rows = await kysely
+      .selectFrom('notes')
+      .select(sql<number>`count(*)`.as('n'))
+      .executeTakeFirstOrThrow();
     expect(Number(rows.n)).toBe(20);
   });
 
@@ -116,7 +140,9 @@ describe('group commit on a real SQLite file', () => {
     const run = createGroupCommit(kysely);
     // A deferred constraint violation surfaces only at COMMIT, failing the whole batch.
     await sql`create table parents (id integer primary key)`.execute(kysely);
-    await sql`create table children (id integer primary key, parent integer references parents(id) deferrable initially deferred)`.execute(kysely);
+    await sql`create table children (id integer primary key, parent integer references parents(id) deferrable initially deferred)`.execute(
+      kysely,
+    );
     await sql`pragma foreign_keys = on`.execute(kysely);
     const outcomes = await Promise.allSettled([
       run(async (trx) => trx.insertInto('notes').values({ body: 'ok' }).execute()),

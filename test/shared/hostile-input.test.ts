@@ -42,7 +42,11 @@ describe.each(await storesUnderTest())('hostile text and shapes in JSON bodies o
 
   describe('NUL (U+0000) is refused in any string, the same on both stores', () => {
     it('in a work description, notes, a payload value and a payload key', async () => {
-      expectRefused(await call(work.app, 'POST', '/work', { type: 't', description: 'a\u0000b' }), 'description', /U\+0000/);
+      expectRefused(
+        await call(work.app, 'POST', '/work', { type: 't', description: 'a\u0000b' }),
+        'description',
+        /U\+0000/,
+      );
       const id = await newItem();
       expectRefused(await call(work.app, 'PATCH', `/work/${id}`, { notes: 'x\u0000' }), 'notes', /U\+0000/);
       expectRefused(
@@ -60,7 +64,11 @@ describe.each(await storesUnderTest())('hostile text and shapes in JSON bodies o
 
     it('in project names and external references', async () => {
       expectRefused(await call(work.app, 'POST', '/projects', { name: 'nul\u0000name' }), 'name', /U\+0000/);
-      expectRefused(await call(work.app, 'POST', '/projects', { name: 'ok', external_ref: '\u0000' }), 'external_ref', /U\+0000/);
+      expectRefused(
+        await call(work.app, 'POST', '/projects', { name: 'ok', external_ref: '\u0000' }),
+        'external_ref',
+        /U\+0000/,
+      );
     });
 
     it('in a classification request: id, conversationId, the body', async () => {
@@ -81,8 +89,16 @@ describe.each(await storesUnderTest())('hostile text and shapes in JSON bodies o
 
   describe('invalid Unicode (a lone surrogate) is refused, never stored as U+FFFD', () => {
     it('in a description, notes, a project name and a classify id', async () => {
-      expectRefused(await call(work.app, 'POST', '/work', { type: 't', description: 'lone \ud800' }), 'description', /surrogate/);
-      expectRefused(await call(work.app, 'POST', '/work', { type: 't', description: 'low \udc00 first' }), 'description', /surrogate/);
+      expectRefused(
+        await call(work.app, 'POST', '/work', { type: 't', description: 'lone \ud800' }),
+        'description',
+        /surrogate/,
+      );
+      expectRefused(
+        await call(work.app, 'POST', '/work', { type: 't', description: 'low \udc00 first' }),
+        'description',
+        /surrogate/,
+      );
       const id = await newItem();
       expectRefused(await call(work.app, 'PATCH', `/work/${id}`, { notes: '\udfff' }), 'notes', /surrogate/);
       expectRefused(await call(work.app, 'POST', '/projects', { name: 'p \ud83d' }), 'name', /surrogate/);
@@ -142,9 +158,19 @@ describe.each(await storesUnderTest())('hostile text and shapes in JSON bodies o
 
   describe('`__proto__` as a key', () => {
     it('is a 422 that names the key, not "not valid JSON", and nothing is stored', async () => {
-      const top = await call(work.app, 'POST', '/work', '{"type":"t","description":"proto","__proto__":{"priority":1}}');
+      const top = await call(
+        work.app,
+        'POST',
+        '/work',
+        '{"type":"t","description":"proto","__proto__":{"priority":1}}',
+      );
       expectRefused(top, '__proto__', /not allowed/);
-      const inPayload = await call(work.app, 'POST', '/work', '{"type":"t","description":"proto","payload":{"x":{"__proto__":{"admin":true}}}}');
+      const inPayload = await call(
+        work.app,
+        'POST',
+        '/work',
+        '{"type":"t","description":"proto","payload":{"x":{"__proto__":{"admin":true}}}}',
+      );
       expectRefused(inPayload, 'payload.x.__proto__', /not allowed/);
       const listed = await call(work.app, 'GET', '/work?type=t&limit=1000');
       expect(listed.body.filter((item: { description: string }) => item.description === 'proto')).toEqual([]);

@@ -94,7 +94,9 @@ describe.skipIf(!(await storesUnderTest()).includes('postgres'))('hot-path plans
       `INSERT INTO work_items (id, type, description, priority, status, created_by, created_at, updated_at)
        VALUES ('${BLOCKER}', 'blocker', 'never ends', 3, 'dispatched', 'ann', timestamptz '2026-08-01T00:00:00Z', timestamptz '2026-08-01T00:00:00Z')`,
     );
-    await pool.query(`INSERT INTO work_dependencies (item_id, depends_on_id) SELECT id, '${BLOCKER}' FROM work_items WHERE waiting_on = 1`);
+    await pool.query(
+      `INSERT INTO work_dependencies (item_id, depends_on_id) SELECT id, '${BLOCKER}' FROM work_items WHERE waiting_on = 1`,
+    );
     await pool.query('ANALYZE work_dependencies');
   });
   afterAll(async () => {
@@ -149,7 +151,9 @@ describe.skipIf(!(await storesUnderTest()).includes('postgres'))('hot-path plans
         await client.query(`PREPARE generic_candidates AS ${statement.text}`);
         // EXECUTE takes no bound parameters: the values go in as literals (plain names here).
         const literal = (value: unknown) => `'${Array.isArray(value) ? `{${value.join(',')}}` : String(value)}'`;
-        const explained = await client.query(`EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF) EXECUTE generic_candidates(${statement.values.map(literal).join(', ')})`);
+        const explained = await client.query(
+          `EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF) EXECUTE generic_candidates(${statement.values.map(literal).join(', ')})`,
+        );
         const plan = explained.rows.map((row) => row['QUERY PLAN'] as string).join('\n');
         expect(plan, plan).toMatch(/run_after <= \$2/);
         expect(plan, plan).toMatch(/work_items_claimable/);
@@ -165,10 +169,13 @@ describe.skipIf(!(await storesUnderTest()).includes('postgres'))('hot-path plans
 
     it(`the next run_after (${label}) is read through work_items_due`, async () => {
       const captured: { text: string; values: unknown[] }[] = [];
-      const statements = postgresStatements(database.kysely as Kysely<WorkTables>, async <R>(statement: { text: string; values: unknown[] }) => {
-        captured.push(statement);
-        return [] as R[];
-      });
+      const statements = postgresStatements(
+        database.kysely as Kysely<WorkTables>,
+        async <R>(statement: { text: string; values: unknown[] }) => {
+          captured.push(statement);
+          return [] as R[];
+        },
+      );
       await statements.nextRunAfter(query);
       const plan = await explain(captured[0]!);
       expect(plan, plan).toMatch(/work_items_due/);
@@ -193,12 +200,20 @@ describe.skipIf(!(await storesUnderTest()).includes('postgres'))('hot-path plans
     expect(plan).toMatch(/Update on classify_messages m \(actual rows=2 /);
   });
 
-  it('a batch of changes (the claim\'s write among them) finds its items by primary key, not by hashing the table', async () => {
+  it("a batch of changes (the claim's write among them) finds its items by primary key, not by hashing the table", async () => {
     const changes: ItemChange[] = ids.slice(-5).map((id) => ({
       id,
       from_version: 1,
       set: { status: 'in_progress', assigned_agent: 'agent-a', version: 2, updated_at: NOW },
-      openDispatch: { id: randomUUID(), work_item_id: id, agent: 'agent-a', dispatched_at: NOW, completed_at: null, outcome: null, reason: null },
+      openDispatch: {
+        id: randomUUID(),
+        work_item_id: id,
+        agent: 'agent-a',
+        dispatched_at: NOW,
+        completed_at: null,
+        outcome: null,
+        reason: null,
+      },
       event: { type: 'work.updated', data: '{}', at: NOW },
       history: { at: NOW, actor: 'ann', role: 'admin', action: 'claimed', changes: '{}' },
     }));
@@ -249,7 +264,9 @@ describe.skipIf(!(await storesUnderTest()).includes('sqlite'))('hot-path plans o
       SELECT printf('00000000-0000-4000-8000-%012d', i), 'bench', 'item ' || i, 3, 'queued', 'ann',
         strftime('%Y-%m-%dT%H:%M:%fZ', '2026-11-01', '+' || i || ' seconds'), '2026-11-01T00:00:00.000Z' FROM n`);
     raw.exec('ANALYZE');
-    raw.exec(`UPDATE work_items SET status = 'completed' WHERE id IN (SELECT id FROM work_items ORDER BY created_at LIMIT ${FINISHED_SINCE})`);
+    raw.exec(
+      `UPDATE work_items SET status = 'completed' WHERE id IN (SELECT id FROM work_items ORDER BY created_at LIMIT ${FINISHED_SINCE})`,
+    );
     raw.exec(`WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ${BACKLOG})
       INSERT INTO work_items (id, type, description, priority, status, created_by, created_at, updated_at, project_id, run_after)
       SELECT printf('00000000-0000-4000-9000-%012d', i), 'backlog', 'item ' || i, 3, 'queued', 'ann',
@@ -260,7 +277,10 @@ describe.skipIf(!(await storesUnderTest()).includes('sqlite'))('hot-path plans o
       INSERT INTO work_items (id, type, description, priority, status, created_by, created_at, updated_at, project_id, waiting_on)
       SELECT printf('00000000-0000-4000-a000-%012d', i), 'bench', 'waits ' || i, 1, 'queued', 'ann',
         strftime('%Y-%m-%dT%H:%M:%fZ', '2026-09-01', '+' || i || ' seconds'), '2026-09-01T00:00:00.000Z', '${PROJECT}', 1 FROM n`);
-    kysely = new Kysely<WorkTables>({ dialect: new SqliteDialect({ database: raw }), log: (event) => void captured.push(event.query) });
+    kysely = new Kysely<WorkTables>({
+      dialect: new SqliteDialect({ database: raw }),
+      log: (event) => void captured.push(event.query),
+    });
   });
   afterAll(async () => {
     await kysely?.destroy();
@@ -296,7 +316,11 @@ describe.skipIf(!(await storesUnderTest()).includes('sqlite'))('hot-path plans o
       // One read of each agent's own items, one of the queue.
       expect(reads).toHaveLength(AGENTS.length + 1);
       expectIndexed(explain(reads[0]!), /work_items_agent_status/);
-      const index = query.types ? /work_items_claimable_type/ : query.project_id ? /work_items_claimable_project/ : /work_items_claimable\b/;
+      const index = query.types
+        ? /work_items_claimable_type/
+        : query.project_id
+          ? /work_items_claimable_project/
+          : /work_items_claimable\b/;
       expectIndexed(explain(reads.at(-1)!), index);
     });
 

@@ -21,7 +21,11 @@ describe('timeOrderedId', () => {
   });
 
   it('sorts by time as text, and differs within one millisecond', () => {
-    const times = [Date.parse('2001-01-01T00:00:00Z'), Date.parse('2026-11-27T05:30:00Z'), Date.parse('2026-11-27T05:30:00.001Z')];
+    const times = [
+      Date.parse('2001-01-01T00:00:00Z'),
+      Date.parse('2026-11-27T05:30:00Z'),
+      Date.parse('2026-11-27T05:30:00.001Z'),
+    ];
     const ids = times.map((t) => timeOrderedId(t));
     expect([...ids].sort()).toEqual(ids);
     const same = new Set(Array.from({ length: 1000 }, () => timeOrderedId(times[1]!)));
@@ -40,7 +44,9 @@ describe.each(await storesUnderTest())('ids of new rows on %s', (kind) => {
     const item = (await call(t.app, 'POST', '/work', { type: 'ids', description: 'd', agent: 'ada' })).body;
     expect(item.id).toMatch(UUID_RE);
     expect(item.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4/);
-    const others = await Promise.all(Array.from({ length: 20 }, () => call(t.app, 'POST', '/work', { type: 'ids', description: 'd' })));
+    const others = await Promise.all(
+      Array.from({ length: 20 }, () => call(t.app, 'POST', '/work', { type: 'ids', description: 'd' })),
+    );
     expect(new Set([item, ...others.map((answer) => answer.body)].map((row) => row.id.slice(0, 8))).size).toBe(21);
     const entry = item.dispatch_log[0];
     expect(entry.id).toMatch(V7);

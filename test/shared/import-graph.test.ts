@@ -13,7 +13,18 @@ const WEB = resolve(ROOT, '../web/src');
 
 // Lowest first: a folder imports its own layer and those below it, never one above.
 // Files at the top of src/ (main.ts, run-services.ts) sit above everything.
-const LAYERS = [['shared'], ['auth'], ['email'], ['classify'], ['work'], ['conversation'], ['intake'], ['client'], ['mcp', 'cli', 'ui-server'], ['services']];
+const LAYERS = [
+  ['shared'],
+  ['auth'],
+  ['email'],
+  ['classify'],
+  ['work'],
+  ['conversation'],
+  ['intake'],
+  ['client'],
+  ['mcp', 'cli', 'ui-server'],
+  ['services'],
+];
 
 // What the web UI may bundle from the server: TypeBox schemas and import-free vocabularies.
 const BROWSER_SAFE = [
@@ -38,7 +49,11 @@ const TYPE_ONLY = ['conversation/rows.ts', 'work/events/hub.ts', 'work/items/cha
 
 function sourcesOf(dir: string, extensions: string[]): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
-    entry.isDirectory() ? sourcesOf(join(dir, entry.name), extensions) : extensions.some((extension) => entry.name.endsWith(extension)) ? [join(dir, entry.name)] : [],
+    entry.isDirectory()
+      ? sourcesOf(join(dir, entry.name), extensions)
+      : extensions.some((extension) => entry.name.endsWith(extension))
+        ? [join(dir, entry.name)]
+        : [],
   );
 }
 
@@ -75,7 +90,8 @@ function cyclesOf(graph: Map<string, string[]>): string[] {
     state.set(file, 'open');
     stack.push(file);
     for (const target of graph.get(file) ?? []) {
-      if (state.get(target) === 'open') cycles.push([...stack.slice(stack.indexOf(target)), target].map((f) => relative(ROOT, f)).join(' → '));
+      if (state.get(target) === 'open')
+        cycles.push([...stack.slice(stack.indexOf(target)), target].map((f) => relative(ROOT, f)).join(' → '));
       else if (!state.has(target)) visit(target);
     }
     stack.pop();
@@ -94,7 +110,11 @@ describe('src/ imports', () => {
 
   it('src/shared imports no feature', () => {
     const reaching = [...graph].flatMap(([file, targets]) =>
-      file.startsWith(SHARED) ? targets.filter((target) => !target.startsWith(SHARED)).map((target) => `${relative(ROOT, file)} → ${relative(ROOT, target)}`) : [],
+      file.startsWith(SHARED)
+        ? targets
+            .filter((target) => !target.startsWith(SHARED))
+            .map((target) => `${relative(ROOT, file)} → ${relative(ROOT, target)}`)
+        : [],
     );
     expect(reaching).toEqual([]);
   });
@@ -108,20 +128,29 @@ describe('src/ imports', () => {
     const implementations = implementationNames.map((name) => join(ROOT, store, name));
     for (const name of ['port.ts', 'sqlite.ts', 'postgres.ts']) {
       const file = join(ROOT, store, name);
-      expect((graph.get(file) ?? []).filter((target) => implementations.includes(target)).map((target) => relative(ROOT, target)), name).toEqual([]);
+      expect(
+        (graph.get(file) ?? [])
+          .filter((target) => implementations.includes(target))
+          .map((target) => relative(ROOT, target)),
+        name,
+      ).toEqual([]);
     }
   });
 
   it('follow the layer order: a folder imports only folders below it', () => {
     const upward = [...graph].flatMap(([file, targets]) => {
       const from = layerOf(file);
-      return targets.filter((target) => layerOf(target) > from).map((target) => `${relative(ROOT, file)} → ${relative(ROOT, target)}`);
+      return targets
+        .filter((target) => layerOf(target) > from)
+        .map((target) => `${relative(ROOT, file)} → ${relative(ROOT, target)}`);
     });
     expect(upward).toEqual([]);
   });
 
   it('put every top-level folder in a layer', () => {
-    const folders = readdirSync(ROOT, { withFileTypes: true }).filter((entry) => entry.isDirectory()).map((entry) => entry.name);
+    const folders = readdirSync(ROOT, { withFileTypes: true })
+      .filter((entry) => entry.isDirectory())
+      .map((entry) => entry.name);
     expect(folders.filter((folder) => !LAYERS.some((layer) => layer.includes(folder)))).toEqual([]);
   });
 });
@@ -134,7 +163,10 @@ describe('web/src imports from src/', () => {
       for (const match of text.matchAll(/from\s+'(\.[^']+)'/g)) {
         const target = resolve(dirname(file), match[1]!);
         if (!target.startsWith(ROOT + '/')) continue;
-        const statement = text.slice(Math.max(text.lastIndexOf('import', match.index), text.lastIndexOf('export', match.index)), match.index);
+        const statement = text.slice(
+          Math.max(text.lastIndexOf('import', match.index), text.lastIndexOf('export', match.index)),
+          match.index,
+        );
         if (/^import\s+type\s/.test(statement) && TYPE_ONLY.includes(relative(ROOT, target))) continue;
         imported.add(relative(ROOT, target));
       }
@@ -147,10 +179,16 @@ describe('bench/ and test/ imports', () => {
   const REPO = resolve(ROOT, '..');
   const BENCH = join(REPO, 'bench');
   const importsOf = (file: string): string[] =>
-    [...readFileSync(file, 'utf8').matchAll(/(?:from\s+|import\()'(\.[^']+)'/g)].map((match) => relative(REPO, resolve(dirname(file), match[1]!)));
+    [...readFileSync(file, 'utf8').matchAll(/(?:from\s+|import\()'(\.[^']+)'/g)].map((match) =>
+      relative(REPO, resolve(dirname(file), match[1]!)),
+    );
 
   it('test/ imports nothing from bench/ (benchmarks may use test/support, not the other way round)', () => {
-    const fromBench = sources(join(REPO, 'test')).flatMap((file) => importsOf(file).filter((target) => target.startsWith('bench/')).map((target) => `${relative(REPO, file)} -> ${target}`));
+    const fromBench = sources(join(REPO, 'test')).flatMap((file) =>
+      importsOf(file)
+        .filter((target) => target.startsWith('bench/'))
+        .map((target) => `${relative(REPO, file)} -> ${target}`),
+    );
     expect(fromBench).toEqual([]);
   });
 
@@ -158,7 +196,10 @@ describe('bench/ and test/ imports', () => {
     const crossed = sources(BENCH).flatMap((file) => {
       const suite = relative(BENCH, file).split('/')[0];
       return importsOf(file)
-        .filter((target) => target.startsWith('bench/') && !target.startsWith(`bench/${suite}/`) && !target.startsWith('bench/lib/'))
+        .filter(
+          (target) =>
+            target.startsWith('bench/') && !target.startsWith(`bench/${suite}/`) && !target.startsWith('bench/lib/'),
+        )
         .map((target) => `${relative(REPO, file)} -> ${target}`);
     });
     expect(crossed).toEqual([]);

@@ -12,7 +12,11 @@ type Responses = Record<string, { content?: Record<string, unknown> }>;
 
 function operations(doc: any): Array<{ name: string; responses: Responses; description?: string }> {
   return Object.entries<Record<string, any>>(doc.paths).flatMap(([path, methods]) =>
-    Object.entries<any>(methods).map(([method, op]) => ({ name: `${method.toUpperCase()} ${path}`, responses: op.responses, description: op.description })),
+    Object.entries<any>(methods).map(([method, op]) => ({
+      name: `${method.toUpperCase()} ${path}`,
+      responses: op.responses,
+      description: op.description,
+    })),
   );
 }
 
@@ -20,8 +24,16 @@ function operations(doc: any): Array<{ name: string; responses: Responses; descr
 function unboundedStrings(schema: unknown, at = '#'): string[] {
   if (schema === null || typeof schema !== 'object') return [];
   const node = schema as Record<string, unknown>;
-  const here = node.type === 'string' && node.maxLength === undefined && node.enum === undefined && node.const === undefined ? [at] : [];
-  return [...here, ...Object.entries(node).flatMap(([key, value]) => (key === 'enum' || key === 'const' ? [] : unboundedStrings(value, `${at}/${key}`)))];
+  const here =
+    node.type === 'string' && node.maxLength === undefined && node.enum === undefined && node.const === undefined
+      ? [at]
+      : [];
+  return [
+    ...here,
+    ...Object.entries(node).flatMap(([key, value]) =>
+      key === 'enum' || key === 'const' ? [] : unboundedStrings(value, `${at}/${key}`),
+    ),
+  ];
 }
 
 describe('the OpenAPI documents declare the answers as they are sent', () => {
@@ -29,7 +41,10 @@ describe('the OpenAPI documents declare the answers as they are sent', () => {
   let classify: TestApp;
   const docs: Record<string, any> = {};
   beforeAll(async () => {
-    [work, classify] = await Promise.all([startWorkApp('sqlite'), startClassifyApp('sqlite', { LLM_PROVIDER: 'rules' })]);
+    [work, classify] = await Promise.all([
+      startWorkApp('sqlite'),
+      startClassifyApp('sqlite', { LLM_PROVIDER: 'rules' }),
+    ]);
     docs.work = (await call(work.app, 'GET', '/openapi.json')).body;
     docs.classify = (await call(classify.app, 'GET', '/openapi.json')).body;
   });
@@ -48,12 +63,14 @@ describe('the OpenAPI documents declare the answers as they are sent', () => {
           // A JSON-RPC client reads JSON-RPC's own errors for a body that is not a JSON-RPC message.
           if (op.name === 'POST /mcp' && status === '400') continue;
           const types = Object.keys(response.content ?? {});
-          if (types.length !== 1 || types[0] !== 'application/problem+json') wrong.push(`${op.name} ${status}: ${types.join(', ') || '(none)'}`);
+          if (types.length !== 1 || types[0] !== 'application/problem+json')
+            wrong.push(`${op.name} ${status}: ${types.join(', ') || '(none)'}`);
         }
       }
     }
     expect(wrong).toEqual([]);
-    const problem = inlineRefs(docs.work).paths['/work'].post.responses['422'].content['application/problem+json'].schema;
+    const problem = inlineRefs(docs.work).paths['/work'].post.responses['422'].content['application/problem+json']
+      .schema;
     expect(problem.required).toEqual(expect.arrayContaining(['type', 'title', 'status', 'detail']));
   });
 
@@ -66,13 +83,19 @@ describe('the OpenAPI documents declare the answers as they are sent', () => {
     for (const doc of Object.values(docs)) {
       for (const op of operations(doc)) {
         if (!/^(POST|PUT|PATCH|DELETE) /.test(op.name)) continue;
-        for (const status of ['400', '413', '415', '422']) if (!op.responses[status]) missing.push(`${op.name} ${status}`);
+        for (const status of ['400', '413', '415', '422'])
+          if (!op.responses[status]) missing.push(`${op.name} ${status}`);
       }
     }
     expect(missing).toEqual([]);
     // What the declaration is for: a DELETE sent with a body that is not JSON.
     const { body: item } = await call(work.app, 'POST', '/work', { type: 'doc', description: 'd' });
-    const answer = await work.app.inject({ method: 'DELETE', url: `/work/${item.id}`, headers: { 'content-type': 'text/plain' }, payload: 'x' });
+    const answer = await work.app.inject({
+      method: 'DELETE',
+      url: `/work/${item.id}`,
+      headers: { 'content-type': 'text/plain' },
+      payload: 'x',
+    });
     expect(answer.statusCode).toBe(415);
     expect(answer.headers['content-type']).toContain('application/problem+json');
   });
@@ -94,15 +117,19 @@ describe('the OpenAPI documents declare the answers as they are sent', () => {
 
   it('every operation has a unique camelCase operationId and a tag the document declares, with a description', () => {
     for (const doc of Object.values(docs)) {
-      const declared = new Map<string, string>((doc.tags ?? []).map((tag: { name: string; description: string }) => [tag.name, tag.description]));
+      const declared = new Map<string, string>(
+        (doc.tags ?? []).map((tag: { name: string; description: string }) => [tag.name, tag.description]),
+      );
       const ids: string[] = [];
       const wrong: string[] = [];
       for (const [path, methods] of Object.entries<Record<string, any>>(doc.paths)) {
         for (const [method, op] of Object.entries<any>(methods)) {
           const name = `${method.toUpperCase()} ${path}`;
-          if (typeof op.operationId !== 'string' || !/^[a-z][A-Za-z]+$/.test(op.operationId)) wrong.push(`${name}: operationId ${op.operationId}`);
+          if (typeof op.operationId !== 'string' || !/^[a-z][A-Za-z]+$/.test(op.operationId))
+            wrong.push(`${name}: operationId ${op.operationId}`);
           ids.push(op.operationId);
-          if (!Array.isArray(op.tags) || op.tags.length === 0 || op.tags.some((tag: string) => !declared.get(tag))) wrong.push(`${name}: tags ${op.tags}`);
+          if (!Array.isArray(op.tags) || op.tags.length === 0 || op.tags.some((tag: string) => !declared.get(tag)))
+            wrong.push(`${name}: tags ${op.tags}`);
         }
       }
       expect(wrong).toEqual([]);
@@ -124,7 +151,8 @@ describe('the OpenAPI documents declare the answers as they are sent', () => {
   });
 
   it('the response headers the services send are documented on the answers that send them', async () => {
-    const headersOf = (path: string, method: string, status: string) => Object.keys(docs.work.paths[path][method].responses[status].headers ?? {});
+    const headersOf = (path: string, method: string, status: string) =>
+      Object.keys(docs.work.paths[path][method].responses[status].headers ?? {});
     expect(headersOf('/work', 'post', '201')).toEqual(['Location', 'ETag', 'Idempotent-Replayed']);
     expect(headersOf('/work/{id}', 'get', '200')).toEqual(['ETag']);
     expect(headersOf('/work/{id}', 'get', '304')).toEqual(['ETag']);
@@ -136,14 +164,22 @@ describe('the OpenAPI documents declare the answers as they are sent', () => {
     expect(headersOf('/session', 'post', '200')).toEqual(['Set-Cookie', 'Cache-Control']);
     expect(Object.keys(docs.classify.paths['/classify'].post.responses['429'].headers)).toEqual(['Retry-After']);
     // And they are sent: a created item answers with its address and its version.
-    const created = await work.app.inject({ method: 'POST', url: '/work', payload: { type: 'doc', description: 'headers' } });
+    const created = await work.app.inject({
+      method: 'POST',
+      url: '/work',
+      payload: { type: 'doc', description: 'headers' },
+    });
     expect(created.headers.location).toBe(`/work/${created.json().id}`);
-    expect(created.headers.etag).toMatch(new RegExp(docs.work.paths['/work'].post.responses['201'].headers.ETag.schema.pattern));
+    expect(created.headers.etag).toMatch(
+      new RegExp(docs.work.paths['/work'].post.responses['201'].headers.ETag.schema.pattern),
+    );
   });
 
   it('the CSRF header is a parameter of the session routes and of every state-changing operation a browser session may call', () => {
     const named = (op: any) =>
-      (op.parameters ?? []).some((p: any) => p.name === 'x-agentdesk-csrf' || p.$ref === '#/components/parameters/csrf');
+      (op.parameters ?? []).some(
+        (p: any) => p.name === 'x-agentdesk-csrf' || p.$ref === '#/components/parameters/csrf',
+      );
     expect(docs.work.components.parameters.csrf).toMatchObject({ name: 'x-agentdesk-csrf', in: 'header' });
     expect(named(docs.work.paths['/session'].post)).toBe(true);
     expect(named(docs.work.paths['/session'].delete)).toBe(true);
@@ -166,7 +202,8 @@ describe('the OpenAPI documents declare the answers as they are sent', () => {
     expect(mcp.anyOf[1]).toMatchObject({ type: 'array', maxItems: 100 });
     expect(docs.work.paths['/work'].get.responses['200'].content['application/json'].schema.maxItems).toBe(1000);
     // A body's strings are bounded by the body limit, a query's by Node's header limit.
-    const description = inlineRefs(docs.work).paths['/work'].post.requestBody.content['application/json'].schema.properties.description;
+    const description = inlineRefs(docs.work).paths['/work'].post.requestBody.content['application/json'].schema
+      .properties.description;
     expect(description.maxLength).toBeGreaterThan(0);
     // Size and depth, which JSON Schema cannot state, are in the answers that refuse them.
     expect(docs.work.paths['/work'].post.responses['413'].description).toMatch(/limit of \d+ bytes/);
@@ -181,7 +218,11 @@ describe('the OpenAPI documents declare the answers as they are sent', () => {
       work.app.inject({
         method: 'POST',
         url: '/mcp',
-        headers: { accept: 'application/json, text/event-stream', 'content-type': 'application/json', 'x-user': 'batch-bot' },
+        headers: {
+          accept: 'application/json, text/event-stream',
+          'content-type': 'application/json',
+          'x-user': 'batch-bot',
+        },
         payload: JSON.stringify(Array.from({ length: size }, (_, i) => ping(i))),
       });
     const over = await batch(101);

@@ -29,69 +29,115 @@ const TSC = join(ROOT, 'node_modules/.bin/tsc');
 
 async function output(file: string, args: string[]): Promise<{ code: number; text: string }> {
   try {
-    const { stdout, stderr } = await run(file, args, { cwd: ROOT, maxBuffer: 32 * 1024 * 1024, env: { ...process.env, NO_COLOR: '1', REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' } });
+    const { stdout, stderr } = await run(file, args, {
+      cwd: ROOT,
+      maxBuffer: 32 * 1024 * 1024,
+      env: { ...process.env, NO_COLOR: '1', REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' },
+    });
     return { code: 0, text: stdout + stderr };
   } catch (error) {
     const failed = error as { code?: number; stdout?: string; stderr?: string };
-    return { code: typeof failed.code === 'number' ? failed.code : 1, text: `${failed.stdout ?? ''}${failed.stderr ?? ''}` };
+    return {
+      code: typeof failed.code === 'number' ? failed.code : 1,
+      text: `${failed.stdout ?? ''}${failed.stderr ?? ''}`,
+    };
   }
 }
 
-describe.skipIf(!installed)('the OpenAPI documents pass third-party linters and generate a client that type-checks', () => {
-  let apps: Record<string, TestApp> = {};
-  let folder: string;
-  const files: Record<string, string> = {};
+describe.skipIf(!installed)(
+  'the OpenAPI documents pass third-party linters and generate a client that type-checks',
+  () => {
+    let apps: Record<string, TestApp> = {};
+    let folder: string;
+    const files: Record<string, string> = {};
 
-  beforeAll(async () => {
-    const [work, classify, workTokens, classifyTokens] = await Promise.all([
-      startWorkApp('sqlite'),
-      startClassifyApp('sqlite', { LLM_PROVIDER: 'rules' }),
-      startWorkApp('sqlite', AUTH_ENV),
-      startClassifyApp('sqlite', { LLM_PROVIDER: 'rules', ...AUTH_ENV }),
-    ]);
-    apps = { work: work!, classify: classify!, 'work-tokens': workTokens!, 'classify-tokens': classifyTokens! };
-    folder = process.env.OPENAPI_DUMP_DIR ?? (await mkdtemp(join(tmpdir(), 'agentdesk-openapi-')));
-    for (const [name, test] of Object.entries(apps)) {
-      const { status, body } = await call(test.app, 'GET', '/openapi.json');
-      expect(status).toBe(200);
-      files[name] = join(folder, `${name}.json`);
-      await writeFile(files[name], JSON.stringify(body, null, 2));
-    }
-  });
-  // Spectral finds the OWASP ruleset from the ruleset file's folder: with tools installed elsewhere,
-  // the ruleset is copied beside them.
-  let ruleset = join(ROOT, '.spectral.yaml');
-  beforeAll(async () => {
-    if (resolve(BIN) === join(ROOT, 'node_modules/.bin')) return;
-    const copy = join(resolve(BIN), '../../.spectral.yaml');
-    await copyFile(ruleset, copy);
-    ruleset = copy;
-  });
-  afterAll(async () => {
-    await Promise.all(Object.values(apps).map((app) => app.close()));
-    if (folder && !process.env.OPENAPI_DUMP_DIR) await rm(folder, { recursive: true, force: true });
-  });
+    beforeAll(async () => {
+      const [work, classify, workTokens, classifyTokens] = await Promise.all([
+        startWorkApp('sqlite'),
+        startClassifyApp('sqlite', { LLM_PROVIDER: 'rules' }),
+        startWorkApp('sqlite', AUTH_ENV),
+        startClassifyApp('sqlite', { LLM_PROVIDER: 'rules', ...AUTH_ENV }),
+      ]);
+      apps = { work: work!, classify: classify!, 'work-tokens': workTokens!, 'classify-tokens': classifyTokens! };
+      folder = process.env.OPENAPI_DUMP_DIR ?? (await mkdtemp(join(tmpdir(), 'agentdesk-openapi-')));
+      for (const [name, test] of Object.entries(apps)) {
+        const { status, body } = await call(test.app, 'GET', '/openapi.json');
+        expect(status).toBe(200);
+        files[name] = join(folder, `${name}.json`);
+        await writeFile(files[name], JSON.stringify(body, null, 2));
+      }
+    });
+    // Spectral finds the OWASP ruleset from the ruleset file's folder: with tools installed elsewhere,
+    // the ruleset is copied beside them.
+    let ruleset = join(ROOT, '.spectral.yaml');
+    beforeAll(async () => {
+      if (resolve(BIN) === join(ROOT, 'node_modules/.bin')) return;
+      const copy = join(resolve(BIN), '../../.spectral.yaml');
+      await copyFile(ruleset, copy);
+      ruleset = copy;
+    });
+    afterAll(async () => {
+      await Promise.all(Object.values(apps).map((app) => app.close()));
+      if (folder && !process.env.OPENAPI_DUMP_DIR) await rm(folder, { recursive: true, force: true });
+    });
 
-  it.each(['work', 'classify', 'work-tokens', 'classify-tokens'])("the %s document has no error under Redocly's recommended rules", async (name) => {
-    const result = await output(tool('redocly'), ['lint', '--extends=recommended', '--format=stylish', files[name] as string]);
-    expect(result.code, result.text).toBe(0);
-  }, 120_000);
+    it.each(['work', 'classify', 'work-tokens', 'classify-tokens'])(
+      "the %s document has no error under Redocly's recommended rules",
+      async (name) => {
+        const result = await output(tool('redocly'), [
+          'lint',
+          '--extends=recommended',
+          '--format=stylish',
+          files[name] as string,
+        ]);
+        expect(result.code, result.text).toBe(0);
+      },
+      120_000,
+    );
 
-  it.each(['work', 'classify', 'work-tokens', 'classify-tokens'])("the %s document passes Spectral's OWASP ruleset, less the exceptions .spectral.yaml gives reasons for", async (name) => {
-    const result = await output(tool('spectral'), ['lint', '--ruleset', ruleset, '--fail-severity=warn', '--format=text', files[name] as string]);
-    expect(result.code, result.text).toBe(0);
-  }, 120_000);
+    it.each(['work', 'classify', 'work-tokens', 'classify-tokens'])(
+      "the %s document passes Spectral's OWASP ruleset, less the exceptions .spectral.yaml gives reasons for",
+      async (name) => {
+        const result = await output(tool('spectral'), [
+          'lint',
+          '--ruleset',
+          ruleset,
+          '--fail-severity=warn',
+          '--format=text',
+          files[name] as string,
+        ]);
+        expect(result.code, result.text).toBe(0);
+      },
+      120_000,
+    );
 
-  it.each(['work', 'classify'])('a client generated from the %s document by openapi-typescript type-checks', async (name) => {
-    const types = join(folder, `${name}.d.ts`);
-    const generated = await output(tool('openapi-typescript'), [files[name] as string, '--output', types]);
-    expect(generated.code, generated.text).toBe(0);
-    const client = join(folder, `${name}-client.ts`);
-    await writeFile(client, CLIENT_CHECK[name as keyof typeof CLIENT_CHECK]);
-    const checked = await output(TSC, ['--noEmit', '--strict', '--skipLibCheck', '--target', 'es2022', '--module', 'nodenext', '--moduleResolution', 'nodenext', types, client]);
-    expect(checked.code, checked.text).toBe(0);
-  }, 120_000);
-});
+    it.each(['work', 'classify'])(
+      'a client generated from the %s document by openapi-typescript type-checks',
+      async (name) => {
+        const types = join(folder, `${name}.d.ts`);
+        const generated = await output(tool('openapi-typescript'), [files[name] as string, '--output', types]);
+        expect(generated.code, generated.text).toBe(0);
+        const client = join(folder, `${name}-client.ts`);
+        await writeFile(client, CLIENT_CHECK[name as keyof typeof CLIENT_CHECK]);
+        const checked = await output(TSC, [
+          '--noEmit',
+          '--strict',
+          '--skipLibCheck',
+          '--target',
+          'es2022',
+          '--module',
+          'nodenext',
+          '--moduleResolution',
+          'nodenext',
+          types,
+          client,
+        ]);
+        expect(checked.code, checked.text).toBe(0);
+      },
+      120_000,
+    );
+  },
+);
 
 // What a client written against the generated types relies on: operations by their operationId,
 // the bodies and answers by their schemas. A renamed operation or field fails to compile here.

@@ -29,13 +29,17 @@ function refsIn(node: unknown): string[] {
 /** Sorted-key JSON, so that equal schemas compare equal. */
 function canonical(node: unknown): string {
   return JSON.stringify(node, (_key, value) =>
-    value !== null && typeof value === 'object' && !Array.isArray(value) ? Object.fromEntries(Object.entries(value).sort(([a], [b]) => a.localeCompare(b))) : value,
+    value !== null && typeof value === 'object' && !Array.isArray(value)
+      ? Object.fromEntries(Object.entries(value).sort(([a], [b]) => a.localeCompare(b)))
+      : value,
   );
 }
 
 /** The subschemas of the paths that repeat a named schema inline instead of referring to it. */
 function inlineCopies(doc: Doc): string[] {
-  const named = new Map(Object.entries<unknown>(doc.components.schemas).map(([name, schema]) => [canonical(schema), name]));
+  const named = new Map(
+    Object.entries<unknown>(doc.components.schemas).map(([name, schema]) => [canonical(schema), name]),
+  );
   const copies: string[] = [];
   const walk = (node: unknown, at: string) => {
     if (node === null || typeof node !== 'object') return;
@@ -61,7 +65,8 @@ describe('the OpenAPI documents name their types and match the servers', () => {
       startClassifyApp('sqlite', { LLM_PROVIDER: 'rules' }),
       startWorkApp('sqlite', AUTH_ENV),
     ]);
-    for (const name of ['work', 'classify', 'tokens']) docs[name] = (await call(apps[name]!.app, 'GET', '/openapi.json')).body;
+    for (const name of ['work', 'classify', 'tokens'])
+      docs[name] = (await call(apps[name]!.app, 'GET', '/openapi.json')).body;
   });
   afterAll(async () => {
     await Promise.all(Object.values(apps).map((app) => app.close()));
@@ -70,16 +75,35 @@ describe('the OpenAPI documents name their types and match the servers', () => {
   it('names the main answers and request bodies in components.schemas and refers to them', () => {
     const work = docs.work!;
     expect(Object.keys(work.components.schemas)).toEqual(
-      expect.arrayContaining(['Problem', 'WorkItem', 'WorkItemDetail', 'WorkItemSummary', 'Project', 'Comment', 'Question', 'CreateWorkItem', 'UpdateWorkItem', 'Mailbox', 'TokenRecord']),
+      expect.arrayContaining([
+        'Problem',
+        'WorkItem',
+        'WorkItemDetail',
+        'WorkItemSummary',
+        'Project',
+        'Comment',
+        'Question',
+        'CreateWorkItem',
+        'UpdateWorkItem',
+        'Mailbox',
+        'TokenRecord',
+      ]),
     );
-    expect(Object.keys(docs.classify!.components.schemas)).toEqual(expect.arrayContaining(['Problem', 'ClassifyRequest', 'ClassifyResult']));
-    const schemaOf = (path: string, method: string, status: string, type = 'application/json') => work.paths[path][method].responses[status].content[type].schema;
+    expect(Object.keys(docs.classify!.components.schemas)).toEqual(
+      expect.arrayContaining(['Problem', 'ClassifyRequest', 'ClassifyResult']),
+    );
+    const schemaOf = (path: string, method: string, status: string, type = 'application/json') =>
+      work.paths[path][method].responses[status].content[type].schema;
     expect(schemaOf('/work/{id}', 'get', '200')).toEqual({ $ref: `${REF}WorkItemDetail` });
     expect(schemaOf('/work', 'post', '201')).toEqual({ $ref: `${REF}WorkItem` });
     expect(schemaOf('/work', 'get', '200').items).toEqual({ $ref: `${REF}WorkItemSummary` });
     expect(schemaOf('/work/{id}/questions/{question_id}', 'get', '200')).toEqual({ $ref: `${REF}Question` });
-    expect(work.paths['/work'].post.requestBody.content['application/json'].schema).toEqual({ $ref: `${REF}CreateWorkItem` });
-    expect(docs.classify!.paths['/classify'].post.requestBody.content['application/json'].schema).toEqual({ $ref: `${REF}ClassifyRequest` });
+    expect(work.paths['/work'].post.requestBody.content['application/json'].schema).toEqual({
+      $ref: `${REF}CreateWorkItem`,
+    });
+    expect(docs.classify!.paths['/classify'].post.requestBody.content['application/json'].schema).toEqual({
+      $ref: `${REF}ClassifyRequest`,
+    });
     for (const doc of Object.values(docs)) {
       // Every problem answer refers to the one Problem, and nothing named is repeated inline.
       for (const { method, path, op } of operations(doc)) {
@@ -112,22 +136,30 @@ describe('the OpenAPI documents name their types and match the servers', () => {
     expect(escaped.headers['content-type']).toContain('application/problem+json');
   });
 
-  it.each(['work', 'classify', 'tokens'])('every GET route of the %s service refuses a query parameter it does not name with a 422', async (name) => {
-    const app = apps[name]!.app;
-    const headers = name === 'tokens' ? bearer(AUTH_ENV.AGENTDESK_ADMIN_TOKEN) : {};
-    const wrong: string[] = [];
-    for (const { method, path } of operations(docs[name]!)) {
-      if (method !== 'GET') continue;
-      const answer = await app.inject({ method: 'GET', url: `${concrete(path)}?no_such_parameter=1`, headers });
-      const body = String(answer.headers['content-type'] ?? '').includes('json') ? answer.json() : {};
-      if (answer.statusCode !== 422 || !JSON.stringify(body.errors ?? []).includes('no_such_parameter')) wrong.push(`GET ${path}: ${answer.statusCode}`);
-    }
-    expect(wrong).toEqual([]);
-  });
+  it.each(['work', 'classify', 'tokens'])(
+    'every GET route of the %s service refuses a query parameter it does not name with a 422',
+    async (name) => {
+      const app = apps[name]!.app;
+      const headers = name === 'tokens' ? bearer(AUTH_ENV.AGENTDESK_ADMIN_TOKEN) : {};
+      const wrong: string[] = [];
+      for (const { method, path } of operations(docs[name]!)) {
+        if (method !== 'GET') continue;
+        const answer = await app.inject({ method: 'GET', url: `${concrete(path)}?no_such_parameter=1`, headers });
+        const body = String(answer.headers['content-type'] ?? '').includes('json') ? answer.json() : {};
+        if (answer.statusCode !== 422 || !JSON.stringify(body.errors ?? []).includes('no_such_parameter'))
+          wrong.push(`GET ${path}: ${answer.statusCode}`);
+      }
+      expect(wrong).toEqual([]);
+    },
+  );
 
   it('a POST with a valid body and an unknown query parameter is a 422 too, and creates nothing', async () => {
     const app = apps.work!.app;
-    const refused = await app.inject({ method: 'POST', url: '/work?dry_run=1', payload: { type: 'doc', description: 'typo in the query' } });
+    const refused = await app.inject({
+      method: 'POST',
+      url: '/work?dry_run=1',
+      payload: { type: 'doc', description: 'typo in the query' },
+    });
     expect(refused.statusCode).toBe(422);
     expect(JSON.stringify(refused.json().errors)).toContain('dry_run');
     expect((await call(app, 'GET', '/work/counts')).body.queued).toBe(0);
@@ -135,7 +167,8 @@ describe('the OpenAPI documents name their types and match the servers', () => {
 
   it('the Vary and Cache-Control headers the routes send are declared on the answers that send them', async () => {
     const work = docs.work!;
-    const declared = (path: string, method: string, status: number) => Object.keys(work.paths[path]?.[method]?.responses[String(status)]?.headers ?? {}).map((h) => h.toLowerCase());
+    const declared = (path: string, method: string, status: number) =>
+      Object.keys(work.paths[path]?.[method]?.responses[String(status)]?.headers ?? {}).map((h) => h.toLowerCase());
     expect(declared('/work/stats', 'get', 200)).toContain('vary');
     expect(declared('/events', 'get', 200)).toContain('cache-control');
     // Every GET without path parameters, as sent (the event stream never ends: declared above).
@@ -144,13 +177,14 @@ describe('the OpenAPI documents name their types and match the servers', () => {
       if (method !== 'GET' || path.includes('{') || path === '/events') continue;
       const answer = await apps.work!.app.inject({ method: 'GET', url: path, headers: { 'accept-encoding': 'gzip' } });
       for (const header of ['vary', 'cache-control']) {
-        if (answer.headers[header] !== undefined && !declared(path, 'get', answer.statusCode).includes(header)) undeclared.push(`GET ${path} ${answer.statusCode} ${header}`);
+        if (answer.headers[header] !== undefined && !declared(path, 'get', answer.statusCode).includes(header))
+          undeclared.push(`GET ${path} ${answer.statusCode} ${header}`);
       }
     }
     expect(undeclared).toEqual([]);
   });
 
-  it("says that every reading role may read mailboxes and only an admin may change them, as the server does", async () => {
+  it('says that every reading role may read mailboxes and only an admin may change them, as the server does', async () => {
     const tokens = docs.tokens!;
     const access = (path: string, method: string) => /Access: (\w+)/.exec(tokens.paths[path][method].description)?.[1];
     expect(access('/mailboxes', 'get')).toBe('read');

@@ -37,7 +37,9 @@ function open(port: number): Promise<Exchange> {
     const socket = connect(port, '127.0.0.1');
     const chunks: Buffer[] = [];
     socket.on('data', (chunk: Buffer) => chunks.push(chunk));
-    const closed = new Promise<string>((done) => socket.once('close', () => done(Buffer.concat(chunks).toString('utf8'))));
+    const closed = new Promise<string>((done) =>
+      socket.once('close', () => done(Buffer.concat(chunks).toString('utf8'))),
+    );
     socket.once('error', () => {});
     socket.once('connect', () => resolve({ socket, closed }));
     socket.once('error', reject);
@@ -45,7 +47,13 @@ function open(port: number): Promise<Exchange> {
 }
 
 function head(path: string, headers: Record<string, string>, length: number): string {
-  const lines = [`POST ${path} HTTP/1.1`, 'Host: 127.0.0.1', 'Connection: close', 'Content-Type: application/json', `Content-Length: ${length}`];
+  const lines = [
+    `POST ${path} HTTP/1.1`,
+    'Host: 127.0.0.1',
+    'Connection: close',
+    'Content-Type: application/json',
+    `Content-Length: ${length}`,
+  ];
   for (const [name, value] of Object.entries(headers)) lines.push(`${name}: ${value}`);
   return `${lines.join('\r\n')}\r\n\r\n`;
 }
@@ -83,68 +91,90 @@ describe('request deadlines on the work service', () => {
   });
   afterAll(async () => desk?.close());
 
-  it('answers 408 to a sign-in whose body stalls, and closes the connection', async () => {
-    const exchange = await open(port);
-    exchange.socket.write(head('/session', { 'x-agentdesk-csrf': '1' }, 100) + '{"to');
-    expectTimedOut(await exchange.closed);
-  }, GENEROUS_MS);
+  it(
+    'answers 408 to a sign-in whose body stalls, and closes the connection',
+    async () => {
+      const exchange = await open(port);
+      exchange.socket.write(head('/session', { 'x-agentdesk-csrf': '1' }, 100) + '{"to');
+      expectTimedOut(await exchange.closed);
+    },
+    GENEROUS_MS,
+  );
 
-  it('answers 408 to a sign-in that drips its body, each pause short, past the whole bound', async () => {
-    const exchange = await open(port);
-    exchange.socket.write(head('/session', { 'x-agentdesk-csrf': '1' }, 10_000));
-    // 100 ms apart is under the idle bound; 40 bytes take far longer than the whole bound.
-    await drip(exchange, 100, 40);
-    expectTimedOut(await exchange.closed);
-  }, GENEROUS_MS);
+  it(
+    'answers 408 to a sign-in that drips its body, each pause short, past the whole bound',
+    async () => {
+      const exchange = await open(port);
+      exchange.socket.write(head('/session', { 'x-agentdesk-csrf': '1' }, 10_000));
+      // 100 ms apart is under the idle bound; 40 bytes take far longer than the whole bound.
+      await drip(exchange, 100, 40);
+      expectTimedOut(await exchange.closed);
+    },
+    GENEROUS_MS,
+  );
 
-  it('answers 408 to headers that never end', async () => {
-    const exchange = await open(port);
-    exchange.socket.write('POST /session HTTP/1.1\r\nHost: 127.0.0.1\r\n');
-    expect(await exchange.closed).toMatch(/^HTTP\/1\.1 408 /);
-  }, GENEROUS_MS);
+  it(
+    'answers 408 to headers that never end',
+    async () => {
+      const exchange = await open(port);
+      exchange.socket.write('POST /session HTTP/1.1\r\nHost: 127.0.0.1\r\n');
+      expect(await exchange.closed).toMatch(/^HTTP\/1\.1 408 /);
+    },
+    GENEROUS_MS,
+  );
 
-  it('gives a caller its credential identified the longer bounds, and then cuts it too', async () => {
-    const body = JSON.stringify({ type: 'slow', description: 'sent in two halves' });
-    const slowButFine = await open(port);
-    slowButFine.socket.write(head('/work', agent, Buffer.byteLength(body)) + body.slice(0, 10));
-    // Longer than a pause allowed before authentication, well within the one after it.
-    await pause(500);
-    slowButFine.socket.write(body.slice(10));
-    expect(await slowButFine.closed).toMatch(/^HTTP\/1\.1 201 /);
+  it(
+    'gives a caller its credential identified the longer bounds, and then cuts it too',
+    async () => {
+      const body = JSON.stringify({ type: 'slow', description: 'sent in two halves' });
+      const slowButFine = await open(port);
+      slowButFine.socket.write(head('/work', agent, Buffer.byteLength(body)) + body.slice(0, 10));
+      // Longer than a pause allowed before authentication, well within the one after it.
+      await pause(500);
+      slowButFine.socket.write(body.slice(10));
+      expect(await slowButFine.closed).toMatch(/^HTTP\/1\.1 201 /);
 
-    const stalled = await open(port);
-    stalled.socket.write(head('/work', agent, Buffer.byteLength(body)) + body.slice(0, 10));
-    expectTimedOut(await stalled.closed);
-  }, GENEROUS_MS);
+      const stalled = await open(port);
+      stalled.socket.write(head('/work', agent, Buffer.byteLength(body)) + body.slice(0, 10));
+      expectTimedOut(await stalled.closed);
+    },
+    GENEROUS_MS,
+  );
 
-  it('does not cut an answer that takes longer than the bounds: a long poll and the event stream', async () => {
-    const stream = await fetch(`http://127.0.0.1:${port}/events`, { headers: { ...agent, accept: 'text/event-stream' } });
-    expect(stream.status).toBe(200);
-    // Waits 5 s: longer than every bound above.
-    const claim = await fetch(`http://127.0.0.1:${port}/work/claim`, {
-      method: 'POST',
-      headers: { ...agent, 'content-type': 'application/json' },
-      body: JSON.stringify({ agent: 'slow-bot', wait_s: 5, types: ['nothing-of-this-type'] }),
-    });
-    expect(claim.status).toBe(204);
-    // The stream, open all that time, still delivers.
-    const created = await fetch(`http://127.0.0.1:${port}/work`, {
-      method: 'POST',
-      headers: { ...agent, 'content-type': 'application/json' },
-      body: JSON.stringify({ type: 'after-the-wait', description: 'seen on the stream' }),
-    });
-    expect(created.status).toBe(201);
-    const { id } = (await created.json()) as { id: string };
-    const reader = stream.body!.getReader();
-    let seen = '';
-    while (!seen.includes(id)) {
-      const { value, done } = await reader.read();
-      if (done) break;
-      seen += new TextDecoder().decode(value);
-    }
-    expect(seen).toContain(id);
-    await reader.cancel();
-  }, GENEROUS_MS);
+  it(
+    'does not cut an answer that takes longer than the bounds: a long poll and the event stream',
+    async () => {
+      const stream = await fetch(`http://127.0.0.1:${port}/events`, {
+        headers: { ...agent, accept: 'text/event-stream' },
+      });
+      expect(stream.status).toBe(200);
+      // Waits 5 s: longer than every bound above.
+      const claim = await fetch(`http://127.0.0.1:${port}/work/claim`, {
+        method: 'POST',
+        headers: { ...agent, 'content-type': 'application/json' },
+        body: JSON.stringify({ agent: 'slow-bot', wait_s: 5, types: ['nothing-of-this-type'] }),
+      });
+      expect(claim.status).toBe(204);
+      // The stream, open all that time, still delivers.
+      const created = await fetch(`http://127.0.0.1:${port}/work`, {
+        method: 'POST',
+        headers: { ...agent, 'content-type': 'application/json' },
+        body: JSON.stringify({ type: 'after-the-wait', description: 'seen on the stream' }),
+      });
+      expect(created.status).toBe(201);
+      const { id } = (await created.json()) as { id: string };
+      const reader = stream.body!.getReader();
+      let seen = '';
+      while (!seen.includes(id)) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        seen += new TextDecoder().decode(value);
+      }
+      expect(seen).toContain(id);
+      await reader.cancel();
+    },
+    GENEROUS_MS,
+  );
 });
 
 describe('connections per address', () => {
@@ -157,33 +187,37 @@ describe('connections per address', () => {
   });
   afterAll(async () => desk?.close());
 
-  it('closes a connection over the cap of one address, and takes one again once another closed', async () => {
-    // Kept-alive connections that each answered a request: open, idle, within every bound.
-    const held: Exchange[] = [];
-    for (let index = 0; index < 4; index += 1) {
-      const exchange = await open(port);
-      exchange.socket.write('GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
-      await expect.poll(() => exchange.socket.bytesRead > 0, { timeout: GENEROUS_MS }).toBe(true);
-      held.push(exchange);
-    }
-    const refused = await open(port);
-    refused.socket.write('GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
-    expect(await refused.closed).toBe('');
+  it(
+    'closes a connection over the cap of one address, and takes one again once another closed',
+    async () => {
+      // Kept-alive connections that each answered a request: open, idle, within every bound.
+      const held: Exchange[] = [];
+      for (let index = 0; index < 4; index += 1) {
+        const exchange = await open(port);
+        exchange.socket.write('GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
+        await expect.poll(() => exchange.socket.bytesRead > 0, { timeout: GENEROUS_MS }).toBe(true);
+        held.push(exchange);
+      }
+      const refused = await open(port);
+      refused.socket.write('GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
+      expect(await refused.closed).toBe('');
 
-    held[0]!.socket.destroy();
-    await held[0]!.closed;
-    await expect
-      .poll(
-        async () => {
-          const again = await open(port);
-          again.socket.write('GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n');
-          return (await again.closed).slice(0, 12);
-        },
-        { timeout: GENEROUS_MS },
-      )
-      .toBe('HTTP/1.1 200');
-    for (const exchange of held) exchange.socket.destroy();
-  }, GENEROUS_MS);
+      held[0]!.socket.destroy();
+      await held[0]!.closed;
+      await expect
+        .poll(
+          async () => {
+            const again = await open(port);
+            again.socket.write('GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n');
+            return (await again.closed).slice(0, 12);
+          },
+          { timeout: GENEROUS_MS },
+        )
+        .toBe('HTTP/1.1 200');
+      for (const exchange of held) exchange.socket.destroy();
+    },
+    GENEROUS_MS,
+  );
 });
 
 describe('request deadlines on the classification service', () => {
@@ -196,9 +230,13 @@ describe('request deadlines on the classification service', () => {
   });
   afterAll(async () => classify?.close());
 
-  it('answers 408 to a classification whose body stalls', async () => {
-    const exchange = await open(port);
-    exchange.socket.write(head('/classify', {}, 200) + '{"email_data":');
-    expectTimedOut(await exchange.closed);
-  }, GENEROUS_MS);
+  it(
+    'answers 408 to a classification whose body stalls',
+    async () => {
+      const exchange = await open(port);
+      exchange.socket.write(head('/classify', {}, 200) + '{"email_data":');
+      expectTimedOut(await exchange.closed);
+    },
+    GENEROUS_MS,
+  );
 });

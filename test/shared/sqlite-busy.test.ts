@@ -22,7 +22,12 @@ describe('a write lock held by another connection on SQLite', () => {
   beforeAll(async () => {
     testDatabase = await createTestDatabase('sqlite', { statementTimeoutMs: BUSY_TIMEOUT_MS });
     database = await openTestDatabase(testDatabase);
-    app = await buildWorkApp({ config: testConfig(testDatabase), database, logger: captureLogs('warn').logger, webRoot: null });
+    app = await buildWorkApp({
+      config: testConfig(testDatabase),
+      database,
+      logger: captureLogs('warn').logger,
+      webRoot: null,
+    });
     await app.ready();
   });
   afterAll(async () => {
@@ -62,7 +67,13 @@ describe('a write lock held by another connection on SQLite', () => {
   });
 
   it('every busy or locked result code, extended ones included, counts as unavailable (503), not a 500', () => {
-    for (const code of ['SQLITE_BUSY', 'SQLITE_BUSY_SNAPSHOT', 'SQLITE_BUSY_TIMEOUT', 'SQLITE_BUSY_RECOVERY', 'SQLITE_LOCKED_SHAREDCACHE']) {
+    for (const code of [
+      'SQLITE_BUSY',
+      'SQLITE_BUSY_SNAPSHOT',
+      'SQLITE_BUSY_TIMEOUT',
+      'SQLITE_BUSY_RECOVERY',
+      'SQLITE_LOCKED_SHAREDCACHE',
+    ]) {
       expect(isDatabaseUnavailable({ code, message: 'database is locked' }), code).toBe(true);
     }
     expect(isDatabaseUnavailable({ code: 'SQLITE_BUSYNESS' })).toBe(false);

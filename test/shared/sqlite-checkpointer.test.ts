@@ -22,65 +22,82 @@ describe('the SQLite checkpointer thread', () => {
     await testDatabase?.destroy();
   });
 
-  it('dies, is logged, is replaced; meanwhile the writes go on and checkpoint themselves', { timeout: 60_000 }, async () => {
-    testDatabase = await createTestDatabase('sqlite');
-    const logs = captureLogs('warn');
-    const threads: Worker[] = [];
-    const results: CheckpointResult[] = [];
-    database = await openDatabase(testDatabase.config, {
-      logger: logs.logger,
-      checkpointer: {
-        everyCommits: 5,
-        intervalMs: 100,
-        restartMs: 1_500,
-        onThread: (thread) => threads.push(thread),
-        onCheckpoint: (result) => results.push(result),
-      },
-    });
-    const db = database;
-    const autoCheckpoint = async () =>
-      Number(Object.values((await sql.raw('PRAGMA wal_autocheckpoint').execute(db.kysely)).rows[0] as object)[0]);
-    await sql`create table notes (id integer primary key, body text not null)`.execute(db.kysely);
-    let written = 0;
-    const write = (count: number) =>
-      Promise.all(
-        Array.from({ length: count }, () =>
-          db.transaction((trx) => trx.insertInto('notes').values({ body: `note ${written++}`.padEnd(2_000, '.') }).execute()),
-        ),
-      );
-    const count = async () => Number((await sql<{ n: number }>`select count(*) as n from notes`.execute(db.kysely)).rows[0]!.n);
-    /** A checkpoint from now on that copied back everything in the WAL. */
-    const fullCheckpoint = async () => {
-      const from = results.length;
-      await expect.poll(() => results.slice(from).some((result) => result.log > 0 && result.checkpointed === result.log), { timeout: 15_000 }).toBe(true);
-    };
+  it(
+    'dies, is logged, is replaced; meanwhile the writes go on and checkpoint themselves',
+    { timeout: 60_000 },
+    async () => {
+      testDatabase = await createTestDatabase('sqlite');
+      const logs = captureLogs('warn');
+      const threads: Worker[] = [];
+      const results: CheckpointResult[] = [];
+      database = await openDatabase(testDatabase.config, {
+        logger: logs.logger,
+        checkpointer: {
+          everyCommits: 5,
+          intervalMs: 100,
+          restartMs: 1_500,
+          onThread: (thread) => threads.push(thread),
+          onCheckpoint: (result) => results.push(result),
+        },
+      });
+      const db = database;
+      const autoCheckpoint = async () =>
+        Number(Object.values((await sql.raw('PRAGMA wal_autocheckpoint').execute(db.kysely)).rows[0] as object)[0]);
+      await sql`create table notes (id integer primary key, body text not null)`.execute(db.kysely);
+      let written = 0;
+      const write = (count: number) =>
+        Promise.all(
+          Array.from({ length: count }, () =>
+            db.transaction((trx) =>
+              trx
+                .insertInto('notes')
+                .values({ body: `note ${written++}`.padEnd(2_000, '.') })
+                .execute(),
+            ),
+          ),
+        );
+      const count = async () =>
+        Number((await sql<{ n: number }>`select count(*) as n from notes`.execute(db.kysely)).rows[0]!.n);
+      /** A checkpoint from now on that copied back everything in the WAL. */
+      const fullCheckpoint = async () => {
+        const from = results.length;
+        await expect
+          .poll(() => results.slice(from).some((result) => result.log > 0 && result.checkpointed === result.log), {
+            timeout: 15_000,
+          })
+          .toBe(true);
+      };
 
-    // The first thread is up: the main connection does not checkpoint at its commits.
-    await expect.poll(autoCheckpoint, { timeout: 15_000 }).toBe(0);
-    await write(50);
-    await fullCheckpoint();
-
-    for (const death of [1, 2]) {
-      await threads.at(-1)!.terminate();
-      expect(logs.text()).toContain('SQLite checkpointer thread died');
-      // Until the next thread is up, the commits checkpoint as SQLite does by default.
-      expect(await autoCheckpoint()).toBe(1_000);
-      await write(100);
-      expect(await count()).toBe(written);
-      await expect.poll(() => threads.length, { timeout: 15_000 }).toBe(death + 1);
+      // The first thread is up: the main connection does not checkpoint at its commits.
       await expect.poll(autoCheckpoint, { timeout: 15_000 }).toBe(0);
       await write(50);
       await fullCheckpoint();
-    }
-    expect(logs.text().match(/SQLite checkpointer thread died/g)?.length).toBe(2);
-    expect(await count()).toBe(written);
-  });
+
+      for (const death of [1, 2]) {
+        await threads.at(-1)!.terminate();
+        expect(logs.text()).toContain('SQLite checkpointer thread died');
+        // Until the next thread is up, the commits checkpoint as SQLite does by default.
+        expect(await autoCheckpoint()).toBe(1_000);
+        await write(100);
+        expect(await count()).toBe(written);
+        await expect.poll(() => threads.length, { timeout: 15_000 }).toBe(death + 1);
+        await expect.poll(autoCheckpoint, { timeout: 15_000 }).toBe(0);
+        await write(50);
+        await fullCheckpoint();
+      }
+      expect(logs.text().match(/SQLite checkpointer thread died/g)?.length).toBe(2);
+      expect(await count()).toBe(written);
+    },
+  );
 
   it('stops with the database, logging nothing', { timeout: 30_000 }, async () => {
     const scratch = await createTestDatabase('sqlite');
     const logs = captureLogs('warn');
     const threads: Worker[] = [];
-    const opened = await openDatabase(scratch.config, { logger: logs.logger, checkpointer: { onThread: (thread) => threads.push(thread) } });
+    const opened = await openDatabase(scratch.config, {
+      logger: logs.logger,
+      checkpointer: { onThread: (thread) => threads.push(thread) },
+    });
     const exited = new Promise((resolve) => threads[0]!.once('exit', resolve));
     await opened.close();
     await exited;

@@ -37,7 +37,7 @@ describe('rows read through the SQLite driver', () => {
   const read = async (text: string) => (await sql.raw<Record<string, unknown>>(text).execute(kysely)).rows;
   const expected = (text: string) => reference.prepare(text).all();
 
-  it('are better-sqlite3\'s own objects: every column, its type, nulls and blobs, in column order', async () => {
+  it("are better-sqlite3's own objects: every column, its type, nulls and blobs, in column order", async () => {
     const text = 'select * from things order by id';
     const rows = await read(text);
     expect(rows).toEqual(expected(text));
@@ -58,7 +58,9 @@ describe('rows read through the SQLite driver', () => {
   // better-sqlite3 itself differs here between builds (an own property on Node 24's, the
   // prototype's setter on Node 20's): ours is always an own property, and never a prototype.
   it('hold a column named __proto__ as an own property, whatever its value', async () => {
-    const rows = await read(`select 1 as "__proto__", x'00ff' as blob_named, (select blob from things where id = 1) as "__proto__" from things where id = 1`);
+    const rows = await read(
+      `select 1 as "__proto__", x'00ff' as blob_named, (select blob from things where id = 1) as "__proto__" from things where id = 1`,
+    );
     expect(Object.hasOwn(rows[0]!, '__proto__')).toBe(true);
     expect(Buffer.isBuffer(rows[0]!['__proto__'])).toBe(true);
     expect(Object.getPrototypeOf(rows[0]!)).toBe(Object.prototype);
@@ -79,8 +81,12 @@ describe('rows read through the SQLite driver', () => {
     const text = 'select id, name from things order by id';
     await read(text);
     const streamed: unknown[] = [];
-    for await (const row of kysely.selectFrom('things').select(['id', 'name']).orderBy('id').stream()) streamed.push(row);
-    expect(streamed).toEqual([{ id: 1, name: 'a' }, { id: 2, name: 'b' }]);
+    for await (const row of kysely.selectFrom('things').select(['id', 'name']).orderBy('id').stream())
+      streamed.push(row);
+    expect(streamed).toEqual([
+      { id: 1, name: 'a' },
+      { id: 2, name: 'b' },
+    ]);
   });
 
   it('is none for a statement that matches nothing', async () => {

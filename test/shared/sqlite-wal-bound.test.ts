@@ -56,12 +56,17 @@ step();
 `;
 
 function startReader(path: string, hold: boolean): { stop: () => Promise<number> } {
-  const worker = new Worker(READER, { eval: true, workerData: { path, hold, module: createRequire(import.meta.url).resolve('better-sqlite3') } });
+  const worker = new Worker(READER, {
+    eval: true,
+    workerData: { path, hold, module: createRequire(import.meta.url).resolve('better-sqlite3') },
+  });
   const reading = new Promise((resolve) => worker.once('message', resolve));
   return {
     stop: async () => {
       await reading;
-      const done = new Promise<{ reads: number }>((resolve) => worker.on('message', (message) => message !== 'reading' && resolve(message)));
+      const done = new Promise<{ reads: number }>((resolve) =>
+        worker.on('message', (message) => message !== 'reading' && resolve(message)),
+      );
       worker.postMessage('stop');
       return (await done).reads;
     },
@@ -83,7 +88,13 @@ describe('the SQLite WAL bound', () => {
     const holds: number[] = [];
     database = await openDatabase(testDatabase.config, {
       logger: captureLogs('warn').logger,
-      checkpointer: { everyCommits: 2, intervalMs: 50, ...(holdMs && { holdMs }), onCheckpoint: (result) => results.push(result), onHold: (seconds) => holds.push(seconds) },
+      checkpointer: {
+        everyCommits: 2,
+        intervalMs: 50,
+        ...(holdMs && { holdMs }),
+        onCheckpoint: (result) => results.push(result),
+        onHold: (seconds) => holds.push(seconds),
+      },
     });
     await sql`create table notes (id integer primary key, body text not null)`.execute(database.kysely);
     const path = sqlitePath(testDatabase.config.url);
@@ -91,60 +102,74 @@ describe('the SQLite WAL bound', () => {
     return { db: database, path, results, holds, walBytes };
   }
 
-  const count = async (db: Database) => Number((await sql<{ n: number }>`select count(*) as n from notes`.execute(db.kysely)).rows[0]!.n);
+  const count = async (db: Database) =>
+    Number((await sql<{ n: number }>`select count(*) as n from notes`.execute(db.kysely)).rows[0]!.n);
   const writeRound = (db: Database) =>
-    Promise.all(Array.from({ length: PER_ROUND }, () => db.transaction((trx) => trx.insertInto('notes').values({ body: ROW }).execute())));
+    Promise.all(
+      Array.from({ length: PER_ROUND }, () =>
+        db.transaction((trx) => trx.insertInto('notes').values({ body: ROW }).execute()),
+      ),
+    );
 
-  it('holds the WAL near its bound while readers keep reading and the writes never stop', { timeout: 180_000 }, async () => {
-    const { db, path, results, holds, walBytes } = await open();
-    const reader = startReader(path, false);
-    let largest = 0;
-    let readsHere = 0;
-    for (let round = 0; round < ROUNDS; round++) {
-      await writeRound(db);
-      // Reads on the service's own connection go on too, between and during the holds.
-      readsHere += Number((await sql<{ n: number }>`select max(id) as n from notes`.execute(db.kysely)).rows[0]!.n) > 0 ? 1 : 0;
-      largest = Math.max(largest, walBytes());
-    }
-    const reads = await reader.stop();
-    expect(await count(db)).toBe(ROUNDS * PER_ROUND);
-    expect(reads).toBeGreaterThan(0);
-    expect(readsHere).toBe(ROUNDS);
-    // The bound plus the writes between two looks of the checkpointer: well under what
-    // the same writes leave without it.
-    expect(largest, `largest WAL ${largest} bytes`).toBeLessThan(6 * BOUND_MB * 1024 * 1024);
-    const restarts = results.filter((result) => result.kind === 'restart' && result.outcome === 'done');
-    expect(restarts.length, 'RESTART checkpoints that reset the log').toBeGreaterThanOrEqual(3);
-    expect(holds.length).toBeGreaterThanOrEqual(restarts.length);
-    expect(db.sqliteStatus()?.wal).toMatchObject({ boundBytes: BOUND_MB * 1024 * 1024, overBound: false });
-  });
+  it(
+    'holds the WAL near its bound while readers keep reading and the writes never stop',
+    { timeout: 180_000 },
+    async () => {
+      const { db, path, results, holds, walBytes } = await open();
+      const reader = startReader(path, false);
+      let largest = 0;
+      let readsHere = 0;
+      for (let round = 0; round < ROUNDS; round++) {
+        await writeRound(db);
+        // Reads on the service's own connection go on too, between and during the holds.
+        readsHere +=
+          Number((await sql<{ n: number }>`select max(id) as n from notes`.execute(db.kysely)).rows[0]!.n) > 0 ? 1 : 0;
+        largest = Math.max(largest, walBytes());
+      }
+      const reads = await reader.stop();
+      expect(await count(db)).toBe(ROUNDS * PER_ROUND);
+      expect(reads).toBeGreaterThan(0);
+      expect(readsHere).toBe(ROUNDS);
+      // The bound plus the writes between two looks of the checkpointer: well under what
+      // the same writes leave without it.
+      expect(largest, `largest WAL ${largest} bytes`).toBeLessThan(6 * BOUND_MB * 1024 * 1024);
+      const restarts = results.filter((result) => result.kind === 'restart' && result.outcome === 'done');
+      expect(restarts.length, 'RESTART checkpoints that reset the log').toBeGreaterThanOrEqual(3);
+      expect(holds.length).toBeGreaterThanOrEqual(restarts.length);
+      expect(db.sqliteStatus()?.wal).toMatchObject({ boundBytes: BOUND_MB * 1024 * 1024, overBound: false });
+    },
+  );
 
-  it('a reader that keeps one snapshot stops the reset only while it holds it; writes go on meanwhile', { timeout: 180_000 }, async () => {
-    const { db, path, results, walBytes } = await open(200);
-    const reader = startReader(path, true);
-    const bound = BOUND_MB * 1024 * 1024;
-    let rounds = 0;
-    // Writes go on past the bound; the RESTART cannot finish while the snapshot is open.
-    while (!(db.sqliteStatus()?.wal?.overBound ?? false)) {
-      await writeRound(db);
-      rounds += 1;
-      if (rounds > 5_000) throw new Error('the WAL was never reported over its bound');
-    }
-    expect(results.some((result) => result.kind === 'restart' && result.outcome === 'busy')).toBe(true);
-    expect(walBytes()).toBeGreaterThan(bound);
-    await reader.stop();
-    // Let go: the log is copied back and starts over (by a RESTART, or at the next commit once a
-    // PASSIVE copied everything), and the file is cut back to the bound.
-    await expect
-      .poll(
-        async () => {
-          await writeRound(db);
-          rounds += 1;
-          return walBytes() <= bound && db.sqliteStatus()?.wal?.overBound === false;
-        },
-        { timeout: 60_000, interval: 20 },
-      )
-      .toBe(true);
-    expect(await count(db)).toBe(rounds * PER_ROUND);
-  });
+  it(
+    'a reader that keeps one snapshot stops the reset only while it holds it; writes go on meanwhile',
+    { timeout: 180_000 },
+    async () => {
+      const { db, path, results, walBytes } = await open(200);
+      const reader = startReader(path, true);
+      const bound = BOUND_MB * 1024 * 1024;
+      let rounds = 0;
+      // Writes go on past the bound; the RESTART cannot finish while the snapshot is open.
+      while (!(db.sqliteStatus()?.wal?.overBound ?? false)) {
+        await writeRound(db);
+        rounds += 1;
+        if (rounds > 5_000) throw new Error('the WAL was never reported over its bound');
+      }
+      expect(results.some((result) => result.kind === 'restart' && result.outcome === 'busy')).toBe(true);
+      expect(walBytes()).toBeGreaterThan(bound);
+      await reader.stop();
+      // Let go: the log is copied back and starts over (by a RESTART, or at the next commit once a
+      // PASSIVE copied everything), and the file is cut back to the bound.
+      await expect
+        .poll(
+          async () => {
+            await writeRound(db);
+            rounds += 1;
+            return walBytes() <= bound && db.sqliteStatus()?.wal?.overBound === false;
+          },
+          { timeout: 60_000, interval: 20 },
+        )
+        .toBe(true);
+      expect(await count(db)).toBe(rounds * PER_ROUND);
+    },
+  );
 });

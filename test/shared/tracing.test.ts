@@ -23,7 +23,10 @@ async function listen(t: TestApp): Promise<string> {
 
 function only(spans: readonly CollectedSpan[], name: string): CollectedSpan {
   const found = spans.filter((span) => span.name === name);
-  expect(found.map((span) => span.name), `one span named ${name} in ${spans.map((span) => span.name).join(', ')}`).toEqual([name]);
+  expect(
+    found.map((span) => span.name),
+    `one span named ${name} in ${spans.map((span) => span.name).join(', ')}`,
+  ).toEqual([name]);
   return found[0]!;
 }
 
@@ -49,7 +52,11 @@ describe.each(await storesUnderTest())('tracing on %s', (kind) => {
   }
 
   it('a submitted work item: a server span for the route with HTTP attributes, and a database span under it', async () => {
-    const t = await startWorkApp(kind, { ...traced, OTEL_SERVICE_NAME: 'desk-under-test', OTEL_EXPORTER_OTLP_HEADERS: 'x-collector-token=open%20sesame' });
+    const t = await startWorkApp(kind, {
+      ...traced,
+      OTEL_SERVICE_NAME: 'desk-under-test',
+      OTEL_EXPORTER_OTLP_HEADERS: 'x-collector-token=open%20sesame',
+    });
     open.push(t);
     const base = await listen(t);
     const response = await fetch(`${base}/work`, {
@@ -83,7 +90,11 @@ describe.each(await storesUnderTest())('tracing on %s', (kind) => {
       // it is named by operation and table, never by its SQL.
       const insert = inRequest.find((span) => span.name === 'INSERT work_items');
       expect(insert, names).toBeDefined();
-      expect(insert!.attributes).toMatchObject({ 'db.system.name': 'postgresql', 'db.operation.name': 'INSERT', 'db.collection.name': 'work_items' });
+      expect(insert!.attributes).toMatchObject({
+        'db.system.name': 'postgresql',
+        'db.operation.name': 'INSERT',
+        'db.collection.name': 'work_items',
+      });
     } else {
       const transaction = inRequest.find((span) => span.name === 'db.transaction');
       expect(transaction, names).toBeDefined();
@@ -104,7 +115,9 @@ describe.each(await storesUnderTest())('tracing on %s', (kind) => {
     await new Promise((resolve) => setTimeout(resolve, 150));
     expect((await fetch(`${base}/health`)).status).toBe(200);
     await closeAll();
-    expect(collector.spans.filter((span) => span.parentSpanId === null).map((span) => span.name)).toEqual(['GET /health']);
+    expect(collector.spans.filter((span) => span.parentSpanId === null).map((span) => span.name)).toEqual([
+      'GET /health',
+    ]);
   });
 
   it('an incoming traceparent makes the request part of the caller’s trace', async () => {
@@ -167,18 +180,29 @@ describe.each(await storesUnderTest())('tracing on %s', (kind) => {
     const underServer = (span: (typeof collector.spans)[number]) => ancestorsOf(span, collector.spans).includes(server);
     const transactions = collector.spans.filter((span) => span.name === 'db.transaction' && underServer(span));
     if (kind === 'postgres') {
-      const statements = collector.spans.filter((span) => span.attributes['db.operation.name'] !== undefined && underServer(span));
+      const statements = collector.spans.filter(
+        (span) => span.attributes['db.operation.name'] !== undefined && underServer(span),
+      );
       expect(statements.length).toBeGreaterThan(0);
       expect(statements.every((span) => span.attributes['db.system.name'] === 'postgresql')).toBe(true);
     } else {
       expect(transactions.length).toBeGreaterThan(0);
       expect(transactions.every((span) => span.attributes['db.system.name'] === DB_SYSTEM[kind])).toBe(true);
-      const inTransactions = collector.spans.filter((span) => ancestorsOf(span, collector.spans).some((parent) => transactions.includes(parent)));
+      const inTransactions = collector.spans.filter((span) =>
+        ancestorsOf(span, collector.spans).some((parent) => transactions.includes(parent)),
+      );
       expect(inTransactions).toEqual([]);
     }
 
     const exported = collector.bodies.join('\n');
-    for (const forbidden of [secret, subject, body, SERVER_KEY, FAKE_ANSWER.task_description, FAKE_ANSWER.details.summary]) {
+    for (const forbidden of [
+      secret,
+      subject,
+      body,
+      SERVER_KEY,
+      FAKE_ANSWER.task_description,
+      FAKE_ANSWER.details.summary,
+    ]) {
       expect(exported).not.toContain(forbidden);
     }
   });
@@ -241,7 +265,10 @@ describe('tracing across the classify relay', () => {
       ...openAiFake(fake),
     });
     const classifyUrl = await classify.app.listen({ host: '127.0.0.1', port: 0 });
-    const work = await startWorkApp('sqlite', { OTEL_EXPORTER_OTLP_ENDPOINT: collector.url, CLASSIFY_URL: classifyUrl });
+    const work = await startWorkApp('sqlite', {
+      OTEL_EXPORTER_OTLP_ENDPOINT: collector.url,
+      CLASSIFY_URL: classifyUrl,
+    });
     try {
       const base = await listen(work);
       const response = await fetch(`${base}/ui-api/classify`, {
@@ -273,14 +300,21 @@ describe('tracing settings', () => {
 
   it('refuse a protocol other than http/json, and a malformed endpoint, naming the variable', () => {
     const endpoint = { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318/' };
-    expect(loadConfig({ ...endpoint, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' }).tracing?.endpoint).toBe('http://127.0.0.1:4318');
-    expect(() => loadConfig({ ...endpoint, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf' })).toThrow(/OTEL_EXPORTER_OTLP_PROTOCOL: only http\/json/);
+    expect(loadConfig({ ...endpoint, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' }).tracing?.endpoint).toBe(
+      'http://127.0.0.1:4318',
+    );
+    expect(() => loadConfig({ ...endpoint, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf' })).toThrow(
+      /OTEL_EXPORTER_OTLP_PROTOCOL: only http\/json/,
+    );
     expect(() => loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'collector:4318' })).toThrow(ConfigError);
   });
 
   it('read OTEL_EXPORTER_OTLP_HEADERS without ever echoing a value', () => {
     const endpoint = { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318' };
-    expect(loadConfig({ ...endpoint, OTEL_EXPORTER_OTLP_HEADERS: 'Authorization=Bearer%20s3cr3t, x-team = desk' }).tracing?.headers).toEqual({
+    expect(
+      loadConfig({ ...endpoint, OTEL_EXPORTER_OTLP_HEADERS: 'Authorization=Bearer%20s3cr3t, x-team = desk' }).tracing
+        ?.headers,
+    ).toEqual({
       authorization: 'Bearer s3cr3t',
       'x-team': 'desk',
     });

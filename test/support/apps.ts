@@ -71,6 +71,10 @@ export async function startTestApp(
 /** What a test may set on the work app beyond the environment: its clock and its lease sweeps. */
 export type WorkAppOptions = Pick<WorkAppDeps, 'now' | 'sweepEveryMs' | 'onLeaseSweeper'>;
 
-export function startWorkApp(kind: StoreKind, env: Record<string, string> = {}, options: WorkAppOptions = {}): Promise<TestApp> {
+export function startWorkApp(
+  kind: StoreKind,
+  env: Record<string, string> = {},
+  options: WorkAppOptions = {},
+): Promise<TestApp> {
   return startTestApp(kind, env, captureLogs('info'), (parts) => buildWorkApp({ ...parts, ...options }));
 }

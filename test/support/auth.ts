@@ -35,7 +35,13 @@ export async function mintToken(
   app: HttpApp,
   input: { role: string; name?: string; agent?: string; expires_at?: string },
 ): Promise<Minted> {
-  const response = await call(app, 'POST', '/tokens', { name: input.name ?? `${input.role}-token`, ...input }, bearer(ADMIN_SECRET));
+  const response = await call(
+    app,
+    'POST',
+    '/tokens',
+    { name: input.name ?? `${input.role}-token`, ...input },
+    bearer(ADMIN_SECRET),
+  );
   expect(response.status, response.text).toBe(201);
   return { id: response.body.id, token: response.body.token };
 }
@@ -56,7 +62,9 @@ export async function dumpDatabase(database: Database): Promise<string> {
     database.dialect === 'sqlite'
       ? (await sql<{ name: string }>`SELECT name FROM sqlite_master WHERE type = 'table'`.execute(db)).rows
       : (
-          await sql<{ name: string }>`SELECT table_name AS name FROM information_schema.tables WHERE table_schema = current_schema()`.execute(db)
+          await sql<{
+            name: string;
+          }>`SELECT table_name AS name FROM information_schema.tables WHERE table_schema = current_schema()`.execute(db)
         ).rows;
   const dump: Record<string, unknown[]> = {};
   for (const { name } of tables) dump[name] = await db.selectFrom(name).selectAll().execute();
@@ -77,12 +85,21 @@ export interface AuthPair {
  * listening so the work service's /ui-api/classify proxy reaches it, as `npm start` runs them.
  */
 /** `classifyNow`: the classify service's clock (its budget's minutes); the wall clock when absent. */
-export async function startAuthPair(kind: StoreKind, env: Record<string, string> = {}, classifyNow?: () => Date): Promise<AuthPair> {
+export async function startAuthPair(
+  kind: StoreKind,
+  env: Record<string, string> = {},
+  classifyNow?: () => Date,
+): Promise<AuthPair> {
   const testDatabase = await createTestDatabase(kind);
   const database = await openTestDatabase(testDatabase);
   const logs = captureLogs('info');
   const base = { LLM_PROVIDER: 'rules', ...AUTH_ENV, ...env };
-  const classify = await buildClassifyApp({ config: testConfig(testDatabase, base), database, logger: logs.logger, now: classifyNow });
+  const classify = await buildClassifyApp({
+    config: testConfig(testDatabase, base),
+    database,
+    logger: logs.logger,
+    now: classifyNow,
+  });
   await classify.listen({ port: 0, host: '127.0.0.1' });
   const { port } = classify.server.address() as AddressInfo;
   const work = await buildWorkApp({

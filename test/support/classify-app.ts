@@ -32,7 +32,11 @@ export const testResolver: HostResolver = async (hostname) => {
 };
 
 /** `resolveHost` replaces the fixed test answers, for tests that script answers over time. */
-export function startClassifyApp(kind: StoreKind, env: Record<string, string> = {}, resolveHost: HostResolver = testResolver): Promise<TestApp> {
+export function startClassifyApp(
+  kind: StoreKind,
+  env: Record<string, string> = {},
+  resolveHost: HostResolver = testResolver,
+): Promise<TestApp> {
   return startTestApp(kind, { LOG_LEVEL: 'debug', ...env }, captureLogs('debug'), (parts) =>
     buildClassifyApp({
       ...parts,

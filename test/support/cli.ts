@@ -39,13 +39,19 @@ export async function runCli(
 }
 
 /** Runs the CLI and parses its stdout as JSON; fails with everything it printed when it cannot. */
-export async function runCliJson<T = any>(args: string[], env: Record<string, string>, options?: { stdin?: string }): Promise<{ run: CliRun; body: T }> {
+export async function runCliJson<T = any>(
+  args: string[],
+  env: Record<string, string>,
+  options?: { stdin?: string },
+): Promise<{ run: CliRun; body: T }> {
   const run = await runCli([...args, '--json'], env, options);
   let body: T;
   try {
     body = JSON.parse(run.stdout) as T;
   } catch {
-    throw new Error(`agentdesk ${args.join(' ')} --json printed no JSON (exit ${run.code}):\n${run.stdout}\n${run.stderr}`);
+    throw new Error(
+      `agentdesk ${args.join(' ')} --json printed no JSON (exit ${run.code}):\n${run.stdout}\n${run.stderr}`,
+    );
   }
   return { run, body };
 }

@@ -7,7 +7,9 @@ const violations: Error[] = [];
 
 export function refuseInsideTransaction(insideTransaction: boolean): void {
   if (!insideTransaction) return;
-  const error = new Error('a query on the top-level database (another connection) from inside a transaction: run it on the transaction');
+  const error = new Error(
+    'a query on the top-level database (another connection) from inside a transaction: run it on the transaction',
+  );
   violations.push(error);
   throw error;
 }

@@ -56,7 +56,10 @@ export interface TestDatabase {
 }
 
 /** A fresh, empty database of the given kind: a new SQLite file, or a new PostgreSQL schema. */
-export async function createTestDatabase(kind: StoreKind, overrides: Partial<DatabaseConfig> = {}): Promise<TestDatabase> {
+export async function createTestDatabase(
+  kind: StoreKind,
+  overrides: Partial<DatabaseConfig> = {},
+): Promise<TestDatabase> {
   if (kind === 'sqlite') {
     const folder = await mkdtemp(join(tmpdir(), 'agentdesk-test-'));
     return {

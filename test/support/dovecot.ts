@@ -65,8 +65,15 @@ const DELETED_UNDER_US = 'Mailbox was deleted under us';
 
 /** What the server answered to a failed command, which imapflow keeps off its error message. */
 function serverText(error: unknown): string {
-  const failed = error as { message?: string; responseStatus?: string; responseText?: string; executedCommand?: string };
-  return [failed.executedCommand, failed.responseStatus, failed.responseText ?? failed.message].filter(Boolean).join(' ');
+  const failed = error as {
+    message?: string;
+    responseStatus?: string;
+    responseText?: string;
+    executedCommand?: string;
+  };
+  return [failed.executedCommand, failed.responseStatus, failed.responseText ?? failed.message]
+    .filter(Boolean)
+    .join(' ');
 }
 
 export function dovecotInstalled(): boolean {
@@ -115,15 +122,15 @@ service imap-login {
   }
 }
 ${
-    oauth
-      ? `passdb {
+  oauth
+    ? `passdb {
   driver = oauth2
   mechanisms = xoauth2 oauthbearer
   args = ${root}/oauth2.conf
 }
 `
-      : ''
-  }passdb {
+    : ''
+}passdb {
   driver = static
   args = password=${password}
 }
@@ -171,7 +178,9 @@ export async function startDovecot(options: DovecotOptions = {}): Promise<Doveco
       request.on('end', () => {
         const token = new URLSearchParams(Buffer.concat(chunks).toString('utf8')).get('token') ?? '';
         const user = tokens.get(token);
-        response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(user ? { active: true, username: user } : { active: false }));
+        response
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end(JSON.stringify(user ? { active: true, username: user } : { active: false }));
       });
     });
     await new Promise<void>((resolve) => introspection!.listen(0, '127.0.0.1', resolve));
@@ -191,7 +200,10 @@ export async function startDovecot(options: DovecotOptions = {}): Promise<Doveco
     if (child) return;
     // Its own process group: stopping it signals the master and every process it started,
     // so a client sees the server go away at once rather than when an orphan notices.
-    const spawned = spawn(DOVECOT_BINARY, ['-F', '-c', configPath], { stdio: ['ignore', 'ignore', 'pipe'], detached: true });
+    const spawned = spawn(DOVECOT_BINARY, ['-F', '-c', configPath], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+      detached: true,
+    });
     const errors: string[] = [];
     spawned.stderr?.on('data', (chunk: Buffer) => errors.push(chunk.toString('utf8')));
     running.add(spawned);
@@ -302,7 +314,8 @@ export async function startDovecot(options: DovecotOptions = {}): Promise<Doveco
           try {
             await imap.mailboxDelete(folder);
           } catch (error) {
-            if (Date.now() > deadline) throw new Error(`DELETE ${folder} failed: ${serverText(error)}\n${readLog()}`, { cause: error });
+            if (Date.now() > deadline)
+              throw new Error(`DELETE ${folder} failed: ${serverText(error)}\n${readLog()}`, { cause: error });
             await sleep(100);
           }
         }

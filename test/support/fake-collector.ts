@@ -75,7 +75,11 @@ export async function startFakeCollector(): Promise<FakeCollector> {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
-      if (request.method !== 'POST' || request.url !== '/v1/traces' || !request.headers['content-type']?.includes('json')) {
+      if (
+        request.method !== 'POST' ||
+        request.url !== '/v1/traces' ||
+        !request.headers['content-type']?.includes('json')
+      ) {
         response.writeHead(415).end();
         return;
       }

@@ -76,12 +76,22 @@ export async function startFakeGraph(options: FakeGraphOptions): Promise<FakeGra
 
   async function token(request: IncomingMessage, response: ServerResponse, tenant: string): Promise<number> {
     const form = new URLSearchParams(await readBody(request));
-    if (tenant !== options.tenant) return send(response, 400, { error: 'invalid_request', error_description: `AADSTS90002: Tenant '${tenant}' not found.` });
+    if (tenant !== options.tenant)
+      return send(response, 400, {
+        error: 'invalid_request',
+        error_description: `AADSTS90002: Tenant '${tenant}' not found.`,
+      });
     if (form.get('grant_type') !== 'client_credentials' || form.get('scope') !== `${graphOrigin}/.default`) {
-      return send(response, 400, { error: 'invalid_request', error_description: 'AADSTS900144: The request body must contain grant_type and scope.' });
+      return send(response, 400, {
+        error: 'invalid_request',
+        error_description: 'AADSTS900144: The request body must contain grant_type and scope.',
+      });
     }
     if (form.get('client_id') !== options.clientId || form.get('client_secret') !== options.clientSecret) {
-      return send(response, 401, { error: 'invalid_client', error_description: 'AADSTS7000215: Invalid client secret provided.' });
+      return send(response, 401, {
+        error: 'invalid_client',
+        error_description: 'AADSTS7000215: Invalid client secret provided.',
+      });
     }
     const value = randomBytes(24).toString('base64url');
     tokens.add(value);
@@ -90,14 +100,24 @@ export async function startFakeGraph(options: FakeGraphOptions): Promise<FakeGra
   }
 
   /** A page of the round that started after change `since`, from `offset`, up to change `until`. */
-  function deltaPage(response: ServerResponse, base: string, folder: string, since: number, until: number, offset: number): number {
-    const changed = messages.filter((stored) => stored.folder === folder && stored.seq > since && stored.seq <= until).sort((a, b) => a.seq - b.seq);
+  function deltaPage(
+    response: ServerResponse,
+    base: string,
+    folder: string,
+    since: number,
+    until: number,
+    offset: number,
+  ): number {
+    const changed = messages
+      .filter((stored) => stored.folder === folder && stored.seq > since && stored.seq <= until)
+      .sort((a, b) => a.seq - b.seq);
     const page = changed.slice(offset, offset + pageSize);
     const body: Record<string, unknown> = {
       '@odata.context': `${graphUrl}/$metadata#Collection(message)`,
       value: page.map((stored) => ({ '@odata.etag': `W/"${stored.seq}"`, ...stored.message })),
     };
-    if (offset + pageSize < changed.length) body['@odata.nextLink'] = `${base}?$skiptoken=${since}.${until}.${offset + pageSize}`;
+    if (offset + pageSize < changed.length)
+      body['@odata.nextLink'] = `${base}?$skiptoken=${since}.${until}.${offset + pageSize}`;
     else body['@odata.deltaLink'] = `${base}?$deltatoken=${until}`;
     return send(response, 200, body);
   }
@@ -105,19 +125,34 @@ export async function startFakeGraph(options: FakeGraphOptions): Promise<FakeGra
   async function graph(request: IncomingMessage, response: ServerResponse, url: URL): Promise<number> {
     if (throttled > 0) {
       throttled -= 1;
-      return send(response, 429, { error: { code: 'TooManyRequests', message: 'Too many requests' } }, { 'retry-after': String(retryAfter) });
+      return send(
+        response,
+        429,
+        { error: { code: 'TooManyRequests', message: 'Too many requests' } },
+        { 'retry-after': String(retryAfter) },
+      );
     }
     const bearer = /^Bearer (.+)$/.exec(request.headers.authorization ?? '')?.[1];
-    if (!bearer || !tokens.has(bearer)) return send(response, 401, { error: { code: 'InvalidAuthenticationToken', message: 'Access token has expired or is not yet valid.' } });
+    if (!bearer || !tokens.has(bearer))
+      return send(response, 401, {
+        error: { code: 'InvalidAuthenticationToken', message: 'Access token has expired or is not yet valid.' },
+      });
     const match = /^\/v1\.0\/users\/([^/]+)\/mailFolders\/([^/]+)(\/messages\/delta)?$/.exec(url.pathname);
-    if (!match) return send(response, 400, { error: { code: 'BadRequest', message: `Unsupported path ${url.pathname}` } });
+    if (!match)
+      return send(response, 400, { error: { code: 'BadRequest', message: `Unsupported path ${url.pathname}` } });
     const user = decodeURIComponent(match[1]!).toLowerCase();
     const folder = decodeURIComponent(match[2]!).toLowerCase();
     if (user !== options.address.toLowerCase() || !folders.has(folder)) {
-      return send(response, 404, { error: { code: 'ErrorItemNotFound', message: 'The specified object was not found in the store.' } });
+      return send(response, 404, {
+        error: { code: 'ErrorItemNotFound', message: 'The specified object was not found in the store.' },
+      });
     }
     if (!match[3]) {
-      return send(response, 200, { id: `folder-${folder}`, displayName: folder === 'inbox' ? 'Inbox' : folder, totalItemCount: messages.filter((m) => m.folder === folder).length });
+      return send(response, 200, {
+        id: `folder-${folder}`,
+        displayName: folder === 'inbox' ? 'Inbox' : folder,
+        totalItemCount: messages.filter((m) => m.folder === folder).length,
+      });
     }
     const base = `${origin}${url.pathname}`;
     const skip = url.searchParams.get('$skiptoken');
@@ -127,7 +162,8 @@ export async function startFakeGraph(options: FakeGraphOptions): Promise<FakeGra
       return deltaPage(response, base, folder, since!, until!, offset!);
     }
     if (delta !== null) {
-      if (!/^\d+$/.test(delta)) return send(response, 410, { error: { code: 'SyncStateNotFound', message: 'The sync state is not found.' } });
+      if (!/^\d+$/.test(delta))
+        return send(response, 410, { error: { code: 'SyncStateNotFound', message: 'The sync state is not found.' } });
       return deltaPage(response, base, folder, Number(delta), seq, 0);
     }
     return deltaPage(response, base, folder, 0, seq, 0);
@@ -136,8 +172,21 @@ export async function startFakeGraph(options: FakeGraphOptions): Promise<FakeGra
   const server = createServer((request, response) => {
     const url = new URL(request.url ?? '/', 'http://fake');
     const tokenPath = /^\/([^/]+)\/oauth2\/v2\.0\/token$/.exec(url.pathname);
-    const handled = tokenPath && request.method === 'POST' ? token(request, response, decodeURIComponent(tokenPath[1]!)) : request.method === 'GET' ? graph(request, response, url) : Promise.resolve(send(response, 405, {}));
-    void handled.then((status) => requests.push({ method: request.method ?? '', path: url.pathname, query: url.searchParams, at: Date.now(), status }));
+    const handled =
+      tokenPath && request.method === 'POST'
+        ? token(request, response, decodeURIComponent(tokenPath[1]!))
+        : request.method === 'GET'
+          ? graph(request, response, url)
+          : Promise.resolve(send(response, 405, {}));
+    void handled.then((status) =>
+      requests.push({
+        method: request.method ?? '',
+        path: url.pathname,
+        query: url.searchParams,
+        at: Date.now(),
+        status,
+      }),
+    );
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
@@ -152,7 +201,12 @@ export async function startFakeGraph(options: FakeGraphOptions): Promise<FakeGra
     add(message, folder = 'inbox') {
       const id = `AAMk${randomBytes(9).toString('base64url')}`;
       seq += 1;
-      messages.push({ id, folder: folder.toLowerCase(), seq, message: { id, receivedDateTime: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'), ...message } });
+      messages.push({
+        id,
+        folder: folder.toLowerCase(),
+        seq,
+        message: { id, receivedDateTime: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'), ...message },
+      });
       return id;
     },
     update(id, changes) {

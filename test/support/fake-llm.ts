@@ -134,7 +134,11 @@ export async function startFakeLlm({ port: listenPort = 0, record = true }: Fake
     request.on('end', () => {
       const path = (request.url ?? '/').split('?')[0]!;
       const api: FakeApi | null =
-        path === '/v1/chat/completions' || path === '/chat/completions' ? 'openai' : path === '/v1/messages' ? 'anthropic' : null;
+        path === '/v1/chat/completions' || path === '/chat/completions'
+          ? 'openai'
+          : path === '/v1/messages'
+            ? 'anthropic'
+            : null;
       if (request.method !== 'POST' || api === null) {
         response.writeHead(404, { 'content-type': 'application/json' }).end('{"error":{"message":"not found"}}');
         return;
@@ -145,7 +149,14 @@ export async function startFakeLlm({ port: listenPort = 0, record = true }: Fake
       } catch {
         // recorded as empty; the test will see it
       }
-      const recorded: RecordedRequest = { api, method: request.method, path, headers: request.headers, body, answered_at: null };
+      const recorded: RecordedRequest = {
+        api,
+        method: request.method,
+        path,
+        headers: request.headers,
+        body,
+        answered_at: null,
+      };
       if (record) requests.push(recorded);
       open.now += 1;
       open.max = Math.max(open.max, open.now);
@@ -160,7 +171,12 @@ export async function startFakeLlm({ port: listenPort = 0, record = true }: Fake
         served[api].input_tokens += usage.input_tokens;
         served[api].output_tokens += usage.output_tokens;
       };
-      reply({ api, body, bill }, queue.shift() ?? replier?.(prompt) ?? { kind: 'answer' }, response, chosen ?? defaultAnswer);
+      reply(
+        { api, body, bill },
+        queue.shift() ?? replier?.(prompt) ?? { kind: 'answer' },
+        response,
+        chosen ?? defaultAnswer,
+      );
     });
   });
 
@@ -243,11 +259,21 @@ function reply(exchange: Exchange, step: FakeReply, response: ServerResponse, an
         .end(JSON.stringify(errorBody(api, step.status, step.message ?? `fake error ${step.status}`)));
       return;
     case 'malformed_answer':
-      send(response, api === 'openai' ? openAiCompletion(exchange, 'Sure! Here is the classification: {category: action') : anthropicText(exchange));
+      send(
+        response,
+        api === 'openai'
+          ? openAiCompletion(exchange, 'Sure! Here is the classification: {category: action')
+          : anthropicText(exchange),
+      );
       return;
     case 'answer': {
       const billing = step.usage ? { ...exchange, fixed: step.usage } : exchange;
-      send(response, api === 'openai' ? openAiCompletion(billing, JSON.stringify(step.answer ?? answer)) : anthropicToolCall(billing, step.answer ?? answer));
+      send(
+        response,
+        api === 'openai'
+          ? openAiCompletion(billing, JSON.stringify(step.answer ?? answer))
+          : anthropicToolCall(billing, step.answer ?? answer),
+      );
       return;
     }
     default: {
@@ -270,7 +296,9 @@ function tokensOf(text: string): number {
 function billed(exchange: Exchange, output: unknown): TokenCounts {
   const { body } = exchange;
   const usage = exchange.fixed ?? {
-    input_tokens: tokensOf(JSON.stringify([body.system ?? '', body.messages ?? [], body.tools ?? body.response_format ?? null])),
+    input_tokens: tokensOf(
+      JSON.stringify([body.system ?? '', body.messages ?? [], body.tools ?? body.response_format ?? null]),
+    ),
     output_tokens: tokensOf(typeof output === 'string' ? output : JSON.stringify(output)),
   };
   exchange.bill(usage);
@@ -282,8 +310,17 @@ function send(response: ServerResponse, payload: unknown): void {
 }
 
 function errorBody(api: FakeApi, status: number, message: string): unknown {
-  const type = status === 401 ? 'authentication_error' : status === 429 ? 'rate_limit_error' : status >= 500 ? 'api_error' : 'invalid_request_error';
-  return api === 'openai' ? { error: { message, type, code: null, param: null } } : { type: 'error', error: { type, message } };
+  const type =
+    status === 401
+      ? 'authentication_error'
+      : status === 429
+        ? 'rate_limit_error'
+        : status >= 500
+          ? 'api_error'
+          : 'invalid_request_error';
+  return api === 'openai'
+    ? { error: { message, type, code: null, param: null } }
+    : { type: 'error', error: { type, message } };
 }
 
 function openAiCompletion(exchange: Exchange, content: string): unknown {
@@ -294,14 +331,24 @@ function openAiCompletion(exchange: Exchange, content: string): unknown {
     object: 'chat.completion',
     created: Math.floor(Date.now() / 1000),
     model: body.model,
-    choices: [{ index: 0, message: { role: 'assistant', content, refusal: null }, finish_reason: 'stop', logprobs: null }],
-    usage: { prompt_tokens: input_tokens, completion_tokens: output_tokens, total_tokens: input_tokens + output_tokens },
+    choices: [
+      { index: 0, message: { role: 'assistant', content, refusal: null }, finish_reason: 'stop', logprobs: null },
+    ],
+    usage: {
+      prompt_tokens: input_tokens,
+      completion_tokens: output_tokens,
+      total_tokens: input_tokens + output_tokens,
+    },
   };
 }
 
 function anthropicToolCall(exchange: Exchange, input: unknown): unknown {
   const tools = (exchange.body.tools as Array<{ name: string }> | undefined) ?? [];
-  return anthropicMessage(exchange, [{ type: 'tool_use', id: 'toolu_fake', name: tools[0]?.name ?? 'unknown', input }], 'tool_use');
+  return anthropicMessage(
+    exchange,
+    [{ type: 'tool_use', id: 'toolu_fake', name: tools[0]?.name ?? 'unknown', input }],
+    'tool_use',
+  );
 }
 
 function anthropicText(exchange: Exchange): unknown {

@@ -20,8 +20,15 @@ export interface ProbeResult {
 const execFileAsync = promisify(execFile);
 
 /** Runs the probe as a child process (this file, compiled) and resolves with its result. */
-export async function runProbe(script: string, url: string, perSecond: number, durationMs: number): Promise<ProbeResult> {
-  const { stdout } = await execFileAsync(process.execPath, [script, url, String(perSecond), String(durationMs)], { maxBuffer: 16 * 1024 * 1024 });
+export async function runProbe(
+  script: string,
+  url: string,
+  perSecond: number,
+  durationMs: number,
+): Promise<ProbeResult> {
+  const { stdout } = await execFileAsync(process.execPath, [script, url, String(perSecond), String(durationMs)], {
+    maxBuffer: 16 * 1024 * 1024,
+  });
   return JSON.parse(stdout.trim().split('\n').pop() ?? '{}') as ProbeResult;
 }
 

@@ -45,7 +45,10 @@ export function mail(options: MailOptions): string {
     headers.push(`Content-Type: ${type}; charset=utf-8`);
     return `${headers.join('\r\n')}\r\n\r\n${(options.html ?? text).replace(/\r?\n/g, '\r\n')}\r\n`;
   }
-  if (parts.length === 0) parts.push(`Content-Type: ${options.html !== undefined ? 'text/html' : 'text/plain'}; charset=utf-8\r\n\r\n${options.html ?? text}`);
+  if (parts.length === 0)
+    parts.push(
+      `Content-Type: ${options.html !== undefined ? 'text/html' : 'text/plain'}; charset=utf-8\r\n\r\n${options.html ?? text}`,
+    );
   for (const attachment of attachments) {
     parts.push(
       `Content-Type: application/octet-stream; name="${attachment.name}"\r\nContent-Disposition: attachment; filename="${attachment.name}"\r\nContent-Transfer-Encoding: base64\r\n\r\n${Buffer.from(attachment.content).toString('base64')}`,
@@ -56,7 +59,12 @@ export function mail(options: MailOptions): string {
   return `${headers.join('\r\n')}\r\n\r\n${parts.map((part) => `--${boundary}\r\n${part.replace(/\r?\n/g, '\r\n')}\r\n`).join('')}--${boundary}--\r\n`;
 }
 
-export async function waitFor<T>(what: string, probe: () => Promise<T | null | undefined | false>, timeoutMs = 10_000, everyMs = 50): Promise<T> {
+export async function waitFor<T>(
+  what: string,
+  probe: () => Promise<T | null | undefined | false>,
+  timeoutMs = 10_000,
+  everyMs = 50,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
   for (;;) {
@@ -66,7 +74,8 @@ export async function waitFor<T>(what: string, probe: () => Promise<T | null | u
     } catch (error) {
       last = error;
     }
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${String(last)}` : ''}`);
+    if (Date.now() > deadline)
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${String(last)}` : ''}`);
     await new Promise((resolve) => setTimeout(resolve, everyMs));
   }
 }

@@ -109,15 +109,27 @@ export interface DeskProcess extends ServerProcess {
 export async function startDesk(options: StartOptions): Promise<DeskProcess> {
   const classifyPort = await freePort();
   const classifyUrl = `http://127.0.0.1:${classifyPort}`;
-  const server = await startMain({ ...options, env: { ...options.env, CLASSIFY_PORT: String(classifyPort) } }, 'all', classifyUrl);
+  const server = await startMain(
+    { ...options, env: { ...options.env, CLASSIFY_PORT: String(classifyPort) } },
+    'all',
+    classifyUrl,
+  );
   return Object.assign(server, { classifyUrl });
 }
 
 /** `url` and `port` are the work service's, or the classify service's when it runs alone. */
-async function startMain(options: StartOptions, selection: ServiceName | 'all', alsoHealthy?: string): Promise<ServerProcess> {
+async function startMain(
+  options: StartOptions,
+  selection: ServiceName | 'all',
+  alsoHealthy?: string,
+): Promise<ServerProcess> {
   const port = options.port ?? (await freePort());
   const portVariable = selection === 'classify' ? 'CLASSIFY_PORT' : 'WORK_PORT';
-  const { child, out, err, exited } = spawnMain({ ...options.env, [portVariable]: String(port) }, selection, options.wrap);
+  const { child, out, err, exited } = spawnMain(
+    { ...options.env, [portVariable]: String(port) },
+    selection,
+    options.wrap,
+  );
   let hasExited = false;
   void exited.then(() => (hasExited = true));
   const url = `http://127.0.0.1:${port}`;
@@ -151,15 +163,19 @@ async function startMain(options: StartOptions, selection: ServiceName | 'all', 
   while (Date.now() < deadline) {
     if (hasExited) {
       const exit = await exited;
-      throw new Error(`${selection} exited during start-up (${JSON.stringify(exit)}):\n${server.stderr()}${server.stdout()}`);
+      throw new Error(
+        `${selection} exited during start-up (${JSON.stringify(exit)}):\n${server.stderr()}${server.stdout()}`,
+      );
     }
     try {
       const healthy = await Promise.all(
-        [url, alsoHealthy].filter((base) => base !== undefined).map(async (base) => {
-          const response = await fetch(`${base}/health`, { signal: AbortSignal.timeout(2_000) });
-          await response.arrayBuffer();
-          return response.status === 200;
-        }),
+        [url, alsoHealthy]
+          .filter((base) => base !== undefined)
+          .map(async (base) => {
+            const response = await fetch(`${base}/health`, { signal: AbortSignal.timeout(2_000) });
+            await response.arrayBuffer();
+            return response.status === 200;
+          }),
       );
       if (healthy.every(Boolean)) return server;
     } catch {

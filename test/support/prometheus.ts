@@ -58,7 +58,11 @@ function parseValue(text: string): number | null {
 }
 
 /** Reads `{a="x",b="y"}` from `text` at `start` (the brace); returns the labels and where they end. */
-function parseLabels(text: string, start: number, fail: (why: string) => never): { labels: Record<string, string>; end: number } {
+function parseLabels(
+  text: string,
+  start: number,
+  fail: (why: string) => never,
+): { labels: Record<string, string>; end: number } {
   const labels: Record<string, string> = {};
   let i = start + 1;
   for (;;) {
@@ -71,7 +75,7 @@ function parseLabels(text: string, start: number, fail: (why: string) => never):
     if (text[eq + 1] !== '"') fail('a label value must be quoted');
     let value = '';
     let j = eq + 2;
-    for (;; j += 1) {
+    for (; ; j += 1) {
       const c = text[j];
       if (c === undefined) fail('an unterminated label value');
       if (c === '"') break;
@@ -145,7 +149,8 @@ export function parsePrometheus(text: string): Scrape {
       rest = line.slice(parsed.end);
     }
     const parts = rest.trim().split(/\s+/);
-    if (!rest.startsWith(' ') || parts.length < 1 || parts.length > 2) fail('expected a value and an optional timestamp');
+    if (!rest.startsWith(' ') || parts.length < 1 || parts.length > 2)
+      fail('expected a value and an optional timestamp');
     const value = parseValue(parts[0]!);
     if (value === null) fail('bad value');
     if (parts[1] !== undefined && !/^-?\d+$/.test(parts[1])) fail('bad timestamp');
@@ -159,7 +164,8 @@ export function parsePrometheus(text: string): Scrape {
   });
   for (const family of families.values()) if (family.type === 'histogram') checkHistogram(family);
 
-  const samples = (name: string) => [...families.values()].flatMap((family) => family.samples.filter((s) => s.name === name));
+  const samples = (name: string) =>
+    [...families.values()].flatMap((family) => family.samples.filter((s) => s.name === name));
   const matches = (labels: Record<string, string>, wanted: Record<string, string>) =>
     Object.entries(wanted).every(([k, v]) => labels[k] === v);
   return {
@@ -171,7 +177,10 @@ export function parsePrometheus(text: string): Scrape {
       );
       return found?.value ?? 0;
     },
-    sum: (name, labels = {}) => samples(name).filter((s) => matches(s.labels, labels)).reduce((total, s) => total + s.value, 0),
+    sum: (name, labels = {}) =>
+      samples(name)
+        .filter((s) => matches(s.labels, labels))
+        .reduce((total, s) => total + s.value, 0),
   };
 }
 
@@ -195,6 +204,7 @@ function checkHistogram(family: Family): void {
     }
     const inf = sorted.at(-1);
     if (!inf || inf[0] !== Number.POSITIVE_INFINITY) throw new Error(`${family.name}${key}: no +Inf bucket`);
-    if (group.count !== inf[1]) throw new Error(`${family.name}${key}: the +Inf bucket (${inf[1]}) is not the count (${group.count})`);
+    if (group.count !== inf[1])
+      throw new Error(`${family.name}${key}: the +Inf bucket (${inf[1]}) is not the count (${group.count})`);
   }
 }

@@ -61,13 +61,29 @@ interface LabelledEntry {
 
 export function loadLabelledSet(dir = LABELLED_DIR): LabelledEmail[] {
   const emails: LabelledEmail[] = [];
-  for (const name of readdirSync(dir).filter((file) => file.endsWith('.json')).sort()) {
+  for (const name of readdirSync(dir)
+    .filter((file) => file.endsWith('.json'))
+    .sort()) {
     const file = JSON.parse(readFileSync(join(dir, name), 'utf8')) as LabelledFile;
     for (const entry of file.emails) {
       if (!isCategory(entry.category)) throw new Error(`${name}: ${entry.id} has unknown category ${entry.category}`);
       const expected: ExpectedTask | null =
-        entry.priority === undefined ? null : { priority: entry.priority, deadline: entry.deadline ?? null, task: entry.task ?? null, verb: entry.verb ?? null };
-      emails.push({ id: entry.id, language: file.language, category: entry.category, holdout: entry.holdout, input: toInput(entry, file.reader), expected });
+        entry.priority === undefined
+          ? null
+          : {
+              priority: entry.priority,
+              deadline: entry.deadline ?? null,
+              task: entry.task ?? null,
+              verb: entry.verb ?? null,
+            };
+      emails.push({
+        id: entry.id,
+        language: file.language,
+        category: entry.category,
+        holdout: entry.holdout,
+        input: toInput(entry, file.reader),
+        expected,
+      });
     }
   }
   const ids = new Set(emails.map((email) => email.id));
@@ -119,17 +135,30 @@ export function evaluate(set: readonly LabelledEmail[], classify: (email: Labell
   const score = (filter: (email: LabelledEmail) => boolean): Score => {
     const chosen = results.filter((result) => filter(result.email));
     const correct = chosen.filter((result) => result.got === result.email.category).length;
-    return { emails: chosen.length, correct, accuracy: chosen.length === 0 ? Number.NaN : round(correct / chosen.length) };
+    return {
+      emails: chosen.length,
+      correct,
+      accuracy: chosen.length === 0 ? Number.NaN : round(correct / chosen.length),
+    };
   };
   const languages = [...new Set(set.map((email) => email.language))].sort();
   return {
     overall: score(() => true),
     by_split: { dev: score((email) => !email.holdout), holdout: score((email) => email.holdout) },
-    by_language: Object.fromEntries(languages.map((language) => [language, score((email) => email.language === language)])),
-    by_category: Object.fromEntries(CATEGORIES.map((category) => [category, score((email) => email.category === category)])) as Record<Category, Score>,
+    by_language: Object.fromEntries(
+      languages.map((language) => [language, score((email) => email.language === language)]),
+    ),
+    by_category: Object.fromEntries(
+      CATEGORIES.map((category) => [category, score((email) => email.category === category)]),
+    ) as Record<Category, Score>,
     misses: results
       .filter((result) => result.got !== result.email.category)
-      .map((result) => ({ id: result.email.id, expected: result.email.category, got: result.got, holdout: result.email.holdout })),
+      .map((result) => ({
+        id: result.email.id,
+        expected: result.email.category,
+        got: result.got,
+        holdout: result.email.holdout,
+      })),
   };
 }
 
@@ -149,7 +178,10 @@ export interface FieldEvaluation {
 }
 
 /** Accuracy of each labelled field, overall and per language. */
-export function evaluateFields(set: readonly LabelledEmail[], classify: (email: LabelledEmail) => Verdict): FieldEvaluation {
+export function evaluateFields(
+  set: readonly LabelledEmail[],
+  classify: (email: LabelledEmail) => Verdict,
+): FieldEvaluation {
   const results = set.map((email) => ({ email, got: classify(email) }));
   const expectedOf = (email: LabelledEmail, field: Field): string | null | undefined =>
     field === 'category' ? email.category : email.expected === null ? undefined : email.expected[field];
@@ -162,14 +194,20 @@ export function evaluateFields(set: readonly LabelledEmail[], classify: (email: 
       if (expected === got[field]) correct += 1;
       else if (record) misses.push({ id: email.id, field, expected, got: got[field] });
     }
-    return { emails: chosen.length, correct, accuracy: chosen.length === 0 ? Number.NaN : round(correct / chosen.length) };
+    return {
+      emails: chosen.length,
+      correct,
+      accuracy: chosen.length === 0 ? Number.NaN : round(correct / chosen.length),
+    };
   };
   const perField = (filter: (email: LabelledEmail) => boolean, record: boolean) =>
     Object.fromEntries(FIELDS.map((field) => [field, score(filter, field, record)])) as Record<Field, Score>;
   const languages = [...new Set(set.map((email) => email.language))].sort();
   return {
     overall: perField(() => true, true),
-    by_language: Object.fromEntries(languages.map((language) => [language, perField((email) => email.language === language, false)])),
+    by_language: Object.fromEntries(
+      languages.map((language) => [language, perField((email) => email.language === language, false)]),
+    ),
     misses,
   };
 }

@@ -28,7 +28,11 @@ export interface SseOptions {
 }
 
 /** A minimal Server-Sent Events reader over a real HTTP connection, as a browser would hold. */
-export function connectSse(url: string, headers: Record<string, string> = {}, options: SseOptions = {}): Promise<SseClient> {
+export function connectSse(
+  url: string,
+  headers: Record<string, string> = {},
+  options: SseOptions = {},
+): Promise<SseClient> {
   return new Promise((resolve, reject) => {
     const events: SseEvent[] = [];
     let lastEventId: string | null = null;

@@ -30,7 +30,12 @@ describe('bidi controls in user text', () => {
   it('are shown as visible escapes inside <bdi>, on the board, the item, the agents and the projects pages', async () => {
     const project = await desk.api('POST', '/projects', { name: PROJECT });
     expect(project.status).toBe(201);
-    const item = await desk.api('POST', '/work', { type: 'bidi', description: DESCRIPTION, agent: 'agent-b', project_id: project.body.id });
+    const item = await desk.api('POST', '/work', {
+      type: 'bidi',
+      description: DESCRIPTION,
+      agent: 'agent-b',
+      project_id: project.body.id,
+    });
     expect(item.status).toBe(201);
 
     const { page, context, errors } = await openDesk(browser, desk.url);

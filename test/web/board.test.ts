@@ -119,12 +119,17 @@ describe('the board', () => {
     await page.getByLabel('Project', { exact: true }).selectOption({ label: 'Alpha' });
     await eventually(() => hashParams(page).get('project_id')).toBe(alpha);
     // "Clear" cleared the rest, even though the project was picked at once.
-    expect(['status', 'agent', 'type', 'since'].map((key) => hashParams(page).get(key))).toEqual([null, null, null, null]);
+    expect(['status', 'agent', 'type', 'since'].map((key) => hashParams(page).get(key))).toEqual([
+      null,
+      null,
+      null,
+      null,
+    ]);
     await settled(page);
     await eventually(() => rows(page).count()).toBe(created.filter((_, i) => (i + 1) % 4 === 0).length);
-    await eventually(async () => new Set(await page.locator('table.items tbody td:nth-child(6)').allInnerTexts())).toEqual(
-      new Set(['Alpha']),
-    );
+    await eventually(
+      async () => new Set(await page.locator('table.items tbody td:nth-child(6)').allInnerTexts()),
+    ).toEqual(new Set(['Alpha']));
 
     // Counts are buttons that set the status filter.
     await page.getByRole('button', { name: /^queued/ }).click();

@@ -32,7 +32,10 @@ describe('the dashboard chart axes', () => {
   });
 
   it('give the last period of a stepped chart its width', () => {
-    expect(steppedData([0, 3600, 7200], [[0, 0, 9]])).toEqual([[0, 3600, 7200, 10800], [0, 0, 9, 9]]);
+    expect(steppedData([0, 3600, 7200], [[0, 0, 9]])).toEqual([
+      [0, 3600, 7200, 10800],
+      [0, 0, 9, 9],
+    ]);
     expect(steppedData([], [[]])).toEqual([[], []]);
   });
 });

@@ -91,7 +91,10 @@ describe('classify an email from the browser', () => {
   });
 
   it('classifies a whole Graph message pasted as JSON, and says so when the JSON is broken', async () => {
-    fake.script({ kind: 'answer', answer: { ...FAKE_ANSWER, priority: 'low', task_description: 'Skim the budget notes' } });
+    fake.script({
+      kind: 'answer',
+      answer: { ...FAKE_ANSWER, priority: 'low', task_description: 'Skim the budget notes' },
+    });
     const { page, context } = await openDesk(browser, desk.url, { path: '/#/classify', viewport: 'phone' });
     await page.getByLabel('Graph message JSON').check();
     const box = page.getByLabel('Microsoft Graph message (JSON)');
@@ -107,7 +110,11 @@ describe('classify an email from the browser', () => {
 
     await result.getByRole('button', { name: /^Create work item/ }).click();
     await result.getByRole('link', { name: 'Skim the budget notes' }).waitFor();
-    const items = (await desk.api('GET', '/work?type=email_task')).body as { description: string; priority: number; payload: any }[];
+    const items = (await desk.api('GET', '/work?type=email_task')).body as {
+      description: string;
+      priority: number;
+      payload: any;
+    }[];
     const made = items.find((i) => i.description === 'Skim the budget notes')!;
     expect(made.priority).toBe(5);
     expect(made.payload.email).toEqual({

@@ -12,10 +12,18 @@ import { type Desk, startDesk } from './desk-server.js';
 let desk: Desk;
 let browser: Browser;
 
-async function call<T = any>(secret: string, method: string, path: string, body?: unknown): Promise<{ status: number; body: T }> {
+async function call<T = any>(
+  secret: string,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; body: T }> {
   const res = await fetch(desk.url + path, {
     method,
-    headers: { authorization: `Bearer ${secret}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    headers: {
+      authorization: `Bearer ${secret}`,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
     body: body === undefined ? null : JSON.stringify(body),
   });
   const text = await res.text();
@@ -28,7 +36,10 @@ async function mint(role: string, name: string, agent?: string): Promise<string>
   return r.body.token as string;
 }
 
-async function signedIn(token: string, viewport = { width: 1366, height: 860 }): Promise<{ page: Page; close: () => Promise<void>; errors: string[] }> {
+async function signedIn(
+  token: string,
+  viewport = { width: 1366, height: 860 },
+): Promise<{ page: Page; close: () => Promise<void>; errors: string[] }> {
   const context = await browser.newContext({ baseURL: desk.url, viewport, locale: 'en-GB', timezoneId: 'UTC' });
   context.setDefaultTimeout(10_000);
   const page = await context.newPage();
@@ -57,7 +68,9 @@ describe('the conversation by role', () => {
     const agentToken = await mint('agent', 'ada-token', 'ada');
     const memberToken = await mint('member', 'mia');
     const viewerToken = await mint('viewer', 'val-token');
-    expect((await call(ADMIN_SECRET, 'POST', '/work', { type: 'conv_roles', description: 'Tidy the release notes' })).status).toBe(201);
+    expect(
+      (await call(ADMIN_SECRET, 'POST', '/work', { type: 'conv_roles', description: 'Tidy the release notes' })).status,
+    ).toBe(201);
     const claim = await call(agentToken, 'POST', '/work/claim', { types: ['conv_roles'], lease_s: 300 });
     expect(claim.status).toBe(200);
     const id = claim.body.id as string;
@@ -68,7 +81,10 @@ describe('the conversation by role', () => {
     await eventually(() => member.page.getByText('Nothing waits for a person.').count()).toBe(1);
     await eventually(() => member.page.locator('.live').innerText()).toBe('Live');
 
-    const asked = await call(agentToken, 'POST', `/work/${id}/questions`, { question: 'Keep the old changelog?', options: ['keep', 'drop'] });
+    const asked = await call(agentToken, 'POST', `/work/${id}/questions`, {
+      question: 'Keep the old changelog?',
+      options: ['keep', 'drop'],
+    });
     expect(asked.status).toBe(201);
     await eventually(() => member.page.getByTestId('needs-you-count').innerText()).toMatch(/1$/);
 
@@ -82,7 +98,9 @@ describe('the conversation by role', () => {
     const box = agent.page.getByRole('form', { name: 'Add a comment' });
     await box.getByLabel(/Comment/).fill('Waiting on this before I publish.');
     await box.getByRole('button', { name: 'Comment' }).click();
-    await eventually(() => agent.page.locator('li[data-comment-kind="note"]').innerText()).toMatch(/ada \(agent\) commented/);
+    await eventually(() => agent.page.locator('li[data-comment-kind="note"]').innerText()).toMatch(
+      /ada \(agent\) commented/,
+    );
     await screenshot(agent.page, 'conversation-agent-item');
 
     // The viewer reads it all and is offered nothing.
@@ -100,7 +118,9 @@ describe('the conversation by role', () => {
     await eventually(() => entry.count()).toBe(0);
     await eventually(() => member.page.getByTestId('needs-you-count').count()).toBe(0);
     await eventually(() => card.count()).toBe(0);
-    await eventually(() => agent.page.locator('li[data-comment-kind="answer"]').innerText()).toMatch(/mia \(member\) answered/);
+    await eventually(() => agent.page.locator('li[data-comment-kind="answer"]').innerText()).toMatch(
+      /mia \(member\) answered/,
+    );
     const q = await call(agentToken, 'GET', `/work/${id}/questions/${asked.body.id}`);
     expect(q.body).toMatchObject({ status: 'answered', option: 'keep', answered_by: 'mia' });
 
@@ -114,7 +134,15 @@ describe('the conversation by role', () => {
 
   it('a member who did the work sees its review waiting, with no Approve (the service refuses it)', async () => {
     const holderToken = await mint('member', 'mo', 'mo');
-    expect((await call(ADMIN_SECRET, 'POST', '/work', { type: 'conv_own', description: 'Bump the version', review_required: true })).status).toBe(201);
+    expect(
+      (
+        await call(ADMIN_SECRET, 'POST', '/work', {
+          type: 'conv_own',
+          description: 'Bump the version',
+          review_required: true,
+        })
+      ).status,
+    ).toBe(201);
     const claim = await call(holderToken, 'POST', '/work/claim', { types: ['conv_own'] });
     expect(claim.status).toBe(200);
     const id = claim.body.id as string;

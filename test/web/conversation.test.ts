@@ -39,7 +39,8 @@ async function ask(agent: string, id: string, question: string, options?: string
 }
 
 const badge = (page: Page) => page.getByTestId('needs-you-count');
-const overflow = (page: Page) => page.evaluate<number>('document.documentElement.scrollWidth - document.documentElement.clientWidth');
+const overflow = (page: Page) =>
+  page.evaluate<number>('document.documentElement.scrollWidth - document.documentElement.clientWidth');
 const timeline = (page: Page) => page.getByRole('list', { name: 'Timeline, oldest first' });
 
 async function waitLive(page: Page) {
@@ -71,11 +72,16 @@ describe('questions to a person', () => {
     await eventually(() => badge(page).count()).toBe(0);
     const answered = await desk.api('GET', `/work/${id}/questions/${q.id}?wait_s=0`, undefined, 'bot-1');
     expect(answered.body).toMatchObject({ status: 'answered', option: 'staging', answered_by: 'alice' });
-    expect((await desk.api('GET', `/work/${id}`)).body).toMatchObject({ status: 'in_progress', assigned_agent: 'bot-1' });
+    expect((await desk.api('GET', `/work/${id}`)).body).toMatchObject({
+      status: 'in_progress',
+      assigned_agent: 'bot-1',
+    });
 
     // Answered: the newest answers, with who answered.
     await page.getByRole('link', { name: 'Answered' }).click();
-    await eventually(() => page.locator(`li.needs-entry[data-question-id="${q.id}"]`).innerText()).toMatch(/answered by alice/);
+    await eventually(() => page.locator(`li.needs-entry[data-question-id="${q.id}"]`).innerText()).toMatch(
+      /answered by alice/,
+    );
     expect(errors).toEqual([]);
     await context.close();
   });
@@ -88,7 +94,8 @@ describe('questions to a person', () => {
 
     // A comment: markdown and markup stay characters; only the http(s) address is a link.
     const box = page.getByRole('form', { name: 'Add a comment' });
-    const hostile = '**Plan** <img src=x onerror=alert(1)> [click](javascript:alert(2)) see https://example.com/runbook.';
+    const hostile =
+      '**Plan** <img src=x onerror=alert(1)> [click](javascript:alert(2)) see https://example.com/runbook.';
     await box.getByLabel(/Comment/).fill(hostile);
     await box.getByRole('button', { name: 'Add link' }).click();
     await box.getByLabel('Link 1 address').fill('javascript:alert(3)');
@@ -134,7 +141,9 @@ describe('questions to a person', () => {
     expect(kinds.indexOf('question')).toBeGreaterThan(kinds.indexOf('note'));
     expect(kinds.indexOf('answer')).toBeGreaterThan(kinds.indexOf('question'));
     expect(await timeline(page).locator('li[data-comment-kind="question"]').innerText()).toMatch(/bot-2 \(\w+\) asked/);
-    expect(await timeline(page).locator('li[data-comment-kind="answer"]').innerText()).toContain('Yes, after 22:00 UTC.');
+    expect(await timeline(page).locator('li[data-comment-kind="answer"]').innerText()).toContain(
+      'Yes, after 22:00 UTC.',
+    );
     await screenshot(page, 'item-timeline-laptop');
     expect(dialogs).toEqual([]);
     expect(errors).toEqual([]);
@@ -146,7 +155,11 @@ describe('a long conversation', () => {
   it("shows a link's host beside its title, as punycode for a look-alike in another script", async () => {
     const id = await claimed('bot-7', 'Check the payment page');
     // "pаypal" with a Cyrillic а: a title in words is allowed, so the host must say where it goes.
-    const links = [{ url: 'https://p\u0430ypal.com/login', title: 'Sign in here' }, { url: 'https://p\u0430ypal.com/help' }, { url: 'https://example.com/plain' }];
+    const links = [
+      { url: 'https://p\u0430ypal.com/login', title: 'Sign in here' },
+      { url: 'https://p\u0430ypal.com/help' },
+      { url: 'https://example.com/plain' },
+    ];
     expect((await desk.api('POST', `/work/${id}/comments`, { body: 'Links', links }, 'bot-7')).status).toBe(201);
     const { page, context, errors } = await openDesk(browser, desk.url, { path: `/#/items/${id}` });
     const items = timeline(page).locator('li[data-comment-kind="note"] .comment-links li');
@@ -162,7 +175,9 @@ describe('a long conversation', () => {
   it('reads comments 200 at a time and holds back the moves after the last comment read', async () => {
     const id = await claimed('bot-6', 'Chatty item');
     for (let i = 1; i <= 201; i += 1) {
-      expect((await desk.api('POST', `/work/${id}/comments`, { body: `Progress ${i}`, kind: 'progress' }, 'bot-6')).status).toBe(201);
+      expect(
+        (await desk.api('POST', `/work/${id}/comments`, { body: `Progress ${i}`, kind: 'progress' }, 'bot-6')).status,
+      ).toBe(201);
     }
     expect((await desk.api('PATCH', `/work/${id}`, { status: 'blocked' }, 'bot-6')).status).toBe(200);
     const { page, context, errors } = await openDesk(browser, desk.url, { path: `/#/items/${id}` });
@@ -192,12 +207,18 @@ describe('review before done', () => {
     await toggle.waitFor();
     expect(await toggle.isChecked()).toBe(false);
     await toggle.check();
-    const projects = async () => (await desk.api('GET', '/projects')).body as { name: string; id: string; review_required: boolean }[];
+    const projects = async () =>
+      (await desk.api('GET', '/projects')).body as { name: string; id: string; review_required: boolean }[];
     await eventually(async () => (await projects()).find((p) => p.name === 'Payments')?.review_required).toBe(true);
     const project = (await projects()).find((p) => p.name === 'Payments')!;
 
     const id = await claimed('bot-3', 'Refund the duplicate charge', { project_id: project.id });
-    const done = await desk.api('PATCH', `/work/${id}`, { status: 'completed', outcome: 'success', notes: 'Refunded 12.40', agent: 'bot-3' }, 'bot-3');
+    const done = await desk.api(
+      'PATCH',
+      `/work/${id}`,
+      { status: 'completed', outcome: 'success', notes: 'Refunded 12.40', agent: 'bot-3' },
+      'bot-3',
+    );
     expect(done.status).toBe(200);
     expect(done.body.status).toBe('blocked');
 
@@ -210,9 +231,16 @@ describe('review before done', () => {
     await review.getByLabel(/What should change/).fill('Refund the fee as well.');
     await review.getByRole('button', { name: 'Return to bot-3' }).click();
     await eventually(() => page.locator('dl.fields .badge').innerText()).toBe('in progress');
-    await eventually(() => timeline(page).locator('li[data-comment-kind="answer"]').innerText()).toContain('Refund the fee as well.');
+    await eventually(() => timeline(page).locator('li[data-comment-kind="answer"]').innerText()).toContain(
+      'Refund the fee as well.',
+    );
 
-    const again = await desk.api('PATCH', `/work/${id}`, { status: 'completed', outcome: 'success', agent: 'bot-3' }, 'bot-3');
+    const again = await desk.api(
+      'PATCH',
+      `/work/${id}`,
+      { status: 'completed', outcome: 'success', agent: 'bot-3' },
+      'bot-3',
+    );
     expect(again.body.status).toBe('blocked');
     await eventually(() => review.getByRole('button', { name: 'Approve' }).count()).toBe(1);
     await screenshot(page, 'item-review-laptop');
@@ -260,11 +288,19 @@ describe('review before done', () => {
 
 describe('on a 390 px phone', () => {
   it('Needs you and the item page fit the screen, and a review is approved there', async () => {
-    const projectId = (await desk.api('POST', '/projects', { name: 'Phone reviews', review_required: true })).body.id as string;
+    const projectId = (await desk.api('POST', '/projects', { name: 'Phone reviews', review_required: true })).body
+      .id as string;
     const id = await claimed('bot-4', 'Rotate the signing key of the mobile API gateway', { project_id: projectId });
-    expect((await desk.api('PATCH', `/work/${id}`, { status: 'completed', outcome: 'success', agent: 'bot-4' }, 'bot-4')).body.status).toBe('blocked');
+    expect(
+      (await desk.api('PATCH', `/work/${id}`, { status: 'completed', outcome: 'success', agent: 'bot-4' }, 'bot-4'))
+        .body.status,
+    ).toBe('blocked');
     const other = await claimed('bot-5', 'Pick a name for the new queue');
-    await ask('bot-5', other, 'Which name do you prefer?', ['orders-v2', 'orders-next', 'a rather long option that has to wrap on a phone']);
+    await ask('bot-5', other, 'Which name do you prefer?', [
+      'orders-v2',
+      'orders-next',
+      'a rather long option that has to wrap on a phone',
+    ]);
 
     const { page, context, errors } = await openDesk(browser, desk.url, { viewport: 'phone', path: '/#/needs-you' });
     const list = page.getByRole('list', { name: 'Waiting for a person, oldest first' });

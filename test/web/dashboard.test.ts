@@ -30,7 +30,11 @@ writeFileSync(pricesPath, JSON.stringify({ 'priced-model': { input_per_million: 
 async function classifySome(): Promise<void> {
   fake = await startFakeLlm();
   classifier = await buildClassifyApp({
-    config: testConfig(desk.work.testDatabase, { ...openAiFake(fake), LLM_MODEL: 'priced-model', LLM_PRICES: pricesPath }),
+    config: testConfig(desk.work.testDatabase, {
+      ...openAiFake(fake),
+      LLM_MODEL: 'priced-model',
+      LLM_PRICES: pricesPath,
+    }),
     database: desk.work.database,
     logger: captureLogs('warn').logger,
     resolveHost: testResolver,
@@ -41,7 +45,10 @@ async function classifySome(): Promise<void> {
     fetch(`http://127.0.0.1:${port}/classify`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ id: `dashboard-${n}`, email_data: { subject: `Invoice ${n}`, body: `Please pay invoice ${n} by Friday.` } }),
+      body: JSON.stringify({
+        id: `dashboard-${n}`,
+        email_data: { subject: `Invoice ${n}`, body: `Please pay invoice ${n} by Friday.` },
+      }),
     });
   for (const n of [1, 2, 3, 1]) expect((await classify(n)).status).toBe(200);
 }
@@ -52,7 +59,8 @@ async function finish(agent: string, type: string, outcome: 'completed' | 'faile
   const claimed = await desk.api('POST', '/work/claim', { agent, types: [type], lease_s: 60 }, agent);
   expect(claimed.status).toBe(200);
   await sleep(holdMs);
-  const body = outcome === 'completed' ? { status: 'completed', outcome: 'success' } : { status: 'failed', outcome: 'failed' };
+  const body =
+    outcome === 'completed' ? { status: 'completed', outcome: 'success' } : { status: 'failed', outcome: 'failed' };
   expect((await desk.api('PATCH', `/work/${claimed.body.id}`, body, agent)).status).toBe(200);
 }
 
@@ -60,7 +68,9 @@ beforeAll(async () => {
   [desk, browser] = await Promise.all([startDesk({ LLM_PRICES: pricesPath }), launchBrowser()]);
   await classifySome();
   for (let i = 0; i < 9; i += 1) {
-    expect((await desk.api('POST', '/work', { type: i < 6 ? 'triage' : 'reply', description: `Seeded ${i}` })).status).toBe(201);
+    expect(
+      (await desk.api('POST', '/work', { type: i < 6 ? 'triage' : 'reply', description: `Seeded ${i}` })).status,
+    ).toBe(201);
   }
   for (const hold of [10, 40, 80]) await finish('ann', 'triage', 'completed', hold);
   await finish('ann', 'triage', 'failed', 1);
@@ -98,20 +108,32 @@ function columnTotals(page: Page, chart: string): Promise<Record<string, number>
 describe('the dashboard', () => {
   // A layout property, not a time budget: whatever order the answers arrive in, nothing the user
   // already sees moves (the classifier's card used to paint first and be pushed 660 px down).
-  it.each(['desktop', 'phone'] as const)('does not jump while it loads (%s: cumulative layout shift under 0.05)', async (viewport) => {
-    const { page, context, errors } = await openDesk(browser, desk.url, { path: '/', viewport, init: TRACK_LAYOUT_SHIFT });
-    await eventually(() => tile(page, 'created')).toBe('9');
-    await eventually(() => page.getByTestId('usage-panel').locator('figcaption').count()).toBe(2);
-    await eventually(() => page.locator('table.chart-data').count()).toBe(4);
-    expect(await layoutShift(page)).toBeLessThan(0.05);
-    expect(errors).toEqual([]);
-    await context.close();
-  });
+  it.each(['desktop', 'phone'] as const)(
+    'does not jump while it loads (%s: cumulative layout shift under 0.05)',
+    async (viewport) => {
+      const { page, context, errors } = await openDesk(browser, desk.url, {
+        path: '/',
+        viewport,
+        init: TRACK_LAYOUT_SHIFT,
+      });
+      await eventually(() => tile(page, 'created')).toBe('9');
+      await eventually(() => page.getByTestId('usage-panel').locator('figcaption').count()).toBe(2);
+      await eventually(() => page.locator('table.chart-data').count()).toBe(4);
+      expect(await layoutShift(page)).toBeLessThan(0.05);
+      expect(errors).toEqual([]);
+      await context.close();
+    },
+  );
 
   it('is the first screen, and its numbers as text are the seeded ones (desktop)', async () => {
     const { page, context, errors } = await openDesk(browser, desk.url, { path: '/', viewport: 'desktop' });
     await page.getByRole('heading', { name: 'Dashboard', level: 1 }).waitFor();
-    expect(await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Dashboard' }).getAttribute('aria-current')).toBe('page');
+    expect(
+      await page
+        .getByRole('navigation', { name: 'Main' })
+        .getByRole('link', { name: 'Dashboard' })
+        .getAttribute('aria-current'),
+    ).toBe('page');
     await eventually(() => tile(page, 'created')).toBe('9');
     expect(await tile(page, 'queued')).toBe('4');
     expect(await tile(page, 'completed')).toBe('4');
@@ -120,22 +142,34 @@ describe('the dashboard', () => {
     expect(await tile(page, 'oldest-queued')).toMatch(/^\d+(\.\d)? (ms|s)$/);
 
     await eventually(() => columnTotals(page, 'chart-flow')).toEqual({ Created: 9, Completed: 4, Failed: 1 });
-    expect(await page.getByTestId('chart-flow').locator('figcaption').innerText()).toBe('Last 7 days: 9 created, 4 completed, 1 failed.');
-    expect(await page.getByTestId('chart-depth').locator('figcaption').innerText()).toContain('Now: 4 queued, 0 dispatched, 0 in progress, 0 blocked.');
+    expect(await page.getByTestId('chart-flow').locator('figcaption').innerText()).toBe(
+      'Last 7 days: 9 created, 4 completed, 1 failed.',
+    );
+    expect(await page.getByTestId('chart-depth').locator('figcaption').innerText()).toContain(
+      'Now: 4 queued, 0 dispatched, 0 in progress, 0 blocked.',
+    );
     // The canvas is drawn, as wide as its card.
     const canvas = await page.getByTestId('chart-flow').locator('canvas').first().boundingBox();
     expect(canvas!.width).toBeGreaterThan(300);
 
-    const rows = await page.getByTestId('agents-table').locator('tbody tr').evaluateAll((trs) =>
-      trs.map((tr) => [...tr.querySelectorAll('th, td')].map((cell) => (cell.textContent ?? '').trim())),
-    );
+    const rows = await page
+      .getByTestId('agents-table')
+      .locator('tbody tr')
+      .evaluateAll((trs) =>
+        trs.map((tr) => [...tr.querySelectorAll('th, td')].map((cell) => (cell.textContent ?? '').trim())),
+      );
     expect(rows.map((row) => row.slice(0, 4))).toEqual([
       ['ann', '3', '1', '25%'],
       ['bob', '1', '0', '0%'],
     ]);
     // The lead times are the API's, as the page writes durations under a minute.
     const stats = (await desk.api('GET', '/work/stats?days=7')).body;
-    const shown = (seconds: number) => (seconds < 1 ? `${Math.round(seconds * 1000)} ms` : seconds < 10 ? `${seconds.toFixed(1)} s` : `${Math.round(seconds)} s`);
+    const shown = (seconds: number) =>
+      seconds < 1
+        ? `${Math.round(seconds * 1000)} ms`
+        : seconds < 10
+          ? `${seconds.toFixed(1)} s`
+          : `${Math.round(seconds)} s`;
     expect(rows.map((row) => row.slice(4))).toEqual(
       stats.agents.map((a: any) => [shown(a.lead_time_median_s), shown(a.lead_time_p90_s)]),
     );
@@ -172,7 +206,9 @@ describe('the dashboard', () => {
     const { page, context, errors } = await openDesk(browser, desk.url, { path: '/#/dashboard', viewport: 'desktop' });
     await eventually(() => tile(page, 'queued')).toBe('4');
     await eventually(() => page.getByRole('status').filter({ hasText: 'Live' }).count()).toBe(1);
-    expect((await desk.api('POST', '/work', { type: 'reply', description: 'Arrived while watching' })).status).toBe(201);
+    expect((await desk.api('POST', '/work', { type: 'reply', description: 'Arrived while watching' })).status).toBe(
+      201,
+    );
     await eventually(() => tile(page, 'queued')).toBe('5');
     expect(await tile(page, 'created')).toBe('10');
     await eventually(() => columnTotals(page, 'chart-flow')).toEqual({ Created: 10, Completed: 4, Failed: 1 });

@@ -7,7 +7,12 @@ export interface Desk {
   url: string;
   work: TestApp;
   /** A request to the API as an agent or script would send it (not through the page). */
-  api<T = any>(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, body?: unknown, user?: string): Promise<ApiAnswer<T>>;
+  api<T = any>(
+    method: 'GET' | 'POST' | 'PATCH' | 'DELETE',
+    path: string,
+    body?: unknown,
+    user?: string,
+  ): Promise<ApiAnswer<T>>;
   close(): Promise<void>;
 }
 

@@ -113,7 +113,13 @@ describe('an item through its life in the browser', () => {
     await actions.getByLabel('Dispatch to agent').fill('codex-1');
     await actions.getByRole('button', { name: 'Dispatch' }).click();
     await eventually(() => status.innerText()).toBe('dispatched');
-    expect(await actions.getByRole('button').allInnerTexts()).toEqual(['Reassign', 'Pick up', 'Release', 'Cancel item', 'Delete…']);
+    expect(await actions.getByRole('button').allInnerTexts()).toEqual([
+      'Reassign',
+      'Pick up',
+      'Release',
+      'Cancel item',
+      'Delete…',
+    ]);
 
     await actions.getByRole('button', { name: 'Release' }).click();
     await eventually(() => status.innerText()).toBe('queued');

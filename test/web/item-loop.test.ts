@@ -30,7 +30,10 @@ function field(page: Page, name: string) {
 function recordChanges(page: Page): Request[] {
   const seen: Request[] = [];
   page.on('request', (r) => {
-    if ((r.method() === 'PATCH' || r.method() === 'DELETE') && /\/work\/[0-9a-f-]{36}$/.test(new URL(r.url()).pathname)) {
+    if (
+      (r.method() === 'PATCH' || r.method() === 'DELETE') &&
+      /\/work\/[0-9a-f-]{36}$/.test(new URL(r.url()).pathname)
+    ) {
       seen.push(r);
     }
   });
@@ -107,7 +110,9 @@ describe('the item page guards every change with the version it shows', () => {
     await page.waitForURL(/#\/$/);
     expect((await desk.api('GET', `/work/${id}`)).status).toBe(404);
 
-    const answers = await Promise.all(changes.map(async (r) => [r.method(), r.headers()['if-match'], (await r.response())?.status()]));
+    const answers = await Promise.all(
+      changes.map(async (r) => [r.method(), r.headers()['if-match'], (await r.response())?.status()]),
+    );
     expect(answers).toEqual([
       ['PATCH', '"1"', 412],
       ['PATCH', '"2"', 200],
@@ -165,7 +170,11 @@ describe('the item page guards every change with the version it shows', () => {
     const sent = changes.map((r) => r.headers()['if-match']);
     expect(sent).toEqual(shown);
     expect(await Promise.all(changes.map(async (r) => (await r.response())?.status()))).toEqual(shown.map(() => 200));
-    expect((await desk.api('GET', `/work/${id}`)).body).toMatchObject({ status: 'completed', priority: 2, notes: 'Halfway there' });
+    expect((await desk.api('GET', `/work/${id}`)).body).toMatchObject({
+      status: 'completed',
+      priority: 2,
+      notes: 'Halfway there',
+    });
     expect(errors).toEqual([]);
     await context.close();
   });
@@ -289,7 +298,11 @@ describe('the item page guards every change with the version it shows', () => {
       [`"${blocked.body.version + 1}"`, 412],
       [`"${theirs.body.version}"`, 200],
     ]);
-    expect((await desk.api('GET', `/work/${id}`)).body).toMatchObject({ priority: 1, notes: 'Mine', status: 'blocked' });
+    expect((await desk.api('GET', `/work/${id}`)).body).toMatchObject({
+      priority: 1,
+      notes: 'Mine',
+      status: 'blocked',
+    });
     expect(errors).toEqual([]);
     await context.close();
   });
@@ -331,7 +344,9 @@ describe('the item page shows the agent loop', () => {
     await board.close();
 
     // The agent goes quiet: a last heartbeat with a 1 s lease, then nothing; the sweep takes it back.
-    expect((await desk.api('POST', `/work/${id}/heartbeat`, { agent: 'codex-1', lease_s: 1 }, 'codex-1')).status).toBe(200);
+    expect((await desk.api('POST', `/work/${id}/heartbeat`, { agent: 'codex-1', lease_s: 1 }, 'codex-1')).status).toBe(
+      200,
+    );
     await eventually(() => status.innerText()).toBe('queued');
     await eventually(() => field(page, 'Lease').innerText()).toBe('—');
     const log = page.getByRole('list', { name: 'Dispatch log, oldest first' });
@@ -373,13 +388,17 @@ describe('the item page shows the agent loop', () => {
       retry_delay_s: 45,
       attempts: 0,
     });
-    await eventually(() => field(page, 'Run after').innerText()).toMatch(/^not claimable before .* \(in (3|2|180|179) (hours|minutes)\)$/);
+    await eventually(() => field(page, 'Run after').innerText()).toMatch(
+      /^not claimable before .* \(in (3|2|180|179) (hours|minutes)\)$/,
+    );
     expect(await field(page, 'Run after').locator('time').getAttribute('datetime')).toBe(later.toISOString());
     expect(await field(page, 'Attempts').innerText()).toBe('0 of 5');
     expect(await field(page, 'Retry delay').innerText()).toMatch(/^45 s/);
 
     // Nothing claims it before then.
-    expect((await desk.api('POST', '/work/claim', { agent: 'codex-1', types: ['nightly_job'] }, 'codex-1')).status).toBe(204);
+    expect(
+      (await desk.api('POST', '/work/claim', { agent: 'codex-1', types: ['nightly_job'] }, 'codex-1')).status,
+    ).toBe(204);
 
     // Out-of-range values get the service's own words, next to the field.
     await page.goto('/#/new');

@@ -77,7 +77,10 @@ describe('live updates over Server-Sent Events', () => {
     );
     await page.evaluate("location.hash = '#/'");
     await listRead;
-    const before = Object.values((await desk.api('GET', '/work/counts')).body as Record<string, number>).reduce((a, b) => a + b, 0);
+    const before = Object.values((await desk.api('GET', '/work/counts')).body as Record<string, number>).reduce(
+      (a, b) => a + b,
+      0,
+    );
     const made = await desk.api('POST', '/work', { type: 'code_review', description: 'Made while the board loads' });
     // The event reaches the page (the counts, reloaded on it, say so) while the list is still held.
     await eventually(() => page.locator('.count-n[data-status="all"]').innerText()).toBe(String(before + 1));
@@ -140,8 +143,16 @@ describe('live updates over Server-Sent Events', () => {
         if (new URL(r.url()).pathname === '/work') listReads.push(r.url());
       });
       proxy.cut();
-      await eventually(() => page.getByRole('status').filter({ hasText: /Connecting|Offline/ }).count()).toBe(1);
-      const missed = await desk.api('POST', '/work', { type: 'bug_fix', description: 'Made while the page was cut off' });
+      await eventually(() =>
+        page
+          .getByRole('status')
+          .filter({ hasText: /Connecting|Offline/ })
+          .count(),
+      ).toBe(1);
+      const missed = await desk.api('POST', '/work', {
+        type: 'bug_fix',
+        description: 'Made while the page was cut off',
+      });
       proxy.restore();
 
       await expect.poll(() => page.locator(`tr[data-id="${missed.body.id}"]`).count(), { timeout: 20_000 }).toBe(1);
@@ -161,8 +172,16 @@ describe('live updates over Server-Sent Events', () => {
       await waitLive(page);
       const stillSame = await markPage(page);
       proxy.cut();
-      await eventually(() => page.getByRole('status').filter({ hasText: /Connecting|Offline/ }).count()).toBe(1);
-      const missed = await desk.api('POST', '/work', { type: 'bug_fix', description: 'Made before any event was seen' });
+      await eventually(() =>
+        page
+          .getByRole('status')
+          .filter({ hasText: /Connecting|Offline/ })
+          .count(),
+      ).toBe(1);
+      const missed = await desk.api('POST', '/work', {
+        type: 'bug_fix',
+        description: 'Made before any event was seen',
+      });
       proxy.restore();
       await expect.poll(() => page.locator(`tr[data-id="${missed.body.id}"]`).count(), { timeout: 20_000 }).toBe(1);
       await stillSame();
@@ -176,7 +195,8 @@ describe('live updates over Server-Sent Events', () => {
     const own = await startDesk();
     const proxy = await startTcpProxy('127.0.0.1', Number(new URL(own.url).port));
     try {
-      for (let n = 0; n < 5; n += 1) await own.api('POST', '/work', { type: 'bug_fix', description: `Before the reset ${n}` });
+      for (let n = 0; n < 5; n += 1)
+        await own.api('POST', '/work', { type: 'bug_fix', description: `Before the reset ${n}` });
       const { page, context, errors } = await openDesk(browser, `http://127.0.0.1:${proxy.port}`);
       await waitLive(page);
       const seen = await own.api('POST', '/work', { type: 'bug_fix', description: 'Seen live before the reset' });

@@ -60,7 +60,9 @@ describe('mailboxes page', () => {
     await eventually(() => page.getByText('Watching').count()).toBe(1);
 
     const messageId = newMessageId();
-    await dovecot.append('ui-support', [mail({ subject: 'Please renew the domain', text: 'The domain expires on Friday, please renew it.', messageId })]);
+    await dovecot.append('ui-support', [
+      mail({ subject: 'Please renew the domain', text: 'The domain expires on Friday, please renew it.', messageId }),
+    ]);
     const created = page.getByRole('link', { name: 'Work item created' });
     await eventually(() => created.count()).toBe(1);
     await screenshot(page, 'mailbox-page');
@@ -83,7 +85,9 @@ describe('mailboxes page', () => {
     await page.getByLabel('An .eml file or an mbox').setInputFiles({
       name: 'exported.eml',
       mimeType: 'message/rfc822',
-      buffer: Buffer.from(mail({ subject: 'Imported: sign the lease', text: 'Please sign the office lease.', messageId: imported })),
+      buffer: Buffer.from(
+        mail({ subject: 'Imported: sign the lease', text: 'Please sign the office lease.', messageId: imported }),
+      ),
     });
     await page.getByRole('button', { name: 'Import' }).click();
     await eventually(() => page.getByText('1 message queued').count()).toBe(1);

@@ -29,11 +29,20 @@ async function claimed(agent: string, description: string, extra: Record<string,
 }
 
 /** An item of a review project that `agent` worked on, reported on and completed: it waits for review. */
-async function sentForReview(agent: string, description: string, notes: string, progress: { body: string; links?: object[] }[]) {
-  const project = await desk.api('POST', '/projects', { name: `Reviewed ${Math.random().toString(36).slice(2, 8)}`, review_required: true });
+async function sentForReview(
+  agent: string,
+  description: string,
+  notes: string,
+  progress: { body: string; links?: object[] }[],
+) {
+  const project = await desk.api('POST', '/projects', {
+    name: `Reviewed ${Math.random().toString(36).slice(2, 8)}`,
+    review_required: true,
+  });
   expect(project.status).toBe(201);
   const id = await claimed(agent, description, { project_id: project.body.id });
-  for (const p of progress) expect((await desk.api('POST', `/work/${id}/comments`, { kind: 'progress', ...p }, agent)).status).toBe(201);
+  for (const p of progress)
+    expect((await desk.api('POST', `/work/${id}/comments`, { kind: 'progress', ...p }, agent)).status).toBe(201);
   const done = await desk.api('PATCH', `/work/${id}`, { status: 'completed', outcome: 'success', notes, agent }, agent);
   expect(done.body.status).toBe('blocked');
   return id;
@@ -44,12 +53,17 @@ const focused = (page: Page) => page.evaluate<string>('document.activeElement?.t
 
 describe('a review on Needs you', () => {
   it('shows the work: outcome, notes, the latest progress and its links', async () => {
-    const id = await sentForReview('bot-r1', 'Upgrade the payment SDK', 'Bumped to 4.2; the webhook signature check changed, see the PR.', [
-      { body: 'Read the changelog' },
-      { body: 'Updated the client', links: [{ url: 'https://git.example/pay/pull/41', title: 'The pull request' }] },
-      { body: 'Ran the contract tests: 212 passed' },
-      { body: 'Deployed to staging', links: [{ url: 'https://ci.example/runs/9' }] },
-    ]);
+    const id = await sentForReview(
+      'bot-r1',
+      'Upgrade the payment SDK',
+      'Bumped to 4.2; the webhook signature check changed, see the PR.',
+      [
+        { body: 'Read the changelog' },
+        { body: 'Updated the client', links: [{ url: 'https://git.example/pay/pull/41', title: 'The pull request' }] },
+        { body: 'Ran the contract tests: 212 passed' },
+        { body: 'Deployed to staging', links: [{ url: 'https://ci.example/runs/9' }] },
+      ],
+    );
     const { page, context, errors } = await openDesk(browser, desk.url, { path: '/#/needs-you' });
     const entry = page.locator('li.needs-entry[data-kind="review"]').filter({ hasText: 'Upgrade the payment SDK' });
     await entry.waitFor();
@@ -65,7 +79,10 @@ describe('a review on Needs you', () => {
     ]);
     expect(text).not.toContain('Read the changelog');
     const links = entry.locator('.review-links a');
-    expect(await links.evaluateAll((as) => as.map((a: any) => a.href as string))).toEqual(['https://ci.example/runs/9', 'https://git.example/pay/pull/41']);
+    expect(await links.evaluateAll((as) => as.map((a: any) => a.href as string))).toEqual([
+      'https://ci.example/runs/9',
+      'https://git.example/pay/pull/41',
+    ]);
     expect(await entry.getByRole('link', { name: 'The pull request' }).getAttribute('rel')).toContain('noopener');
     expect(await status(id)).toBe('blocked');
     await screenshot(page, 'needs-you-review-laptop');
@@ -106,7 +123,9 @@ describe('a review on Needs you', () => {
     await eventually(() => status(id)).toBe('completed');
     await eventually(() => entry.count()).toBe(0);
     // Its card is gone; focus went to the entry in its place, or the heading, not to the page's start.
-    await eventually(() => page.evaluate<boolean>("document.activeElement?.matches('.needs-list .needs-item, #needs-you-title') ?? false")).toBe(true);
+    await eventually(() =>
+      page.evaluate<boolean>("document.activeElement?.matches('.needs-list .needs-item, #needs-you-title') ?? false"),
+    ).toBe(true);
     expect(errors).toEqual([]);
     await context.close();
   }, 60_000);
@@ -115,16 +134,31 @@ describe('a review on Needs you', () => {
     const a = await claimed('bot-r3', 'Pick the backup window');
     const b = await claimed('bot-r4', 'Name the new queue');
     const c = await claimed('bot-r5', 'Choose the log retention');
-    expect((await desk.api('POST', `/work/${a}/questions`, { question: 'When may the backup run?' }, 'bot-r3')).status).toBe(201);
+    expect(
+      (await desk.api('POST', `/work/${a}/questions`, { question: 'When may the backup run?' }, 'bot-r3')).status,
+    ).toBe(201);
     expect((await desk.api('POST', `/work/${b}/questions`, { question: 'Which name?' }, 'bot-r4')).status).toBe(201);
-    expect((await desk.api('POST', `/work/${c}/questions`, { question: 'How long?', options: ['30 days', '90 days'] }, 'bot-r5')).status).toBe(201);
+    expect(
+      (
+        await desk.api(
+          'POST',
+          `/work/${c}/questions`,
+          { question: 'How long?', options: ['30 days', '90 days'] },
+          'bot-r5',
+        )
+      ).status,
+    ).toBe(201);
     const { page, context, errors } = await openDesk(browser, desk.url, { path: '/#/needs-you' });
     await page.getByRole('form', { name: 'Answer: Name the new queue' }).waitFor();
-    expect(await page.getByRole('form', { name: 'Answer: Pick the backup window' }).getByLabel('Your answer').count()).toBe(1);
-    expect(await page.getByRole('group', { name: 'Answer with one of: Choose the log retention' }).getByRole('button').allInnerTexts()).toEqual([
-      '30 days',
-      '90 days',
-    ]);
+    expect(
+      await page.getByRole('form', { name: 'Answer: Pick the backup window' }).getByLabel('Your answer').count(),
+    ).toBe(1);
+    expect(
+      await page
+        .getByRole('group', { name: 'Answer with one of: Choose the log retention' })
+        .getByRole('button')
+        .allInnerTexts(),
+    ).toEqual(['30 days', '90 days']);
     // No two forms, groups or regions on the page share a name.
     const names = await page
       .locator('form[aria-label], [role="group"][aria-label], section[aria-label]')

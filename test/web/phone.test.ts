@@ -18,10 +18,17 @@ beforeAll(async () => {
   [desk, browser] = await Promise.all([startDesk(), launchBrowser()]);
   for (const agent of AGENTS) {
     for (let i = 0; i < 2; i += 1) {
-      expect((await desk.api('POST', '/work', { type: 'phone_check', description: `For ${agent} ${i}` })).status).toBe(201);
+      expect((await desk.api('POST', '/work', { type: 'phone_check', description: `For ${agent} ${i}` })).status).toBe(
+        201,
+      );
       const claimed = await desk.api('POST', '/work/claim', { agent, types: ['phone_check'], lease_s: 60 }, agent);
       expect(claimed.status).toBe(200);
-      const done = await desk.api('PATCH', `/work/${claimed.body.id}`, { status: 'completed', outcome: 'success' }, agent);
+      const done = await desk.api(
+        'PATCH',
+        `/work/${claimed.body.id}`,
+        { status: 'completed', outcome: 'success' },
+        agent,
+      );
       expect(done.status).toBe(200);
     }
   }
@@ -33,14 +40,25 @@ afterAll(async () => {
 });
 
 /** How far the page reaches past the screen's right edge, in CSS pixels (0: it fits). */
-const overflow = (page: Page) => page.evaluate<number>('document.documentElement.scrollWidth - document.documentElement.clientWidth');
+const overflow = (page: Page) =>
+  page.evaluate<number>('document.documentElement.scrollWidth - document.documentElement.clientWidth');
 
 describe('on a 390 px phone', () => {
   it('reaches every page from the menu without sideways scrolling, and no page is wider than the screen', async () => {
     const { page, context, errors } = await openDesk(browser, desk.url, { viewport: 'phone', path: '/#/' });
     const nav = page.getByRole('navigation', { name: 'Main' });
     const labels = await nav.getByRole('link').allInnerTexts();
-    expect(labels).toEqual(['Dashboard', 'Needs you', 'Board', 'Submit', 'Agents', 'Projects', 'Classify', 'Mailboxes', 'Tokens']);
+    expect(labels).toEqual([
+      'Dashboard',
+      'Needs you',
+      'Board',
+      'Submit',
+      'Agents',
+      'Projects',
+      'Classify',
+      'Mailboxes',
+      'Tokens',
+    ]);
     // The menu itself does not scroll: every link lies inside the screen.
     expect(await nav.evaluate((el) => el.scrollWidth - el.clientWidth)).toBe(0);
     for (const label of labels) {
@@ -111,7 +129,11 @@ describe('the Tokens page of an AUTH=off desk', () => {
     expect(await page.locator('table.tokens').count()).toBe(0);
 
     // The MCP configurations for an agent that names itself (the page's user to start with).
-    const http = () => page.getByTestId('mcp-http').innerText().then((text) => JSON.parse(text).mcpServers.agentdesk);
+    const http = () =>
+      page
+        .getByTestId('mcp-http')
+        .innerText()
+        .then((text) => JSON.parse(text).mcpServers.agentdesk);
     expect(await http()).toEqual({ type: 'http', url: `${desk.url}/mcp`, headers: { 'X-User': 'alice' } });
     await notice.getByLabel('Agent name').fill('night-owl');
     expect((await http()).headers).toEqual({ 'X-User': 'night-owl' });
@@ -122,7 +144,15 @@ describe('the Tokens page of an AUTH=off desk', () => {
     await screenshot(page, 'tokens-auth-off-phone');
 
     for (const name of ['first-long-token-name', 'second']) {
-      expect((await desk.api('POST', '/tokens', { name, role: 'viewer', expires_at: new Date(Date.now() + 86_400_000).toISOString() })).status).toBe(201);
+      expect(
+        (
+          await desk.api('POST', '/tokens', {
+            name,
+            role: 'viewer',
+            expires_at: new Date(Date.now() + 86_400_000).toISOString(),
+          })
+        ).status,
+      ).toBe(201);
     }
     await page.reload();
     const revoke = page.getByRole('button', { name: 'Revoke first-long-token-name' });

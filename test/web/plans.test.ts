@@ -27,7 +27,10 @@ beforeAll(async () => {
   // The schema step is done: one of three completed, the endpoint ready, the docs waiting on it.
   const claimed = await desk.api('POST', '/work/claim', { agent: 'bot-1', types: ['ui_plan'] }, 'bot-1');
   expect(claimed.body.id).toBe(plan.steps.schema);
-  expect((await desk.api('PATCH', `/work/${plan.steps.schema}`, { status: 'completed', outcome: 'success' }, 'bot-1')).status).toBe(200);
+  expect(
+    (await desk.api('PATCH', `/work/${plan.steps.schema}`, { status: 'completed', outcome: 'success' }, 'bot-1'))
+      .status,
+  ).toBe(200);
 });
 
 afterAll(async () => {
@@ -35,14 +38,18 @@ afterAll(async () => {
   await desk?.close();
 });
 
-const overflow = (page: Page) => page.evaluate<number>('document.documentElement.scrollWidth - document.documentElement.clientWidth');
+const overflow = (page: Page) =>
+  page.evaluate<number>('document.documentElement.scrollWidth - document.documentElement.clientWidth');
 const card = (page: Page) => page.getByRole('region', { name: 'Plan' });
 const rows = (page: Page, list: string) => card(page).getByRole('list', { name: list }).locator('li');
 
 describe('plans on the item page', () => {
   for (const viewport of ['laptop', 'phone'] as const) {
     it(`the parent shows its sub-items with a progress bar, each linked with its status (${viewport})`, async () => {
-      const { page, context, errors } = await openDesk(browser, desk.url, { viewport, path: `/#/items/${plan.parent.id}` });
+      const { page, context, errors } = await openDesk(browser, desk.url, {
+        viewport,
+        path: `/#/items/${plan.parent.id}`,
+      });
       await eventually(() => rows(page, 'Sub-items').count()).toBe(3);
       const bar = card(page).getByRole('progressbar', { name: 'Sub-items completed' });
       expect(await bar.getAttribute('aria-valuetext')).toBe('1 of 3 completed');
@@ -50,9 +57,13 @@ describe('plans on the item page', () => {
       const docs = rows(page, 'Sub-items').filter({ hasText: 'Document the export' });
       expect(await docs.locator('.badge').innerText()).toBe('queued');
       expect(await docs.locator('.wait-mark').innerText()).toBe('waiting on 1');
-      expect(await rows(page, 'Sub-items').filter({ hasText: 'Change the billing schema' }).locator('.badge').innerText()).toBe('completed');
+      expect(
+        await rows(page, 'Sub-items').filter({ hasText: 'Change the billing schema' }).locator('.badge').innerText(),
+      ).toBe('completed');
       expect(await overflow(page)).toBeLessThanOrEqual(0);
-      expect(await card(page).getByRole('link', { name: 'Add a sub-item' }).getAttribute('href')).toContain(`parent_id=${plan.parent.id}`);
+      expect(await card(page).getByRole('link', { name: 'Add a sub-item' }).getAttribute('href')).toContain(
+        `parent_id=${plan.parent.id}`,
+      );
       await screenshot(page, `plan-parent-${viewport}`);
       await docs.getByRole('link').click();
       await eventually(() => page.locator('#item-title').innerText()).toBe('Document the export');
@@ -61,13 +72,20 @@ describe('plans on the item page', () => {
     });
 
     it(`a step shows its parent, what it waits on and what waits on it (${viewport})`, async () => {
-      const { page, context, errors } = await openDesk(browser, desk.url, { viewport, path: `/#/items/${plan.steps.api}` });
+      const { page, context, errors } = await openDesk(browser, desk.url, {
+        viewport,
+        path: `/#/items/${plan.steps.api}`,
+      });
       await eventually(() => rows(page, 'Waits on').count()).toBe(1);
-      expect(await card(page).getByRole('link', { name: 'Ship the billing export' }).getAttribute('href')).toContain(plan.parent.id);
+      expect(await card(page).getByRole('link', { name: 'Ship the billing export' }).getAttribute('href')).toContain(
+        plan.parent.id,
+      );
       expect(await rows(page, 'Waits on').first().innerText()).toMatch(/completed\s*Change the billing schema/);
       expect(await card(page).innerText()).toContain('Waits on (all completed)');
       await eventually(() => rows(page, 'Waited on by').count()).toBe(1);
-      expect(await rows(page, 'Waited on by').first().innerText()).toMatch(/queued\s*waiting on 1\s*Document the export/);
+      expect(await rows(page, 'Waited on by').first().innerText()).toMatch(
+        /queued\s*waiting on 1\s*Document the export/,
+      );
       expect(await overflow(page)).toBeLessThanOrEqual(0);
       await screenshot(page, `plan-step-${viewport}`);
       expect(errors).toEqual([]);
@@ -84,7 +102,9 @@ describe('plans on the item page', () => {
     await eventually(() => bar.getAttribute('aria-valuetext')).toBe('1 of 3 completed, 1 in progress');
     await desk.api('PATCH', `/work/${plan.steps.api}`, { status: 'completed', outcome: 'success' }, 'bot-2');
     await eventually(() => bar.getAttribute('aria-valuetext')).toBe('2 of 3 completed');
-    await eventually(() => rows(page, 'Sub-items').filter({ hasText: 'Document the export' }).locator('.wait-mark').count()).toBe(0);
+    await eventually(() =>
+      rows(page, 'Sub-items').filter({ hasText: 'Document the export' }).locator('.wait-mark').count(),
+    ).toBe(0);
     await context.close();
   });
 });
@@ -93,7 +113,11 @@ describe('the board', () => {
   it('shows "waiting on N" on a queued item that waits, and only ready items with the filter', async () => {
     const blocker = (await desk.api('POST', '/work', { type: 'board_wait', description: 'Blocker A' })).body;
     const other = (await desk.api('POST', '/work', { type: 'board_wait', description: 'Blocker B' })).body;
-    await desk.api('POST', '/work', { type: 'board_wait', description: 'Waits on two', depends_on: [blocker.id, other.id] });
+    await desk.api('POST', '/work', {
+      type: 'board_wait',
+      description: 'Waits on two',
+      depends_on: [blocker.id, other.id],
+    });
     const { page, context } = await openDesk(browser, desk.url, { path: '/#/?type=board_wait' });
     const row = (text: string) => page.locator('table.items tbody tr', { hasText: text });
     await eventually(() => row('Waits on two').locator('.wait-mark').innerText()).toBe('waiting on 2');
@@ -123,10 +147,15 @@ describe('submit and edit set the parent and the dependencies', () => {
     await page.getByLabel('Description').fill('Announce the export');
     await page.getByLabel('Parent item').fill('billing export');
     await page.getByLabel('Parent item').press('Enter');
-    await page.getByRole('list', { name: 'Parent item: found' }).getByRole('button', { name: /Ship the billing export/ }).click();
+    await page
+      .getByRole('list', { name: 'Parent item: found' })
+      .getByRole('button', { name: /Ship the billing export/ })
+      .click();
     await page.getByLabel('Waits on').fill(plan.steps.docs);
     await page.getByRole('button', { name: 'Find' }).last().click();
-    await eventually(() => page.getByRole('list', { name: 'Waits on: chosen' }).innerText()).toContain('Document the export');
+    await eventually(() => page.getByRole('list', { name: 'Waits on: chosen' }).innerText()).toContain(
+      'Document the export',
+    );
     await screenshot(page, 'plan-submit-laptop');
     await page.getByRole('button', { name: 'Submit' }).click();
     await eventually(() => page.locator('#item-title').innerText()).toBe('Announce the export');
@@ -139,7 +168,9 @@ describe('submit and edit set the parent and the dependencies', () => {
     await form.getByRole('button', { name: 'Remove Document the export' }).click();
     await form.getByLabel('Waits on').fill(plan.steps.schema);
     await form.getByLabel('Waits on').press('Enter');
-    await eventually(() => form.getByRole('list', { name: 'Waits on: chosen' }).innerText()).toContain('Change the billing schema');
+    await eventually(() => form.getByRole('list', { name: 'Waits on: chosen' }).innerText()).toContain(
+      'Change the billing schema',
+    );
     await form.getByRole('button', { name: 'Remove Ship the billing export' }).click();
     await form.getByRole('button', { name: 'Save changes' }).click();
     await eventually(async () => (await desk.api('GET', `/work/${id}`)).body.depends_on).toEqual([plan.steps.schema]);
@@ -151,9 +182,13 @@ describe('submit and edit set the parent and the dependencies', () => {
     const edit = timeline.locator('li[data-kind="change"]', { hasText: 'Waits on:' });
     await eventually(() => edit.count()).toBe(1);
     expect(await edit.innerText()).toMatch(
-      new RegExp(`Edited by .*: .*Part of: ${short(plan.parent.id)} → —.*Waits on: added ${short(plan.steps.schema)}, removed ${short(plan.steps.docs)}`),
+      new RegExp(
+        `Edited by .*: .*Part of: ${short(plan.parent.id)} → —.*Waits on: added ${short(plan.steps.schema)}, removed ${short(plan.steps.docs)}`,
+      ),
     );
-    expect(await edit.getByRole('link', { name: short(plan.steps.schema) }).getAttribute('href')).toBe(`#/items/${plan.steps.schema}`);
+    expect(await edit.getByRole('link', { name: short(plan.steps.schema) }).getAttribute('href')).toBe(
+      `#/items/${plan.steps.schema}`,
+    );
     await screenshot(page, 'plan-edit-timeline-laptop');
     expect(errors).toEqual([]);
     await context.close();

@@ -42,7 +42,10 @@ describe('projects', () => {
     const renamed = page.getByRole('article', { name: 'Project Billing platform' });
     await renamed.waitFor();
     expect(await renamed.innerText()).toContain('BILL-1');
-    expect((await desk.api('GET', `/projects/${stored.id}`)).body).toMatchObject({ name: 'Billing platform', external_ref: 'BILL-1' });
+    expect((await desk.api('GET', `/projects/${stored.id}`)).body).toMatchObject({
+      name: 'Billing platform',
+      external_ref: 'BILL-1',
+    });
 
     await renamed.getByRole('button', { name: 'Edit' }).click();
     await page.getByLabel('External reference (empty clears it)').fill('');
@@ -71,7 +74,11 @@ describe('project items, live', () => {
   it('an item deleted elsewhere leaves the open project list at once', async () => {
     const { body: project } = await desk.api('POST', '/projects', { name: 'Live deletions' });
     const kept = await desk.api('POST', '/work', { type: 'bug_fix', description: 'Stays', project_id: project.id });
-    const doomed = await desk.api('POST', '/work', { type: 'bug_fix', description: 'Deleted by a script', project_id: project.id });
+    const doomed = await desk.api('POST', '/work', {
+      type: 'bug_fix',
+      description: 'Deleted by a script',
+      project_id: project.id,
+    });
     const { page, context, errors } = await openDesk(browser, desk.url, { path: '/#/projects' });
     const card = page.getByRole('article', { name: 'Project Live deletions' });
     await card.getByRole('button', { name: 'Items' }).click();
@@ -102,8 +109,15 @@ describe('agents', () => {
     const ada = page.getByRole('article', { name: 'Agent ada' });
     await ada.waitFor();
     expect(await ada.innerText()).toContain('1 in progress · 1 blocked · 1 dispatched');
-    expect(await ada.getByRole('link').allInnerTexts()).toEqual(['ada', 'Ada working', 'Ada blocked', 'Ada dispatched']);
-    expect(await page.getByRole('article', { name: 'Agent bob' }).getByRole('link', { name: 'Bob dispatched' }).count()).toBe(1);
+    expect(await ada.getByRole('link').allInnerTexts()).toEqual([
+      'ada',
+      'Ada working',
+      'Ada blocked',
+      'Ada dispatched',
+    ]);
+    expect(
+      await page.getByRole('article', { name: 'Agent bob' }).getByRole('link', { name: 'Bob dispatched' }).count(),
+    ).toBe(1);
     // The type names in the small print stay readable: no smaller than 12 px.
     const typeSizes = await page.evaluate<number[]>(
       `[...document.querySelectorAll('.agent-card .agent-item-meta code')].map((e) => parseFloat(getComputedStyle(e).fontSize))`,

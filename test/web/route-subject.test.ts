@@ -83,7 +83,16 @@ describe('a page forgets the last subject’s dialogs and drafts', () => {
   });
 
   it('an unsaved routing rule of one mailbox is not saved into the next', async () => {
-    const mailbox = (name: string) => ({ name, kind: 'imap', host: 'imap.example.com', port: 1, tls: 'none', username: name, password: 'pw', enabled: false });
+    const mailbox = (name: string) => ({
+      name,
+      kind: 'imap',
+      host: 'imap.example.com',
+      port: 1,
+      tls: 'none',
+      username: name,
+      password: 'pw',
+      enabled: false,
+    });
     const a = (await desk.api('POST', '/mailboxes', mailbox('Mailbox A'))).body.id as string;
     const b = (await desk.api('POST', '/mailboxes', mailbox('Mailbox B'))).body.id as string;
     const { page, context, errors } = await openDesk(browser, desk.url, { path: `/#/mailboxes/${a}` });
@@ -129,8 +138,15 @@ describe('a page forgets the last subject’s dialogs and drafts', () => {
   });
 
   it('the history of a claimed item speaks in words and local times, not columns and ISO instants', async () => {
-    expect((await desk.api('POST', '/work', { type: 'history_words', description: 'Claimed for its history' })).status).toBe(201);
-    const claimed = await desk.api('POST', '/work/claim', { agent: 'bot-1', types: ['history_words'], lease_s: 120 }, 'bot-1');
+    expect(
+      (await desk.api('POST', '/work', { type: 'history_words', description: 'Claimed for its history' })).status,
+    ).toBe(201);
+    const claimed = await desk.api(
+      'POST',
+      '/work/claim',
+      { agent: 'bot-1', types: ['history_words'], lease_s: 120 },
+      'bot-1',
+    );
     expect(claimed.status).toBe(200);
     const { page, context } = await openDesk(browser, desk.url, { path: `/#/items/${claimed.body.id}` });
     const history = page.getByRole('list', { name: 'Timeline, oldest first' });

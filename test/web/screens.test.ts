@@ -12,19 +12,58 @@ let itemId: string;
 
 beforeAll(async () => {
   [desk, browser] = await Promise.all([startDesk(), launchBrowser()]);
-  const payments = (await desk.api('POST', '/projects', { name: 'Payments', external_ref: 'https://github.com/acme/payments' })).body.id;
+  const payments = (
+    await desk.api('POST', '/projects', { name: 'Payments', external_ref: 'https://github.com/acme/payments' })
+  ).body.id;
   const infra = (await desk.api('POST', '/projects', { name: 'Infrastructure', external_ref: 'JIRA-INFRA' })).body.id;
   const work = [
-    { type: 'code_review', description: 'Review PR #812: idempotency keys for card charges', priority: 2, agent: 'claude-2', project_id: payments },
-    { type: 'bug_fix', description: 'Double charge when the card network times out and the client retries', priority: 1, agent: 'codex-7', project_id: payments },
-    { type: 'infra_setup', description: 'Provision the staging PostgreSQL 17 cluster with PITR', priority: 3, agent: 'ops-bot', project_id: infra },
-    { type: 'bug_fix', description: 'Flaky test: refunds.spec.ts fails one run in twenty', priority: 4, project_id: payments },
+    {
+      type: 'code_review',
+      description: 'Review PR #812: idempotency keys for card charges',
+      priority: 2,
+      agent: 'claude-2',
+      project_id: payments,
+    },
+    {
+      type: 'bug_fix',
+      description: 'Double charge when the card network times out and the client retries',
+      priority: 1,
+      agent: 'codex-7',
+      project_id: payments,
+    },
+    {
+      type: 'infra_setup',
+      description: 'Provision the staging PostgreSQL 17 cluster with PITR',
+      priority: 3,
+      agent: 'ops-bot',
+      project_id: infra,
+    },
+    {
+      type: 'bug_fix',
+      description: 'Flaky test: refunds.spec.ts fails one run in twenty',
+      priority: 4,
+      project_id: payments,
+    },
     { type: 'email_task', description: 'Approve the Q3 budget by Friday', priority: 1 },
-    { type: 'code_review', description: 'Review PR #815: rotate webhook secrets', priority: 3, agent: 'claude-2', project_id: payments },
-    { type: 'infra_setup', description: 'Move DNS for status.acme.example to the new provider', priority: 5, project_id: infra },
+    {
+      type: 'code_review',
+      description: 'Review PR #815: rotate webhook secrets',
+      priority: 3,
+      agent: 'claude-2',
+      project_id: payments,
+    },
+    {
+      type: 'infra_setup',
+      description: 'Move DNS for status.acme.example to the new provider',
+      priority: 5,
+      project_id: infra,
+    },
   ];
   const ids: string[] = [];
-  for (const w of work) ids.push((await desk.api('POST', '/work', { ...w, payload: { source: 'screens test', n: ids.length } }, 'lead')).body.id);
+  for (const w of work)
+    ids.push(
+      (await desk.api('POST', '/work', { ...w, payload: { source: 'screens test', n: ids.length } }, 'lead')).body.id,
+    );
   await desk.api('PATCH', `/work/${ids[1]}`, { status: 'in_progress', notes: 'Reproduced with a 30 s network delay.' });
   await desk.api('PATCH', `/work/${ids[2]}`, { status: 'in_progress' });
   await desk.api('PATCH', `/work/${ids[2]}`, { status: 'blocked', notes: 'Waiting for the VPC quota increase.' });
@@ -43,7 +82,10 @@ afterAll(async () => {
 
 async function settle(page: Page) {
   await page.waitForLoadState('networkidle').catch(() => undefined);
-  await page.locator('[aria-busy="true"]').waitFor({ state: 'detached', timeout: 5_000 }).catch(() => undefined);
+  await page
+    .locator('[aria-busy="true"]')
+    .waitFor({ state: 'detached', timeout: 5_000 })
+    .catch(() => undefined);
 }
 
 describe('screenshots of the main screens', () => {
@@ -87,7 +129,9 @@ describe('screenshots of the main screens', () => {
       for (const path of ['/#/', `/#/items/${itemId}`, '/#/new', '/#/agents', '/#/projects', '/#/classify']) {
         await page.goto(desk.url + path);
         await settle(page);
-        const overflow = await page.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth');
+        const overflow = await page.evaluate(
+          'document.documentElement.scrollWidth - document.documentElement.clientWidth',
+        );
         expect(overflow, path).toBe(0);
       }
       expect(errors).toEqual([]);

@@ -20,7 +20,10 @@ const requested: string[] = [];
 async function admin<T = any>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T }> {
   const res = await fetch(desk.url + path, {
     method,
-    headers: { authorization: `Bearer ${ADMIN_SECRET}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    headers: {
+      authorization: `Bearer ${ADMIN_SECRET}`,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
     body: body === undefined ? null : JSON.stringify(body),
   });
   const text = await res.text();
@@ -38,7 +41,12 @@ async function item(description: string, agent?: string): Promise<string> {
 }
 
 async function openSignedOut(): Promise<{ context: BrowserContext; page: Page; errors: string[] }> {
-  const context = await browser.newContext({ baseURL: desk.url, viewport: { width: 1366, height: 860 }, locale: 'en-GB', timezoneId: 'UTC' });
+  const context = await browser.newContext({
+    baseURL: desk.url,
+    viewport: { width: 1366, height: 860 },
+    locale: 'en-GB',
+    timezoneId: 'UTC',
+  });
   context.setDefaultTimeout(10_000);
   context.on('request', (request) => requested.push(request.url()));
   const page = await context.newPage();
@@ -157,7 +165,17 @@ describe('signing in to the desk', () => {
     const { page, context } = await openSignedOut();
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: desk.url });
     await signIn(page, ADMIN_SECRET);
-    expect(await navLinks(page)).toEqual(['Dashboard', 'Needs you', 'Board', 'Submit', 'Agents', 'Projects', 'Classify', 'Mailboxes', 'Tokens']);
+    expect(await navLinks(page)).toEqual([
+      'Dashboard',
+      'Needs you',
+      'Board',
+      'Submit',
+      'Agents',
+      'Projects',
+      'Classify',
+      'Mailboxes',
+      'Tokens',
+    ]);
     await page.getByRole('link', { name: 'Tokens' }).click();
     const form = page.getByRole('form', { name: 'New token' });
     await form.getByLabel('Name').fill('night-shift');
@@ -174,13 +192,27 @@ describe('signing in to the desk', () => {
 
     // Ready-to-paste MCP configurations for the new token, and both work as pasted.
     const http = JSON.parse(await page.getByTestId('mcp-http').innerText());
-    expect(http).toEqual({ mcpServers: { agentdesk: { type: 'http', url: `${desk.url}/mcp`, headers: { Authorization: `Bearer ${secret}` } } } });
+    expect(http).toEqual({
+      mcpServers: {
+        agentdesk: { type: 'http', url: `${desk.url}/mcp`, headers: { Authorization: `Bearer ${secret}` } },
+      },
+    });
     const stdio = JSON.parse(await page.getByTestId('mcp-stdio').innerText()).mcpServers.agentdesk;
-    expect(stdio).toEqual({ command: process.execPath, args: [expect.stringMatching(/^\/.+\/dist\/src\/cli\/main\.js$/), 'mcp'], env: { AGENTDESK_URL: desk.url, AGENTDESK_TOKEN: secret } });
+    expect(stdio).toEqual({
+      command: process.execPath,
+      args: [expect.stringMatching(/^\/.+\/dist\/src\/cli\/main\.js$/), 'mcp'],
+      env: { AGENTDESK_URL: desk.url, AGENTDESK_TOKEN: secret },
+    });
     const overHttp = new Client({ name: 'tokens-page-http', version: '1.0.0' });
-    await overHttp.connect(new StreamableHTTPClientTransport(new URL(http.mcpServers.agentdesk.url), { requestInit: { headers: http.mcpServers.agentdesk.headers } }));
+    await overHttp.connect(
+      new StreamableHTTPClientTransport(new URL(http.mcpServers.agentdesk.url), {
+        requestInit: { headers: http.mcpServers.agentdesk.headers },
+      }),
+    );
     const overStdio = new Client({ name: 'tokens-page-stdio', version: '1.0.0' });
-    await overStdio.connect(new StdioClientTransport({ command: stdio.command, args: stdio.args, env: stdio.env, stderr: 'pipe' }));
+    await overStdio.connect(
+      new StdioClientTransport({ command: stdio.command, args: stdio.args, env: stdio.env, stderr: 'pipe' }),
+    );
     for (const client of [overHttp, overStdio]) {
       const tools = (await client.listTools()).tools.map((tool) => tool.name);
       expect(tools).toContain('claim_next_work');
@@ -188,7 +220,8 @@ describe('signing in to the desk', () => {
     }
     await screenshot(page, 'auth-tokens-created');
 
-    const use = () => fetch(`${desk.url}/work/counts`, { headers: { authorization: `Bearer ${secret}` } }).then((r) => r.status);
+    const use = () =>
+      fetch(`${desk.url}/work/counts`, { headers: { authorization: `Bearer ${secret}` } }).then((r) => r.status);
     expect(await use()).toBe(200);
     const row = page.getByRole('row').filter({ hasText: 'night-shift' });
     await eventually(() => row.innerText()).toContain('owl');

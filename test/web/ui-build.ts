@@ -38,7 +38,10 @@ async function acquireLock(): Promise<void> {
       await mkdir(LOCK);
       return;
     } catch {
-      const age = await stat(LOCK).then((s) => Date.now() - s.mtimeMs, () => 0);
+      const age = await stat(LOCK).then(
+        (s) => Date.now() - s.mtimeMs,
+        () => 0,
+      );
       if (age > LOCK_STALE_MS) await rmdir(LOCK).catch(() => undefined);
       await new Promise((r) => setTimeout(r, 200));
     }
@@ -60,7 +63,17 @@ export async function ensureUiBuilt(): Promise<string> {
       const vite = join(repoRoot, 'node_modules', 'vite', 'bin', 'vite.js');
       await run(
         process.execPath,
-        [vite, 'build', '--config', join(webRoot, 'vite.config.ts'), '--outDir', fresh, '--emptyOutDir', '--logLevel', 'warn'],
+        [
+          vite,
+          'build',
+          '--config',
+          join(webRoot, 'vite.config.ts'),
+          '--outDir',
+          fresh,
+          '--emptyOutDir',
+          '--logLevel',
+          'warn',
+        ],
         { cwd: repoRoot, timeout: 120_000 },
       );
       await rename(WEB_DIST, stale).catch(() => undefined);

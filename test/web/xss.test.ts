@@ -46,7 +46,9 @@ describe('text from the API is only ever text', () => {
     const heading = page.getByRole('heading', { level: 1 });
     await eventually(() => heading.innerText()).toBe(IMG);
     expect(await page.locator('p.notes').innerText()).toBe(SCRIPT);
-    expect(await page.locator('pre.payload').innerText()).toContain('"html": "<img src=x onerror=\\"window.__xss=1\\">"');
+    expect(await page.locator('pre.payload').innerText()).toContain(
+      '"html": "<img src=x onerror=\\"window.__xss=1\\">"',
+    );
     expect(await page.locator('main img, main script, main b').count()).toBe(0);
     await screenshot(page, 'xss-item-laptop');
 
@@ -72,17 +74,33 @@ describe('text from the API is only ever text', () => {
     const claimed = await desk.api('POST', '/work/claim', { agent: 'bot-x', types: [type] }, 'bot-x');
     const id = claimed.body.id as string;
     const body = `${IMG} ${SCRIPT} [docs](javascript:alert(5)) javascript:alert(6) data:text/html,${MARK} <a href="https://evil.example">x</a> https://example.com/ok‮gnp.exe`;
-    expect((await desk.api('POST', `/work/${id}/comments`, { body, links: [{ url: 'https://example.com/a', title: IMG }] }, 'bot-x')).status).toBe(201);
+    expect(
+      (
+        await desk.api(
+          'POST',
+          `/work/${id}/comments`,
+          { body, links: [{ url: 'https://example.com/a', title: IMG }] },
+          'bot-x',
+        )
+      ).status,
+    ).toBe(201);
     // The service refuses a javascript: link outright.
-    expect((await desk.api('POST', `/work/${id}/comments`, { body: 'x', links: [{ url: 'javascript:alert(7)' }] }, 'bot-x')).status).toBe(422);
-    expect((await desk.api('POST', `/work/${id}/questions`, { question: MARK, options: [IMG, SCRIPT] }, 'bot-x')).status).toBe(201);
+    expect(
+      (await desk.api('POST', `/work/${id}/comments`, { body: 'x', links: [{ url: 'javascript:alert(7)' }] }, 'bot-x'))
+        .status,
+    ).toBe(422);
+    expect(
+      (await desk.api('POST', `/work/${id}/questions`, { question: MARK, options: [IMG, SCRIPT] }, 'bot-x')).status,
+    ).toBe(201);
 
     const { page, context, dialogs, errors } = await openDesk(browser, desk.url, { path: `/#/items/${id}` });
     const comment = page.locator('li[data-comment-kind="note"]');
     await comment.waitFor();
     // The body reads as typed, with the override made visible.
     expect(await comment.locator('.comment-body').innerText()).toBe(body.replace('\u202E', '\u2039U+202E\u203a'));
-    const hrefs = await page.locator('main a[target="_blank"]').evaluateAll((as) => as.map((a) => a.getAttribute('href')));
+    const hrefs = await page
+      .locator('main a[target="_blank"]')
+      .evaluateAll((as) => as.map((a) => a.getAttribute('href')));
     // An address written out in full is a link whatever surrounds it; one stops at a bidi override.
     expect(hrefs).toEqual(['https://evil.example', 'https://example.com/ok', 'https://example.com/a']);
     expect(await comment.getByRole('link', { name: IMG }).count()).toBe(1);
@@ -91,7 +109,10 @@ describe('text from the API is only ever text', () => {
     expect(await question.getByRole('button').allInnerTexts()).toEqual([IMG, SCRIPT]);
     expect(await page.locator('main img, main script, a[href^="javascript:"], a[href^="data:"]').count()).toBe(0);
 
-    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: /Needs you/ }).click();
+    await page
+      .getByRole('navigation', { name: 'Main' })
+      .getByRole('link', { name: /Needs you/ })
+      .click();
     const entry = page.locator('li.needs-entry').filter({ hasText: 'Talked about' });
     await eventually(() => entry.innerText()).toContain(MARK);
     expect(await page.locator('main img, main script').count()).toBe(0);

@@ -21,7 +21,8 @@ describe.each(await storesUnderTest())('POST /work/claim with finish on %s', (ki
   };
   const claim = (body: Record<string, unknown>) => call(t.app, 'POST', '/work/claim', body);
   const get = async (id: string) => (await call(t.app, 'GET', `/work/${id}`)).body;
-  const history = async (id: string) => (await call(t.app, 'GET', `/work/${id}/history`)).body as { actor: string; action: string }[];
+  const history = async (id: string) =>
+    (await call(t.app, 'GET', `/work/${id}/history`)).body as { actor: string; action: string }[];
 
   it('completes the last item and claims the next in one request', async () => {
     const type = 'finish_next';
@@ -30,7 +31,11 @@ describe.each(await storesUnderTest())('POST /work/claim with finish on %s', (ki
     const held = await claim({ agent: 'fin-a', types: [type] });
     expect(held.body.id).toBe(first.id);
 
-    const next = await claim({ agent: 'fin-a', types: [type], finish: { id: first.id, status: 'completed', notes: 'done' } });
+    const next = await claim({
+      agent: 'fin-a',
+      types: [type],
+      finish: { id: first.id, status: 'completed', notes: 'done' },
+    });
     expect(next.status, next.text).toBe(200);
     expect(next.body).toMatchObject({ id: second.id, status: 'in_progress', assigned_agent: 'fin-a' });
     expect(next.headers.etag).toBe(`"${next.body.version}"`);
@@ -64,18 +69,30 @@ describe.each(await storesUnderTest())('POST /work/claim with finish on %s', (ki
     expect(notHolder.status).toBe(409);
     expect(notHolder.headers['content-type']).toMatch(/^application\/problem\+json/);
     // An item that does not exist: 404.
-    const unknown = await claim({ agent: 'fin-c', types: [type], finish: { id: '00000000-0000-4000-8000-000000000000', status: 'completed' } });
+    const unknown = await claim({
+      agent: 'fin-c',
+      types: [type],
+      finish: { id: '00000000-0000-4000-8000-000000000000', status: 'completed' },
+    });
     expect(unknown.status).toBe(404);
     expect(unknown.headers['content-type']).toMatch(/^application\/problem\+json/);
     // At another version than the one named: 412, as an If-Match.
     const current = await get(mine.id);
-    const stale = await claim({ agent: 'fin-c', types: [type], finish: { id: mine.id, status: 'completed', version: current.version - 1 } });
+    const stale = await claim({
+      agent: 'fin-c',
+      types: [type],
+      finish: { id: mine.id, status: 'completed', version: current.version - 1 },
+    });
     expect(stale.status).toBe(412);
     expect(await get(mine.id)).toMatchObject({ status: 'in_progress', version: current.version });
     expect(await get(waiting.id)).toMatchObject({ status: 'queued', assigned_agent: null });
 
     // At the version named, it goes through.
-    const next = await claim({ agent: 'fin-c', types: [type], finish: { id: mine.id, status: 'completed', version: current.version } });
+    const next = await claim({
+      agent: 'fin-c',
+      types: [type],
+      finish: { id: mine.id, status: 'completed', version: current.version },
+    });
     expect(next.body.id).toBe(waiting.id);
     expect((await get(mine.id)).status).toBe('completed');
   });
@@ -84,9 +101,18 @@ describe.each(await storesUnderTest())('POST /work/claim with finish on %s', (ki
     const bad = [
       { finish: { id: 'not-a-uuid', status: 'completed' }, field: /finish\/id|finish\.id/ },
       { finish: { status: 'completed' }, field: /finish/ },
-      { finish: { id: '00000000-0000-4000-8000-000000000000', status: 'queued' }, field: /finish\/status|finish\.status/ },
-      { finish: { id: '00000000-0000-4000-8000-000000000000', status: 'completed', outcome: 'success' }, field: /finish/ },
-      { finish: { id: '00000000-0000-4000-8000-000000000000', status: 'completed', version: 0 }, field: /finish\/version|finish\.version/ },
+      {
+        finish: { id: '00000000-0000-4000-8000-000000000000', status: 'queued' },
+        field: /finish\/status|finish\.status/,
+      },
+      {
+        finish: { id: '00000000-0000-4000-8000-000000000000', status: 'completed', outcome: 'success' },
+        field: /finish/,
+      },
+      {
+        finish: { id: '00000000-0000-4000-8000-000000000000', status: 'completed', version: 0 },
+        field: /finish\/version|finish\.version/,
+      },
     ];
     for (const { finish, field } of bad) {
       const response = await claim({ agent: 'fin-e', finish });

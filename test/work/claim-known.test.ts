@@ -40,14 +40,42 @@ describe.each(await storesUnderTest())('claims of items this process wrote, on %
   const item = (type: string, priority = 3): WorkItemRow => {
     const at = new Date().toISOString();
     return {
-      id: randomUUID(), type, description: 'd', priority, status: 'queued', assigned_agent: null, created_by: 'tester',
-      created_at: at, updated_at: at, completed_at: null, outcome: null, notes: null, payload: null, project_id: null,
-      version: 1, attempts: 0, max_attempts: 3, retry_delay_s: 30, run_after: null, lease_expires_at: null, lease_s: null,
-      comment_count: 0, review_required: null, parent_id: null, waiting_on: 0, link_version: 0, container: 0,
+      id: randomUUID(),
+      type,
+      description: 'd',
+      priority,
+      status: 'queued',
+      assigned_agent: null,
+      created_by: 'tester',
+      created_at: at,
+      updated_at: at,
+      completed_at: null,
+      outcome: null,
+      notes: null,
+      payload: null,
+      project_id: null,
+      version: 1,
+      attempts: 0,
+      max_attempts: 3,
+      retry_delay_s: 30,
+      run_after: null,
+      lease_expires_at: null,
+      lease_s: null,
+      comment_count: 0,
+      review_required: null,
+      parent_id: null,
+      waiting_on: 0,
+      link_version: 0,
+      container: 0,
     };
   };
   const create = (on: WorkStore, row: WorkItemRow) =>
-    on.createWorkItem(row, null, { type: 'work.created', data: '{}', at: row.created_at }, { at: row.created_at, actor: 'tester', role: 'admin', action: 'created', changes: '{}' });
+    on.createWorkItem(
+      row,
+      null,
+      { type: 'work.created', data: '{}', at: row.created_at },
+      { at: row.created_at, actor: 'tester', role: 'admin', action: 'created', changes: '{}' },
+    );
   /** Starts a long poll and returns once it waits (wrapped: an async function would await it). */
   const waitFor = async (agent: string, type: string) => {
     const before = claims.waiting();
@@ -63,10 +91,20 @@ describe.each(await storesUnderTest())('claims of items this process wrote, on %
     const row = item(type);
     await create(store, row);
     const claimed = await waiting.answer;
-    expect(claimed).toMatchObject({ id: row.id, status: 'in_progress', assigned_agent: 'k-1', attempts: 1, version: 2 });
+    expect(claimed).toMatchObject({
+      id: row.id,
+      status: 'in_progress',
+      assigned_agent: 'k-1',
+      attempts: 1,
+      version: 2,
+    });
     expect(claimed!.dispatch_log).toEqual([expect.objectContaining({ agent: 'k-1', completed_at: null })]);
     expect(claims.reads()).toBe(reads);
-    expect(await store.findWorkItem(row.id)).toMatchObject({ status: 'in_progress', assigned_agent: 'k-1', version: 2 });
+    expect(await store.findWorkItem(row.id)).toMatchObject({
+      status: 'in_progress',
+      assigned_agent: 'k-1',
+      version: 2,
+    });
   });
 
   it('several new items at once: the most urgent to the oldest waiter', async () => {
@@ -76,7 +114,14 @@ describe.each(await storesUnderTest())('claims of items this process wrote, on %
     const later = item(type, 5);
     const urgent = { ...item(type, 1), created_at: later.created_at, updated_at: later.updated_at };
     await store.transaction(async (tx) => {
-      await tx.createWorkItems([later, urgent].map((row) => ({ row, dispatch: null, event: { type: 'work.created', data: '{}', at: row.created_at }, history: { at: row.created_at, actor: 'tester', role: 'admin', action: 'created', changes: '{}' } })));
+      await tx.createWorkItems(
+        [later, urgent].map((row) => ({
+          row,
+          dispatch: null,
+          event: { type: 'work.created', data: '{}', at: row.created_at },
+          history: { at: row.created_at, actor: 'tester', role: 'admin', action: 'created', changes: '{}' },
+        })),
+      );
     });
     expect((await older.answer)!.id).toBe(urgent.id);
     expect((await newer.answer)!.id).toBe(later.id);
@@ -91,7 +136,10 @@ describe.each(await storesUnderTest())('claims of items this process wrote, on %
     expect((await claims.claim({ agent: 'k-fast', types: [type] }, actor))!.id).toBe(row.id);
     const reads = claims.reads();
     // The news of it arrives late, with the row as it was written.
-    claims.publishClaimable({ ready: [{ type, project_id: null, agent: null, count: 1, known: [{ row, dispatches: [] }] }], due_at: null });
+    claims.publishClaimable({
+      ready: [{ type, project_id: null, agent: null, count: 1, known: [{ row, dispatches: [] }] }],
+      due_at: null,
+    });
     await expect.poll(() => claims.reads(), { timeout: 20_000 }).toBe(reads + 1);
     expect(claims.waiting()).toBeGreaterThanOrEqual(1);
     // Still waiting: the next item is its.

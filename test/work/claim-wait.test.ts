@@ -23,7 +23,8 @@ describe('waitMs', () => {
     expect(Math.max(...ends)).toBeLessThanOrEqual(30_000);
     // No more than a fifth of them in any one 300 ms slice.
     const slices = new Map<number, number>();
-    for (const end of ends) slices.set(Math.floor((end - 27_000) / 300), (slices.get(Math.floor((end - 27_000) / 300)) ?? 0) + 1);
+    for (const end of ends)
+      slices.set(Math.floor((end - 27_000) / 300), (slices.get(Math.floor((end - 27_000) / 300)) ?? 0) + 1);
     expect(Math.max(...slices.values())).toBeLessThan(200);
   });
 });

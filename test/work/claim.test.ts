@@ -29,7 +29,10 @@ describe.each(await storesUnderTest())('POST /work/claim on %s', (kind) => {
   };
   const claim = (body: Record<string, unknown>) => call(t.app, 'POST', '/work/claim', body);
   /** The long polls waiting in the service, as its /metrics reports them. */
-  const waitingClaims = async () => parsePrometheus((await t.app.inject({ method: 'GET', url: '/metrics' })).body).value('agentdesk_work_claims_waiting');
+  const waitingClaims = async () =>
+    parsePrometheus((await t.app.inject({ method: 'GET', url: '/metrics' })).body).value(
+      'agentdesk_work_claims_waiting',
+    );
   /** Claims until the queue of `type` is empty, so each test starts from nothing claimable. */
   const drain = async (type: string) => {
     while ((await claim({ agent: 'drainer', types: [type] })).status === 200);
@@ -61,7 +64,13 @@ describe.each(await storesUnderTest())('POST /work/claim on %s', (kind) => {
     expect(response.status).toBe(200);
     expect(response.headers.etag).toBe(`"${response.body.version}"`);
     const claimed = response.body;
-    expect(claimed).toMatchObject({ id: item.id, status: 'in_progress', assigned_agent: 'bo', attempts: 1, version: 2 });
+    expect(claimed).toMatchObject({
+      id: item.id,
+      status: 'in_progress',
+      assigned_agent: 'bo',
+      attempts: 1,
+      version: 2,
+    });
     const lease = Date.parse(claimed.lease_expires_at);
     expect(lease).toBeGreaterThanOrEqual(before + 119_000);
     expect(lease).toBeLessThanOrEqual(clock.now().getTime() + 121_000);
@@ -94,7 +103,9 @@ describe.each(await storesUnderTest())('POST /work/claim on %s', (kind) => {
     const taken = await claim({ agent: 'cy', types: ['reclaim_test'] });
     expect(taken.body).toMatchObject({ id: handed.id, status: 'in_progress', attempts: 1 });
     const history = await call(t.app, 'GET', `/work/${item.id}/history`);
-    expect(history.body.filter((entry: any) => entry.action === 'claimed').map((entry: any) => entry.changes.attempts)).toEqual([
+    expect(
+      history.body.filter((entry: any) => entry.action === 'claimed').map((entry: any) => entry.changes.attempts),
+    ).toEqual([
       { from: 0, to: 1 },
       { from: 1, to: 1 },
       { from: 1, to: 1 },
@@ -285,7 +296,9 @@ describe.each(await storesUnderTest())('POST /work/claim on %s', (kind) => {
       await call(t.app, 'PATCH', `/work/${mine.id}`, { status: 'in_progress', agent: 'kim' });
       await call(t.app, 'DELETE', `/work/${other.id}`);
       const events = await stream.waitFor((all) => all.some((event) => event.event === 'work.deleted'));
-      const seen = events.filter((event) => event.event.startsWith('work.')).map((event) => [event.event, JSON.parse(event.data).id]);
+      const seen = events
+        .filter((event) => event.event.startsWith('work.'))
+        .map((event) => [event.event, JSON.parse(event.data).id]);
       expect(seen).toEqual([
         ['work.created', mine.id],
         ['work.updated', mine.id],

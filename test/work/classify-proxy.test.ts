@@ -97,7 +97,11 @@ describe.each(await storesUnderTest())('POST /ui-api/classify outlives the class
   });
 
   it('waits out a duplicate in flight on another instance, then the classification', async () => {
-    const email = { email_data: { subject: 'Slow twin', body: 'Could you review the contract?' }, id: `relay-${Date.now()}`, conversationId: null };
+    const email = {
+      email_data: { subject: 'Slow twin', body: 'Could you review the contract?' },
+      id: `relay-${Date.now()}`,
+      conversationId: null,
+    };
     const held = createLatch();
     fake.script({ kind: 'held', latch: held, then: { kind: 'answer' } });
     const slow = call(classifiers[0]!, 'POST', '/classify', email);
@@ -105,7 +109,10 @@ describe.each(await storesUnderTest())('POST /ui-api/classify outlives the class
     try {
       const relayed = await call(work.app, 'POST', '/ui-api/classify', email);
       expect(relayed.status).toBe(200);
-      expect(relayed.body).toMatchObject({ category: 'action_required', dedupe: { status: 'duplicate', matched_on: 'id' } });
+      expect(relayed.body).toMatchObject({
+        category: 'action_required',
+        dedupe: { status: 'duplicate', matched_on: 'id' },
+      });
     } finally {
       held.open();
       await slow;

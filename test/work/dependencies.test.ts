@@ -27,7 +27,8 @@ describe.each(await storesUnderTest())('dependencies on %s', (kind) => {
     expect(response.status, response.text).toBe(201);
     return response.body as { id: string; version: number; waiting_on: number; parent_id: string | null };
   };
-  const refusedSubmit = async (body: Record<string, unknown>) => call(t.app, 'POST', '/work', { type: 'deps', description: 'a step', ...body });
+  const refusedSubmit = async (body: Record<string, unknown>) =>
+    call(t.app, 'POST', '/work', { type: 'deps', description: 'a step', ...body });
   const get = async (id: string) => (await call(t.app, 'GET', `/work/${id}`)).body;
   /** The bodies of an item's comments by the desk (a failed dependency's note is one). */
   const deskNotes = async (id: string): Promise<string[]> =>
@@ -69,14 +70,18 @@ describe.each(await storesUnderTest())('dependencies on %s', (kind) => {
     detail = await get(c.id);
     expect(detail.waiting_on).toBe(0);
     expect(detail.blocked_by).toEqual([]);
-    expect((await call(t.app, 'GET', `/work?type=${type}&ready=true`)).body.map((i: { id: string }) => i.id)).toEqual([c.id]);
-    expect((await call(t.app, 'GET', `/work?type=${type}&ready=false`)).body.map((i: { id: string }) => i.id).sort()).toEqual([a.id, b.id].sort());
+    expect((await call(t.app, 'GET', `/work?type=${type}&ready=true`)).body.map((i: { id: string }) => i.id)).toEqual([
+      c.id,
+    ]);
+    expect(
+      (await call(t.app, 'GET', `/work?type=${type}&ready=false`)).body.map((i: { id: string }) => i.id).sort(),
+    ).toEqual([a.id, b.id].sort());
     const third = await claim(type);
     expect(third.status).toBe(200);
     expect(third.body.id).toBe(c.id);
   });
 
-  it('a dependent that becomes ready gets its work.updated event, in the completion\'s commit', async () => {
+  it("a dependent that becomes ready gets its work.updated event, in the completion's commit", async () => {
     const type = `event-${kind}`;
     const a = await submit({ type });
     const b = await submit({ type, depends_on: [a.id] });
@@ -86,7 +91,13 @@ describe.each(await storesUnderTest())('dependencies on %s', (kind) => {
       await complete(a.id);
       const events = await stream.waitFor((all) => all.some((e) => JSON.parse(e.data).id === b.id));
       const ready = JSON.parse(events.find((e) => JSON.parse(e.data).id === b.id)!.data);
-      expect(ready).toMatchObject({ id: b.id, status: 'queued', waiting_on: 0, version: b.version + 1, actor: { name: 'agentdesk', role: 'system' } });
+      expect(ready).toMatchObject({
+        id: b.id,
+        status: 'queued',
+        waiting_on: 0,
+        version: b.version + 1,
+        actor: { name: 'agentdesk', role: 'system' },
+      });
       expect(events.find((e) => JSON.parse(e.data).id === b.id)!.event).toBe('work.updated');
       expect((await get(b.id)).version).toBe(ready.version);
     } finally {
@@ -223,7 +234,14 @@ describe.each(await storesUnderTest())('dependencies on %s', (kind) => {
     for (let i = 0; i < 3; i += 1) kids.push(await submit({ type: `kid-${kind}`, parent_id: parent.id }));
     expect((await claim(`kid-${kind}`)).status).toBe(200);
     await patch(kids[2]!.id, { status: 'cancelled', outcome: 'cancelled' });
-    expect((await get(parent.id)).children).toEqual({ total: 3, queued: 1, active: 1, completed: 0, failed: 0, cancelled: 1 });
+    expect((await get(parent.id)).children).toEqual({
+      total: 3,
+      queued: 1,
+      active: 1,
+      completed: 0,
+      failed: 0,
+      cancelled: 1,
+    });
     const listed = await call(t.app, 'GET', `/work?parent_id=${parent.id}`);
     expect(listed.body.map((i: { id: string }) => i.id).sort()).toEqual(kids.map((k) => k.id).sort());
     expect(listed.body[0].parent_id).toBe(parent.id);
@@ -244,7 +262,15 @@ describe.each(await storesUnderTest())('dependencies on %s', (kind) => {
     const tally = async (query: string) => {
       const listed = await call(t.app, 'GET', `/work?${query}&limit=1000`);
       expect(listed.status, listed.text).toBe(200);
-      const counts: Record<string, number> = { queued: 0, dispatched: 0, in_progress: 0, blocked: 0, completed: 0, failed: 0, cancelled: 0 };
+      const counts: Record<string, number> = {
+        queued: 0,
+        dispatched: 0,
+        in_progress: 0,
+        blocked: 0,
+        completed: 0,
+        failed: 0,
+        cancelled: 0,
+      };
       for (const item of listed.body as { status: string }[]) counts[item.status]! += 1;
       return counts;
     };
@@ -268,9 +294,17 @@ describe.each(await storesUnderTest())('dependencies on %s', (kind) => {
     const readyNow = await call(t.app, 'GET', `/work/counts?parent_id=${parent.id}&ready=true`);
     expect(readyNow.body).toMatchObject({ queued: 1, completed: 0 });
     expect(readyNow.body).toEqual(await tally(`parent_id=${parent.id}&ready=true`));
-    expect((await call(t.app, 'GET', `/work/counts?parent_id=${parent.id}&ready=false`)).body).toMatchObject({ queued: 1, completed: 1, dispatched: 1 });
+    expect((await call(t.app, 'GET', `/work/counts?parent_id=${parent.id}&ready=false`)).body).toMatchObject({
+      queued: 1,
+      completed: 1,
+      dispatched: 1,
+    });
 
-    for (const [query, field] of [['ready=yes', 'ready'], ['ready=', 'ready'], ['parent_id=abc', 'parent_id']] as const) {
+    for (const [query, field] of [
+      ['ready=yes', 'ready'],
+      ['ready=', 'ready'],
+      ['parent_id=abc', 'parent_id'],
+    ] as const) {
       const refused = await call(t.app, 'GET', `/work/counts?${query}`);
       expect(refused.status, query).toBe(422);
       expect(refused.body.errors.map((e: { field: string }) => e.field)).toContain(field);
@@ -310,7 +344,8 @@ describe.each(await storesUnderTest())('dependencies on %s', (kind) => {
         expect(claimedBy.has(id), `${id} claimed twice`).toBe(false);
         claimedBy.set(id, name);
         const index = ids.indexOf(id);
-        for (const dep of deps[index]!) expect(completedAt.has(ids[dep]!), `step ${index} claimed before step ${dep} completed`).toBe(true);
+        for (const dep of deps[index]!)
+          expect(completedAt.has(ids[dep]!), `step ${index} claimed before step ${dep} completed`).toBe(true);
         // Marked before the completion is sent: its dependents can only be claimed once it
         // committed, which is after this.
         tick += 1;

@@ -7,10 +7,22 @@ import type { HttpApp } from '../../src/shared/http/types.js';
 import { createHttpApp } from '../../src/shared/http/app.js';
 import { type EventHub, type EventHubOptions, createEventHub, registerEventRoutes } from '../../src/work/events/hub.js';
 import { createWorkStore } from '../../src/work/store/index.js';
-import { CSRF_PARAMETER, DOCUMENT_SECURITY, SECURITY_SCHEMES, documentCsrf, installAccessControl } from '../../src/auth/access-hook.js';
+import {
+  CSRF_PARAMETER,
+  DOCUMENT_SECURITY,
+  SECURITY_SCHEMES,
+  documentCsrf,
+  installAccessControl,
+} from '../../src/auth/access-hook.js';
 import { createAuthParts } from '../../src/auth/setup.js';
 import { captureLogs, testConfig } from '../support/apps.js';
-import { type StoreKind, type TestDatabase, createTestDatabase, openTestDatabase, storesUnderTest } from '../support/databases.js';
+import {
+  type StoreKind,
+  type TestDatabase,
+  createTestDatabase,
+  openTestDatabase,
+  storesUnderTest,
+} from '../support/databases.js';
 import { type SseClient, connectSse } from '../support/sse.js';
 
 // The event stream under conditions a happy client never meets: a database that fails the first
@@ -42,7 +54,12 @@ async function startStreamApp(kind: StoreKind, options: EventHubOptions = {}): P
     requests: config.requests,
     authenticated: (request) => request.principal !== null,
     installAccess: async (target) => void (await installAccessControl(target, auth.access)),
-    document: { securitySchemes: SECURITY_SCHEMES, security: DOCUMENT_SECURITY, parameters: { csrf: CSRF_PARAMETER }, finish: documentCsrf },
+    document: {
+      securitySchemes: SECURITY_SCHEMES,
+      security: DOCUMENT_SECURITY,
+      parameters: { csrf: CSRF_PARAMETER },
+      finish: documentCsrf,
+    },
     bodyLimit: 1024 * 1024,
     title: 't',
     description: 't',
@@ -249,7 +266,10 @@ describe.each(await storesUnderTest())('a client that stops reading for too long
       while (received.length < made.length && Date.now() < deadline) {
         const resumed = await connectSse(`${s.base}/events`, { 'last-event-id': lastId });
         await resumed
-          .waitFor((all) => received.length + all.length >= made.length || resumed.ended(), Math.max(1, deadline - Date.now()))
+          .waitFor(
+            (all) => received.length + all.length >= made.length || resumed.ended(),
+            Math.max(1, deadline - Date.now()),
+          )
           .catch(() => undefined);
         resumed.close();
         received.push(...resumed.events.map((e) => JSON.parse(e.data).id));

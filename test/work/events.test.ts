@@ -37,7 +37,11 @@ describe.each(await storesUnderTest())('GET /events on %s', (kind) => {
     expect(stream.status).toBe(200);
     const { body: project } = await call(t.app, 'POST', '/projects', { name: 'Events' });
     await call(t.app, 'PATCH', `/projects/${project.id}`, { external_ref: 'EV-1' });
-    const { body: item } = await call(t.app, 'POST', '/work', { type: 't', description: 'watch me', project_id: project.id });
+    const { body: item } = await call(t.app, 'POST', '/work', {
+      type: 't',
+      description: 'watch me',
+      project_id: project.id,
+    });
     await call(t.app, 'PATCH', `/work/${item.id}`, { agent: 'ann' });
     await call(t.app, 'DELETE', `/work/${item.id}`);
 
@@ -63,7 +67,9 @@ describe.each(await storesUnderTest())('GET /events on %s', (kind) => {
     const stream = await open();
     const { body: item } = await call(t.app, 'POST', '/work', { type: 't', description: 'quiet' });
     await stream.waitFor((all) => all.length === 1);
-    expect((await call(t.app, 'PATCH', `/work/${item.id}`, { status: 'completed', outcome: 'success' })).status).toBe(409);
+    expect((await call(t.app, 'PATCH', `/work/${item.id}`, { status: 'completed', outcome: 'success' })).status).toBe(
+      409,
+    );
     expect((await call(t.app, 'PATCH', `/work/${item.id}`, { status: 'queued' })).status).toBe(200);
     await call(t.app, 'PATCH', `/work/${item.id}`, { notes: 'marker' });
     const events = await stream.waitFor((all) => all.length === 2);
@@ -108,95 +114,101 @@ describe.each(await storesUnderTest())('GET /events on %s', (kind) => {
   });
 });
 
-describe.each((await storesUnderTest()).filter((kind) => kind === 'postgres'))('events on %s when commits overtake each other', (kind) => {
-  let t: TestApp;
-  let base: string;
-  let slow: pg.Client;
-  let other: pg.Client;
-  const streams: SseClient[] = [];
-  const open = async () => {
-    const stream = await connectSse(`${base}/events`);
-    streams.push(stream);
-    // Subscribed, with its starting point read, before the test writes anything: the stream's
-    // first line names that point.
-    await expect.poll(() => stream.lastEventId()).not.toBeNull();
-    return stream;
-  };
-  const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+describe.each((await storesUnderTest()).filter((kind) => kind === 'postgres'))(
+  'events on %s when commits overtake each other',
+  (kind) => {
+    let t: TestApp;
+    let base: string;
+    let slow: pg.Client;
+    let other: pg.Client;
+    const streams: SseClient[] = [];
+    const open = async () => {
+      const stream = await connectSse(`${base}/events`);
+      streams.push(stream);
+      // Subscribed, with its starting point read, before the test writes anything: the stream's
+      // first line names that point.
+      await expect.poll(() => stream.lastEventId()).not.toBeNull();
+      return stream;
+    };
+    const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-  /** A transaction that takes an event id and holds it, uncommitted, as a stalled instance would. */
-  async function holdEventId(): Promise<number> {
-    await slow.query('BEGIN');
-    const held = await slow.query(
-      "INSERT INTO events (type, data, created_at) VALUES ('work.deleted', '{\"id\":\"held\"}', $1) RETURNING id",
-      [new Date().toISOString()],
-    );
-    return Number(held.rows[0].id);
-  }
+    /** A transaction that takes an event id and holds it, uncommitted, as a stalled instance would. */
+    async function holdEventId(): Promise<number> {
+      await slow.query('BEGIN');
+      const held = await slow.query(
+        'INSERT INTO events (type, data, created_at) VALUES (\'work.deleted\', \'{"id":"held"}\', $1) RETURNING id',
+        [new Date().toISOString()],
+      );
+      return Number(held.rows[0].id);
+    }
 
-  beforeAll(async () => {
-    t = await startWorkApp(kind);
-    base = await listen(t.app);
-    slow = new pg.Client({ connectionString: t.testDatabase.config.url });
-    other = new pg.Client({ connectionString: t.testDatabase.config.url });
-    await Promise.all([slow.connect(), other.connect()]);
-  });
-  afterAll(async () => {
-    for (const stream of streams) stream.close();
-    await slow.end();
-    await other.end();
-    await t.close();
-  });
+    beforeAll(async () => {
+      t = await startWorkApp(kind);
+      base = await listen(t.app);
+      slow = new pg.Client({ connectionString: t.testDatabase.config.url });
+      other = new pg.Client({ connectionString: t.testDatabase.config.url });
+      await Promise.all([slow.connect(), other.connect()]);
+    });
+    afterAll(async () => {
+      for (const stream of streams) stream.close();
+      await slow.end();
+      await other.end();
+      await t.close();
+    });
 
-  it('an event that commits after a later id is still delivered, and in id order', async () => {
-    const stream = await open();
-    const held = await holdEventId();
-    const { body: item } = await call(t.app, 'POST', '/work', { type: 't', description: 'overtaking' });
-    await sleep(300);
-    expect(stream.events).toEqual([]);
-    await slow.query('COMMIT');
-    const events = await stream.waitFor((all) => all.length >= 2, 3_000);
-    expect(events.map((e) => Number(e.id))).toEqual([held, held + 1]);
-    expect(JSON.parse(events[1]!.data).id).toBe(item.id);
-  });
+    it('an event that commits after a later id is still delivered, and in id order', async () => {
+      const stream = await open();
+      const held = await holdEventId();
+      const { body: item } = await call(t.app, 'POST', '/work', { type: 't', description: 'overtaking' });
+      await sleep(300);
+      expect(stream.events).toEqual([]);
+      await slow.query('COMMIT');
+      const events = await stream.waitFor((all) => all.length >= 2, 3_000);
+      expect(events.map((e) => Number(e.id))).toEqual([held, held + 1]);
+      expect(JSON.parse(events[1]!.data).id).toBe(item.id);
+    });
 
-  it('a later event stamped by a clock that runs behind does not make the stream skip the held one', async () => {
-    const stream = await open();
-    const held = await holdEventId();
-    // Another instance whose clock is a minute behind this one's commits the next event.
-    const lagging = new Date(Date.now() - 60_000).toISOString();
-    await other.query("INSERT INTO events (type, data, created_at) VALUES ('work.deleted', '{\"id\":\"lagging\"}', $1)", [lagging]);
-    await sleep(500);
-    expect(stream.events).toEqual([]);
-    await slow.query('COMMIT');
-    const events = await stream.waitFor((all) => all.length >= 2, 3_000);
-    expect(events.map((e) => Number(e.id))).toEqual([held, held + 1]);
-    expect(events.map((e) => JSON.parse(e.data).id)).toEqual(['held', 'lagging']);
-  });
+    it('a later event stamped by a clock that runs behind does not make the stream skip the held one', async () => {
+      const stream = await open();
+      const held = await holdEventId();
+      // Another instance whose clock is a minute behind this one's commits the next event.
+      const lagging = new Date(Date.now() - 60_000).toISOString();
+      await other.query(
+        'INSERT INTO events (type, data, created_at) VALUES (\'work.deleted\', \'{"id":"lagging"}\', $1)',
+        [lagging],
+      );
+      await sleep(500);
+      expect(stream.events).toEqual([]);
+      await slow.query('COMMIT');
+      const events = await stream.waitFor((all) => all.length >= 2, 3_000);
+      expect(events.map((e) => Number(e.id))).toEqual([held, held + 1]);
+      expect(events.map((e) => JSON.parse(e.data).id)).toEqual(['held', 'lagging']);
+    });
 
-  it('a transaction that stalls for 6 s before COMMIT still has its event delivered, first', async () => {
-    const stream = await open();
-    const held = await holdEventId();
-    const { body: item } = await call(t.app, 'POST', '/work', { type: 't', description: 'behind a stalled one' });
-    await sleep(6_000);
-    expect(stream.events).toEqual([]);
-    await slow.query('COMMIT');
-    const events = await stream.waitFor((all) => all.length >= 2, 3_000);
-    expect(events.map((e) => Number(e.id))).toEqual([held, held + 1]);
-    expect(JSON.parse(events[1]!.data).id).toBe(item.id);
-  }, 20_000);
+    it('a transaction that stalls for 6 s before COMMIT still has its event delivered, first', async () => {
+      const stream = await open();
+      const held = await holdEventId();
+      const { body: item } = await call(t.app, 'POST', '/work', { type: 't', description: 'behind a stalled one' });
+      await sleep(6_000);
+      expect(stream.events).toEqual([]);
+      await slow.query('COMMIT');
+      const events = await stream.waitFor((all) => all.length >= 2, 3_000);
+      expect(events.map((e) => Number(e.id))).toEqual([held, held + 1]);
+      expect(JSON.parse(events[1]!.data).id).toBe(item.id);
+    }, 20_000);
 
-  it('an id whose transaction rolled back holds the stream only until that transaction ends', async () => {
-    const stream = await open();
-    await holdEventId();
-    const { body: item } = await call(t.app, 'POST', '/work', { type: 't', description: 'after a rollback' });
-    await sleep(300);
-    expect(stream.events).toEqual([]);
-    await slow.query('ROLLBACK');
-    const [event] = await stream.waitFor((all) => all.length >= 1, 2_000);
-    expect(JSON.parse(event!.data).id).toBe(item.id);
-  });
-});
+    it('an id whose transaction rolled back holds the stream only until that transaction ends', async () => {
+      const stream = await open();
+      await holdEventId();
+      const { body: item } = await call(t.app, 'POST', '/work', { type: 't', description: 'after a rollback' });
+      await sleep(300);
+      expect(stream.events).toEqual([]);
+      await slow.query('ROLLBACK');
+      const [event] = await stream.waitFor((all) => all.length >= 1, 2_000);
+      expect(JSON.parse(event!.data).id).toBe(item.id);
+    });
+  },
+);
 
 describe.each(await storesUnderTest())('events purged from the log on %s', (kind) => {
   it('a client resuming from before the purge gets what is kept, at once', async () => {
@@ -219,21 +231,28 @@ describe.each(await storesUnderTest())('events purged from the log on %s', (kind
   });
 });
 
-describe.each((await storesUnderTest()).filter((kind) => kind === 'postgres'))('events across instances on %s', (kind) => {
-  it('an event made on one instance reaches the clients of another', async () => {
-    const a = await startWorkApp(kind);
-    const database = await openTestDatabase(a.testDatabase);
-    const b = await buildWorkApp({ config: testConfig(a.testDatabase), database, logger: captureLogs('warn').logger });
-    try {
-      const stream = await connectSse(`${await listen(a.app)}/events`);
-      const { body: item } = await call(b, 'POST', '/work', { type: 't', description: 'made on b' });
-      const events = await stream.waitFor((all) => all.length >= 1, 1_500);
-      expect(JSON.parse(events[0]!.data).id).toBe(item.id);
-      stream.close();
-    } finally {
-      await b.close();
-      await database.close();
-      await a.close();
-    }
-  });
-});
+describe.each((await storesUnderTest()).filter((kind) => kind === 'postgres'))(
+  'events across instances on %s',
+  (kind) => {
+    it('an event made on one instance reaches the clients of another', async () => {
+      const a = await startWorkApp(kind);
+      const database = await openTestDatabase(a.testDatabase);
+      const b = await buildWorkApp({
+        config: testConfig(a.testDatabase),
+        database,
+        logger: captureLogs('warn').logger,
+      });
+      try {
+        const stream = await connectSse(`${await listen(a.app)}/events`);
+        const { body: item } = await call(b, 'POST', '/work', { type: 't', description: 'made on b' });
+        const events = await stream.waitFor((all) => all.length >= 1, 1_500);
+        expect(JSON.parse(events[0]!.data).id).toBe(item.id);
+        stream.close();
+      } finally {
+        await b.close();
+        await database.close();
+        await a.close();
+      }
+    });
+  },
+);

@@ -25,7 +25,13 @@ describe.each(await storesUnderTest())('GET /work/{id}/history on %s', (kind) =>
   afterAll(() => t.close());
 
   it('lists creation, claim, heartbeat, moves, edits and lease expiry with actor and role, oldest first', async () => {
-    const created = await call(t.app, 'POST', '/work', { type: 'audited', description: 'watch me', retry_delay_s: 0 }, intake);
+    const created = await call(
+      t.app,
+      'POST',
+      '/work',
+      { type: 'audited', description: 'watch me', retry_delay_s: 0 },
+      intake,
+    );
     expect(created.status).toBe(201);
     const id = created.body.id;
     const claimed = await call(t.app, 'POST', '/work/claim', { agent: 'ann', types: ['audited'], lease_s: 60 }, agent);
@@ -61,14 +67,23 @@ describe.each(await storesUnderTest())('GET /work/{id}/history on %s', (kind) =>
     expect(beat.changes.lease_expires_at.from).toBe(claimed.body.lease_expires_at);
     expect(notes.changes.notes).toEqual({ from: null, to: 'looking into it' });
     expect(priority.changes.priority).toEqual({ from: 3, to: 1 });
-    expect(expired.changes).toMatchObject({ status: { from: 'in_progress', to: 'queued' }, assigned_agent: { from: 'ann', to: null } });
+    expect(expired.changes).toMatchObject({
+      status: { from: 'in_progress', to: 'queued' },
+      assigned_agent: { from: 'ann', to: null },
+    });
     const times = entries.map((entry: any) => Date.parse(entry.at));
     expect([...times].sort((a, b) => a - b)).toEqual(times);
     expect(entries.every((entry: any) => entry.work_item_id === id)).toBe(true);
   });
 
   it('a move through PATCH is named by its move; a payload edit is marked, not copied', async () => {
-    const { body: item } = await call(t.app, 'POST', '/work', { type: 'audited', description: 'd', agent: 'ann', payload: { a: 1 } }, admin);
+    const { body: item } = await call(
+      t.app,
+      'POST',
+      '/work',
+      { type: 'audited', description: 'd', agent: 'ann', payload: { a: 1 } },
+      admin,
+    );
     await call(t.app, 'PATCH', `/work/${item.id}`, { status: 'in_progress' }, agent);
     await call(t.app, 'PATCH', `/work/${item.id}`, { payload: { a: 2 } }, agent);
     await call(t.app, 'PATCH', `/work/${item.id}`, { status: 'completed', outcome: 'success' }, agent);
@@ -76,12 +91,18 @@ describe.each(await storesUnderTest())('GET /work/{id}/history on %s', (kind) =>
     expect(entries.map((entry: any) => entry.action)).toEqual(['created', 'pick_up', 'edited', 'complete']);
     expect(entries[0].changes.assigned_agent).toEqual({ from: null, to: 'ann' });
     expect(entries[2].changes).toEqual({ payload: { edited: true } });
-    expect(entries[3].changes).toMatchObject({ status: { from: 'in_progress', to: 'completed' }, outcome: { from: null, to: 'success' } });
+    expect(entries[3].changes).toMatchObject({
+      status: { from: 'in_progress', to: 'completed' },
+      outcome: { from: null, to: 'success' },
+    });
   });
 
   it('a PATCH of depends_on or parent_id is recorded as its from and to; links asked for as they are change nothing', async () => {
     const submit = async (body: Record<string, unknown> = {}) =>
-      (await call(t.app, 'POST', '/work', { type: 'audited_links', description: 'a step', ...body }, admin)).body as { id: string; version: number };
+      (await call(t.app, 'POST', '/work', { type: 'audited_links', description: 'a step', ...body }, admin)).body as {
+        id: string;
+        version: number;
+      };
     const [a, b, c, parent] = [await submit(), await submit(), await submit(), await submit()];
     const item = await submit({ depends_on: [a.id] });
     const patch = async (body: Record<string, unknown>) => {
@@ -106,7 +127,10 @@ describe.each(await storesUnderTest())('GET /work/{id}/history on %s', (kind) =>
       ['edited', 'admin'],
     ]);
     const [, gained, movedEntry, swapped, cleared] = entries;
-    expect(gained.changes).toEqual({ depends_on: { from: [a.id], to: sorted(a.id, b.id) }, waiting_on: { from: 1, to: 2 } });
+    expect(gained.changes).toEqual({
+      depends_on: { from: [a.id], to: sorted(a.id, b.id) },
+      waiting_on: { from: 1, to: 2 },
+    });
     expect(movedEntry.changes).toEqual({
       depends_on: { from: sorted(a.id, b.id), to: [c.id] },
       waiting_on: { from: 2, to: 1 },
@@ -123,7 +147,9 @@ describe.each(await storesUnderTest())('GET /work/{id}/history on %s', (kind) =>
   });
 
   it('an unknown item is a 404; the history goes with a deleted item', async () => {
-    expect((await call(t.app, 'GET', '/work/00000000-0000-4000-8000-000000000000/history', undefined, admin)).status).toBe(404);
+    expect(
+      (await call(t.app, 'GET', '/work/00000000-0000-4000-8000-000000000000/history', undefined, admin)).status,
+    ).toBe(404);
     const { body: item } = await call(t.app, 'POST', '/work', { type: 'audited', description: 'short-lived' }, admin);
     expect((await call(t.app, 'DELETE', `/work/${item.id}`, undefined, admin)).status).toBe(204);
     expect((await call(t.app, 'GET', `/work/${item.id}/history`, undefined, admin)).status).toBe(404);
@@ -137,10 +163,16 @@ describe.each(await storesUnderTest())('GET /work/{id}/history on %s', (kind) =>
       const { body: item } = await call(t.app, 'POST', '/work', { type: 'audited_sse', description: 'd' }, intake);
       await call(t.app, 'POST', '/work/claim', { agent: 'ann', types: ['audited_sse'] }, agent);
       const mine = (events: { event?: string; data: string }[]) =>
-        events.filter((event) => event.data.includes(item.id)).map((event) => ({ ...JSON.parse(event.data), kind: event.event }));
+        events
+          .filter((event) => event.data.includes(item.id))
+          .map((event) => ({ ...JSON.parse(event.data), kind: event.event }));
       const events = mine(await stream.waitFor((all) => mine(all).length >= 2));
       expect(events[0]).toMatchObject({ kind: 'work.created', actor: { name: 'mailbot', role: 'intake' } });
-      expect(events[1]).toMatchObject({ kind: 'work.updated', status: 'in_progress', actor: { name: 'ann', role: 'agent' } });
+      expect(events[1]).toMatchObject({
+        kind: 'work.updated',
+        status: 'in_progress',
+        actor: { name: 'ann', role: 'agent' },
+      });
     } finally {
       stream.close();
     }

@@ -18,7 +18,11 @@ describe.each(await storesUnderTest())('leases on %s', (kind) => {
   const clock = createTestClock();
   let sweeper: () => Promise<number> = async () => 0;
   beforeAll(async () => {
-    t = await startWorkApp(kind, {}, { now: clock.now, sweepEveryMs: NO_TIMER_MS, onLeaseSweeper: (sweep) => (sweeper = sweep) });
+    t = await startWorkApp(
+      kind,
+      {},
+      { now: clock.now, sweepEveryMs: NO_TIMER_MS, onLeaseSweeper: (sweep) => (sweeper = sweep) },
+    );
   });
   afterAll(() => t.close());
 
@@ -105,7 +109,11 @@ describe.each(await storesUnderTest())('leases on %s', (kind) => {
     const noted = await call(t.app, 'PATCH', `/work/${item.id}`, { notes: 'half way', agent: 'ann' });
     expect(noted.status).toBe(200);
     expect(Date.parse(noted.body.lease_expires_at)).toBeGreaterThan(clock.now().getTime() + 500);
-    const done = await call(t.app, 'PATCH', `/work/${item.id}`, { status: 'completed', outcome: 'success', agent: 'ann' });
+    const done = await call(t.app, 'PATCH', `/work/${item.id}`, {
+      status: 'completed',
+      outcome: 'success',
+      agent: 'ann',
+    });
     expect(done.body).toMatchObject({ status: 'completed', lease_expires_at: null, attempts: 1 });
     expect(done.body.dispatch_log[0]).toMatchObject({ outcome: 'success', reason: 'completed' });
   });
@@ -119,10 +127,16 @@ describe.each(await storesUnderTest())('leases on %s', (kind) => {
     expect(stranger.status).toBe(409);
     expect(stranger.body.detail).toContain('dispatched to ann');
     expect(stranger.body.holder).toBe('ann');
-    const move = await call(t.app, 'PATCH', `/work/${item.id}`, { status: 'completed', outcome: 'success', agent: 'mallory' });
+    const move = await call(t.app, 'PATCH', `/work/${item.id}`, {
+      status: 'completed',
+      outcome: 'success',
+      agent: 'mallory',
+    });
     expect(move.status).toBe(409);
     expect(move.body.detail).toContain('dispatched to ann');
-    expect((await call(t.app, 'POST', `/work/00000000-0000-4000-8000-000000000000/heartbeat`, { agent: 'ann' })).status).toBe(404);
+    expect(
+      (await call(t.app, 'POST', `/work/00000000-0000-4000-8000-000000000000/heartbeat`, { agent: 'ann' })).status,
+    ).toBe(404);
   });
 
   it('blocked pauses the lease; unblocking starts it again', async () => {

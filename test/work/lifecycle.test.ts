@@ -125,7 +125,9 @@ describe.each(await storesUnderTest())('work item lifecycle on %s', (kind) => {
     for (const agent of agents) await patch(id, { agent });
     const { body } = await call(t.app, 'GET', `/work/${id}`);
     expect(body.dispatch_log.map((entry: { agent: string }) => entry.agent)).toEqual(['agent-a', ...agents]);
-    expect(body.dispatch_log.filter((entry: { completed_at: string | null }) => entry.completed_at === null)).toHaveLength(1);
+    expect(
+      body.dispatch_log.filter((entry: { completed_at: string | null }) => entry.completed_at === null),
+    ).toHaveLength(1);
     expect(body.dispatch_log.at(-1)).toMatchObject({ agent: 'agent-11', completed_at: null });
   });
 

@@ -22,7 +22,11 @@ describe.each(await storesUnderTest())('concurrent link changes on %s', (kind) =
     apps = [t.app];
     if (kind === 'postgres') {
       const database = await openTestDatabase(t.testDatabase);
-      const second = await buildWorkApp({ config: testConfig(t.testDatabase), database, logger: captureLogs('warn').logger });
+      const second = await buildWorkApp({
+        config: testConfig(t.testDatabase),
+        database,
+        logger: captureLogs('warn').logger,
+      });
       await second.ready();
       apps.push(second);
       closeSecond = async () => {
@@ -44,7 +48,11 @@ describe.each(await storesUnderTest())('concurrent link changes on %s', (kind) =
   };
   const get = async (id: string) => (await call(t.app, 'GET', `/work/${id}`)).body;
   const complete = async (id: string) => {
-    for (const move of [{ status: 'dispatched' }, { status: 'in_progress' }, { status: 'completed', outcome: 'success' }]) {
+    for (const move of [
+      { status: 'dispatched' },
+      { status: 'in_progress' },
+      { status: 'completed', outcome: 'success' },
+    ]) {
       const response = await call(t.app, 'PATCH', `/work/${id}`, { ...move, agent: 'ann' });
       expect(response.status, response.text).toBe(200);
     }
@@ -53,7 +61,9 @@ describe.each(await storesUnderTest())('concurrent link changes on %s', (kind) =
     const item = await get(id);
     const deps = await Promise.all((item.depends_on as string[]).map(get));
     const unfinished = deps.filter((dep) => dep.status !== 'completed').map((dep) => dep.id as string);
-    expect(item.waiting_on, `${id} waits on ${item.waiting_on}, has ${unfinished.length} unfinished`).toBe(unfinished.length);
+    expect(item.waiting_on, `${id} waits on ${item.waiting_on}, has ${unfinished.length} unfinished`).toBe(
+      unfinished.length,
+    );
     expect((item.blocked_by as { id: string }[]).map((b) => b.id).sort()).toEqual(unfinished.sort());
     return item;
   };
@@ -64,7 +74,11 @@ describe.each(await storesUnderTest())('concurrent link changes on %s', (kind) =
       const item = await submit(round % 2 === 0 ? { depends_on: [a] } : {});
       const wanted = [[], [a], [a, b], [b], [a]];
       const answers = await Promise.all(
-        wanted.map((depends_on, n) => call(on(n), 'PATCH', `/work/${item}`, { depends_on: round % 3 === 0 ? [...depends_on].reverse() : depends_on })),
+        wanted.map((depends_on, n) =>
+          call(on(n), 'PATCH', `/work/${item}`, {
+            depends_on: round % 3 === 0 ? [...depends_on].reverse() : depends_on,
+          }),
+        ),
       );
       for (const answer of answers) expect(answer.status, answer.text).toBe(200);
       const settled = await expectConsistent(item);
@@ -82,12 +96,16 @@ describe.each(await storesUnderTest())('concurrent link changes on %s', (kind) =
       const [p, q] = [await submit({}), await submit({})];
       const item = await submit({ parent_id: p });
       const wanted = [null, q, p, null, q];
-      const answers = await Promise.all(wanted.map((parent_id, n) => call(on(n), 'PATCH', `/work/${item}`, { parent_id })));
+      const answers = await Promise.all(
+        wanted.map((parent_id, n) => call(on(n), 'PATCH', `/work/${item}`, { parent_id })),
+      );
       for (const answer of answers) expect(answer.status, answer.text).toBe(200);
       const { parent_id } = await get(item);
       for (const parent of [p, q]) expect((await get(parent)).children.total).toBe(parent === parent_id ? 1 : 0);
       // The history tells each move from the parent the item really had.
-      const history = (await call(t.app, 'GET', `/work/${item}/history`)).body as { changes: { parent_id?: { from: string | null; to: string | null } } }[];
+      const history = (await call(t.app, 'GET', `/work/${item}/history`)).body as {
+        changes: { parent_id?: { from: string | null; to: string | null } };
+      }[];
       let had: string | null = p;
       for (const entry of history.slice(1)) {
         if (!entry.changes.parent_id) continue;

@@ -95,7 +95,15 @@ describe.each(await storesUnderTest())('listing work items on %s', (kind) => {
 
   it('counts per status honour the filters', async () => {
     const all = await call(t.app, 'GET', '/work/counts');
-    expect(all.body).toEqual({ queued: 2, dispatched: 2, in_progress: 1, blocked: 0, completed: 0, failed: 0, cancelled: 0 });
+    expect(all.body).toEqual({
+      queued: 2,
+      dispatched: 2,
+      in_progress: 1,
+      blocked: 0,
+      completed: 0,
+      failed: 0,
+      cancelled: 0,
+    });
     const ann = await call(t.app, 'GET', '/work/counts?agent=ann');
     expect(ann.body).toMatchObject({ dispatched: 1, in_progress: 1, queued: 0 });
   });
@@ -120,7 +128,13 @@ describe.each(await storesUnderTest())('listing work items on %s', (kind) => {
   it('a cursor whose parts are well-formed but name no real time is a 422 on cursor, not a 500 (found by the fuzzer)', async () => {
     const cursor = (parts: unknown[]) => Buffer.from(JSON.stringify(parts)).toString('base64url');
     const id = '3f2504e0-4f89-41d3-9a0c-0305e82c3301';
-    for (const time of ['2024-99-99T99:99:99.999Z', '2024-02-30T00:00:00.000Z', '0000-00-00T00:00:00.000Z', '0000-01-01T00:00:00.000Z', '2024-01-01T24:00:00.000Z']) {
+    for (const time of [
+      '2024-99-99T99:99:99.999Z',
+      '2024-02-30T00:00:00.000Z',
+      '0000-00-00T00:00:00.000Z',
+      '0000-01-01T00:00:00.000Z',
+      '2024-01-01T24:00:00.000Z',
+    ]) {
       for (const sort of ['newest', 'priority']) {
         const response = await call(t.app, 'GET', `/work?sort=${sort}&cursor=${cursor([sort, time, id, 3])}`);
         expect(response.status, `${sort} ${time}: ${response.text}`).toBe(422);
@@ -151,7 +165,11 @@ describe.each(await storesUnderTest())('paging on %s', (kind) => {
     for (let start = 0; start < count; start += 20) {
       const batch = await Promise.all(
         Array.from({ length: Math.min(20, count - start) }, (_, offset) =>
-          call(t.app, 'POST', '/work', { type: 'page', description: `item ${start + offset}`, priority: priority(start + offset) }),
+          call(t.app, 'POST', '/work', {
+            type: 'page',
+            description: `item ${start + offset}`,
+            priority: priority(start + offset),
+          }),
         ),
       );
       created.push(...batch.map((response) => response.body.id as string));
@@ -191,7 +209,12 @@ describe.each(await storesUnderTest())('paging on %s', (kind) => {
     const items = await Promise.all(seen.map((id) => call(t.app, 'GET', `/work/${id}`)));
     const keys = items.map((r) => [r.body.priority, r.body.created_at, r.body.id].join('|'));
     const sorted = [...items]
-      .sort((x, y) => x.body.priority - y.body.priority || x.body.created_at.localeCompare(y.body.created_at) || x.body.id.localeCompare(y.body.id))
+      .sort(
+        (x, y) =>
+          x.body.priority - y.body.priority ||
+          x.body.created_at.localeCompare(y.body.created_at) ||
+          x.body.id.localeCompare(y.body.id),
+      )
       .map((r) => [r.body.priority, r.body.created_at, r.body.id].join('|'));
     expect(keys).toEqual(sorted);
     expect(seen.length).toBeGreaterThanOrEqual(230);

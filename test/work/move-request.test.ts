@@ -26,7 +26,11 @@ describe('patchForMove', () => {
     expect(patchForMove(MOVES.dispatch, { agent: 'bo' })).toEqual({ status: 'dispatched', agent: 'bo' });
     expect(patchForMove(MOVES.release)).toEqual({ status: 'queued' });
     // The UI's failure with a reason: notes only when they say something.
-    expect(patchForMove(MOVES.fail, { notes: 'disk full' })).toEqual({ status: 'failed', outcome: 'failed', notes: 'disk full' });
+    expect(patchForMove(MOVES.fail, { notes: 'disk full' })).toEqual({
+      status: 'failed',
+      outcome: 'failed',
+      notes: 'disk full',
+    });
     expect(patchForMove(MOVES.fail, { notes: '  ' })).toEqual({ status: 'failed', outcome: 'failed' });
   });
 });

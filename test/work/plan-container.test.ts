@@ -82,7 +82,9 @@ describe.each(await storesUnderTest())('plan parents and links on %s', (kind) =>
   it('steps made together list in the order of the plan', async () => {
     const keys = Array.from({ length: 30 }, (_, i) => `s${i}`);
     const { parent, steps } = await plan(keys.map((key, i) => step(key, i % 7 === 6 ? [keys[i - 1]!] : undefined)));
-    const listed = (await call(t.app, 'GET', `/work?parent_id=${parent.id}&sort=priority&limit=100`)).body as { id: string }[];
+    const listed = (await call(t.app, 'GET', `/work?parent_id=${parent.id}&sort=priority&limit=100`)).body as {
+      id: string;
+    }[];
     expect(listed.map((item) => item.id)).toEqual(keys.map((key) => steps[key]));
     const newest = (await call(t.app, 'GET', `/work?parent_id=${parent.id}&limit=100`)).body as { id: string }[];
     expect(newest.map((item) => item.id)).toEqual(keys.map((key) => steps[key]).reverse());
@@ -91,14 +93,22 @@ describe.each(await storesUnderTest())('plan parents and links on %s', (kind) =>
   it('depending on an item changes nothing of it: its holder’s If-Match still holds, and its completion counts the dependent', async () => {
     const held = (await call(t.app, 'POST', '/work', { type: `held-${kind}`, description: 'held', agent: 'ann' })).body;
     const before = await get(held.id);
-    const dependent = (await call(t.app, 'POST', '/work', { type: 'other', description: 'leans on it', depends_on: [held.id] })).body;
+    const dependent = (
+      await call(t.app, 'POST', '/work', { type: 'other', description: 'leans on it', depends_on: [held.id] })
+    ).body;
     const other = (await call(t.app, 'POST', '/work', { type: 'other', description: 'also' })).body;
     expect((await call(t.app, 'PATCH', `/work/${other.id}`, { depends_on: [held.id] })).status).toBe(200);
     await plan([{ ...step('x'), depends_on: [held.id] }]);
     const after = await get(held.id);
     expect(after.version).toBe(before.version);
     expect(after.updated_at).toBe(before.updated_at);
-    const started = await call(t.app, 'PATCH', `/work/${held.id}`, { status: 'in_progress', agent: 'ann' }, { 'if-match': `"${before.version}"` });
+    const started = await call(
+      t.app,
+      'PATCH',
+      `/work/${held.id}`,
+      { status: 'in_progress', agent: 'ann' },
+      { 'if-match': `"${before.version}"` },
+    );
     expect(started.status, started.text).toBe(200);
     await move(held.id, 'completed', { outcome: 'success' });
     expect((await get(dependent.id)).waiting_on).toBe(0);
@@ -108,7 +118,10 @@ describe.each(await storesUnderTest())('plan parents and links on %s', (kind) =>
   it('a plan of more than 2,000 dependencies in all is a 422; the steps are not touched by each other', async () => {
     const keys = Array.from({ length: 70 }, (_, i) => `k${i}`);
     const steps = keys.map((key, i) => step(key, keys.slice(Math.max(0, i - 50), i)));
-    const refused = await call(t.app, 'POST', '/work/plans', { parent: { type: 'big', description: 'too big' }, steps });
+    const refused = await call(t.app, 'POST', '/work/plans', {
+      parent: { type: 'big', description: 'too big' },
+      steps,
+    });
     expect(refused.status, refused.text).toBe(422);
     expect(refused.text).toContain('2000');
     const { steps: made } = await plan(steps.slice(0, 40));

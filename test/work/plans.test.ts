@@ -23,13 +23,25 @@ describe.each(await storesUnderTest())('plans on %s', (kind) => {
   afterAll(() => t.close());
 
   const plan = (steps: unknown[], headers: Record<string, string> = {}, parent: Record<string, unknown> = {}) =>
-    call(t.app, 'POST', '/work/plans', { parent: { type: 'plan', description: 'ship the billing export', ...parent }, steps }, headers);
-  const itemsBy = async (user: string) => (await call(t.app, 'GET', `/work?created_by=${user}&limit=1000`)).body as any[];
+    call(
+      t.app,
+      'POST',
+      '/work/plans',
+      { parent: { type: 'plan', description: 'ship the billing export', ...parent }, steps },
+      headers,
+    );
+  const itemsBy = async (user: string) =>
+    (await call(t.app, 'GET', `/work?created_by=${user}&limit=1000`)).body as any[];
 
   it('creates the parent and every step under it, dependencies resolved from keys, in dependency order', async () => {
     const { body: project } = await call(t.app, 'POST', '/projects', { name: `plans ${kind}` });
     const created = await plan(
-      [step('api', ['schema']), step('schema'), step('ui', ['api', 'schema'], { priority: 1 }), step('docs', undefined, { project_id: null })],
+      [
+        step('api', ['schema']),
+        step('schema'),
+        step('ui', ['api', 'schema'], { priority: 1 }),
+        step('docs', undefined, { project_id: null }),
+      ],
       { 'x-user': 'planner' },
       { project_id: project.id },
     );
@@ -39,7 +51,13 @@ describe.each(await storesUnderTest())('plans on %s', (kind) => {
     expect(Object.keys(steps).sort()).toEqual(['api', 'docs', 'schema', 'ui']);
     expect(parent).toMatchObject({ type: 'plan', status: 'queued', created_by: 'planner', project_id: project.id });
     const ui = (await call(t.app, 'GET', `/work/${steps.ui}`)).body;
-    expect(ui).toMatchObject({ description: 'step ui', priority: 1, project_id: project.id, status: 'queued', created_by: 'planner' });
+    expect(ui).toMatchObject({
+      description: 'step ui',
+      priority: 1,
+      project_id: project.id,
+      status: 'queued',
+      created_by: 'planner',
+    });
     // A step that says project_id: null means none; one that says nothing takes the parent's.
     expect((await call(t.app, 'GET', `/work/${steps.docs}`)).body.project_id).toBeNull();
     expect(ui.parent_id).toBe(parent.id);
@@ -49,7 +67,8 @@ describe.each(await storesUnderTest())('plans on %s', (kind) => {
     expect(await itemsBy('planner')).toHaveLength(5);
 
     // The claim follows the plan: the schema first (though the ui step has the higher priority).
-    const claimNext = async () => (await call(t.app, 'POST', '/work/claim', { agent: 'bot', types: ['plan_step'] })).body;
+    const claimNext = async () =>
+      (await call(t.app, 'POST', '/work/claim', { agent: 'bot', types: ['plan_step'] })).body;
     const order: string[] = [];
     for (let next = await claimNext(); next; next = await claimNext()) {
       order.push(next.description);
@@ -64,9 +83,13 @@ describe.each(await storesUnderTest())('plans on %s', (kind) => {
   it('nests a plan under an existing item, with steps that also wait on existing items; GET /work/{id}/dependents lists who waits', async () => {
     const outer = (await call(t.app, 'POST', '/work', { type: 'epic', description: 'the quarter' })).body;
     const external = (await call(t.app, 'POST', '/work', { type: 'plan_ext', description: 'vendor access' })).body;
-    const created = await plan([step('one', undefined, { depends_on: [external.id] }), step('two', ['one'], { depends_on: [external.id] })], {}, {
-      parent_id: outer.id,
-    });
+    const created = await plan(
+      [step('one', undefined, { depends_on: [external.id] }), step('two', ['one'], { depends_on: [external.id] })],
+      {},
+      {
+        parent_id: outer.id,
+      },
+    );
     expect(created.status, JSON.stringify(created.body)).toBe(201);
     expect(created.body.parent.parent_id).toBe(outer.id);
     const two = (await call(t.app, 'GET', `/work/${created.body.steps.two}`)).body;
@@ -74,7 +97,9 @@ describe.each(await storesUnderTest())('plans on %s', (kind) => {
     const dependents = await call(t.app, 'GET', `/work/${external.id}/dependents`);
     expect(dependents.status).toBe(200);
     // One plan, one timestamp: the order between its steps is not defined.
-    expect(dependents.body.map((item: { id: string }) => item.id).sort()).toEqual([created.body.steps.one, created.body.steps.two].sort());
+    expect(dependents.body.map((item: { id: string }) => item.id).sort()).toEqual(
+      [created.body.steps.one, created.body.steps.two].sort(),
+    );
     expect(dependents.body.find((item: { id: string }) => item.id === created.body.steps.two)).toMatchObject({
       status: 'queued',
       waiting_on: 2,
@@ -87,13 +112,22 @@ describe.each(await storesUnderTest())('plans on %s', (kind) => {
   });
 
   it('refuses what a submit refuses, naming the item: an unknown dependency, a parent too deep', async () => {
-    const unknown = await plan([step('one'), step('two', ['one'], { depends_on: ['00000000-0000-4000-8000-000000000000'] })], { 'x-user': 'refused-planner' });
+    const unknown = await plan(
+      [step('one'), step('two', ['one'], { depends_on: ['00000000-0000-4000-8000-000000000000'] })],
+      { 'x-user': 'refused-planner' },
+    );
     expect(unknown.status).toBe(422);
     expect(unknown.body.errors[0].field).toMatch(/^steps\.1\.depends_on/);
     // Eight levels at most: a plan under the eighth level would put its steps at the ninth.
     let parentId: string | null = null;
     for (let level = 1; level <= 7; level++) {
-      parentId = (await call(t.app, 'POST', '/work', { type: 'deep', description: `level ${level}`, ...(parentId !== null && { parent_id: parentId }) })).body.id;
+      parentId = (
+        await call(t.app, 'POST', '/work', {
+          type: 'deep',
+          description: `level ${level}`,
+          ...(parentId !== null && { parent_id: parentId }),
+        })
+      ).body.id;
     }
     const tooDeep = await plan([step('leaf')], { 'x-user': 'refused-planner' }, { parent_id: parentId });
     expect(tooDeep.status, JSON.stringify(tooDeep.body)).toBe(422);
@@ -123,11 +157,16 @@ describe.each(await storesUnderTest())('plans on %s', (kind) => {
   });
 
   it('is all or nothing: a step refused by the submit rules leaves no parent and no earlier step, and names the step', async () => {
-    const refused = await plan([step('one'), step('two'), step('three', ['two'], { project_id: '00000000-0000-4000-8000-000000000000' })], {
-      'x-user': 'atomic',
-    });
+    const refused = await plan(
+      [step('one'), step('two'), step('three', ['two'], { project_id: '00000000-0000-4000-8000-000000000000' })],
+      {
+        'x-user': 'atomic',
+      },
+    );
     expect(refused.status).toBe(422);
-    expect(refused.body.errors).toEqual([{ field: 'steps.2.project_id', message: 'is not the id of an existing project' }]);
+    expect(refused.body.errors).toEqual([
+      { field: 'steps.2.project_id', message: 'is not the id of an existing project' },
+    ]);
     expect(await itemsBy('atomic')).toHaveLength(0);
   });
 
@@ -135,7 +174,10 @@ describe.each(await storesUnderTest())('plans on %s', (kind) => {
     const bad: unknown[] = [
       { parent: { type: 'plan', description: 'x' }, steps: [] },
       { parent: { type: 'plan', description: 'x', agent: 'bot' }, steps: [step('a')] },
-      { parent: { type: 'plan', description: 'x' }, steps: [step('a', undefined, { parent_id: '00000000-0000-4000-8000-000000000000' })] },
+      {
+        parent: { type: 'plan', description: 'x' },
+        steps: [step('a', undefined, { parent_id: '00000000-0000-4000-8000-000000000000' })],
+      },
       { parent: { type: 'plan', description: 'x' }, steps: [step('a b')] },
       { parent: { type: 'plan', description: 'x' }, steps: [step('a', ['b', 'b']), step('b')] },
       { steps: [step('a')] },

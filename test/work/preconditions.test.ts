@@ -51,7 +51,13 @@ describe.each(await storesUnderTest())('preconditions and idempotency on %s', (k
     const fresh = await call(t.app, 'PATCH', `/work/${item.id}`, { priority: 1 }, { 'if-match': '"1"' });
     expect(fresh.status).toBe(200);
     expect(fresh.body).toMatchObject({ priority: 1, version: 2 });
-    const stale = await call(t.app, 'PATCH', `/work/${item.id}`, { status: 'cancelled', outcome: 'cancelled' }, { 'if-match': '"1"' });
+    const stale = await call(
+      t.app,
+      'PATCH',
+      `/work/${item.id}`,
+      { status: 'cancelled', outcome: 'cancelled' },
+      { 'if-match': '"1"' },
+    );
     expect(stale.status).toBe(412);
     expect(stale.headers['content-type']).toMatch(/^application\/problem\+json/);
     expect(stale.body).toMatchObject({ status: 412, current_version: 2, current_status: 'queued' });
@@ -71,7 +77,9 @@ describe.each(await storesUnderTest())('preconditions and idempotency on %s', (k
     expect(any.status).toBe(200);
     const staleDelete = await call(t.app, 'DELETE', `/work/${item.id}`, undefined, { 'if-match': '"1"' });
     expect(staleDelete.status).toBe(412);
-    const freshDelete = await call(t.app, 'DELETE', `/work/${item.id}`, undefined, { 'if-match': `"${any.body.version}"` });
+    const freshDelete = await call(t.app, 'DELETE', `/work/${item.id}`, undefined, {
+      'if-match': `"${any.body.version}"`,
+    });
     expect(freshDelete.status).toBe(204);
   });
 
@@ -152,7 +160,9 @@ describe.each(await storesUnderTest())('preconditions and idempotency on %s', (k
       payload: { b: 1, a: [2] },
       version: 2,
     });
-    const unknownProject = await call(t.app, 'PATCH', `/work/${item.id}`, { project_id: '00000000-0000-4000-8000-000000000000' });
+    const unknownProject = await call(t.app, 'PATCH', `/work/${item.id}`, {
+      project_id: '00000000-0000-4000-8000-000000000000',
+    });
     expect(unknownProject.status).toBe(422);
     expect(unknownProject.body.errors[0].field).toBe('project_id');
     await call(t.app, 'PATCH', `/work/${item.id}`, { status: 'cancelled', outcome: 'cancelled' });
@@ -181,13 +191,19 @@ describe.each(await storesUnderTest())('preconditions and idempotency on %s', (k
     const bad = await call(t.app, 'GET', '/work?status=queued,done');
     expect(bad.status).toBe(422);
     expect(bad.body.errors[0].field).toBe('status');
-    expect(bad.body.errors[0].message).toContain('queued, dispatched, in_progress, blocked, completed, failed, cancelled');
+    expect(bad.body.errors[0].message).toContain(
+      'queued, dispatched, in_progress, blocked, completed, failed, cancelled',
+    );
   });
 
   it('a change starts from the copy of the item this instance wrote last only while it is current', async () => {
     // A second instance on the same database changes the items behind the first one's back.
     const database = await openTestDatabase(t.testDatabase);
-    const other = await buildWorkApp({ config: testConfig(t.testDatabase), database, logger: captureLogs('warn').logger });
+    const other = await buildWorkApp({
+      config: testConfig(t.testDatabase),
+      database,
+      logger: captureLogs('warn').logger,
+    });
     try {
       const claimOne = async () => {
         const { body: item } = await submit({ type: 'copy_test' });
@@ -196,14 +212,26 @@ describe.each(await storesUnderTest())('preconditions and idempotency on %s', (k
         return claimed.body;
       };
       const edited = await claimOne();
-      expect((await call(other, 'PATCH', `/work/${edited.id}`, { notes: 'from the other instance' })).body.version).toBe(3);
-      const done = await call(t.app, 'PATCH', `/work/${edited.id}`, { status: 'completed', outcome: 'success', agent: 'ann' }, { 'if-match': '"3"' });
+      expect(
+        (await call(other, 'PATCH', `/work/${edited.id}`, { notes: 'from the other instance' })).body.version,
+      ).toBe(3);
+      const done = await call(
+        t.app,
+        'PATCH',
+        `/work/${edited.id}`,
+        { status: 'completed', outcome: 'success', agent: 'ann' },
+        { 'if-match': '"3"' },
+      );
       expect(done.status, done.text).toBe(200);
       expect(done.body).toMatchObject({ status: 'completed', notes: 'from the other instance', version: 4 });
 
       const reassigned = await claimOne();
       expect((await call(other, 'PATCH', `/work/${reassigned.id}`, { agent: 'bo' })).status).toBe(200);
-      const refused = await call(t.app, 'PATCH', `/work/${reassigned.id}`, { status: 'completed', outcome: 'success', agent: 'ann' });
+      const refused = await call(t.app, 'PATCH', `/work/${reassigned.id}`, {
+        status: 'completed',
+        outcome: 'success',
+        agent: 'ann',
+      });
       expect(refused.status).toBe(409);
       expect(refused.body.detail).toContain('dispatched to bo');
 

@@ -64,7 +64,7 @@ describe.each(await storesUnderTest())('projects on %s', (kind) => {
   });
 
   it.each([
-    ['POST', { }, 'name'],
+    ['POST', {}, 'name'],
     ['POST', { name: '' }, 'name'],
     ['POST', { name: '   ' }, 'name'],
     ['POST', { name: 'n'.repeat(201) }, 'name'],
@@ -85,56 +85,71 @@ describe.each(await storesUnderTest())('projects on %s', (kind) => {
 });
 
 // SQLite runs one transaction at a time, so only PostgreSQL can interleave two updates.
-describe.each((await storesUnderTest()).filter((kind) => kind === 'postgres'))('project updates racing on %s', (kind) => {
-  let t: TestApp;
-  let other: pg.Client;
-  beforeAll(async () => {
-    t = await startWorkApp(kind);
-    other = new pg.Client({ connectionString: t.testDatabase.config.url });
-    await other.connect();
-  });
-  afterAll(async () => {
-    await other.end();
-    await t.close();
-  });
+describe.each((await storesUnderTest()).filter((kind) => kind === 'postgres'))(
+  'project updates racing on %s',
+  (kind) => {
+    let t: TestApp;
+    let other: pg.Client;
+    beforeAll(async () => {
+      t = await startWorkApp(kind);
+      other = new pg.Client({ connectionString: t.testDatabase.config.url });
+      await other.connect();
+    });
+    afterAll(async () => {
+      await other.end();
+      await t.close();
+    });
 
-  it('an update that waits for another carries the other one in its answer and its event', async () => {
-    const { body: project } = await call(t.app, 'POST', '/projects', { name: 'Racing' });
-    // Another instance renames the project and has not committed yet.
-    await other.query('BEGIN');
-    await other.query("UPDATE projects SET name = 'Racing renamed', name_key = 'racing renamed' WHERE id = $1", [project.id]);
-    const patching = call(t.app, 'PATCH', `/projects/${project.id}`, { external_ref: 'RACE-1' });
-    // Until the update waits on the other's row lock (pg_locks is read live, even in a transaction).
-    await expect
-      .poll(async () => (await other.query('SELECT count(*)::int AS n FROM pg_locks WHERE NOT granted')).rows[0].n, { timeout: 5_000 })
-      .toBeGreaterThan(0);
-    await other.query('COMMIT');
-    const patched = await patching;
-    expect(patched.status).toBe(200);
-    const stored = (await call(t.app, 'GET', `/projects/${project.id}`)).body;
-    expect(stored).toMatchObject({ name: 'Racing renamed', external_ref: 'RACE-1' });
-    expect(patched.body).toEqual(stored);
-    const { rows } = await other.query("SELECT data FROM events WHERE type = 'project.updated' ORDER BY id DESC LIMIT 1");
-    expect(JSON.parse(rows[0].data)).toEqual(stored);
-  });
+    it('an update that waits for another carries the other one in its answer and its event', async () => {
+      const { body: project } = await call(t.app, 'POST', '/projects', { name: 'Racing' });
+      // Another instance renames the project and has not committed yet.
+      await other.query('BEGIN');
+      await other.query("UPDATE projects SET name = 'Racing renamed', name_key = 'racing renamed' WHERE id = $1", [
+        project.id,
+      ]);
+      const patching = call(t.app, 'PATCH', `/projects/${project.id}`, { external_ref: 'RACE-1' });
+      // Until the update waits on the other's row lock (pg_locks is read live, even in a transaction).
+      await expect
+        .poll(async () => (await other.query('SELECT count(*)::int AS n FROM pg_locks WHERE NOT granted')).rows[0].n, {
+          timeout: 5_000,
+        })
+        .toBeGreaterThan(0);
+      await other.query('COMMIT');
+      const patched = await patching;
+      expect(patched.status).toBe(200);
+      const stored = (await call(t.app, 'GET', `/projects/${project.id}`)).body;
+      expect(stored).toMatchObject({ name: 'Racing renamed', external_ref: 'RACE-1' });
+      expect(patched.body).toEqual(stored);
+      const { rows } = await other.query(
+        "SELECT data FROM events WHERE type = 'project.updated' ORDER BY id DESC LIMIT 1",
+      );
+      expect(JSON.parse(rows[0].data)).toEqual(stored);
+    });
 
-  it('an unknown project in requests that arrive together refuses only its own (submits and edits run in batches)', async () => {
-    const unknown = '0b9f8a52-2f0a-4e7e-9a39-3c8d1f1f2e10';
-    const { body: project } = await call(t.app, 'POST', '/projects', { name: `Batch ${kind}` });
-    const submits = await Promise.all(
-      Array.from({ length: 9 }, (_, i) =>
-        call(t.app, 'POST', '/work', { type: 'batch_fk', description: `item ${i}`, project_id: i === 4 ? unknown : project.id }),
-      ),
-    );
-    expect(submits.map((response) => response.status)).toEqual([201, 201, 201, 201, 422, 201, 201, 201, 201]);
-    expect(submits[4]!.body.errors[0].field).toBe('project_id');
-    const created = submits.filter((response) => response.status === 201).map((response) => response.body);
-    const edits = await Promise.all(
-      created.map((item, i) => call(t.app, 'PATCH', `/work/${item.id}`, { project_id: i === 2 ? unknown : null })),
-    );
-    expect(edits.map((response) => response.status)).toEqual([200, 200, 422, 200, 200, 200, 200, 200]);
-    const listed = await call(t.app, 'GET', '/work?type=batch_fk&limit=100');
-    expect(listed.body).toHaveLength(8);
-    expect(listed.body.filter((item: { project_id: string | null }) => item.project_id === project.id)).toHaveLength(1);
-  });
-});
+    it('an unknown project in requests that arrive together refuses only its own (submits and edits run in batches)', async () => {
+      const unknown = '0b9f8a52-2f0a-4e7e-9a39-3c8d1f1f2e10';
+      const { body: project } = await call(t.app, 'POST', '/projects', { name: `Batch ${kind}` });
+      const submits = await Promise.all(
+        Array.from({ length: 9 }, (_, i) =>
+          call(t.app, 'POST', '/work', {
+            type: 'batch_fk',
+            description: `item ${i}`,
+            project_id: i === 4 ? unknown : project.id,
+          }),
+        ),
+      );
+      expect(submits.map((response) => response.status)).toEqual([201, 201, 201, 201, 422, 201, 201, 201, 201]);
+      expect(submits[4]!.body.errors[0].field).toBe('project_id');
+      const created = submits.filter((response) => response.status === 201).map((response) => response.body);
+      const edits = await Promise.all(
+        created.map((item, i) => call(t.app, 'PATCH', `/work/${item.id}`, { project_id: i === 2 ? unknown : null })),
+      );
+      expect(edits.map((response) => response.status)).toEqual([200, 200, 422, 200, 200, 200, 200, 200]);
+      const listed = await call(t.app, 'GET', '/work?type=batch_fk&limit=100');
+      expect(listed.body).toHaveLength(8);
+      expect(listed.body.filter((item: { project_id: string | null }) => item.project_id === project.id)).toHaveLength(
+        1,
+      );
+    });
+  },
+);

@@ -89,7 +89,7 @@ describe.each(await storesUnderTest())('query plans on %s', (kind) => {
           await store().listWorkItems(filter, order, after, 101);
           expect(captured).toHaveLength(1);
           const plan = await explain(captured[0]!);
-          if (process.env.SHOW_PLANS) console.log(kind, JSON.stringify(filter), order, after !== null, "\n", plan);
+          if (process.env.SHOW_PLANS) console.log(kind, JSON.stringify(filter), order, after !== null, '\n', plan);
           assertIndexed(plan, JSON.stringify({ filter, order }));
         });
       }

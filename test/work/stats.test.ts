@@ -32,7 +32,8 @@ describe.each(await storesUnderTest())('GET /work/stats on %s', (kind) => {
     const claimed = await call(t.app, 'POST', '/work/claim', { agent, types: [type], lease_s: 60 });
     expect(claimed.status).toBe(200);
     await sleep(holdMs);
-    const body = outcome === 'completed' ? { status: 'completed', outcome: 'success' } : { status: 'failed', outcome: 'failed' };
+    const body =
+      outcome === 'completed' ? { status: 'completed', outcome: 'success' } : { status: 'failed', outcome: 'failed' };
     const done = await call(t.app, 'PATCH', `/work/${claimed.body.id}`, body);
     expect(done.status).toBe(200);
     const entry = done.body.dispatch_log.at(-1);
@@ -43,7 +44,10 @@ describe.each(await storesUnderTest())('GET /work/stats on %s', (kind) => {
   beforeAll(async () => {
     t = await startWorkApp(kind);
     for (let i = 0; i < 10; i += 1) {
-      const created = await call(t.app, 'POST', '/work', { type: i < 7 ? 'triage' : 'reply', description: `item ${i}` });
+      const created = await call(t.app, 'POST', '/work', {
+        type: i < 7 ? 'triage' : 'reply',
+        description: `item ${i}`,
+      });
       expect(created.status).toBe(201);
       items.push(created.body);
     }
@@ -54,7 +58,9 @@ describe.each(await storesUnderTest())('GET /work/stats on %s', (kind) => {
     await finish('bob', 'reply', 'failed', 1);
     // One claimed and left in progress; one dispatched at submission.
     expect((await call(t.app, 'POST', '/work/claim', { agent: 'bob', types: ['triage'] })).status).toBe(200);
-    expect((await call(t.app, 'POST', '/work', { type: 'reply', description: 'handed over', agent: 'cy' })).status).toBe(201);
+    expect(
+      (await call(t.app, 'POST', '/work', { type: 'reply', description: 'handed over', agent: 'cy' })).status,
+    ).toBe(201);
   });
   afterAll(() => t.close());
 
@@ -71,9 +77,23 @@ describe.each(await storesUnderTest())('GET /work/stats on %s', (kind) => {
   function expectMatchesItems(body: any, all: any[]) {
     const byStatus: Record<string, number> = {};
     for (const item of all) byStatus[item.status] = (byStatus[item.status] ?? 0) + 1;
-    expect(body.by_status).toEqual({ queued: 0, dispatched: 0, in_progress: 0, blocked: 0, completed: 0, failed: 0, cancelled: 0, ...byStatus });
+    expect(body.by_status).toEqual({
+      queued: 0,
+      dispatched: 0,
+      in_progress: 0,
+      blocked: 0,
+      completed: 0,
+      failed: 0,
+      cancelled: 0,
+      ...byStatus,
+    });
     const last = body.hourly.at(-1);
-    expect(last.depth).toEqual({ queued: byStatus.queued ?? 0, dispatched: byStatus.dispatched ?? 0, in_progress: byStatus.in_progress ?? 0, blocked: 0 });
+    expect(last.depth).toEqual({
+      queued: byStatus.queued ?? 0,
+      dispatched: byStatus.dispatched ?? 0,
+      in_progress: byStatus.in_progress ?? 0,
+      blocked: 0,
+    });
   }
 
   it('counts what was done: statuses, types, hourly flow, depth, agents and their lead times', async () => {
@@ -82,8 +102,16 @@ describe.each(await storesUnderTest())('GET /work/stats on %s', (kind) => {
     expectMatchesItems(body, all);
     expect(body.by_status).toMatchObject({ queued: 2, dispatched: 1, in_progress: 1, completed: 5, failed: 2 });
     expect(body.by_type).toEqual([
-      { type: 'triage', total: 7, by_status: { queued: 1, dispatched: 0, in_progress: 1, blocked: 0, completed: 4, failed: 1, cancelled: 0 } },
-      { type: 'reply', total: 4, by_status: { queued: 1, dispatched: 1, in_progress: 0, blocked: 0, completed: 1, failed: 1, cancelled: 0 } },
+      {
+        type: 'triage',
+        total: 7,
+        by_status: { queued: 1, dispatched: 0, in_progress: 1, blocked: 0, completed: 4, failed: 1, cancelled: 0 },
+      },
+      {
+        type: 'reply',
+        total: 4,
+        by_status: { queued: 1, dispatched: 1, in_progress: 0, blocked: 0, completed: 1, failed: 1, cancelled: 0 },
+      },
     ]);
     expect(body.hourly).toHaveLength(7 * 24 + 1);
     expect(Date.parse(body.until) - Date.parse(body.since)).toBeGreaterThanOrEqual(7 * 24 * 3_600_000);
@@ -93,8 +121,10 @@ describe.each(await storesUnderTest())('GET /work/stats on %s', (kind) => {
     const failedAt: Record<string, number> = {};
     for (const item of all) {
       created[hourOf(item.created_at)] = (created[hourOf(item.created_at)] ?? 0) + 1;
-      if (item.status === 'completed') completed[hourOf(item.completed_at)] = (completed[hourOf(item.completed_at)] ?? 0) + 1;
-      if (item.status === 'failed') failedAt[hourOf(item.completed_at)] = (failedAt[hourOf(item.completed_at)] ?? 0) + 1;
+      if (item.status === 'completed')
+        completed[hourOf(item.completed_at)] = (completed[hourOf(item.completed_at)] ?? 0) + 1;
+      if (item.status === 'failed')
+        failedAt[hourOf(item.completed_at)] = (failedAt[hourOf(item.completed_at)] ?? 0) + 1;
     }
     for (const hour of body.hourly) {
       expect([hour.hour, hour.created, hour.completed, hour.failed]).toEqual([
@@ -133,7 +163,10 @@ describe.each(await storesUnderTest())('GET /work/stats on %s', (kind) => {
     expect(body.agents[0].lead_time_median_s * 1000).toBeGreaterThan(sorted[1]! / 1.1);
     expect(body.agents[0].lead_time_median_s * 1000).toBeLessThan(sorted[1]! * 1.1 + 1);
 
-    const queued = all.filter((item) => item.status === 'queued').map((item) => item.created_at).sort();
+    const queued = all
+      .filter((item) => item.status === 'queued')
+      .map((item) => item.created_at)
+      .sort();
     const age = (Date.parse(body.generated_at) - Date.parse(queued[0])) / 1000;
     expect(body.oldest_queued_age_s).toBeCloseTo(age, 2);
     expect(body.oldest_queued_by_type.map((row: any) => row.type).sort()).toEqual(['reply', 'triage']);
@@ -154,7 +187,9 @@ describe.each(await storesUnderTest())('GET /work/stats on %s', (kind) => {
       oldest_queued_by_type: 0,
     });
     // Writes racing compactions: every one counted once.
-    const racing = Array.from({ length: 20 }, (_, i) => call(t.app, 'POST', '/work', { type: 'race', description: `r${i}` }));
+    const racing = Array.from({ length: 20 }, (_, i) =>
+      call(t.app, 'POST', '/work', { type: 'race', description: `r${i}` }),
+    );
     await Promise.all([...racing, one.compact(), two.compact(), one.compact(), two.compact()]);
     await Promise.all([one.compact(), two.compact()]);
     const raced = await stats();
@@ -178,9 +213,17 @@ describe.each(await storesUnderTest())('GET /work/stats on %s', (kind) => {
 
   it('walks depth back through the hours: an hour before any item shows none, later hours all', async () => {
     const all = await itemsNow();
-    const service = createStatsService({ store: createStatsStore(t.database), now: () => new Date(Date.now() + 3 * 3_600_000) });
+    const service = createStatsService({
+      store: createStatsStore(t.database),
+      now: () => new Date(Date.now() + 3 * 3_600_000),
+    });
     const body = await service.workStats(1);
-    const lastCreated = hourOf(all.map((item) => item.created_at).sort().at(-1));
+    const lastCreated = hourOf(
+      all
+        .map((item) => item.created_at)
+        .sort()
+        .at(-1),
+    );
     const later = body.hourly.filter((hour) => hour.hour > lastCreated);
     expect(later.length).toBeGreaterThanOrEqual(2);
     for (const hour of later) expect(hour.depth).toEqual(body.hourly.at(-1)!.depth);
@@ -206,11 +249,18 @@ describe.each(await storesUnderTest())('GET /work/stats on %s', (kind) => {
     );
     expect(burst.every((created) => created.status === 201)).toBe(true);
     // At once, so the store writes the claims (and then the completions) several to a statement.
-    const claimed = await Promise.all(burst.map(() => call(t.app, 'POST', '/work/claim', { agent: 'dee', types: ['burst'] })));
+    const claimed = await Promise.all(
+      burst.map(() => call(t.app, 'POST', '/work/claim', { agent: 'dee', types: ['burst'] })),
+    );
     expect(claimed.map((answer) => answer.status)).toEqual(burst.map(() => 200));
     const done = await Promise.all(
       claimed.map((answer, i) =>
-        call(t.app, 'PATCH', `/work/${answer.body.id}`, i % 4 === 0 ? { status: 'failed', outcome: 'failed' } : { status: 'completed', outcome: 'success' }),
+        call(
+          t.app,
+          'PATCH',
+          `/work/${answer.body.id}`,
+          i % 4 === 0 ? { status: 'failed', outcome: 'failed' } : { status: 'completed', outcome: 'success' },
+        ),
       ),
     );
     expect(done.map((answer) => answer.status)).toEqual(burst.map(() => 200));
@@ -221,7 +271,12 @@ describe.each(await storesUnderTest())('GET /work/stats on %s', (kind) => {
       total: 24,
       by_status: { queued: 0, dispatched: 0, in_progress: 0, blocked: 0, completed: 18, failed: 6, cancelled: 0 },
     });
-    expect(after.totals).toEqual({ ...before.totals, created: before.totals.created + 24, completed: before.totals.completed + 18, failed: before.totals.failed + 6 });
+    expect(after.totals).toEqual({
+      ...before.totals,
+      created: before.totals.created + 24,
+      completed: before.totals.completed + 18,
+      failed: before.totals.failed + 6,
+    });
     expect(after.agents.find((row: any) => row.agent === 'dee')).toMatchObject({ completed: 18, failed: 6 });
     await createStatsStore(t.database).compact();
     expect((await stats()).by_type).toEqual(after.by_type);
@@ -229,7 +284,11 @@ describe.each(await storesUnderTest())('GET /work/stats on %s', (kind) => {
 
   it('sends the answer br- or gzip-compressed to a client that accepts it, and plain to one that does not', async () => {
     const get = (acceptEncoding?: string) =>
-      t.app.inject({ method: 'GET', url: '/work/stats?days=7', headers: acceptEncoding === undefined ? {} : { 'accept-encoding': acceptEncoding } });
+      t.app.inject({
+        method: 'GET',
+        url: '/work/stats?days=7',
+        headers: acceptEncoding === undefined ? {} : { 'accept-encoding': acceptEncoding },
+      });
     const plain = await get();
     expect(plain.statusCode).toBe(200);
     expect(plain.headers['content-encoding']).toBeUndefined();
@@ -257,7 +316,11 @@ describe.each(await storesUnderTest())('GET /work/stats on %s', (kind) => {
       expect((await get(accept)).headers['content-encoding'], accept).toBeUndefined();
     }
     // A small answer (a problem document) and the hot paths go out as they are.
-    const bad = await t.app.inject({ method: 'GET', url: '/work/stats?days=0', headers: { 'accept-encoding': 'gzip' } });
+    const bad = await t.app.inject({
+      method: 'GET',
+      url: '/work/stats?days=0',
+      headers: { 'accept-encoding': 'gzip' },
+    });
     expect(bad.statusCode).toBe(422);
     expect(bad.headers['content-encoding']).toBeUndefined();
     const list = await t.app.inject({ method: 'GET', url: '/work?limit=100', headers: { 'accept-encoding': 'gzip' } });

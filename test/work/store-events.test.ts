@@ -78,7 +78,12 @@ describe.each(await storesUnderTest())('store event notification on %s', (kind) 
       }),
     ).rejects.toThrow('refused');
     await expect(
-      store.createWorkItem({ ...item(), project_id: randomUUID() }, null, { type: 'work.created', data: '{}', at: at() }, history()),
+      store.createWorkItem(
+        { ...item(), project_id: randomUUID() },
+        null,
+        { type: 'work.created', data: '{}', at: at() },
+        history(),
+      ),
     ).rejects.toBeDefined();
     expect(notified).toBe(0);
   });
@@ -87,14 +92,27 @@ describe.each(await storesUnderTest())('store event notification on %s', (kind) 
     notified = 0;
     const first = item();
     const second = { ...item(), status: 'dispatched' as const, assigned_agent: 'agent-1' };
-    const dispatch = { id: randomUUID(), work_item_id: second.id, agent: 'agent-1', dispatched_at: at(), completed_at: null, outcome: null, reason: null };
+    const dispatch = {
+      id: randomUUID(),
+      work_item_id: second.id,
+      agent: 'agent-1',
+      dispatched_at: at(),
+      completed_at: null,
+      outcome: null,
+      reason: null,
+    };
     const many = Array.from({ length: 45 }, () => item());
     await store.transaction(async (tx) => {
       await tx.createWorkItems([
         { row: first, dispatch: null, event: { type: 'work.created', data: '{}', at: at() }, history: history() },
         { row: second, dispatch, event: { type: 'work.created', data: '{}', at: at() }, history: history() },
         // More than one SQLite slice.
-        ...many.map((row) => ({ row, dispatch: null, event: { type: 'work.created', data: '{}', at: at() }, history: history() })),
+        ...many.map((row) => ({
+          row,
+          dispatch: null,
+          event: { type: 'work.created', data: '{}', at: at() },
+          history: history(),
+        })),
       ]);
     });
     expect(notified).toBe(1);
@@ -111,12 +129,22 @@ describe.each(await storesUnderTest())('store event notification on %s', (kind) 
       const { comment_count: _count, waiting_on: _waiting, ...row } = { ...item(), review_required: undefined };
       return row as unknown as WorkItemRow;
     };
-    const created = (row: WorkItemRow) => ({ row, dispatch: null, event: { type: 'work.created', data: '{}', at: at() }, history: history() });
+    const created = (row: WorkItemRow) => ({
+      row,
+      dispatch: null,
+      event: { type: 'work.created', data: '{}', at: at() },
+      history: history(),
+    });
     const [first, second, full] = [partial(), partial(), { ...item(), comment_count: 2 }];
     await store.transaction(async (tx) => tx.createWorkItems([created(first), created(second)]));
     await store.transaction(async (tx) => tx.createWorkItems([created(full)]));
     for (const row of [first, second]) {
-      expect(await store.findWorkItem(row.id)).toMatchObject({ id: row.id, comment_count: 0, waiting_on: 0, review_required: null });
+      expect(await store.findWorkItem(row.id)).toMatchObject({
+        id: row.id,
+        comment_count: 0,
+        waiting_on: 0,
+        review_required: null,
+      });
     }
     expect(await store.findWorkItem(full.id)).toMatchObject({ id: full.id, comment_count: 2 });
   });
@@ -126,7 +154,9 @@ describe.each(await storesUnderTest())('store event notification on %s', (kind) 
     const row = item();
     await expect(
       store.transaction(async (tx) => {
-        await tx.createWorkItems([{ row, dispatch: null, event: { type: 'work.created', data: '{}', at: at() }, history: history() }]);
+        await tx.createWorkItems([
+          { row, dispatch: null, event: { type: 'work.created', data: '{}', at: at() }, history: history() },
+        ]);
         throw new Error('refused');
       }),
     ).rejects.toThrow('refused');

@@ -19,7 +19,8 @@ describe.each(await storesUnderTest())('waiting claims on %s', (kind) => {
   });
   afterAll(() => t.close());
 
-  const scrape = async (): Promise<Scrape> => parsePrometheus((await t.app.inject({ method: 'GET', url: '/metrics' })).body);
+  const scrape = async (): Promise<Scrape> =>
+    parsePrometheus((await t.app.inject({ method: 'GET', url: '/metrics' })).body);
   /** Scrapes until `done` holds (the test's own timeout bounds the wait). */
   const scrapeUntil = async (done: (m: Scrape) => boolean): Promise<Scrape> => {
     for (;;) {
@@ -64,7 +65,11 @@ describe.each(await storesUnderTest())('waiting claims on %s', (kind) => {
     expect((await call(t.app, 'POST', `/work/${first.id}/heartbeat`, { agent: 'a-0' })).status).toBe(200);
     expect((await call(t.app, 'PATCH', `/work/${first.id}`, { description: 'edited' })).status).toBe(200);
     // A completion that releases no dependent (the dependents' release runs with every completion).
-    const done = await call(t.app, 'PATCH', `/work/${first.id}`, { status: 'completed', outcome: 'success', agent: 'a-0' });
+    const done = await call(t.app, 'PATCH', `/work/${first.id}`, {
+      status: 'completed',
+      outcome: 'success',
+      agent: 'a-0',
+    });
     expect(done.status, done.text).toBe(200);
     await submit({ type: b, agent: 'nobody-waiting' });
     // The next item of b is then the only news, for the oldest b waiter; none of them read.
@@ -92,7 +97,9 @@ describe.each(await storesUnderTest())('waiting claims on %s', (kind) => {
   it('a release wakes the oldest waiter of its type; a dispatch to one agent wakes that agent, not an older waiter', async () => {
     const type = `wake_release_${kind}`;
     const item = await submit({ type });
-    expect((await call(t.app, 'POST', '/work/claim', { agent: 'holder', types: [type], start: false })).status).toBe(200);
+    expect((await call(t.app, 'POST', '/work/claim', { agent: 'holder', types: [type], start: false })).status).toBe(
+      200,
+    );
     const first = await wait({ agent: 'rel-a', types: [type] });
     const start = (await scrape()).value(READS);
     // Reads: the release wakes rel-a (1); rel-x and rel-y each try once as they come (2); the
@@ -151,7 +158,9 @@ describe.each(await storesUnderTest())('waiting claims on %s', (kind) => {
     await scrapeUntil((m) => m.value(WAITING) === 500);
     const submitted = new Set<string>();
     for (let start = 0; start < total; start += 50) {
-      const created = await Promise.all(Array.from({ length: 50 }, (_, i) => submit({ type: types[(start + i) % 10]! })));
+      const created = await Promise.all(
+        Array.from({ length: 50 }, (_, i) => submit({ type: types[(start + i) % 10]! })),
+      );
       for (const item of created) submitted.add(item.id);
     }
     await finished;

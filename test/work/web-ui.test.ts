@@ -16,7 +16,12 @@ describe('the work service serves the web UI', () => {
   const apps: HttpApp[] = [];
 
   async function appWith(webRoot: string | null): Promise<HttpApp> {
-    const app = await buildWorkApp({ config: testConfig(testDatabase), database, logger: captureLogs('warn').logger, webRoot });
+    const app = await buildWorkApp({
+      config: testConfig(testDatabase),
+      database,
+      logger: captureLogs('warn').logger,
+      webRoot,
+    });
     apps.push(app);
     return app;
   }
@@ -24,7 +29,10 @@ describe('the work service serves the web UI', () => {
   beforeAll(async () => {
     root = mkdtempSync(join(tmpdir(), 'agentdesk-web-'));
     mkdirSync(join(root, 'assets'));
-    writeFileSync(join(root, 'index.html'), '<!doctype html><title>agentdesk</title><script type="module" src="./assets/app-1a2b.js"></script>');
+    writeFileSync(
+      join(root, 'index.html'),
+      '<!doctype html><title>agentdesk</title><script type="module" src="./assets/app-1a2b.js"></script>',
+    );
     writeFileSync(join(root, 'assets', 'app-1a2b.js'), 'console.log("ui")');
     // As the build leaves them (web/vite.config.ts): a brotli and a gzip copy beside each text file.
     for (const file of ['index.html', join('assets', 'app-1a2b.js')]) {
@@ -76,11 +84,19 @@ describe('the work service serves the web UI', () => {
     expect(page.headers['cache-control']).toBe('no-cache');
     expect(String(page.headers.vary).toLowerCase()).toContain('accept-encoding');
     expect(brotliDecompressSync(page.rawPayload).toString()).toContain('<title>agentdesk</title>');
-    const asset = await app.inject({ method: 'GET', url: '/assets/app-1a2b.js', headers: { 'accept-encoding': 'gzip' } });
+    const asset = await app.inject({
+      method: 'GET',
+      url: '/assets/app-1a2b.js',
+      headers: { 'accept-encoding': 'gzip' },
+    });
     expect(asset.headers['content-encoding']).toBe('gzip');
     expect(asset.headers['content-type']).toContain('javascript');
     expect(asset.headers['cache-control']).toContain('immutable');
-    const plain = await app.inject({ method: 'GET', url: '/assets/app-1a2b.js', headers: { 'accept-encoding': 'identity' } });
+    const plain = await app.inject({
+      method: 'GET',
+      url: '/assets/app-1a2b.js',
+      headers: { 'accept-encoding': 'identity' },
+    });
     expect(plain.headers['content-encoding']).toBeUndefined();
     expect(plain.body).toBe('console.log("ui")');
   });

@@ -32,7 +32,11 @@ const WORK_ITEM_FIELDS = [
   'review_required',
 ].sort();
 
-const NO_PLAN = { depends_on: [], blocked_by: [], children: { total: 0, queued: 0, active: 0, completed: 0, failed: 0, cancelled: 0 } };
+const NO_PLAN = {
+  depends_on: [],
+  blocked_by: [],
+  children: { total: 0, queued: 0, active: 0, completed: 0, failed: 0, cancelled: 0 },
+};
 
 describe.each(await storesUnderTest())('work items on %s', (kind) => {
   let t: TestApp;
@@ -81,7 +85,12 @@ describe.each(await storesUnderTest())('work items on %s', (kind) => {
     });
 
     it('with agent, creates and dispatches in one step with one dispatch entry', async () => {
-      const response = await post({ type: 'infra_setup', description: 'Provision staging', agent: 'ops.bot@team', priority: 1 });
+      const response = await post({
+        type: 'infra_setup',
+        description: 'Provision staging',
+        agent: 'ops.bot@team',
+        priority: 1,
+      });
       expect(response.status).toBe(201);
       expect(response.body).toMatchObject({ status: 'dispatched', assigned_agent: 'ops.bot@team', priority: 1 });
       expect(response.body.dispatch_log).toEqual([
@@ -98,7 +107,7 @@ describe.each(await storesUnderTest())('work items on %s', (kind) => {
     });
 
     it('keeps the payload exactly as sent, key order included', async () => {
-      const payload = { zeta: 1, alpha: { nested: [1, 'two', null, true] }, 'ünïcode': '✓' };
+      const payload = { zeta: 1, alpha: { nested: [1, 'two', null, true] }, ünïcode: '✓' };
       const response = await post({ type: 'code_review', description: 'Review', payload });
       expect(response.status).toBe(201);
       expect(JSON.stringify(response.body.payload)).toBe(JSON.stringify(payload));
@@ -140,7 +149,11 @@ describe.each(await storesUnderTest())('work items on %s', (kind) => {
       ['agent with a slash', { type: 't', description: 'd', agent: 'a/b' }, 'agent'],
       ['agent too long', { type: 't', description: 'd', agent: 'a'.repeat(65) }, 'agent'],
       ['project_id not a uuid', { type: 't', description: 'd', project_id: 'p1' }, 'project_id'],
-      ['project_id unknown', { type: 't', description: 'd', project_id: '0b9f8a52-2f0a-4e7e-9a39-3c8d1f1f2e10' }, 'project_id'],
+      [
+        'project_id unknown',
+        { type: 't', description: 'd', project_id: '0b9f8a52-2f0a-4e7e-9a39-3c8d1f1f2e10' },
+        'project_id',
+      ],
       ['payload an array', { type: 't', description: 'd', payload: [1, 2] }, 'payload'],
       ['payload a string', { type: 't', description: 'd', payload: 'x' }, 'payload'],
       ['payload over 64 KiB', { type: 't', description: 'd', payload: { blob: 'x'.repeat(66_000) } }, 'payload'],
@@ -173,7 +186,12 @@ describe.each(await storesUnderTest())('work items on %s', (kind) => {
 
     it('a body that is not JSON is a 415', async () => {
       for (const type of ['text/plain', 'application/x-www-form-urlencoded', 'application/xml']) {
-        const response = await t.app.inject({ method: 'POST', url: '/work', headers: { 'content-type': type }, payload: 'type=x' });
+        const response = await t.app.inject({
+          method: 'POST',
+          url: '/work',
+          headers: { 'content-type': type },
+          payload: 'type=x',
+        });
         expect(response.statusCode, type).toBe(415);
         expect(response.headers['content-type']).toContain('application/problem+json');
       }
@@ -202,7 +220,12 @@ describe.each(await storesUnderTest())('work items on %s', (kind) => {
     });
 
     it('never answers with HTML or a stack trace', async () => {
-      const response = await call(t.app, 'POST', '/work', '{"__proto__": {"polluted": true}, "type": "t", "description": "d"}');
+      const response = await call(
+        t.app,
+        'POST',
+        '/work',
+        '{"__proto__": {"polluted": true}, "type": "t", "description": "d"}',
+      );
       expect(response.status).toBeLessThan(500);
       expect(response.text).not.toMatch(/<html|at .*\.ts:\d+|at .*\.js:\d+/);
     });
@@ -260,10 +283,20 @@ describe.each(await storesUnderTest())('work items on %s', (kind) => {
       expect(doc.status).toBe(200);
       expect(doc.body.openapi).toMatch(/^3\./);
       expect(Object.keys(doc.body.paths)).toEqual(
-        expect.arrayContaining(['/work', '/work/{id}', '/work/agent/{agent}', '/projects', '/projects/{id}', '/health']),
+        expect.arrayContaining([
+          '/work',
+          '/work/{id}',
+          '/work/agent/{agent}',
+          '/projects',
+          '/projects/{id}',
+          '/health',
+        ]),
       );
       const post = inlineRefs(doc.body).paths['/work'].post;
-      expect(post.requestBody.content['application/json'].schema.properties.priority).toMatchObject({ minimum: 1, maximum: 5 });
+      expect(post.requestBody.content['application/json'].schema.properties.priority).toMatchObject({
+        minimum: 1,
+        maximum: 5,
+      });
       expect(post.responses['201']).toBeDefined();
       const viewer = await t.app.inject({ method: 'GET', url: '/docs/' });
       expect(viewer.statusCode).toBe(200);

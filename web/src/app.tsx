@@ -105,12 +105,12 @@ function Desk({ session }: { session: SessionState }) {
   } else if (mailboxMatch) {
     const id = decodeURIComponent(mailboxMatch[1] ?? '');
     page = <MailboxPage key={`mailbox ${id}`} id={id} />;
-  }
-  else if (path === '/mailboxes') page = <MailboxesPage />;
+  } else if (path === '/mailboxes') page = <MailboxesPage />;
   else if (path === '/dashboard') page = <DashboardPage />;
   else if (path === '/needs-you') page = <NeedsYouPage params={route.params} />;
   else if (path === '/') page = <BoardPage params={route.params} />;
-  else if (path === '/new') page = <SubmitPage key={`new ${route.params.get('project_id') ?? ''}`} params={route.params} />;
+  else if (path === '/new')
+    page = <SubmitPage key={`new ${route.params.get('project_id') ?? ''}`} params={route.params} />;
   else if (path === '/agents') page = <AgentsPage />;
   else if (path === '/projects') page = <ProjectsPage />;
   else if (path === '/classify') page = <ClassifyPage />;
@@ -127,11 +127,15 @@ function Desk({ session }: { session: SessionState }) {
 
   return (
     <>
-      <a class="skip" href="#main" onClick={(e) => {
-        // the hash is the router's, so move focus by hand instead of navigating
-        e.preventDefault();
-        document.getElementById('main')?.focus();
-      }}>
+      <a
+        class="skip"
+        href="#main"
+        onClick={(e) => {
+          // the hash is the router's, so move focus by hand instead of navigating
+          e.preventDefault();
+          document.getElementById('main')?.focus();
+        }}
+      >
         Skip to content
       </a>
       <header class="topbar">
@@ -163,7 +167,12 @@ function Desk({ session }: { session: SessionState }) {
             </span>
           )}
           {open ? (
-            <button type="button" class="link user" onClick={() => setAskUser(true)} aria-label={`Signed in as ${user ?? 'nobody'}; change name`}>
+            <button
+              type="button"
+              class="link user"
+              onClick={() => setAskUser(true)}
+              aria-label={`Signed in as ${user ?? 'nobody'}; change name`}
+            >
               {user ?? 'Set name'}
             </button>
           ) : (

@@ -5,4 +5,5 @@ import { DASHBOARD_STATS_PATH, prefetch } from './lib/prefetch.ts';
 // we are and, on a fresh visit (which lands on the dashboard, app.tsx), the dashboard's numbers
 // are asked for at once, side by side, while the pages' code is still being set up.
 void loadSession();
-if (location.hash === '' || location.hash === '#' || location.hash.startsWith('#/dashboard')) prefetch(DASHBOARD_STATS_PATH);
+if (location.hash === '' || location.hash === '#' || location.hash.startsWith('#/dashboard'))
+  prefetch(DASHBOARD_STATS_PATH);

@@ -25,7 +25,10 @@ export interface ClassifyContext {
 export const ANONYMOUS: Readonly<ClassifyContext> = Object.freeze({ caller: null });
 
 /** A short, fixed-length name for the scope, prefixed to every dedupe key. */
-export function dedupeScope(settings: Pick<ProviderSettings, 'provider' | 'model' | 'base_url'>, context: ClassifyContext): string {
+export function dedupeScope(
+  settings: Pick<ProviderSettings, 'provider' | 'model' | 'base_url'>,
+  context: ClassifyContext,
+): string {
   const material = JSON.stringify([settings.provider, settings.model, settings.base_url, context.caller]);
   return createHash('sha256').update(material).digest('hex').slice(0, 32);
 }

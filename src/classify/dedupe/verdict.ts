@@ -48,8 +48,12 @@ export function recordKeyOf(input: Pick<DedupeInput, 'scope' | 'message_key' | '
   return `${input.scope}/${messagePartOf(input)}`;
 }
 
-export function threadKeyOf(input: Pick<DedupeInput, 'scope' | 'message_key' | 'fingerprint' | 'conversation_id'>): string {
-  return input.conversation_id !== null ? `${input.scope}/conv:${input.conversation_id}` : `${input.scope}/msg:${messagePartOf(input)}`;
+export function threadKeyOf(
+  input: Pick<DedupeInput, 'scope' | 'message_key' | 'fingerprint' | 'conversation_id'>,
+): string {
+  return input.conversation_id !== null
+    ? `${input.scope}/conv:${input.conversation_id}`
+    : `${input.scope}/msg:${messagePartOf(input)}`;
 }
 
 /** The key under which the first email with this content in this scope is found. */
@@ -80,12 +84,19 @@ export async function decideDedupe(store: DedupeStore, input: DedupeInput): Prom
     conversation_id: input.conversation_id,
     fingerprint: input.fingerprint,
   });
-  const decision = (status: DedupeVerdict['status'], matchedOn: DedupeVerdict['matched_on'], action: DedupeAction): DedupeDecision => ({
+  const decision = (
+    status: DedupeVerdict['status'],
+    matchedOn: DedupeVerdict['matched_on'],
+    action: DedupeAction,
+  ): DedupeDecision => ({
     verdict: verdict(status, matchedOn),
     record_key: recordKey,
     action,
   });
-  const reuse = (sourceKey: string, stored: Extract<DedupeAction, { kind: 'reuse' }>['stored'] = null): DedupeAction => ({
+  const reuse = (
+    sourceKey: string,
+    stored: Extract<DedupeAction, { kind: 'reuse' }>['stored'] = null,
+  ): DedupeAction => ({
     kind: 'reuse',
     source_key: sourceKey,
     stored,
@@ -96,12 +107,18 @@ export async function decideDedupe(store: DedupeStore, input: DedupeInput): Prom
     // Without a message key the record is keyed by content, so its conflict is a content match.
     const matchedOn = input.message_key !== null ? 'id' : 'fingerprint';
     if (existing.fingerprint === input.fingerprint) {
-      const stored = claim.served && existing.classification ? { classification: existing.classification, recorded: true } : null;
+      const stored =
+        claim.served && existing.classification ? { classification: existing.classification, recorded: true } : null;
       return decision('duplicate', matchedOn, reuse(recordKey, stored));
     }
     // The content changed under this id: the rest of the decision in one transaction of its own.
     return store.transaction(async (transaction) => {
-      const replaced = await transaction.replaceFingerprint(recordKey, existing.fingerprint, input.fingerprint, input.now);
+      const replaced = await transaction.replaceFingerprint(
+        recordKey,
+        existing.fingerprint,
+        input.fingerprint,
+        input.now,
+      );
       if (!replaced) {
         // Another request changed the content first; if it changed it to ours, we are its duplicate.
         const current = await transaction.findMessage(recordKey);
@@ -116,9 +133,13 @@ export async function decideDedupe(store: DedupeStore, input: DedupeInput): Prom
   // An owner that is the record itself (a retried request whose content row outlived its record) is no match.
   if (owner !== undefined && owner.record_key !== recordKey) {
     const found = owner.message;
-    const stored = found?.fingerprint === input.fingerprint && found.classification ? { classification: found.classification, recorded: false } : null;
+    const stored =
+      found?.fingerprint === input.fingerprint && found.classification
+        ? { classification: found.classification, recorded: false }
+        : null;
     return decision('duplicate', 'fingerprint', reuse(owner.record_key, stored));
   }
-  if (input.conversation_id !== null && claim.seen_count > 1) return decision('updated', 'conversation', { kind: 'classify' });
+  if (input.conversation_id !== null && claim.seen_count > 1)
+    return decision('updated', 'conversation', { kind: 'classify' });
   return decision('new', 'none', { kind: 'classify' });
 }

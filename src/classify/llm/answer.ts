@@ -93,7 +93,8 @@ export function checkAnswer(value: unknown): AnswerCheck {
   const details = isRecord(value.details) ? value.details : {};
   for (const field of DETAIL_STRING_FIELDS) {
     const entry = details[field];
-    if (entry !== undefined && entry !== null && typeof entry !== 'string') problems.push(`details.${field} must be a string or null`);
+    if (entry !== undefined && entry !== null && typeof entry !== 'string')
+      problems.push(`details.${field} must be a string or null`);
   }
   for (const field of DETAIL_LIST_FIELDS) {
     const entry = details[field];

@@ -1,7 +1,12 @@
 // Anthropic Messages with a forced tool: the tool's input schema is the answer schema, so the
 // answer arrives as the tool call's input. Retries are ours, so the SDK makes exactly one.
 
-import Anthropic, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from '@anthropic-ai/sdk';
+import Anthropic, {
+  APIConnectionError,
+  APIConnectionTimeoutError,
+  APIError,
+  APIUserAbortError,
+} from '@anthropic-ai/sdk';
 import { ANSWER_JSON_SCHEMA } from './answer.js';
 import { LlmInvalidAnswer, type LlmClient, type LlmClientOptions, type LlmRequest } from './client.js';
 import { toFailure } from './sdk-errors.js';
@@ -63,7 +68,8 @@ export function createAnthropicClient(options: LlmClientOptions): LlmClient {
         // Cache reads and writes are billed at other rates; counted as input here, an estimate.
         const { input_tokens, output_tokens, cache_creation_input_tokens, cache_read_input_tokens } = message.usage;
         request.onUsage?.({
-          input_tokens: tokenCount(input_tokens) + tokenCount(cache_creation_input_tokens) + tokenCount(cache_read_input_tokens),
+          input_tokens:
+            tokenCount(input_tokens) + tokenCount(cache_creation_input_tokens) + tokenCount(cache_read_input_tokens),
           output_tokens: tokenCount(output_tokens),
         });
       }

@@ -43,7 +43,6 @@ export interface LlmClientOptions {
   fetch?: FetchLike;
 }
 
-
 export const FAILURE_KINDS = ['timeout', 'rate_limit', 'provider_error', 'invalid_answer', 'bad_credentials'] as const;
 export type FailureKind = (typeof FAILURE_KINDS)[number];
 

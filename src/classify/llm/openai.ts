@@ -50,7 +50,10 @@ export function createOpenAiClient(options: LlmClientOptions): LlmClient {
         throw toFailure(error, SDK_ERRORS);
       }
       if (completion.usage) {
-        request.onUsage?.({ input_tokens: tokenCount(completion.usage.prompt_tokens), output_tokens: tokenCount(completion.usage.completion_tokens) });
+        request.onUsage?.({
+          input_tokens: tokenCount(completion.usage.prompt_tokens),
+          output_tokens: tokenCount(completion.usage.completion_tokens),
+        });
       }
       const choice = completion.choices?.[0];
       if (!choice) throw new LlmInvalidAnswer(['the response has no choices']);

@@ -18,7 +18,11 @@ export interface RetryPolicy {
 
 export type Backoff = Pick<RetryPolicy, 'base_delay_ms' | 'max_delay_ms' | 'retry_after_cap_ms'>;
 
-export const DEFAULT_BACKOFF: Readonly<Backoff> = { base_delay_ms: 250, max_delay_ms: 8_000, retry_after_cap_ms: 20_000 };
+export const DEFAULT_BACKOFF: Readonly<Backoff> = {
+  base_delay_ms: 250,
+  max_delay_ms: 8_000,
+  retry_after_cap_ms: 20_000,
+};
 
 /** Room for the waits between attempts, on top of the attempts themselves. */
 const BACKOFF_ALLOWANCE_MS = 5_000;
@@ -52,8 +56,7 @@ export interface AttemptContext {
 }
 
 export type RetryOutcome<T> =
-  | { ok: true; value: T; attempts: number }
-  | { ok: false; failure: LlmFailure; attempts: number };
+  { ok: true; value: T; attempts: number } | { ok: false; failure: LlmFailure; attempts: number };
 
 export async function withRetry<T>(
   run: (context: AttemptContext) => Promise<T>,
@@ -80,7 +83,8 @@ export async function withRetry<T>(
         });
         return { ok: true, value, attempts };
       } catch (error) {
-        failure = error instanceof LlmFailure ? error : new LlmProviderError('the attempt failed unexpectedly', null, false);
+        failure =
+          error instanceof LlmFailure ? error : new LlmProviderError('the attempt failed unexpectedly', null, false);
       }
       if (!failure.retryable || attempt === policy.max_retries) break;
       const delay = delayBeforeRetry(attempt + 1, failure, policy, clock);

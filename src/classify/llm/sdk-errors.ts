@@ -21,7 +21,8 @@ export function toFailure(error: unknown, sdk: SdkErrorClasses): LlmFailure {
   if (error instanceof sdk.APIConnectionError) {
     // The guard refused the address the host resolved to; asking again would only give the
     // host another chance to answer with an internal address.
-    if (causedBy(error, UnsafeBaseUrl)) return new LlmProviderError('the provider host resolved to a refused address at connect time', null, false);
+    if (causedBy(error, UnsafeBaseUrl))
+      return new LlmProviderError('the provider host resolved to a refused address at connect time', null, false);
     return new LlmProviderError('could not connect to the provider', null, true);
   }
   if (error instanceof sdk.APIError) {
@@ -51,7 +52,10 @@ function isHeaders(value: unknown): value is Headers {
 /** Parses the model's text answer; tolerates a Markdown fence that some local servers add. */
 export function parseAnswerText(text: string | null | undefined): unknown {
   if (typeof text !== 'string' || text.trim() === '') throw new LlmInvalidAnswer(['the answer is empty']);
-  const unfenced = text.trim().replace(/^```(?:json)?\s*/i, '').replace(/\s*```$/, '');
+  const unfenced = text
+    .trim()
+    .replace(/^```(?:json)?\s*/i, '')
+    .replace(/\s*```$/, '');
   try {
     return JSON.parse(unfenced) as unknown;
   } catch {

@@ -41,7 +41,8 @@ export function classifyWithRules(email: Email, now: Date = new Date()): ModelAn
   const runnerUp = scores[ranked[1]!];
 
   const sent = dayOfTimestamp(email.sent_at) ?? dayOfTimestamp(email.received_at) ?? dayOfDate(now);
-  const due = signals.deadline === null ? null : resolveDueDate(signals.deadline, signals.deadline_language ?? 'en', sent);
+  const due =
+    signals.deadline === null ? null : resolveDueDate(signals.deadline, signals.deadline_language ?? 'en', sent);
   const deadline = due?.iso ?? null;
   const needsAction = decideNeedsAction(category, signals);
   const priority = decidePriority(category, needsAction, signals, due, sent);
@@ -98,12 +99,20 @@ function decideNeedsAction(category: Category, signals: Signals): boolean {
  * says can wait ("no rush") is low, unless it is due soon; any other action is medium; what
  * needs none is low, unless the reader flagged it. "Not urgent" holds the word: the softener wins.
  */
-function decidePriority(category: Category, needsAction: boolean, signals: Signals, due: DueDate | null, sent: Day): Priority {
+function decidePriority(
+  category: Category,
+  needsAction: boolean,
+  signals: Signals,
+  due: DueDate | null,
+  sent: Day,
+): Priority {
   if (category === 'spam' || category === 'newsletter' || category === 'marketing') return 'low';
   const late = has(signals, 'overdue') || (due !== null && due.day < sent);
   const soon = due !== null && workingDaysBetween(sent, due.day) <= SOON_WORKING_DAYS;
   const softened = has(signals, 'softener_wording');
-  const pressing = has(signals, 'high_importance') || (!softened && (has(signals, 'urgent_wording') || has(signals, 'impact_wording')));
+  const pressing =
+    has(signals, 'high_importance') ||
+    (!softened && (has(signals, 'urgent_wording') || has(signals, 'impact_wording')));
   if (needsAction && (late || soon || pressing)) return 'high';
   if (needsAction && softened && !has(signals, 'flagged')) return 'low';
   if (needsAction || has(signals, 'flagged')) return 'medium';
@@ -114,10 +123,23 @@ function taskFor(category: Category, email: Email, signals: Signals): string {
   const language: Language = signals.languages[0] ?? 'en';
   const sender = email.from?.name ?? email.from?.address ?? null;
   // An approval or payment is the request to describe, even after a question about something else.
-  const request = signals.requests.find((sentence) => signals.approvals.includes(sentence)) ?? signals.requests[0] ?? null;
+  const request =
+    signals.requests.find((sentence) => signals.approvals.includes(sentence)) ?? signals.requests[0] ?? null;
   const kind =
-    category === 'meeting' ? (has(signals, 'meeting_scheduling') ? 'meeting_scheduling' : 'meeting_invitation') : category === 'transactional' ? 'payment' : 'request';
-  return describeTask({ language, sender, request: kind === 'request' || kind === 'payment' ? request : null, kind, subject: email.subject });
+    category === 'meeting'
+      ? has(signals, 'meeting_scheduling')
+        ? 'meeting_scheduling'
+        : 'meeting_invitation'
+      : category === 'transactional'
+        ? 'payment'
+        : 'request';
+  return describeTask({
+    language,
+    sender,
+    request: kind === 'request' || kind === 'payment' ? request : null,
+    kind,
+    subject: email.subject,
+  });
 }
 
 function nextSteps(category: Category, needsAction: boolean, email: Email, deadline: string | null): string[] {
@@ -133,23 +155,42 @@ function nextSteps(category: Category, needsAction: boolean, email: Email, deadl
 
 function keyPoints(signals: Signals): string[] {
   const important = signals.sentences.filter(
-    (sentence) => signals.requests.includes(sentence) || (signals.deadline !== null && sentence.includes(signals.deadline)) || MONEY.test(sentence),
+    (sentence) =>
+      signals.requests.includes(sentence) ||
+      (signals.deadline !== null && sentence.includes(signals.deadline)) ||
+      MONEY.test(sentence),
   );
-  const points = (important.length > 0 ? important : signals.sentences).slice(0, 3).map((sentence) => clip(sentence, 200));
-  if (signals.imitated_brands.length > 0) points.unshift(`The sender or a link imitates ${signals.imitated_brands.join(', ')} on a domain the brand does not own.`);
+  const points = (important.length > 0 ? important : signals.sentences)
+    .slice(0, 3)
+    .map((sentence) => clip(sentence, 200));
+  if (signals.imitated_brands.length > 0)
+    points.unshift(
+      `The sender or a link imitates ${signals.imitated_brands.join(', ')} on a domain the brand does not own.`,
+    );
   return points;
 }
 
 function summarize(email: Email): string | null {
-  const first = email.body.text.split(/\n+/).map((line) => line.trim()).filter((line) => /\p{L}{2}/u.test(line));
+  const first = email.body.text
+    .split(/\n+/)
+    .map((line) => line.trim())
+    .filter((line) => /\p{L}{2}/u.test(line));
   const opening = first.slice(0, 2).join(' ');
   if (opening) return clip(opening, 200);
   return email.subject || null;
 }
 
-function notesFor(email: Email, category: Category, signals: Signals, names: readonly string[], deadline: string | null): string {
+function notesFor(
+  email: Email,
+  category: Category,
+  signals: Signals,
+  names: readonly string[],
+  deadline: string | null,
+): string {
   const lines = [
-    email.from ? `From: ${email.from.name ? `${email.from.name} <${email.from.address ?? ''}>` : email.from.address}` : null,
+    email.from
+      ? `From: ${email.from.name ? `${email.from.name} <${email.from.address ?? ''}>` : email.from.address}`
+      : null,
     email.subject ? `Subject: ${email.subject}` : null,
     `Classified offline as ${category} by ${RULES_MODEL}, read as ${signals.languages.map((language) => LANGUAGE_NAMES[language]).join(' and ')}.`,
     names.length > 0 ? `Signals: ${names.join(', ')}` : 'Signals: none',

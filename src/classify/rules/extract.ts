@@ -6,26 +6,76 @@ import type { Email, Mailbox } from '../../email/normalize.js';
 import { isMachineAddress } from './envelope.js';
 
 const FREE_MAIL = new Set([
-  'gmail', 'googlemail', 'outlook', 'hotmail', 'live', 'msn', 'yahoo', 'icloud', 'me', 'mac', 'aol',
-  'proton', 'protonmail', 'pm', 'gmx', 'web', 'mail', 'yandex', 'zoho', 'fastmail', 'example',
+  'gmail',
+  'googlemail',
+  'outlook',
+  'hotmail',
+  'live',
+  'msn',
+  'yahoo',
+  'icloud',
+  'me',
+  'mac',
+  'aol',
+  'proton',
+  'protonmail',
+  'pm',
+  'gmx',
+  'web',
+  'mail',
+  'yandex',
+  'zoho',
+  'fastmail',
+  'example',
 ]);
 /** Labels that say nothing about who the organization is. */
 const GENERIC_LABELS = new Set([
-  'com', 'org', 'net', 'edu', 'gov', 'io', 'co', 'ai', 'app', 'dev', 'info', 'biz', 'us', 'uk', 'de',
-  'fr', 'nl', 'eu', 'ca', 'au', 'onmicrosoft', 'mail', 'email', 'mx', 'smtp', 'corp', 'prod', 'ac',
+  'com',
+  'org',
+  'net',
+  'edu',
+  'gov',
+  'io',
+  'co',
+  'ai',
+  'app',
+  'dev',
+  'info',
+  'biz',
+  'us',
+  'uk',
+  'de',
+  'fr',
+  'nl',
+  'eu',
+  'ca',
+  'au',
+  'onmicrosoft',
+  'mail',
+  'email',
+  'mx',
+  'smtp',
+  'corp',
+  'prod',
+  'ac',
 ]);
-const ORG_SUFFIX = /\b((?:[A-Z][\w&'-]*\.? ){0,3}[A-Z][\w&'-]*),? (Inc|LLC|Ltd|Limited|Corp|Corporation|GmbH|AG|PLC|Co|SAS|BV|LLP)\b\.?/g;
-const TEAM_LINE = /^(?:the )?([A-Z][\w&'-]*(?: [A-Z][\w&'-]*){0,3}) (?:team|department|support|billing|university|foundation|group)$/i;
+const ORG_SUFFIX =
+  /\b((?:[A-Z][\w&'-]*\.? ){0,3}[A-Z][\w&'-]*),? (Inc|LLC|Ltd|Limited|Corp|Corporation|GmbH|AG|PLC|Co|SAS|BV|LLP)\b\.?/g;
+const TEAM_LINE =
+  /^(?:the )?([A-Z][\w&'-]*(?: [A-Z][\w&'-]*){0,3}) (?:team|department|support|billing|university|foundation|group)$/i;
 const NAME_LINE = /^\p{Lu}[\p{Ll}'’-]+(?: \p{Lu}\.)?(?: \p{Lu}[\p{Ll}'’-]+){0,2}$/u;
 const MENTION = /@(\p{Lu}[\p{Ll}'’-]+(?: \p{Lu}[\p{Ll}'’-]+){0,2})/gu;
-const FILE_NAME = /\b[\w][\w .()-]{0,80}?\.(?:pdf|docx?|xlsx?|pptx?|csv|zip|txt|rtf|odt|ods|png|jpe?g|gif|ics|eml|msg|json|xml)\b/gi;
+const FILE_NAME =
+  /\b[\w][\w .()-]{0,80}?\.(?:pdf|docx?|xlsx?|pptx?|csv|zip|txt|rtf|odt|ods|png|jpe?g|gif|ics|eml|msg|json|xml)\b/gi;
 const SIGN_OFF =
   /^(?:thanks|thank you|cheers|best|regards|kind regards|best regards|sincerely|warm regards|viele grüße|mit freundlichen grüßen|freundliche grüße|beste grüße|gruß|danke|saludos|un saludo|atentamente|gracias|cordialement|bien cordialement|merci|bonne journée)(?![\p{L}])/iu;
 const LIST_MAX = 10;
 
 /** People among the addresses: machines and mailing lists are not people. */
 export function participants(email: Email): Mailbox[] {
-  const all = [email.from, ...email.to, ...email.cc, ...email.reply_to].filter((mailbox): mailbox is Mailbox => mailbox !== null);
+  const all = [email.from, ...email.to, ...email.cc, ...email.reply_to].filter(
+    (mailbox): mailbox is Mailbox => mailbox !== null,
+  );
   return all.filter((mailbox) => !isMachineAddress(mailbox.address));
 }
 
@@ -79,12 +129,21 @@ export function extractAttachments(text: string): string[] {
   const names = new Set<string>();
   for (const match of text.matchAll(FILE_NAME)) {
     // Keep only the file name itself, not the words before it on the line.
-    const name = match[0].split(/\s(?=\S+\.\w+$)/).at(-1)!.trim().replace(/^[(["'<]+/, '');
+    const name = match[0]
+      .split(/\s(?=\S+\.\w+$)/)
+      .at(-1)!
+      .trim()
+      .replace(/^[(["'<]+/, '');
     if (!/^https?:/i.test(name)) names.add(name);
   }
   return [...names].slice(0, LIST_MAX);
 }
 
 function looksLikePersonName(name: string): boolean {
-  return /\p{L}/u.test(name) && !/\b(?:team|support|no-?reply|notifications?|billing|news|info|all|staff|everyone|group|board|store|shop|services?|company|office|department|weekly|daily|inc|llc|ltd)\b/i.test(name);
+  return (
+    /\p{L}/u.test(name) &&
+    !/\b(?:team|support|no-?reply|notifications?|billing|news|info|all|staff|everyone|group|board|store|shop|services?|company|office|department|weekly|daily|inc|llc|ltd)\b/i.test(
+      name,
+    )
+  );
 }

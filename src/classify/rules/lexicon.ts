@@ -87,7 +87,9 @@ function compile(lexicon: Lexicon): CompiledLexicon {
     login: words(lexicon.credentials.login),
     secret: words(lexicon.credentials.secret),
     ask: words(lexicon.credentials.ask),
-    deadline: words([`(?:${lexicon.deadline.markers.join('|')})\\s*:?\\s*(?:${lexicon.deadline.dates.join('|')})${timeAfter}`]),
+    deadline: words([
+      `(?:${lexicon.deadline.markers.join('|')})\\s*:?\\s*(?:${lexicon.deadline.dates.join('|')})${timeAfter}`,
+    ]),
     bareDeadline: words([`(?:${lexicon.deadline.bare.join('|')})${timeAfter}`]),
     approval: words(lexicon.approvals),
     overdue: words(lexicon.overdue),

@@ -15,16 +15,43 @@ interface Brand {
 
 const BRANDS: readonly Brand[] = [
   { name: 'paypal', domains: ['paypal.com', 'paypal.de', 'paypal.es', 'paypal.fr', 'paypal.me'] },
-  { name: 'microsoft', domains: ['microsoft.com', 'live.com', 'office.com', 'outlook.com', 'microsoftonline.com', 'office365.com', 'sharepoint.com'] },
+  {
+    name: 'microsoft',
+    domains: [
+      'microsoft.com',
+      'live.com',
+      'office.com',
+      'outlook.com',
+      'microsoftonline.com',
+      'office365.com',
+      'sharepoint.com',
+    ],
+  },
   { name: 'outlook', domains: ['outlook.com', 'outlook.de', 'outlook.es', 'outlook.fr', 'live.com', 'microsoft.com'] },
   { name: 'office365', domains: ['office365.com', 'office.com', 'microsoft.com'] },
   { name: 'onedrive', domains: ['onedrive.com', 'live.com', 'microsoft.com'] },
   { name: 'sharepoint', domains: ['sharepoint.com', 'microsoft.com'] },
   { name: 'apple', domains: ['apple.com', 'icloud.com'] },
   { name: 'icloud', domains: ['icloud.com', 'apple.com'] },
-  { name: 'google', domains: ['google.com', 'gmail.com', 'google.de', 'google.es', 'google.fr', 'youtube.com', 'googlemail.com', 'googleusercontent.com', 'googlegroups.com'] },
+  {
+    name: 'google',
+    domains: [
+      'google.com',
+      'gmail.com',
+      'google.de',
+      'google.es',
+      'google.fr',
+      'youtube.com',
+      'googlemail.com',
+      'googleusercontent.com',
+      'googlegroups.com',
+    ],
+  },
   { name: 'gmail', domains: ['gmail.com', 'google.com'] },
-  { name: 'amazon', domains: ['amazon.com', 'amazon.de', 'amazon.es', 'amazon.fr', 'amazon.co.uk', 'amazonaws.com', 'amazonses.com'] },
+  {
+    name: 'amazon',
+    domains: ['amazon.com', 'amazon.de', 'amazon.es', 'amazon.fr', 'amazon.co.uk', 'amazonaws.com', 'amazonses.com'],
+  },
   { name: 'netflix', domains: ['netflix.com'] },
   { name: 'dhl', domains: ['dhl.com', 'dhl.de', 'dhl.es', 'dhl.fr'] },
   { name: 'fedex', domains: ['fedex.com'] },
@@ -97,13 +124,18 @@ export function imitatedBrand(host: string): string | null {
     }
     if (readings.some((reading) => reading.includes(brand.name))) return brand.name;
     // One letter off: "paypai", "arnazon" once "rn" is read as "m", "netfl1x".
-    if (words.some((word) => word.length >= WHOLE_WORD_BELOW - 1 && editDistanceAtMostOne(word, brand.name))) return brand.name;
+    if (words.some((word) => word.length >= WHOLE_WORD_BELOW - 1 && editDistanceAtMostOne(word, brand.name)))
+      return brand.name;
   }
   return null;
 }
 
 function isRegionalOwn(brand: Brand, registrable: string): boolean {
-  return brand.regional !== undefined && brand.regional.includes(registrable.split('.').at(-1)!) && registrable.startsWith(`${brand.name}-`);
+  return (
+    brand.regional !== undefined &&
+    brand.regional.includes(registrable.split('.').at(-1)!) &&
+    registrable.startsWith(`${brand.name}-`)
+  );
 }
 
 /** Whether the brand owns the domain: one of its own, a subdomain of one, or a regional one. */
@@ -116,10 +148,16 @@ export function ownsDomain(brandName: string, host: string): boolean {
 
 /** The brand a display name claims to be ("PayPal", "La Banque Postale", "Soporte Netflix"). */
 export function brandInName(name: string): string | null {
-  const words = name.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase().split(/[^\p{L}\p{N}]+/u).filter(Boolean);
+  const words = name
+    .normalize('NFD')
+    .replace(/\p{M}/gu, '')
+    .toLowerCase()
+    .split(/[^\p{L}\p{N}]+/u)
+    .filter(Boolean);
   const joined = words.join('');
   for (const brand of BRANDS) {
-    if (brand.name.length < WHOLE_WORD_BELOW ? words.includes(brand.name) : joined.includes(brand.name)) return brand.name;
+    if (brand.name.length < WHOLE_WORD_BELOW ? words.includes(brand.name) : joined.includes(brand.name))
+      return brand.name;
   }
   return null;
 }

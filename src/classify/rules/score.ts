@@ -31,7 +31,15 @@ export function scoreCategories(signals: Signals): Record<Category, number> {
   const automated = isAutomated(signals);
   const request = 3 * Math.min(c('direct_request'), 2) + 2 * Math.min(c('question_to_reader'), 2);
   // An approval, a signature or a payment asked of the reader is work, even on an invoice.
-  const action = request > 0 ? request + c('deadline') + c('urgent_wording') + c('flagged') + c('high_importance') + 3 * Math.min(c('approval_request'), 1) : 0;
+  const action =
+    request > 0
+      ? request +
+        c('deadline') +
+        c('urgent_wording') +
+        c('flagged') +
+        c('high_importance') +
+        3 * Math.min(c('approval_request'), 1)
+      : 0;
   const event = Math.min(c('event_promotion'), 3);
   const promo = Math.min(c('promotional_wording'), 3);
   const meeting = 4 * Math.min(c('meeting_invitation'), 2) + 3 * Math.min(c('meeting_scheduling'), 1);
@@ -48,7 +56,10 @@ export function scoreCategories(signals: Signals): Record<Category, number> {
     // (Its approvals too: "please pay your invoice" from a billing system is the invoice itself.)
     action_required: bulk || automated ? Math.floor((action - 3 * Math.min(c('approval_request'), 1)) / 2) : action,
     marketing: promo + event > 0 ? 2 * promo + 2 * event + (bulk ? 1 : 0) : 0,
-    newsletter: 3 * Math.min(c('newsletter_wording'), 2) + (has(signals, 'list_unsubscribe_header') ? 2 : 0) + (has(signals, 'unsubscribe_link') ? 1 : 0),
+    newsletter:
+      3 * Math.min(c('newsletter_wording'), 2) +
+      (has(signals, 'list_unsubscribe_header') ? 2 : 0) +
+      (has(signals, 'unsubscribe_link') ? 1 : 0),
     notification: 3 * Math.min(c('automated_wording'), 2) + (automated ? 2 : 0),
     // An announcement ("please join me in welcoming…") informs; the request in it is a figure of speech.
     fyi: 3 * Math.min(c('fyi_wording'), 1) + 3 * Math.min(c('welcome_announcement'), 1),

@@ -64,7 +64,8 @@ export interface Signals {
   imitated_brands: string[];
 }
 
-const SUBJECT_MEETING = /^(?:invitation|updated invitation|new event|accepted|declined|tentative|meeting|invite|einladung|invitación|convocatoria)\b/i;
+const SUBJECT_MEETING =
+  /^(?:invitation|updated invitation|new event|accepted|declined|tentative|meeting|invite|einladung|invitación|convocatoria)\b/i;
 /** Apostrophes and quotes in their typographic forms read as the plain ones the lexicons use. */
 const APOSTROPHES = /[\u2019\u2018\u02BC\u0060\u00B4]/g;
 
@@ -82,14 +83,27 @@ export function detectSignals(email: Email): Signals {
   const sentences = splitSentences(body, languages[0]);
   const any = (test: (lexicon: CompiledLexicon) => boolean): boolean => lexicons.some(test);
   const requests = sentences.filter(
-    (sentence) => any((lexicon) => hasWords(lexicon.request, sentence)) && !any((lexicon) => hasWords(lexicon.notRequest, sentence)),
+    (sentence) =>
+      any((lexicon) => hasWords(lexicon.request, sentence)) &&
+      !any((lexicon) => hasWords(lexicon.notRequest, sentence)),
   );
   add('direct_request', requests.length);
-  add('question_to_reader', sentences.filter((sentence) => /\?["'»”)]*$/.test(sentence) && any((lexicon) => hasWords(lexicon.reader, sentence))).length);
+  add(
+    'question_to_reader',
+    sentences.filter((sentence) => /\?["'»”)]*$/.test(sentence) && any((lexicon) => hasWords(lexicon.reader, sentence)))
+      .length,
+  );
   // Most mail never names a login or a password: one scan of the whole text spares the per-sentence test.
-  const credentialLexicons = lexicons.filter((lexicon) => hasWords(lexicon.login, text) || hasWords(lexicon.secret, text));
+  const credentialLexicons = lexicons.filter(
+    (lexicon) => hasWords(lexicon.login, text) || hasWords(lexicon.secret, text),
+  );
   if (credentialLexicons.length > 0) {
-    add('credential_request', [subject, ...sentences].filter((sentence) => credentialLexicons.some((lexicon) => asksForCredentials(lexicon, sentence))).length);
+    add(
+      'credential_request',
+      [subject, ...sentences].filter((sentence) =>
+        credentialLexicons.some((lexicon) => asksForCredentials(lexicon, sentence)),
+      ).length,
+    );
   }
 
   const found = findDeadline(lexicons, requests, text);
@@ -123,7 +137,16 @@ export function detectSignals(email: Email): Signals {
   if (email.importance === 'high') add('high_importance');
   if (email.flag_status?.toLowerCase() === 'flagged') add('flagged');
   if (email.has_attachments === true) add('has_attachments');
-  return { counts, languages, requests, approvals, sentences, deadline: found?.phrase ?? null, deadline_language: found?.language ?? null, imitated_brands: imitated };
+  return {
+    counts,
+    languages,
+    requests,
+    approvals,
+    sentences,
+    deadline: found?.phrase ?? null,
+    deadline_language: found?.language ?? null,
+    imitated_brands: imitated,
+  };
 }
 
 /**
@@ -132,7 +155,11 @@ export function detectSignals(email: Email): Signals {
  * in the subject or body ("Due by: May 3" in a table). A bare "today" outside a request is
  * usually news ("I'm out today"), not a deadline.
  */
-function findDeadline(lexicons: CompiledLexicon[], requests: string[], text: string): { phrase: string; language: Language } | null {
+function findDeadline(
+  lexicons: CompiledLexicon[],
+  requests: string[],
+  text: string,
+): { phrase: string; language: Language } | null {
   const passes: Array<[(lexicon: CompiledLexicon) => RegExp, string[]]> = [
     [(lexicon) => lexicon.deadline, requests],
     [(lexicon) => lexicon.bareDeadline, requests],

@@ -34,8 +34,36 @@ const PHRASING: Readonly<Record<Language, Phrasing>> = {
     followUp: 'Follow up on',
     polite: /^(?:please|pls|kindly)[,:]?\s+/i,
     firstPerson: /(?<![\p{L}'])(?:me|my|mine|us|our|ours|i)(?![\p{L}'])/iu,
-    dangling: new Set(['the', 'a', 'an', 'and', 'or', 'of', 'to', 'for', 'by', 'with', 'that', 'which', 'in', 'on', 'at', 'from', 'as', 'so', 'but', 'before', 'until', 'is', 'are', 'your', 'their', 'this']),
-    dateWords: /^(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?|(?:mon|tues|wednes|thurs|fri|satur|sun)day)\.?$/i,
+    dangling: new Set([
+      'the',
+      'a',
+      'an',
+      'and',
+      'or',
+      'of',
+      'to',
+      'for',
+      'by',
+      'with',
+      'that',
+      'which',
+      'in',
+      'on',
+      'at',
+      'from',
+      'as',
+      'so',
+      'but',
+      'before',
+      'until',
+      'is',
+      'are',
+      'your',
+      'their',
+      'this',
+    ]),
+    dateWords:
+      /^(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?|(?:mon|tues|wednes|thurs|fri|satur|sun)day)\.?$/i,
   },
   de: {
     reply: (who) => `Antworten an ${who}: `,
@@ -45,8 +73,39 @@ const PHRASING: Readonly<Record<Language, Phrasing>> = {
     followUp: 'Nachfassen',
     polite: /^bitte[,:]?\s+/i,
     firstPerson: /(?<![\p{L}])(?:mir|mich|uns|unser\p{L}*|ich|mein\p{L}*)(?![\p{L}])/iu,
-    dangling: new Set(['der', 'die', 'das', 'den', 'dem', 'des', 'ein', 'eine', 'einen', 'und', 'oder', 'für', 'mit', 'bis', 'zum', 'zur', 'am', 'im', 'von', 'vom', 'an', 'auf', 'in', 'ob', 'dass', 'spätestens', 'ihre', 'deine', 'sie']),
-    dateWords: /^(?:januar|jänner|februar|märz|april|mai|juni|juli|august|september|oktober|november|dezember|(?:jan|feb|apr|aug|sept?|okt|nov|dez)\.|montag|dienstag|mittwoch|donnerstag|freitag|samstag|sonntag)$/i,
+    dangling: new Set([
+      'der',
+      'die',
+      'das',
+      'den',
+      'dem',
+      'des',
+      'ein',
+      'eine',
+      'einen',
+      'und',
+      'oder',
+      'für',
+      'mit',
+      'bis',
+      'zum',
+      'zur',
+      'am',
+      'im',
+      'von',
+      'vom',
+      'an',
+      'auf',
+      'in',
+      'ob',
+      'dass',
+      'spätestens',
+      'ihre',
+      'deine',
+      'sie',
+    ]),
+    dateWords:
+      /^(?:januar|jänner|februar|märz|april|mai|juni|juli|august|september|oktober|november|dezember|(?:jan|feb|apr|aug|sept?|okt|nov|dez)\.|montag|dienstag|mittwoch|donnerstag|freitag|samstag|sonntag)$/i,
   },
   es: {
     reply: (who) => `Responder a ${who}: `,
@@ -56,8 +115,32 @@ const PHRASING: Readonly<Record<Language, Phrasing>> = {
     followUp: 'Hacer seguimiento de',
     polite: /^(?:por favor|le ruego que|te ruego que)[,:]?\s+/i,
     firstPerson: /(?<![\p{L}])(?:me|mí|mi|mis|nos|nuestr[oa]s?|yo|conmigo)(?![\p{L}])/iu,
-    dangling: new Set(['el', 'la', 'los', 'las', 'un', 'una', 'de', 'del', 'y', 'o', 'para', 'con', 'a', 'al', 'en', 'que', 'por', 'antes', 'hasta', 'su', 'tu', 'así']),
-    dateWords: /^(?:enero|febrero|marzo|abril|mayo|junio|julio|agosto|se[pt]tiembre|octubre|noviembre|diciembre|(?:ene|feb|abr|ago|sept?|oct|nov|dic)\.|lunes|martes|miércoles|jueves|viernes|sábado|domingo)$/i,
+    dangling: new Set([
+      'el',
+      'la',
+      'los',
+      'las',
+      'un',
+      'una',
+      'de',
+      'del',
+      'y',
+      'o',
+      'para',
+      'con',
+      'a',
+      'al',
+      'en',
+      'que',
+      'por',
+      'antes',
+      'hasta',
+      'su',
+      'tu',
+      'así',
+    ]),
+    dateWords:
+      /^(?:enero|febrero|marzo|abril|mayo|junio|julio|agosto|se[pt]tiembre|octubre|noviembre|diciembre|(?:ene|feb|abr|ago|sept?|oct|nov|dic)\.|lunes|martes|miércoles|jueves|viernes|sábado|domingo)$/i,
   },
   fr: {
     reply: (who) => `Répondre à ${who} : `,
@@ -67,8 +150,40 @@ const PHRASING: Readonly<Record<Language, Phrasing>> = {
     followUp: 'Assurer le suivi de',
     polite: /^(?:merci de|veuillez|je vous remercie de|je te remercie de)\s+/i,
     firstPerson: /(?<![\p{L}])(?:me|m'|moi|mon|ma|mes|nous|notre|nos|je|j')(?![\p{L}])/iu,
-    dangling: new Set(['le', 'la', 'les', "l'", 'un', 'une', 'de', 'du', 'des', "d'", 'et', 'ou', 'pour', 'avec', 'à', 'au', 'aux', 'en', 'que', 'qui', 'avant', "jusqu'au", 'par', 'sur', 'dans', 'votre', 'ton', 'ta', 'vos', 'tes']),
-    dateWords: /^(?:janvier|février|mars|avril|mai|juin|juillet|août|septembre|octobre|novembre|décembre|(?:janv|févr|avr|juil|sept|oct|nov|déc)\.|lundi|mardi|mercredi|jeudi|vendredi|samedi|dimanche)$/i,
+    dangling: new Set([
+      'le',
+      'la',
+      'les',
+      "l'",
+      'un',
+      'une',
+      'de',
+      'du',
+      'des',
+      "d'",
+      'et',
+      'ou',
+      'pour',
+      'avec',
+      'à',
+      'au',
+      'aux',
+      'en',
+      'que',
+      'qui',
+      'avant',
+      "jusqu'au",
+      'par',
+      'sur',
+      'dans',
+      'votre',
+      'ton',
+      'ta',
+      'vos',
+      'tes',
+    ]),
+    dateWords:
+      /^(?:janvier|février|mars|avril|mai|juin|juillet|août|septembre|octobre|novembre|décembre|(?:janv|févr|avr|juil|sept|oct|nov|déc)\.|lundi|mardi|mercredi|jeudi|vendredi|samedi|dimanche)$/i,
   },
 };
 
@@ -98,7 +213,11 @@ export function describeTask(input: TaskInput): string {
 }
 
 function fromRequest(sentence: string, sender: string | null, phrasing: Phrasing): string {
-  const request = sentence.replace(GREETING, '').replace(LEADING_THANKS, '').replace(/[.…]+$/u, '').trim();
+  const request = sentence
+    .replace(GREETING, '')
+    .replace(LEADING_THANKS, '')
+    .replace(/[.…]+$/u, '')
+    .trim();
   const instruction = phrasing.polite.exec(request);
   if (instruction && !request.endsWith('?')) {
     const rest = request.slice(instruction[0].length);
@@ -133,16 +252,23 @@ export function clip(text: string, language: Language): string {
   }
   // A clause ending in the last third reads better than a cut in the middle of the next one;
   // a whole clause ends whole, dates and numbers included.
-  const lastThird = (mark: RegExp) => kept.findLastIndex((word, index) => index >= kept.length * 0.66 && mark.test(word));
+  const lastThird = (mark: RegExp) =>
+    kept.findLastIndex((word, index) => index >= kept.length * 0.66 && mark.test(word));
   const clauseEnd = Math.max(lastThird(/[;:]$/), 0) || lastThird(/,$/);
-  if (clauseEnd > 0) return `${kept.slice(0, clauseEnd + 1).join(' ').replace(/[,;:–-]+$/u, '')}${tail}`;
+  if (clauseEnd > 0)
+    return `${kept
+      .slice(0, clauseEnd + 1)
+      .join(' ')
+      .replace(/[,;:–-]+$/u, '')}${tail}`;
   const phrasing = PHRASING[language];
-  const isDatePart = (word: string | undefined) => word !== undefined && (NUMBERISH.test(word.replace(/,$/, '')) || phrasing.dateWords.test(word.replace(/,$/, '')));
+  const isDatePart = (word: string | undefined) =>
+    word !== undefined && (NUMBERISH.test(word.replace(/,$/, '')) || phrasing.dateWords.test(word.replace(/,$/, '')));
   while (kept.length > 1) {
     const last = kept.at(-1)!.replace(/[,;:–-]+$/u, '');
     // A number or a month is cut off only when the date it starts goes on past the cut: "den 27. | November".
     // German ordinals belong to the word after them: "den 2. | Bauabschnitt".
-    const cutDate = (isDatePart(last) && isDatePart(words[kept.length])) || (language === 'de' && /^\d{1,2}\.$/.test(last));
+    const cutDate =
+      (isDatePart(last) && isDatePart(words[kept.length])) || (language === 'de' && /^\d{1,2}\.$/.test(last));
     if (last === '' || cutDate || phrasing.dangling.has(last.toLowerCase())) kept.pop();
     else break;
   }

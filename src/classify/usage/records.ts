@@ -8,7 +8,6 @@ import { FAILURE_KINDS, type TokenUsage } from '../llm/client.js';
 export const CALL_RESULTS = ['ok', ...FAILURE_KINDS] as const;
 export type CallResult = (typeof CALL_RESULTS)[number];
 
-
 /** One provider call: a classification with its retries, as the usage tables keep it. */
 export interface ProviderCall {
   provider: LlmProviderName;

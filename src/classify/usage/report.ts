@@ -23,7 +23,8 @@ export interface UsageFigures extends UsageCounters {
   unpriced_calls: number;
 }
 
-export type UsageRow = (UsageFigures & { day: string; estimated_cost: number }) | (UsageFigures & { provider: string; model: string });
+export type UsageRow =
+  (UsageFigures & { day: string; estimated_cost: number }) | (UsageFigures & { provider: string; model: string });
 
 export interface UsageReport {
   since: string;
@@ -46,16 +47,24 @@ export const MAX_DAY_ROWS = 366;
 const EARLIEST = Date.UTC(1970, 0, 1);
 const LATEST = Date.UTC(9999, 11, 31);
 
-export function createUsageReader(store: UsageStore, prices: PriceTable, now: () => Date = () => new Date()): UsageReader {
+export function createUsageReader(
+  store: UsageStore,
+  prices: PriceTable,
+  now: () => Date = () => new Date(),
+): UsageReader {
   return {
     async report(query) {
       const groupBy = query.group_by ?? 'day';
       const until = query.until === undefined ? now().getTime() : instant('until', query.until);
-      const since = query.since === undefined ? startOfDay(until - 1) - (DEFAULT_DAYS - 1) * DAY_MS : instant('since', query.since);
+      const since =
+        query.since === undefined ? startOfDay(until - 1) - (DEFAULT_DAYS - 1) * DAY_MS : instant('since', query.since);
       if (since > until) throw ValidationError.of('since', 'must not be later than until');
       const days = daysOf(since, until);
       if (groupBy === 'day' && days.length > MAX_DAY_ROWS) {
-        throw ValidationError.of('since', `group_by=day covers at most ${MAX_DAY_ROWS} days; narrow since and until, or group by model`);
+        throw ValidationError.of(
+          'since',
+          `group_by=day covers at most ${MAX_DAY_ROWS} days; narrow since and until, or group by model`,
+        );
       }
       const sinceText = new Date(since).toISOString();
       const untilText = new Date(until).toISOString();
@@ -122,7 +131,11 @@ function figuresOf(sums: readonly UsageSum[], prices: PriceTable): UsageFigures 
   }
   // One model's row: its cost is unknown rather than 0 when it has no price.
   const oneUnpricedModel = sums.length === 1 && anyUnpriced;
-  return { ...counters, estimated_cost: oneUnpricedModel ? null : rounded(pricedCost(sums, prices)), unpriced_calls: unpriced };
+  return {
+    ...counters,
+    estimated_cost: oneUnpricedModel ? null : rounded(pricedCost(sums, prices)),
+    unpriced_calls: unpriced,
+  };
 }
 
 function byDay(days: readonly string[], sums: readonly UsageSum[], prices: PriceTable): UsageRow[] {

@@ -6,9 +6,17 @@ import { MAX_DAY_ROWS, USAGE_GROUPS, type UsageReader } from './report.js';
 
 export const UsageQuerySchema = Type.Object(
   {
-    since: Type.Optional(Type.String({ format: 'date-time', description: 'Start (ISO 8601 date-time); default: 00:00 UTC six days ago' })),
-    until: Type.Optional(Type.String({ format: 'date-time', description: 'End, exclusive (ISO 8601 date-time); default: now' })),
-    group_by: Type.Optional(Type.Enum([...USAGE_GROUPS], { description: 'One row per UTC day (every day of the window, zeros included) or per model; default day' })),
+    since: Type.Optional(
+      Type.String({ format: 'date-time', description: 'Start (ISO 8601 date-time); default: 00:00 UTC six days ago' }),
+    ),
+    until: Type.Optional(
+      Type.String({ format: 'date-time', description: 'End, exclusive (ISO 8601 date-time); default: now' }),
+    ),
+    group_by: Type.Optional(
+      Type.Enum([...USAGE_GROUPS], {
+        description: 'One row per UTC day (every day of the window, zeros included) or per model; default day',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -18,9 +26,18 @@ const figures = {
   calls: Type.Integer({ minimum: 0, description: 'Requests sent to providers, retries included' }),
   input_tokens: Count,
   output_tokens: Count,
-  duplicates_served: Type.Integer({ minimum: 0, description: 'Classifications answered from the dedupe store, no provider asked' }),
-  fallbacks: Type.Integer({ minimum: 0, description: 'Classifications answered with the fallback after the provider failed' }),
-  unpriced_calls: Type.Integer({ minimum: 0, description: 'Calls to models without a price: counted in the tokens, not in the cost' }),
+  duplicates_served: Type.Integer({
+    minimum: 0,
+    description: 'Classifications answered from the dedupe store, no provider asked',
+  }),
+  fallbacks: Type.Integer({
+    minimum: 0,
+    description: 'Classifications answered with the fallback after the provider failed',
+  }),
+  unpriced_calls: Type.Integer({
+    minimum: 0,
+    description: 'Calls to models without a price: counted in the tokens, not in the cost',
+  }),
 };
 const Cost = Type.Number({ minimum: 0, description: 'USD, estimated from the price table (LLM_PRICES)' });
 
@@ -33,7 +50,10 @@ export const UsageReportSchema = Type.Object(
     totals: Type.Object({ ...figures, estimated_cost: Cost }, { additionalProperties: false }),
     rows: Type.Array(
       Type.Union([
-        Type.Object({ day: Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$' }), ...figures, estimated_cost: Cost }, { additionalProperties: false }),
+        Type.Object(
+          { day: Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$' }), ...figures, estimated_cost: Cost },
+          { additionalProperties: false },
+        ),
         Type.Object(
           { provider: Type.String(), model: Type.String(), ...figures, estimated_cost: Nullable(Cost) },
           { additionalProperties: false },

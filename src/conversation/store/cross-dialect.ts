@@ -16,32 +16,52 @@ export type CrossDialectStatements = Omit<ConversationStatements, 'insertComment
 
 export function crossDialectStatements(db: Executor): CrossDialectStatements {
   return {
-
     listComments(workItemId, after, limit, order) {
       const direction = order === 'newest' ? 'desc' : 'asc';
       let query = db.selectFrom('work_comments').selectAll().where('work_item_id', '=', workItemId);
-      if (after) query = query.where((eb) => eb(eb.refTuple('created_at', 'id'), order === 'newest' ? '<' : '>', eb.tuple(after.at, after.id)));
+      if (after)
+        query = query.where((eb) =>
+          eb(eb.refTuple('created_at', 'id'), order === 'newest' ? '<' : '>', eb.tuple(after.at, after.id)),
+        );
       return query.orderBy('created_at', direction).orderBy('id', direction).limit(limit).execute();
     },
 
     async insertQuestion(row) {
       // DO NOTHING rather than the unique violation, which on PostgreSQL would abort the
       // transaction the caller still has to read the open question on.
-      const inserted = await db.insertInto('work_questions').values(row).onConflict((oc) => oc.doNothing()).executeTakeFirst();
+      const inserted = await db
+        .insertInto('work_questions')
+        .values(row)
+        .onConflict((oc) => oc.doNothing())
+        .executeTakeFirst();
       return Number(inserted.numInsertedOrUpdatedRows ?? 0) === 1;
     },
 
     findQuestion(workItemId, questionId) {
-      return db.selectFrom('work_questions').selectAll().where('id', '=', questionId).where('work_item_id', '=', workItemId).executeTakeFirst();
+      return db
+        .selectFrom('work_questions')
+        .selectAll()
+        .where('id', '=', questionId)
+        .where('work_item_id', '=', workItemId)
+        .executeTakeFirst();
     },
 
     async findQuestions(ids) {
       if (ids.length === 0) return [];
-      return db.selectFrom('work_questions').selectAll().where('id', 'in', [...ids]).execute();
+      return db
+        .selectFrom('work_questions')
+        .selectAll()
+        .where('id', 'in', [...ids])
+        .execute();
     },
 
     findOpenQuestion(workItemId) {
-      return db.selectFrom('work_questions').selectAll().where('work_item_id', '=', workItemId).where('status', '=', 'open').executeTakeFirst();
+      return db
+        .selectFrom('work_questions')
+        .selectAll()
+        .where('work_item_id', '=', workItemId)
+        .where('status', '=', 'open')
+        .executeTakeFirst();
     },
 
     async answerQuestion(id, answer) {
@@ -66,7 +86,13 @@ export function crossDialectStatements(db: Executor): CrossDialectStatements {
     },
 
     listItemQuestions(workItemId) {
-      return db.selectFrom('work_questions').selectAll().where('work_item_id', '=', workItemId).orderBy('asked_at').orderBy('id').execute();
+      return db
+        .selectFrom('work_questions')
+        .selectAll()
+        .where('work_item_id', '=', workItemId)
+        .orderBy('asked_at')
+        .orderBy('id')
+        .execute();
     },
 
     async inbox(filter, after, limit) {
@@ -95,7 +121,11 @@ export function crossDialectStatements(db: Executor): CrossDialectStatements {
     },
 
     async countOpen() {
-      const row = await db.selectFrom('work_questions').select((eb) => eb.fn.countAll<number>().as('open')).where('status', '=', 'open').executeTakeFirst();
+      const row = await db
+        .selectFrom('work_questions')
+        .select((eb) => eb.fn.countAll<number>().as('open'))
+        .where('status', '=', 'open')
+        .executeTakeFirst();
       return Number(row?.open ?? 0);
     },
   };

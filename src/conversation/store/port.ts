@@ -41,7 +41,10 @@ export interface ConversationStatements {
   findQuestions(ids: readonly string[]): Promise<QuestionRow[]>;
   findOpenQuestion(workItemId: string): Promise<QuestionRow | undefined>;
   /** Answers the question if it is still open; false when another answer came first. */
-  answerQuestion(id: string, answer: Pick<QuestionRow, 'answer' | 'option' | 'answered_by' | 'answered_role' | 'answered_at'>): Promise<boolean>;
+  answerQuestion(
+    id: string,
+    answer: Pick<QuestionRow, 'answer' | 'option' | 'answered_by' | 'answered_role' | 'answered_at'>,
+  ): Promise<boolean>;
   listItemQuestions(workItemId: string): Promise<QuestionRow[]>;
   /** Marks the open questions of these items moot; answers those it closed. */
   closeOpenQuestions(workItemIds: readonly string[]): Promise<QuestionRow[]>;

@@ -16,14 +16,18 @@ export function postgresConversationStatements(db: Executor): ConversationStatem
           VALUES (${row.id}::uuid, ${row.work_item_id}::uuid, ${row.author}, ${row.role}, ${row.kind}, ${row.body}, ${row.links}, ${row.created_at}::timestamptz)
           RETURNING work_item_id
         )
-        UPDATE work_items SET comment_count = comment_count + 1 WHERE id = (SELECT work_item_id FROM comment)`.execute(db);
+        UPDATE work_items SET comment_count = comment_count + 1 WHERE id = (SELECT work_item_id FROM comment)`.execute(
+        db,
+      );
     },
 
     async deleteComment(workItemId, commentId) {
       const { rows } = await sql<{ id: string }>`WITH gone AS (
           DELETE FROM work_comments WHERE id = ${commentId}::uuid AND work_item_id = ${workItemId}::uuid RETURNING work_item_id
         )
-        UPDATE work_items SET comment_count = comment_count - 1 WHERE id = (SELECT work_item_id FROM gone) RETURNING id`.execute(db);
+        UPDATE work_items SET comment_count = comment_count - 1 WHERE id = (SELECT work_item_id FROM gone) RETURNING id`.execute(
+        db,
+      );
       return rows.length === 1;
     },
   };

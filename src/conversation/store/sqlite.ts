@@ -12,13 +12,25 @@ export function sqliteConversationStatements(db: Executor): ConversationStatemen
 
     async insertComment(row) {
       await db.insertInto('work_comments').values(row).execute();
-      await db.updateTable('work_items').set({ comment_count: sql`comment_count + 1` }).where('id', '=', row.work_item_id).execute();
+      await db
+        .updateTable('work_items')
+        .set({ comment_count: sql`comment_count + 1` })
+        .where('id', '=', row.work_item_id)
+        .execute();
     },
 
     async deleteComment(workItemId, commentId) {
-      const deleted = await db.deleteFrom('work_comments').where('id', '=', commentId).where('work_item_id', '=', workItemId).executeTakeFirst();
+      const deleted = await db
+        .deleteFrom('work_comments')
+        .where('id', '=', commentId)
+        .where('work_item_id', '=', workItemId)
+        .executeTakeFirst();
       if (Number(deleted.numDeletedRows) === 0) return false;
-      await db.updateTable('work_items').set({ comment_count: sql`comment_count - 1` }).where('id', '=', workItemId).execute();
+      await db
+        .updateTable('work_items')
+        .set({ comment_count: sql`comment_count - 1` })
+        .where('id', '=', workItemId)
+        .execute();
       return true;
     },
   };

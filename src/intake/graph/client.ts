@@ -81,7 +81,8 @@ interface ErrorBody {
 
 function describe(body: ErrorBody | null): string {
   if (!body) return '';
-  if (typeof body.error === 'string') return `${body.error}${body.error_description ? `: ${body.error_description.split('\n')[0]}` : ''}`;
+  if (typeof body.error === 'string')
+    return `${body.error}${body.error_description ? `: ${body.error_description.split('\n')[0]}` : ''}`;
   return [body.error?.code, body.error?.message].filter(Boolean).join(': ');
 }
 
@@ -94,7 +95,12 @@ async function readJson(response: Response): Promise<unknown> {
   }
 }
 
-export function createGraphClient(target: GraphTarget, secret: string, endpoints: GraphEndpoints, sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))): GraphClient {
+export function createGraphClient(
+  target: GraphTarget,
+  secret: string,
+  endpoints: GraphEndpoints,
+  sleep = (ms: number) => new Promise((r) => setTimeout(r, ms)),
+): GraphClient {
   let token: { value: string; expires_at: number } | null = null;
 
   /** One request, waiting out 429 and 503; network failures are named, HTTP errors left to the caller. */
@@ -107,7 +113,8 @@ export function createGraphClient(target: GraphTarget, secret: string, endpoints
         const cause = (error as { cause?: { code?: string } }).cause;
         const code = cause?.code ?? (error as { name?: string }).name ?? 'error';
         const host = new URL(url).host;
-        if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') throw new ConnectionFailure('dns', `${host} does not resolve (${code})`);
+        if (code === 'ENOTFOUND' || code === 'EAI_AGAIN')
+          throw new ConnectionFailure('dns', `${host} does not resolve (${code})`);
         if (code === 'TimeoutError') throw new ConnectionFailure('timeout', `${host} did not answer in time`);
         if (/CERT|TLS|SSL/.test(code)) throw new ConnectionFailure('tls', `TLS with ${host} failed (${code})`);
         throw new ConnectionFailure('connect', `The connection to ${host} failed (${code})`);
@@ -115,7 +122,11 @@ export function createGraphClient(target: GraphTarget, secret: string, endpoints
       if ((response.status === 429 || response.status === 503) && tries < MAX_THROTTLED_TRIES) {
         await response.arrayBuffer();
         const seconds = Number(response.headers.get('retry-after') ?? Number.NaN);
-        await sleep(Number.isFinite(seconds) && seconds >= 0 ? Math.min(seconds * 1000, MAX_RETRY_AFTER_MS) : Math.min(1000 * 2 ** tries, MAX_RETRY_AFTER_MS));
+        await sleep(
+          Number.isFinite(seconds) && seconds >= 0
+            ? Math.min(seconds * 1000, MAX_RETRY_AFTER_MS)
+            : Math.min(1000 * 2 ** tries, MAX_RETRY_AFTER_MS),
+        );
         continue;
       }
       return response;
@@ -138,9 +149,13 @@ export function createGraphClient(target: GraphTarget, secret: string, endpoints
     const body = (await readJson(response)) as ({ access_token?: string; expires_in?: number } & ErrorBody) | null;
     if (!response.ok) {
       const detail = describe(body);
-      throw new ConnectionFailure('login', `The token endpoint refused client ${target.client_id} of tenant ${target.tenant_id} (HTTP ${response.status}${detail ? `, ${detail}` : ''})`);
+      throw new ConnectionFailure(
+        'login',
+        `The token endpoint refused client ${target.client_id} of tenant ${target.tenant_id} (HTTP ${response.status}${detail ? `, ${detail}` : ''})`,
+      );
     }
-    if (!body?.access_token) throw new ConnectionFailure('login', 'The token endpoint answered without an access token');
+    if (!body?.access_token)
+      throw new ConnectionFailure('login', 'The token endpoint answered without an access token');
     token = { value: body.access_token, expires_at: Date.now() + (body.expires_in ?? 3600) * 1000 };
     return token.value;
   }
@@ -148,7 +163,9 @@ export function createGraphClient(target: GraphTarget, secret: string, endpoints
   /** A Graph GET with the token; a 401 means it expired early: one new token, one more try. */
   async function get(url: string): Promise<unknown> {
     for (let attempt = 1; ; attempt += 1) {
-      const response = await call(url, { headers: { authorization: `Bearer ${await accessToken()}`, prefer: 'odata.maxpagesize=50' } });
+      const response = await call(url, {
+        headers: { authorization: `Bearer ${await accessToken()}`, prefer: 'odata.maxpagesize=50' },
+      });
       if (response.status === 401 && attempt === 1) {
         await response.arrayBuffer();
         token = null;
@@ -160,21 +177,35 @@ export function createGraphClient(target: GraphTarget, secret: string, endpoints
       }
       if (!response.ok) {
         const detail = describe((await readJson(response)) as ErrorBody | null);
-        const stage = response.status === 401 || response.status === 403 ? 'login' : response.status === 404 ? 'folder' : 'protocol';
-        const what = stage === 'login' ? `Graph refused the app access to ${target.address}` : `The folder "${target.folder}" of ${target.address} cannot be read`;
+        const stage =
+          response.status === 401 || response.status === 403
+            ? 'login'
+            : response.status === 404
+              ? 'folder'
+              : 'protocol';
+        const what =
+          stage === 'login'
+            ? `Graph refused the app access to ${target.address}`
+            : `The folder "${target.folder}" of ${target.address} cannot be read`;
         throw new ConnectionFailure(stage, `${what} (HTTP ${response.status}${detail ? `, ${detail}` : ''})`);
       }
       return readJson(response);
     }
   }
 
-  const folderUrl = () => `${endpoints.graphUrl}/users/${encodeURIComponent(target.address)}/mailFolders/${encodeURIComponent(target.folder)}`;
+  const folderUrl = () =>
+    `${endpoints.graphUrl}/users/${encodeURIComponent(target.address)}/mailFolders/${encodeURIComponent(target.folder)}`;
 
   return {
     async delta(link) {
       const url = link ?? `${folderUrl()}/messages/delta?$select=${SELECT}`;
-      const body = (await get(url)) as { value?: GraphMessage[]; '@odata.nextLink'?: string; '@odata.deltaLink'?: string } | null;
-      if (!body || !Array.isArray(body.value)) throw new ConnectionFailure('protocol', 'Graph answered a delta query without a value array');
+      const body = (await get(url)) as {
+        value?: GraphMessage[];
+        '@odata.nextLink'?: string;
+        '@odata.deltaLink'?: string;
+      } | null;
+      if (!body || !Array.isArray(body.value))
+        throw new ConnectionFailure('protocol', 'Graph answered a delta query without a value array');
       // Mail enters here: its text is cleaned once, before its ids name anything (clean-text.ts).
       return {
         messages: cleanDeep(body.value),
@@ -188,7 +219,10 @@ export function createGraphClient(target: GraphTarget, secret: string, endpoints
         try {
           await lookup(host);
         } catch (error) {
-          throw new ConnectionFailure('dns', `${host} does not resolve (${(error as { code?: string }).code ?? 'lookup failed'})`);
+          throw new ConnectionFailure(
+            'dns',
+            `${host} does not resolve (${(error as { code?: string }).code ?? 'lookup failed'})`,
+          );
         }
       }
       const folder = (await get(folderUrl())) as { displayName?: string; totalItemCount?: number } | null;
@@ -211,7 +245,10 @@ export async function probeGraph(client: GraphClient): Promise<ConnectionTest> {
       folder: { path: found.folder, messages: found.messages, uid_validity: null, uid_next: null },
     };
   } catch (error) {
-    const failure = error instanceof ConnectionFailure ? error : new ConnectionFailure('protocol', `Graph: ${(error as Error).message}`);
+    const failure =
+      error instanceof ConnectionFailure
+        ? error
+        : new ConnectionFailure('protocol', `Graph: ${(error as Error).message}`);
     return { ok: false, stage: failure.stage, message: failure.message, ms: ms(), folder: null };
   }
 }

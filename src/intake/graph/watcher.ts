@@ -57,12 +57,15 @@ export function startGraphWatcher(deps: GraphWatcherDeps): GraphWatcher {
   const rearm = () => (wakeUp = new Promise<void>((resolve) => (signal = resolve)));
   const pause = (ms: number) => {
     let timer: NodeJS.Timeout | undefined;
-    return Promise.race([new Promise<void>((resolve) => (timer = setTimeout(resolve, ms))), wakeUp]).finally(() => clearTimeout(timer));
+    return Promise.race([new Promise<void>((resolve) => (timer = setTimeout(resolve, ms))), wakeUp]).finally(() =>
+      clearTimeout(timer),
+    );
   };
   const backoff = () => Math.min(deps.reconnectMaxMs, RETRY_MIN_MS * 2 ** attempt++) * (0.75 + Math.random() * 0.5);
 
   async function setState(state: MailboxState, extra: { error?: string; synced?: boolean } = {}): Promise<void> {
-    if (!(await deps.store.setState(deps.mailboxId, deps.owner, { state, at: new Date().toISOString(), ...extra }))) throw new LeaseLost(deps.mailboxId);
+    if (!(await deps.store.setState(deps.mailboxId, deps.owner, { state, at: new Date().toISOString(), ...extra })))
+      throw new LeaseLost(deps.mailboxId);
   }
 
   async function current(): Promise<MailboxRow> {
@@ -94,7 +97,9 @@ export function startGraphWatcher(deps: GraphWatcherDeps): GraphWatcher {
       }
       await setState('syncing');
       const messages: IncomingMessage[] = page.messages
-        .filter((message) => !('@removed' in message) && typeof message.id === 'string' && receivedSince(message, start))
+        .filter(
+          (message) => !('@removed' in message) && typeof message.id === 'string' && receivedSince(message, start),
+        )
         .map((message: GraphMessage) => ({
           source: 'graph' as const,
           source_ref: `graph:${message.id}`,
@@ -109,7 +114,11 @@ export function startGraphWatcher(deps: GraphWatcherDeps): GraphWatcher {
         COMMIT_BATCH,
         (message) => deps.pipeline.prepare(row, message),
         async (batch) => {
-          await deps.pipeline.commit(row, deps.owner, batch.map(({ item, prepared }) => ({ message: item, prepared })));
+          await deps.pipeline.commit(
+            row,
+            deps.owner,
+            batch.map(({ item, prepared }) => ({ message: item, prepared })),
+          );
         },
         () => stopped,
       );
@@ -132,8 +141,14 @@ export function startGraphWatcher(deps: GraphWatcherDeps): GraphWatcher {
       } catch (error) {
         if (error instanceof LeaseLost) return;
         if (stopped) break;
-        const reason = error instanceof ConnectionFailure || error instanceof ClassificationUnavailable ? error.message : `Graph: ${(error as Error).message}`;
-        log.warn({ stage: error instanceof ConnectionFailure ? error.stage : 'classify', reason }, 'graph mailbox failed; retrying');
+        const reason =
+          error instanceof ConnectionFailure || error instanceof ClassificationUnavailable
+            ? error.message
+            : `Graph: ${(error as Error).message}`;
+        log.warn(
+          { stage: error instanceof ConnectionFailure ? error.stage : 'classify', reason },
+          'graph mailbox failed; retrying',
+        );
         await setState('error', { error: reason }).catch(() => undefined);
         await pause(backoff());
       }

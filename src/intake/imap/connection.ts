@@ -29,10 +29,22 @@ export function imapTarget(row: MailboxRow): ImapTarget {
   if (row.kind !== 'imap' || row.host === null || row.port === null || row.tls === null || row.username === null) {
     throw new Error(`mailbox ${row.id} is not a complete IMAP mailbox`);
   }
-  return { host: row.host, port: row.port, tls: row.tls, username: row.username, auth: row.auth === 'xoauth2' ? 'xoauth2' : 'password', folder: row.folder };
+  return {
+    host: row.host,
+    port: row.port,
+    tls: row.tls,
+    username: row.username,
+    auth: row.auth === 'xoauth2' ? 'xoauth2' : 'password',
+    folder: row.folder,
+  };
 }
 
-export function imapOptions(target: ImapTarget, secret: string, guard: HostGuard, timeouts: Timeouts = DEFAULT_TIMEOUTS): ImapFlowOptions {
+export function imapOptions(
+  target: ImapTarget,
+  secret: string,
+  guard: HostGuard,
+  timeouts: Timeouts = DEFAULT_TIMEOUTS,
+): ImapFlowOptions {
   return {
     // Stored normalized; an older row may still hold "[::1]".
     host: normalizeHost(target.host) ?? target.host,
@@ -42,7 +54,10 @@ export function imapOptions(target: ImapTarget, secret: string, guard: HostGuard
     secure: target.tls === 'tls',
     // Required when asked for: a server that does not offer it is a failure, not clear text.
     doSTARTTLS: target.tls === 'starttls' ? true : target.tls === 'none' ? false : undefined,
-    auth: target.auth === 'xoauth2' ? { user: target.username, accessToken: secret } : { user: target.username, pass: secret },
+    auth:
+      target.auth === 'xoauth2'
+        ? { user: target.username, accessToken: secret }
+        : { user: target.username, pass: secret },
     logger: false,
     clientInfo: { name: 'agentdesk', vendor: 'agentdesk' },
     connectionTimeout: timeouts.connectMs,
@@ -88,30 +103,48 @@ function serverText(error: ErrorLike): string | null {
  * apart, so the connection test cannot be used to map a network's ports; and no library or
  * OpenSSL text is passed on.
  */
-export function describeFailure(error: unknown, target: Pick<ImapTarget, 'host' | 'port' | 'username' | 'folder'>, during: 'connect' | 'session' | 'folder'): ConnectionFailure {
+export function describeFailure(
+  error: unknown,
+  target: Pick<ImapTarget, 'host' | 'port' | 'username' | 'folder'>,
+  during: 'connect' | 'session' | 'folder',
+): ConnectionFailure {
   if (error instanceof ConnectionFailure) return error;
   if (error instanceof HostNotAllowed) return new ConnectionFailure('connect', `Refused to connect: ${error.message}`);
   const e = (error ?? {}) as ErrorLike;
   const code = typeof e.code === 'string' ? e.code : '';
   const where = `${target.host}:${target.port}`;
   const reply = serverText(e);
-  if (code === 'EHOSTNOTALLOWED') return new ConnectionFailure('connect', `Refused to connect: ${typeof e.message === 'string' ? e.message : where}`);
+  if (code === 'EHOSTNOTALLOWED')
+    return new ConnectionFailure('connect', `Refused to connect: ${typeof e.message === 'string' ? e.message : where}`);
   if (e.authenticationFailed === true) {
-    return new ConnectionFailure('login', `The server refused the login of ${target.username}${reply ? `: ${reply}` : ''}`);
+    return new ConnectionFailure(
+      'login',
+      `The server refused the login of ${target.username}${reply ? `: ${reply}` : ''}`,
+    );
   }
   if (during === 'folder') {
-    return new ConnectionFailure('folder', `The folder "${target.folder}" cannot be opened${reply ? `: ${reply}` : ''}`);
+    return new ConnectionFailure(
+      'folder',
+      `The folder "${target.folder}" cannot be opened${reply ? `: ${reply}` : ''}`,
+    );
   }
   if (DNS_CODES.has(code)) return new ConnectionFailure('dns', `${target.host} does not resolve`);
   const certificate = CERTIFICATE_PROBLEMS.find(([pattern]) => pattern.test(code));
   if (certificate) return new ConnectionFailure('tls', `The certificate of ${where} ${certificate[1]}`);
   // Both come after an IMAP greeting: the server is known to be there.
-  if (code === 'STARTTLS_INJECTION') return new ConnectionFailure('tls', `${where} sent data before the TLS handshake of STARTTLS (possible tampering on the way)`);
+  if (code === 'STARTTLS_INJECTION')
+    return new ConnectionFailure(
+      'tls',
+      `${where} sent data before the TLS handshake of STARTTLS (possible tampering on the way)`,
+    );
   if (e.tlsFailed === true && code === '' && typeof e.message === 'string' && /STARTTLS/.test(e.message)) {
     return new ConnectionFailure('tls', `${where} does not offer STARTTLS, which the mailbox's tls setting requires`);
   }
   if (during === 'session') return new ConnectionFailure('connect', `The connection to ${where} was lost`);
-  return new ConnectionFailure('connect', `No IMAP server answered at ${where}; check the host, the port and the tls setting`);
+  return new ConnectionFailure(
+    'connect',
+    `No IMAP server answered at ${where}; check the host, the port and the tls setting`,
+  );
 }
 
 /** The host's addresses, checked by the guard, so a name that does not resolve is reported as such and quickly. */
@@ -125,7 +158,12 @@ export async function checkHost(guard: HostGuard, host: string): Promise<void> {
 }
 
 /** Connects, logs in and opens the folder; answers what it found or where it failed. Never throws. */
-export async function probeImap(target: ImapTarget, secret: string, guard: HostGuard, timeouts: Timeouts): Promise<ConnectionTest> {
+export async function probeImap(
+  target: ImapTarget,
+  secret: string,
+  guard: HostGuard,
+  timeouts: Timeouts,
+): Promise<ConnectionTest> {
   const started = performance.now();
   const ms = () => Math.round(performance.now() - started);
   const client = new ImapFlow({ ...imapOptions(target, secret, guard, timeouts), disableAutoIdle: true });
@@ -141,7 +179,12 @@ export async function probeImap(target: ImapTarget, secret: string, guard: HostG
       stage: null,
       message: `Logged in as ${target.username} and opened "${box.path}": ${box.exists} message${box.exists === 1 ? '' : 's'}`,
       ms: ms(),
-      folder: { path: box.path, messages: box.exists, uid_validity: Number(box.uidValidity), uid_next: box.uidNext ?? null },
+      folder: {
+        path: box.path,
+        messages: box.exists,
+        uid_validity: Number(box.uidValidity),
+        uid_next: box.uidNext ?? null,
+      },
     };
   } catch (error) {
     const failure = describeFailure(error, target, stage);

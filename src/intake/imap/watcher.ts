@@ -54,7 +54,9 @@ const RECONNECT_MIN_MS = 500;
 
 function sleepUnless(ms: number, wake: Promise<void>): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
-  return Promise.race([new Promise<void>((resolve) => (timer = setTimeout(resolve, ms))), wake]).finally(() => clearTimeout(timer));
+  return Promise.race([new Promise<void>((resolve) => (timer = setTimeout(resolve, ms))), wake]).finally(() =>
+    clearTimeout(timer),
+  );
 }
 
 export function startImapWatcher(deps: WatcherDeps): Watcher {
@@ -70,7 +72,11 @@ export function startImapWatcher(deps: WatcherDeps): Watcher {
   };
 
   async function setState(state: MailboxState, extra: { error?: string; synced?: boolean } = {}): Promise<void> {
-    const kept = await deps.store.setState(deps.mailboxId, deps.owner, { state, at: new Date().toISOString(), ...extra });
+    const kept = await deps.store.setState(deps.mailboxId, deps.owner, {
+      state,
+      at: new Date().toISOString(),
+      ...extra,
+    });
     if (!kept) throw new LeaseLost(deps.mailboxId);
   }
 
@@ -89,18 +95,32 @@ export function startImapWatcher(deps: WatcherDeps): Watcher {
     return uids.length > 0 ? Math.min(...uids) - 1 : uidNext - 1;
   }
 
-  async function fetchChunk(imap: ImapFlow, uids: number[], uidValidity: number, backfill: boolean, skipKnown: boolean, row: MailboxRow): Promise<IncomingMessage[]> {
+  async function fetchChunk(
+    imap: ImapFlow,
+    uids: number[],
+    uidValidity: number,
+    backfill: boolean,
+    skipKnown: boolean,
+    row: MailboxRow,
+  ): Promise<IncomingMessage[]> {
     let wanted = uids;
     if (skipKnown) {
       // After a UIDVALIDITY change: envelopes first, and only unknown messages are downloaded.
       const envelopes = await imap.fetchAll(uids.join(','), { uid: true, envelope: true }, { uid: true });
       // Cleaned as mime.ts cleans the Message-ID (clean-text.ts), so that the keys compare.
       const keyOf = (message: (typeof envelopes)[number]) => cleanText(message.envelope?.messageId ?? '').trim();
-      const known = await deps.store.knownMessageKeys(row.id, envelopes.map(keyOf).filter((id) => id !== ''));
+      const known = await deps.store.knownMessageKeys(
+        row.id,
+        envelopes.map(keyOf).filter((id) => id !== ''),
+      );
       wanted = envelopes.filter((message) => !known.has(keyOf(message))).map((message) => message.uid);
       if (wanted.length === 0) return [];
     }
-    const fetched = await imap.fetchAll(wanted.join(','), { uid: true, internalDate: true, source: { maxLength: MAX_MESSAGE_BYTES } }, { uid: true });
+    const fetched = await imap.fetchAll(
+      wanted.join(','),
+      { uid: true, internalDate: true, source: { maxLength: MAX_MESSAGE_BYTES } },
+      { uid: true },
+    );
     return fetched
       .filter((message) => message.source !== undefined)
       .sort((a, b) => a.uid - b.uid)
@@ -130,9 +150,11 @@ export function startImapWatcher(deps: WatcherDeps): Watcher {
     let resync = false;
     if (row.uid_validity === null || row.uid_validity !== uidValidity || row.last_uid === null) {
       resync = row.uid_validity !== null && row.uid_validity !== uidValidity;
-      if (resync) log.warn({ was: row.uid_validity, now: uidValidity }, 'UIDVALIDITY changed; reading the folder again');
+      if (resync)
+        log.warn({ was: row.uid_validity, now: uidValidity }, 'UIDVALIDITY changed; reading the folder again');
       const start = await startingPoint(imap, row, box.uidNext, resync);
-      if (!(await deps.store.resetCursor(row.id, deps.owner, uidValidity, start, new Date().toISOString()))) throw new LeaseLost(row.id);
+      if (!(await deps.store.resetCursor(row.id, deps.owner, uidValidity, start, new Date().toISOString())))
+        throw new LeaseLost(row.id);
       row = await current();
     }
     const last = row.last_uid ?? 0;
@@ -164,13 +186,18 @@ export function startImapWatcher(deps: WatcherDeps): Watcher {
         COMMIT_BATCH,
         (message) => deps.pipeline.prepare(row, message),
         async (batch) => {
-          await deps.pipeline.commit(row, deps.owner, batch.map(({ item, prepared }) => ({ message: item, prepared })));
+          await deps.pipeline.commit(
+            row,
+            deps.owner,
+            batch.map(({ item, prepared }) => ({ message: item, prepared })),
+          );
         },
         () => stopped,
       );
       // Messages passed over (known, expunged) still move the cursor past this chunk.
       if (!stopped && !(await deps.store.moveCursor(row.id, deps.owner, chunk.at(-1)!))) throw new LeaseLost(row.id);
-      if (backfill) log.info({ done: Math.min((index + 1) * CHUNK, uids.length), total: uids.length }, 'backfill progress');
+      if (backfill)
+        log.info({ done: Math.min((index + 1) * CHUNK, uids.length), total: uids.length }, 'backfill progress');
     }
     // A download started for a chunk that will not be processed is left to finish on its own.
     await next.catch(() => undefined);
@@ -222,7 +249,11 @@ export function startImapWatcher(deps: WatcherDeps): Watcher {
       attempt = 0;
       await sleepUnless(deps.pollIntervalMs, wakeUp);
       if (!imap.usable && !stopped) {
-        throw describeFailure(lastError ?? Object.assign(new Error('the server closed the connection'), { code: 'EConnectionClosed' }), target, 'session');
+        throw describeFailure(
+          lastError ?? Object.assign(new Error('the server closed the connection'), { code: 'EConnectionClosed' }),
+          target,
+          'session',
+        );
       }
     }
   }
@@ -245,7 +276,10 @@ export function startImapWatcher(deps: WatcherDeps): Watcher {
           return;
         }
         if (stopped) break;
-        const failure = error instanceof ConnectionFailure ? error : describeFailure(error, { host: '?', port: 0, username: '?', folder: '?' }, 'connect');
+        const failure =
+          error instanceof ConnectionFailure
+            ? error
+            : describeFailure(error, { host: '?', port: 0, username: '?', folder: '?' }, 'connect');
         log.warn({ stage: failure.stage, reason: failure.message }, 'mailbox watcher failed; reconnecting');
         await setState('error', { error: failure.message }).catch(() => undefined);
       } finally {

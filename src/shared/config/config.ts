@@ -345,15 +345,24 @@ function llmPrices(env: Env): PriceTable {
     const name = JSON.stringify(model.length > 64 ? `${model.slice(0, 64)}…` : model);
     if (model.trim() === '') throw new ConfigError('LLM_PRICES', `${path}: a model name is empty`);
     if (!isPlainObject(entry) || Object.keys(entry).some((key) => !(PRICE_FIELDS as readonly string[]).includes(key))) {
-      throw new ConfigError('LLM_PRICES', `${path}: model ${name} must be an object with exactly input_per_million and output_per_million`);
+      throw new ConfigError(
+        'LLM_PRICES',
+        `${path}: model ${name} must be an object with exactly input_per_million and output_per_million`,
+      );
     }
     for (const field of PRICE_FIELDS) {
       const value = entry[field];
       if (typeof value !== 'number' || !Number.isFinite(value) || value < 0 || value > 1_000_000) {
-        throw new ConfigError('LLM_PRICES', `${path}: model ${name}: ${field} must be a number of USD per million tokens, 0 to 1000000`);
+        throw new ConfigError(
+          'LLM_PRICES',
+          `${path}: model ${name}: ${field} must be a number of USD per million tokens, 0 to 1000000`,
+        );
       }
     }
-    prices[model] = { input_per_million: entry.input_per_million as number, output_per_million: entry.output_per_million as number };
+    prices[model] = {
+      input_per_million: entry.input_per_million as number,
+      output_per_million: entry.output_per_million as number,
+    };
   }
   return prices;
 }
@@ -459,7 +468,12 @@ function intakeConfig(env: Env): IntakeConfig {
 function intakeAllowedHosts(env: Env): readonly string[] {
   const entries = (read(env, 'INTAKE_ALLOWED_HOSTS') ?? '')
     .split(',')
-    .map((entry) => entry.trim().toLowerCase().replace(/^\[(.*)\]$/, '$1'))
+    .map((entry) =>
+      entry
+        .trim()
+        .toLowerCase()
+        .replace(/^\[(.*)\]$/, '$1'),
+    )
     .filter(Boolean);
   for (const entry of entries) {
     const [network, prefix, extra] = entry.split('/');
@@ -467,7 +481,10 @@ function intakeAllowedHosts(env: Env): readonly string[] {
     const version = isIP(network!);
     const bits = /^\d{1,3}$/.test(prefix) ? Number(prefix) : -1;
     if (extra !== undefined || version === 0 || bits < 0 || bits > (version === 4 ? 32 : 128)) {
-      throw new ConfigError('INTAKE_ALLOWED_HOSTS', `"${entry}" is neither a host name, an address nor a CIDR range (e.g. 10.0.0.0/8)`);
+      throw new ConfigError(
+        'INTAKE_ALLOWED_HOSTS',
+        `"${entry}" is neither a host name, an address nor a CIDR range (e.g. 10.0.0.0/8)`,
+      );
     }
   }
   return Object.freeze(entries);
@@ -516,9 +533,21 @@ function requestLimits(env: Env): RequestLimits {
   const bodyIdleTimeoutMs = integer(env, 'BODY_IDLE_TIMEOUT_MS', 15_000, 100, 3_600_000);
   return {
     requestTimeoutMs,
-    requestTimeoutUnauthenticatedMs: integer(env, 'REQUEST_TIMEOUT_UNAUTHENTICATED_MS', Math.min(10_000, requestTimeoutMs), 100, requestTimeoutMs),
+    requestTimeoutUnauthenticatedMs: integer(
+      env,
+      'REQUEST_TIMEOUT_UNAUTHENTICATED_MS',
+      Math.min(10_000, requestTimeoutMs),
+      100,
+      requestTimeoutMs,
+    ),
     bodyIdleTimeoutMs,
-    bodyIdleTimeoutUnauthenticatedMs: integer(env, 'BODY_IDLE_TIMEOUT_UNAUTHENTICATED_MS', Math.min(5_000, bodyIdleTimeoutMs), 100, bodyIdleTimeoutMs),
+    bodyIdleTimeoutUnauthenticatedMs: integer(
+      env,
+      'BODY_IDLE_TIMEOUT_UNAUTHENTICATED_MS',
+      Math.min(5_000, bodyIdleTimeoutMs),
+      100,
+      bodyIdleTimeoutMs,
+    ),
     maxConnectionsPerAddress: integer(env, 'MAX_CONNECTIONS_PER_ADDRESS', 256, 0, 1_000_000),
   };
 }
@@ -539,7 +568,9 @@ export function loadConfig(env: Env): Readonly<Config> {
       poolSize: integer(env, 'DATABASE_POOL_SIZE', 10, 1, 1_000),
       statementTimeoutMs: integer(env, 'DATABASE_STATEMENT_TIMEOUT_MS', 5_000, 1, 3_600_000),
       sqliteCheckpointerExitAfter:
-        read(env, 'TEST_SQLITE_CHECKPOINTER_EXIT_AFTER') === undefined ? null : integer(env, 'TEST_SQLITE_CHECKPOINTER_EXIT_AFTER', 1, 1, 1_000_000),
+        read(env, 'TEST_SQLITE_CHECKPOINTER_EXIT_AFTER') === undefined
+          ? null
+          : integer(env, 'TEST_SQLITE_CHECKPOINTER_EXIT_AFTER', 1, 1, 1_000_000),
       sqliteWalMaxMb: integer(env, 'SQLITE_WAL_MAX_MB', DEFAULT_SQLITE_WAL_MAX_MB, 0, 1_048_576),
     },
     llm: llmConfig(env),

@@ -31,7 +31,12 @@ export interface CoalescerOptions<I, O> {
 
 const DEFAULT_MAX_BATCH = 64;
 
-export function createCoalescer<I, O>({ keyOf, conflictOf, run, maxBatch = DEFAULT_MAX_BATCH }: CoalescerOptions<I, O>): (input: I) => Promise<O> {
+export function createCoalescer<I, O>({
+  keyOf,
+  conflictOf,
+  run,
+  maxBatch = DEFAULT_MAX_BATCH,
+}: CoalescerOptions<I, O>): (input: I) => Promise<O> {
   const lanes = new Map<string, Lane<I, O>>();
 
   /** The next batch: the oldest calls, at most one per conflict key; the rest stay queued in order. */

@@ -8,7 +8,13 @@ import type { Logger } from 'pino';
 import { DEFAULT_SQLITE_WAL_MAX_MB, type DatabaseConfig } from '../config/config.js';
 import { type TransactionRunner, createGroupCommit } from './group-commit.js';
 import { migratePostgres, migrateSqlite } from './migrate.js';
-import { type CheckpointKind, type CheckpointOutcome, type CheckpointerOptions, type WalStatus, startCheckpointer } from './sqlite-checkpointer.js';
+import {
+  type CheckpointKind,
+  type CheckpointOutcome,
+  type CheckpointerOptions,
+  type WalStatus,
+  startCheckpointer,
+} from './sqlite-checkpointer.js';
 import { DurableSqliteDialect, type StorageWatch } from './sqlite-driver.js';
 import { OPEN_GATE } from './sqlite-write-gate.js';
 import { NO_SYNC, createWalSync } from './wal-sync.js';
@@ -158,7 +164,10 @@ export function sqlitePath(url: string): string {
   return rest.startsWith('//') ? rest.slice(2) : rest;
 }
 
-function openSqlite(config: DatabaseConfig, { logger, migrate = true, checkpointer: checkpointerOptions, beforeConnection }: OpenDatabaseOptions): Database {
+function openSqlite(
+  config: DatabaseConfig,
+  { logger, migrate = true, checkpointer: checkpointerOptions, beforeConnection }: OpenDatabaseOptions,
+): Database {
   const path = sqlitePath(config.url);
   const inMemory = path === ':memory:';
   if (!inMemory) mkdirSync(dirname(resolve(path)), { recursive: true });
@@ -188,7 +197,10 @@ function openSqlite(config: DatabaseConfig, { logger, migrate = true, checkpoint
   const sync = inMemory
     ? NO_SYNC
     : createWalSync(path, (error) =>
-        logger.fatal({ err: { message: error.message } }, 'flushing the SQLite WAL failed: no write is acknowledged any more; restart the service'),
+        logger.fatal(
+          { err: { message: error.message } },
+          'flushing the SQLite WAL failed: no write is acknowledged any more; restart the service',
+        ),
       );
   const observers = createObservers();
   const maxBytes = (config.sqliteWalMaxMb ?? DEFAULT_SQLITE_WAL_MAX_MB) * 1024 * 1024;
@@ -338,7 +350,10 @@ async function durableConnectionString(url: string, connectionTimeoutMillis: num
   return parsed.toString();
 }
 
-async function openPostgres(config: DatabaseConfig, { logger, migrate = true, beforeConnection }: OpenDatabaseOptions): Promise<Database> {
+async function openPostgres(
+  config: DatabaseConfig,
+  { logger, migrate = true, beforeConnection }: OpenDatabaseOptions,
+): Promise<Database> {
   const connectionTimeoutMillis = Math.max(1_000, Math.min(config.statementTimeoutMs, 10_000));
   const pool = new pg.Pool({
     connectionString: await durableConnectionString(config.url, connectionTimeoutMillis),

@@ -60,7 +60,10 @@ export interface GroupCommitOptions {
   durable?: () => Promise<void>;
 }
 
-export function createGroupCommit(kysely: Kysely<any>, { batchMs = DEFAULT_BATCH_MS, onBatch, durable }: GroupCommitOptions = {}): TransactionRunner {
+export function createGroupCommit(
+  kysely: Kysely<any>,
+  { batchMs = DEFAULT_BATCH_MS, onBatch, durable }: GroupCommitOptions = {},
+): TransactionRunner {
   const queue: Job[] = [];
   let scheduled = false;
 
@@ -91,7 +94,10 @@ export function createGroupCommit(kysely: Kysely<any>, { batchMs = DEFAULT_BATCH
         await trx.commit().execute();
         committed = true;
       } catch (error) {
-        await trx.rollback().execute().catch(() => undefined);
+        await trx
+          .rollback()
+          .execute()
+          .catch(() => undefined);
         throw error;
       }
     } catch (error) {

@@ -52,6 +52,11 @@ export function sequentialId(): string {
     counter = 0;
   }
   const random = randomUUID().replace(/-/g, '');
-  const hex = ms.toString(16).padStart(12, '0') + '7' + counter.toString(16).padStart(3, '0') + ((parseInt(random[16]!, 16) & 0x3) | 0x8).toString(16) + random.slice(17, 32);
+  const hex =
+    ms.toString(16).padStart(12, '0') +
+    '7' +
+    counter.toString(16).padStart(3, '0') +
+    ((parseInt(random[16]!, 16) & 0x3) | 0x8).toString(16) +
+    random.slice(17, 32);
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
 }

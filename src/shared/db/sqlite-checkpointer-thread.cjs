@@ -88,8 +88,7 @@ function restart(id) {
   if (done) {
     failedRestarts = 0;
     resetAt = result.log;
-  }
-  else {
+  } else {
     failedRestarts += 1;
     retryAt = Date.now() + workerData.retryMs;
   }

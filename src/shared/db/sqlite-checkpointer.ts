@@ -92,7 +92,15 @@ export interface CheckpointerOptions {
   exitAfter?: number | null;
 }
 
-const DEFAULTS = { everyCommits: 100, intervalMs: 1_000, restartMs: 1_000, maxBytes: 0, holdMs: 2_000, restartWaitMs: 500, retryMs: 1_000 } as const;
+const DEFAULTS = {
+  everyCommits: 100,
+  intervalMs: 1_000,
+  restartMs: 1_000,
+  maxBytes: 0,
+  holdMs: 2_000,
+  restartWaitMs: 500,
+  retryMs: 1_000,
+} as const;
 
 export interface Checkpointer {
   /** One more commit will be in the WAL: every `everyCommits`, the thread is told. */
@@ -117,7 +125,19 @@ export function startCheckpointer(
   logger: Logger,
   options: Partial<CheckpointerOptions> = {},
 ): Checkpointer {
-  const { everyCommits, intervalMs, restartMs, maxBytes, holdMs, restartWaitMs, retryMs, onCheckpoint, onHold, onThread, exitAfter = null } = {
+  const {
+    everyCommits,
+    intervalMs,
+    restartMs,
+    maxBytes,
+    holdMs,
+    restartWaitMs,
+    retryMs,
+    onCheckpoint,
+    onHold,
+    onThread,
+    exitAfter = null,
+  } = {
     ...DEFAULTS,
     ...options,
   };
@@ -164,7 +184,15 @@ export function startCheckpointer(
   function start(): void {
     autoCheckpoint(FALLBACK_PAGES);
     const started = new Worker(THREAD_FILE, {
-      workerData: { path, busyTimeoutMs, intervalMs, maxBytes, restartWaitMs: Math.min(restartWaitMs, holdMs / 2), retryMs, exitAfter: first ? exitAfter : null },
+      workerData: {
+        path,
+        busyTimeoutMs,
+        intervalMs,
+        maxBytes,
+        restartWaitMs: Math.min(restartWaitMs, holdMs / 2),
+        retryMs,
+        exitAfter: first ? exitAfter : null,
+      },
     });
     first = false;
     // The service's exit never waits for it (close stops it properly).
@@ -195,7 +223,10 @@ export function startCheckpointer(
       if (stopping) return;
       // Until a new thread is up, the commits checkpoint as SQLite would by default.
       autoCheckpoint(FALLBACK_PAGES);
-      logger.error({ code }, 'SQLite checkpointer thread died; the writes checkpoint on the event loop until it restarts');
+      logger.error(
+        { code },
+        'SQLite checkpointer thread died; the writes checkpoint on the event loop until it restarts',
+      );
       restart = setTimeout(() => {
         restart = undefined;
         if (!stopping) start();

@@ -87,7 +87,11 @@ class Loan implements DatabaseConnection {
     const statement = prepare(compiledQuery.sql);
     if (!statement.readonly) {
       // Held: wait with the connection given back, then take it anew (the gate may close again).
-      for (let closed = database.inTransaction ? null : gate.closed(); closed; closed = database.inTransaction ? null : gate.closed()) {
+      for (
+        let closed = database.inTransaction ? null : gate.closed();
+        closed;
+        closed = database.inTransaction ? null : gate.closed()
+      ) {
         this.release();
         await closed;
         await this.mutex.lock();
@@ -120,7 +124,8 @@ class Loan implements DatabaseConnection {
   }
 
   async *streamQuery<R>(compiledQuery: CompiledQuery): AsyncIterableIterator<QueryResult<R>> {
-    if (!SelectQueryNode.is(compiledQuery.query)) throw new Error('Sqlite driver only supports streaming of select queries');
+    if (!SelectQueryNode.is(compiledQuery.query))
+      throw new Error('Sqlite driver only supports streaming of select queries');
     // Read whole, then handed out a row at a time: a cursor kept open across the consumer's
     // awaits would keep its snapshot, and the WAL behind it, as long as the consumer liked.
     const rows = readRows<R>(this.config.prepare(compiledQuery.sql), compiledQuery.parameters);
@@ -156,7 +161,9 @@ const builders = new WeakMap<BetterSqlite3.Statement, RowBuilder>();
 function rowBuilder(statement: BetterSqlite3.Statement): RowBuilder {
   const names = statement.columns().map((column) => column.name);
   // A column named __proto__ is an own property (a computed key), never the row's prototype.
-  const fields = names.map((name, i) => `${name === '__proto__' ? `[${JSON.stringify(name)}]` : JSON.stringify(name)}: values[${i}]`).join(', ');
+  const fields = names
+    .map((name, i) => `${name === '__proto__' ? `[${JSON.stringify(name)}]` : JSON.stringify(name)}: values[${i}]`)
+    .join(', ');
   const build = new Function('values', `return { ${fields} };`) as RowBuilder['build'];
   const builder = { width: names.length, build };
   builders.set(statement, builder);
@@ -224,11 +231,19 @@ class DurableSqliteDriver implements Driver {
     return SqliteDriver.prototype.savepoint.call(this, connection, name, compile);
   }
 
-  rollbackToSavepoint(connection: DatabaseConnection, name: string, compile: QueryCompiler['compileQuery']): Promise<void> {
+  rollbackToSavepoint(
+    connection: DatabaseConnection,
+    name: string,
+    compile: QueryCompiler['compileQuery'],
+  ): Promise<void> {
     return SqliteDriver.prototype.rollbackToSavepoint.call(this, connection, name, compile);
   }
 
-  releaseSavepoint(connection: DatabaseConnection, name: string, compile: QueryCompiler['compileQuery']): Promise<void> {
+  releaseSavepoint(
+    connection: DatabaseConnection,
+    name: string,
+    compile: QueryCompiler['compileQuery'],
+  ): Promise<void> {
     return SqliteDriver.prototype.releaseSavepoint.call(this, connection, name, compile);
   }
 

@@ -126,7 +126,11 @@ function tracedQuery(untraced: PoolQuery, tracing: Tracing): PoolQuery {
 }
 
 /** Everything of `target` as it is, but `query` traced. */
-function withTracedQuery<T extends object>(target: T, query: PoolQuery, more: (property: string | symbol) => unknown = () => undefined): T {
+function withTracedQuery<T extends object>(
+  target: T,
+  query: PoolQuery,
+  more: (property: string | symbol) => unknown = () => undefined,
+): T {
   return new Proxy(target, {
     get(object, property) {
       if (property === 'query') return query;

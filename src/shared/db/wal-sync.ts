@@ -50,7 +50,11 @@ interface Waiter {
  * every later `durable()` fails, `failed()` says why (the health check turns 503), and only a
  * restart (SQLite rereads the WAL) brings writes back.
  */
-export function createSerialSync(flush: Flush, close: () => Promise<void> = async () => {}, onFailure: (error: Error) => void = () => {}): WalSync {
+export function createSerialSync(
+  flush: Flush,
+  close: () => Promise<void> = async () => {},
+  onFailure: (error: Error) => void = () => {},
+): WalSync {
   let waiting: Waiter[] = [];
   let running: Promise<void> | null = null;
   let broken: Error | null = null;
@@ -133,4 +137,8 @@ export function createWalSync(databasePath: string, onFailure: (error: Error) =>
 }
 
 /** `:memory:` has no file to flush: answers as soon as the commit returned, as before. */
-export const NO_SYNC: WalSync = { durable: () => Promise.resolve(), failed: () => null, close: () => Promise.resolve() };
+export const NO_SYNC: WalSync = {
+  durable: () => Promise.resolve(),
+  failed: () => null,
+  close: () => Promise.resolve(),
+};

@@ -13,12 +13,24 @@ import type { HttpApp } from './types.js';
 import { Registry, installRequestMetrics } from '../observability/metrics.js';
 import { createMethodIndex, lingerOverRefusedBody, onClientError, onFrameworkError } from './edges.js';
 import { parseJsonBody } from './json-body.js';
-import { type NamedSchemas, OPENAPI_LICENSE, OPENAPI_SERVERS, boundRequestSchemas, finishDocument, nameSchemas } from './openapi.js';
+import {
+  type NamedSchemas,
+  OPENAPI_LICENSE,
+  OPENAPI_SERVERS,
+  boundRequestSchemas,
+  finishDocument,
+  nameSchemas,
+} from './openapi.js';
 import { toProblem } from './problem.js';
 import { problemResponses } from './schemas.js';
 import type { Tracing } from '../observability/tracing.js';
 import type { RequestLimits, TrustProxy } from '../config/config.js';
-import { capConnectionsPerAddress, createBodyDeadlines, releaseBodyDeadlines, serverTimeouts } from './request-deadlines.js';
+import {
+  capConnectionsPerAddress,
+  createBodyDeadlines,
+  releaseBodyDeadlines,
+  serverTimeouts,
+} from './request-deadlines.js';
 import { PROBLEM_CONTENT_TYPE, RateLimitedError, StorageFullError, problem } from '../errors.js';
 import { createAjv } from './validation.js';
 
@@ -137,7 +149,10 @@ export async function createHttpApp(options: HttpAppOptions): Promise<HttpApp> {
   app.addHook('onRequest', async (_request, reply) => {
     if (!closing) return;
     reply.header('connection', 'close').header('retry-after', RETRY_AFTER_SECONDS);
-    return reply.code(503).type(PROBLEM_CONTENT_TYPE).send(problem(503, 'The service is shutting down; retry shortly.'));
+    return reply
+      .code(503)
+      .type(PROBLEM_CONTENT_TYPE)
+      .send(problem(503, 'The service is shutting down; retry shortly.'));
   });
 
   // Runs after the access hook (installed below, but onRequest hooks all come before it).
@@ -151,7 +166,9 @@ export async function createHttpApp(options: HttpAppOptions): Promise<HttpApp> {
   // so each can answer the parser's 400, 413 and 415 and the JSON body check's 422: the
   // document says so.
   app.addHook('onRoute', (route) => {
-    const reads = (Array.isArray(route.method) ? route.method : [route.method]).some((method) => BODY_METHODS.has(String(method)));
+    const reads = (Array.isArray(route.method) ? route.method : [route.method]).some((method) =>
+      BODY_METHODS.has(String(method)),
+    );
     if (!reads || !route.schema) return;
     const schema = route.schema as { response?: Record<string, unknown> };
     schema.response = { ...problemResponses(400, 413, 415, 422), ...schema.response };
@@ -160,13 +177,15 @@ export async function createHttpApp(options: HttpAppOptions): Promise<HttpApp> {
   // bad percent-escape's 400, Node's 408 and 431, the shutdown's 503), and no query parameter it
   // does not name, so that a misspelt filter is a 422 instead of a silently wider answer.
   app.addHook('onRoute', (route) => {
-    const schema = route.schema as { hide?: boolean; querystring?: unknown; response?: Record<string, unknown> } | undefined;
+    const schema = route.schema as
+      { hide?: boolean; querystring?: unknown; response?: Record<string, unknown> } | undefined;
     if (!schema || schema.hide === true) return;
     schema.querystring ??= NO_QUERY;
     schema.response = { ...problemResponses(...ANY_ROUTE_STATUSES), ...schema.response };
   });
   app.addHook('onRoute', (route) => {
-    if (route.schema) boundRequestSchemas(route.schema as Record<string, unknown>, route.bodyLimit ?? options.bodyLimit);
+    if (route.schema)
+      boundRequestSchemas(route.schema as Record<string, unknown>, route.bodyLimit ?? options.bodyLimit);
   });
 
   const bodyAjv = createAjv({ coerceTypes: false });
@@ -212,7 +231,10 @@ export async function createHttpApp(options: HttpAppOptions): Promise<HttpApp> {
         .type(PROBLEM_CONTENT_TYPE)
         .send(problem(405, `${request.method} is not allowed on ${path}; allowed: ${allowed.join(', ')}`));
     }
-    return reply.code(404).type(PROBLEM_CONTENT_TYPE).send(problem(404, `No route for ${request.method} ${path}`));
+    return reply
+      .code(404)
+      .type(PROBLEM_CONTENT_TYPE)
+      .send(problem(404, `No route for ${request.method} ${path}`));
   });
 
   await options.installAccess(app);
@@ -220,14 +242,23 @@ export async function createHttpApp(options: HttpAppOptions): Promise<HttpApp> {
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
-      info: { title: options.title, description: options.description, version: options.version, license: { ...OPENAPI_LICENSE } },
+      info: {
+        title: options.title,
+        description: options.description,
+        version: options.version,
+        license: { ...OPENAPI_LICENSE },
+      },
       servers: [...OPENAPI_SERVERS],
       security: [...options.document.security],
       components: { securitySchemes: options.document.securitySchemes, parameters: options.document.parameters },
     },
     transformObject: (generated) =>
       options.document.finish(
-        nameSchemas(finishDocument((generated as { openapiObject: Parameters<typeof finishDocument>[0] }).openapiObject), options.document.schemas ?? { responses: {}, requests: {} }, options.bodyLimit),
+        nameSchemas(
+          finishDocument((generated as { openapiObject: Parameters<typeof finishDocument>[0] }).openapiObject),
+          options.document.schemas ?? { responses: {}, requests: {} },
+          options.bodyLimit,
+        ),
       ) as never,
   });
   return app;
@@ -243,4 +274,3 @@ const ANY_ROUTE_STATUSES = [400, 408, 422, 431, 503] as const;
 
 /** Seconds a client should wait before retrying a 503. */
 const RETRY_AFTER_SECONDS = '1';
-

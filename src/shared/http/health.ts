@@ -4,7 +4,9 @@ import type { HttpApp } from './types.js';
 import { HealthSchema } from './schemas.js';
 
 /** What needs an operator on SQLite while the service still answers reads. */
-function sqliteDetails(status: SqliteStatus | null): { details?: { sqlite_wal?: 'over_bound'; sqlite_storage?: 'full' } } {
+function sqliteDetails(status: SqliteStatus | null): {
+  details?: { sqlite_wal?: 'over_bound'; sqlite_storage?: 'full' };
+} {
   if (!status) return {};
   const details = {
     ...(status.wal?.overBound && { sqlite_wal: 'over_bound' as const }),
@@ -14,7 +16,11 @@ function sqliteDetails(status: SqliteStatus | null): { details?: { sqlite_wal?: 
 }
 
 /** `GET /health`: ok while the database answers a query, 503 while it does not; `access` is the root's public level. */
-export function registerHealthRoute(app: HttpApp, database: Pick<Database, 'ping' | 'sqliteStatus'>, access: FastifyContextConfig['access']): void {
+export function registerHealthRoute(
+  app: HttpApp,
+  database: Pick<Database, 'ping' | 'sqliteStatus'>,
+  access: FastifyContextConfig['access'],
+): void {
   app.get(
     '/health',
     {

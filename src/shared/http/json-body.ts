@@ -23,7 +23,8 @@ const FORBIDDEN_KEY = '__proto__';
 export function unstorableText(text: string): string | null {
   if (text.includes(NUL)) return 'U+0000 (NUL)';
   const lone = LONE_SURROGATE.exec(text);
-  if (lone) return `a lone surrogate (U+${lone[0].charCodeAt(0).toString(16).toUpperCase()}), which is not valid Unicode`;
+  if (lone)
+    return `a lone surrogate (U+${lone[0].charCodeAt(0).toString(16).toUpperCase()}), which is not valid Unicode`;
   return null;
 }
 

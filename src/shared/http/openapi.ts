@@ -8,12 +8,22 @@ import { MAX_JSON_DEPTH } from './json-body.js';
 
 /** Every tag an operation may carry, with what it groups; a document lists those it uses. */
 export const OPENAPI_TAGS = [
-  { name: 'work items', description: 'Submit, claim, move and read work items; their history and the dashboard figures' },
+  {
+    name: 'work items',
+    description: 'Submit, claim, move and read work items; their history and the dashboard figures',
+  },
   { name: 'projects', description: 'Projects that group work items' },
-  { name: 'conversation', description: "An item's comments, questions to a person and their answers, reviews, and the inbox" },
+  {
+    name: 'conversation',
+    description: "An item's comments, questions to a person and their answers, reviews, and the inbox",
+  },
   { name: 'events', description: 'The Server-Sent Events stream of changes to work items and projects' },
   { name: 'classification', description: 'Classify emails with an LLM or the rules, and what it cost' },
-  { name: 'mailboxes', description: "Mail intake: connected mailboxes, their intake log and imports. Every reading role may read them; connecting, changing, testing, importing and disconnecting are an admin's" },
+  {
+    name: 'mailboxes',
+    description:
+      "Mail intake: connected mailboxes, their intake log and imports. Every reading role may read them; connecting, changing, testing, importing and disconnecting are an admin's",
+  },
   { name: 'mcp', description: 'The Model Context Protocol endpoint for agents' },
   { name: 'tokens', description: 'API tokens (admins only)' },
   { name: 'session', description: 'Browser sign-in: a token exchanged for an HttpOnly session cookie' },
@@ -34,23 +44,43 @@ export const OPENAPI_LICENSE = { name: 'MIT', identifier: 'MIT' } as const;
 
 /** Relative: the document is served by the service it describes, on whatever origin that is. */
 export const OPENAPI_SERVERS = [
-  { url: '/', description: 'The service that serves this document, in whichever environment it runs (local, staging, production)', 'x-internal': false },
+  {
+    url: '/',
+    description: 'The service that serves this document, in whichever environment it runs (local, staging, production)',
+    'x-internal': false,
+  },
 ] as const;
 
 /** The response headers the services send, each described once. */
 export const RESPONSE_HEADERS = {
   Location: Type.String({ maxLength: 2048, description: 'The address of the resource just created' }),
-  ETag: Type.String({ maxLength: 16, pattern: '^"\\d{1,9}"$', description: 'The item\'s version as a strong entity tag ("3"): send it back in If-Match or If-None-Match' }),
+  ETag: Type.String({
+    maxLength: 16,
+    pattern: '^"\\d{1,9}"$',
+    description: 'The item\'s version as a strong entity tag ("3"): send it back in If-Match or If-None-Match',
+  }),
   Link: Type.String({ maxLength: 4096, description: 'The next page, as `<url>; rel="next"`; absent on the last page' }),
-  'Idempotent-Replayed': Type.Literal('true', { description: 'Present when this answer replays the one first given to the same Idempotency-Key' }),
+  'Idempotent-Replayed': Type.Literal('true', {
+    description: 'Present when this answer replays the one first given to the same Idempotency-Key',
+  }),
   'Retry-After': Type.String({ maxLength: 10, pattern: '^\\d{1,9}$', description: 'Seconds to wait before retrying' }),
-  'WWW-Authenticate': Type.String({ maxLength: 128, description: 'The Bearer challenge, with error="invalid_token" when a credential was presented and refused' }),
-  'Set-Cookie': Type.String({ maxLength: 512, description: 'The HttpOnly, SameSite=Strict session cookie (cleared with Max-Age=0)' }),
+  'WWW-Authenticate': Type.String({
+    maxLength: 128,
+    description: 'The Bearer challenge, with error="invalid_token" when a credential was presented and refused',
+  }),
+  'Set-Cookie': Type.String({
+    maxLength: 512,
+    description: 'The HttpOnly, SameSite=Strict session cookie (cleared with Max-Age=0)',
+  }),
   'Cache-Control': Type.String({
     maxLength: 64,
-    description: 'no-store where the answer holds a secret or who the caller is; no-cache, no-transform on the event stream',
+    description:
+      'no-store where the answer holds a secret or who the caller is; no-cache, no-transform on the event stream',
   }),
-  Vary: Type.String({ maxLength: 64, description: 'accept-encoding: the answer is compressed when the client accepts br or gzip and it is over 1 kB' }),
+  Vary: Type.String({
+    maxLength: 64,
+    description: 'accept-encoding: the answer is compressed when the client accepts br or gzip and it is over 1 kB',
+  }),
   Allow: Type.String({ maxLength: 64, description: 'The methods the path takes' }),
 } as const;
 
@@ -61,7 +91,10 @@ export type ResponseHeader = keyof typeof RESPONSE_HEADERS;
  * neither checks nor serializes response headers). Works on a schema and on a `{ description,
  * content }` declaration alike.
  */
-export function withHeaders<T extends object>(response: T, ...names: ResponseHeader[]): T & { headers: Record<string, TSchema> } {
+export function withHeaders<T extends object>(
+  response: T,
+  ...names: ResponseHeader[]
+): T & { headers: Record<string, TSchema> } {
   return { ...response, headers: Object.fromEntries(names.map((name) => [name, RESPONSE_HEADERS[name]])) };
 }
 
@@ -73,7 +106,9 @@ interface Operation {
  * The finishing touches on a generated document: only the tags it uses, declared in the order
  * above. Given to @fastify/swagger as `transformObject`.
  */
-export function finishDocument<T extends { paths?: Record<string, Record<string, unknown>>; tags?: unknown }>(document: T): T {
+export function finishDocument<T extends { paths?: Record<string, Record<string, unknown>>; tags?: unknown }>(
+  document: T,
+): T {
   const used = new Set<string>();
   for (const methods of Object.values(document.paths ?? {})) {
     for (const operation of Object.values(methods) as Operation[]) {
@@ -98,7 +133,8 @@ function bounded(schema: unknown, maxLength: number): unknown {
   const copy: JsonSchema = {};
   for (const [key, value] of Object.entries(schema)) {
     // `enum`, `const`, `default` and `examples` hold values, not schemas.
-    copy[key] = key === 'enum' || key === 'const' || key === 'default' || key === 'examples' ? value : bounded(value, maxLength);
+    copy[key] =
+      key === 'enum' || key === 'const' || key === 'default' || key === 'examples' ? value : bounded(value, maxLength);
   }
   const types = Array.isArray(copy.type) ? copy.type : [copy.type];
   if (types.includes('string') && copy.maxLength === undefined && copy.enum === undefined && copy.const === undefined) {
@@ -123,7 +159,8 @@ export function boundRequestSchemas(schema: Record<string, unknown>, bodyLimit: 
   }
   // The body's size and depth, which JSON Schema cannot say, in the answers that refuse them.
   const response = schema.response as Record<string, { description?: string }> | undefined;
-  if (response?.[413]) response[413] = { ...response[413], description: `The body is over this endpoint's limit of ${bodyLimit} bytes` };
+  if (response?.[413])
+    response[413] = { ...response[413], description: `The body is over this endpoint's limit of ${bodyLimit} bytes` };
   if (response?.[422] && schema.body !== undefined) {
     response[422] = {
       ...response[422],
@@ -156,7 +193,8 @@ function documentForm(schema: unknown): unknown {
   for (const [key, value] of Object.entries(schema)) {
     if (key === '$id' || key === '$schema') continue;
     if (key === 'const') form.enum = [value];
-    else if (key === 'patternProperties') form.additionalProperties = documentForm(Object.values(value as JsonSchema)[0]);
+    else if (key === 'patternProperties')
+      form.additionalProperties = documentForm(Object.values(value as JsonSchema)[0]);
     else if (key === 'enum' || key === 'default' || key === 'examples') form[key] = value;
     else form[key] = documentForm(value);
   }
@@ -222,7 +260,9 @@ export function nameSchemas<T extends { paths?: Record<string, unknown>; compone
     for (const [name, node] of [...found]) if (!definitions.has(name)) definitions.set(name, refer(node, true));
   }
   const order = [...Object.keys(named.responses), ...Object.keys(named.requests)];
-  const schemas = Object.fromEntries(order.filter((name) => definitions.has(name)).map((name) => [name, definitions.get(name)]));
+  const schemas = Object.fromEntries(
+    order.filter((name) => definitions.has(name)).map((name) => [name, definitions.get(name)]),
+  );
   const existing = (document.components?.schemas ?? {}) as Record<string, unknown>;
   return { ...document, paths, components: { ...document.components, schemas: { ...existing, ...schemas } } };
 }

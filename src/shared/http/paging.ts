@@ -14,7 +14,8 @@ export function encodeCursorParts(parts: readonly unknown[]): string {
   return Buffer.from(JSON.stringify(parts)).toString('base64url');
 }
 
-export const invalidCursor = (): ValidationError => ValidationError.of('cursor', 'is not a cursor this listing produced');
+export const invalidCursor = (): ValidationError =>
+  ValidationError.of('cursor', 'is not a cursor this listing produced');
 
 /** The parts of a cursor made by encodeCursorParts with `length` parts, else a 422. */
 export function decodeCursorParts(cursor: string, length: number): unknown[] {

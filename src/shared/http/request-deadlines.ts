@@ -24,7 +24,9 @@ export class RequestTimeoutError extends Error {
  * read, so they get the unauthenticated bound. Node's whole-request bound is only the backstop
  * for a body no route reads; it is checked on an interval, so the interval follows the bounds.
  */
-export function serverTimeouts(limits: RequestLimits): Pick<ServerOptions, 'headersTimeout' | 'requestTimeout' | 'connectionsCheckingInterval'> {
+export function serverTimeouts(
+  limits: RequestLimits,
+): Pick<ServerOptions, 'headersTimeout' | 'requestTimeout' | 'connectionsCheckingInterval'> {
   return {
     headersTimeout: limits.requestTimeoutUnauthenticatedMs,
     requestTimeout: limits.requestTimeoutMs + limits.requestTimeoutUnauthenticatedMs,
@@ -69,12 +71,22 @@ function expectsBody(request: FastifyRequest): boolean {
  * `authenticated` says whether a credential identified the caller (the access hook has run).
  */
 export function createBodyDeadlines(limits: RequestLimits, authenticated: (request: FastifyRequest) => boolean) {
-  return async function bodyDeadlines(request: FastifyRequest, reply: FastifyReply, payload: Readable): Promise<Readable> {
+  return async function bodyDeadlines(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    payload: Readable,
+  ): Promise<Readable> {
     if (!expectsBody(request)) return payload;
     const known = authenticated(request);
     const totalMs = known ? limits.requestTimeoutMs : limits.requestTimeoutUnauthenticatedMs;
     const idleMs = known ? limits.bodyIdleTimeoutMs : limits.bodyIdleTimeoutUnauthenticatedMs;
-    const { body, release } = withDeadlines(request.raw, payload, reply, Math.max(0, totalMs - reply.elapsedTime), idleMs);
+    const { body, release } = withDeadlines(
+      request.raw,
+      payload,
+      reply,
+      Math.max(0, totalMs - reply.elapsedTime),
+      idleMs,
+    );
     releases.set(request, release);
     return body;
   };
@@ -120,7 +132,8 @@ function withDeadlines(raw: IncomingMessage, payload: Readable, reply: FastifyRe
     body.destroy(error);
   };
   // A client gone before its body ended leaves nobody to answer; the parser must not wait on.
-  const onClose = () => (raw.complete ? finish() : onError(new Error('The client closed the connection before its body ended')));
+  const onClose = () =>
+    raw.complete ? finish() : onError(new Error('The client closed the connection before its body ended'));
   const finish = () => {
     clearTimeout(total);
     clearTimeout(idle);

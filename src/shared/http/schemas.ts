@@ -24,7 +24,10 @@ export function Nullable<T extends TSchema>(schema: T) {
  * case, which PostgreSQL's uuid type refuses or folds while SQLite compares text: the stores
  * would answer differently.
  */
-export const UuidSchema = Type.String({ format: 'uuid', pattern: '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$' });
+export const UuidSchema = Type.String({
+  format: 'uuid',
+  pattern: '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$',
+});
 
 export const TimestampSchema = Type.String({
   format: 'date-time',
@@ -38,11 +41,17 @@ export const HealthSchema = Type.Object(
       Type.Object(
         {
           sqlite_wal: Type.Optional(
-            Type.Literal('over_bound', { description: 'The write-ahead log is over SQLITE_WAL_MAX_MB and the checkpoint that resets it cannot finish yet (a reader of another process holds it up)' }),
+            Type.Literal('over_bound', {
+              description:
+                'The write-ahead log is over SQLITE_WAL_MAX_MB and the checkpoint that resets it cannot finish yet (a reader of another process holds it up)',
+            }),
           ),
           sqlite_storage: Type.Optional(Type.Literal('full', { description: 'Writes are refused: the disk is full' })),
         },
-        { additionalProperties: false, description: 'Present while something needs an operator but the service still answers' },
+        {
+          additionalProperties: false,
+          description: 'Present while something needs an operator but the service still answers',
+        },
       ),
     ),
   },

@@ -34,18 +34,30 @@ export async function serve(
   const ready: ReadyService[] = [];
   for (const service of services) {
     // Fastify logs the one line per service itself; the text names which service it is.
-    await service.app.listen({ host, port: service.port, listenTextResolver: (address) => `${service.name} listening at ${address}` });
+    await service.app.listen({
+      host,
+      port: service.port,
+      listenTextResolver: (address) => `${service.name} listening at ${address}`,
+    });
     const bound = service.app.server.address();
     // A service with no page for people links to its API's viewer, never to a 404.
-    const url = browsableUrl(host, typeof bound === 'object' && bound ? bound.port : service.port, service.uiPath ?? '/docs');
-    if (service.uiPath !== undefined) logger.info({ service: service.name, url }, `open ${url} in a browser for the web UI`);
+    const url = browsableUrl(
+      host,
+      typeof bound === 'object' && bound ? bound.port : service.port,
+      service.uiPath ?? '/docs',
+    );
+    if (service.uiPath !== undefined)
+      logger.info({ service: service.name, url }, `open ${url} in a browser for the web UI`);
     ready.push({ name: service.name, url });
   }
   // Under `main all` the parent prints one banner for both services (shared/supervise.ts).
   if (process.send !== undefined) for (const service of ready) process.send({ type: READY_MESSAGE, ...service });
   else if (banner) process.stdout.write(bannerText(ready, banner));
 
-  const stopStats = logRuntimeStats(logger, services.map((service) => service.name));
+  const stopStats = logRuntimeStats(
+    logger,
+    services.map((service) => service.name),
+  );
 
   let stopping = false;
   const stop = async (signal: NodeJS.Signals) => {

@@ -5,7 +5,13 @@
 
 import type { LookupAddress, LookupOptions } from 'node:dns';
 import { isIP, type LookupFunction } from 'node:net';
-import { Agent, buildConnector, fetch as undiciFetch, type RequestInfo as UndiciRequestInfo, type RequestInit as UndiciRequestInit } from 'undici';
+import {
+  Agent,
+  buildConnector,
+  fetch as undiciFetch,
+  type RequestInfo as UndiciRequestInfo,
+  type RequestInit as UndiciRequestInit,
+} from 'undici';
 import { checkAddresses, type HostResolver } from './ssrf.js';
 
 /** The shape both LLM SDKs accept as their `fetch` option. */
@@ -26,7 +32,11 @@ export function buildGuardedLookup(resolve: HostResolver): LookupFunction {
           .map((address) => ({ address, family: isIP(address) }))
           .filter((entry) => !options.family || options.family === entry.family);
         if (entries.length === 0) {
-          callback(Object.assign(new Error(`host ${hostname} has no IPv${options.family} address`), { code: 'ENOTFOUND' }), '', 0);
+          callback(
+            Object.assign(new Error(`host ${hostname} has no IPv${options.family} address`), { code: 'ENOTFOUND' }),
+            '',
+            0,
+          );
           return;
         }
         if (options.all) callback(null, entries);
@@ -57,5 +67,8 @@ export function createGuardedFetch(resolve: HostResolver): FetchLike {
   });
   // The SDKs type fetch with the DOM's Request and Response; undici's are the same at run time.
   return (input, init) =>
-    undiciFetch(input as UndiciRequestInfo, { ...(init as UndiciRequestInit), dispatcher }) as unknown as Promise<Response>;
+    undiciFetch(input as UndiciRequestInfo, {
+      ...(init as UndiciRequestInit),
+      dispatcher,
+    }) as unknown as Promise<Response>;
 }

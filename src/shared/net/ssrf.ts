@@ -83,7 +83,9 @@ export function isBlockedAddress(address: string): boolean {
  * learn from this server which internal names exist.
  */
 function notAllowed(hostname: string): UnsafeBaseUrl {
-  return new UnsafeBaseUrl(`host ${hostname} is not allowed: a caller's base_url must name a public host, unless the operator lists it in LLM_ALLOWED_HOSTS`);
+  return new UnsafeBaseUrl(
+    `host ${hostname} is not allowed: a caller's base_url must name a public host, unless the operator lists it in LLM_ALLOWED_HOSTS`,
+  );
 }
 
 /** Throws `UnsafeBaseUrl` unless the name has addresses and none of them is blocked. */
@@ -101,7 +103,11 @@ export interface CheckedBaseUrl {
  * Returns the URL when it is safe to send requests to; throws `UnsafeBaseUrl` with a reason
  * that names the host but never the full URL (it could carry credentials).
  */
-export async function checkBaseUrl(raw: string, allowedHosts: readonly string[], resolve: HostResolver = systemResolver): Promise<CheckedBaseUrl> {
+export async function checkBaseUrl(
+  raw: string,
+  allowedHosts: readonly string[],
+  resolve: HostResolver = systemResolver,
+): Promise<CheckedBaseUrl> {
   let url: URL;
   try {
     url = new URL(raw);

@@ -86,7 +86,10 @@ export function registerMetricsRoute(app: HttpApp, registry: Registry, access: F
           'The Prometheus text exposition format (version 0.0.4). Gauges that need the database are read when this is ' +
           'requested. Needs a viewer, agent or admin credential, like the rest of the desk.',
         response: {
-          200: { description: 'Metrics in the Prometheus text format', content: { 'text/plain': { schema: Type.String() } } },
+          200: {
+            description: 'Metrics in the Prometheus text format',
+            content: { 'text/plain': { schema: Type.String() } },
+          },
         },
       },
     },

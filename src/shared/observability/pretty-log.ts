@@ -6,7 +6,14 @@ import { Writable } from 'node:stream';
 // for machines. Written here rather than taken from pino-pretty: the format is this small, and a
 // runtime dependency for it would outweigh it.
 
-const LEVEL_NAMES: Readonly<Record<number, string>> = { 10: 'TRACE', 20: 'DEBUG', 30: 'INFO', 40: 'WARN', 50: 'ERROR', 60: 'FATAL' };
+const LEVEL_NAMES: Readonly<Record<number, string>> = {
+  10: 'TRACE',
+  20: 'DEBUG',
+  30: 'INFO',
+  40: 'WARN',
+  50: 'ERROR',
+  60: 'FATAL',
+};
 /** Fields every line carries that a person does not need to read on each. */
 const HIDDEN = new Set(['level', 'time', 'msg', 'pid', 'hostname', 'err']);
 

@@ -24,7 +24,11 @@ export function logRuntimeStats(logger: Logger, services: readonly string[]): ()
     logger.debug(
       {
         services,
-        event_loop_lag_ms: { p50: lagMs(delay.percentile(50)), p99: lagMs(delay.percentile(99)), max: lagMs(delay.max) },
+        event_loop_lag_ms: {
+          p50: lagMs(delay.percentile(50)),
+          p99: lagMs(delay.percentile(99)),
+          max: lagMs(delay.max),
+        },
         rss_mb: mb(memory.rss),
         heap_used_mb: mb(memory.heapUsed),
       },

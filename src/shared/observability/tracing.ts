@@ -32,7 +32,12 @@ export interface Tracing {
    * Runs `work` inside a span that is the parent of every span begun while it runs, and ends it
    * when `work` settles (failed, if it throws).
    */
-  span<T>(name: string, attributes: SpanAttributes, work: (span: SpanHandle) => Promise<T>, options?: SpanOptions): Promise<T>;
+  span<T>(
+    name: string,
+    attributes: SpanAttributes,
+    work: (span: SpanHandle) => Promise<T>,
+    options?: SpanOptions,
+  ): Promise<T>;
   /** Begins a leaf span under the active one, if there is one (else a no-op); the caller ends it. */
   start(name: string, attributes: SpanAttributes): SpanHandle;
   /** The W3C trace context (`traceparent`) of the active span, for a request this one makes. */

@@ -55,11 +55,17 @@ export function superviseServices(
       });
     });
     child.on('message', (message: { type?: string; name?: string; url?: string }) => {
-      if (message?.type !== READY_MESSAGE || typeof message.name !== 'string' || typeof message.url !== 'string') return;
+      if (message?.type !== READY_MESSAGE || typeof message.name !== 'string' || typeof message.url !== 'string')
+        return;
       ready.push({ name: message.name, url: message.url });
       if (banner && ready.length === services.length) {
         const order = services.map((service) => service.name);
-        process.stdout.write(bannerText([...ready].sort((a, b) => order.indexOf(a.name) - order.indexOf(b.name)), banner));
+        process.stdout.write(
+          bannerText(
+            [...ready].sort((a, b) => order.indexOf(a.name) - order.indexOf(b.name)),
+            banner,
+          ),
+        );
       }
     });
     logger.info({ service: name, child_pid: child.pid }, 'service process started');

@@ -49,7 +49,9 @@ export function claimItems(
         const current = mine ?? queued.shift();
         if (!current) return [];
         const claimer = claimers[index]!;
-        return [{ index, own: Boolean(mine), ...writeOf(current, planClaim(current.row, claimer, at), claimer.actor, at) }];
+        return [
+          { index, own: Boolean(mine), ...writeOf(current, planClaim(current.row, claimer, at), claimer.actor, at) },
+        ];
       });
       const applied = writes.length === 0 ? [] : await tx.applyChanges(writes.map(({ change }) => change));
       pending = [];

@@ -25,7 +25,10 @@ export interface Claimable {
 }
 
 /** What a completion's release of its dependents makes claimable at `now` (store/port.ts `released`). */
-export function newsOfReleased(released: readonly Pick<WorkItemRow, 'type' | 'project_id' | 'run_after'>[] | undefined, now: string): ClaimableNews | null {
+export function newsOfReleased(
+  released: readonly Pick<WorkItemRow, 'type' | 'project_id' | 'run_after'>[] | undefined,
+  now: string,
+): ClaimableNews | null {
   if (!released || released.length === 0) return null;
   const ready: Claimable[] = [];
   let due: string | null = null;
@@ -62,12 +65,28 @@ export function claimableAfter(before: WorkItemRow | null, after: WorkItemRow, n
     // Waiting on a dependency: claimable only once its last one completes (newsOfReleased).
     if (after.waiting_on > 0) return null;
     if (after.run_after !== null && after.run_after > now) return { ready: [], due_at: after.run_after };
-    if (before && before.status === 'queued' && before.waiting_on === 0 && !(before.run_after !== null && before.run_after > now) && sameKind(before, after)) return null;
+    if (
+      before &&
+      before.status === 'queued' &&
+      before.waiting_on === 0 &&
+      !(before.run_after !== null && before.run_after > now) &&
+      sameKind(before, after)
+    )
+      return null;
     return { ready: [{ type: after.type, project_id: after.project_id, agent: null, count: 1 }], due_at: null };
   }
   if (after.status === 'dispatched' && after.assigned_agent !== null) {
-    if (before && before.status === 'dispatched' && before.assigned_agent === after.assigned_agent && sameKind(before, after)) return null;
-    return { ready: [{ type: after.type, project_id: after.project_id, agent: after.assigned_agent, count: 1 }], due_at: null };
+    if (
+      before &&
+      before.status === 'dispatched' &&
+      before.assigned_agent === after.assigned_agent &&
+      sameKind(before, after)
+    )
+      return null;
+    return {
+      ready: [{ type: after.type, project_id: after.project_id, agent: after.assigned_agent, count: 1 }],
+      due_at: null,
+    };
   }
   return null;
 }
@@ -109,7 +128,10 @@ export function createNewsCollector() {
 }
 
 /** Whether a claim with these filters, by this agent, can take what `claimable` names. */
-export function canTake(claim: { agent: string; types?: readonly string[] | null; project_id?: string | null }, claimable: Claimable): boolean {
+export function canTake(
+  claim: { agent: string; types?: readonly string[] | null; project_id?: string | null },
+  claimable: Claimable,
+): boolean {
   if (claimable.agent !== null && claimable.agent !== claim.agent) return false;
   if (claim.types && !claim.types.includes(claimable.type)) return false;
   // A uuid may come in either case from a client; the database compares it as a uuid.
@@ -122,7 +144,11 @@ const MAX_PAYLOAD_BYTES = 7_900;
 
 /** The news as a NOTIFY payload from instance `from`: compact arrays, or `all` when too large. */
 export function encodeNews(from: string, news: ClaimableNews): string {
-  const text = JSON.stringify({ from, r: news.ready.map((c) => [c.type, c.project_id, c.agent, c.count]), d: news.due_at });
+  const text = JSON.stringify({
+    from,
+    r: news.ready.map((c) => [c.type, c.project_id, c.agent, c.count]),
+    d: news.due_at,
+  });
   if (!news.all && Buffer.byteLength(text) <= MAX_PAYLOAD_BYTES) return text;
   return JSON.stringify({ from, all: true, d: news.due_at });
 }
@@ -139,7 +165,12 @@ export function decodeNews(payload: string): { from: string | null; all: boolean
       if (!Array.isArray(entry)) continue;
       const [type, project_id, agent, count] = entry as unknown[];
       if (typeof type !== 'string' || typeof count !== 'number' || count < 1) continue;
-      ready.push({ type, project_id: typeof project_id === 'string' ? project_id : null, agent: typeof agent === 'string' ? agent : null, count });
+      ready.push({
+        type,
+        project_id: typeof project_id === 'string' ? project_id : null,
+        agent: typeof agent === 'string' ? agent : null,
+        count,
+      });
     }
     return { from, all: false, news: { ready, due_at } };
   } catch {

@@ -2,7 +2,14 @@ import { randomId } from '../../shared/db/ids.js';
 import type { Logger } from 'pino';
 import { createCoalescer } from '../../shared/db/coalesce.js';
 import type { Database } from '../../shared/db/database.js';
-import { type Claimable, type ClaimableNews, canTake, createNewsCollector, decodeNews, encodeNews } from './claimable.js';
+import {
+  type Claimable,
+  type ClaimableNews,
+  canTake,
+  createNewsCollector,
+  decodeNews,
+  encodeNews,
+} from './claimable.js';
 import { planClaim } from '../items/change-rules.js';
 import { claimItems } from './claim-writes.js';
 import { type RecentItems, writeOf } from '../items/changes.js';
@@ -91,7 +98,14 @@ interface Claimed {
 
 export type ClaimService = ReturnType<typeof createClaimService>;
 
-export function createClaimService({ store, database, logger, recent, now = () => new Date(), observer = NO_OBSERVER }: ClaimDeps) {
+export function createClaimService({
+  store,
+  database,
+  logger,
+  recent,
+  now = () => new Date(),
+  observer = NO_OBSERVER,
+}: ClaimDeps) {
   /** In arrival order: a Set iterates in insertion order, so the oldest waiter comes first. */
   const waiters = new Set<Waiter>();
   const instance = randomId();
@@ -110,7 +124,8 @@ export function createClaimService({ store, database, logger, recent, now = () =
   /** One claim; the claims that arrive together run as one batch (one statement on PostgreSQL). */
   const claimOnce = createCoalescer<{ request: ClaimRequest; actor: Actor }, Claimed | null>({
     // Only claims with the same filters can share the one read of the queue.
-    keyOf: ({ request }) => JSON.stringify([request.types ? [...request.types].sort() : null, request.project_id ?? null]),
+    keyOf: ({ request }) =>
+      JSON.stringify([request.types ? [...request.types].sort() : null, request.project_id ?? null]),
     // An agent twice in one batch could be handed its own dispatched item twice.
     conflictOf: ({ request }) => request.agent,
     maxBatch: MAX_CLAIM_BATCH,
@@ -134,7 +149,10 @@ export function createClaimService({ store, database, logger, recent, now = () =
         observer.claimed(item.row.type);
         recent?.remember(item);
         const agent = item.own ? claims[i]!.request.agent : null;
-        return { item: toWorkItem(item.row, item.dispatches), kind: { type: item.row.type, project_id: item.row.project_id, agent, count: 1 } };
+        return {
+          item: toWorkItem(item.row, item.dispatches),
+          kind: { type: item.row.type, project_id: item.row.project_id, agent, count: 1 },
+        };
       });
     },
   });
@@ -145,13 +163,20 @@ export function createClaimService({ store, database, logger, recent, now = () =
     const stamp = now().toISOString();
     // Never dispatched "before" the commit that made it claimable.
     const at = stamp > current.row.updated_at ? stamp : current.row.updated_at;
-    const claimer = { agent: request.agent, start: request.start !== false, lease_s: request.lease_s ?? LEASE_LIMITS.default };
+    const claimer = {
+      agent: request.agent,
+      start: request.start !== false,
+      lease_s: request.lease_s ?? LEASE_LIMITS.default,
+    };
     const { change, after } = writeOf(current, planClaim(current.row, claimer, at), actor, at);
     if (!(await store.applyChange(change))) return claimOnce({ request, actor });
     observer.claimed(after.row.type);
     recent?.remember(after);
     const agent = current.row.status === 'dispatched' ? request.agent : null;
-    return { item: toWorkItem(after.row, after.dispatches), kind: { type: after.row.type, project_id: after.row.project_id, agent, count: 1 } };
+    return {
+      item: toWorkItem(after.row, after.dispatches),
+      kind: { type: after.row.type, project_id: after.row.project_id, agent, count: 1 },
+    };
   }
 
   /** Claims at once, or waits up to `wait_s`; null when nothing could be claimed. */
@@ -342,7 +367,9 @@ export function createClaimService({ store, database, logger, recent, now = () =
     closed = true;
     clearTimeout(dueTimer);
     for (const waiter of [...waiters]) waiter.settle(null);
-    await (await unlisten)?.();
+    await (
+      await unlisten
+    )?.();
   }
 
   return {
@@ -362,7 +389,11 @@ export function createClaimService({ store, database, logger, recent, now = () =
 }
 
 function inQueueOrder(a: KnownItem, b: KnownItem): number {
-  return a.row.priority - b.row.priority || a.row.created_at.localeCompare(b.row.created_at) || a.row.id.localeCompare(b.row.id);
+  return (
+    a.row.priority - b.row.priority ||
+    a.row.created_at.localeCompare(b.row.created_at) ||
+    a.row.id.localeCompare(b.row.id)
+  );
 }
 
 function sameKind(a: Claimable, b: Claimable): boolean {

@@ -21,7 +21,13 @@ export interface LeaseSweeperDeps {
   everyMs?: number;
 }
 
-export function startLeaseSweeper({ store, work, logger, now = () => new Date(), everyMs = SWEEP_EVERY_MS }: LeaseSweeperDeps) {
+export function startLeaseSweeper({
+  store,
+  work,
+  logger,
+  now = () => new Date(),
+  everyMs = SWEEP_EVERY_MS,
+}: LeaseSweeperDeps) {
   let running: Promise<void> | null = null;
   let lastPurge = 0;
   let sweeps = 0;
@@ -44,7 +50,11 @@ export function startLeaseSweeper({ store, work, logger, now = () => new Date(),
     // completion did not settle it (a crash between the two commits, a review's approval).
     if (sweeps++ % SETTLE_EVERY_SWEEPS === 0) {
       for (const id of await store.plansToSettle(PLAN_HOLD, SWEEP_BATCH)) {
-        await work.settlePlan(id).catch((error: unknown) => logger.debug({ err: { message: (error as Error).message }, id }, 'plan settlement skipped'));
+        await work
+          .settlePlan(id)
+          .catch((error: unknown) =>
+            logger.debug({ err: { message: (error as Error).message }, id }, 'plan settlement skipped'),
+          );
       }
     }
     if (now().getTime() - lastPurge > PURGE_EVERY_MS) {

@@ -94,7 +94,11 @@ export interface EventHub {
   close(): Promise<void>;
 }
 
-export async function createEventHub(database: Database, logger: Logger, options: EventHubOptions = {}): Promise<EventHub> {
+export async function createEventHub(
+  database: Database,
+  logger: Logger,
+  options: EventHubOptions = {},
+): Promise<EventHub> {
   const log: EventLog = createEventLog(database);
   const stallMs = options.stallMs ?? STALL_MS;
   const subscribers = new Set<Subscriber>();
@@ -124,7 +128,12 @@ export async function createEventHub(database: Database, logger: Logger, options
   }
 
   /** Writes `events` until the client's socket is full; returns whether it can take more. */
-  function send(subscriber: Subscriber, events: StoredEvent[], frames: string[], data: (i: number) => EventData): boolean {
+  function send(
+    subscriber: Subscriber,
+    events: StoredEvent[],
+    frames: string[],
+    data: (i: number) => EventData,
+  ): boolean {
     let skipped = false;
     for (let i = 0; i < events.length; i += 1) {
       subscriber.lastSent = events[i]!.id;
@@ -164,7 +173,8 @@ export async function createEventHub(database: Database, logger: Logger, options
       for (;;) {
         const events = await log.after(cursor, BATCH, BATCH_BYTES);
         // In bytes, as PostgreSQL counts them; SQLite counts characters, never more than bytes.
-        const full = events.length === BATCH || events.reduce((bytes, e) => bytes + Buffer.byteLength(e.data), 0) >= BATCH_BYTES;
+        const full =
+          events.length === BATCH || events.reduce((bytes, e) => bytes + Buffer.byteLength(e.data), 0) >= BATCH_BYTES;
         const ready = contiguousPrefix(cursor, events, settled);
         if (ready.length < events.length) gapBelow = Math.max(gapBelow, events[ready.length]!.id);
         if (ready.length === 0) break;
@@ -335,7 +345,11 @@ function wanted(filter: StreamFilter, type: string, data: EventData): boolean {
   if (type === 'work.deleted') return true;
   if (data === null) return false;
   if (type.startsWith('project.')) {
-    return filter.agent === undefined && filter.type === undefined && (filter.project_id === undefined || data.id === filter.project_id);
+    return (
+      filter.agent === undefined &&
+      filter.type === undefined &&
+      (filter.project_id === undefined || data.id === filter.project_id)
+    );
   }
   return (
     (filter.agent === undefined || data.assigned_agent === filter.agent) &&
@@ -377,7 +391,10 @@ export function registerEventRoutes(app: HttpApp, hub: EventHub): void {
         ),
         response: {
           // Written by hand to the raw socket: declared for the document, never serialized.
-          200: withHeaders({ description: 'The event stream', content: { 'text/event-stream': { schema: Type.String() } } }, 'Cache-Control'),
+          200: withHeaders(
+            { description: 'The event stream', content: { 'text/event-stream': { schema: Type.String() } } },
+            'Cache-Control',
+          ),
           ...problemResponses(422, 503),
         },
       },
@@ -399,7 +416,8 @@ export function registerEventRoutes(app: HttpApp, hub: EventHub): void {
       });
       reply.raw.write('retry: 2000\n\n');
       const { agent, type, project_id } = request.query;
-      const filter = agent !== undefined || type !== undefined || project_id !== undefined ? { agent, type, project_id } : null;
+      const filter =
+        agent !== undefined || type !== undefined || project_id !== undefined ? { agent, type, project_id } : null;
       hub.subscribe(reply.raw, start, filter);
     },
   );

@@ -60,7 +60,10 @@ export function createEventLog(database: Database): EventLog {
         ? sql<{ reached: number }>`SELECT CASE WHEN is_called THEN last_value ELSE 0 END AS reached FROM events_id_seq`
         : sql<{ reached: number }>`SELECT coalesce(max(seq), 0) AS reached FROM sqlite_sequence WHERE name = 'events'`;
       const [latest, counter] = await Promise.all([
-        db.selectFrom('events').select((eb) => eb.fn.max('id').as('id')).executeTakeFirst(),
+        db
+          .selectFrom('events')
+          .select((eb) => eb.fn.max('id').as('id'))
+          .executeTakeFirst(),
         reached.execute(db),
       ]);
       const last = Number(latest?.id ?? 0);

@@ -33,7 +33,15 @@ import type { DispatchRow, WorkItemRow } from '../store/tables.js';
 // (lifecycle.ts) they apply. The store writes the plan and decides nothing.
 
 export function newDispatch(workItemId: string, agent: string, at: string): DispatchRow {
-  return { id: timeOrderedId(at), work_item_id: workItemId, agent, dispatched_at: at, completed_at: null, outcome: null, reason: null };
+  return {
+    id: timeOrderedId(at),
+    work_item_id: workItemId,
+    agent,
+    dispatched_at: at,
+    completed_at: null,
+    outcome: null,
+    reason: null,
+  };
 }
 
 export function secondsAfter(at: string, seconds: number): string {
@@ -55,7 +63,10 @@ export function planUpdate(
       throw new NotHolder(patch.agent, row.assigned_agent, row.status);
     }
     // The same status again is how an agent retries after a lost response: nothing to do.
-    if (target !== row.status || (target === 'dispatched' && patch.agent !== undefined && patch.agent !== row.assigned_agent)) {
+    if (
+      target !== row.status ||
+      (target === 'dispatched' && patch.agent !== undefined && patch.agent !== row.assigned_agent)
+    ) {
       move = moveBetween(row.status, target);
       if (!move) throw new IllegalTransition(row.status, target, nextStatuses(row.status));
       if (needsAgent(move) && patch.agent === undefined) {
@@ -141,7 +152,10 @@ export function applyLeaseEffect(
 ): void {
   switch (effect) {
     case LEASE_EFFECTS.grant:
-      Object.assign(plan.set, { lease_s: grantedS, lease_expires_at: grantedS === null ? null : secondsAfter(at, grantedS) });
+      Object.assign(plan.set, {
+        lease_s: grantedS,
+        lease_expires_at: grantedS === null ? null : secondsAfter(at, grantedS),
+      });
       return;
     case LEASE_EFFECTS.renew:
       if (row.lease_s !== null && LEASED_STATUSES.includes(plan.set.status ?? row.status)) {
@@ -152,7 +166,8 @@ export function applyLeaseEffect(
       if (row.lease_expires_at !== null) plan.set.lease_expires_at = null;
       return;
     case LEASE_EFFECTS.end:
-      if (row.lease_s !== null || row.lease_expires_at !== null) Object.assign(plan.set, { lease_s: null, lease_expires_at: null });
+      if (row.lease_s !== null || row.lease_expires_at !== null)
+        Object.assign(plan.set, { lease_s: null, lease_expires_at: null });
       return;
     case LEASE_EFFECTS.none:
       return;
@@ -210,7 +225,11 @@ export function planExpiry(row: WorkItemRow, at: string): Plan | null {
     };
   }
   const delay = retryDelaySeconds(row.retry_delay_s, row.attempts);
-  return { action: 'lease_expired', set: { ...released, status: 'queued', run_after: secondsAfter(at, delay) }, closeDispatch };
+  return {
+    action: 'lease_expired',
+    set: { ...released, status: 'queued', run_after: secondsAfter(at, delay) },
+    closeDispatch,
+  };
 }
 
 /** Checks a PATCH body on its own, before any row is read: outcome and status must agree. */
@@ -230,4 +249,3 @@ export function requestedStatus(patch: UpdateWorkItem): WorkStatus | undefined {
   }
   return target;
 }
-

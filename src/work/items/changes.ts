@@ -35,7 +35,8 @@ export type VersionPrecondition = { any: true } | { any: false; versions: number
 
 export function checkPrecondition(row: WorkItemRow, precondition: VersionPrecondition | undefined): void {
   if (!precondition || precondition.any) return;
-  if (!precondition.versions.includes(row.version)) throw new ItemChanged(row.version, row.status, precondition.malformed === true);
+  if (!precondition.versions.includes(row.version))
+    throw new ItemChanged(row.version, row.status, precondition.malformed === true);
 }
 
 const MAX_TRIES = 20;
@@ -124,7 +125,12 @@ export async function changeItem(
  * The one way a plan becomes a write: the guarded change (the new values, the dispatch entries,
  * the history row, the event) and the item as it is once the change is written.
  */
-export function writeOf(current: ItemWithDispatches, plan: Plan, actor: Actor, now: string): { change: ItemChange; after: ItemWithDispatches } {
+export function writeOf(
+  current: ItemWithDispatches,
+  plan: Plan,
+  actor: Actor,
+  now: string,
+): { change: ItemChange; after: ItemWithDispatches } {
   const row: WorkItemRow = { ...current.row, ...plan.set, version: current.row.version + 1, updated_at: now };
   const dependents = dependentsEffectOf(current.row, plan.set.status, WORK_EVENTS.updated);
   const change: ItemChange = {
@@ -135,7 +141,13 @@ export function writeOf(current: ItemWithDispatches, plan: Plan, actor: Actor, n
     ...(plan.openDispatch && { openDispatch: plan.openDispatch }),
     ...(dependents && { dependents, from_link_version: current.row.link_version }),
     event: { type: WORK_EVENTS.updated, data: eventData(row, actor), at: now },
-    history: { at: now, actor: actor.name, role: actor.role, action: plan.action, changes: withDetails(describeChanges(current.row, plan.set, plan.audit), plan.details) },
+    history: {
+      at: now,
+      actor: actor.name,
+      role: actor.role,
+      action: plan.action,
+      changes: withDetails(describeChanges(current.row, plan.set, plan.audit), plan.details),
+    },
   };
   // A claim hands its item to the claimer itself: no one else is to be woken for it.
   const wakes = plan.action === 'claimed' ? null : claimableAfter(current.row, row, now);
@@ -166,7 +178,8 @@ function dispatchesAfter(dispatches: readonly DispatchRow[], change: ItemChange)
 export function describeChanges(before: WorkItemRow, set: Plan['set'], audit?: Plan['audit']): string {
   const changes: Record<string, unknown> = {};
   if (audit) {
-    for (const field of audit) changes[field] = { from: before[field], to: field in set ? set[field as keyof Plan['set']] : before[field] };
+    for (const field of audit)
+      changes[field] = { from: before[field], to: field in set ? set[field as keyof Plan['set']] : before[field] };
     return JSON.stringify(changes);
   }
   for (const [field, to] of Object.entries(set) as [keyof WorkItemRow, unknown][]) {

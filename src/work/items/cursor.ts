@@ -1,5 +1,11 @@
 import { ValidationError } from '../../shared/errors.js';
-import { decodeCursorParts, encodeCursorParts, invalidCursor, isListedId, isListedTime } from '../../shared/http/paging.js';
+import {
+  decodeCursorParts,
+  encodeCursorParts,
+  invalidCursor,
+  isListedId,
+  isListedTime,
+} from '../../shared/http/paging.js';
 import type { SortOrder } from '../api-contract.js';
 import type { PagePosition } from '../store/port.js';
 
@@ -15,6 +21,7 @@ export function decodeCursor(cursor: string, order: SortOrder): PagePosition {
     throw ValidationError.of('cursor', `belongs to sort=${String(cursorOrder)}, not sort=${order}`);
   }
   if (!isListedTime(created_at) || !isListedId(id)) throw invalidCursor();
-  if (typeof priority !== 'number' || !Number.isInteger(priority) || priority < 1 || priority > 5) throw invalidCursor();
+  if (typeof priority !== 'number' || !Number.isInteger(priority) || priority < 1 || priority > 5)
+    throw invalidCursor();
   return { created_at, id, priority };
 }

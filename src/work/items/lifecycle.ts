@@ -87,7 +87,12 @@ export function isClaimable(status: WorkStatus): status is ClaimableStatus {
 }
 
 /** What a claim records in the audit trail, changed or not. */
-export const CLAIM_AUDIT = ['status', 'assigned_agent', 'attempts', 'lease_expires_at'] as const satisfies readonly (keyof WorkItemRow)[];
+export const CLAIM_AUDIT = [
+  'status',
+  'assigned_agent',
+  'attempts',
+  'lease_expires_at',
+] as const satisfies readonly (keyof WorkItemRow)[];
 
 /** Moves that hand the item to an agent need one in the request. */
 export function needsAgent(move: Move): boolean {

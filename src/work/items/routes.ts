@@ -71,7 +71,11 @@ function holdsCurrent(header: string | undefined, etag: string): boolean {
 export function registerWorkRoutes(app: HttpApp, work: WorkService, claims: ClaimService): void {
   const tags = ['work items'];
 
-  function sendPage(reply: { header: (name: string, value: string) => unknown }, request: { url: string; query: unknown }, page: WorkPage) {
+  function sendPage(
+    reply: { header: (name: string, value: string) => unknown },
+    request: { url: string; query: unknown },
+    page: WorkPage,
+  ) {
     if (page.next_cursor) {
       reply.header('link', nextLink(request.url, request.query as Record<string, unknown>, page.next_cursor));
     }
@@ -88,13 +92,20 @@ export function registerWorkRoutes(app: HttpApp, work: WorkService, claims: Clai
         summary: 'Submit a work item; with `agent` it is dispatched in the same transaction',
         headers: SubmitHeadersSchema,
         body: CreateWorkItemSchema,
-        response: { 201: withHeaders(WorkItemSchema, 'Location', 'ETag', 'Idempotent-Replayed'), ...problemResponses(400, 409, 413, 415, 422) },
+        response: {
+          201: withHeaders(WorkItemSchema, 'Location', 'ETag', 'Idempotent-Replayed'),
+          ...problemResponses(400, 409, 413, 415, 422),
+        },
       },
     },
     async (request, reply) => {
       assertMayDispatch(request.principal, request.body.agent);
       // The caller's identity, never a header it wrote (X-User counts only under AUTH=off).
-      const { item, replayed } = await work.submit(request.body, request.principal!, request.headers['idempotency-key']);
+      const { item, replayed } = await work.submit(
+        request.body,
+        request.principal!,
+        request.headers['idempotency-key'],
+      );
       if (replayed) reply.header('idempotent-replayed', 'true');
       return reply.code(201).header('location', `/work/${item.id}`).header('etag', etagOf(item)).send(item);
     },
@@ -123,7 +134,8 @@ export function registerWorkRoutes(app: HttpApp, work: WorkService, claims: Clai
       const agent = requireActingAgent(request.principal, ask.agent);
       // One request where an agent would send two (its PATCH, then its next claim): the same
       // change as that PATCH, and nothing is claimed when it fails.
-      if (finish) await work.update(finish.id, finishingPatch(finish, agent), request.principal, finishingPrecondition(finish));
+      if (finish)
+        await work.update(finish.id, finishingPatch(finish, agent), request.principal, finishingPrecondition(finish));
       const left = new AbortController();
       const socket = request.raw.socket;
       reply.raw.once('close', () => {
@@ -171,7 +183,10 @@ export function registerWorkRoutes(app: HttpApp, work: WorkService, claims: Clai
         tags,
         summary: 'List work items, newest first or in queue order; next page in the Link header',
         querystring: ListWorkQuerySchema,
-        response: { 200: withHeaders(Type.Array(WorkItemSummarySchema, { maxItems: MAX_PAGE_SIZE }), 'Link'), ...problemResponses(422) },
+        response: {
+          200: withHeaders(Type.Array(WorkItemSummarySchema, { maxItems: MAX_PAGE_SIZE }), 'Link'),
+          ...problemResponses(422),
+        },
       },
     },
     async (request, reply) => sendPage(reply, request, await work.list(request.query)),
@@ -202,7 +217,10 @@ export function registerWorkRoutes(app: HttpApp, work: WorkService, claims: Clai
         summary: "An agent's work items",
         params: AgentParamsSchema,
         querystring: AgentWorkQuerySchema,
-        response: { 200: withHeaders(Type.Array(WorkItemSummarySchema, { maxItems: MAX_PAGE_SIZE }), 'Link'), ...problemResponses(404, 422) },
+        response: {
+          200: withHeaders(Type.Array(WorkItemSummarySchema, { maxItems: MAX_PAGE_SIZE }), 'Link'),
+          ...problemResponses(404, 422),
+        },
       },
     },
     async (request, reply) => sendPage(reply, request, await work.list(request.query, request.params.agent)),
@@ -215,7 +233,8 @@ export function registerWorkRoutes(app: HttpApp, work: WorkService, claims: Clai
       schema: {
         operationId: 'getWorkItem',
         tags,
-        summary: 'One work item with its dispatch log, its dependencies (depends_on, blocked_by) and its children; its version is the ETag',
+        summary:
+          'One work item with its dispatch log, its dependencies (depends_on, blocked_by) and its children; its version is the ETag',
         params: WorkIdParamsSchema,
         headers: IfNoneMatchHeadersSchema,
         response: {
@@ -232,7 +251,8 @@ export function registerWorkRoutes(app: HttpApp, work: WorkService, claims: Clai
       // No payload at all: Fastify would serialize a null as "null" and announce Content-Length 4
       // on a 304, which has no body (undici then refuses the answer). The type says null; an
       // absent payload is what Fastify sends without a length.
-      if (holdsCurrent(request.headers['if-none-match'], etag)) return reply.code(304).send(undefined as unknown as null);
+      if (holdsCurrent(request.headers['if-none-match'], etag))
+        return reply.code(304).send(undefined as unknown as null);
       return item;
     },
   );
@@ -323,7 +343,12 @@ export function registerProjectRoutes(app: HttpApp, projects: ProjectService): v
     '/projects',
     {
       config: { access: ACCESS.read },
-      schema: { operationId: 'listProjects', tags, summary: 'All projects, by name', response: { 200: Type.Array(ProjectSchema) } },
+      schema: {
+        operationId: 'listProjects',
+        tags,
+        summary: 'All projects, by name',
+        response: { 200: Type.Array(ProjectSchema) },
+      },
     },
     async () => projects.list(),
   );

@@ -1,6 +1,12 @@
 import { randomId } from '../../shared/db/ids.js';
 import type { Principal } from '../../auth/authenticator.js';
-import { assertMayChangeItem, assertMayLowerReview, assertMaySubmitBelowReview, isHolder, isPerson } from '../../auth/policy.js';
+import {
+  assertMayChangeItem,
+  assertMayLowerReview,
+  assertMaySubmitBelowReview,
+  isHolder,
+  isPerson,
+} from '../../auth/policy.js';
 import { isForeignKeyViolation } from '../../shared/db/database.js';
 import { ValidationError } from '../../shared/errors.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
@@ -14,9 +20,25 @@ import {
   WorkItemNotFound,
 } from '../errors.js';
 import { IDEMPOTENCY_WINDOW_MS, createIdempotentWrites } from './idempotent.js';
-import { type CheckedLinks, asksForLinks, checkLinks, childCounts, linksHolding, namedWaiting, withPlan, writeEdges } from '../plans/dependencies.js';
+import {
+  type CheckedLinks,
+  asksForLinks,
+  checkLinks,
+  childCounts,
+  linksHolding,
+  namedWaiting,
+  withPlan,
+  writeEdges,
+} from '../plans/dependencies.js';
 import { type EndedStep, PLAN_HOLD, type PlanContext, planSettlement } from '../plans/settle.js';
-import { type Plan, type RecentItems, type VersionPrecondition, WORK_EVENTS, changeItem, checkPrecondition } from './changes.js';
+import {
+  type Plan,
+  type RecentItems,
+  type VersionPrecondition,
+  WORK_EVENTS,
+  changeItem,
+  checkPrecondition,
+} from './changes.js';
 import { newDispatch, planExpiry, planUpdate, requestedStatus, secondsAfter } from './change-rules.js';
 import { type Actor, SYSTEM_ACTOR, eventData, flagOf, toSummary, toWorkItem } from './view.js';
 import { LEASED_STATUSES, type PatchMove, isFinal } from './lifecycle.js';
@@ -66,7 +88,12 @@ export interface ReviewGate {
   /** For `row` completed by its holder or not: yes, no, or the project whose setting decides. */
   requires(row: WorkItemRow, byHolder: boolean): boolean | { project_id: string };
   /** The completion as a review question: the item blocked, its edits kept; answers the item. */
-  sendForReview(id: string, patch: UpdateWorkItem, principal: Principal | null, precondition?: VersionPrecondition): Promise<WorkItem>;
+  sendForReview(
+    id: string,
+    patch: UpdateWorkItem,
+    principal: Principal | null,
+    precondition?: VersionPrecondition,
+  ): Promise<WorkItem>;
 }
 
 /** Control flow of `update` with a review gate: not errors anyone sees. */
@@ -97,14 +124,23 @@ void MOVES_ARE_HISTORY_ACTIONS;
 
 export type WorkService = ReturnType<typeof createWorkService>;
 
-export function createWorkService({ store, recent, now = () => new Date(), observer = NO_OBSERVER, reviewGate }: ServiceDeps) {
+export function createWorkService({
+  store,
+  recent,
+  now = () => new Date(),
+  observer = NO_OBSERVER,
+  reviewGate,
+}: ServiceDeps) {
   const timestamp = () => now().toISOString();
 
   /** What a committed change means to the observer: a final status reached, a lease run out. */
   function observe(before: WorkItemRow, plan: Plan): void {
     const to = plan.set.status;
     if (plan.action === ('lease_expired' satisfies HistoryAction)) {
-      observer.leaseExpired(before.type, to === 'failed' ? LEASE_EXPIRY_OUTCOMES.failed : LEASE_EXPIRY_OUTCOMES.requeued);
+      observer.leaseExpired(
+        before.type,
+        to === 'failed' ? LEASE_EXPIRY_OUTCOMES.failed : LEASE_EXPIRY_OUTCOMES.requeued,
+      );
     }
     if (to !== undefined && to !== before.status && isFinal(to)) observer.finished(before.type, to);
   }
@@ -114,7 +150,13 @@ export function createWorkService({ store, recent, now = () => new Date(), obser
    * `plan`, for a plan's items: `fresh`, the items this transaction created before (not held by
    * the link check); `container`, the plan's parent (never claimable: it waits on one more).
    */
-  async function create(tx: WorkStore, input: CreateWorkItem, actor: Actor, at: string, plan: PlanContext = {}): Promise<WorkItem> {
+  async function create(
+    tx: WorkStore,
+    input: CreateWorkItem,
+    actor: Actor,
+    at: string,
+    plan: PlanContext = {},
+  ): Promise<WorkItem> {
     await checkReviewFloor(tx, input, actor);
     const { item, write } = planItem(input, actor, at);
     if (plan.container) {
@@ -127,7 +169,10 @@ export function createWorkService({ store, recent, now = () => new Date(), obser
     }
     // A parent or dependencies: checked and written with the item, in one transaction.
     return tx.transaction(async (linked) => {
-      const checked = await checkLinks(linked, write.row.id, null, input, { ...(plan.fresh && { fresh: plan.fresh }), hold: write.row.container ? PLAN_HOLD : 0 });
+      const checked = await checkLinks(linked, write.row.id, null, input, {
+        ...(plan.fresh && { fresh: plan.fresh }),
+        hold: write.row.container ? PLAN_HOLD : 0,
+      });
       Object.assign(write.row, checked.set);
       if (write.dispatch && write.row.waiting_on > 0) throw new WaitingOnDependencies(write.row.id, checked.blockers);
       write.event.data = eventData(write.row, actor);
@@ -142,7 +187,9 @@ export function createWorkService({ store, recent, now = () => new Date(), obser
     const createdBy = principal.name;
     const actor = { name: principal.name, role: principal.role };
     if (idempotencyKey === undefined) return { item: await create(store, input, actor, timestamp()), replayed: false };
-    const { value, replayed } = await once(null, createdBy, idempotencyKey, input, (tx, at) => create(tx, input, actor, at));
+    const { value, replayed } = await once(null, createdBy, idempotencyKey, input, (tx, at) =>
+      create(tx, input, actor, at),
+    );
     return { item: value, replayed };
   }
 
@@ -199,10 +246,17 @@ export function createWorkService({ store, recent, now = () => new Date(), obser
      */
     const reviewRules = (row: WorkItemRow): void => {
       const byHolder = isHolder(principal, patch.agent, row.assigned_agent);
-      if ((patch.review_required !== undefined || patch.project_id !== undefined) && principal !== null && (byHolder || !isPerson(principal))) {
+      if (
+        (patch.review_required !== undefined || patch.project_id !== undefined) &&
+        principal !== null &&
+        (byHolder || !isPerson(principal))
+      ) {
         const flag = patch.review_required === undefined ? row.review_required : flagOf(patch.review_required);
         const projectId = patch.project_id === undefined ? row.project_id : patch.project_id;
-        const lowered = (flag !== row.review_required || projectId !== row.project_id) && !demandsReview(flag, projectId) && demandsReview(row.review_required, row.project_id);
+        const lowered =
+          (flag !== row.review_required || projectId !== row.project_id) &&
+          !demandsReview(flag, projectId) &&
+          demandsReview(row.review_required, row.project_id);
         if (lowered) assertMayLowerReview(principal, byHolder);
       }
       if (requested !== 'completed' || !reviewGate) return;
@@ -212,19 +266,31 @@ export function createWorkService({ store, recent, now = () => new Date(), obser
     const actor = (row: WorkItemRow) => actorFor(principal, patch.agent, row.assigned_agent);
     for (;;) {
       try {
-        if (asksForLinks(patch)) return settled(await updateWithLinks(id, patch, requested, payload, principal, precondition, reviewRules));
-        return settled(await changeItem(store, id, timestamp, precondition, actor, (current, at) => {
-          // Checked against the row the change is computed from: the guarded write keeps them one.
-          assertMayChangeItem(principal, current.row.assigned_agent);
-          reviewRules(current.row);
-          return planUpdate(current, patch, requested, payload, at);
-        }, { onApplied: observe, recent }));
+        if (asksForLinks(patch))
+          return settled(await updateWithLinks(id, patch, requested, payload, principal, precondition, reviewRules));
+        return settled(
+          await changeItem(
+            store,
+            id,
+            timestamp,
+            precondition,
+            actor,
+            (current, at) => {
+              // Checked against the row the change is computed from: the guarded write keeps them one.
+              assertMayChangeItem(principal, current.row.assigned_agent);
+              reviewRules(current.row);
+              return planUpdate(current, patch, requested, payload, at);
+            },
+            { onApplied: observe, recent },
+          ),
+        );
       } catch (error) {
         if (error instanceof ProjectSettingNeeded) {
           projectSettings.set(error.projectId, (await store.findProject(error.projectId))?.review_required === 1);
           continue;
         }
-        if (error instanceof ReviewNeeded && reviewGate) return reviewGate.sendForReview(id, patch, principal, precondition);
+        if (error instanceof ReviewNeeded && reviewGate)
+          return reviewGate.sendForReview(id, patch, principal, precondition);
         if (isForeignKeyViolation(error)) throw new UnknownProjectReference();
         if (error instanceof WaitingOnDependencies) throw await namedWaiting(store, error);
         throw error;
@@ -256,46 +322,71 @@ export function createWorkService({ store, recent, now = () => new Date(), obser
       const edges = await tx.listEdges([row.id]);
       const current = { id: row.id, parent_id: row.parent_id, depends_on: edges.map((edge) => edge.depends_on_id) };
       const checked = await checkLinks(tx, row.id, current, patch, { hold: row.container ? PLAN_HOLD : 0 });
-      const item = await changeItem(tx, row.id, timestamp, precondition, actor, (found, at) => {
-        assertMayChangeItem(principal, found.row.assigned_agent);
-        reviewRules(found.row);
-        const linked = { ...found.row, ...checked.set };
-        let plan: Plan | null;
-        try {
-          plan = planUpdate({ row: linked, dispatches: found.dispatches }, patch, requested, payload, at);
-        } catch (error) {
-          if (error instanceof WaitingOnDependencies) throw new WaitingOnDependencies(row.id, checked.blockers);
-          throw error;
-        }
-        // Links asked for as they already are change nothing, as any other field would not.
-        const moved = (Object.keys(checked.set) as (keyof CheckedLinks['set'])[]).some((field) => checked.set[field] !== found.row[field]);
-        if (!moved && !checked.details) return plan;
-        return {
-          ...(plan ?? { action: 'edited' }),
-          set: { ...checked.set, ...plan?.set },
-          ...(checked.details && { details: { ...plan?.details, ...checked.details } }),
-        };
-      }, { onApplied: observe });
+      const item = await changeItem(
+        tx,
+        row.id,
+        timestamp,
+        precondition,
+        actor,
+        (found, at) => {
+          assertMayChangeItem(principal, found.row.assigned_agent);
+          reviewRules(found.row);
+          const linked = { ...found.row, ...checked.set };
+          let plan: Plan | null;
+          try {
+            plan = planUpdate({ row: linked, dispatches: found.dispatches }, patch, requested, payload, at);
+          } catch (error) {
+            if (error instanceof WaitingOnDependencies) throw new WaitingOnDependencies(row.id, checked.blockers);
+            throw error;
+          }
+          // Links asked for as they already are change nothing, as any other field would not.
+          const moved = (Object.keys(checked.set) as (keyof CheckedLinks['set'])[]).some(
+            (field) => checked.set[field] !== found.row[field],
+          );
+          if (!moved && !checked.details) return plan;
+          return {
+            ...(plan ?? { action: 'edited' }),
+            set: { ...checked.set, ...plan?.set },
+            ...(checked.details && { details: { ...plan?.details, ...checked.details } }),
+          };
+        },
+        { onApplied: observe },
+      );
       await writeEdges(tx, row.id, checked);
       return item;
     });
   }
 
   function heartbeat(id: string, request: HeartbeatRequest, principal: Principal | null = null): Promise<WorkItem> {
-    return changeItem(store, id, timestamp, undefined, actorFor(principal, request.agent, request.agent), ({ row }, at) => {
-      assertMayChangeItem(principal, row.assigned_agent);
-      if (row.assigned_agent !== request.agent) throw new NotHolder(request.agent, row.assigned_agent, row.status);
-      // A blocked item waits for a person: its lease is paused, and a heartbeat changes nothing.
-      if (row.status === 'blocked') return null;
-      if (!LEASED_STATUSES.includes(row.status)) throw new LeaseNotHeld(row.status);
-      const length = request.lease_s ?? row.lease_s ?? LEASE_LIMITS.default;
-      return { action: 'heartbeat' satisfies HistoryAction, set: { lease_s: length, lease_expires_at: secondsAfter(at, length) } };
-    }, { recent });
+    return changeItem(
+      store,
+      id,
+      timestamp,
+      undefined,
+      actorFor(principal, request.agent, request.agent),
+      ({ row }, at) => {
+        assertMayChangeItem(principal, row.assigned_agent);
+        if (row.assigned_agent !== request.agent) throw new NotHolder(request.agent, row.assigned_agent, row.status);
+        // A blocked item waits for a person: its lease is paused, and a heartbeat changes nothing.
+        if (row.status === 'blocked') return null;
+        if (!LEASED_STATUSES.includes(row.status)) throw new LeaseNotHeld(row.status);
+        const length = request.lease_s ?? row.lease_s ?? LEASE_LIMITS.default;
+        return {
+          action: 'heartbeat' satisfies HistoryAction,
+          set: { lease_s: length, lease_expires_at: secondsAfter(at, length) },
+        };
+      },
+      { recent },
+    );
   }
 
   /** The sweep's rule for an item whose lease ran out: back to the queue after a backoff, or failed. */
   async function expireLease(id: string): Promise<WorkItem> {
-    return settled(await changeItem(store, id, timestamp, undefined, SYSTEM_ACTOR, ({ row }, at) => planExpiry(row, at), { onApplied: observe }));
+    return settled(
+      await changeItem(store, id, timestamp, undefined, SYSTEM_ACTOR, ({ row }, at) => planExpiry(row, at), {
+        onApplied: observe,
+      }),
+    );
   }
 
   /**
@@ -306,7 +397,15 @@ export function createWorkService({ store, recent, now = () => new Date(), obser
     await store.transaction(async (tx) => {
       await tx.lockGraph();
       const children = childCounts(await tx.countChildrenByStatus(parentId));
-      await changeItem(tx, parentId, timestamp, undefined, SYSTEM_ACTOR, ({ row }, at) => planSettlement(row, children, step, at), { onApplied: observe });
+      await changeItem(
+        tx,
+        parentId,
+        timestamp,
+        undefined,
+        SYSTEM_ACTOR,
+        ({ row }, at) => planSettlement(row, children, step, at),
+        { onApplied: observe },
+      );
     });
   }
 
@@ -318,8 +417,11 @@ export function createWorkService({ store, recent, now = () => new Date(), obser
     return item;
   }
 
-
-  async function remove(id: string, principal: Principal | null = null, precondition?: VersionPrecondition): Promise<void> {
+  async function remove(
+    id: string,
+    principal: Principal | null = null,
+    precondition?: VersionPrecondition,
+  ): Promise<void> {
     const actor = actorOf(principal);
     const event = () => ({ type: WORK_EVENTS.deleted, data: JSON.stringify({ id, actor }), at: timestamp() });
     // Items that depend on it, or children: a 409 that names them (the keys settle a race).
@@ -336,7 +438,11 @@ export function createWorkService({ store, recent, now = () => new Date(), obser
     }
   }
 
-  async function removeUnlinked(id: string, precondition: VersionPrecondition | undefined, event: () => { type: string; data: string; at: string }): Promise<void> {
+  async function removeUnlinked(
+    id: string,
+    precondition: VersionPrecondition | undefined,
+    event: () => { type: string; data: string; at: string },
+  ): Promise<void> {
     if (!precondition || precondition.any) {
       if (!(await store.deleteWorkItem(id, null, event()))) throw new WorkItemNotFound(id);
       return;
@@ -360,13 +466,27 @@ export function createWorkService({ store, recent, now = () => new Date(), obser
   }
 
   // `create` and `get` in a caller's transaction: a plan (service.ts) writes many items in one.
-  return { submit, create, get, list, counts, update, heartbeat, expireLease, settlePlan, remove, history, purgeIdempotencyKeys };
+  return {
+    submit,
+    create,
+    get,
+    list,
+    counts,
+    update,
+    heartbeat,
+    expireLease,
+    settlePlan,
+    remove,
+    history,
+    purgeIdempotencyKeys,
+  };
 }
 
 /** The actor of a change asked for by `principal`; none means the desk itself. */
 /** Submitting below its project's review is a person's call (a plan's steps come through here too). */
 export async function checkReviewFloor(tx: WorkStore, input: CreateWorkItem, actor: Actor): Promise<void> {
-  if (input.review_required !== false || !input.project_id || actor.role === SYSTEM_ACTOR.role || isPerson(actor)) return;
+  if (input.review_required !== false || !input.project_id || actor.role === SYSTEM_ACTOR.role || isPerson(actor))
+    return;
   if ((await tx.findProject(input.project_id))?.review_required === 1) assertMaySubmitBelowReview(actor);
 }
 
@@ -379,7 +499,8 @@ export function actorOf(principal: Pick<Principal, 'name' | 'role'> | null): Act
  * caller acting as the holder (naming it, or named it by X-User) is recorded as that agent.
  */
 export function actorFor(principal: Principal | null, agent: string | undefined, holder: string | null): Actor {
-  if (principal !== null && principal.token_id === null && isHolder(principal, agent, holder)) return { name: holder!, role: 'agent' };
+  if (principal !== null && principal.token_id === null && isHolder(principal, agent, holder))
+    return { name: holder!, role: 'agent' };
   return actorOf(principal);
 }
 
@@ -421,8 +542,17 @@ export interface PlannedItem {
 export function planItem(input: CreateWorkItem, actor: Actor, at: string): PlannedItem {
   const row = newRow(input, actor.name, at);
   const dispatch = input.agent ? newDispatch(row.id, input.agent, at) : null;
-  const changes = { status: { from: null, to: row.status }, ...(dispatch && { assigned_agent: { from: null, to: dispatch.agent } }) };
-  const history = { at, actor: actor.name, role: actor.role, action: 'created' satisfies HistoryAction, changes: JSON.stringify(changes) };
+  const changes = {
+    status: { from: null, to: row.status },
+    ...(dispatch && { assigned_agent: { from: null, to: dispatch.agent } }),
+  };
+  const history = {
+    at,
+    actor: actor.name,
+    role: actor.role,
+    action: 'created' satisfies HistoryAction,
+    changes: JSON.stringify(changes),
+  };
   const event = { type: WORK_EVENTS.created, data: eventData(row, actor), at };
   return { item: toWorkItem(row, dispatch ? [dispatch] : []), write: { row, dispatch, event, history } };
 }
@@ -485,4 +615,3 @@ export function serializePayload(payload: object | null): string | null {
   }
   return text;
 }
-

@@ -14,11 +14,16 @@ export const OTHER_TYPE = 'other';
 export const DEFAULT_MAX_TYPES = 50;
 
 /** The `max` most frequent of `totals` (items per type), incumbents first on ties, then by name. */
-export function mostFrequentTypes(totals: ReadonlyMap<string, number>, max: number, incumbents: ReadonlySet<string> = new Set()): string[] {
+export function mostFrequentTypes(
+  totals: ReadonlyMap<string, number>,
+  max: number,
+  incumbents: ReadonlySet<string> = new Set(),
+): string[] {
   return [...totals.entries()]
     .filter(([type, n]) => n > 0 && type !== OTHER_TYPE)
     .sort(
-      ([a, na], [b, nb]) => nb - na || Number(incumbents.has(b)) - Number(incumbents.has(a)) || (a < b ? -1 : a > b ? 1 : 0),
+      ([a, na], [b, nb]) =>
+        nb - na || Number(incumbents.has(b)) - Number(incumbents.has(a)) || (a < b ? -1 : a > b ? 1 : 0),
     )
     .slice(0, max)
     .map(([type]) => type);

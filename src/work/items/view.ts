@@ -90,7 +90,8 @@ export function toWorkItem(row: WorkItemRow, dispatches: readonly DispatchRow[])
     ...toSummary(row),
     dispatch_log: inDispatchOrder(dispatches).map(toDispatchEntry),
     comment_count: row.comment_count ?? 0,
-    review_required: row.review_required === null || row.review_required === undefined ? null : Boolean(row.review_required),
+    review_required:
+      row.review_required === null || row.review_required === undefined ? null : Boolean(row.review_required),
   };
 }
 
@@ -105,7 +106,8 @@ export function flagOf(value: boolean | null): number | null {
  * Times are ISO 8601 UTC text, so text order is time order.
  */
 export function inDispatchOrder(dispatches: readonly DispatchRow[]): DispatchRow[] {
-  const key = (entry: DispatchRow) => [entry.dispatched_at, entry.completed_at === null ? 1 : 0, entry.completed_at ?? '', entry.id] as const;
+  const key = (entry: DispatchRow) =>
+    [entry.dispatched_at, entry.completed_at === null ? 1 : 0, entry.completed_at ?? '', entry.id] as const;
   return [...dispatches].sort((a, b) => {
     const [ka, kb] = [key(a), key(b)];
     for (let i = 0; i < ka.length; i += 1) {

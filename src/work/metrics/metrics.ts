@@ -4,7 +4,13 @@ import { METRIC_PREFIX } from '../../shared/observability/metrics.js';
 import type { EventHub } from '../events/hub.js';
 import type { WorkObserver } from './observer.js';
 import { WORK_STATUSES } from '../items/statuses.js';
-import { DEFAULT_MAX_TYPES, OTHER_TYPE, type TypeLabels, createTypeLabels, totalsByType } from '../items/type-labels.js';
+import {
+  DEFAULT_MAX_TYPES,
+  OTHER_TYPE,
+  type TypeLabels,
+  createTypeLabels,
+  totalsByType,
+} from '../items/type-labels.js';
 
 interface ByType {
   /** Items by status and label: a type without a place is counted under `other`. */
@@ -37,7 +43,10 @@ export interface WorkGaugeSource {
    * items), and, when `rest`, since the oldest of every other type's (null when they have none,
    * and when not asked).
    */
-  oldestQueuedAgeSeconds(types: readonly string[], rest: boolean): Promise<{ byType: { type: string; age_s: number }[]; rest: number | null }>;
+  oldestQueuedAgeSeconds(
+    types: readonly string[],
+    rest: boolean,
+  ): Promise<{ byType: { type: string; age_s: number }[]; rest: number | null }>;
 }
 
 const WORK = `${METRIC_PREFIX}work_`;
@@ -83,8 +92,18 @@ export interface WorkCounters extends WorkObserver {
 export function createWorkCounters(registry: Registry, maxTypes = DEFAULT_MAX_TYPES): WorkCounters {
   const registers = [registry];
   const labels = createTypeLabels(maxTypes);
-  const claims = new Counter({ name: `${WORK}claims_total`, help: 'Items handed to agents by claims, by type', labelNames: ['type'], registers });
-  const completions = new Counter({ name: `${WORK}completions_total`, help: 'Items completed, by type', labelNames: ['type'], registers });
+  const claims = new Counter({
+    name: `${WORK}claims_total`,
+    help: 'Items handed to agents by claims, by type',
+    labelNames: ['type'],
+    registers,
+  });
+  const completions = new Counter({
+    name: `${WORK}completions_total`,
+    help: 'Items completed, by type',
+    labelNames: ['type'],
+    registers,
+  });
   const failures = new Counter({
     name: `${WORK}failures_total`,
     help: 'Items failed, by type: by their agent, or by the lease sweep once no attempts were left',
@@ -98,7 +117,10 @@ export function createWorkCounters(registry: Registry, maxTypes = DEFAULT_MAX_TY
     registers,
   });
   const counters = [claims, completions, failures, expiries].map((counter) => typeCounter(counter, labels));
-  const [claimed, completed, failed, expired] = counters as [ReturnType<typeof typeCounter>, ...ReturnType<typeof typeCounter>[]];
+  const [claimed, completed, failed, expired] = counters as [
+    ReturnType<typeof typeCounter>,
+    ...ReturnType<typeof typeCounter>[],
+  ];
   return {
     claimed: (type) => claimed.inc(type),
     finished: (type, status) => {
@@ -146,13 +168,16 @@ export function registerWorkGauges(registry: Registry, { source, counters, claim
     labelNames: ['status', 'type'],
     registers,
     async collect() {
-      await byType().then(({ items }) => {
-        this.reset();
-        for (const type of new Set(items.map((row) => row.type))) {
-          for (const status of WORK_STATUSES) this.set({ status, type }, 0);
-        }
-        for (const row of items) this.inc({ status: row.status, type: row.type }, row.count);
-      }, failed(this, 'item counts'));
+      await byType().then(
+        ({ items }) => {
+          this.reset();
+          for (const type of new Set(items.map((row) => row.type))) {
+            for (const status of WORK_STATUSES) this.set({ status, type }, 0);
+          }
+          for (const row of items) this.inc({ status: row.status, type: row.type }, row.count);
+        },
+        failed(this, 'item counts'),
+      );
     },
   });
   new Gauge({
@@ -161,11 +186,14 @@ export function registerWorkGauges(registry: Registry, { source, counters, claim
     labelNames: ['type'],
     registers,
     async collect() {
-      await byType().then(({ oldest }) => {
-        this.reset();
-        for (const row of oldest.byType) this.set({ type: row.type }, row.age_s);
-        if (oldest.rest !== null) this.set({ type: OTHER_TYPE }, oldest.rest);
-      }, failed(this, 'oldest queued item'));
+      await byType().then(
+        ({ oldest }) => {
+          this.reset();
+          for (const row of oldest.byType) this.set({ type: row.type }, row.age_s);
+          if (oldest.rest !== null) this.set({ type: OTHER_TYPE }, oldest.rest);
+        },
+        failed(this, 'oldest queued item'),
+      );
     },
   });
   new Gauge({

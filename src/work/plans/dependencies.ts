@@ -2,7 +2,14 @@ import { isForeignKeyViolation } from '../../shared/db/database.js';
 import { ValidationError } from '../../shared/errors.js';
 import { FINAL_STATUSES } from './dependency-rules.js';
 import { WaitingOnDependencies } from '../errors.js';
-import { type Blocker, type ChildCounts, LINK_LIMITS, type WorkItem, type WorkItemDetail, type WorkStatus } from '../api-contract.js';
+import {
+  type Blocker,
+  type ChildCounts,
+  LINK_LIMITS,
+  type WorkItem,
+  type WorkItemDetail,
+  type WorkStatus,
+} from '../api-contract.js';
 import type { LinkRow } from '../store/dependencies-port.js';
 import type { WorkStatements, WorkStore } from '../store/port.js';
 import type { DependencyRow, WorkItemRow } from '../store/tables.js';
@@ -81,11 +88,17 @@ export async function checkLinks(
 
   const wanted = request.depends_on.map((dep) => dep.toLowerCase());
   const repeated = wanted.filter((dep, index) => wanted.indexOf(dep) !== index);
-  if (repeated.length > 0) throw ValidationError.of('depends_on', `lists ${[...new Set(repeated)].join(', ')} more than once`);
-  if (wanted.includes(id.toLowerCase())) throw ValidationError.of('depends_on', `lists the item itself (${id}): an item cannot depend on itself`);
+  if (repeated.length > 0)
+    throw ValidationError.of('depends_on', `lists ${[...new Set(repeated)].join(', ')} more than once`);
+  if (wanted.includes(id.toLowerCase()))
+    throw ValidationError.of('depends_on', `lists the item itself (${id}): an item cannot depend on itself`);
   const found = new Map((await tx.findLinks(wanted)).map((row) => [row.id.toLowerCase(), row]));
   const unknown = wanted.filter((dep) => !found.has(dep));
-  if (unknown.length > 0) throw ValidationError.of('depends_on', `${unknown.join(', ')} ${unknown.length === 1 ? 'is not the id' : 'are not ids'} of existing work items`);
+  if (unknown.length > 0)
+    throw ValidationError.of(
+      'depends_on',
+      `${unknown.join(', ')} ${unknown.length === 1 ? 'is not the id' : 'are not ids'} of existing work items`,
+    );
   const before = new Set((current?.depends_on ?? []).map((dep) => dep.toLowerCase()));
   const gained = wanted.filter((dep) => !before.has(dep));
   // A new item has no dependents yet: only a change of an existing one can close a cycle.
@@ -96,12 +109,18 @@ export async function checkLinks(
   // completing now either ends before this reads it or is counted after this writes. Nothing a
   // client sees of it moves (no version, no event): depending on an item is not changing it.
   const fresh = new Set([...(context.fresh ?? [])].map((dep) => dep.toLowerCase()));
-  const touched = await tx.touchItems([...wanted, ...lost].filter((dep) => !fresh.has(dep)), FINAL_STATUSES);
+  const touched = await tx.touchItems(
+    [...wanted, ...lost].filter((dep) => !fresh.has(dep)),
+    FINAL_STATUSES,
+  );
   for (const row of touched) found.set(row.id.toLowerCase(), row);
   // The others are final, and stay so, or new here; read again, as one may have ended since.
   const held = new Set([...touched.map((row) => row.id.toLowerCase()), ...fresh]);
   for (const row of await tx.findLinks(wanted.filter((dep) => !held.has(dep)))) found.set(row.id.toLowerCase(), row);
-  checked.blockers = wanted.map((dep) => found.get(dep)!).filter((row) => row.status !== 'completed').map(toBlocker);
+  checked.blockers = wanted
+    .map((dep) => found.get(dep)!)
+    .filter((row) => row.status !== 'completed')
+    .map(toBlocker);
   checked.set.waiting_on = checked.blockers.length + (context.hold ?? 0);
   checked.add = gained.map((dep) => ({ item_id: id, depends_on_id: found.get(dep)!.id }));
   checked.remove = lost;
@@ -148,27 +167,39 @@ async function checkNoCycle(tx: WorkStatements, id: string, gained: readonly str
 /** The parent exists, is not the item nor one of its descendants, has room, and is not too deep. */
 async function checkParent(tx: WorkStatements, id: string, exists: boolean, parentId: string): Promise<void> {
   const self = id.toLowerCase();
-  if (parentId.toLowerCase() === self) throw ValidationError.of('parent_id', 'is the item itself: an item cannot be its own parent');
+  if (parentId.toLowerCase() === self)
+    throw ValidationError.of('parent_id', 'is the item itself: an item cannot be its own parent');
   // The parent's ancestors, the parent first; one more than the limit is enough to refuse.
   const chain: LinkRow[] = [];
-  for (let next: string | null = parentId; next !== null && chain.length <= LINK_LIMITS.depth; ) {
+  for (let next: string | null = parentId; next !== null && chain.length <= LINK_LIMITS.depth;) {
     const [row] = await tx.findLinks([next]);
     if (!row) {
-      if (chain.length === 0) throw ValidationError.of('parent_id', `${parentId} is not the id of an existing work item`);
+      if (chain.length === 0)
+        throw ValidationError.of('parent_id', `${parentId} is not the id of an existing work item`);
       break;
     }
-    if (row.id.toLowerCase() === self) throw ValidationError.of('parent_id', `${parentId} is part of this item: an item cannot be nested in its own sub-items`);
+    if (row.id.toLowerCase() === self)
+      throw ValidationError.of(
+        'parent_id',
+        `${parentId} is part of this item: an item cannot be nested in its own sub-items`,
+      );
     chain.push(row);
     next = row.parent_id;
   }
   const height = exists ? await subtreeHeight(tx, id) : 1;
   if (chain.length + height > LINK_LIMITS.depth) {
-    throw ValidationError.of('parent_id', `would nest items ${chain.length + height} levels deep; at most ${LINK_LIMITS.depth} levels are allowed`);
+    throw ValidationError.of(
+      'parent_id',
+      `would nest items ${chain.length + height} levels deep; at most ${LINK_LIMITS.depth} levels are allowed`,
+    );
   }
   const counts = await tx.countChildrenByStatus(parentId);
   const children = Object.values(counts).reduce((sum, n) => sum + (n ?? 0), 0);
   if (children >= LINK_LIMITS.children) {
-    throw ValidationError.of('parent_id', `${parentId} already has ${children} children; an item has at most ${LINK_LIMITS.children}`);
+    throw ValidationError.of(
+      'parent_id',
+      `${parentId} already has ${children} children; an item has at most ${LINK_LIMITS.children}`,
+    );
   }
 }
 
@@ -184,7 +215,10 @@ async function subtreeHeight(tx: WorkStatements, id: string): Promise<number> {
 }
 
 /** The unfinished dependencies of `id`, for a refusal to dispatch it. */
-export async function namedWaiting(store: WorkStatements, error: WaitingOnDependencies): Promise<WaitingOnDependencies> {
+export async function namedWaiting(
+  store: WorkStatements,
+  error: WaitingOnDependencies,
+): Promise<WaitingOnDependencies> {
   if (error.unfinished !== null) return error;
   const deps = await store.listDependencies(error.itemId);
   return new WaitingOnDependencies(error.itemId, deps.filter((dep) => dep.status !== 'completed').map(toBlocker));
@@ -215,8 +249,14 @@ export function childCounts(counts: Partial<Record<WorkStatus, number>>): ChildC
 }
 
 /** What keeps an item from being deleted: the items that depend on it, and its children. */
-export async function linksHolding(store: WorkStatements, id: string): Promise<{ dependents: string[]; children: number }> {
-  const [dependents, counts] = await Promise.all([store.listDependents(id, LINK_LIMITS.dependencies), store.countChildrenByStatus(id)]);
+export async function linksHolding(
+  store: WorkStatements,
+  id: string,
+): Promise<{ dependents: string[]; children: number }> {
+  const [dependents, counts] = await Promise.all([
+    store.listDependents(id, LINK_LIMITS.dependencies),
+    store.countChildrenByStatus(id),
+  ]);
   return { dependents, children: childCounts(counts).total };
 }
 
@@ -227,7 +267,8 @@ export async function writeEdges(tx: WorkStore, id: string, checked: CheckedLink
     await tx.insertEdges(checked.add);
   } catch (error) {
     // A final dependency is not held by the check: one deleted since is gone by now.
-    if (isForeignKeyViolation(error)) throw ValidationError.of('depends_on', 'names an item that was deleted while this request ran');
+    if (isForeignKeyViolation(error))
+      throw ValidationError.of('depends_on', 'names an item that was deleted while this request ran');
     throw error;
   }
 }

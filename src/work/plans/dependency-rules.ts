@@ -16,7 +16,11 @@ import type { WorkItemRow } from '../store/tables.js';
 export const FINAL_STATUSES = Object.keys(OUTCOME_OF_STATUS) as WorkStatus[];
 
 /** What moving `row` to `to` does to its dependents; undefined unless it reaches a final status. */
-export function dependentsEffectOf(row: WorkItemRow, to: WorkStatus | undefined, event: string): DependentsEffect | undefined {
+export function dependentsEffectOf(
+  row: WorkItemRow,
+  to: WorkStatus | undefined,
+  event: string,
+): DependentsEffect | undefined {
   if (to === undefined || to === row.status || !isFinal(to)) return undefined;
   // The desk tells the dependents, not the agent that finished this item.
   const actor = { name: SYSTEM_ACTOR.name, role: SYSTEM_ACTOR.role };

@@ -25,11 +25,18 @@ export function registerPlanRoutes(app: HttpApp, plans: PlanService): void {
           'Submit a plan: a parent item and its steps, which depend on each other by key; all created in one transaction, or none',
         headers: SubmitHeadersSchema,
         body: CreatePlanSchema,
-        response: { 201: withHeaders(SubmittedPlanSchema, 'Location', 'Idempotent-Replayed'), ...problemResponses(400, 409, 413, 415, 422) },
+        response: {
+          201: withHeaders(SubmittedPlanSchema, 'Location', 'Idempotent-Replayed'),
+          ...problemResponses(400, 409, 413, 415, 422),
+        },
       },
     },
     async (request, reply) => {
-      const { plan, replayed } = await plans.submitPlan(request.body, request.principal!, request.headers['idempotency-key']);
+      const { plan, replayed } = await plans.submitPlan(
+        request.body,
+        request.principal!,
+        request.headers['idempotency-key'],
+      );
       if (replayed) reply.header('idempotent-replayed', 'true');
       return reply.code(201).header('location', `/work/${plan.parent.id}`).send(plan);
     },

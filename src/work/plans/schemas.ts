@@ -52,7 +52,11 @@ export type PlanStep = Static<typeof PlanStepSchema>;
 export const CreatePlanSchema = Type.Object(
   {
     parent: PlanParentSchema,
-    steps: Type.Array(PlanStepSchema, { minItems: 1, maxItems: MAX_PLAN_STEPS, description: `At most ${MAX_PLAN_STEPS} steps, and ${MAX_PLAN_DEPENDENCIES} dependencies (depends_on and depends_on_keys) in all` }),
+    steps: Type.Array(PlanStepSchema, {
+      minItems: 1,
+      maxItems: MAX_PLAN_STEPS,
+      description: `At most ${MAX_PLAN_STEPS} steps, and ${MAX_PLAN_DEPENDENCIES} dependencies (depends_on and depends_on_keys) in all`,
+    }),
   },
   { additionalProperties: false },
 );

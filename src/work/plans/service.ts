@@ -37,7 +37,13 @@ export type PlanService = ReturnType<typeof createPlanService>;
 export function createPlanService({ store, createItem, readItem, now = () => new Date() }: PlanServiceDeps) {
   const once = createIdempotentWrites(store, () => now().toISOString());
 
-  async function write(tx: WorkStore, plan: CreatePlan, order: readonly number[], actor: Actor, at: string): Promise<SubmittedPlan> {
+  async function write(
+    tx: WorkStore,
+    plan: CreatePlan,
+    order: readonly number[],
+    actor: Actor,
+    at: string,
+  ): Promise<SubmittedPlan> {
     const parent = await createItem(tx, plan.parent, actor, at, { container: true }).catch((error: unknown) => {
       throw under(error, 'parent');
     });
@@ -80,10 +86,20 @@ export function createPlanService({ store, createItem, readItem, now = () => new
   }
 
   /** `principal.name` becomes created_by of every item, as with a submit. */
-  async function submitPlan(plan: CreatePlan, principal: Actor, idempotencyKey?: string): Promise<{ plan: SubmittedPlan; replayed: boolean }> {
-    const dependencies = plan.steps.reduce((sum, step) => sum + (step.depends_on?.length ?? 0) + (step.depends_on_keys?.length ?? 0), 0);
+  async function submitPlan(
+    plan: CreatePlan,
+    principal: Actor,
+    idempotencyKey?: string,
+  ): Promise<{ plan: SubmittedPlan; replayed: boolean }> {
+    const dependencies = plan.steps.reduce(
+      (sum, step) => sum + (step.depends_on?.length ?? 0) + (step.depends_on_keys?.length ?? 0),
+      0,
+    );
     if (dependencies > MAX_PLAN_DEPENDENCIES) {
-      throw ValidationError.of('steps', `list ${dependencies} dependencies in all; a plan has at most ${MAX_PLAN_DEPENDENCIES} (split it in several plans)`);
+      throw ValidationError.of(
+        'steps',
+        `list ${dependencies} dependencies in all; a plan has at most ${MAX_PLAN_DEPENDENCIES} (split it in several plans)`,
+      );
     }
     const order = stepOrder(plan.steps);
     const actor = { name: principal.name, role: principal.role };
@@ -91,7 +107,9 @@ export function createPlanService({ store, createItem, readItem, now = () => new
       const created = await store.transaction((tx) => write(tx, plan, order, actor, now().toISOString()));
       return { plan: created, replayed: false };
     }
-    const { value, replayed } = await once('POST /work/plans', actor.name, idempotencyKey, plan, (tx, at) => write(tx, plan, order, actor, at));
+    const { value, replayed } = await once('POST /work/plans', actor.name, idempotencyKey, plan, (tx, at) =>
+      write(tx, plan, order, actor, at),
+    );
     return { plan: value, replayed };
   }
 
@@ -129,7 +147,8 @@ function createStepBatch(tx: WorkStore) {
     },
     async flush(): Promise<void> {
       await writePlannedItems(tx, items);
-      for (let start = 0; start < edges.length; start += EDGE_SLICE) await tx.insertEdges(edges.slice(start, start + EDGE_SLICE));
+      for (let start = 0; start < edges.length; start += EDGE_SLICE)
+        await tx.insertEdges(edges.slice(start, start + EDGE_SLICE));
       items = [];
       edges = [];
     },
@@ -158,12 +177,17 @@ export function stepOrder(steps: readonly Pick<PlanStep, 'key' | 'depends_on_key
   const indexOf = new Map<string, number>();
   steps.forEach((step, index) => {
     const first = indexOf.get(step.key);
-    if (first !== undefined) throw ValidationError.of(`steps.${index}.key`, `"${step.key}" is already the key of steps.${first}; keys are unique in a plan`);
+    if (first !== undefined)
+      throw ValidationError.of(
+        `steps.${index}.key`,
+        `"${step.key}" is already the key of steps.${first}; keys are unique in a plan`,
+      );
     indexOf.set(step.key, index);
   });
   steps.forEach((step, index) => {
     for (const name of step.depends_on_keys ?? []) {
-      if (!indexOf.has(name)) throw ValidationError.of(`steps.${index}.depends_on_keys`, `"${name}" is not the key of a step of this plan`);
+      if (!indexOf.has(name))
+        throw ValidationError.of(`steps.${index}.depends_on_keys`, `"${name}" is not the key of a step of this plan`);
     }
   });
   const done = new Set<number>();
@@ -174,7 +198,10 @@ export function stepOrder(steps: readonly Pick<PlanStep, 'key' | 'depends_on_key
     const at = path.indexOf(index);
     if (at !== -1) {
       const cycle = [...path.slice(at), index].map((i) => steps[i]!.key);
-      throw ValidationError.of(`steps.${index}.depends_on_keys`, `the steps depend on each other in a cycle: ${cycle.join(' → ')}`);
+      throw ValidationError.of(
+        `steps.${index}.depends_on_keys`,
+        `the steps depend on each other in a cycle: ${cycle.join(' → ')}`,
+      );
     }
     path.push(index);
     for (const name of steps[index]!.depends_on_keys ?? []) visit(indexOf.get(name)!);

@@ -24,7 +24,12 @@ export const PLAN_HOLD = 1;
 export type EndedStep = Pick<WorkItemRow, 'id' | 'description' | 'status'>;
 
 /** What the desk does to container `row` whose children are counted `children`; null: nothing. */
-export function planSettlement(row: WorkItemRow, children: ChildCounts, step: EndedStep | undefined, at: string): Plan | null {
+export function planSettlement(
+  row: WorkItemRow,
+  children: ChildCounts,
+  step: EndedStep | undefined,
+  at: string,
+): Plan | null {
   if (row.container !== 1 || row.status !== 'queued') return null;
   if (children.total > 0 && children.completed === children.total && row.waiting_on === PLAN_HOLD) {
     return { action: 'complete', set: { status: 'completed', outcome: 'success', completed_at: at, waiting_on: 0 } };

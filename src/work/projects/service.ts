@@ -91,5 +91,11 @@ export function createProjectService({ store, now = () => new Date() }: ProjectS
 }
 
 function toProject(row: ProjectRow): Project {
-  return { id: row.id, name: row.name, external_ref: row.external_ref, created_at: row.created_at, review_required: Boolean(row.review_required) };
+  return {
+    id: row.id,
+    name: row.name,
+    external_ref: row.external_ref,
+    created_at: row.created_at,
+    review_required: Boolean(row.review_required),
+  };
 }

@@ -6,7 +6,15 @@ import type { StatsStore } from './store.js';
 
 export const COMPACT_EVERY_MS = 5_000;
 
-export function startStatsCompactor({ store, logger, everyMs = COMPACT_EVERY_MS }: { store: StatsStore; logger: Logger; everyMs?: number }) {
+export function startStatsCompactor({
+  store,
+  logger,
+  everyMs = COMPACT_EVERY_MS,
+}: {
+  store: StatsStore;
+  logger: Logger;
+  everyMs?: number;
+}) {
   let running: Promise<void> | null = null;
   const timer = setInterval(() => {
     if (running) return;

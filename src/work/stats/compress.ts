@@ -39,7 +39,9 @@ export async function compressJson(request: FastifyRequest, reply: FastifyReply,
   const body =
     coding === 'br'
       ? // quality 5: most of the gain of 11 at a small part of its CPU time, on every dashboard load
-        await brotli(payload, { params: { [constants.BROTLI_PARAM_QUALITY]: 5, [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT } })
+        await brotli(payload, {
+          params: { [constants.BROTLI_PARAM_QUALITY]: 5, [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT },
+        })
       : await gzipAsync(payload, { level: 6 });
   reply.header('content-encoding', coding);
   reply.removeHeader('content-length');

@@ -10,7 +10,12 @@ export const MAX_STATS_DAYS = 31;
 export const StatsQuerySchema = Type.Object(
   {
     days: Type.Optional(
-      Type.Integer({ minimum: 1, maximum: MAX_STATS_DAYS, default: 7, description: 'How many days of hourly history; 7 unless given' }),
+      Type.Integer({
+        minimum: 1,
+        maximum: MAX_STATS_DAYS,
+        default: 7,
+        description: 'How many days of hourly history; 7 unless given',
+      }),
     ),
   },
   { additionalProperties: false },
@@ -45,7 +50,9 @@ export const AgentStatsSchema = Type.Object(
     completed: Count,
     failed: Type.Integer({ minimum: 0, description: 'Dispatches that ended failed or with the lease run out' }),
     failure_rate: Nullable(Type.Number({ minimum: 0, maximum: 1 })),
-    lead_time_median_s: Nullable(Type.Number({ minimum: 0, description: 'Dispatched → completed, from a histogram (within 9%)' })),
+    lead_time_median_s: Nullable(
+      Type.Number({ minimum: 0, description: 'Dispatched → completed, from a histogram (within 9%)' }),
+    ),
     lead_time_p90_s: Nullable(Type.Number({ minimum: 0 })),
   },
   { additionalProperties: false },
@@ -56,7 +63,10 @@ export const TypeCountsSchema = Type.Object(
   { additionalProperties: false },
 );
 
-export const OldestQueuedSchema = Type.Object({ type: Type.String(), age_s: Type.Number({ minimum: 0 }) }, { additionalProperties: false });
+export const OldestQueuedSchema = Type.Object(
+  { type: Type.String(), age_s: Type.Number({ minimum: 0 }) },
+  { additionalProperties: false },
+);
 
 export const WorkStatsSchema = Type.Object(
   {
@@ -65,14 +75,21 @@ export const WorkStatsSchema = Type.Object(
     until: TimestampSchema,
     by_status: StatusCountsSchema,
     by_type: Type.Array(TypeCountsSchema, {
-      description: 'The types with the most items (METRICS_MAX_TYPES, ties by name), most first; then `other`: every other type added up',
+      description:
+        'The types with the most items (METRICS_MAX_TYPES, ties by name), most first; then `other`: every other type added up',
     }),
     other_types: Type.Integer({ minimum: 0, description: 'How many types `other` adds up (0: every type is listed)' }),
-    oldest_queued_age_s: Nullable(Type.Number({ minimum: 0, description: 'Seconds the oldest queued item has waited since it was created' })),
+    oldest_queued_age_s: Nullable(
+      Type.Number({ minimum: 0, description: 'Seconds the oldest queued item has waited since it was created' }),
+    ),
     oldest_queued_by_type: Type.Array(OldestQueuedSchema, {
-      description: 'For the types listed in `by_type` (and `other`, the oldest of the rest) that have queued items, oldest first',
+      description:
+        'For the types listed in `by_type` (and `other`, the oldest of the rest) that have queued items, oldest first',
     }),
-    totals: Type.Object({ created: Count, completed: Count, failed: Count, cancelled: Count }, { additionalProperties: false }),
+    totals: Type.Object(
+      { created: Count, completed: Count, failed: Count, cancelled: Count },
+      { additionalProperties: false },
+    ),
     hourly: Type.Array(StatsHourSchema),
     agents: Type.Array(AgentStatsSchema),
   },

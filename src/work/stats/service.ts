@@ -18,7 +18,10 @@ export interface StatsService {
    * per type), and, when `rest`, the oldest of every other type's (one more query, which reads
    * the queued items).
    */
-  oldestQueuedAgeSeconds(types: readonly string[], rest: boolean): Promise<{ byType: OldestQueued[]; rest: number | null }>;
+  oldestQueuedAgeSeconds(
+    types: readonly string[],
+    rest: boolean,
+  ): Promise<{ byType: OldestQueued[]; rest: number | null }>;
 }
 
 interface OldestQueued {
@@ -90,7 +93,12 @@ function agentStats(rows: StatsRow[]): AgentStats[] {
 }
 
 /** Hour by hour from `sinceMs` to the current hour; depth walked back from `current`. */
-function hourlySeries(rows: StatsRow[], sinceMs: number, nowMs: number, current: Record<WorkStatus, number>): StatsHour[] {
+function hourlySeries(
+  rows: StatsRow[],
+  sinceMs: number,
+  nowMs: number,
+  current: Record<WorkStatus, number>,
+): StatsHour[] {
   const hours: StatsHour[] = [];
   const index = new Map<number, StatsHour>();
   for (let at = sinceMs; at <= hourOf(nowMs); at += HOUR_MS) {
@@ -135,10 +143,17 @@ function hourlySeries(rows: StatsRow[], sinceMs: number, nowMs: number, current:
 
 const ageSeconds = (createdAt: string, nowMs: number) => Math.max(0, Math.round(nowMs - Date.parse(createdAt)) / 1000);
 
-export function createStatsService({ store, now = () => new Date(), maxTypes = DEFAULT_MAX_TYPES }: StatsServiceDeps): StatsService {
+export function createStatsService({
+  store,
+  now = () => new Date(),
+  maxTypes = DEFAULT_MAX_TYPES,
+}: StatsServiceDeps): StatsService {
   /** The oldest queued item of each of `types`, and of every other type's when `rest` asks for it. */
   async function oldestQueued(types: readonly string[], nowMs: number, rest: boolean) {
-    const [rows, restCreated] = await Promise.all([store.oldestQueued([...types]), rest ? store.oldestQueuedExcept([...types]) : null]);
+    const [rows, restCreated] = await Promise.all([
+      store.oldestQueued([...types]),
+      rest ? store.oldestQueuedExcept([...types]) : null,
+    ]);
     const byType = rows
       .filter((row): row is { type: string; created_at: string } => row.created_at !== null)
       .map((row) => ({ type: row.type, age_s: ageSeconds(row.created_at, nowMs) }))
@@ -163,10 +178,16 @@ export function createStatsService({ store, now = () => new Date(), maxTypes = D
       const { listed, other } = foldTypes(byType, maxTypes);
       const queuedListed = listed.filter(([, counts]) => counts.queued > 0).map(([type]) => type);
       const oldest = await oldestQueued(queuedListed, nowMs, other !== null && other.counts.queued > 0);
-      const oldestByType = [...oldest.byType, ...(oldest.rest === null ? [] : [{ type: OTHER_TYPE, age_s: oldest.rest }])].sort(
-        (a, b) => b.age_s - a.age_s || a.type.localeCompare(b.type),
+      const oldestByType = [
+        ...oldest.byType,
+        ...(oldest.rest === null ? [] : [{ type: OTHER_TYPE, age_s: oldest.rest }]),
+      ].sort((a, b) => b.age_s - a.age_s || a.type.localeCompare(b.type));
+      const hourly = hourlySeries(
+        rows.filter((row) => row.part === 'hour'),
+        sinceMs,
+        nowMs,
+        byStatus,
       );
-      const hourly = hourlySeries(rows.filter((row) => row.part === 'hour'), sinceMs, nowMs, byStatus);
       const totals = { created: 0, completed: 0, failed: 0, cancelled: 0 };
       for (const hour of hourly) {
         totals.created += hour.created;

@@ -1,6 +1,13 @@
 import { createCoalescer } from '../../shared/db/coalesce.js';
 import { createNewsCollector, newsOfReleased } from '../agent-loop/claimable.js';
-import { type CommitListener, type ItemChange, type WorkStatements, type WorkStore, changeShape, finishes } from './port.js';
+import {
+  type CommitListener,
+  type ItemChange,
+  type WorkStatements,
+  type WorkStore,
+  changeShape,
+  finishes,
+} from './port.js';
 import { newsOfNewItem } from './transactional.js';
 
 // The decorator that batches a PostgreSQL store: the calls that arrive together run as one
@@ -12,7 +19,12 @@ import { newsOfNewItem } from './transactional.js';
 // finishes an item runs in one transaction of the store beneath, whose FinishedHook writes
 // what finishing an item writes beside it (the conversation's open question closed).
 
-export function batched(store: WorkStore, top: WorkStatements, onEventsCommitted: CommitListener, finishedInTransaction = false): WorkStore {
+export function batched(
+  store: WorkStore,
+  top: WorkStatements,
+  onEventsCommitted: CommitListener,
+  finishedInTransaction = false,
+): WorkStore {
   const create = createCoalescer({
     keyOf: () => 'create',
     run: async (items: Parameters<WorkStatements['createWorkItems']>[0][number][]) => {
@@ -28,7 +40,8 @@ export function batched(store: WorkStore, top: WorkStatements, onEventsCommitted
     keyOf: changeShape,
     // No item twice in one statement.
     conflictOf: (c: ItemChange) => c.id.toLowerCase(),
-    run: (changes: ItemChange[]) => (finishedInTransaction && changes.some(finishes) ? store.applyChanges(changes) : applyAtTop(changes)),
+    run: (changes: ItemChange[]) =>
+      finishedInTransaction && changes.some(finishes) ? store.applyChanges(changes) : applyAtTop(changes),
   });
 
   async function applyAtTop(changes: readonly ItemChange[]): Promise<boolean[]> {
@@ -52,7 +65,9 @@ export function batched(store: WorkStore, top: WorkStatements, onEventsCommitted
     findWithDispatches: read,
     applyChange: (c) => (isOneStatement(c) ? change(c) : store.applyChange(c)),
     applyChanges: (changes) =>
-      changes.every(isOneStatement) && !(finishedInTransaction && changes.some(finishes)) ? applyAtTop(changes) : store.applyChanges(changes),
+      changes.every(isOneStatement) && !(finishedInTransaction && changes.some(finishes))
+        ? applyAtTop(changes)
+        : store.applyChanges(changes),
   };
   return batchedStore;
 }

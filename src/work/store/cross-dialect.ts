@@ -12,7 +12,14 @@ type Executor = Kysely<WorkTables> | Transaction<WorkTables>;
 
 export type CrossDialectStatements = Omit<
   WorkStatements,
-  'createWorkItems' | 'findManyWithDispatches' | 'applyChanges' | 'claimCandidates' | 'nextRunAfter' | 'lockProject' | 'tryLockIdempotencyKey' | 'lockGraph'
+  | 'createWorkItems'
+  | 'findManyWithDispatches'
+  | 'applyChanges'
+  | 'claimCandidates'
+  | 'nextRunAfter'
+  | 'lockProject'
+  | 'tryLockIdempotencyKey'
+  | 'lockGraph'
 >;
 
 export function crossDialectStatements(db: Executor): CrossDialectStatements {
@@ -45,18 +52,27 @@ export function crossDialectStatements(db: Executor): CrossDialectStatements {
     },
 
     expiredLeases(now, limit) {
-      return db.selectFrom('work_items').selectAll().where('lease_expires_at', '<=', now).orderBy('lease_expires_at').limit(limit).execute();
+      return db
+        .selectFrom('work_items')
+        .selectAll()
+        .where('lease_expires_at', '<=', now)
+        .orderBy('lease_expires_at')
+        .limit(limit)
+        .execute();
     },
 
     listWorkItems(filter, order, after, limit) {
       let query = applyFilter(db.selectFrom('work_items').selectAll(), filter);
       if (order === 'priority') {
         if (after) {
-          query = query.where((eb) => eb(eb.refTuple('priority', 'created_at', 'id'), '>', eb.tuple(after.priority, after.created_at, after.id)));
+          query = query.where((eb) =>
+            eb(eb.refTuple('priority', 'created_at', 'id'), '>', eb.tuple(after.priority, after.created_at, after.id)),
+          );
         }
         query = query.orderBy('priority', 'asc').orderBy('created_at', 'asc').orderBy('id', 'asc');
       } else {
-        if (after) query = query.where((eb) => eb(eb.refTuple('created_at', 'id'), '<', eb.tuple(after.created_at, after.id)));
+        if (after)
+          query = query.where((eb) => eb(eb.refTuple('created_at', 'id'), '<', eb.tuple(after.created_at, after.id)));
         query = query.orderBy('created_at', 'desc').orderBy('id', 'desc');
       }
       return query.limit(limit).execute();
@@ -71,7 +87,12 @@ export function crossDialectStatements(db: Executor): CrossDialectStatements {
     },
 
     async listHistory(workItemId) {
-      const rows = await db.selectFrom('work_history').selectAll().where('work_item_id', '=', workItemId).orderBy('id', 'asc').execute();
+      const rows = await db
+        .selectFrom('work_history')
+        .selectAll()
+        .where('work_item_id', '=', workItemId)
+        .orderBy('id', 'asc')
+        .execute();
       return rows.map((row) => ({ ...row, id: Number(row.id) }));
     },
 
@@ -96,12 +117,21 @@ export function crossDialectStatements(db: Executor): CrossDialectStatements {
     },
 
     async appendEvent(type, data, at) {
-      const { id } = await db.insertInto('events').values({ type, data, created_at: at }).returning('id').executeTakeFirstOrThrow();
+      const { id } = await db
+        .insertInto('events')
+        .values({ type, data, created_at: at })
+        .returning('id')
+        .executeTakeFirstOrThrow();
       return Number(id);
     },
 
     findIdempotencyKey(scope, key) {
-      return db.selectFrom('idempotency_keys').selectAll().where('scope', '=', scope).where('idempotency_key', '=', key).executeTakeFirst();
+      return db
+        .selectFrom('idempotency_keys')
+        .selectAll()
+        .where('scope', '=', scope)
+        .where('idempotency_key', '=', key)
+        .executeTakeFirst();
     },
 
     async saveIdempotencyKey(row) {
@@ -131,7 +161,10 @@ export function crossDialectStatements(db: Executor): CrossDialectStatements {
 function applyFilter<Q extends { where: (...args: any[]) => any }>(query: Q, filter: WorkFilter): Q {
   let filtered = query;
   if (filter.statuses !== undefined) {
-    filtered = filter.statuses.length === 1 ? filtered.where('status', '=', filter.statuses[0]) : filtered.where('status', 'in', filter.statuses);
+    filtered =
+      filter.statuses.length === 1
+        ? filtered.where('status', '=', filter.statuses[0])
+        : filtered.where('status', 'in', filter.statuses);
   }
   if (filter.agent !== undefined) filtered = filtered.where('assigned_agent', '=', filter.agent);
   if (filter.project_id !== undefined) filtered = filtered.where('project_id', '=', filter.project_id);
@@ -144,9 +177,12 @@ function applyFilter<Q extends { where: (...args: any[]) => any }>(query: Q, fil
     const { now, ready } = filter.ready;
     // Claimable now: what the claim's read takes (sqlite.ts, postgres.ts), as a filter.
     const claimable = (eb: any) =>
-      eb.and([eb('status', '=', 'queued'), eb('waiting_on', '=', 0), eb.or([eb('run_after', 'is', null), eb('run_after', '<=', now)])]);
+      eb.and([
+        eb('status', '=', 'queued'),
+        eb('waiting_on', '=', 0),
+        eb.or([eb('run_after', 'is', null), eb('run_after', '<=', now)]),
+      ]);
     filtered = filtered.where((eb: any) => (ready ? claimable(eb) : eb.not(claimable(eb))));
   }
   return filtered;
 }
-

@@ -11,7 +11,11 @@ export function crossDialectDependencyStatements(db: Executor): Omit<DependencyS
   return {
     async findLinks(ids) {
       if (ids.length === 0) return [];
-      return db.selectFrom('work_items').select(['id', 'status', 'description', 'parent_id']).where('id', 'in', [...ids]).execute();
+      return db
+        .selectFrom('work_items')
+        .select(['id', 'status', 'description', 'parent_id'])
+        .where('id', 'in', [...ids])
+        .execute();
     },
 
     async touchItems(ids, unless) {
@@ -26,7 +30,11 @@ export function crossDialectDependencyStatements(db: Executor): Omit<DependencyS
 
     async listEdges(itemIds) {
       if (itemIds.length === 0) return [];
-      return db.selectFrom('work_dependencies').selectAll().where('item_id', 'in', [...itemIds]).execute();
+      return db
+        .selectFrom('work_dependencies')
+        .selectAll()
+        .where('item_id', 'in', [...itemIds])
+        .execute();
     },
 
     async listDependents(id, limit) {
@@ -44,7 +52,11 @@ export function crossDialectDependencyStatements(db: Executor): Omit<DependencyS
 
     async listChildren(parentIds) {
       if (parentIds.length === 0) return [];
-      return db.selectFrom('work_items').select(['id', 'parent_id']).where('parent_id', 'in', [...parentIds]).execute();
+      return db
+        .selectFrom('work_items')
+        .select(['id', 'parent_id'])
+        .where('parent_id', 'in', [...parentIds])
+        .execute();
     },
 
     async countChildrenByStatus(parentId) {
@@ -77,21 +89,38 @@ export function crossDialectDependencyStatements(db: Executor): Omit<DependencyS
         .where('p.status', '=', 'queued')
         .where('p.waiting_on', '=', hold)
         .where(({ exists, not, selectFrom }) =>
-          not(exists(selectFrom('work_items as c').select('c.id').whereRef('c.parent_id', '=', 'p.id').where('c.status', '<>', 'completed'))),
+          not(
+            exists(
+              selectFrom('work_items as c')
+                .select('c.id')
+                .whereRef('c.parent_id', '=', 'p.id')
+                .where('c.status', '<>', 'completed'),
+            ),
+          ),
         )
-        .where(({ exists, selectFrom }) => exists(selectFrom('work_items as c').select('c.id').whereRef('c.parent_id', '=', 'p.id')))
+        .where(({ exists, selectFrom }) =>
+          exists(selectFrom('work_items as c').select('c.id').whereRef('c.parent_id', '=', 'p.id')),
+        )
         .limit(limit)
         .execute();
       return rows.map((row) => row.id);
     },
 
     async insertEdges(edges) {
-      if (edges.length > 0) await db.insertInto('work_dependencies').values([...edges]).execute();
+      if (edges.length > 0)
+        await db
+          .insertInto('work_dependencies')
+          .values([...edges])
+          .execute();
     },
 
     async deleteEdges(itemId, dependsOnIds) {
       if (dependsOnIds.length === 0) return;
-      await db.deleteFrom('work_dependencies').where('item_id', '=', itemId).where('depends_on_id', 'in', [...dependsOnIds]).execute();
+      await db
+        .deleteFrom('work_dependencies')
+        .where('item_id', '=', itemId)
+        .where('depends_on_id', 'in', [...dependsOnIds])
+        .execute();
     },
   };
 }

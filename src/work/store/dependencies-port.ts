@@ -57,6 +57,5 @@ export interface DependencyStatements {
  * with an `event` (work.updated) by `actor`.
  */
 export type DependentsEffect = { event: string; actor: { name: string; role: string } } & (
-  | { kind: 'release' }
-  | { kind: 'note'; note: string; unless: readonly WorkStatus[] }
+  { kind: 'release' } | { kind: 'note'; note: string; unless: readonly WorkStatus[] }
 );

@@ -16,7 +16,11 @@ import { transactional } from './transactional.js';
  * hub learns of new events, and the waiting claims of what became claimable (claimable.ts), in
  * one place whichever service wrote them.
  */
-export function createWorkStore(database: Database, onEventsCommitted: CommitListener = () => {}, onFinished?: FinishedHook): WorkStore {
+export function createWorkStore(
+  database: Database,
+  onEventsCommitted: CommitListener = () => {},
+  onFinished?: FinishedHook,
+): WorkStore {
   const kysely = database.kysely as Kysely<WorkTables>;
   const runTransaction = database.transaction;
   const hooks = { onEventsCommitted, ...(onFinished && { onFinished }) };

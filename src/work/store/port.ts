@@ -123,7 +123,12 @@ export interface WorkStatements extends DependencyStatements {
   applyChanges(changes: readonly ItemChange[]): Promise<boolean[]>;
   /** Deletes the item if it exists (and, with a version, only at that version). */
   deleteWorkItem(id: string, version: number | null, event: NewEvent): Promise<boolean>;
-  listWorkItems(filter: WorkFilter, order: SortOrder, after: PagePosition | null, limit: number): Promise<WorkItemRow[]>;
+  listWorkItems(
+    filter: WorkFilter,
+    order: SortOrder,
+    after: PagePosition | null,
+    limit: number,
+  ): Promise<WorkItemRow[]>;
   countByStatus(filter: Omit<WorkFilter, 'statuses'>): Promise<Partial<Record<WorkStatus, number>>>;
 
   claimCandidates(query: ClaimQuery, agents: readonly string[]): Promise<ClaimCandidates>;
@@ -202,7 +207,11 @@ export interface FinishedItem {
  * change (src/conversation closes their open questions, in the same commit); answers what to
  * run once the transaction has committed, if anything.
  */
-export type FinishedHook = (store: WorkStore, trx: Transaction<any>, finished: readonly FinishedItem[]) => Promise<(() => void) | void>;
+export type FinishedHook = (
+  store: WorkStore,
+  trx: Transaction<any>,
+  finished: readonly FinishedItem[],
+) => Promise<(() => void) | void>;
 
 /** True when the change brings its item to a final status. */
 export function finishes(change: ItemChange): boolean {

@@ -2,7 +2,15 @@ import { CompiledQuery, type Kysely, type Transaction, sql } from 'kysely';
 import { named } from '../../shared/db/named-statement.js';
 import { dispatchLogJsonSql, eventDataSql, timeSql } from '../items/view.js';
 import type { DispatchRow, NewHistory, WorkItemRow, WorkTables } from './tables.js';
-import { type ClaimQuery, type ItemChange, type ItemWithDispatches, type NewItem, type ReleasedItem, type WorkStatements, changeShape } from './port.js';
+import {
+  type ClaimQuery,
+  type ItemChange,
+  type ItemWithDispatches,
+  type NewItem,
+  type ReleasedItem,
+  type WorkStatements,
+  changeShape,
+} from './port.js';
 import { crossDialectStatements } from './cross-dialect.js';
 
 // The work store on PostgreSQL: the statements of port.ts (cross-dialect.ts's, and the hot paths
@@ -38,7 +46,8 @@ export function runOnPool(pool: { query(statement: Statement): Promise<{ rows: u
 }
 
 export function runOn(db: Executor): RunStatement {
-  return async <R>(statement: Statement) => (await db.executeQuery(CompiledQuery.raw(statement.text, statement.values))).rows as R[];
+  return async <R>(statement: Statement) =>
+    (await db.executeQuery(CompiledQuery.raw(statement.text, statement.values))).rows as R[];
 }
 
 interface RowWithLog extends WorkItemRow {
@@ -62,7 +71,8 @@ export function postgresStatements(db: Executor, run: RunStatement): WorkStateme
       const wanted = ids.filter((id) => UUID.test(id));
       const found = new Map<string, ItemWithDispatches>();
       if (wanted.length > 0) {
-        for (const row of await run<RowWithLog>({ ...FIND_WITH_LOG, values: [wanted] })) found.set(row.id.toLowerCase(), split(row));
+        for (const row of await run<RowWithLog>({ ...FIND_WITH_LOG, values: [wanted] }))
+          found.set(row.id.toLowerCase(), split(row));
       }
       return ids.map((id) => found.get(id.toLowerCase()));
     },
@@ -122,14 +132,22 @@ export function postgresStatements(db: Executor, run: RunStatement): WorkStateme
 
     async tryLockIdempotencyKey(scope, key) {
       // Length-prefixed so that no two (scope, key) pairs hash the same text.
-      const { rows } = await sql<{ locked: boolean }>`SELECT pg_try_advisory_xact_lock(hashtextextended(${`${scope.length}:${scope}${key}`}, 0)) AS locked`.execute(db);
+      const { rows } = await sql<{
+        locked: boolean;
+      }>`SELECT pg_try_advisory_xact_lock(hashtextextended(${`${scope.length}:${scope}${key}`}, 0)) AS locked`.execute(
+        db,
+      );
       return rows[0]?.locked === true;
     },
   };
 }
 
 /** The claim's type and project filters as SQL terms, numbered from `first`; types are an array parameter. */
-function filtered(query: Pick<ClaimQuery, 'types' | 'project_id'>, first: number, alias = ''): { text: string; values: unknown[] } {
+function filtered(
+  query: Pick<ClaimQuery, 'types' | 'project_id'>,
+  first: number,
+  alias = '',
+): { text: string; values: unknown[] } {
   let text = '';
   const values: unknown[] = [];
   if (query.types) {
@@ -202,7 +220,6 @@ export function candidatesQuery(query: ClaimQuery, agents: readonly string[]): S
 
 const candidateStatements = new Map<string, { name: string; text: string }>();
 
-
 /** Every column of a work item, in one order; the type makes a missing one a compile error. */
 const ITEM_COLUMN_SET: Record<keyof WorkItemRow, true> = {
   id: true,
@@ -248,7 +265,8 @@ export const DISPATCH_COLUMNS = Object.keys(DISPATCH_COLUMN_SET) as (keyof Dispa
 
 const HISTORY_COLUMNS = ['at', 'actor', 'role', 'action', 'changes'] as const satisfies readonly (keyof NewHistory)[];
 
-const columnsOf = (alias: string, columns: readonly string[]) => columns.map((column) => `${alias}.${column}`).join(', ');
+const columnsOf = (alias: string, columns: readonly string[]) =>
+  columns.map((column) => `${alias}.${column}`).join(', ');
 
 // New items, each with its history entry, its first dispatch (if any) and its event: the items
 // submitted together in one statement, the batch as one JSON array.
@@ -270,9 +288,10 @@ const CREATE_ITEMS = named(`WITH input AS (
   INSERT INTO events (type, data, created_at)
   SELECT i.v->'e'->>'type', i.v->'e'->>'data', (i.v->'e'->>'at')::timestamptz FROM input i ORDER BY i.ord`);
 
-
 function itemsJson(items: readonly NewItem[]): string {
-  return JSON.stringify(items.map(({ row, dispatch, event, history }) => ({ r: row, d: dispatch, e: event, h: history })));
+  return JSON.stringify(
+    items.map(({ row, dispatch, event, history }) => ({ r: row, d: dispatch, e: event, h: history })),
+  );
 }
 
 // One probe of the primary key per id, whatever the table's size: as `id = ANY($1)` the plan a
@@ -299,7 +318,10 @@ export function changesQuery(changes: readonly ItemChange[]): { name: string; te
   const values: unknown[] = [JSON.stringify(input)];
   // The effect's constants (event, actor, statuses spared) are the same for the whole batch.
   const effect = changes[0]!.dependents;
-  if (effect) values.push(JSON.stringify({ event: effect.event, actor: effect.actor, unless: effect.kind === 'note' ? effect.unless : [] }));
+  if (effect)
+    values.push(
+      JSON.stringify({ event: effect.event, actor: effect.actor, unless: effect.kind === 'note' ? effect.unless : [] }),
+    );
   return { ...changeStatement(changes[0]!), values };
 }
 
@@ -310,11 +332,9 @@ export function changesQuery(changes: readonly ItemChange[]): { name: string; te
  * the batch itself are left alone: they are being changed by this statement already.
  */
 function dependentsParts(kind: 'release' | 'note', kept: string): string[] {
-  const set =
-    kind === 'release'
-      ? `waiting_on = w.waiting_on - r.n`
-      : `comment_count = w.comment_count + 1`;
-  const spared = kind === 'note' ? ` AND w.status::text <> ALL(ARRAY(SELECT json_array_elements_text($2::json->'unless')))` : '';
+  const set = kind === 'release' ? `waiting_on = w.waiting_on - r.n` : `comment_count = w.comment_count + 1`;
+  const spared =
+    kind === 'note' ? ` AND w.status::text <> ALL(ARRAY(SELECT json_array_elements_text($2::json->'unless')))` : '';
   return [
     `dependents AS (SELECT d.item_id, count(*)::int AS n, max((i.s).updated_at) AS at,
         string_agg(i.v->>'d', E'\n\n' ORDER BY i.ord) AS note

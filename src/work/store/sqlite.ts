@@ -27,11 +27,23 @@ export function sqliteStatements(db: Executor): WorkStatements {
     async createWorkItems(items) {
       for (let start = 0; start < items.length; start += CREATE_SLICE) {
         const slice = items.slice(start, start + CREATE_SLICE);
-        await insertRows(db, 'work_items', slice.map(({ row }) => row));
-        await insertRows(db, 'work_history', slice.map(({ row, history }) => ({ ...history, work_item_id: row.id })));
+        await insertRows(
+          db,
+          'work_items',
+          slice.map(({ row }) => row),
+        );
+        await insertRows(
+          db,
+          'work_history',
+          slice.map(({ row, history }) => ({ ...history, work_item_id: row.id })),
+        );
         const dispatches = slice.flatMap(({ dispatch }) => (dispatch ? [dispatch] : []));
         if (dispatches.length > 0) await insertRows(db, 'dispatch_log', dispatches);
-        await insertRows(db, 'events', slice.map(({ event }) => ({ type: event.type, data: event.data, created_at: event.at })));
+        await insertRows(
+          db,
+          'events',
+          slice.map(({ event }) => ({ type: event.type, data: event.data, created_at: event.at })),
+        );
       }
     },
 
@@ -47,8 +59,13 @@ export function sqliteStatements(db: Executor): WorkStatements {
     async applyChanges(changes) {
       const applied: boolean[] = [];
       for (const change of changes) {
-        let update = db.updateTable('work_items').set(change.set).where('id', '=', change.id).where('version', '=', change.from_version);
-        if (change.from_link_version !== undefined) update = update.where('link_version', '=', change.from_link_version);
+        let update = db
+          .updateTable('work_items')
+          .set(change.set)
+          .where('id', '=', change.id)
+          .where('version', '=', change.from_version);
+        if (change.from_link_version !== undefined)
+          update = update.where('link_version', '=', change.from_link_version);
         const updated = await update.executeTakeFirst();
         if (Number(updated.numUpdatedRows) !== 1) {
           applied.push(false);
@@ -64,7 +81,10 @@ export function sqliteStatements(db: Executor): WorkStatements {
             .execute();
         }
         if (change.openDispatch) await db.insertInto('dispatch_log').values(change.openDispatch).execute();
-        await db.insertInto('work_history').values({ ...change.history, work_item_id: change.id }).execute();
+        await db
+          .insertInto('work_history')
+          .values({ ...change.history, work_item_id: change.id })
+          .execute();
         await crossDialect.appendEvent(change.event.type, change.event.data, change.event.at);
         if (change.dependents) change.released = await writeDependents(change.id, change.dependents, change.event.at);
         applied.push(true);
@@ -90,7 +110,9 @@ export function sqliteStatements(db: Executor): WorkStatements {
     },
 
     async nextRunAfter(query) {
-      const { rows } = await sql<{ next: string | null }>`SELECT min(run_after) AS next FROM work_items INDEXED BY work_items_due
+      const { rows } = await sql<{
+        next: string | null;
+      }>`SELECT min(run_after) AS next FROM work_items INDEXED BY work_items_due
         WHERE status = 'queued' AND waiting_on = 0 AND run_after > ${query.now}${filters(query)}`.execute(db);
       return rows[0]?.next ?? null;
     },
@@ -125,7 +147,9 @@ export function sqliteStatements(db: Executor): WorkStatements {
       // The note joins the dependent's timeline as a comment by the desk (the conversation).
       if (effect.kind === 'note') {
         await sql`INSERT INTO work_comments (id, work_item_id, author, role, kind, body, links, created_at)
-          VALUES (${RANDOM_UUID_SQL}, ${row.id}, ${effect.actor.name}, ${effect.actor.role}, 'note', ${effect.note}, '[]', ${at})`.execute(db);
+          VALUES (${RANDOM_UUID_SQL}, ${row.id}, ${effect.actor.name}, ${effect.actor.role}, 'note', ${effect.note}, '[]', ${at})`.execute(
+          db,
+        );
       }
       await crossDialect.appendEvent(effect.event, eventData(row, effect.actor), at);
     }
@@ -147,17 +171,29 @@ const insertTexts = new Map<string, string>();
  * cost a twentieth of the event loop to make the same few texts. Rows that do not all
  * give the same columns (Kysely fills the gaps) go through Kysely.
  */
-function insertRows<T extends keyof WorkTables & string>(db: Executor, table: T, rows: readonly Insertable<WorkTables[T]>[]): Promise<unknown> {
+function insertRows<T extends keyof WorkTables & string>(
+  db: Executor,
+  table: T,
+  rows: readonly Insertable<WorkTables[T]>[],
+): Promise<unknown> {
   const first = rows[0] as Record<string, unknown>;
   const columns = Object.keys(first).filter((column) => first[column] !== undefined);
   const parameters: unknown[] = [];
   for (const row of rows as readonly Record<string, unknown>[]) {
     let given = 0;
     for (const column in row) if (row[column] !== undefined) given += 1;
-    if (given !== columns.length) return db.insertInto(table).values(rows as never).execute();
+    if (given !== columns.length)
+      return db
+        .insertInto(table)
+        .values(rows as never)
+        .execute();
     for (const column of columns) {
       const value = row[column];
-      if (value === undefined) return db.insertInto(table).values(rows as never).execute();
+      if (value === undefined)
+        return db
+          .insertInto(table)
+          .values(rows as never)
+          .execute();
       parameters.push(value);
     }
   }
@@ -206,4 +242,3 @@ function queueHead(query: ClaimQuery, limit: number): RawBuilder<WorkItemRow> {
   return sql<WorkItemRow>`SELECT * FROM work_items INDEXED BY ${index}
     WHERE ${DUE(query.now)}${filters(query)} ORDER BY priority, created_at, id LIMIT ${limit}`;
 }
-

@@ -1,7 +1,15 @@
 import type { Transaction } from 'kysely';
 import type { TransactionRunner } from '../../shared/db/group-commit.js';
 import { claimableAfter, createNewsCollector, newsOfReleased } from '../agent-loop/claimable.js';
-import { type CommitListener, type FinishedHook, type FinishedItem, type NewItem, type WorkStatements, type WorkStore, finishes } from './port.js';
+import {
+  type CommitListener,
+  type FinishedHook,
+  type FinishedItem,
+  type NewItem,
+  type WorkStatements,
+  type WorkStore,
+  finishes,
+} from './port.js';
 
 // The decorator that makes statements a store: every write of more than one statement runs in
 // a transaction of its own (on SQLite that is the group commit of shared/group-commit.ts, which
@@ -21,7 +29,13 @@ export interface TransactionalDeps {
   onFinished?: FinishedHook;
 }
 
-export function transactional({ top, on, runTransaction, onEventsCommitted, onFinished }: TransactionalDeps): WorkStore {
+export function transactional({
+  top,
+  on,
+  runTransaction,
+  onEventsCommitted,
+  onFinished,
+}: TransactionalDeps): WorkStore {
   /** Runs `work` on a transaction's store and tells of appended events after the commit. */
   async function inTransaction<T>(work: (store: WorkStore, trx: Transaction<any>) => Promise<T>): Promise<T> {
     const appended: Appended = { events: false, news: createNewsCollector(), finished: [] };
@@ -46,7 +60,8 @@ export function transactional({ top, on, runTransaction, onEventsCommitted, onFi
       ...statements,
       transaction: (work) => work(store, trx),
       optimistic: (work) => work(store),
-      createWorkItem: (row, dispatch, event, history) => statements.createWorkItems([{ row, dispatch, event, history }]),
+      createWorkItem: (row, dispatch, event, history) =>
+        statements.createWorkItems([{ row, dispatch, event, history }]),
       findWithDispatches: async (id) => (await statements.findManyWithDispatches([id]))[0],
       applyChange: async (change) => (await statements.applyChanges([change]))[0]!,
     };
@@ -119,6 +134,7 @@ function trackingAppends(statements: WorkStatements, appended: Appended): WorkSt
 export function newsOfNewItem(item: NewItem) {
   const news = claimableAfter(null, item.row, item.row.created_at);
   // The item as written: a waiting claim can take it by its version without a read.
-  if (news?.ready.length === 1) news.ready[0] = { ...news.ready[0]!, known: [{ row: item.row, dispatches: item.dispatch ? [item.dispatch] : [] }] };
+  if (news?.ready.length === 1)
+    news.ready[0] = { ...news.ready[0]!, known: [{ row: item.row, dispatches: item.dispatch ? [item.dispatch] : [] }] };
   return news;
 }

@@ -2,7 +2,14 @@ import { useRef } from 'preact/hooks';
 import type { WorkItem, WorkItemDetail, WorkItemSummary } from '../../../src/work/api-contract.ts';
 import { api, withQuery } from '../lib/api.ts';
 import { useLive } from '../lib/live.ts';
-import { type Blocker, type ChildCounts, NO_CHILDREN, type Relations, relationsOf, waitingOn } from '../lib/relations.ts';
+import {
+  type Blocker,
+  type ChildCounts,
+  NO_CHILDREN,
+  type Relations,
+  relationsOf,
+  waitingOn,
+} from '../lib/relations.ts';
 import { href } from '../lib/router.ts';
 import { useLoad } from '../lib/use-load.ts';
 import { ProblemMessage } from './problem-message.tsx';
@@ -35,7 +42,8 @@ interface Related {
 type Shown = WorkItem & Partial<WorkItemDetail>;
 
 async function readRelated(item: Shown, signal: AbortSignal): Promise<Related> {
-  const get = (id: string) => api<WorkItemDetail>('GET', `/work/${encodeURIComponent(id)}`, undefined, signal).then((a) => a.data);
+  const get = (id: string) =>
+    api<WorkItemDetail>('GET', `/work/${encodeURIComponent(id)}`, undefined, signal).then((a) => a.data);
   // A change's answer (PATCH) is the item without its links: read them.
   const r = relationsOf(item.depends_on === undefined ? await get(item.id) : item);
   const unfinished = new Set(r.blocked_by.map((b) => b.id));
@@ -43,13 +51,18 @@ async function readRelated(item: Shown, signal: AbortSignal): Promise<Related> {
   const [parent, children, done, dependents] = await Promise.all([
     r.parent_id === null ? null : get(r.parent_id).catch(() => null),
     // Read even when none were counted: a live event may be about a child added since.
-    api<WorkItemSummary[]>('GET', withQuery('/work', { parent_id: item.id, sort: 'priority', limit: CHILDREN_SHOWN }), undefined, signal).then(
-      (a) => a.data,
-    ),
+    api<WorkItemSummary[]>(
+      'GET',
+      withQuery('/work', { parent_id: item.id, sort: 'priority', limit: CHILDREN_SHOWN }),
+      undefined,
+      signal,
+    ).then((a) => a.data),
     Promise.all(finished.map((id) => get(id).catch(() => null))),
     readDependents(item, signal),
   ]);
-  const byId = new Map<string, Linked>([...r.blocked_by, ...done.filter((d): d is WorkItemDetail => d !== null)].map((d) => [d.id, d]));
+  const byId = new Map<string, Linked>(
+    [...r.blocked_by, ...done.filter((d): d is WorkItemDetail => d !== null)].map((d) => [d.id, d]),
+  );
   const dependencies = r.depends_on.map((id) => byId.get(id)).filter((d): d is Linked => d !== undefined);
   // The item's counts move only with the item; its children's own events move a whole list's.
   const counts = children.length < CHILDREN_SHOWN ? countChildren(children) : r.children;
@@ -59,7 +72,8 @@ async function readRelated(item: Shown, signal: AbortSignal): Promise<Related> {
 function countChildren(children: readonly WorkItemSummary[]): ChildCounts {
   const counts = { ...NO_CHILDREN, total: children.length };
   for (const { status } of children) {
-    if (status === 'queued' || status === 'completed' || status === 'failed' || status === 'cancelled') counts[status] += 1;
+    if (status === 'queued' || status === 'completed' || status === 'failed' || status === 'cancelled')
+      counts[status] += 1;
     else counts.active += 1;
   }
   return counts;
@@ -67,7 +81,9 @@ function countChildren(children: readonly WorkItemSummary[]): ChildCounts {
 
 /** The items that depend on this one (GET /work/{id}/dependents). */
 function readDependents(item: Shown, signal: AbortSignal): Promise<WorkItemSummary[]> {
-  return api<WorkItemSummary[]>('GET', `/work/${encodeURIComponent(item.id)}/dependents`, undefined, signal).then((a) => a.data);
+  return api<WorkItemSummary[]>('GET', `/work/${encodeURIComponent(item.id)}/dependents`, undefined, signal).then(
+    (a) => a.data,
+  );
 }
 
 export function ItemRelations({ item, mayAdd = false }: { item: Shown; mayAdd?: boolean }) {
@@ -88,7 +104,8 @@ export function ItemRelations({ item, mayAdd = false }: { item: Shown; mayAdd?: 
   });
 
   const data = related.data;
-  const any = r.parent_id !== null || r.children.total > 0 || r.depends_on.length > 0 || (data?.dependents.length ?? 0) > 0;
+  const any =
+    r.parent_id !== null || r.children.total > 0 || r.depends_on.length > 0 || (data?.dependents.length ?? 0) > 0;
   if (!any) return null;
   return (
     <section aria-labelledby="relations-title" class="card stack relations">
@@ -105,7 +122,10 @@ export function ItemRelations({ item, mayAdd = false }: { item: Shown; mayAdd?: 
         <div class="relation">
           <h3>Part of</h3>
           <ul class="related">
-            <ItemRow item={data?.parent ?? { id: r.parent_id, status: 'queued', description: r.parent_id }} loading={!data?.parent} />
+            <ItemRow
+              item={data?.parent ?? { id: r.parent_id, status: 'queued', description: r.parent_id }}
+              loading={!data?.parent}
+            />
           </ul>
         </div>
       )}
@@ -114,11 +134,15 @@ export function ItemRelations({ item, mayAdd = false }: { item: Shown; mayAdd?: 
           <h3>Sub-items</h3>
           <ChildProgress counts={r.children} />
           <ul class="related" aria-label="Sub-items">
-            {data?.children.map((child) => <ItemRow key={child.id} item={child} />)}
+            {data?.children.map((child) => (
+              <ItemRow key={child.id} item={child} />
+            ))}
           </ul>
           {r.children.total > CHILDREN_SHOWN && (
             <p class="small">
-              <a href={href('/', { parent_id: item.id, sort: 'priority' })}>All {r.children.total} sub-items on the board</a>
+              <a href={href('/', { parent_id: item.id, sort: 'priority' })}>
+                All {r.children.total} sub-items on the board
+              </a>
             </p>
           )}
         </div>
@@ -128,16 +152,20 @@ export function ItemRelations({ item, mayAdd = false }: { item: Shown; mayAdd?: 
           <h3>
             Waits on{' '}
             <span class="muted small">
-              {r.blocked_by.length === 0 ? '(all completed)' : `(${r.blocked_by.length} of ${r.depends_on.length} not completed)`}
+              {r.blocked_by.length === 0
+                ? '(all completed)'
+                : `(${r.blocked_by.length} of ${r.depends_on.length} not completed)`}
             </span>
           </h3>
           <ul class="related" aria-label="Waits on">
-            {(data?.dependencies ?? r.blocked_by).map((d) => <ItemRow key={d.id} item={d} />)}
+            {(data?.dependencies ?? r.blocked_by).map((d) => (
+              <ItemRow key={d.id} item={d} />
+            ))}
           </ul>
           {r.blocked_by.some(isDeadEnd) && (
             <p class="notice small" role="status">
-              A dependency ended without completing: this item will not be claimable until someone removes that dependency (Edit
-              item) or cancels it.
+              A dependency ended without completing: this item will not be claimable until someone removes that
+              dependency (Edit item) or cancels it.
             </p>
           )}
         </div>
@@ -146,7 +174,9 @@ export function ItemRelations({ item, mayAdd = false }: { item: Shown; mayAdd?: 
         <div class="relation">
           <h3>Waited on by</h3>
           <ul class="related" aria-label="Waited on by">
-            {data.dependents.map((d) => <ItemRow key={d.id} item={d} />)}
+            {data.dependents.map((d) => (
+              <ItemRow key={d.id} item={d} />
+            ))}
           </ul>
         </div>
       )}
@@ -172,7 +202,10 @@ function ItemRow({ item, loading = false }: { item: Linked; loading?: boolean })
 /** "waiting on 2": a queued item held back by unfinished dependencies, not an idle one. */
 export function WaitMark({ count }: { count: number }) {
   return (
-    <abbr class="loop-mark wait-mark" title={`Not claimable until ${count === 1 ? 'its dependency completes' : `its ${count} dependencies complete`}`}>
+    <abbr
+      class="loop-mark wait-mark"
+      title={`Not claimable until ${count === 1 ? 'its dependency completes' : `its ${count} dependencies complete`}`}
+    >
       waiting on {count}
     </abbr>
   );

@@ -30,9 +30,17 @@ export function ItemTable(props: {
               <abbr title="Priority (1 highest)">P</abbr>
             </th>
             <th scope="col">Agent</th>
-            <th scope="col" class="opt">Type</th>
-            {showProject && <th scope="col" class="opt">Project</th>}
-            <th scope="col" class="opt">Created</th>
+            <th scope="col" class="opt">
+              Type
+            </th>
+            {showProject && (
+              <th scope="col" class="opt">
+                Project
+              </th>
+            )}
+            <th scope="col" class="opt">
+              Created
+            </th>
           </tr>
         </thead>
         <tbody>
@@ -53,9 +61,7 @@ export function ItemTable(props: {
               <td class="opt">
                 <code>{item.type}</code>
               </td>
-              {showProject && (
-                <td class="opt">{withProjectName(projectName(projects, item.project_id))}</td>
-              )}
+              {showProject && <td class="opt">{withProjectName(projectName(projects, item.project_id))}</td>}
               <td class="opt nowrap">
                 <time dateTime={item.created_at} title={formatDateTime(item.created_at)}>
                   {formatAgo(item.created_at)}

@@ -65,7 +65,9 @@ export function OpenQuestion(props: {
   return (
     <section
       class={`open-question${review ? ' review' : ''}`}
-      {...(props.compact ? { 'aria-label': aboutItem(review ? 'Review' : 'Question', props.subject) } : { 'aria-labelledby': headingId })}
+      {...(props.compact
+        ? { 'aria-label': aboutItem(review ? 'Review' : 'Question', props.subject) }
+        : { 'aria-labelledby': headingId })}
       data-question-id={q.id}
     >
       {!props.compact && (
@@ -96,7 +98,8 @@ export function OpenQuestion(props: {
       )}
       {props.ownWork && <p class="muted small">This is your own work: another person reviews it.</p>}
       {!props.mayAnswer && !props.ownWork && <p class="muted small">A person answers this: a member or an admin.</p>}
-      {props.mayAnswer && !props.ownWork &&
+      {props.mayAnswer &&
+        !props.ownWork &&
         (review ? (
           <div class="stack">
             {confirming ? (
@@ -110,7 +113,12 @@ export function OpenQuestion(props: {
                 }}
               />
             ) : !returning ? (
-              <ReviewButtons busy={busy} focus={refocus} onApprove={() => setConfirming(true)} onReturn={() => setReturning(true)} />
+              <ReviewButtons
+                busy={busy}
+                focus={refocus}
+                onApprove={() => setConfirming(true)}
+                onReturn={() => setReturning(true)}
+              />
             ) : (
               <form
                 class="stack"
@@ -122,7 +130,15 @@ export function OpenQuestion(props: {
               >
                 <label>
                   What should change? (the agent reads this)
-                  <textarea name="why" rows={3} required maxLength={MAX_ANSWER} value={text} autoFocus onInput={(e) => setText(e.currentTarget.value)} />
+                  <textarea
+                    name="why"
+                    rows={3}
+                    required
+                    maxLength={MAX_ANSWER}
+                    value={text}
+                    autoFocus
+                    onInput={(e) => setText(e.currentTarget.value)}
+                  />
                 </label>
                 <div class="row wrap">
                   <button type="submit" class="primary" disabled={busy || text.trim() === ''}>
@@ -160,7 +176,14 @@ export function OpenQuestion(props: {
           >
             <label>
               Your answer
-              <textarea name="answer" rows={3} required maxLength={MAX_ANSWER} value={text} onInput={(e) => setText(e.currentTarget.value)} />
+              <textarea
+                name="answer"
+                rows={3}
+                required
+                maxLength={MAX_ANSWER}
+                value={text}
+                onInput={(e) => setText(e.currentTarget.value)}
+              />
             </label>
             <div class="row">
               <button type="submit" class="primary" disabled={busy || text.trim() === ''}>
@@ -177,7 +200,12 @@ export function OpenQuestion(props: {
 type ReviewButton = 'approve' | 'return';
 
 /** Approve and Return; `focus` names the one to focus when they are drawn again (none at first). */
-function ReviewButtons(props: { busy: boolean; focus: ReviewButton | null; onApprove: () => void; onReturn: () => void }) {
+function ReviewButtons(props: {
+  busy: boolean;
+  focus: ReviewButton | null;
+  onApprove: () => void;
+  onReturn: () => void;
+}) {
   const approve = useRef<HTMLButtonElement>(null);
   const back = useRef<HTMLButtonElement>(null);
   useEffect(() => {

@@ -15,7 +15,12 @@ export function ReviewField(props: { id: string; value: ReviewChoice; onChange: 
   return (
     <div class="field">
       <label for={props.id}>Review before done</label>
-      <select id={props.id} name="review_required" value={props.value} onChange={(e) => props.onChange(e.currentTarget.value as ReviewChoice)}>
+      <select
+        id={props.id}
+        name="review_required"
+        value={props.value}
+        onChange={(e) => props.onChange(e.currentTarget.value as ReviewChoice)}
+      >
         <option value="">project default</option>
         <option value="yes">yes</option>
         <option value="no">no</option>

@@ -2,7 +2,12 @@ import { useState } from 'preact/hooks';
 import { isValidUserName, USER_PATTERN } from '../lib/user.ts';
 import { Modal } from './modal.tsx';
 
-export function WhoAmI(props: { open: boolean; initial: string; onDone: (name: string) => void; onCancel?: () => void }) {
+export function WhoAmI(props: {
+  open: boolean;
+  initial: string;
+  onDone: (name: string) => void;
+  onCancel?: () => void;
+}) {
   const [name, setName] = useState(props.initial);
   const valid = isValidUserName(name.trim());
   return (

@@ -34,15 +34,19 @@ export function describeChanges(
   short('Outcome', before.outcome, after.outcome);
   short('Priority', before.priority, after.priority);
   short('Type', before.type, after.type);
-  if (before.project_id !== after.project_id) short('Project', projectLabel(before.project_id), projectLabel(after.project_id));
+  if (before.project_id !== after.project_id)
+    short('Project', projectLabel(before.project_id), projectLabel(after.project_id));
   text('Description', before.description, after.description);
   text('Notes', before.notes, after.notes);
   if (JSON.stringify(before.payload) !== JSON.stringify(after.payload)) lines.push('Payload: changed');
   short('Attempts', before.attempts, after.attempts);
   if (before.lease_expires_at !== after.lease_expires_at) {
-    lines.push(after.lease_expires_at === null ? 'Lease: ended' : `Lease: now until ${formatDateTime(after.lease_expires_at)}`);
+    lines.push(
+      after.lease_expires_at === null ? 'Lease: ended' : `Lease: now until ${formatDateTime(after.lease_expires_at)}`,
+    );
   }
-  if (before.run_after !== after.run_after) short('Run after', formatDateTime(before.run_after), formatDateTime(after.run_after));
+  if (before.run_after !== after.run_after)
+    short('Run after', formatDateTime(before.run_after), formatDateTime(after.run_after));
   const added = after.dispatch_log.length - before.dispatch_log.length;
   if (added > 0) lines.push(`Dispatch log: ${added} new ${added === 1 ? 'entry' : 'entries'}`);
   if (lines.length === 0) lines.push(`Version: ${before.version} → ${after.version}`);

@@ -2,7 +2,9 @@
 // without a browser. A chart of counts on a new desk once read 0–100 for nothing and 0.25 calls.
 
 /** Whole-number tick steps for counts: uPlot picks the first that spaces the ticks well. */
-export const COUNT_INCRS = [1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1_000, 2_000, 5_000, 10_000, 20_000, 50_000, 100_000, 1_000_000];
+export const COUNT_INCRS = [
+  1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1_000, 2_000, 5_000, 10_000, 20_000, 50_000, 100_000, 1_000_000,
+];
 
 /** The y axis: from zero to a round number a little above the highest value; 0–1 when all are zero. */
 export function yRange(max: number, kind: 'count' | 'money'): [number, number] {
@@ -23,7 +25,12 @@ export function countLabels(ticks: number[]): string[] {
 export function moneyFormat(currency: string, max: number): (v: number) => string {
   const digits = max >= 10 ? 0 : max >= 1 ? 2 : 4;
   try {
-    const f = new Intl.NumberFormat(undefined, { style: 'currency', currency, minimumFractionDigits: 0, maximumFractionDigits: digits });
+    const f = new Intl.NumberFormat(undefined, {
+      style: 'currency',
+      currency,
+      minimumFractionDigits: 0,
+      maximumFractionDigits: digits,
+    });
     return (v) => f.format(v);
   } catch {
     return (v) => `${v.toFixed(digits)} ${currency}`;

@@ -54,7 +54,11 @@ export const questionsPath = (id: string) => `/work/${encodeURIComponent(id)}/qu
 export const COMMENT_PAGE = 200;
 
 /** Reads `pages` pages of an item's comments, oldest first; says whether more remain. */
-export async function readComments(id: string, pages: number, signal?: AbortSignal): Promise<{ comments: Comment[]; more: boolean }> {
+export async function readComments(
+  id: string,
+  pages: number,
+  signal?: AbortSignal,
+): Promise<{ comments: Comment[]; more: boolean }> {
   const comments: Comment[] = [];
   let cursor: string | null = null;
   for (let page = 0; page < pages; page += 1) {

@@ -27,7 +27,9 @@ export function emailSourceOf(request: Record<string, unknown>): EmailSource {
   const str = (v: unknown) => (typeof v === 'string' && v !== '' ? v : null);
   const simple = request.email_data;
   const subject =
-    typeof simple === 'object' && simple !== null ? str((simple as Record<string, unknown>).subject) : str(request.subject);
+    typeof simple === 'object' && simple !== null
+      ? str((simple as Record<string, unknown>).subject)
+      : str(request.subject);
   return {
     subject,
     message_id: str(request.internetMessageId) ?? str(request.id),

@@ -22,10 +22,19 @@ export function useItemQuestions(id: string, version: number | undefined): Loade
     if (seen.current === undefined || version > seen.current) seen.current = version;
   }, [version]);
   useLive((e) => {
-    if (((e.type === CONVERSATION_EVENTS.asked || e.type === CONVERSATION_EVENTS.answered || e.type === CONVERSATION_EVENTS.moot) && e.data.work_item_id === id) || e.type === 'resync') {
+    if (
+      ((e.type === CONVERSATION_EVENTS.asked ||
+        e.type === CONVERSATION_EVENTS.answered ||
+        e.type === CONVERSATION_EVENTS.moot) &&
+        e.data.work_item_id === id) ||
+      e.type === 'resync'
+    ) {
       setTick((t) => t + 1);
     }
   });
   const path = questionsPath(id);
-  return useLoad<Question[]>(`${path}#${tick}`, async (signal) => (await api<Question[]>('GET', path, undefined, signal)).data);
+  return useLoad<Question[]>(
+    `${path}#${tick}`,
+    async (signal) => (await api<Question[]>('GET', path, undefined, signal)).data,
+  );
 }

@@ -48,7 +48,13 @@ export function refreshNeedsYou(): void {
 }
 
 onLive((e) => {
-  if (e.type === CONVERSATION_EVENTS.asked || e.type === CONVERSATION_EVENTS.answered || e.type === CONVERSATION_EVENTS.moot || e.type === 'resync') refreshNeedsYou();
+  if (
+    e.type === CONVERSATION_EVENTS.asked ||
+    e.type === CONVERSATION_EVENTS.answered ||
+    e.type === CONVERSATION_EVENTS.moot ||
+    e.type === 'resync'
+  )
+    refreshNeedsYou();
 });
 
 /** The open count, null until read; `enabled` false (a caller who answers nothing) reads nothing. */

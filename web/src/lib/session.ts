@@ -35,7 +35,11 @@ export function sessionHeaders(): Record<string, string> {
 async function send(method: 'GET' | 'POST' | 'DELETE', body?: unknown): Promise<Response> {
   return fetch('session', {
     method,
-    headers: { accept: 'application/json', ...sessionHeaders(), ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    headers: {
+      accept: 'application/json',
+      ...sessionHeaders(),
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
     body: body === undefined ? null : JSON.stringify(body),
     credentials: 'same-origin',
   });
@@ -71,7 +75,10 @@ export async function signIn(token: string): Promise<Principal> {
   }
   const body = (await res.json().catch(() => ({}))) as { principal?: Principal; detail?: string };
   if (!res.ok || !body.principal) {
-    throw new SignInRefused(res.status, res.status === 401 ? 'That token is not valid.' : (body.detail ?? `Sign-in failed (HTTP ${res.status}).`));
+    throw new SignInRefused(
+      res.status,
+      res.status === 401 ? 'That token is not valid.' : (body.detail ?? `Sign-in failed (HTTP ${res.status}).`),
+    );
   }
   set({ auth: 'tokens', principal: body.principal });
   return body.principal;

@@ -30,7 +30,12 @@ interface Loaded {
 async function loadAgents(signal: AbortSignal): Promise<Loaded> {
   const pages = await Promise.all(
     ACTIVE.map((status) =>
-      api<WorkItemSummary[]>('GET', withQuery('/work', { status, limit: PER_STATUS, sort: 'priority' }), undefined, signal),
+      api<WorkItemSummary[]>(
+        'GET',
+        withQuery('/work', { status, limit: PER_STATUS, sort: 'priority' }),
+        undefined,
+        signal,
+      ),
     ),
   );
   const byAgent = new Map<string, WorkItemSummary[]>();
@@ -42,7 +47,9 @@ async function loadAgents(signal: AbortSignal): Promise<Loaded> {
       byAgent.set(agent, list);
     }
   }
-  const agents = [...byAgent].map(([agent, items]) => ({ agent, items })).sort((a, b) => a.agent.localeCompare(b.agent));
+  const agents = [...byAgent]
+    .map(([agent, items]) => ({ agent, items }))
+    .sort((a, b) => a.agent.localeCompare(b.agent));
   return { agents, truncated: pages.some((p) => p.nextCursor !== null) };
 }
 
@@ -64,9 +71,7 @@ export function AgentsPage() {
       <h1 id="agents-title">Agents</h1>
       <p class="muted">Work each agent holds now: dispatched, in progress and blocked.</p>
       <ProblemMessage problem={data.error} />
-      {data.data?.truncated && (
-        <p class="notice">Showing the first {PER_STATUS} items of each status.</p>
-      )}
+      {data.data?.truncated && <p class="notice">Showing the first {PER_STATUS} items of each status.</p>}
       {data.data === null ? (
         !data.error && <p class="muted">Loading…</p>
       ) : data.data.agents.length === 0 ? (
@@ -93,9 +98,7 @@ function AgentCard({ work }: { work: AgentWork }) {
         <h2 class="agent-name">
           <a href={href('/', { agent: work.agent })}>{work.agent}</a>
         </h2>
-        <span class="muted small">
-          {ACTIVE.map((s) => `${count(s)} ${statusLabel(s)}`).join(' · ')}
-        </span>
+        <span class="muted small">{ACTIVE.map((s) => `${count(s)} ${statusLabel(s)}`).join(' · ')}</span>
       </header>
       <ul class="agent-items">
         {ordered.slice(0, SHOWN_PER_AGENT).map((i) => (
@@ -115,9 +118,7 @@ function AgentCard({ work }: { work: AgentWork }) {
       </ul>
       {ordered.length > SHOWN_PER_AGENT && (
         <p class="small">
-          <a href={href('/', { agent: work.agent })}>
-            {ordered.length - SHOWN_PER_AGENT} more on the board →
-          </a>
+          <a href={href('/', { agent: work.agent })}>{ordered.length - SHOWN_PER_AGENT} more on the board →</a>
         </p>
       )}
     </article>

@@ -61,11 +61,23 @@ export function ClassifyPage() {
           <fieldset class="segmented">
             <legend>Paste</legend>
             <label>
-              <input type="radio" name="mode" value="simple" checked={mode === 'simple'} onChange={() => setMode('simple')} />
+              <input
+                type="radio"
+                name="mode"
+                value="simple"
+                checked={mode === 'simple'}
+                onChange={() => setMode('simple')}
+              />
               Subject and body
             </label>
             <label>
-              <input type="radio" name="mode" value="graph" checked={mode === 'graph'} onChange={() => setMode('graph')} />
+              <input
+                type="radio"
+                name="mode"
+                value="graph"
+                checked={mode === 'graph'}
+                onChange={() => setMode('graph')}
+              />
               Graph message JSON
             </label>
           </fieldset>
@@ -73,7 +85,12 @@ export function ClassifyPage() {
             <>
               <label>
                 Subject
-                <input name="subject" value={subject} autoComplete="off" onInput={(e) => setSubject(e.currentTarget.value)} />
+                <input
+                  name="subject"
+                  value={subject}
+                  autoComplete="off"
+                  onInput={(e) => setSubject(e.currentTarget.value)}
+                />
               </label>
               <label>
                 Body (text or HTML)
@@ -107,7 +124,9 @@ export function ClassifyPage() {
           </div>
         </form>
         <div aria-live="polite">
-          {result && <ClassificationResult key={result.c.details.dedupe_key ?? result.c.dedupe.fingerprint} {...result} />}
+          {result && (
+            <ClassificationResult key={result.c.details.dedupe_key ?? result.c.dedupe.fingerprint} {...result} />
+          )}
         </div>
       </div>
     </section>

@@ -22,7 +22,10 @@ const STATE_LABELS: Record<Mailbox['state'], string> = {
 
 export function MailboxState({ mailbox }: { mailbox: Mailbox }) {
   return (
-    <span class={`pill mailbox-state state-${mailbox.state}`} title={`since ${formatDateTime(mailbox.state_changed_at)}`}>
+    <span
+      class={`pill mailbox-state state-${mailbox.state}`}
+      title={`since ${formatDateTime(mailbox.state_changed_at)}`}
+    >
       {STATE_LABELS[mailbox.state]}
     </span>
   );
@@ -41,7 +44,9 @@ export function Backfill({ mailbox }: { mailbox: Mailbox }) {
 
 /** Which account a mailbox reads, in one line. */
 export function accountOf(m: Mailbox): string {
-  return m.kind === 'graph' ? `${m.address} (Microsoft 365) · ${m.folder}` : `${m.username}@${m.host}:${m.port} · ${m.folder}`;
+  return m.kind === 'graph'
+    ? `${m.address} (Microsoft 365) · ${m.folder}`
+    : `${m.username}@${m.host}:${m.port} · ${m.folder}`;
 }
 
 export function TestResult({ result }: { result: ConnectionTest | null }) {
@@ -66,12 +71,17 @@ export function useRefresh(reload: () => void): void {
 export function MailboxesPage() {
   const session = useSession();
   const admin = can(session, 'admin');
-  const mailboxes = useLoad<Mailbox[]>('mailboxes', async (signal) => (await api<Mailbox[]>('GET', '/mailboxes', undefined, signal)).data);
+  const mailboxes = useLoad<Mailbox[]>(
+    'mailboxes',
+    async (signal) => (await api<Mailbox[]>('GET', '/mailboxes', undefined, signal)).data,
+  );
   useRefresh(mailboxes.reload);
   return (
     <section aria-labelledby="mailboxes-title" class="stack">
       <h1 id="mailboxes-title">Mailboxes</h1>
-      <p class="muted">Mail that arrives in a connected mailbox is classified once; what needs action becomes a work item.</p>
+      <p class="muted">
+        Mail that arrives in a connected mailbox is classified once; what needs action becomes a work item.
+      </p>
       {admin && <AddMailbox onAdded={(id) => navigate(href(`/mailboxes/${id}`))} />}
       <ProblemMessage problem={mailboxes.error} />
       {mailboxes.data === null ? (
@@ -111,7 +121,9 @@ export function MailboxesPage() {
                   <td>{m.counts.classified}</td>
                   <td>{m.counts.items_created}</td>
                   <td>{m.counts.failed}</td>
-                  <td>{m.last_sync_at ? <time dateTime={m.last_sync_at}>{formatAgo(m.last_sync_at)}</time> : 'never'}</td>
+                  <td>
+                    {m.last_sync_at ? <time dateTime={m.last_sync_at}>{formatAgo(m.last_sync_at)}</time> : 'never'}
+                  </td>
                 </tr>
               ))}
             </tbody>
@@ -128,12 +140,26 @@ type Secret = 'password' | 'access_token';
 function AddMailbox(props: { onAdded: (id: string) => void }) {
   const projects = useProjects();
   const [kind, setKind] = useState<'imap' | 'graph'>('imap');
-  const [form, setForm] = useState({ name: '', host: '', port: '', tls: 'tls', username: '', secret: '', folder: '', since: '', project_id: '', tenant_id: '', client_id: '', address: '' });
+  const [form, setForm] = useState({
+    name: '',
+    host: '',
+    port: '',
+    tls: 'tls',
+    username: '',
+    secret: '',
+    folder: '',
+    since: '',
+    project_id: '',
+    tenant_id: '',
+    client_id: '',
+    address: '',
+  });
   const [secretKind, setSecretKind] = useState<Secret>('password');
   const [enabled, setEnabled] = useState(true);
   const { busy, problem, run } = useSubmit();
   const [tested, setTested] = useState<{ id: string; result: ConnectionTest } | null>(null);
-  const set = (field: keyof typeof form) => (e: { currentTarget: { value: string } }) => setForm({ ...form, [field]: e.currentTarget.value });
+  const set = (field: keyof typeof form) => (e: { currentTarget: { value: string } }) =>
+    setForm({ ...form, [field]: e.currentTarget.value });
 
   const submit = async (e: Event) => {
     e.preventDefault();
@@ -141,8 +167,24 @@ function AddMailbox(props: { onAdded: (id: string) => void }) {
     await run(async () => {
       const body: Record<string, unknown> =
         kind === 'imap'
-          ? { name: form.name.trim(), kind, host: form.host.trim(), tls: form.tls, username: form.username.trim(), [secretKind]: form.secret, enabled }
-          : { name: form.name.trim(), kind, tenant_id: form.tenant_id.trim(), client_id: form.client_id.trim(), client_secret: form.secret, address: form.address.trim(), enabled };
+          ? {
+              name: form.name.trim(),
+              kind,
+              host: form.host.trim(),
+              tls: form.tls,
+              username: form.username.trim(),
+              [secretKind]: form.secret,
+              enabled,
+            }
+          : {
+              name: form.name.trim(),
+              kind,
+              tenant_id: form.tenant_id.trim(),
+              client_id: form.client_id.trim(),
+              client_secret: form.secret,
+              address: form.address.trim(),
+              enabled,
+            };
       if (form.folder.trim() !== '') body.folder = form.folder.trim();
       if (kind === 'imap' && form.port !== '') body.port = Number(form.port);
       if (form.since !== '') body.since = new Date(form.since).toISOString();
@@ -180,7 +222,15 @@ function AddMailbox(props: { onAdded: (id: string) => void }) {
             </label>
             <label>
               Port
-              <input name="port" type="number" min={1} max={65535} value={form.port} placeholder={form.tls === 'tls' ? '993' : '143'} onInput={set('port')} />
+              <input
+                name="port"
+                type="number"
+                min={1}
+                max={65535}
+                value={form.port}
+                placeholder={form.tls === 'tls' ? '993' : '143'}
+                onInput={set('port')}
+              />
             </label>
             <label>
               Security
@@ -198,14 +248,25 @@ function AddMailbox(props: { onAdded: (id: string) => void }) {
             </label>
             <label>
               Sign in with
-              <select name="secret_kind" value={secretKind} onChange={(e) => setSecretKind(e.currentTarget.value as Secret)}>
+              <select
+                name="secret_kind"
+                value={secretKind}
+                onChange={(e) => setSecretKind(e.currentTarget.value as Secret)}
+              >
                 <option value="password">Password</option>
                 <option value="access_token">OAuth access token (XOAUTH2)</option>
               </select>
             </label>
             <label class="grow">
               {secretKind === 'password' ? 'Password' : 'Access token'}
-              <input name="secret" type="password" value={form.secret} required autoComplete="new-password" onInput={set('secret')} />
+              <input
+                name="secret"
+                type="password"
+                value={form.secret}
+                required
+                autoComplete="new-password"
+                onInput={set('secret')}
+              />
             </label>
           </div>
         </>
@@ -221,18 +282,36 @@ function AddMailbox(props: { onAdded: (id: string) => void }) {
           </label>
           <label class="grow">
             Client secret
-            <input name="client_secret" type="password" value={form.secret} required autoComplete="new-password" onInput={set('secret')} />
+            <input
+              name="client_secret"
+              type="password"
+              value={form.secret}
+              required
+              autoComplete="new-password"
+              onInput={set('secret')}
+            />
           </label>
           <label class="grow">
             Mailbox address
-            <input name="address" value={form.address} required placeholder="support@contoso.com" onInput={set('address')} />
+            <input
+              name="address"
+              value={form.address}
+              required
+              placeholder="support@contoso.com"
+              onInput={set('address')}
+            />
           </label>
         </div>
       )}
       <div class="row wrap">
         <label>
           Folder
-          <input name="folder" value={form.folder} placeholder={kind === 'imap' ? 'INBOX' : 'inbox'} onInput={set('folder')} />
+          <input
+            name="folder"
+            value={form.folder}
+            placeholder={kind === 'imap' ? 'INBOX' : 'inbox'}
+            onInput={set('folder')}
+          />
         </label>
         <label>
           Also take mail since (optional)
@@ -250,11 +329,19 @@ function AddMailbox(props: { onAdded: (id: string) => void }) {
           </select>
         </label>
         <label class="inline-check">
-          <input name="enabled" type="checkbox" checked={enabled} onChange={(e) => setEnabled(e.currentTarget.checked)} />
+          <input
+            name="enabled"
+            type="checkbox"
+            checked={enabled}
+            onChange={(e) => setEnabled(e.currentTarget.checked)}
+          />
           Watch it now
         </label>
       </div>
-      <p class="muted small">The secret is encrypted on the server and never shown again. Without a date, only mail that arrives from now on is taken in.</p>
+      <p class="muted small">
+        The secret is encrypted on the server and never shown again. Without a date, only mail that arrives from now on
+        is taken in.
+      </p>
       <ProblemMessage problem={problem} />
       {tested && (
         <div class="stack">

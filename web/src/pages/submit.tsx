@@ -35,7 +35,8 @@ export function SubmitPage({ params }: { params: URLSearchParams }) {
   const [dependsOn, setDependsOn] = useState<string[]>([]);
   const { busy, problem, run } = useSubmit();
 
-  const fieldError = (field: string) => problem?.errors.find((e) => e.field === field || e.field === `/${field}`)?.message;
+  const fieldError = (field: string) =>
+    problem?.errors.find((e) => e.field === field || e.field === `/${field}`)?.message;
 
   const submit = async (e: Event) => {
     e.preventDefault();
@@ -107,7 +108,12 @@ export function SubmitPage({ params }: { params: URLSearchParams }) {
         <div class="row wrap">
           <div class="field">
             <label for="submit-priority">Priority</label>
-            <select id="submit-priority" name="priority" value={priority} onChange={(e) => setPriority(e.currentTarget.value)}>
+            <select
+              id="submit-priority"
+              name="priority"
+              value={priority}
+              onChange={(e) => setPriority(e.currentTarget.value)}
+            >
               <PriorityOptions />
             </select>
           </div>
@@ -128,7 +134,12 @@ export function SubmitPage({ params }: { params: URLSearchParams }) {
           </label>
           <div class="field">
             <label for="submit-project">Project</label>
-            <select id="submit-project" name="project_id" value={projectId} onChange={(e) => setProjectId(e.currentTarget.value)}>
+            <select
+              id="submit-project"
+              name="project_id"
+              value={projectId}
+              onChange={(e) => setProjectId(e.currentTarget.value)}
+            >
               <option value="">none</option>
               {projects?.map((p) => (
                 <option key={p.id} value={p.id}>

@@ -9,7 +9,11 @@ import type { BatchDedupeStore, ClaimRequest, DedupeStore, SaveRequest } from '.
 export function coalesceDedupeStore(store: BatchDedupeStore): DedupeStore {
   const claim = createCoalescer({
     keyOf: () => 'claim',
-    conflictOf: (request: ClaimRequest) => [`t ${request.thread_key}`, `r ${request.record_key}`, `f ${request.fingerprint_key}`],
+    conflictOf: (request: ClaimRequest) => [
+      `t ${request.thread_key}`,
+      `r ${request.record_key}`,
+      `f ${request.fingerprint_key}`,
+    ],
     run: (requests: ClaimRequest[]) => store.claimMany(requests),
   });
   const save = createCoalescer({
@@ -20,7 +24,8 @@ export function coalesceDedupeStore(store: BatchDedupeStore): DedupeStore {
   return {
     transaction: (work) => store.transaction(work),
     claim,
-    saveResult: (record_key, fingerprint, classification, now, usage) => save({ record_key, fingerprint, classification, now, usage }),
+    saveResult: (record_key, fingerprint, classification, now, usage) =>
+      save({ record_key, fingerprint, classification, now, usage }),
     replaceFingerprint: (...args) => store.replaceFingerprint(...args),
     claimFingerprint: (...args) => store.claimFingerprint(...args),
     moveFingerprint: (...args) => store.moveFingerprint(...args),

@@ -9,7 +9,9 @@ import type { DedupeStore } from './port.js';
 import { createPostgresDedupeStore } from './postgres.js';
 import { createSqliteDedupeStore } from './sqlite.js';
 
-export function createDedupeStore(database: Pick<Database, 'kysely' | 'transaction' | 'dialect' | 'pool'>): DedupeStore {
+export function createDedupeStore(
+  database: Pick<Database, 'kysely' | 'transaction' | 'dialect' | 'pool'>,
+): DedupeStore {
   switch (database.dialect) {
     case DIALECTS.sqlite:
       return createSqliteDedupeStore(database.kysely, database.transaction);

@@ -111,7 +111,13 @@ export interface DedupeStore {
    * `usage`, when given, is recorded in the same transaction whether or not the answer was
    * stored: the provider was asked either way.
    */
-  saveResult(recordKey: string, fingerprint: string, classification: Classification | null, now: string, usage?: UsageEvent): Promise<boolean>;
+  saveResult(
+    recordKey: string,
+    fingerprint: string,
+    classification: Classification | null,
+    now: string,
+    usage?: UsageEvent,
+  ): Promise<boolean>;
   /** Records usage that comes with no write of the dedupe record (a duplicate served as it is). */
   recordUsage(usage: UsageEvent): Promise<void>;
   /**

@@ -146,29 +146,40 @@ const RECORD_USAGE = named(`WITH input AS (
   ), ${WRITE_USAGE}
   SELECT count(*) AS recorded FROM input`);
 
-const FIND_MESSAGE = named(`SELECT fingerprint, state, result, updated_at FROM classify_messages WHERE record_key = $1`);
+const FIND_MESSAGE = named(
+  `SELECT fingerprint, state, result, updated_at FROM classify_messages WHERE record_key = $1`,
+);
 
 // One upsert: it waits for a concurrent claim of the content and returns the owner as it is now.
-const CLAIM_OWNER = named(`INSERT INTO classify_fingerprints AS f (fingerprint, record_key, created_at, updated_at) VALUES ($1, $2, $3, $3)
+const CLAIM_OWNER =
+  named(`INSERT INTO classify_fingerprints AS f (fingerprint, record_key, created_at, updated_at) VALUES ($1, $2, $3, $3)
   ON CONFLICT (fingerprint) DO UPDATE SET updated_at = excluded.updated_at
   RETURNING f.record_key, f.xmax = 0 AS inserted`);
 
 // Whoever moved it first wins; the loser's record keeps its answer all the same.
-const MOVE_OWNER = named(`UPDATE classify_fingerprints SET record_key = $3, updated_at = $4 WHERE fingerprint = $1 AND record_key = $2`);
+const MOVE_OWNER = named(
+  `UPDATE classify_fingerprints SET record_key = $3, updated_at = $4 WHERE fingerprint = $1 AND record_key = $2`,
+);
 
-const REPLACE_FINGERPRINT = named(`UPDATE classify_messages SET fingerprint = $3, state = 'pending', result = NULL, updated_at = $4
+const REPLACE_FINGERPRINT =
+  named(`UPDATE classify_messages SET fingerprint = $3, state = 'pending', result = NULL, updated_at = $4
   WHERE record_key = $1 AND fingerprint = $2`);
 
 const RECLAIM = named(`UPDATE classify_messages SET state = 'pending', updated_at = $4
   WHERE record_key = $1 AND fingerprint = $2 AND (state = 'failed' OR (state = 'pending' AND updated_at < $3))`);
 
 /** Forgets the dedupe rows not touched since $1; counted in purgeBefore's answer. */
-const PURGE_DEDUPE = ['classify_messages', 'classify_fingerprints', 'classify_threads'].map((table) => named(`DELETE FROM ${table} WHERE updated_at < $1`));
+const PURGE_DEDUPE = ['classify_messages', 'classify_fingerprints', 'classify_threads'].map((table) =>
+  named(`DELETE FROM ${table} WHERE updated_at < $1`),
+);
 /** The per-call usage rows; the hourly totals stay (cost history). */
 const PURGE_CALLS = named(`DELETE FROM llm_calls WHERE at < $1`);
 
 type Statement = { name: string; text: string };
-type Run = <R extends object>(statement: Statement, values: readonly unknown[]) => Promise<{ rows: R[]; changes: number }>;
+type Run = <R extends object>(
+  statement: Statement,
+  values: readonly unknown[],
+) => Promise<{ rows: R[]; changes: number }>;
 
 function runOnPool(pool: pg.Pool): Run {
   return async <R extends object>(statement: Statement, values: readonly unknown[]) => {
@@ -228,23 +239,46 @@ function claimOf(request: ClaimRequest, row: ClaimRow): Claim {
           message:
             row.owner_fingerprint === null
               ? undefined
-              : storedMessage(row.owner, { fingerprint: row.owner_fingerprint, state: row.owner_state!, result: row.owner_result, updated_at: row.owner_updated_at! }),
+              : storedMessage(row.owner, {
+                  fingerprint: row.owner_fingerprint,
+                  state: row.owner_state!,
+                  result: row.owner_result,
+                  updated_at: row.owner_updated_at!,
+                }),
         };
-  return { seen_count: Number(row.seen_count), existing: row.inserted ? undefined : storedMessage(request.record_key, row), owner, served: row.served };
+  return {
+    seen_count: Number(row.seen_count),
+    existing: row.inserted ? undefined : storedMessage(request.record_key, row),
+    owner,
+    served: row.served,
+  };
 }
 
 type Statements = Omit<BatchDedupeStore, 'transaction'>;
 
 function statementsOn(run: Run): Statements {
   const claimMany = async (requests: readonly ClaimRequest[]): Promise<Claim[]> => {
-    const input = requests.map(({ served, ...keys }, ord) => ({ ord, ...keys, hour: hourOf(served.at), provider: served.provider, model: served.model }));
+    const input = requests.map(({ served, ...keys }, ord) => ({
+      ord,
+      ...keys,
+      hour: hourOf(served.at),
+      provider: served.provider,
+      model: served.model,
+    }));
     const { rows } = await run<ClaimRow>(CLAIM, [JSON.stringify(input)]);
-    if (rows.length !== requests.length) throw new Error(`dedupe claim: ${rows.length} rows for ${requests.length} requests`);
+    if (rows.length !== requests.length)
+      throw new Error(`dedupe claim: ${rows.length} rows for ${requests.length} requests`);
     return rows.map((row, index) => claimOf(requests[index]!, row));
   };
 
   const saveMany = async (saves: readonly SaveRequest[]): Promise<boolean[]> => {
-    const query = saveQuery(saves.map(({ classification, ...save }) => ({ ...save, result: classification ? JSON.stringify(classification) : null, usage: save.usage })));
+    const query = saveQuery(
+      saves.map(({ classification, ...save }) => ({
+        ...save,
+        result: classification ? JSON.stringify(classification) : null,
+        usage: save.usage,
+      })),
+    );
     const { rows } = await run<{ saved: boolean }>(SAVE, query.values!);
     return rows.map((row) => row.saved);
   };
@@ -253,7 +287,8 @@ function statementsOn(run: Run): Statements {
     claimMany,
     saveMany,
     claim: async (request) => (await claimMany([request]))[0]!,
-    saveResult: async (record_key, fingerprint, classification, now, usage) => (await saveMany([{ record_key, fingerprint, classification, now, usage }]))[0]!,
+    saveResult: async (record_key, fingerprint, classification, now, usage) =>
+      (await saveMany([{ record_key, fingerprint, classification, now, usage }]))[0]!,
     async recordUsage(usage) {
       await run(RECORD_USAGE, [JSON.stringify([{ ord: 0, ...usageOf(usage) }])]);
     },
@@ -262,7 +297,11 @@ function statementsOn(run: Run): Statements {
       return rows[0] && storedMessage(recordKey, rows[0]);
     },
     async claimFingerprint(fingerprintKey, recordKey, now) {
-      const { rows } = await run<{ record_key: string; inserted: boolean }>(CLAIM_OWNER, [fingerprintKey, recordKey, now]);
+      const { rows } = await run<{ record_key: string; inserted: boolean }>(CLAIM_OWNER, [
+        fingerprintKey,
+        recordKey,
+        now,
+      ]);
       return rows[0]!.inserted ? undefined : rows[0]!.record_key;
     },
     async moveFingerprint(fingerprintKey, from, to, now) {

@@ -12,7 +12,16 @@ import { CompiledQuery, type Kysely } from 'kysely';
 import type { TransactionRunner } from '../../../shared/db/group-commit.js';
 import type { UsageEvent } from '../../usage/records.js';
 import { CALL_COLUMNS, USAGE_COUNTERS, callRowOf, countersOf, hourOf } from '../../usage/store/port.js';
-import { type Claim, type ClaimRequest, type DedupeStore, type MessageRow, purgedMessage, type SaveRequest, storedMessage, type StoredMessage } from './port.js';
+import {
+  type Claim,
+  type ClaimRequest,
+  type DedupeStore,
+  type MessageRow,
+  purgedMessage,
+  type SaveRequest,
+  storedMessage,
+  type StoredMessage,
+} from './port.js';
 
 const BUMP_THREAD = `INSERT INTO classify_threads (thread_key, seen_count, created_at, updated_at) VALUES (?, 1, ?, ?)
   ON CONFLICT (thread_key) DO UPDATE SET seen_count = classify_threads.seen_count + 1, updated_at = excluded.updated_at
@@ -55,7 +64,9 @@ const ADD_TO_HOUR = `INSERT INTO llm_usage_hourly (hour, provider, model, shard,
   ON CONFLICT (hour, provider, model, shard) DO UPDATE SET ${USAGE_COUNTERS.map((name) => `${name} = llm_usage_hourly.${name} + excluded.${name}`).join(', ')}`;
 
 /** Forgets the dedupe rows not touched since the parameter; counted in purgeBefore's answer. */
-const PURGE_DEDUPE = ['classify_messages', 'classify_fingerprints', 'classify_threads'].map((table) => `DELETE FROM ${table} WHERE updated_at < ?`);
+const PURGE_DEDUPE = ['classify_messages', 'classify_fingerprints', 'classify_threads'].map(
+  (table) => `DELETE FROM ${table} WHERE updated_at < ?`,
+);
 /** The per-call usage rows; the hourly totals stay (cost history). */
 const PURGE_CALLS = `DELETE FROM llm_calls WHERE at < ?`;
 
@@ -75,7 +86,8 @@ function runOn(db: Kysely<any>): Run {
  */
 export function createSqliteDedupeStore(db: Kysely<any>, inTransaction: TransactionRunner): DedupeStore {
   const direct = statementsOn(runOn(db));
-  const unit = <T>(work: (inside: Statements) => Promise<T>): Promise<T> => inTransaction((trx) => work(statementsOn(runOn(trx))));
+  const unit = <T>(work: (inside: Statements) => Promise<T>): Promise<T> =>
+    inTransaction((trx) => work(statementsOn(runOn(trx))));
   return {
     ...direct,
     transaction: (work) => inTransaction((trx) => work(storeInside(trx))),
@@ -101,7 +113,11 @@ function statementsOn(run: Run): Statements {
     return rows[0] && storedMessage(recordKey, rows[0]);
   };
 
-  const claimFingerprint = async (fingerprintKey: string, recordKey: string, now: string): Promise<string | undefined> => {
+  const claimFingerprint = async (
+    fingerprintKey: string,
+    recordKey: string,
+    now: string,
+  ): Promise<string | undefined> => {
     const owned = await run(INSERT_OWNER, [fingerprintKey, recordKey, now, now]);
     if (owned.rows.length > 0) return undefined;
     const { rows } = await run<{ record_key: string }>(TOUCH_OWNER, [now, fingerprintKey]);
@@ -110,7 +126,11 @@ function statementsOn(run: Run): Statements {
 
   const recordUsage = async (usage: UsageEvent): Promise<void> => {
     const call = callRowOf(usage);
-    if (call) await run(INSERT_CALL, CALL_COLUMNS.map((column) => call[column]));
+    if (call)
+      await run(
+        INSERT_CALL,
+        CALL_COLUMNS.map((column) => call[column]),
+      );
     const counters = countersOf(usage);
     const { provider, model } = usage.kind === 'call' ? usage.call : usage;
     await run(ADD_TO_HOUR, [hourOf(usage.at), provider, model, ...USAGE_COUNTERS.map((name) => counters[name])]);
@@ -148,7 +168,8 @@ function statementsOn(run: Run): Statements {
     findMessage,
     claimFingerprint,
     recordUsage,
-    saveResult: (record_key, fingerprint, classification, now, usage) => save({ record_key, fingerprint, classification, now, usage }),
+    saveResult: (record_key, fingerprint, classification, now, usage) =>
+      save({ record_key, fingerprint, classification, now, usage }),
     async replaceFingerprint(recordKey, previous, next, now) {
       return (await run(REPLACE_FINGERPRINT, [next, now, recordKey, previous])).changes === 1;
     },

@@ -30,7 +30,8 @@ export function hourOf(at: string): string {
 
 /** What one event adds to its hour's row. */
 export function countersOf(event: UsageEvent): UsageCounters {
-  if (event.kind === 'duplicate') return { calls: 0, input_tokens: 0, output_tokens: 0, duplicates_served: 1, fallbacks: 0 };
+  if (event.kind === 'duplicate')
+    return { calls: 0, input_tokens: 0, output_tokens: 0, duplicates_served: 1, fallbacks: 0 };
   const { call } = event;
   return {
     calls: call.attempts,
@@ -83,7 +84,11 @@ export function callRowOf(event: UsageEvent): CallRow | null {
 }
 
 /** A row of the sums as either database returns it (the counters may come back as text). */
-export type SumRow = Record<(typeof USAGE_COUNTERS)[number], number | string> & { provider: string; model: string; day?: string };
+export type SumRow = Record<(typeof USAGE_COUNTERS)[number], number | string> & {
+  provider: string;
+  model: string;
+  day?: string;
+};
 
 export function usageSumOf(row: SumRow): UsageSum {
   return {

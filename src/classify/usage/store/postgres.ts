@@ -13,7 +13,9 @@ const SUMS_BY_DAY = `SELECT provider, model, ${TOTALS}, ${DAY} AS day
 export function createPostgresUsageStore(db: Kysely<any>): UsageStore {
   return {
     async sums(since, until, byDay) {
-      const { rows } = await db.executeQuery<SumRow>(CompiledQuery.raw(byDay ? SUMS_BY_DAY : SUMS, [hourOf(since), until]) as CompiledQuery<SumRow>);
+      const { rows } = await db.executeQuery<SumRow>(
+        CompiledQuery.raw(byDay ? SUMS_BY_DAY : SUMS, [hourOf(since), until]) as CompiledQuery<SumRow>,
+      );
       return rows.map(usageSumOf);
     },
   };

@@ -12,7 +12,9 @@ const SUMS_BY_DAY = `SELECT provider, model, ${TOTALS}, substr(hour, 1, 10) AS d
 export function createSqliteUsageStore(db: Kysely<any>): UsageStore {
   return {
     async sums(since, until, byDay) {
-      const { rows } = await db.executeQuery<SumRow>(CompiledQuery.raw(byDay ? SUMS_BY_DAY : SUMS, [hourOf(since), until]) as CompiledQuery<SumRow>);
+      const { rows } = await db.executeQuery<SumRow>(
+        CompiledQuery.raw(byDay ? SUMS_BY_DAY : SUMS, [hourOf(since), until]) as CompiledQuery<SumRow>,
+      );
       return rows.map(usageSumOf);
     },
   };

@@ -41,7 +41,10 @@ export function BoardPage({ params }: { params: URLSearchParams }) {
     const r = await api<WorkItemSummary[]>('GET', listKey, undefined, signal);
     return { items: r.data, next: r.nextCursor };
   });
-  const counts = useLoad<Counts>(countsKey, async (signal) => (await api<Counts>('GET', countsKey, undefined, signal)).data);
+  const counts = useLoad<Counts>(
+    countsKey,
+    async (signal) => (await api<Counts>('GET', countsKey, undefined, signal)).data,
+  );
 
   // Cursors of the pages before this one, so "Previous" works without a backwards cursor.
   const [trail, setTrail] = useState<string[]>([]);
@@ -117,7 +120,11 @@ export function BoardPage({ params }: { params: URLSearchParams }) {
         )}
       </div>
       <BoardFiltersForm filters={filters} onApply={go} />
-      <StatusCounts counts={counts.data} active={filters.status} onPick={(status) => go({ ...filters, status, cursor: '' })} />
+      <StatusCounts
+        counts={counts.data}
+        active={filters.status}
+        onPick={(status) => go({ ...filters, status, cursor: '' })}
+      />
       <ProblemMessage problem={list.error} />
       <div aria-busy={list.loading} aria-live="polite" class={list.loading && page ? 'loading' : undefined}>
         {page ? (

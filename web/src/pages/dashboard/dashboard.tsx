@@ -57,7 +57,11 @@ function formatRate(rate: number | null): string {
 function formatCost(cost: number | null, currency: string): string {
   if (cost === null) return 'unknown';
   try {
-    return new Intl.NumberFormat(undefined, { style: 'currency', currency, maximumFractionDigits: cost < 1 ? 4 : 2 }).format(cost);
+    return new Intl.NumberFormat(undefined, {
+      style: 'currency',
+      currency,
+      maximumFractionDigits: cost < 1 ? 4 : 2,
+    }).format(cost);
   } catch {
     return `${cost.toFixed(4)} ${currency}`;
   }
@@ -79,7 +83,12 @@ async function loadUsage(signal: AbortSignal): Promise<UsageState> {
   // Midnight UTC of the first of the days shown: the API takes a date-time, and a bare date is refused.
   const since = `${new Date(Date.now() - (DAYS - 1) * 86_400_000).toISOString().slice(0, 10)}T00:00:00Z`;
   try {
-    const { data } = await api<Usage>('GET', withQuery('/ui-api/classify-usage', { group_by: 'day', since }), undefined, signal);
+    const { data } = await api<Usage>(
+      'GET',
+      withQuery('/ui-api/classify-usage', { group_by: 'day', since }),
+      undefined,
+      signal,
+    );
     return data && Array.isArray(data.rows) ? { available: true, usage: data } : { available: false };
   } catch (err) {
     // Not there (an older classify service), not allowed, or down: the panel says so, the rest stands.
@@ -137,7 +146,12 @@ export function DashboardPage() {
 function Tiles({ stats }: { stats: WorkStats }) {
   const tiles: { id: string; label: string; value: string; link?: string }[] = [
     { id: 'queued', label: 'Queued now', value: String(stats.by_status.queued), link: href('/', { status: 'queued' }) },
-    { id: 'in_progress', label: 'In progress', value: String(stats.by_status.in_progress), link: href('/', { status: 'in_progress' }) },
+    {
+      id: 'in_progress',
+      label: 'In progress',
+      value: String(stats.by_status.in_progress),
+      link: href('/', { status: 'in_progress' }),
+    },
     { id: 'blocked', label: 'Blocked', value: String(stats.by_status.blocked), link: href('/', { status: 'blocked' }) },
     { id: 'oldest-queued', label: 'Oldest queued', value: formatDuration(stats.oldest_queued_age_s) },
     { id: 'created', label: `Created, ${DAYS} days`, value: String(stats.totals.created) },
@@ -204,7 +218,12 @@ function DepthChart({ stats }: { stats: WorkStats }) {
   const times = useMemo(() => hours.map((h) => Date.parse(h.hour) / 1000), [hours]);
   // Legends are labels, capitalised like every other legend ("Created", "In progress").
   const series: ChartSeries[] = useMemo(
-    () => OPEN.map((status) => ({ label: sentence(statusLabel(status)), color: `--s-${status}`, values: hours.map((h) => h.depth[status]) })),
+    () =>
+      OPEN.map((status) => ({
+        label: sentence(statusLabel(status)),
+        color: `--s-${status}`,
+        values: hours.map((h) => h.depth[status]),
+      })),
     [hours],
   );
   const peak = Math.max(0, ...stats.hourly.map((h) => h.depth.queued));
@@ -232,11 +251,21 @@ function AgentsTable({ stats }: { stats: WorkStats }) {
             <thead>
               <tr>
                 <th scope="col">Agent</th>
-                <th scope="col" class="num">Completed</th>
-                <th scope="col" class="num">Failed</th>
-                <th scope="col" class="num">Failure rate</th>
-                <th scope="col" class="num">Lead time, median</th>
-                <th scope="col" class="num">Lead time, p90</th>
+                <th scope="col" class="num">
+                  Completed
+                </th>
+                <th scope="col" class="num">
+                  Failed
+                </th>
+                <th scope="col" class="num">
+                  Failure rate
+                </th>
+                <th scope="col" class="num">
+                  Lead time, median
+                </th>
+                <th scope="col" class="num">
+                  Lead time, p90
+                </th>
               </tr>
             </thead>
             <tbody>
@@ -245,18 +274,30 @@ function AgentsTable({ stats }: { stats: WorkStats }) {
                   <th scope="row">
                     <a href={href('/', { agent: a.agent })}>{a.agent}</a>
                   </th>
-                  <td class="num" data-label="Completed">{a.completed}</td>
-                  <td class="num" data-label="Failed">{a.failed}</td>
-                  <td class="num" data-label="Failure rate">{formatRate(a.failure_rate)}</td>
-                  <td class="num" data-label="Lead time, median">{formatDuration(a.lead_time_median_s)}</td>
-                  <td class="num" data-label="Lead time, p90">{formatDuration(a.lead_time_p90_s)}</td>
+                  <td class="num" data-label="Completed">
+                    {a.completed}
+                  </td>
+                  <td class="num" data-label="Failed">
+                    {a.failed}
+                  </td>
+                  <td class="num" data-label="Failure rate">
+                    {formatRate(a.failure_rate)}
+                  </td>
+                  <td class="num" data-label="Lead time, median">
+                    {formatDuration(a.lead_time_median_s)}
+                  </td>
+                  <td class="num" data-label="Lead time, p90">
+                    {formatDuration(a.lead_time_p90_s)}
+                  </td>
                 </tr>
               ))}
             </tbody>
           </table>
         </div>
       )}
-      <p class="muted small">Lead time: from dispatch to completion. Failed counts dispatches that failed or whose lease ran out.</p>
+      <p class="muted small">
+        Lead time: from dispatch to completion. Failed counts dispatches that failed or whose lease ran out.
+      </p>
     </section>
   );
 }
@@ -288,7 +329,9 @@ function UsageCharts({ usage }: { usage: Usage }) {
     { label: 'Calls', color: '--accent', values: rows.map((r) => r.calls) },
     { label: 'Duplicates saved', color: '--s-completed', values: rows.map((r) => r.duplicates_served) },
   ];
-  const costSeries: ChartSeries[] = [{ label: `Cost (${usage.currency})`, color: '--s-blocked', values: rows.map((r) => r.estimated_cost) }];
+  const costSeries: ChartSeries[] = [
+    { label: `Cost (${usage.currency})`, color: '--s-blocked', values: rows.map((r) => r.estimated_cost) },
+  ];
   const { calls, duplicates_served, estimated_cost } = usage.totals;
   return (
     <div class="chart-grid" data-testid="usage-panel">

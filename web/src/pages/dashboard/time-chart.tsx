@@ -79,7 +79,10 @@ export function TimeChart({
         cursor: { drag: { x: false, y: false } },
         scales: {
           // Bars need half a period of room at each end, or the first and last are cut in two.
-          x: shape === 'bars' ? { time: true, range: (_u, min, max) => [min - period(times) / 2, max + period(times) / 2] } : { time: true },
+          x:
+            shape === 'bars'
+              ? { time: true, range: (_u, min, max) => [min - period(times) / 2, max + period(times) / 2] }
+              : { time: true },
           y: { range: (_u, _min, max) => yRange(max, unit.kind) },
         },
         axes: [
@@ -88,7 +91,8 @@ export function TimeChart({
             stroke: cssColor('--muted', element),
             grid: { stroke: cssColor('--border', element) },
             // As wide as the longest tick label (US$0.0075 is wider than 48 px), never narrower.
-            size: (_u: uPlot, values: string[] | null) => Math.max(48, ...(values ?? []).map((v) => Math.ceil(v.length * 7.5) + 18)),
+            size: (_u: uPlot, values: string[] | null) =>
+              Math.max(48, ...(values ?? []).map((v) => Math.ceil(v.length * 7.5) + 18)),
             ...(unit.kind === 'count'
               ? { incrs: COUNT_INCRS, values: (_u: uPlot, ticks: number[]) => countLabels(ticks) }
               : {
@@ -107,9 +111,22 @@ export function TimeChart({
               // Side by side within the period: each series takes its own slice of the bar slot.
               const size = 0.8 / series.length;
               const align = series.length === 1 ? 0 : index === 0 ? -1 : 1;
-              return { label: s.label, stroke: color, fill: color, width: 0, points: { show: false }, paths: uPlot.paths.bars!({ size: [size, 40], align: align as -1 | 0 | 1 }) };
+              return {
+                label: s.label,
+                stroke: color,
+                fill: color,
+                width: 0,
+                points: { show: false },
+                paths: uPlot.paths.bars!({ size: [size, 40], align: align as -1 | 0 | 1 }),
+              };
             }
-            return { label: s.label, stroke: color, width: 2, points: { show: false }, paths: uPlot.paths.stepped!({ align: 1 }) };
+            return {
+              label: s.label,
+              stroke: color,
+              width: 2,
+              points: { show: false },
+              paths: uPlot.paths.stepped!({ align: 1 }),
+            };
           }),
         ],
       },
@@ -154,29 +171,29 @@ export function TimeChart({
       {/* A table ignores a 1px width, so the wrapper is what hides it. */}
       {tableShown && (
         <div class="visually-hidden">
-        <table class="chart-data">
-          <caption>{title}</caption>
-          <thead>
-            <tr>
-              <th scope="col">Time</th>
-              {series.map((s) => (
-                <th scope="col" key={s.label}>
-                  {s.label}
-                </th>
-              ))}
-            </tr>
-          </thead>
-          <tbody>
-            {rows.map((row) => (
-              <tr key={row.time}>
-                <th scope="row">{formatTime(row.time)}</th>
-                {row.values.map((value, index) => (
-                  <td key={series[index]!.label}>{value ?? '–'}</td>
+          <table class="chart-data">
+            <caption>{title}</caption>
+            <thead>
+              <tr>
+                <th scope="col">Time</th>
+                {series.map((s) => (
+                  <th scope="col" key={s.label}>
+                    {s.label}
+                  </th>
                 ))}
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {rows.map((row) => (
+                <tr key={row.time}>
+                  <th scope="row">{formatTime(row.time)}</th>
+                  {row.values.map((value, index) => (
+                    <td key={series[index]!.label}>{value ?? '–'}</td>
+                  ))}
+                </tr>
+              ))}
+            </tbody>
+          </table>
         </div>
       )}
     </figure>

@@ -38,7 +38,11 @@ export function CommentBox({ itemId, onPosted }: { itemId: string; onPosted: () 
         body,
         kind: 'note',
         ...(filled.length > 0
-          ? { links: filled.map((l) => (l.title.trim() === '' ? { url: l.url.trim() } : { url: l.url.trim(), title: l.title.trim() })) }
+          ? {
+              links: filled.map((l) =>
+                l.title.trim() === '' ? { url: l.url.trim() } : { url: l.url.trim(), title: l.title.trim() },
+              ),
+            }
           : {}),
       });
       setBody('');
@@ -67,13 +71,29 @@ export function CommentBox({ itemId, onPosted }: { itemId: string; onPosted: () 
         <div class="row wrap link-row" key={i}>
           <label class="grow">
             Link {i + 1} address
-            <input type="url" name={`link-${i}`} value={l.url} placeholder="https://…" onInput={(e) => setLink(i, 'url', e.currentTarget.value)} />
+            <input
+              type="url"
+              name={`link-${i}`}
+              value={l.url}
+              placeholder="https://…"
+              onInput={(e) => setLink(i, 'url', e.currentTarget.value)}
+            />
           </label>
           <label class="grow">
             Title (optional)
-            <input name={`link-title-${i}`} value={l.title} maxLength={200} onInput={(e) => setLink(i, 'title', e.currentTarget.value)} />
+            <input
+              name={`link-title-${i}`}
+              value={l.title}
+              maxLength={200}
+              onInput={(e) => setLink(i, 'title', e.currentTarget.value)}
+            />
           </label>
-          <button type="button" class="link" aria-label={`Remove link ${i + 1}`} onClick={() => setLinks((ls) => ls.filter((_, j) => j !== i))}>
+          <button
+            type="button"
+            class="link"
+            aria-label={`Remove link ${i + 1}`}
+            onClick={() => setLinks((ls) => ls.filter((_, j) => j !== i))}
+          >
             Remove
           </button>
         </div>
@@ -85,7 +105,11 @@ export function CommentBox({ itemId, onPosted }: { itemId: string; onPosted: () 
       )}
       <ProblemMessage problem={problem} />
       <div class="row between wrap">
-        <button type="button" disabled={links.length >= MAX_LINKS} onClick={() => setLinks((ls) => [...ls, { url: '', title: '' }])}>
+        <button
+          type="button"
+          disabled={links.length >= MAX_LINKS}
+          onClick={() => setLinks((ls) => [...ls, { url: '', title: '' }])}
+        >
           Add link
         </button>
         <button type="submit" class="primary" disabled={busy || body.trim() === ''}>

@@ -33,7 +33,9 @@ export function DispatchTimeline({ entries }: { entries: DispatchEntry[] }) {
                 <span class="badge badge-open">open</span>
               )}
               {d.reason && telling && (
-                <span class={expired ? 'badge badge-lease-expired' : 'reason muted small'}>{REASON_LABELS[d.reason]}</span>
+                <span class={expired ? 'badge badge-lease-expired' : 'reason muted small'}>
+                  {REASON_LABELS[d.reason]}
+                </span>
               )}
             </div>
             <div class="muted small">

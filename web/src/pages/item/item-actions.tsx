@@ -1,7 +1,14 @@
 import { useState } from 'preact/hooks';
 import type { WorkItemSummary } from '../../../../src/work/api-contract.ts';
 import { MOVES } from '../../../../src/work/items/lifecycle.ts';
-import { ACTION_LABELS, type Action, allowedActions, needsAgent, patchFor, type PatchBody } from '../../lib/lifecycle.ts';
+import {
+  ACTION_LABELS,
+  type Action,
+  allowedActions,
+  needsAgent,
+  patchFor,
+  type PatchBody,
+} from '../../lib/lifecycle.ts';
 import { USER_PATTERN } from '../../lib/user.ts';
 
 const AGENT_HINT = 'Letters, digits and _ . @ -, up to 64 characters';
@@ -31,7 +38,8 @@ export function ItemActions(props: {
     }
   };
 
-  if (actions.length === 0) return <p class="muted">This item is {item.status.replace('_', ' ')}; only its notes can change.</p>;
+  if (actions.length === 0)
+    return <p class="muted">This item is {item.status.replace('_', ' ')}; only its notes can change.</p>;
 
   const agentAction = actions.find((a) => needsAgent(a.move));
   const failAction = actions.find((a) => a.move === MOVES.fail);

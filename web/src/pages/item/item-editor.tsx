@@ -22,7 +22,16 @@ interface Draft {
   depends_on: string;
 }
 type Key = keyof Draft;
-const KEYS: readonly Key[] = ['priority', 'type', 'description', 'project_id', 'payload', 'review_required', 'parent_id', 'depends_on'];
+const KEYS: readonly Key[] = [
+  'priority',
+  'type',
+  'description',
+  'project_id',
+  'payload',
+  'review_required',
+  'parent_id',
+  'depends_on',
+];
 const idsOf = (joined: string) => (joined === '' ? [] : joined.split(','));
 const sameSet = (a: string, b: string) => [...idsOf(a)].sort().join(',') === [...idsOf(b)].sort().join(',');
 
@@ -120,11 +129,22 @@ export function ItemEditor(props: {
             ))}
           </select>
         </div>
-        <ReviewField id="edit-review" value={draft.review_required} onChange={(v) => setDraft((d) => ({ ...d, review_required: v }))} />
+        <ReviewField
+          id="edit-review"
+          value={draft.review_required}
+          onChange={(v) => setDraft((d) => ({ ...d, review_required: v }))}
+        />
       </div>
       <label>
         Description
-        <textarea name="description" required rows={3} maxLength={10000} value={draft.description} onInput={set('description')} />
+        <textarea
+          name="description"
+          required
+          rows={3}
+          maxLength={10000}
+          value={draft.description}
+          onInput={set('description')}
+        />
       </label>
       <label>
         Payload (JSON object)

@@ -42,18 +42,24 @@ const clip = (text: string) => {
   const flat = text.replace(/\s+/g, ' ').trim();
   return flat.length > CLIP ? `${flat.slice(0, CLIP - 1)}…` : flat;
 };
-const plain = (v: Value) => (v === null || v === undefined || v === '' ? dash : typeof v === 'string' ? v : JSON.stringify(v));
+const plain = (v: Value) =>
+  v === null || v === undefined || v === '' ? dash : typeof v === 'string' ? v : JSON.stringify(v);
 const when = (v: Value) => (typeof v === 'string' ? formatDateTime(v) : plain(v));
 
 /** Per field: its label and how one of its values reads. */
-function fields(projects: Project[] | null): Record<string, { label: string; value: (v: Value) => string; text?: boolean }> {
+function fields(
+  projects: Project[] | null,
+): Record<string, { label: string; value: (v: Value) => string; text?: boolean }> {
   return {
     status: { label: 'Status', value: (v) => (typeof v === 'string' ? statusLabel(v) : plain(v)) },
     assigned_agent: { label: 'Assigned agent', value: plain },
     outcome: { label: 'Outcome', value: plain },
     priority: { label: 'Priority', value: plain },
     type: { label: 'Type', value: plain },
-    project_id: { label: 'Project', value: (v) => (typeof v === 'string' ? (projectName(projects, v) ?? v) : plain(v)) },
+    project_id: {
+      label: 'Project',
+      value: (v) => (typeof v === 'string' ? (projectName(projects, v) ?? v) : plain(v)),
+    },
     description: { label: 'Description', value: plain, text: true },
     notes: { label: 'Notes', value: plain, text: true },
     attempts: { label: 'Attempts', value: plain },
@@ -89,14 +95,22 @@ function joined(parts: ComponentChildren[], separator: string): ComponentChildre
 function describeLink(field: string, from: Value, to: Value): ComponentChildren | null {
   if (field === 'parent_id') {
     const end = (v: Value) => (typeof v === 'string' ? <ItemLink id={v} /> : dash);
-    return <>Part of: {end(from)} → {end(to)}</>;
+    return (
+      <>
+        Part of: {end(from)} → {end(to)}
+      </>
+    );
   }
   if (field !== 'depends_on') return null;
   const before = ids(from);
   const after = ids(to);
   const added = after.filter((id) => !before.includes(id));
   const removed = before.filter((id) => !after.includes(id));
-  const list = (some: string[]) => joined(some.map((id) => <ItemLink key={id} id={id} />), ', ');
+  const list = (some: string[]) =>
+    joined(
+      some.map((id) => <ItemLink key={id} id={id} />),
+      ', ',
+    );
   const parts = [
     ...(added.length > 0 ? [<>added {list(added)}</>] : []),
     ...(removed.length > 0 ? [<>removed {list(removed)}</>] : []),
@@ -117,7 +131,12 @@ function describeEntry(changes: HistoryEntry['changes'], projects: Project[] | n
   const known = fields(projects);
   const parts = Object.entries(changes).flatMap((entry): ComponentChildren[] => {
     const [field, change] = entry;
-    const { from, to, edited, option } = (change ?? {}) as { from?: Value; to?: Value; edited?: boolean; option?: Value };
+    const { from, to, edited, option } = (change ?? {}) as {
+      from?: Value;
+      to?: Value;
+      edited?: boolean;
+      option?: Value;
+    };
     // Not a field but what the change was about (the question answered, the comment deleted):
     // the timeline shows the question and the comment themselves; only a chosen option is news.
     if (typeof change === 'object' && change !== null && !('from' in change) && !('to' in change) && !edited) {
@@ -128,7 +147,10 @@ function describeEntry(changes: HistoryEntry['changes'], projects: Project[] | n
     const f = known[field];
     const label = f?.label ?? humanize(field);
     if (edited) return [text(`${label} edited`)];
-    if (f?.text) return [text(to === null || to === undefined || to === '' ? `${label} cleared` : `${label}: now “${clip(String(to))}”`)];
+    if (f?.text)
+      return [
+        text(to === null || to === undefined || to === '' ? `${label} cleared` : `${label}: now “${clip(String(to))}”`),
+      ];
     const value = f?.value ?? plain;
     return [text(`${label}: ${value(from)} → ${value(to)}`)];
   });
@@ -142,8 +164,8 @@ export function HistoryLine({ entry, projects }: { entry: HistoryEntry; projects
   return (
     <>
       <time dateTime={entry.at}>{formatDateTime(entry.at)}</time>{' '}
-      <strong>{ACTIONS[entry.action] ?? humanize(entry.action)}</strong> by <UserText text={entry.actor} /> ({entry.role}):{' '}
-      {describeEntry(entry.changes, projects)}
+      <strong>{ACTIONS[entry.action] ?? humanize(entry.action)}</strong> by <UserText text={entry.actor} /> (
+      {entry.role}): {describeEntry(entry.changes, projects)}
     </>
   );
 }

@@ -42,7 +42,11 @@ const COMMENT_VERBS: Record<string, string> = {
 };
 
 /** A question or answer comment that belongs to a review reads as the review it is. */
-const REVIEW_VERBS = { asked: 'sent the work for review', approve: 'approved the work', return: 'returned the work' } as const;
+const REVIEW_VERBS = {
+  asked: 'sent the work for review',
+  approve: 'approved the work',
+  return: 'returned the work',
+} as const;
 
 /**
  * The verb of each question or answer comment of a review: the service writes a question and its
@@ -56,11 +60,14 @@ function reviewVerbs(questions: readonly Question[], comments: Comment[]): Map<s
   for (const q of questions) {
     if (!isReview(q)) continue;
     asked.set(key(q.asked_at, q.asked_by), REVIEW_VERBS.asked);
-    if (q.option === REVIEW.approve || q.option === REVIEW.return) answered.set(key(q.answered_at, q.answered_by), REVIEW_VERBS[q.option]);
+    if (q.option === REVIEW.approve || q.option === REVIEW.return)
+      answered.set(key(q.answered_at, q.answered_by), REVIEW_VERBS[q.option]);
   }
   const verbs = new Map<string, string>();
   for (const c of comments) {
-    const verb = (c.kind === 'question' ? asked : c.kind === 'answer' ? answered : null)?.get(key(c.created_at, c.author));
+    const verb = (c.kind === 'question' ? asked : c.kind === 'answer' ? answered : null)?.get(
+      key(c.created_at, c.author),
+    );
     if (verb) verbs.set(c.id, verb);
   }
   return verbs;
@@ -90,7 +97,15 @@ function LinkHost({ link }: { link: Comment['links'][number] }) {
 }
 
 /** `questions` are the page's read of the item's questions (only to tell a review's comments). */
-export function ItemTimeline({ item, questions, deleted }: { item: WorkItem; questions: readonly Question[]; deleted: boolean }) {
+export function ItemTimeline({
+  item,
+  questions,
+  deleted,
+}: {
+  item: WorkItem;
+  questions: readonly Question[];
+  deleted: boolean;
+}) {
   const session = useSession();
   const projects = useProjects();
   const [pages, setPages] = useState(1);
@@ -120,7 +135,11 @@ export function ItemTimeline({ item, questions, deleted }: { item: WorkItem; que
   });
   useLive((e) => {
     if (
-      ((e.type === CONVERSATION_EVENTS.commented || e.type === CONVERSATION_EVENTS.asked || e.type === CONVERSATION_EVENTS.answered || e.type === CONVERSATION_EVENTS.moot) && e.data.work_item_id === id) ||
+      ((e.type === CONVERSATION_EVENTS.commented ||
+        e.type === CONVERSATION_EVENTS.asked ||
+        e.type === CONVERSATION_EVENTS.answered ||
+        e.type === CONVERSATION_EVENTS.moot) &&
+        e.data.work_item_id === id) ||
       e.type === 'resync'
     ) {
       setTick((t) => t + 1);
@@ -168,9 +187,7 @@ export function ItemTimeline({ item, questions, deleted }: { item: WorkItem; que
           </button>
         )}
         {renewals > 0 && (
-          <p class="muted small">
-            {renewals === 1 ? '1 lease renewal' : `${renewals} lease renewals`} not listed.
-          </p>
+          <p class="muted small">{renewals === 1 ? '1 lease renewal' : `${renewals} lease renewals`} not listed.</p>
         )}
       </>
     );
@@ -186,7 +203,15 @@ export function ItemTimeline({ item, questions, deleted }: { item: WorkItem; que
   );
 }
 
-function CommentEntry({ comment: c, verb, onDelete }: { comment: Comment; verb: string; onDelete: (() => void) | null }) {
+function CommentEntry({
+  comment: c,
+  verb,
+  onDelete,
+}: {
+  comment: Comment;
+  verb: string;
+  onDelete: (() => void) | null;
+}) {
   const [confirming, setConfirming] = useState(false);
   return (
     <li class={`comment comment-${c.kind}`} data-kind="comment" data-comment-kind={c.kind}>
@@ -211,7 +236,12 @@ function CommentEntry({ comment: c, verb, onDelete }: { comment: Comment; verb: 
               </button>
             </span>
           ) : (
-            <button type="button" class="link comment-delete" onClick={() => setConfirming(true)} aria-label={`Delete the comment by ${c.author}`}>
+            <button
+              type="button"
+              class="link comment-delete"
+              onClick={() => setConfirming(true)}
+              aria-label={`Delete the comment by ${c.author}`}
+            >
               Delete…
             </button>
           ))}

@@ -133,7 +133,11 @@ export function ItemPage({ id }: { id: string }) {
           />
           <section aria-labelledby="payload-title" class="card">
             <h2 id="payload-title">Payload</h2>
-            {w.payload === null ? <p class="muted">No payload.</p> : <pre class="payload">{visibleBidi(JSON.stringify(w.payload, null, 2))}</pre>}
+            {w.payload === null ? (
+              <p class="muted">No payload.</p>
+            ) : (
+              <pre class="payload">{visibleBidi(JSON.stringify(w.payload, null, 2))}</pre>
+            )}
           </section>
         </div>
         <div class="stack">
@@ -177,7 +181,11 @@ export function ItemPage({ id }: { id: string }) {
           </section>
         </div>
       </div>
-      <Modal open={confirmDelete !== null && confirmDelete === w.id && w.id === id} labelledBy="delete-title" onCancel={() => setConfirmDelete(null)}>
+      <Modal
+        open={confirmDelete !== null && confirmDelete === w.id && w.id === id}
+        labelledBy="delete-title"
+        onCancel={() => setConfirmDelete(null)}
+      >
         <div class="stack">
           <h2 id="delete-title">Delete this work item?</h2>
           <p>

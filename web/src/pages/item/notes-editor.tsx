@@ -46,9 +46,7 @@ export function NotesEditor(props: {
             else if (result.fresh) setBase(result.fresh);
           }}
         >
-          {props.feedback?.kind === 'stale' && notes && (
-            <p class="prewrap muted small">Saved now: {notes}</p>
-          )}
+          {props.feedback?.kind === 'stale' && notes && <p class="prewrap muted small">Saved now: {notes}</p>}
           <label>
             Notes
             <textarea name="notes" rows={5} value={draft} autoFocus onInput={(e) => setDraft(e.currentTarget.value)} />

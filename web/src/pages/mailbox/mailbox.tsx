@@ -17,7 +17,10 @@ const PAGE = 50;
 export function MailboxPage({ id }: { id: string }) {
   const session = useSession();
   const admin = can(session, 'admin');
-  const mailbox = useLoad<Mailbox>(`mailbox ${id}`, async (signal) => (await api<Mailbox>('GET', `/mailboxes/${id}`, undefined, signal)).data);
+  const mailbox = useLoad<Mailbox>(
+    `mailbox ${id}`,
+    async (signal) => (await api<Mailbox>('GET', `/mailboxes/${id}`, undefined, signal)).data,
+  );
   useRefresh(mailbox.reload);
   const { busy, problem, run } = useSubmit();
   const [tested, setTested] = useState<ConnectionTest | null>(null);
@@ -53,23 +56,33 @@ export function MailboxPage({ id }: { id: string }) {
       <div class="card stack">
         <p class="break">
           {accountOf(m)}
-          {m.kind === 'imap' && ` (${m.tls ?? ''})`} · {m.auth === 'xoauth2' ? 'OAuth token' : m.auth === 'client_secret' ? 'client secret' : 'password'} stored encrypted
+          {m.kind === 'imap' && ` (${m.tls ?? ''})`} ·{' '}
+          {m.auth === 'xoauth2' ? 'OAuth token' : m.auth === 'client_secret' ? 'client secret' : 'password'} stored
+          encrypted
         </p>
         <dl class="mailbox-facts small">
           <dt>Last sync</dt>
           <dd>{m.last_sync_at ? formatDateTime(m.last_sync_at) : 'never'}</dd>
           <dt>Last error</dt>
-          <dd data-testid="last-error">{m.last_error ? `${m.last_error} (${formatDateTime(m.last_error_at)})` : 'none'}</dd>
+          <dd data-testid="last-error">
+            {m.last_error ? `${m.last_error} (${formatDateTime(m.last_error_at)})` : 'none'}
+          </dd>
           <dt>Counts</dt>
           <dd>
-            {m.counts.seen} seen · {m.counts.classified} classified · {m.counts.items_created} work items · {m.counts.notes_added} notes ·{' '}
-            {m.counts.failed} failed
+            {m.counts.seen} seen · {m.counts.classified} classified · {m.counts.items_created} work items ·{' '}
+            {m.counts.notes_added} notes · {m.counts.failed} failed
           </dd>
         </dl>
         <Backfill mailbox={m} />
         {admin && (
           <div class="row wrap">
-            <button type="button" disabled={busy} onClick={() => void run(async () => setTested((await api<ConnectionTest>('POST', `/mailboxes/${id}/test`)).data))}>
+            <button
+              type="button"
+              disabled={busy}
+              onClick={() =>
+                void run(async () => setTested((await api<ConnectionTest>('POST', `/mailboxes/${id}/test`)).data))
+              }
+            >
               Test connection
             </button>
             <button type="button" disabled={busy} onClick={() => void patch({ enabled: !m.enabled })}>
@@ -120,13 +133,22 @@ function ImportForm(props: { id: string; onQueued: () => void }) {
       <div class="row wrap">
         <label class="grow">
           An .eml file or an mbox
-          <input name="file" type="file" accept=".eml,.mbox,message/rfc822,application/mbox" onChange={(e) => setFile(e.currentTarget.files?.[0] ?? null)} />
+          <input
+            name="file"
+            type="file"
+            accept=".eml,.mbox,message/rfc822,application/mbox"
+            onChange={(e) => setFile(e.currentTarget.files?.[0] ?? null)}
+          />
         </label>
         <button type="submit" class="primary" disabled={busy || file === null}>
           Import
         </button>
       </div>
-      {queued !== null && <p class="ok">{queued} message{queued === 1 ? '' : 's'} queued; progress shows as the backfill above.</p>}
+      {queued !== null && (
+        <p class="ok">
+          {queued} message{queued === 1 ? '' : 's'} queued; progress shows as the backfill above.
+        </p>
+      )}
       <ProblemMessage problem={problem} />
     </form>
   );
@@ -144,16 +166,28 @@ const ACTION_LABELS: Record<IntakeMessage['action'], string> = {
 function IntakeLog(props: { id: string; seen: number }) {
   const [cursor, setCursor] = useState<string | null>(null);
   const [failedOnly, setFailedOnly] = useState(false);
-  const log = useLoad<{ items: IntakeMessage[]; next: string | null }>(`log ${props.id} ${props.seen} ${cursor} ${failedOnly}`, async (signal) => {
-    const page = await api<IntakeMessage[]>('GET', withQuery(`/mailboxes/${props.id}/messages`, { limit: PAGE, cursor, status: failedOnly ? 'failed' : null }), undefined, signal);
-    return { items: page.data, next: page.nextCursor };
-  });
+  const log = useLoad<{ items: IntakeMessage[]; next: string | null }>(
+    `log ${props.id} ${props.seen} ${cursor} ${failedOnly}`,
+    async (signal) => {
+      const page = await api<IntakeMessage[]>(
+        'GET',
+        withQuery(`/mailboxes/${props.id}/messages`, { limit: PAGE, cursor, status: failedOnly ? 'failed' : null }),
+        undefined,
+        signal,
+      );
+      return { items: page.data, next: page.nextCursor };
+    },
+  );
   return (
     <section aria-labelledby="log-title" class="stack">
       <div class="page-head">
         <h2 id="log-title">Intake log</h2>
         <label class="inline-check small">
-          <input type="checkbox" checked={failedOnly} onChange={(e) => (setCursor(null), setFailedOnly(e.currentTarget.checked))} />
+          <input
+            type="checkbox"
+            checked={failedOnly}
+            onChange={(e) => (setCursor(null), setFailedOnly(e.currentTarget.checked))}
+          />
           Failed only
         </label>
       </div>
@@ -185,7 +219,11 @@ function IntakeLog(props: { id: string; seen: number }) {
                     {entry.needs_action && <span class="badge badge-needs-action"> needs action</span>}
                   </td>
                   <td>
-                    {entry.work_item_id ? <a href={href(`/items/${entry.work_item_id}`)}>{ACTION_LABELS[entry.action]}</a> : ACTION_LABELS[entry.action]}
+                    {entry.work_item_id ? (
+                      <a href={href(`/items/${entry.work_item_id}`)}>{ACTION_LABELS[entry.action]}</a>
+                    ) : (
+                      ACTION_LABELS[entry.action]
+                    )}
                     {entry.rule_index !== null && <span class="muted small"> (rule {entry.rule_index + 1})</span>}
                     {entry.error && <div class="small field-error">{entry.error}</div>}
                   </td>

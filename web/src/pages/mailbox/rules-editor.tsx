@@ -48,9 +48,23 @@ function toRule(draft: Draft): RoutingRule {
   return { match, action: 'create_item', ...(Object.keys(item).length > 0 && { item }) };
 }
 
-const EMPTY: Draft = { categories: [], senders: '', subject: '', needsAction: '', action: 'create_item', type: '', priority: '', agent: '', project: '' };
+const EMPTY: Draft = {
+  categories: [],
+  senders: '',
+  subject: '',
+  needsAction: '',
+  action: 'create_item',
+  type: '',
+  priority: '',
+  agent: '',
+  project: '',
+};
 
-export function RulesEditor(props: { rules: RoutingRule[]; readOnly: boolean; onSave: (rules: RoutingRule[]) => Promise<boolean> }) {
+export function RulesEditor(props: {
+  rules: RoutingRule[];
+  readOnly: boolean;
+  onSave: (rules: RoutingRule[]) => Promise<boolean>;
+}) {
   const projects = useProjects();
   const [drafts, setDrafts] = useState<Draft[]>(() => props.rules.map(toDraft));
   const [dirty, setDirty] = useState(false);
@@ -87,8 +101,9 @@ export function RulesEditor(props: { rules: RoutingRule[]; readOnly: boolean; on
     >
       <h2>Routing rules</h2>
       <p class="muted small">
-        Tried in order; the first that matches decides. When none matches, a message that needs action becomes an <code>email_task</code> work item and any
-        other is only recorded. A later message of a thread with a work item always becomes a note on it.
+        Tried in order; the first that matches decides. When none matches, a message that needs action becomes an{' '}
+        <code>email_task</code> work item and any other is only recorded. A later message of a thread with a work item
+        always becomes a note on it.
       </p>
       {drafts.length === 0 && <p class="muted">No rules: the defaults apply.</p>}
       <ol class="rules">
@@ -98,7 +113,13 @@ export function RulesEditor(props: { rules: RoutingRule[]; readOnly: boolean; on
               <legend>Rule {index + 1}: when</legend>
               <label>
                 Category
-                <select multiple size={3} onChange={(e) => change(index, { categories: [...e.currentTarget.selectedOptions].map((o) => o.value) })}>
+                <select
+                  multiple
+                  size={3}
+                  onChange={(e) =>
+                    change(index, { categories: [...e.currentTarget.selectedOptions].map((o) => o.value) })
+                  }
+                >
                   {[...CATEGORIES, 'uncategorized'].map((category) => (
                     <option key={category} value={category} selected={draft.categories.includes(category)}>
                       {category}
@@ -108,7 +129,11 @@ export function RulesEditor(props: { rules: RoutingRule[]; readOnly: boolean; on
               </label>
               <label class="grow">
                 Sender (addresses or domains)
-                <input value={draft.senders} placeholder="boss@example.com, vendor.io" onInput={(e) => change(index, { senders: e.currentTarget.value })} />
+                <input
+                  value={draft.senders}
+                  placeholder="boss@example.com, vendor.io"
+                  onInput={(e) => change(index, { senders: e.currentTarget.value })}
+                />
               </label>
               <label class="grow">
                 Subject contains
@@ -116,7 +141,10 @@ export function RulesEditor(props: { rules: RoutingRule[]; readOnly: boolean; on
               </label>
               <label>
                 Needs action
-                <select value={draft.needsAction} onChange={(e) => change(index, { needsAction: e.currentTarget.value as Draft['needsAction'] })}>
+                <select
+                  value={draft.needsAction}
+                  onChange={(e) => change(index, { needsAction: e.currentTarget.value as Draft['needsAction'] })}
+                >
                   <option value="">either</option>
                   <option value="yes">yes</option>
                   <option value="no">no</option>
@@ -127,7 +155,10 @@ export function RulesEditor(props: { rules: RoutingRule[]; readOnly: boolean; on
               <legend>then</legend>
               <label>
                 Action
-                <select value={draft.action} onChange={(e) => change(index, { action: e.currentTarget.value as Draft['action'] })}>
+                <select
+                  value={draft.action}
+                  onChange={(e) => change(index, { action: e.currentTarget.value as Draft['action'] })}
+                >
                   <option value="create_item">create a work item</option>
                   <option value="record">only record</option>
                 </select>
@@ -136,7 +167,11 @@ export function RulesEditor(props: { rules: RoutingRule[]; readOnly: boolean; on
                 <>
                   <label>
                     Type
-                    <input value={draft.type} placeholder="email_task" onInput={(e) => change(index, { type: e.currentTarget.value })} />
+                    <input
+                      value={draft.type}
+                      placeholder="email_task"
+                      onInput={(e) => change(index, { type: e.currentTarget.value })}
+                    />
                   </label>
                   <label>
                     Priority
@@ -170,13 +205,27 @@ export function RulesEditor(props: { rules: RoutingRule[]; readOnly: boolean; on
             </fieldset>
             {!props.readOnly && (
               <div class="row">
-                <button type="button" disabled={index === 0} onClick={() => move(index, -1)} aria-label={`Move rule ${index + 1} up`}>
+                <button
+                  type="button"
+                  disabled={index === 0}
+                  onClick={() => move(index, -1)}
+                  aria-label={`Move rule ${index + 1} up`}
+                >
                   ↑
                 </button>
-                <button type="button" disabled={index === drafts.length - 1} onClick={() => move(index, 1)} aria-label={`Move rule ${index + 1} down`}>
+                <button
+                  type="button"
+                  disabled={index === drafts.length - 1}
+                  onClick={() => move(index, 1)}
+                  aria-label={`Move rule ${index + 1} down`}
+                >
                   ↓
                 </button>
-                <button type="button" class="danger subtle" onClick={() => (setDirty(true), setDrafts(drafts.filter((_, at) => at !== index)))}>
+                <button
+                  type="button"
+                  class="danger subtle"
+                  onClick={() => (setDirty(true), setDrafts(drafts.filter((_, at) => at !== index)))}
+                >
                   Remove rule {index + 1}
                 </button>
               </div>

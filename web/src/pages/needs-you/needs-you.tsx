@@ -38,7 +38,12 @@ export function NeedsYouPage({ params }: { params: URLSearchParams }) {
   // The filters a link to the other list keeps.
   const kept: Record<string, string> = { ...(projectId ? { project_id: projectId } : {}), ...(agent ? { agent } : {}) };
   const [pages, setPages] = useState(1);
-  const key = withQuery('/questions', { status: answered ? 'answered' : 'open', project_id: projectId, agent, limit: PAGE });
+  const key = withQuery('/questions', {
+    status: answered ? 'answered' : 'open',
+    project_id: projectId,
+    agent,
+    limit: PAGE,
+  });
   const list = useLoad<Page>(`${key}#${pages}`, async (signal) => {
     const questions: InboxEntry[] = [];
     let cursor: string | null = null;
@@ -75,7 +80,13 @@ export function NeedsYouPage({ params }: { params: URLSearchParams }) {
     (links[Math.min(at, links.length - 1)] ?? document.getElementById('needs-you-title'))?.focus();
   }, [list.data, list.loading]);
   useLive((e) => {
-    if (e.type === CONVERSATION_EVENTS.asked || e.type === CONVERSATION_EVENTS.answered || e.type === CONVERSATION_EVENTS.moot || e.type === 'resync') list.reload();
+    if (
+      e.type === CONVERSATION_EVENTS.asked ||
+      e.type === CONVERSATION_EVENTS.answered ||
+      e.type === CONVERSATION_EVENTS.moot ||
+      e.type === 'resync'
+    )
+      list.reload();
   });
   const go = (next: Record<string, string>) => {
     const p = new URLSearchParams({ ...(answered ? { status: 'answered' } : {}), ...kept, ...next });
@@ -122,7 +133,15 @@ export function NeedsYouPage({ params }: { params: URLSearchParams }) {
         >
           <label>
             Agent
-            <input key={agent} name="agent" defaultValue={agent} pattern={USER_PATTERN} maxLength={64} placeholder="any" autoComplete="off" />
+            <input
+              key={agent}
+              name="agent"
+              defaultValue={agent}
+              pattern={USER_PATTERN}
+              maxLength={64}
+              placeholder="any"
+              autoComplete="off"
+            />
           </label>
           <button type="submit">Filter</button>
         </form>
@@ -133,12 +152,20 @@ export function NeedsYouPage({ params }: { params: URLSearchParams }) {
       ) : qs.length === 0 ? (
         <p class="empty">{answered ? 'No answers yet.' : 'Nothing waits for a person.'}</p>
       ) : (
-        <ol class="needs-list" aria-label={answered ? 'Answered questions, newest first' : 'Waiting for a person, oldest first'}>
+        <ol
+          class="needs-list"
+          aria-label={answered ? 'Answered questions, newest first' : 'Waiting for a person, oldest first'}
+        >
           {qs.map((q, index) => {
             const item = q.item;
             const project = projectName(projects, item.project_id);
             return (
-              <li key={q.id} class="card needs-entry" data-question-id={q.id} data-kind={isReview(q) ? 'review' : 'question'}>
+              <li
+                key={q.id}
+                class="card needs-entry"
+                data-question-id={q.id}
+                data-kind={isReview(q) ? 'review' : 'question'}
+              >
                 <div class="needs-head">
                   <a class="needs-item" href={href(`/items/${item.id}`)}>
                     <UserText text={item.description} />
@@ -170,7 +197,8 @@ export function NeedsYouPage({ params }: { params: URLSearchParams }) {
                       <UserText text={q.question} />
                     </p>
                     <p>
-                      <strong>Answer:</strong> <UserText text={[q.option, q.answer].filter((x) => x).join(' — ') || '—'} />
+                      <strong>Answer:</strong>{' '}
+                      <UserText text={[q.option, q.answer].filter((x) => x).join(' — ') || '—'} />
                     </p>
                   </div>
                 ) : (

@@ -50,7 +50,8 @@ export function ReviewWorkSummary({ work }: { work: ReviewWork }) {
       <dl class="review-facts">
         <dt>Outcome</dt>
         <dd>
-          <span class="pill">success</span> <span class="muted small">reported by {item.assigned_agent ?? 'the agent'}; Approve completes the item</span>
+          <span class="pill">success</span>{' '}
+          <span class="muted small">reported by {item.assigned_agent ?? 'the agent'}; Approve completes the item</span>
         </dd>
         <dt>Notes</dt>
         <dd>

@@ -41,7 +41,11 @@ export function ProjectsPage() {
         <ul class="project-list">
           {projects.map((p) => (
             <li key={p.id} class="card">
-              <ProjectRow project={p} open={openId === p.id} onToggle={() => setOpenId(openId === p.id ? null : p.id)} />
+              <ProjectRow
+                project={p}
+                open={openId === p.id}
+                onToggle={() => setOpenId(openId === p.id ? null : p.id)}
+              />
             </li>
           ))}
         </ul>
@@ -75,7 +79,14 @@ function CreateProject() {
     >
       <label>
         New project name
-        <input name="name" required maxLength={200} value={name} autoComplete="off" onInput={(e) => setName(e.currentTarget.value)} />
+        <input
+          name="name"
+          required
+          maxLength={200}
+          value={name}
+          autoComplete="off"
+          onInput={(e) => setName(e.currentTarget.value)}
+        />
       </label>
       <label class="grow">
         External reference (optional)
@@ -89,7 +100,12 @@ function CreateProject() {
         />
       </label>
       <label class="inline-check">
-        <input type="checkbox" name="review_required" checked={review} onChange={(e) => setReview(e.currentTarget.checked)} />
+        <input
+          type="checkbox"
+          name="review_required"
+          checked={review}
+          onChange={(e) => setReview(e.currentTarget.checked)}
+        />
         Review before done
       </label>
       <button type="submit" class="primary" disabled={busy}>
@@ -165,7 +181,9 @@ function ReviewToggle({ project }: { project: Project }) {
             setPending(next);
             await run(async () => {
               try {
-                const r = await api<Project>('PATCH', `/projects/${encodeURIComponent(project.id)}`, { review_required: next });
+                const r = await api<Project>('PATCH', `/projects/${encodeURIComponent(project.id)}`, {
+                  review_required: next,
+                });
                 upsertProject(r.data);
               } finally {
                 setPending(null);
@@ -227,14 +245,17 @@ function ProjectItems({ project }: { project: Project }) {
   });
   useLive((e) => {
     if (e.type === 'resync') items.reload();
-    else if ((e.type === WORK_EVENTS.created || e.type === WORK_EVENTS.updated) && e.data.project_id === project.id) items.reload();
+    else if ((e.type === WORK_EVENTS.created || e.type === WORK_EVENTS.updated) && e.data.project_id === project.id)
+      items.reload();
     // A deletion names only the item: reload if it is one shown here.
     else if (e.type === WORK_EVENTS.deleted && items.data?.items.some((item) => item.id === e.data.id)) items.reload();
   });
   return (
     <div class="project-items">
       <ProblemMessage problem={items.error} />
-      {items.data && <ItemTable items={items.data.items} caption={`Work items of ${project.name}`} showProject={false} />}
+      {items.data && (
+        <ItemTable items={items.data.items} caption={`Work items of ${project.name}`} showProject={false} />
+      )}
       {items.data?.more && (
         <p>
           <a href={href('/', { project_id: project.id })}>All of this project's items on the board →</a>

@@ -20,12 +20,16 @@ function deskUrl(): string {
 }
 
 export function httpConfig(credential: McpCredential, base = deskUrl()): string {
-  const headers = credential.kind === 'token' ? { Authorization: `Bearer ${credential.token}` } : { 'X-User': credential.user };
+  const headers =
+    credential.kind === 'token' ? { Authorization: `Bearer ${credential.token}` } : { 'X-User': credential.user };
   return JSON.stringify({ mcpServers: { agentdesk: { type: 'http', url: `${base}/mcp`, headers } } }, null, 2);
 }
 
 export function stdioConfig(credential: McpCredential, setup: McpSetup, base = deskUrl()): string {
-  const env = credential.kind === 'token' ? { AGENTDESK_URL: base, AGENTDESK_TOKEN: credential.token } : { AGENTDESK_URL: base, AGENTDESK_AGENT: credential.user };
+  const env =
+    credential.kind === 'token'
+      ? { AGENTDESK_URL: base, AGENTDESK_TOKEN: credential.token }
+      : { AGENTDESK_URL: base, AGENTDESK_AGENT: credential.user };
   return JSON.stringify({ mcpServers: { agentdesk: { command: setup.node, args: [setup.cli, 'mcp'], env } } }, null, 2);
 }
 
@@ -53,14 +57,19 @@ function Snippet(props: { title: string; hint: string; text: string; testId: str
         {props.text}
       </pre>
       {copied === 'yes' && <p class="ok small">Copied.</p>}
-      {copied === 'no' && <p class="muted small">The browser refused the clipboard; select the text and copy it by hand.</p>}
+      {copied === 'no' && (
+        <p class="muted small">The browser refused the clipboard; select the text and copy it by hand.</p>
+      )}
     </div>
   );
 }
 
 /** Both configurations for `credential`; the stdio one once the server has said where its CLI is. */
 export function McpConfig({ credential }: { credential: McpCredential }) {
-  const setup = useLoad<McpSetup>('mcp-setup', async (signal) => (await api<McpSetup>('GET', '/ui-api/mcp-setup', undefined, signal)).data);
+  const setup = useLoad<McpSetup>(
+    'mcp-setup',
+    async (signal) => (await api<McpSetup>('GET', '/ui-api/mcp-setup', undefined, signal)).data,
+  );
   const who = credential.kind === 'token' ? 'this token' : `the agent “${credential.user}”`;
   return (
     <section class="stack" aria-label="MCP configuration">
@@ -80,7 +89,11 @@ export function McpConfig({ credential }: { credential: McpCredential }) {
           testId="mcp-stdio"
         />
       ) : (
-        <p class="muted small">{setup.error ? `The stdio configuration is unavailable: ${setup.error.detail}` : 'Loading the stdio configuration…'}</p>
+        <p class="muted small">
+          {setup.error
+            ? `The stdio configuration is unavailable: ${setup.error.detail}`
+            : 'Loading the stdio configuration…'}
+        </p>
       )}
     </section>
   );

@@ -29,7 +29,10 @@ function stateOf(t: TokenRecord): string {
 export function TokensPage() {
   const session = useSession();
   const open = session.auth === 'off';
-  const tokens = useLoad<TokenRecord[]>('tokens', async (signal) => (await api<TokenRecord[]>('GET', '/tokens', undefined, signal)).data);
+  const tokens = useLoad<TokenRecord[]>(
+    'tokens',
+    async (signal) => (await api<TokenRecord[]>('GET', '/tokens', undefined, signal)).data,
+  );
   const [secret, setSecret] = useState<{ name: string; token: string } | null>(null);
   const [revoking, setRevoking] = useState<TokenRecord | null>(null);
   const { problem, run } = useSubmit();
@@ -97,10 +100,17 @@ export function TokensPage() {
                     <span class="muted small"> by {t.created_by}</span>
                   </td>
                   <td data-label="State">{stateOf(t)}</td>
-                  <td data-label="Last used">{t.last_used_at ? <time dateTime={t.last_used_at}>{formatDateTime(t.last_used_at)}</time> : 'never'}</td>
+                  <td data-label="Last used">
+                    {t.last_used_at ? <time dateTime={t.last_used_at}>{formatDateTime(t.last_used_at)}</time> : 'never'}
+                  </td>
                   <td class="actions">
                     {!t.revoked_at && (
-                      <button type="button" class="danger subtle" onClick={() => setRevoking(t)} aria-label={`Revoke ${t.name}`}>
+                      <button
+                        type="button"
+                        class="danger subtle"
+                        onClick={() => setRevoking(t)}
+                        aria-label={`Revoke ${t.name}`}
+                      >
                         Revoke…
                       </button>
                     )}
@@ -158,7 +168,14 @@ function CreateToken(props: { onCreated: (created: { name: string; token: string
       <div class="row wrap">
         <label class="grow">
           Name
-          <input name="name" value={name} required pattern={USER_PATTERN} maxLength={64} onInput={(e) => setName(e.currentTarget.value)} />
+          <input
+            name="name"
+            value={name}
+            required
+            pattern={USER_PATTERN}
+            maxLength={64}
+            onInput={(e) => setName(e.currentTarget.value)}
+          />
         </label>
         <label>
           Role
@@ -173,12 +190,24 @@ function CreateToken(props: { onCreated: (created: { name: string; token: string
         {role === 'agent' && (
           <label class="grow">
             Acts as agent
-            <input name="agent" value={agent} required pattern={USER_PATTERN} maxLength={64} onInput={(e) => setAgent(e.currentTarget.value)} />
+            <input
+              name="agent"
+              value={agent}
+              required
+              pattern={USER_PATTERN}
+              maxLength={64}
+              onInput={(e) => setAgent(e.currentTarget.value)}
+            />
           </label>
         )}
         <label>
           Expires (optional)
-          <input name="expires_at" type="datetime-local" value={expires} onInput={(e) => setExpires(e.currentTarget.value)} />
+          <input
+            name="expires_at"
+            type="datetime-local"
+            value={expires}
+            onInput={(e) => setExpires(e.currentTarget.value)}
+          />
         </label>
       </div>
       <p class="muted small">{ROLE_HINTS[role]}</p>
@@ -232,13 +261,21 @@ function OpenDesk() {
   return (
     <div class="card stack" data-testid="auth-off">
       <p class="notice" role="note">
-        This desk runs with <code>AUTH=off</code>: tokens do nothing here. Every request names its caller with the <code>X-User</code> header and
-        nothing is checked. Tokens made now are kept, and work once the desk runs with <code>AUTH=tokens</code>.
+        This desk runs with <code>AUTH=off</code>: tokens do nothing here. Every request names its caller with the{' '}
+        <code>X-User</code> header and nothing is checked. Tokens made now are kept, and work once the desk runs with{' '}
+        <code>AUTH=tokens</code>.
       </p>
       <h2>Connect an agent over MCP</h2>
       <label>
         Agent name
-        <input name="mcp-agent" value={agent} pattern={USER_PATTERN} maxLength={64} autoComplete="off" onInput={(e) => setAgent(e.currentTarget.value)} />
+        <input
+          name="mcp-agent"
+          value={agent}
+          pattern={USER_PATTERN}
+          maxLength={64}
+          autoComplete="off"
+          onInput={(e) => setAgent(e.currentTarget.value)}
+        />
       </label>
       <McpConfig credential={{ kind: 'user', user: name }} />
     </div>
