@@ -1,20 +1,17 @@
 import type { DispatchRow, WorkItemRow } from '../store/tables.js';
 
-// What a commit made claimable: the message that wakes waiting claims (claims.ts), in this
-// process through the store's commit signal and in the other instances through the payload of
-// the events NOTIFY. It names, per (type, project, agent), how many items a claim can now take,
-// so only waiters whose filters match are woken, at most one per item. `agent` is set for an
-// item dispatched to one agent (only that agent's claim takes it), null for a queued item.
-//
-// Anything that makes items claimable says so here: the store's decorators read it from the
-// items they create and the changes they write (`wakes`, set by changes.ts writeOf); a
-// feature that makes items claimable by some other write (a dependency completing) hands its
-// list to the claim service's `publishClaimable`.
+// What a commit made claimable: the message that wakes waiting claims (claims.ts), from this
+// process's commits through the store's signal and from other instances through the events NOTIFY.
+// Who must publish it: docs/design-decisions.md, "Waking waiting claims".
 
+/**
+ * Per (type, project, agent), how many items a claim can now take, so only waiters whose filters
+ * match are woken, at most one per item.
+ */
 export interface Claimable {
   type: string;
   project_id: string | null;
-  /** Set when the items are dispatched to this agent: only its claim can take them. */
+  /** Set when the items are dispatched to this agent: only its claim can take them; null for queued items. */
   agent: string | null;
   count: number;
   /**

@@ -18,23 +18,9 @@ import { NO_OBSERVER, type WorkObserver } from '../metrics/observer.js';
 import { type ClaimRequest, LEASE_LIMITS, type WorkItem } from '../api-contract.js';
 import { EVENTS_CHANNEL, type WorkStore } from '../store/port.js';
 
-// Claims, and the long poll behind `wait_s`. A claimer that finds nothing waits here, in
-// memory, until an item it can take becomes claimable; nothing polls the database. What became
-// claimable arrives as news (claimable.ts): from this process's commits (the store's signal),
-// from the other instances (the payload of the events NOTIFY, which this service fills), and
-// from the one timer set for the next `run_after` coming due.
-//
-// News of n items of one kind (type, project, and agent for an item dispatched to one) wakes at
-// most n waiters, the oldest whose filters match; anything else (a heartbeat, a note) wakes no
-// one. A woken waiter that finds nothing (another claimer was faster) waits on in its place. One
-// that takes a different item than it was woken for (an older one of another of its types, or
-// its own dispatched item) passes its wake-up on, so no item is left with its waiter asleep. A
-// waiter whose claim is running cannot be woken; news no idle waiter took marks it to read again
-// if its running claim finds nothing (that read may have started before the commit).
-// Where the news cannot say what (a NOTIFY too large, a listener reconnecting), every waiter
-// tries once. News of this process's own new items carries the rows it wrote (`known`): a waiter
-// woken for one claims that item by its version, one guarded write and no read of the queue;
-// when another claimer was faster, it reads the queue as any woken waiter does.
+// Claims, and the long poll behind `wait_s`: a claimer that finds nothing waits here, in memory,
+// until an item it can take becomes claimable; nothing polls the database.
+// Who is woken, and when: docs/design-decisions.md, "Waking waiting claims".
 
 /** Bounds one claim statement: the claimers beyond it wait for the next. */
 const MAX_CLAIM_BATCH = 32;

@@ -11,31 +11,23 @@ import { AgentNameSchema, WorkTypeSchema } from '../api-contract.js';
 import { type EventLog, type StoredEvent, createEventLog } from './log.js';
 import { EVENTS_CHANNEL } from '../store/port.js';
 
-// Server-Sent Events from the event log. Every write appends its event in its own
-// transaction, so the log is the single source: a client resuming with Last-Event-ID reads
-// what it missed from the table, and instances learn of each other's writes through
-// LISTEN/NOTIFY (PostgreSQL) or a wake-up after commit (this process), with a slow poll as
-// the safety net for a notification lost while reconnecting.
-//
-// On PostgreSQL, event ids come from a sequence when the event is inserted, but transactions
-// commit in their own order: id 8 may become visible after id 9. Delivery stops at such a gap.
-// It steps over the gap only once every transaction that was running when the gap was seen has
-// ended (PostgreSQL's own record of running transactions, no clock involved): the missing id
-// has then either appeared or rolled back for good. A transaction that stalls before COMMIT
-// holds the stream back for as long as it stalls, and is still delivered, in id order.
-//
-// The log is also each client's buffer: a client whose socket stops draining is written no more
-// until it drains, and then reads on from its own position; one stuck for STALL_MS is closed
-// and resumes with Last-Event-ID.
+// Server-Sent Events from the event log, the single source: a client resuming with Last-Event-ID
+// reads what it missed from the table; instances learn of each other's writes through
+// LISTEN/NOTIFY (PostgreSQL) or a wake-up after commit, with a slow poll as the safety net.
 
 const BATCH = 500;
 /** How much event data one read of the log brings in at most. */
 const BATCH_BYTES = 256 * 1024;
+/** The safety net for a notification lost while reconnecting. */
 const POLL_MS = 2_000;
 const GAP_RECHECK_MS = 25;
 const GAP_RECHECK_MAX_MS = 1_000;
 const ANNOUNCE_EVERY_MS = 10;
 const HEARTBEAT_MS = 15_000;
+/**
+ * The log is each client's buffer: a client whose socket stops draining is written no more until
+ * it drains, then reads on from its own position; one stuck this long is closed and resumes.
+ */
 const STALL_MS = 60_000;
 const RETENTION_MS = 24 * 60 * 60 * 1000;
 const PURGE_EVERY_MS = 10 * 60 * 1000;
@@ -106,7 +98,14 @@ export async function createEventHub(
   let again = false;
   let closed = false;
 
-  /** Every id at or below this that is missing from the log now will never appear in it. */
+  /**
+   * Every id at or below this that is missing from the log now will never appear in it. On
+   * PostgreSQL ids come from a sequence at insert but transactions commit in their own order (id 8
+   * may become visible after id 9), so delivery stops at such a gap and steps over it only once
+   * every transaction running when it was seen has ended (PostgreSQL's own record, no clock): the
+   * missing id has then appeared or rolled back for good. A transaction that stalls before COMMIT
+   * holds the stream back while it stalls, and is still delivered, in id order.
+   */
   let settled = 0;
   /** A gap seen below `below`, and the transactions running just after it was seen. */
   let pendingGap: { below: number; writers: string } | null = null;

@@ -27,10 +27,9 @@ import type { Outcome, UpdateWorkItem, WorkStatus } from '../api-contract.js';
 import type { ItemWithDispatches } from '../store/port.js';
 import type { DispatchRow, WorkItemRow } from '../store/tables.js';
 
-// The rule of each change, as a plan the guarded write carries out (see changes.ts): what a
-// PATCH does from the item's current state, what a claim does, what a lease running out does.
-// Pure functions of the row, the request and the time, so they read like the lifecycle table
-// (lifecycle.ts) they apply. The store writes the plan and decides nothing.
+// The rule of each change as a plan the guarded write carries out (changes.ts): a PATCH, a claim,
+// a lease running out. Pure functions of the row, the request and the time, so they read like the
+// lifecycle table (lifecycle.ts) they apply; the store writes the plan and decides nothing.
 
 export function newDispatch(workItemId: string, agent: string, at: string): DispatchRow {
   return {

@@ -6,10 +6,8 @@ import type { WorkItem } from '../api-contract.js';
 import type { ItemChange, ItemWithDispatches, WorkStore } from '../store/port.js';
 import type { DispatchRow, WorkItemRow } from '../store/tables.js';
 
-// Every change to an existing item goes through `changeItem`: read the item, let the caller's
-// rule decide what changes, and write that only if the item is still at the version read. A lost
-// race is retried from a fresh read, unless the caller sent If-Match, whose promise it broke.
-// Two round trips, no lock held across them, and the same on both stores.
+// Every change to an existing item goes through `changeItem`: read the item, let the caller's rule
+// decide what changes, and write that only if the item is still at the version read.
 
 export const WORK_EVENTS = {
   created: 'work.created',
@@ -81,6 +79,10 @@ export interface ChangeHooks {
   recent?: RecentItems;
 }
 
+/**
+ * A lost race is retried from a fresh read, unless the caller sent If-Match, whose promise it
+ * broke. Two round trips, no lock held across them, and the same on both stores.
+ */
 export async function changeItem(
   store: WorkStore,
   id: string,

@@ -2,12 +2,9 @@ import { createHash } from 'node:crypto';
 import { IdempotencyKeyInFlight, IdempotencyKeyReused } from '../errors.js';
 import type { WorkStore } from '../store/port.js';
 
-// The Idempotency-Key rule of a creating route (POST /work, POST /work/plans): the first answer for a caller's key is stored in the same
-// transaction as what it created, and the same key with the same body within the window
-// answers it again; with another body it is a 422, and while the first request still runs, a
-// 409. The request hash covers the route, so one key sent to two routes is a reuse, never a
-// replay of the other route's answer; POST /work's hash is of the body alone (its keys were
-// stored so before plans existed, and a body of /work is never a plan's).
+// The Idempotency-Key rule of a creating route (POST /work, POST /work/plans): the first answer
+// for a caller's key is stored in the same transaction as what it created, and the same key with
+// the same body within the window answers it again; another body is a 422, a running first a 409.
 
 /** How long a key is remembered. */
 export const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
@@ -25,6 +22,9 @@ export function createIdempotentWrites(store: WorkStore, timestamp: () => string
   /**
    * Runs `write` in one transaction with the key's record, or answers the stored result.
    * `route` names the route in the hash (null: POST /work); `scope` is the caller (keys are per caller).
+   * The hash covers the route, so one key sent to two routes is a reuse, never a replay of the other
+   * route's answer; POST /work's is of the body alone (its keys were stored so before plans existed,
+   * and a body of /work is never a plan's).
    */
   return async function once<T>(
     route: string | null,

@@ -2,10 +2,9 @@ import type { DispatchReason, Outcome, WorkStatus } from '../api-contract.js';
 import type { WorkItemRow } from '../store/tables.js';
 
 // The whole lifecycle in one table: from a status, which statuses may follow and by what move.
-// `reassign` is the move to `dispatched` that hands the item to another agent. The claim is a
-// move too, the one an agent makes without naming a status (CLAIMS below): TRANSITIONS holds
-// what a PATCH may ask for.
+// The claim is a move too, the one an agent makes without naming a status (CLAIMS below).
 
+/** `reassign` is the move to `dispatched` that hands the item to another agent. */
 export const MOVES = {
   dispatch: 'dispatch',
   reassign: 'reassign',
@@ -22,6 +21,7 @@ export type Move = (typeof MOVES)[keyof typeof MOVES];
 /** The moves a PATCH asks for by naming the status it wants. */
 export type PatchMove = Exclude<Move, typeof MOVES.claim>;
 
+/** What a PATCH may ask for, from each status. */
 export const TRANSITIONS: Readonly<Record<WorkStatus, Readonly<Partial<Record<WorkStatus, PatchMove>>>>> = {
   queued: { dispatched: MOVES.dispatch, cancelled: MOVES.cancel },
   dispatched: {

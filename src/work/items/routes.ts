@@ -38,6 +38,8 @@ import {
 import { type WorkPage, type WorkService, actorFor } from './service.js';
 import { nextLink } from '../../shared/http/paging.js';
 
+// The routes of /work and /projects: thin, each parses its request and calls one service function.
+
 /**
  * If-Match as a set of versions: `*`, or the strong entity tags listed. A weak or malformed
  * tag matches nothing, so the change is refused rather than applied on a guess.

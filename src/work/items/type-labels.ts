@@ -1,19 +1,19 @@
-// Work item types are free text chosen by callers, so every place that turns them into a key
-// of something kept (a metric label, a line of /work/stats) keeps only the most frequent ones
-// and counts the rest together as `other`. Without the bound, 20,000 made-up types made
-// /metrics 10 MB and a scrape 1.5 s long.
-//
-// "Most frequent" is the number of items of the type in the desk now, all statuses together:
-// the maintained counts of src/work/stats, read without a scan. Ties go to a type that already
-// has its label, then to the type name, so the same counts always give the same set and a label
-// changes hands only when a newcomer has strictly more items than the least frequent holder.
+// Work item types are free text chosen by callers, so every place that turns them into a key of
+// something kept (a metric label, a line of /work/stats) keeps only the most frequent ones and
+// counts the rest together as `other`: without the bound, made-up types would grow /metrics without end.
 
 /** What the types beyond the bound are counted as. A real type of this name is counted there too. */
 export const OTHER_TYPE = 'other';
 
 export const DEFAULT_MAX_TYPES = 50;
 
-/** The `max` most frequent of `totals` (items per type), incumbents first on ties, then by name. */
+/**
+ * The `max` most frequent of `totals` (items per type), incumbents first on ties, then by name.
+ * "Most frequent" is the items of the type in the desk now, all statuses together: the maintained
+ * counts of src/work/stats, read without a scan. The tie order makes the same counts always give
+ * the same set, and a label changes hands only when a newcomer has strictly more items than the
+ * least frequent holder.
+ */
 export function mostFrequentTypes(
   totals: ReadonlyMap<string, number>,
   max: number,

@@ -1,10 +1,9 @@
 import type { DispatchEntry, WorkItem, WorkItemSummary } from '../api-contract.js';
 import type { DispatchRow, WorkItemRow } from '../store/tables.js';
 
-// How a row becomes what the API, the events and the ETag show. The field lists here are the
-// one description of those shapes: `toSummary` reads them in JavaScript, and `dispatchLogJsonSql`
-// builds a dispatch log inside PostgreSQL for the statements that read an item with its log in
-// one round trip. The order of the log is defined here once (`inDispatchOrder`), not in SQL.
+// How a row becomes what the API, the events and the ETag show. The field lists here are the one
+// description of those shapes, read in JavaScript (`toSummary`) and inside PostgreSQL
+// (`dispatchLogJsonSql`); the log's order is defined here once (`inDispatchOrder`), not in SQL.
 
 type FieldKind = 'text' | 'int' | 'time' | 'json';
 
@@ -156,7 +155,10 @@ export function eventData(row: WorkItemRow, actor: Actor): string {
   return JSON.stringify({ ...toSummary(row), actor: { name: actor.name, role: actor.role } });
 }
 
-/** PostgreSQL: the dispatch log of the item `itemIdSql` as a JSON array, in no set order. */
+/**
+ * PostgreSQL: the dispatch log of the item `itemIdSql` as a JSON array, in no set order, for the
+ * statements that read an item with its log in one round trip.
+ */
 export function dispatchLogJsonSql(itemIdSql: string): string {
   return `(SELECT COALESCE(json_agg(${objectSql('d', DISPATCH_FIELDS)}), '[]'::json) FROM dispatch_log d WHERE d.work_item_id = ${itemIdSql})`;
 }

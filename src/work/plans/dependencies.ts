@@ -14,12 +14,8 @@ import type { LinkRow } from '../store/dependencies-port.js';
 import type { WorkStatements, WorkStore } from '../store/port.js';
 import type { DependencyRow, WorkItemRow } from '../store/tables.js';
 
-// Sub-items and dependencies: the checks of a new parent or a new list of
-// dependencies, and what an item shows of its plan. Every check runs inside the transaction
-// that writes the link, after lockGraph, so that the graph checked is the graph written: no
-// two changes can each pass the cycle check and together close a cycle, and a dependency that
-// completes meanwhile is either seen as completed or counted by its completion (touchItems,
-// which moves a hidden link_version, not the version a holder's If-Match names).
+// Sub-items and dependencies: the checks of a new parent or a new list of dependencies, and what
+// an item shows of its plan.
 
 /** What a submit or a PATCH asks of an item's links; undefined fields stay as they are. */
 export interface LinkRequest {
@@ -67,6 +63,10 @@ export interface LinkContext {
  * Checks the requested links of item `id` (`current` null: the item is new) and takes the
  * dependencies' side of the race with their completion: every dependency gained or lost that is
  * not final, and not new in this transaction, is held (touchItems) until the commit.
+ * Runs inside the transaction that writes the link, after lockGraph, so the graph checked is the
+ * graph written: no two changes can each pass the cycle check and together close a cycle, and a
+ * dependency that completes meanwhile is either seen as completed or counted by its completion
+ * (touchItems moves a hidden link_version, not the version a holder's If-Match names).
  */
 export async function checkLinks(
   tx: WorkStatements,

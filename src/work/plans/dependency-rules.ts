@@ -5,17 +5,18 @@ import type { WorkStatus } from '../api-contract.js';
 import type { DependentsEffect } from '../store/dependencies-port.js';
 import type { WorkItemRow } from '../store/tables.js';
 
-// The rules of dependencies that every change applies, pure functions of the row
-// and the move: an item that waits on a dependency is not handed to an agent, and an item that
-// reaches a final status tells the items that depend on it. Completed releases them (one
-// dependency fewer to wait on); failed or cancelled leaves them waiting, with a note that says
-// which dependency ended and what a person can do. Nothing is cancelled or failed by itself.
-// The checks of the links themselves (existence, cycles, limits) are in dependencies.ts.
+// The rules of dependencies that every change applies, pure functions of the row and the move:
+// an item that waits on a dependency is not handed to an agent, and one that reaches a final
+// status tells its dependents. The checks of the links themselves are in dependencies.ts.
 
 /** The statuses in which an item no longer needs telling: a final item waits for nothing. */
 export const FINAL_STATUSES = Object.keys(OUTCOME_OF_STATUS) as WorkStatus[];
 
-/** What moving `row` to `to` does to its dependents; undefined unless it reaches a final status. */
+/**
+ * What moving `row` to `to` does to its dependents; undefined unless it reaches a final status.
+ * Completed releases them (one dependency fewer to wait on); failed or cancelled leaves them
+ * waiting, with a note saying what a person can do. Nothing is cancelled or failed by itself.
+ */
 export function dependentsEffectOf(
   row: WorkItemRow,
   to: WorkStatus | undefined,

@@ -7,11 +7,9 @@ import { CreatePlanSchema, SubmittedPlanSchema } from './schemas.js';
 import { MAX_DEPENDENTS, type PlanService } from './service.js';
 import { SubmitHeadersSchema, WorkIdParamsSchema, WorkItemSummarySchema } from '../api-contract.js';
 
-// POST /work/plans: a parent item and its steps in one request, because "all or nothing" needs
-// one transaction, which a client sending one POST /work per step cannot have. Beside POST /work
-// (its fields, its Idempotency-Key), under /work because what it makes are work items.
-// GET /work/{id}/dependents: the other direction of depends_on, apart from GET /work/{id}
-// because an item may have thousands of dependents and reading one item must stay cheap.
+// POST /work/plans: a parent item and its steps in one request, because "all or nothing" needs one
+// transaction, which a client sending one POST /work per step cannot have. Beside POST /work (its
+// fields, its Idempotency-Key), under /work because what it makes are work items.
 
 export function registerPlanRoutes(app: HttpApp, plans: PlanService): void {
   app.post(
@@ -42,6 +40,8 @@ export function registerPlanRoutes(app: HttpApp, plans: PlanService): void {
     },
   );
 
+  // The other direction of depends_on, apart from GET /work/{id} because an item may have
+  // thousands of dependents and reading one item must stay cheap.
   app.get(
     '/work/:id/dependents',
     {

@@ -9,13 +9,9 @@ import { type PlannedItem, checkReviewFloor, planItem, writePlannedItems } from 
 import type { DependencyRow } from '../store/tables.js';
 import type { WorkStore } from '../store/port.js';
 
-// A plan: a parent and its steps, created in one transaction, all or nothing. The
-// steps name each other by local keys; this module checks those keys (unique, known, no cycle),
-// orders the steps so that each is written after the steps it depends on, and hands each item to
-// the submit's own write, which holds every rule of a submit (the parent, the limits, the
-// dependencies' existence). Within a plan only its own keys can close a cycle: an item that
-// already exists cannot depend on one that does not exist yet. The plan's read side that GET
-// /work/{id} leaves out is here too: the items that wait on an item.
+// A plan: a parent and its steps, created in one transaction, all or nothing. This module checks
+// the steps' local keys, orders the steps, and hands each to the submit's own write, which holds
+// every rule of a submit (the parent, the limits, the dependencies' existence).
 
 /** Dependents answered at most: an item may have thousands, and a page shows these. */
 export const MAX_DEPENDENTS = 1_000;
@@ -113,7 +109,7 @@ export function createPlanService({ store, createItem, readItem, now = () => new
     return { plan: value, replayed };
   }
 
-  /** The items that depend on `id`, oldest dependency first, at most MAX_DEPENDENTS. */
+  /** The items that depend on `id` (the read side GET /work/{id} leaves out), oldest first, at most MAX_DEPENDENTS. */
   async function dependents(id: string): Promise<WorkItemSummary[]> {
     const ids = await store.listDependents(id, MAX_DEPENDENTS);
     if (ids.length === 0 && !(await store.findWorkItem(id))) throw new WorkItemNotFound(id);
@@ -172,6 +168,7 @@ function under(error: unknown, prefix: string): unknown {
  * The steps' indexes in an order where every step comes after those it depends on (the given
  * order where it allows). Refuses, naming the step and the key: a repeated key, a reference to
  * no step of the plan, and a cycle (`a → b → a`; a step naming itself is a cycle of one).
+ * Only the plan's own keys can close a cycle: an item that exists cannot depend on one not yet made.
  */
 export function stepOrder(steps: readonly Pick<PlanStep, 'key' | 'depends_on_keys'>[]): number[] {
   const indexOf = new Map<string, number>();

@@ -2,13 +2,8 @@ import type { Plan } from '../items/changes.js';
 import type { ChildCounts } from '../api-contract.js';
 import type { WorkItemRow } from '../store/tables.js';
 
-// A plan's parent (POST /work/plans) is a container, not work: no agent claims it. It is written
-// waiting on one more than its dependencies (PLAN_HOLD), so the claim's indexes, which hold only
-// items waiting on nothing, never see it and no query of the claim needs to know of containers.
-// The desk completes it (outcome success) once every step completed and it waits on nothing
-// else: right after the step's completion (service.ts settlePlan), or at a later sweep
-// (lease-sweeper.ts) when a crash, or a path that does not settle, came between. A step that
-// fails or is cancelled leaves it queued, with a note saying which step and what a person can do.
+// A plan's parent (POST /work/plans) is a container, not work: no agent claims it, and the desk
+// completes it (outcome success) once every step completed and it waits on nothing else.
 
 /** What a plan's writer tells the submit of each item (service.ts create). */
 export interface PlanContext {
@@ -18,12 +13,21 @@ export interface PlanContext {
   container?: boolean;
 }
 
-/** What a container waits on beyond its dependencies: itself, until the desk completes it. */
+/**
+ * What a container waits on beyond its dependencies: itself, until the desk completes it. The
+ * claim's indexes hold only items waiting on nothing, so they never see a container and no query
+ * of the claim needs to know of containers.
+ */
 export const PLAN_HOLD = 1;
 
 export type EndedStep = Pick<WorkItemRow, 'id' | 'description' | 'status'>;
 
-/** What the desk does to container `row` whose children are counted `children`; null: nothing. */
+/**
+ * What the desk does to container `row` whose children are counted `children`; null: nothing.
+ * Runs right after a step's completion (service.ts settlePlan), and at a later sweep
+ * (lease-sweeper.ts) when a crash, or a path that does not settle, came between. A step that
+ * fails or is cancelled leaves the container queued, with a note saying which step and what to do.
+ */
 export function planSettlement(
   row: WorkItemRow,
   children: ChildCounts,

@@ -2,9 +2,9 @@ import { promisify } from 'node:util';
 import { brotliCompress, constants, gzip } from 'node:zlib';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
-// The dashboard's one answer is about 27 kB of JSON that compresses to a tenth; the UI's files
-// are already served pre-compressed. This hook compresses that route alone: the hot paths
-// (claim, heartbeat, moves) answer a few hundred bytes and stay untouched.
+// The dashboard's one answer is large JSON that compresses well; the UI's files are already
+// served pre-compressed. This hook compresses that route alone: the hot paths (claim, heartbeat,
+// moves) answer a few hundred bytes and stay untouched.
 
 /** Below this, compressing costs more than the bytes it saves. */
 export const COMPRESS_MIN_BYTES = 1024;

@@ -1,16 +1,17 @@
-// Lead times are kept as a histogram with fixed, log-spaced buckets: bucket b holds the
-// durations d (in milliseconds) with floor(4 * log2(d)) = b, four buckets per doubling. Counts
-// add up across hours, agents and instances, so a percentile over any range is a sum of rows,
-// and the value read back (the bucket's geometric middle) is within 9% of the true one. The
-// triggers of migration 009 compute the same bucket in SQL.
+// Lead times are kept as a histogram with fixed, log-spaced buckets, so counts add up across
+// hours, agents and instances and a percentile over any range is a sum of rows.
 
 export const BUCKETS_PER_DOUBLING = 4;
 
+/**
+ * Bucket b holds the durations d (in milliseconds) with floor(4 * log2(d)) = b. The triggers of
+ * migration 009 compute the same bucket in SQL.
+ */
 export function leadTimeBucket(ms: number): number {
   return Math.floor(BUCKETS_PER_DOUBLING * Math.log2(Math.max(ms, 1)));
 }
 
-/** The value a bucket stands for, in milliseconds: the geometric middle of its range. */
+/** The value a bucket stands for, in milliseconds: the geometric middle of its range, within 9% of the true one. */
 export function bucketMiddleMs(bucket: number): number {
   return 2 ** ((bucket + 0.5) / BUCKETS_PER_DOUBLING);
 }

@@ -12,13 +12,14 @@ import { newsOfNewItem } from './transactional.js';
 
 // The decorator that batches a PostgreSQL store: the calls that arrive together run as one
 // statement per batch (shared/coalesce.ts), so one round trip and one commit serve many agents.
-// New items, the reads of items with their logs, and guarded changes are each coalesced; a
-// change of two statements (closing a dispatch entry and opening the next) goes to the store
-// beneath, which runs it in a transaction. `optimistic` runs at the top level: each statement is
-// atomic by itself, and the claim's writes are guarded by the versions it read. A batch that
-// finishes an item runs in one transaction of the store beneath, whose FinishedHook writes
-// what finishing an item writes beside it (the conversation's open question closed).
 
+/**
+ * New items, reads of items with their logs, and guarded changes are each coalesced; a change of
+ * two statements (closing a dispatch entry and opening the next) goes to the store beneath, which
+ * runs it in a transaction. With `finishedInTransaction`, a batch that finishes an item runs in
+ * one transaction of the store beneath, whose FinishedHook writes what finishing writes beside it
+ * (the conversation's open question closed).
+ */
 export function batched(
   store: WorkStore,
   top: WorkStatements,
@@ -60,6 +61,8 @@ export function batched(
 
   const batchedStore: WorkStore = {
     ...store,
+    // At the top level: each statement is atomic by itself, and the claim's writes are guarded by
+    // the versions it read.
     optimistic: (work) => work(batchedStore),
     createWorkItem: (row, dispatch, event, history) => create({ row, dispatch, event, history }),
     findWithDispatches: read,

@@ -3,10 +3,9 @@ import type { WorkTables } from './tables.js';
 import { crossDialectDependencyStatements } from './dependencies-cross-dialect.js';
 import type { WorkFilter, WorkStatements } from './port.js';
 
-// The statements of the work store that are the same SQL on both databases (Kysely writes each
-// in the dialect's own syntax): listings, the audit trail, projects, the event log, idempotency
-// keys. sqlite.ts and postgres.ts each add the ones written for their database (the hot paths,
-// locks) and so make one complete store each.
+// The statements of the work store that are the same SQL on both databases (Kysely writes each in
+// the dialect's own syntax): listings, the audit trail, projects, the event log, idempotency keys.
+// sqlite.ts and postgres.ts each add the hot paths and locks of their database.
 
 type Executor = Kysely<WorkTables> | Transaction<WorkTables>;
 

@@ -1,11 +1,9 @@
 import type { WorkStatus } from '../api-contract.js';
 import type { DependencyRow, WorkItemRow } from './tables.js';
 
-// What the work service asks of the database about plans: parents, children and the
-// dependency graph. Part of every WorkStatements (port.ts), so it runs on the connection or the
-// transaction the store was made on: the checks and the writes of a link share the commit of
-// the item they concern. SQL only: which link is allowed, and what a dependency's end does to
-// its dependents, is decided by the service (dependencies.ts, dependency-rules.ts).
+// What the work service asks of the database about plans: parents, children and the dependency
+// graph. SQL only: which link is allowed, and what a dependency's end does to its dependents, is
+// decided by the service (dependencies.ts, dependency-rules.ts).
 
 /** What the link checks read of an item. */
 export interface LinkRow {
@@ -15,6 +13,10 @@ export interface LinkRow {
   parent_id: string | null;
 }
 
+/**
+ * Part of every WorkStatements (port.ts), so it runs on the connection or transaction the store
+ * was made on: the checks and the writes of a link share the commit of the item they concern.
+ */
 export interface DependencyStatements {
   /**
    * Serializes the writers of links until the transaction ends, so two changes cannot each

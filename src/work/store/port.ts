@@ -5,12 +5,9 @@ import type { DispatchReason, Outcome, SortOrder, WorkStatus } from '../api-cont
 import type { DispatchRow, IdempotencyRow, NewHistory, ProjectRow, WorkItemRow } from './tables.js';
 import type { DependencyStatements, DependentsEffect } from './dependencies-port.js';
 
-// The one interface of the work store: what the work service asks of its database. Two complete
-// implementations speak it, one per database (sqlite.ts, postgres.ts), each plain SQL on the
-// connection or transaction it is given; the decorators around them (transactional.ts, and
-// batched.ts on PostgreSQL) decide what runs in a transaction and what runs together as one
-// statement. No rule of the lifecycle is written here or below: the service plans every change
-// (change-rules.ts, changes.ts, claim-writes.ts) and the store writes what it is given.
+// The one interface of the work store: what the work service asks of its database. No rule of the
+// lifecycle is written here or below: the service plans every change (change-rules.ts, changes.ts,
+// claim-writes.ts) and the store writes what it is given.
 
 export interface HistoryEntryRow extends NewHistory {
   id: number;
@@ -108,7 +105,10 @@ export interface ClaimCandidates {
   queued: ItemWithDispatches[];
 }
 
-/** The SQL of the work service on one connection or one open transaction. */
+/**
+ * The SQL of the work service on one connection or one open transaction. Two complete
+ * implementations speak it, one per database (sqlite.ts, postgres.ts), each plain SQL.
+ */
 export interface WorkStatements extends DependencyStatements {
   /** New items written together: one statement per table (per slice) rather than four per item. */
   createWorkItems(items: readonly NewItem[]): Promise<void>;
@@ -169,7 +169,8 @@ export interface WorkStatements extends DependencyStatements {
 /**
  * The store the service uses: the statements, each write atomic on its own, and transactions.
  * `onEventsCommitted` (given to createWorkStore) runs after every commit that appended events,
- * with what the commit made claimable (claimable.ts).
+ * with what the commit made claimable (claimable.ts). The decorators that make it (transactional.ts,
+ * and batched.ts on PostgreSQL) decide what runs in a transaction and what runs together as one statement.
  */
 export interface WorkStore extends WorkStatements {
   /**

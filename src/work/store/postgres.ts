@@ -15,17 +15,7 @@ import { crossDialectStatements } from './cross-dialect.js';
 
 // The work store on PostgreSQL: the statements of port.ts (cross-dialect.ts's, and the hot paths
 // written here as fixed SQL), on the connection or transaction given, and nothing else.
-//
-// The hot paths of the agent loop each take a whole batch of callers in one statement, so one
-// round trip and one commit serve them all (batched.ts gathers the calls that arrive together):
-// submitting, reading items with their logs, changes guarded by the version they were computed
-// from (the claim's write among them), and the claim's read of its candidates. A batch goes in as
-// one parameter (an array, or a JSON array read with jsonb_populate_record, which types each value
-// as its column), so the text, and its prepared plan, do not depend on the batch size. The JSON is
-// read as jsonb, parsed once: `->` on json parses the text again at every step, and each row of
-// a batch is read by every sub-statement (0.04-0.15 ms of a change of 0.4-0.55 ms).
-// Data-modifying CTEs commit together, so an item, its dispatch entry, its history and its event
-// are still written atomically. Every statement is named, so each connection plans it once.
+// Why each hot path takes a whole batch: docs/design-decisions.md, "Batched statements on PostgreSQL".
 
 type Executor = Kysely<WorkTables> | Transaction<WorkTables>;
 
@@ -165,8 +155,8 @@ function filtered(
 // prepared statement afresh for its first five runs on a connection, then keeps one generic plan
 // if that costs no more than the fresh ones did. unnest tells the planner the length of an array
 // it can see (1 agent, 1 type) and guesses 10 for a parameter, so the generic plan always looked
-// ten times dearer and every claim was planned again: 0.5-0.7 ms of PostgreSQL's CPU per read
-// against 0.1 ms to run it (EXPLAIN ANALYZE). generate_subscripts is guessed the same
+// ten times dearer and every claim was planned again, planning costing several times the run
+// (figures in bench/README.md). generate_subscripts is guessed the same
 // (1,000 rows) either way, so from the sixth run the plan is cached; it is the same plan, the
 // walks being LATERAL with a LIMIT (test/shared/hot-path-plans.test.ts reads both).
 const ELEMENTS_OF_3 = '(SELECT ($3::text[])[i] FROM generate_subscripts($3::text[], 1) AS s(i))';

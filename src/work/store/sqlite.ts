@@ -5,15 +5,9 @@ import type { DependentsEffect } from './dependencies-port.js';
 import type { ClaimCandidates, ClaimQuery, ItemWithDispatches, ReleasedItem, WorkStatements } from './port.js';
 import { crossDialectStatements } from './cross-dialect.js';
 
-// The work store on SQLite: the statements of port.ts on the connection or transaction given
-// (cross-dialect.ts's, and the hot paths written here), and nothing else. SQLite has one writer, so
-// nothing here locks; transactions, and the group commit that batches them
-// (shared/group-commit.ts), are the decorator's business (transactional.ts).
-//
-// The claim's reads name their index (INDEXED BY): with tens of thousands of items queued the
-// planner walked work_items_status_queue and checked the type row by row, whatever
-// ANALYZE said. Naming the partial index makes the plan right by construction, and a query the
-// index cannot serve fails loudly instead of scanning (test/shared/hot-path-plans.test.ts).
+// The work store on SQLite: the statements of port.ts (cross-dialect.ts's, and the hot paths
+// written here) on the connection or transaction given. SQLite has one writer, so nothing here
+// locks; transactions and their group commit are the decorator's business (transactional.ts).
 
 type Executor = Kysely<WorkTables> | Transaction<WorkTables>;
 
@@ -168,7 +162,7 @@ const insertTexts = new Map<string, string>();
 /**
  * `INSERT INTO table (columns) VALUES (…), …` of `rows`, its text kept by table, columns and row
  * count: Kysely builds and compiles an insert anew at every call, which under a flood of submits
- * cost a twentieth of the event loop to make the same few texts. Rows that do not all
+ * cost a noticeable share of the event loop to make the same few texts. Rows that do not all
  * give the same columns (Kysely fills the gaps) go through Kysely.
  */
 function insertRows<T extends keyof WorkTables & string>(
@@ -228,6 +222,10 @@ const DUE = (now: string) => sql`status = 'queued' AND waiting_on = 0 AND (run_a
  * The first `limit` claimable items in queue order, each shape through its own partial index.
  * With types, one index walk per type (each in queue order, at most `limit` rows), merged: an
  * IN over the type index would read every queued item of those types to sort them.
+ * The claim's reads name their index (INDEXED BY): with tens of thousands of items queued the
+ * planner walked work_items_status_queue and checked the type row by row, whatever ANALYZE said.
+ * Named, the plan is right by construction, and a query the index cannot serve fails loudly
+ * instead of scanning (test/shared/hot-path-plans.test.ts).
  */
 function queueHead(query: ClaimQuery, limit: number): RawBuilder<WorkItemRow> {
   if (query.types) {

@@ -11,12 +11,9 @@ import {
   finishes,
 } from './port.js';
 
-// The decorator that makes statements a store: every write of more than one statement runs in
-// a transaction of its own (on SQLite that is the group commit of shared/group-commit.ts, which
-// the database's transaction runner is), reads run as they are, and `onEventsCommitted` hears
-// of every commit that appended an event, once it has committed, with what the commit made
-// claimable (claimable.ts: the new items as they are, the changes by their `wakes`). Inside `transaction` the
-// statements run on the open transaction, and the calls join it.
+// The decorator that makes statements a store: every write of more than one statement runs in a
+// transaction of its own (on SQLite the group commit of shared/group-commit.ts, which the
+// database's transaction runner is), reads run as they are, and calls inside `transaction` join it.
 
 export interface TransactionalDeps {
   /** The store's statements at the top level (on the database itself). */
@@ -24,6 +21,10 @@ export interface TransactionalDeps {
   /** The same statements on an open transaction. */
   on: (trx: Transaction<any>) => WorkStatements;
   runTransaction: TransactionRunner;
+  /**
+   * Hears of every commit that appended an event, once it has committed, with what it made
+   * claimable (claimable.ts: the new items as they are, the changes by their `wakes`).
+   */
   onEventsCommitted: CommitListener;
   /** Told of the items each transaction finished, before it commits (port.ts FinishedHook). */
   onFinished?: FinishedHook;
