@@ -43,12 +43,8 @@ import type { ConversationStatementsOn } from './store/index.js';
 import type { QuestionRow } from './tables.js';
 import type { QuestionWaits } from './waits.js';
 
-// Asking a person, and the review gate. A question is written in one transaction with the
-// item's move (`ask`: in_progress → blocked, lease paused), a `question` comment and the
-// question.asked event; the answer likewise with its move (`answer` or `return`: back to the
-// same agent on a fresh lease; `approve`: completed), an `answer` comment and question.answered.
-// The moves are rows of lifecycle.ts (CONVERSATION_MOVES); the unique index allows one open
-// question per item, and the answer's guarded UPDATE lets exactly one answer win.
+// Asking a person, and the review gate: a question and its answer are each written in one
+// transaction with the item's move (rows of lifecycle.ts, CONVERSATION_MOVES), a comment and an event.
 
 const MAX_INSERT_TRIES = 5;
 const REVIEW_QUESTION = 'Review the work: approve it, or return it saying why.';
@@ -127,6 +123,10 @@ export function createQuestionService({
     return view;
   }
 
+  /**
+   * Moves the item (`ask`: in_progress → blocked, lease paused) with a `question` comment and
+   * question.asked; the unique index allows one open question per item.
+   */
   async function ask(id: string, input: Ask, principal: Principal | null): Promise<Question> {
     let actor = actorOf(principal);
     const open = await top.findOpenQuestion(id);
@@ -169,6 +169,11 @@ export function createQuestionService({
     return question;
   }
 
+  /**
+   * Moves the item (`answer` or `return`: back to the same agent on a fresh lease; `approve`:
+   * completed) with an `answer` comment and question.answered; the answer's guarded UPDATE lets
+   * exactly one answer win.
+   */
   async function answer(id: string, questionId: string, input: Answer, principal: Principal | null): Promise<Question> {
     const actor = actorOf(principal);
     const result = await store.transaction(async (tx, trx) => {

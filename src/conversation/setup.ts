@@ -9,9 +9,8 @@ import { conversationStatementsFor } from './store/index.js';
 import { createQuestionWaits } from './waits.js';
 
 // The conversation's parts, built once per process by the composition root (services/work.ts):
-// comments, questions (with the review gate the work service consults) and the waits for
-// answers, woken by the commits that close their questions. `closeForFinished` is the work
-// store's FinishedHook (the root hands it over: the store is built first).
+// comments, questions (with the review gate the work service consults) and the waits for answers.
+// The questions' `closeForFinished` is the work store's FinishedHook, handed over by the root.
 
 export interface ConversationDeps {
   store: WorkStore;

@@ -4,12 +4,9 @@ import { RateLimitedError } from '../shared/errors.js';
 import type { ConversationStatements } from './store/port.js';
 import type { QuestionRow } from './tables.js';
 
-// Waiting for an answer (GET /work/{id}/questions/{qid}?wait_s=N), as the claim's long poll
-// waits (work/claims.ts): in memory, never by polling the database. Only the commits that close
-// a question (an answer, or its item finishing: moot) wake anyone, and only that question's
-// waiters: this process's commits say which ids they closed (`closed`), other instances NOTIFY
-// them on QUESTIONS_CHANNEL. So thousands of waits cost nothing on the commits that close none.
-// A client that hangs up is forgotten at once. Each caller may hold `perCaller` waits at once.
+// Waiting for an answer (GET /work/{id}/questions/{qid}?wait_s=N), as the claim's long poll waits
+// (work/claims.ts): in memory, never by polling the database. A client that hangs up is forgotten
+// at once.
 
 /** The NOTIFY channel that carries the ids of closed questions, comma-separated. */
 export const QUESTIONS_CHANNEL = 'agentdesk_questions';
@@ -41,6 +38,11 @@ export interface QuestionWaitsDeps {
   perCaller: number;
 }
 
+/**
+ * Only the commits that close a question (an answer, or its item finishing: moot) wake anyone, and
+ * only that question's waiters: this process's commits say which ids they closed (`closed`), other
+ * instances NOTIFY them on QUESTIONS_CHANNEL. So waits cost nothing on the commits that close none.
+ */
 export function createQuestionWaits({ database, statements, logger, perCaller }: QuestionWaitsDeps) {
   /** The waiters of each waited question, by its id. */
   const waiters = new Map<string, Set<Waiter>>();

@@ -3,17 +3,19 @@ import type { WorkTables } from '../../work/store/tables.js';
 import type { ConversationTables } from '../tables.js';
 import type { ConversationStatements, InboxRow } from './port.js';
 
-// The conversation's statements that are the same SQL on both databases (Kysely writes each in
-// the dialect's own syntax). No locks: the partial unique index holds "one open question per
-// item", and the answer's guarded UPDATE lets one answer win; times are ISO text on both (the
-// PostgreSQL pool reads timestamptz as ISO). sqlite.ts and postgres.ts add the comment writes,
-// which keep the item's counter, and so make one complete store each.
+// The conversation's statements that are the same SQL on both databases (Kysely writes each in the
+// dialect's own syntax). sqlite.ts and postgres.ts add the comment writes, which keep the item's
+// counter, and so make one complete store each.
 
 type Tables = ConversationTables & Pick<WorkTables, 'work_items'>;
 export type Executor = Kysely<Tables> | Transaction<Tables>;
 
 export type CrossDialectStatements = Omit<ConversationStatements, 'insertComment' | 'deleteComment'>;
 
+/**
+ * No locks: the partial unique index holds "one open question per item", and the answer's guarded
+ * UPDATE lets one answer win. Times are ISO text on both (the PostgreSQL pool reads timestamptz as ISO).
+ */
 export function crossDialectStatements(db: Executor): CrossDialectStatements {
   return {
     listComments(workItemId, after, limit, order) {

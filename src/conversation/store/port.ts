@@ -1,10 +1,9 @@
 import type { CommentOrder, InboxStatus } from '../schemas.js';
 import type { CommentRow, QuestionRow } from '../tables.js';
 
-// What the conversation asks of its database: its two tables and the item's comment counter.
-// The service runs these on the open transaction of a work-store change (store.transaction),
-// so a question, its comment, the counter and the item's move commit together. SQL only: no
-// rule is decided here.
+// What the conversation asks of its database: its two tables and the item's comment counter,
+// run on the open transaction of a work-store change (store.transaction), so a question, its
+// comment, the counter and the item's move commit together. SQL only: no rule is decided here.
 
 export interface Position {
   at: string;
