@@ -1,18 +1,17 @@
-// Text that comes from mail is cleaned once, where it enters intake (mime.ts for raw messages,
-// the Graph client for delta pages, the IMAP watcher for envelopes), so that everything past
-// that point can be stored on both databases alike:
-// - U+0000 is removed. PostgreSQL text and jsonb cannot hold it (one such subject used to stop
-//   its mailbox for good); SQLite can, but then the two stores would disagree and the API,
-//   which refuses U+0000 in every body, would hand out text it refuses to take back.
-// - A lone surrogate becomes U+FFFD. UTF-8 cannot encode it: the drivers would write U+FFFD
-//   anyway for text, while PostgreSQL's jsonb refuses its escape outright.
-// Mail is not a caller that can be told to fix its input, so this cleans rather than refuses.
+// Text that comes from mail is cleaned once, where it enters intake (mime.ts, the Graph client,
+// the IMAP watcher), so everything past that point stores alike on both databases. Mail is not a
+// caller that can be told to fix its input, so this cleans rather than refuses.
 
+// PostgreSQL text and jsonb cannot hold U+0000 (one such subject used to stop its mailbox for
+// good); SQLite can, but then the stores would disagree, and the API, which refuses U+0000 in
+// every body, would hand out text it refuses to take back.
 // eslint-disable-next-line no-control-regex -- NUL is exactly what this removes
 const NUL = /\u0000/g;
-// A high surrogate not followed by a low one, or a low one not preceded by a high one.
+// A high surrogate not followed by a low one, or a low one not preceded by a high one. UTF-8
+// cannot encode it: the drivers would write U+FFFD anyway for text, and jsonb refuses its escape.
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 
+/** U+0000 removed, a lone surrogate made U+FFFD. */
 export function cleanText(text: string): string {
   return text.replace(NUL, '').replace(LONE_SURROGATE, '\ufffd');
 }

@@ -1,18 +1,15 @@
 // A mailbox's host decides where this server opens a TCP connection, so it gets the guard a
-// caller's base_url gets (src/shared/net/ssrf.ts), with one difference: company IMAP servers live
-// on private networks, so loopback and private addresses are allowed when the operator lists
-// the host (or the address, or a CIDR range holding it) in INTAKE_ALLOWED_HOSTS. Link-local,
-// cloud metadata, unspecified and multicast addresses are refused even when listed.
-//
-// The check runs when a mailbox is created or edited (a 422 naming `host`) and again for the
-// socket itself: the connection gets, through `lookup`, exactly the addresses that passed, so a
-// DNS answer that changed since (rebinding) cannot point it elsewhere.
+// caller's base_url gets (src/shared/net/ssrf.ts), except that an operator may allow private
+// hosts (INTAKE_ALLOWED_HOSTS), since company IMAP servers live on private networks.
 
 import type { LookupAddress, LookupOptions } from 'node:dns';
 import { BlockList, isIP, type LookupFunction } from 'node:net';
 import { type HostResolver, embeddedIpv4, isBlockedAddress, systemResolver } from '../shared/net/ssrf.js';
 
-/** Never a mail server: link-local (the AWS, GCP and Azure metadata address among them), metadata endpoints, unspecified, multicast. */
+/**
+ * Never a mail server, refused even when listed: link-local (the AWS, GCP and Azure metadata
+ * address among them), metadata endpoints, unspecified, multicast.
+ */
 const never = new BlockList();
 for (const [network, prefix] of [
   ['0.0.0.0', 8],
@@ -59,12 +56,22 @@ export function normalizeHost(host: string): string | null {
 export interface HostGuard {
   /** Every address of the host, each checked; throws HostNotAllowed, or the resolver's error. */
   addresses(host: string): Promise<string[]>;
-  /** The create/update check: throws HostNotAllowed; a name that does not resolve passes (the connection test will say so). */
+  /**
+   * The create/update check (a 422 naming `host`): throws HostNotAllowed; a name that does not
+   * resolve passes (the connection test will say so).
+   */
   check(host: string): Promise<void>;
-  /** For the socket (net.connect's `lookup`): only addresses that passed the check reach it. */
+  /**
+   * For the socket (net.connect's `lookup`): only addresses that passed the check reach it, so a
+   * DNS answer that changed since (rebinding) cannot point the connection elsewhere.
+   */
   lookup: LookupFunction;
 }
 
+/**
+ * Loopback and private addresses pass when `allowedHosts` lists the host, the address, or a CIDR
+ * range holding it.
+ */
 export function createHostGuard(allowedHosts: readonly string[], resolve: HostResolver = systemResolver): HostGuard {
   const names = new Set<string>();
   const listed = new BlockList();

@@ -1,7 +1,6 @@
-// What a message writes on a work item: the description and payload of a new item, and the
-// note and payload entry a later message of the same thread adds. Bounded, so a long thread
-// never pushes an item past the work service's limits (notes 10,000 characters, payload 64 KiB);
-// cut without splitting a character, since half of one is not storable (clean-text.ts).
+// What a message writes on a work item: a new item's description and payload, or a later message's
+// note and payload entry. Bounded under the work service's limits (notes 10,000 characters, payload
+// 64 KiB) and cut without splitting a character, since half of one is not storable (clean-text.ts).
 
 import type { ClassifyResult } from '../classify/categories.js';
 import { MAX_PAYLOAD_BYTES } from '../work/api-contract.js';

@@ -1,17 +1,6 @@
-// One message, from raw bytes to a durable outcome, in two steps:
-//   prepare  parse the MIME and classify it through the classification service's own code path
-//            (dedupe included); nothing is written but dedupe's memory, so several messages of a
-//            mailbox may be prepared at once. Their reads of the intake log are coalesced into
-//            one lookup for the messages being prepared together.
-//   commit   decide and write the outcomes of a run of messages in one transaction, in arrival
-//            order: the work items or notes, the intake log entries and the mailbox's cursor and
-//            counters commit together, or none of them does. The log's unique keys (one entry
-//            per copy, one created item per message) make a crash and a restart, or two
-//            pipelines meeting on the same message, end with the one outcome.
-// Order of the decision: a copy already handled does nothing; a message of a thread that has a
-// work item becomes a note on it; anything else goes by the routing rules. A batch is decided
-// on one read of the log (log-view.ts) and written with one statement per table, so its cost in
-// round trips does not grow with its length.
+// One message, from raw bytes to a durable outcome, in two steps: `prepare` parses and classifies
+// it, writing nothing but dedupe's memory; `commit` decides and writes the outcomes of a run of
+// messages in one transaction, in arrival order.
 
 import { randomId } from '../shared/db/ids.js';
 import type { Logger } from 'pino';
@@ -147,6 +136,11 @@ export function createPipeline(deps: PipelineDeps) {
     },
   });
 
+  /**
+   * Parses the MIME and classifies it through the classification service's own code path (dedupe
+   * included). Nothing is written but dedupe's memory, so several messages of a mailbox may be
+   * prepared at once; their reads of the intake log are coalesced into one lookup.
+   */
   async function prepare(mailbox: MailboxRow, message: IncomingMessage): Promise<Prepared> {
     let parsed: ParsedMessage | null = null;
     let unreadable: string | null = null;
@@ -315,7 +309,11 @@ export function createPipeline(deps: PipelineDeps) {
     Object.assign(row, { action: 'created', work_item_id: planned.item.id });
   }
 
-  /** One message's outcome, decided on the batch's view of the log; null when it was already in the log. */
+  /**
+   * One message's outcome, decided on the batch's view of the log; null when it was already in the
+   * log. A copy already handled does nothing; a message of a thread that has a work item becomes a
+   * note on it; anything else goes by the routing rules.
+   */
   async function decideOutcome(
     items: MailWorkItems,
     log: LogView,
@@ -410,6 +408,10 @@ export function createPipeline(deps: PipelineDeps) {
    * watcher, or a second instance) recorded a message or its work item first; a refused write
    * means one message of the batch cannot be stored. Either way the batch is written again one
    * message at a time, each decided afresh on what is in the log by then.
+   * The work items or notes, the log entries and the mailbox's cursor and counters commit together
+   * or not at all, and the log's unique keys (one entry per copy, one created item per message) make
+   * a crash and a restart, or two pipelines meeting on one message, end with one outcome. A batch is decided on one read of the log and written with one statement per table,
+   * so its round trips do not grow with its length.
    */
   async function commit(
     mailbox: MailboxRow,

@@ -1,7 +1,5 @@
-// What a classified message becomes, by the mailbox's routing rules: the first rule that matches
-// decides; when none does, a message that needs action becomes an `email_task` work item with
-// the classification's priority and the mailbox's project, and any other is only recorded.
-// Pure: no I/O, so the whole table of cases is tested directly.
+// What a classified message becomes, by the mailbox's routing rules. Pure: no I/O, so the whole
+// table of cases is tested directly.
 
 import type { Priority } from '../classify/categories.js';
 import { EMAIL_TASK_TYPE, type RoutingRule } from './schemas.js';
@@ -53,6 +51,11 @@ export function ruleMatches(rule: RoutingRule, input: RoutingInput): boolean {
   return true;
 }
 
+/**
+ * The first rule that matches decides; when none does, a message that needs action becomes an
+ * `email_task` work item with the classification's priority and the mailbox's project, and any
+ * other is only recorded.
+ */
 export function route(rules: readonly RoutingRule[], input: RoutingInput, mailboxProject: string | null): Decision {
   const defaults: ItemPlan = {
     type: EMAIL_TASK_TYPE,

@@ -1,16 +1,19 @@
-// Mailbox secrets (passwords, access tokens, client secrets) at rest: AES-256-GCM under the key
-// from AGENTDESK_SECRET_KEY, a fresh 96-bit nonce per seal, and the mailbox id and field as
-// associated data, so a sealed value copied onto another row or field does not open there.
-// The key never leaves this module and is never logged; the clear text exists only in memory,
-// on its way to the mail server.
+// Mailbox secrets (passwords, access tokens, client secrets) at rest: AES-256-GCM under the key from
+// AGENTDESK_SECRET_KEY. The key never leaves this module and is never logged; the clear text exists
+// only in memory, on its way to the mail server.
 
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 
 const VERSION = 'v1';
+/** A fresh nonce per seal. */
 const NONCE_BYTES = 12;
 const TAG_BYTES = 16;
 
 export interface SecretBox {
+  /**
+   * `context` (the mailbox id and field) is associated data, so a sealed value copied onto another
+   * row or field does not open there.
+   */
   seal(plain: string, context: string): string;
   /** Throws SecretUnreadable when the value was sealed under another key or for another row. */
   open(sealed: string, context: string): string;

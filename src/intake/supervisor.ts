@@ -1,9 +1,6 @@
-// Which instance watches which mailbox: each mailbox has a lease on its row (owner, expiry).
-// Every few seconds an instance takes or renews, in one UPDATE, the leases of the mailboxes that
-// need watching and are free, expired or already its own, and runs a watcher for exactly those.
-// When an instance dies its leases expire and another takes them over; every write a watcher
-// makes is fenced by its lease (store.ts), so one that lost its mailbox while paused cannot
-// write for it any more. The same on SQLite and PostgreSQL, with the instances' clocks.
+// Which instance watches which mailbox: each mailbox has a lease on its row (owner, expiry); when
+// an instance dies its leases expire and another takes them over. The same on SQLite and
+// PostgreSQL, with the instances' clocks.
 
 import { randomId } from '../shared/db/ids.js';
 import type { Logger } from 'pino';
@@ -137,6 +134,11 @@ export function createSupervisor(deps: SupervisorDeps): Supervisor {
     startDrain(row, runner);
   }
 
+  /**
+   * Takes or renews, in one UPDATE, the leases of the mailboxes that need watching and are free,
+   * expired or already this instance's, and runs a watcher for exactly those. Every write a watcher
+   * makes is fenced by its lease (store.ts), so one that lost its mailbox while paused writes no more.
+   */
   async function tick(): Promise<void> {
     const now = Date.now();
     const mine = new Set(

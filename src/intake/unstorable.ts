@@ -1,7 +1,6 @@
-// Errors that say the database refused what one message would write (its data, not the
-// database's health): a text PostgreSQL cannot encode, a value too long for an index, a check
-// that fails. Such a message is recorded as failed and its mailbox goes on (pipeline.ts); any
-// other error (the database gone, a lost lease) stops the run, to be tried again as a whole.
+// Errors that say the database refused what one message would write (its data, not the database's
+// health). Such a message is recorded as failed and its mailbox goes on (pipeline.ts); any other
+// error (the database gone, a lost lease) stops the run, to be tried again as a whole.
 
 interface CodedError {
   code?: unknown;
@@ -15,6 +14,7 @@ const SQLITE_DATA_CODES = new Set([
   'SQLITE_RANGE',
 ]);
 
+/** A text PostgreSQL cannot encode, a value too long for an index, a check that fails. */
 export function isUnstorable(error: unknown): boolean {
   const code = (error as CodedError | null)?.code;
   if (typeof code !== 'string') return false;

@@ -6,9 +6,8 @@ import type { Actor } from '../work/items/view.js';
 import type { WorkItemRow } from '../work/store/tables.js';
 
 // What mail intake may do with work items, and nothing more: create items from mail and add a
-// follow-up to an item, in one commit with intake's own rows (the message log, the mailbox's
-// cursor), so a message and what it made are written together or not at all. Intake declares
-// this port; src/services/intake-work.ts implements it on the work store.
+// follow-up, in one commit with intake's own rows, so a message and what it made are written
+// together or not at all. Intake declares this port; src/services/intake-work.ts implements it.
 
 /** Work's side of one intake commit. */
 export interface MailWorkItems {

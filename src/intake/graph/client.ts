@@ -1,7 +1,5 @@
 // Microsoft Graph for one mailbox: an app-only token from the client-credentials grant, and the
-// delta query on the mailbox's folder. `@odata.nextLink` pages a round; `@odata.deltaLink` ends
-// it and is where the next round starts. 429 and 503 are waited out as `Retry-After` says; an
-// expired token is fetched again once. Failures are named by stage like IMAP's (connection.ts).
+// delta query on the mailbox's folder. Failures are named by stage like IMAP's (connection.ts).
 
 import { lookup } from 'node:dns/promises';
 import type { GraphMessage } from '../../email/normalize.js';
@@ -26,9 +24,9 @@ export interface GraphEndpoints {
 
 export interface DeltaPage {
   messages: GraphMessage[];
-  /** Where the round goes on; null on its last page. */
+  /** Where the round goes on (`@odata.nextLink`); null on its last page. */
   next_link: string | null;
-  /** Where the next round starts; only on the last page. */
+  /** Where the next round starts (`@odata.deltaLink`, which ends the round); only on the last page. */
   delta_link: string | null;
 }
 

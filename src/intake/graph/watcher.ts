@@ -1,8 +1,5 @@
 // Watches one Microsoft 365 mailbox: Graph has no IDLE, so a delta round runs at every poll
-// interval (and at once when poked). Each page's messages go through the pipeline in order; the
-// link to the next page (or, at the end of a round, the delta link) is saved once the page's
-// outcomes are durable, so a restart goes on from the last page done, and the log's unique
-// source (`graph:<id>`) keeps a message Graph sends again (a flag changed) from counting twice.
+// interval (and at once when poked), each page's messages going through the pipeline in order.
 
 import type { Logger } from 'pino';
 import type { GraphMessage } from '../../email/normalize.js';
@@ -102,6 +99,7 @@ export function startGraphWatcher(deps: GraphWatcherDeps): GraphWatcher {
         )
         .map((message: GraphMessage) => ({
           source: 'graph' as const,
+          // The log's unique source keeps a message Graph sends again (a flag changed) from counting twice.
           source_ref: `graph:${message.id}`,
           raw: message,
           received_at: message.receivedDateTime ? new Date(message.receivedDateTime).toISOString() : null,
@@ -123,6 +121,7 @@ export function startGraphWatcher(deps: GraphWatcherDeps): GraphWatcher {
         () => stopped,
       );
       if (stopped) return;
+      // Saved once the page's outcomes are durable, so a restart goes on from the last page done.
       link = page.next_link ?? page.delta_link;
       if (!(await deps.store.saveDeltaLink(row.id, deps.owner, link))) throw new LeaseLost(row.id);
       if (page.next_link === null) return;

@@ -1,7 +1,5 @@
 // How agentdesk talks to an IMAP server: the imapflow options for a mailbox, and what went wrong
 // when it fails, named by stage (DNS, connect, TLS, login, folder) in words a person can act on.
-// Messages are built from error codes and the server's own reply, never from anything that
-// could carry the secret.
 
 import { ImapFlow, type ImapFlowOptions } from 'imapflow';
 import { ConnectionFailure } from '../failure.js';
@@ -101,7 +99,8 @@ function serverText(error: ErrorLike): string | null {
  * Until an IMAP server has answered, every failure reads the same ("connect"): a closed port, a
  * silent one, and one where something else listens (or TLS where there is none) are not told
  * apart, so the connection test cannot be used to map a network's ports; and no library or
- * OpenSSL text is passed on.
+ * OpenSSL text is passed on. Messages are built from error codes and the server's own reply,
+ * never from anything that could carry the secret.
  */
 export function describeFailure(
   error: unknown,

@@ -1,12 +1,6 @@
-// Watches one IMAP mailbox: connect, open the folder, take in every message past the cursor,
-// then IDLE until the server announces mail (or the poll interval passes, in case IDLE missed
-// it), and again. Any failure (network, server, login) shows on the mailbox as `error` with the
-// reason, and the watcher reconnects after a backoff that doubles up to the configured maximum.
-//
-// The cursor is UIDVALIDITY and the last UID whose outcome is stored; the pipeline moves it in
-// the same transaction as the outcome. When UIDVALIDITY changes the old UIDs mean nothing: the
-// folder is read again from the mailbox's start date, and messages already in the log (by
-// Message-ID) are passed over without being downloaded or classified again.
+// Watches one IMAP mailbox: connect, open the folder, take in every message past the cursor, then
+// IDLE until the server announces mail (or the poll interval passes, in case IDLE missed it), and
+// again. Any failure shows on the mailbox as `error` with the reason, and the watcher reconnects.
 
 import { ImapFlow } from 'imapflow';
 import type { Logger } from 'pino';
@@ -137,6 +131,10 @@ export function startImapWatcher(deps: WatcherDeps): Watcher {
   /**
    * Takes in every message past the cursor. The folder is selected again first: a folder
    * deleted and made again under the open session is only seen that way (a new UIDVALIDITY).
+   * The cursor is UIDVALIDITY and the last UID whose outcome is stored; the pipeline moves it in the
+   * same transaction as the outcome. When UIDVALIDITY changes the old UIDs mean nothing: the folder
+   * is read again from the mailbox's start date, and messages already in the log (by Message-ID)
+   * are passed over without being downloaded or classified again.
    */
   async function sync(imap: ImapFlow, target: ImapTarget): Promise<void> {
     let box;
