@@ -7,12 +7,13 @@ import { ProblemMessage } from './problem-message.tsx';
 import { StatusBadge } from './status-badge.tsx';
 import { UserText } from './user-text.tsx';
 
-// Picks work items for a parent or for dependencies: an id (or an item page's
-// address) pasted, or words looked up in the descriptions and types of the most recent items.
-// The API has no text search, so the look-up reads one page of recent items and filters it
-// here: enough to find the steps of a plan being written, and an id always works.
+// Picks work items for a parent or for dependencies: an id (or an item page's address) pasted, or
+// words looked up in the descriptions and types of the most recent items.
 
-/** Recent items the look-up reads; their descriptions and types are matched in the page. */
+/**
+ * Recent items the look-up reads; their descriptions and types are matched in the page. The API
+ * has no text search: one page is enough to find the steps of a plan being written, and an id always works.
+ */
 const SEARCHED = 200;
 const RESULTS = 8;
 

@@ -17,10 +17,8 @@ import { StatusBadge } from './status-badge.tsx';
 import { UserText } from './user-text.tsx';
 import { WORK_EVENTS } from '../lib/event-names.ts';
 
-// The item page's "Plan" card: the parent, the children with a progress bar, what
-// the item waits on and what waits on it, each linked, with its status. Kept out of the item
-// page itself, which only places it. Live: an event about any item shown, or a new child,
-// reads the relations again.
+// The item page's "Plan" card: the parent, the children with a progress bar, what the item waits
+// on and what waits on it, each linked, with its status. Kept out of the item page, which only places it.
 
 /** Children shown on the page; the rest are counted and a link lists them on the board. */
 const CHILDREN_SHOWN = 100;
@@ -96,6 +94,7 @@ export function ItemRelations({ item, mayAdd = false }: { item: Shown; mayAdd?: 
     ...(related.data?.dependents.map((d) => d.id) ?? []),
     ...(r.parent_id ? [r.parent_id] : []),
   ]);
+  // Live: an event about any item shown, or a new child, reads the relations again.
   useLive((e) => {
     if (e.type === 'resync') return related.reload();
     if (e.type !== WORK_EVENTS.created && e.type !== WORK_EVENTS.updated && e.type !== WORK_EVENTS.deleted) return;

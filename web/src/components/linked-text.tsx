@@ -2,9 +2,8 @@ import { isHttpUrl } from '../lib/conversation.ts';
 import { visibleBidi } from './user-text.tsx';
 
 // Comment bodies are markdown, shown as the characters they are: no HTML is ever made from them.
-// The one thing made of them is a link, and only for an http or https address written out in
-// full; `javascript:`, `data:` and the rest stay text. A link opens in a new tab without giving
-// the page it opens a handle on this one (noopener, noreferrer).
+// The one thing made of them is a link, and only for an http or https address written out in full;
+// `javascript:`, `data:` and the rest stay text.
 
 // An address runs to the first space, quote, angle bracket or invisible format character (a bidi
 // override inside an address would make its link point elsewhere than it reads); trailing
@@ -13,6 +12,7 @@ import { visibleBidi } from './user-text.tsx';
 const URL_IN_TEXT = /https?:\/\/[^\s<>"'`\p{Cf}]+/giu;
 const TRAILING = /[).,;:!?\]}*_]+$/;
 
+/** Opens in a new tab without giving the page it opens a handle on this one (noopener, noreferrer). */
 export function ExternalLink(props: { url: string; children?: string }) {
   const label = props.children ?? props.url;
   if (!isHttpUrl(props.url)) return <bdi>{visibleBidi(label)}</bdi>;

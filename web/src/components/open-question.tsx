@@ -7,17 +7,17 @@ import { ProblemMessage } from './problem-message.tsx';
 import { UserText, visibleBidi } from './user-text.tsx';
 
 // A question an agent put to a person, or the review its "done" waits for, and the way to answer
-// it: the offered options as buttons, else a text box; a review as Approve and Return (Return
-// says why, and the agent reads it). The item page shows it at the top; Needs you lists them.
-// Someone else may answer first: the service's 409 is shown and the list moves on. Approve
-// completes the item, so it asks once more in place; every form is named by its item, as a list
-// of them is only told apart by what each is about.
+// it: the offered options as buttons, else a text box; a review as Approve and Return (Return says
+// why, and the agent reads it). The item page shows it at the top; Needs you lists them.
 
 const MAX_ANSWER = 4_000;
 /** How much of the item's description an accessible name carries. */
 const SUBJECT_CHARS = 80;
 
-/** `what` named by the item it is about: "Answer: Deploy the fix". */
+/**
+ * `what` named by the item it is about: "Answer: Deploy the fix". Every form is named so, as a
+ * list of them is only told apart by what each is about.
+ */
 export function aboutItem(what: string, subject: string): string {
   const s = visibleBidi(subject.trim());
   return `${what}: ${s.length > SUBJECT_CHARS ? `${s.slice(0, SUBJECT_CHARS - 1)}…` : s}`;
@@ -56,7 +56,7 @@ export function OpenQuestion(props: {
         props.onAnswered();
       },
       (p) => {
-        // answered by someone else meanwhile: show where things are now
+        // answered by someone else meanwhile (the service's 409): show where things are now
         if (p.status === 409) props.onAnswered();
       },
     );

@@ -4,10 +4,9 @@ import type { WorkItem } from '../../../src/work/api-contract.ts';
 import { api, withQuery } from './api.ts';
 import type { SessionState } from './session.ts';
 
-// The conversation on an item: comments, questions a person answers, and the review
-// that stands between an agent's "done" and the item's completion. The shapes are the API's;
-// who may do what is the service's rule, mirrored here only to hide what a role cannot do (the
-// service still refuses it).
+// The conversation on an item: comments, questions a person answers, and the review between an
+// agent's "done" and the item's completion. Who may do what is the service's rule, mirrored here
+// only to hide what a role cannot do (the service still refuses it).
 
 export type { Comment, InboxEntry, Question } from '../../../src/conversation/schemas.ts';
 

@@ -4,14 +4,9 @@ import type { Comment, Question } from './conversation.ts';
 import { CONVERSATION_EVENTS, PROJECT_EVENTS, STREAM_EVENTS, WORK_EVENTS } from './event-names.ts';
 import { createStore, useStore } from './store.ts';
 
-// One EventSource for the whole page. After a dropped connection EventSource reconnects by
-// itself and sends Last-Event-ID, so the server replays what was missed. Two cases it cannot
-// cover make the views reload instead ("resync"): no event had arrived yet (there is no id to
-// resume from), and the browser gave up (the server answered with an error), after which we open
-// a new EventSource ourselves, passing the last id in the query string since a new EventSource
-// cannot be given the header, and the gap may be longer than the server keeps events. The server
-// also says "reset" when our last id is one its log never reached (its database was replaced):
-// what the views hold belongs to another log, so they reload, and the stream goes on from there.
+// One EventSource for the whole page. After a dropped connection EventSource reconnects by itself
+// and sends Last-Event-ID, so the server replays what was missed; where it cannot, the views
+// reload instead ("resync").
 
 export type LiveEvent =
   | { type: typeof WORK_EVENTS.created; data: WorkItemSummary }
@@ -57,6 +52,7 @@ function emit(e: LiveEvent) {
 function connect(delayMs: number) {
   clearTimeout(retryTimer);
   retryTimer = setTimeout(() => {
+    // A new EventSource cannot be given the Last-Event-ID header, so the last id goes in the query.
     const es = new EventSource(
       lastEventId === null ? 'events' : `events?last_event_id=${encodeURIComponent(lastEventId)}`,
     );
@@ -65,6 +61,8 @@ function connect(delayMs: number) {
     es.onopen = () => {
       if (source !== es) return; // closed by stopLive
       setState('live');
+      // What resuming cannot cover: no event had arrived yet (no id to resume from), or the browser
+      // gave up and this is a new EventSource (the gap may be longer than the server keeps events).
       if (interrupted && (reopened || lastEventId === null)) emit({ type: 'resync' });
       interrupted = false;
       reopened = false;
@@ -81,6 +79,8 @@ function connect(delayMs: number) {
         setState('connecting');
       }
     };
+    // Our last id is one the server's log never reached (its database was replaced): what the views
+    // hold belongs to another log, so they reload, and the stream goes on from there.
     es.addEventListener(STREAM_EVENTS.reset, (msg: MessageEvent<string>) => {
       if (msg.lastEventId !== '') lastEventId = msg.lastEventId;
       emit({ type: 'resync' });

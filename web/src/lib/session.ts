@@ -2,9 +2,8 @@ import type { AuthMode } from '../../../src/shared/config/auth-modes.ts';
 import { type Access, CSRF_HEADER, type Role, roleMay } from '../../../src/auth/roles.ts';
 import { createStore, useStore } from './store.ts';
 
-// Who the browser is signed in as. With AUTH=tokens the page never holds a token: it trades
-// one for an HttpOnly session cookie (POST /session) and from then on the browser sends the
-// cookie by itself, EventSource included. Any 401 means the session is over: back to sign-in.
+// Who the browser is signed in as. With AUTH=tokens the page never holds a token: it trades one
+// for an HttpOnly session cookie, which the browser then sends by itself, EventSource included.
 // With AUTH=off there is nobody to sign in; the desk is open as before.
 
 export interface Principal {
@@ -66,6 +65,7 @@ export class SignInRefused extends Error {
   }
 }
 
+/** Trades the token for the session cookie (POST /session). */
 export async function signIn(token: string): Promise<Principal> {
   let res: Response;
   try {
@@ -89,7 +89,7 @@ export async function signOut(): Promise<void> {
   set({ auth: session.get().auth, principal: null });
 }
 
-/** The API answered 401: the session ended (revoked, expired, signed out elsewhere). */
+/** The API answered 401: the session ended (revoked, expired, signed out elsewhere); back to sign-in. */
 export function sessionEnded(): void {
   const state = session.get();
   if (state.auth === 'tokens' && state.principal !== null) set({ auth: 'tokens', principal: null });

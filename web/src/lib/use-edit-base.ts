@@ -1,6 +1,8 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { WorkItem } from '../../../src/work/api-contract.ts';
 
+// Keeps an edit form's If-Match honest: a save is refused only when someone changed what is being edited.
+
 /**
  * The item an edit is based on, whose version a save sends as If-Match. It follows the item while
  * nothing is being edited; during an edit it moves on to a newer version only when the fields

@@ -1,6 +1,8 @@
 import { useState } from 'preact/hooks';
 import { signIn, SignInRefused } from '../lib/session.ts';
 
+// The sign-in page of AUTH=tokens: trades a token for the session cookie.
+
 /**
  * The token goes to POST /session once, in a request body, and is dropped: the page keeps
  * nothing but what the HttpOnly cookie stands for, and no URL ever carries it.

@@ -3,10 +3,9 @@ import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 import { COUNT_INCRS, countLabels, moneyFormat, period, steppedData, yRange } from '../../lib/chart-axes.ts';
 
-// A time series chart drawn by uPlot on a canvas, as wide as its container (a ResizeObserver
-// follows the container, so it fits a phone and a desktop alike). The numbers it draws are also
-// in the figure as text: a caption saying what matters and a table a screen reader can walk;
-// the canvas itself is hidden from assistive technology.
+// A time series chart drawn by uPlot on a canvas, as wide as its container. The numbers it draws
+// are also in the figure as text, a caption saying what matters and a table a screen reader can
+// walk; the canvas itself is hidden from assistive technology.
 
 export interface ChartSeries {
   label: string;
@@ -134,6 +133,7 @@ export function TimeChart({
       element,
     );
     plot.current = chart;
+    // Follows the container, so the chart fits a phone and a desktop alike.
     const observer = new ResizeObserver(() => {
       const next = Math.max(240, element.clientWidth);
       if (next !== chart.width) chart.setSize({ width: next, height });

@@ -6,10 +6,8 @@ import { href } from '../../lib/router.ts';
 import type { Project } from '../../../../src/work/api-contract.ts';
 import { UserText } from '../../components/user-text.tsx';
 
-// The audit trail in the words and local times the rest of the item page uses: "Picked up by
-// codex-1 (agent): Status: dispatched → in progress; Lease: until 26 Nov 2026, 03:24:57", not
-// the stored column names and ISO instants. The item's timeline (item-timeline.tsx) shows these
-// lines between the comments.
+// The audit trail in the words and local times the rest of the item page uses ("Picked up by
+// codex-1 (agent): Status: dispatched → in progress"), not the stored column names and ISO instants.
 
 /** What happened, by the action the service recorded; an action this UI does not know shows as written. */
 const ACTIONS: Record<string, string> = {
@@ -159,7 +157,10 @@ function describeEntry(changes: HistoryEntry['changes'], projects: Project[] | n
 
 const text = (t: string) => <UserText text={t} />;
 
-/** One change of the audit trail: "03:24:57 Claimed by bot-1 (agent): Status: queued → in progress". */
+/**
+ * One change of the audit trail: "03:24:57 Claimed by bot-1 (agent): Status: queued → in progress".
+ * The item's timeline (item-timeline.tsx) shows these lines between the comments.
+ */
 export function HistoryLine({ entry, projects }: { entry: HistoryEntry; projects: Project[] | null }) {
   return (
     <>

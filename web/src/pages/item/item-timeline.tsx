@@ -26,10 +26,7 @@ import { UserText } from '../../components/user-text.tsx';
 import { CONVERSATION_EVENTS } from '../../lib/event-names.ts';
 
 // The item's one timeline: what people and agents said (comments, questions, answers) and what
-// happened to it (the history's moves and edits), interleaved by time, oldest first. Comments
-// come in pages of 200; while later pages are unread, history after the last comment read is
-// held back too, so the order shown is always the true one. Lease renewals are counted, not
-// listed: a long job renews its lease hundreds of times.
+// happened to it (the history's moves and edits), interleaved by time, oldest first.
 
 type Entry = { at: string; kind: 'change'; change: HistoryEntry } | { at: string; kind: 'comment'; comment: Comment };
 
@@ -73,6 +70,11 @@ function reviewVerbs(questions: readonly Question[], comments: Comment[]): Map<s
   return verbs;
 }
 
+/**
+ * Comments come in pages of 200; while later pages are unread (`more`), history after the last
+ * comment read is held back too, so the order shown is always the true one. Lease renewals are
+ * counted, not listed: a long job renews its lease hundreds of times.
+ */
 function merge(history: HistoryEntry[], comments: Comment[], more: boolean): { entries: Entry[]; renewals: number } {
   const last = comments[comments.length - 1]?.created_at;
   const cut = more && last !== undefined ? Date.parse(last) : Infinity;
