@@ -181,8 +181,9 @@ function openSqlite(
   // a statement that fires a trigger) first changes in a sub-journal, which spills to a temporary
   // file past 64 KiB: a submit touches enough of work_items' index pages that each one wrote
   // dozens of pages to that file, on the event loop, and inserts ran measurably slower than with
-  // it in memory (bench/README.md). In memory it stays until the savepoint ends. The cost is that a sort no index serves is held in memory too;
-  // every listing has its index (test/work/query-plans.test.ts).
+  // it in memory (bench/README.md). In memory it stays until the savepoint ends. The cost is that
+  // a sort no index serves is held in memory too; every listing has its index
+  // (test/work/query-plans.test.ts).
   raw.pragma('temp_store = MEMORY');
   // Migrations run once at start-up: SQLite fsyncs their commits itself.
   raw.pragma('synchronous = FULL');

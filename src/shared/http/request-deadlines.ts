@@ -64,9 +64,10 @@ function expectsBody(request: FastifyRequest): boolean {
 
 /**
  * A `preParsing` hook: the body must arrive within the request bound, counted from its headers,
- * with no pause longer than the idle bound. A caller no credential identified gets the shorter
- * bounds: a sign-in dripping a byte every few seconds, a thousand times over, must not hold our descriptors. When either runs out the answer is a 408 and the
+ * with no pause longer than the idle bound. When either runs out the answer is a 408 and the
  * connection closes (the refused rest is drained briefly first, so the client reads the 408).
+ * A caller no credential identified gets the shorter bounds: a sign-in dripping a byte every few
+ * seconds, a thousand times over, must not hold the process's file descriptors.
  * `authenticated` says whether a credential identified the caller (the access hook has run).
  */
 export function createBodyDeadlines(limits: RequestLimits, authenticated: (request: FastifyRequest) => boolean) {
