@@ -103,11 +103,12 @@ type ThreadMessage =
 
 /**
  * Turns the main connection's auto-checkpoint off and has the thread run PASSIVE checkpoints every
- * `everyCommits` flushes and on a timer: PASSIVE never waits and never blocks the writer. Writes that never
- * pause leave PASSIVE always behind, so past `maxBytes` the thread asks for a hold: the write gate closes (our
- * writers wait, reads go on), the running transaction ends, the thread runs a RESTART and says 'release';
- * `holdMs` bounds the hold whatever the thread does. A dead thread is logged and replaced after `restartMs`;
- * it loses nothing, as checkpoints size the WAL and never make anything durable.
+ * `everyCommits` flushes and on a timer. PASSIVE never waits and never blocks the writer; once all is copied
+ * back, the next write starts the WAL over, so the file stops growing. Writes that never pause leave PASSIVE
+ * always behind, so past `maxBytes` the thread asks for a hold: the write gate closes (our writers wait,
+ * reads go on), the running transaction ends, the thread runs a RESTART and says 'release'; `holdMs` bounds
+ * the hold whatever the thread does. A dead thread is logged and replaced after `restartMs`; it loses
+ * nothing, as checkpoints size the WAL and never make anything durable (and SQLite's are restartable).
  */
 export function startCheckpointer(
   raw: BetterSqlite3.Database,

@@ -82,8 +82,9 @@ export function createSerialSync(
  *
  * One descriptor, opened at the first flush and kept: closing a descriptor drops every POSIX lock the
  * process holds on the file (SQLite locks the database and `-shm`, not `-wal`, but we take no chance).
- * While our connection is open SQLite never removes or replaces the WAL (it deletes it only when the last
- * connection closes or one leaves WAL mode; checkpoints rewrite or truncate the same inode). Someone outside
+ * While our connection is open SQLite never removes or replaces the WAL: it deletes it only when the last
+ * connection closes (an exclusive lock our shared one prevents) or one leaves WAL mode (we never do), and
+ * checkpoints rewrite or truncate the same inode. Someone outside
  * SQLite replacing it (a restore, an `rm`) is noticed by a stat run beside each fdatasync, adding no wait;
  * the new file is then reopened and flushed before anyone is answered.
  */
