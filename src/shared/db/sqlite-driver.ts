@@ -205,7 +205,8 @@ class DurableSqliteDriver implements Driver {
   /**
    * BEGIN IMMEDIATE, not Kysely's deferred BEGIN: a deferred transaction upgrades to the write lock at its
    * first write, and if another process (the two services share the file) wrote in between, that fails at
-   * once with SQLITE_BUSY_SNAPSHOT, which the busy timeout cannot help. Every transaction here writes.
+   * once with SQLITE_BUSY_SNAPSHOT, which the busy timeout cannot help. Every transaction here writes, so each
+   * takes the lock up front, where the busy timeout applies: a second writer waits its turn.
    */
   async beginTransaction(connection: DatabaseConnection): Promise<void> {
     await connection.executeQuery(CompiledQuery.raw('begin immediate'));
