@@ -5,13 +5,8 @@ import { createLogger, isPretty } from './shared/observability/logger.js';
 import { DatabaseOpenError, type Opened, openFromEnvironment } from './shared/process/open-from-env.js';
 import type { RunningService } from './shared/http/server.js';
 
-// Starting the services, shared by `npm start` (src/main.ts) and `agentdesk serve` (the CLI),
-// so the two cannot drift. This is the process's main: it reads the environment it is given,
-// once, and exits the process on a start-up failure (2: configuration, 1: anything else).
-// `all` starts each service in a process of its own (shared/supervise.ts), so classification
-// load never stalls the work API's event loop; both use the one database.
-// The services' code (Fastify, the SDKs, metrics) is imported only once the configuration has
-// been read and the database opened, so a bad environment is refused in a fraction of the time.
+// Starting the services, shared by `npm start` (src/main.ts) and `agentdesk serve` (the CLI), so the two cannot
+// drift. The process's main: it reads the environment it is given, once, and exits on a start-up failure.
 
 export const SERVICES = ['all', 'work', 'classify'] as const;
 export type Selection = (typeof SERVICES)[number];
@@ -57,7 +52,10 @@ async function start(selection: string, env: NodeJS.ProcessEnv): Promise<void> {
   const banner = isPretty(config.logFormat)
     ? { store: describeStore(config.database.url), auth: config.auth.mode }
     : undefined;
+  // The services' code (Fastify, the SDKs, metrics) is imported only from here, once the configuration is read
+  // and the database open, so a bad environment is refused quickly.
   if (selection === 'all') {
+    // Each service in a process of its own (shared/process/supervise.ts), on the one database.
     // Opened above for the migrations, once, before two processes could race to apply them.
     await database.close();
     // The children run main.js, not process.argv[1]: under `agentdesk serve` that is the CLI.
@@ -96,7 +94,10 @@ async function start(selection: string, env: NodeJS.ProcessEnv): Promise<void> {
   await serve(services, config.host, logger, () => database.close(), banner);
 }
 
-/** Starts `selection` from `env` (process.env: the SDK inputs are deleted from it) and serves until a signal. */
+/**
+ * Starts `selection` from `env` (process.env: the SDK inputs are deleted from it) and serves until a signal.
+ * Exits 2 on a configuration error, 1 on any other start-up failure.
+ */
 export async function runServices(selection: string, env: NodeJS.ProcessEnv): Promise<void> {
   try {
     await start(selection, env);

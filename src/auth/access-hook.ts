@@ -17,15 +17,8 @@ import {
   roleWithArticle,
 } from './roles.js';
 
-// One onRequest hook guards every route of both services, in this order:
-//   1. AUTH=off: only a Host that names a loopback address or one of ALLOWED_HOSTS (DNS rebinding)
-//   2. a state-changing request a browser marks as cross-site is refused (no CORS, no CSRF)
-//   3. the route's declared access level: public routes stop here
-//   4. the credential: `Authorization: Bearer`, else the session cookie (which needs the CSRF
-//      header on state-changing requests); none or a bad one is a 401 that says nothing more,
-//      or a 429 once its address or its prefix collected too many (a good one always passes)
-//   5. the role against the access level: 403
-// Every route states its level (`config: { access }`); a route without one makes start-up fail.
+// One onRequest hook guards every route of both services: the Host, cross-site requests, the credential and
+// the role against the route's declared access level (`config: { access }`; without one, start-up fails).
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -203,7 +196,16 @@ function presentedPrefix(request: FastifyRequest): string | null {
   return hashSecret(presented.slice(0, COUNTED_PREFIX_LENGTH));
 }
 
-/** Must run before any route is registered. */
+/**
+ * Must run before any route is registered. The hook checks, in this order:
+ *   1. AUTH=off: only a Host that names a loopback address or one of ALLOWED_HOSTS (DNS rebinding)
+ *   2. a state-changing request a browser marks as cross-site is refused (no CORS, no CSRF)
+ *   3. the route's declared access level: public routes stop here
+ *   4. the credential: `Authorization: Bearer`, else the session cookie (which needs the CSRF
+ *      header on state-changing requests); none or a bad one is a 401 that says nothing more,
+ *      or a 429 once its address or its prefix collected too many (a good one always passes)
+ *   5. the role against the access level: 403
+ */
 export async function installAccessControl(
   app: HttpApp,
   { config, authenticator }: AccessControlOptions,

@@ -5,10 +5,7 @@ import type { Role } from './roles.js';
 import { REVOCATIONS_CHANNEL, type AuthStore, type SessionRow, type TokenRow } from './store.js';
 import { hashSecret, isWellFormedToken, randomBase62, sameDigest } from './token-format.js';
 
-// Turns what a request presents (a bearer token or a session cookie) into the caller, or into
-// nothing. Answers are cached for a short while per instance; a revocation empties the cache
-// here at once and, through NOTIFY, on every other instance, and the short lifetime bounds
-// how long a lost notification can matter.
+// Turns what a request presents (a bearer token or a session cookie) into the caller, or into nothing.
 
 /** The caller, as every route and service sees it. */
 export interface Principal {
@@ -33,7 +30,10 @@ export interface Identity {
 }
 
 export const ENV_ADMIN_NAME = 'admin';
-/** An expired or revoked token is cached no longer than this on an instance that was not told. */
+/**
+ * Answers are cached per instance; a revocation empties the cache here at once and, through NOTIFY, on every
+ * other instance. This short lifetime bounds how long a lost notification can matter.
+ */
 const CACHE_MS = 500;
 const CACHE_MAX = 10_000;
 const TOUCH_EVERY_MS = 60_000;

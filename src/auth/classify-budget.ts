@@ -3,10 +3,8 @@ import { RateLimitedError } from '../shared/errors.js';
 import type { Identity } from './authenticator.js';
 import type { AuthStore } from './store.js';
 
-// Each credential may classify CLASSIFY_RATE_LIMIT emails a minute. The count lives in the
-// database, so the budget is the same whichever instance answers. A call is counted before
-// the provider is asked (a burst cannot overshoot) and handed back when nothing was spent:
-// a duplicate served from the store, or a request refused.
+// Each credential may classify CLASSIFY_RATE_LIMIT emails a minute. The count lives in the database, so
+// the budget is the same whichever instance answers.
 
 const WINDOW_MS = 60_000;
 
@@ -28,6 +26,10 @@ export interface ClassifyBudget {
 
 const NOTHING: Reservation = { release: async () => {} };
 
+/**
+ * A call is counted before the provider is asked (a burst cannot overshoot) and handed back when nothing
+ * was spent: a duplicate served from the store, or a request refused.
+ */
 export function createClassifyBudget(
   store: AuthStore,
   limit: number,

@@ -19,10 +19,8 @@ import {
 } from './schemas.js';
 import type { TokenService } from './token-service.js';
 
-/**
- * The CSRF header on the session routes: documented here, checked by the handlers (a 403, as the
- * access hook answers on other routes, rather than a 422), so it stays optional to validation.
- */
+// The CSRF header on the session routes: documented here, checked by the handlers (a 403, as the access hook
+// answers elsewhere, rather than a 422), so it stays optional to validation.
 const CsrfHeadersSchema = Type.Object({
   [CSRF_HEADER]: Type.Optional(
     Type.String({

@@ -1,15 +1,15 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { crc32 } from 'node:zlib';
 
-// A token reads `adk_<secret>_<check>`: a prefix that secret scanners and people recognise, 43
-// base62 characters of secret (256 bits, more than the 32 bytes asked for), and the CRC-32 of
-// prefix and secret in 6 base62 characters, so a mistyped or truncated token is refused
-// without a database round trip. Only the SHA-256 of the whole token is ever stored: the
-// secret is random, so a slow password hash would add nothing.
+// A token reads `adk_<secret>_<check>`: how one is made, recognised before any database look-up, and
+// hashed for storage.
 
+/** A prefix that secret scanners and people recognise. */
 export const TOKEN_PREFIX = 'adk_';
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+/** Base62 characters of secret: 256 bits, more than the 32 bytes asked for. */
 const SECRET_LENGTH = 43;
+/** The CRC-32 of prefix and secret: a mistyped or truncated token is refused without a database round trip. */
 const CHECK_LENGTH = 6;
 const TOKEN_RE = new RegExp(`^${TOKEN_PREFIX}([0-9A-Za-z]{${SECRET_LENGTH}})_([0-9A-Za-z]{${CHECK_LENGTH}})$`);
 // The largest multiple of 62 a byte can hold: bytes above it are dropped so every character is equally likely.
@@ -53,7 +53,7 @@ export function isWellFormedToken(text: string): boolean {
   return match[2] === checksum(`${TOKEN_PREFIX}${match[1]}`);
 }
 
-/** What is stored and looked up: the hex SHA-256 of a secret. */
+/** What is stored and looked up: the hex SHA-256 of a secret. Random, so a slow password hash would add nothing. */
 export function hashSecret(secret: string): string {
   return createHash('sha256').update(secret, 'utf8').digest('hex');
 }

@@ -1,7 +1,5 @@
-// How long one POST /classify may take, for whoever waits on its answer (the UI's relay in the
-// work service). The classifier owns the formula because only it knows the worst case: a
-// request that finds its email in flight elsewhere waits up to one provider deadline for that
-// answer, and if none comes it classifies for up to another one.
+// How long one POST /classify may take, for whoever waits on its answer (the UI's relay in the work service).
+// The classifier owns the formula because only it knows the worst case.
 
 import type { LlmConfig } from '../shared/config/config.js';
 import { buildRetryPolicy } from './llm/retry.js';
@@ -14,7 +12,10 @@ export function providerDeadlineMs(llm: Pick<LlmConfig, 'timeoutMs' | 'maxRetrie
   return buildRetryPolicy(llm.timeoutMs, llm.maxRetries).deadline_ms;
 }
 
-/** The longest a classify request takes: one deadline waiting for a duplicate, one classifying. */
+/**
+ * The longest a classify request takes: one provider deadline waiting for a copy of the email in flight
+ * elsewhere, and, if no answer comes, another classifying it itself.
+ */
 export function classifyDeadlineMs(llm: Pick<LlmConfig, 'timeoutMs' | 'maxRetries'>): number {
   return 2 * providerDeadlineMs(llm) + STORE_ALLOWANCE_MS;
 }

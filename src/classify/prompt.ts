@@ -1,7 +1,5 @@
-// The prompt treats the email as data: every field sits escaped inside its own tag, so no
-// field can close its section or open a new one, and the system prompt says the content is
-// never to be obeyed. Detection of injection attempts is a separate, deterministic heuristic,
-// so the signal does not depend on the model noticing.
+// The prompt treats the email as data: every field sits escaped inside its own tag, so no field can close its
+// section or open a new one, and the system prompt says the content is never to be obeyed.
 
 import { CATEGORIES, CATEGORY_DEFINITIONS, SIGNAL_PROMPT_INJECTION } from './categories.js';
 import type { Email, Mailbox } from '../email/normalize.js';
@@ -92,7 +90,10 @@ const INJECTION_PATTERNS: readonly RegExp[] = [
   /\b(reveal|print|show|repeat) (your|the) (system )?(prompt|instructions)\b/,
 ];
 
-/** Whether text tries to instruct the model rather than inform the reader. */
+/**
+ * Whether text tries to instruct the model rather than inform the reader: a deterministic heuristic apart
+ * from the prompt, so the signal does not depend on the model noticing.
+ */
 export function detectPromptInjection(text: string): boolean {
   const normalized = text.toLowerCase().replace(/[ \t\u00A0]+/g, ' ');
   return INJECTION_PATTERNS.some((pattern) => pattern.test(normalized));

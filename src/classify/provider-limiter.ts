@@ -1,15 +1,6 @@
-// Bursts. A mailbox that floods the classifier must not open a socket to the provider per
-// email: each caller has at most `perCaller` provider calls in flight and `queue` more waiting
-// in line; past that its requests are refused (RateLimitedError, a 429 with Retry-After)
-// rather than piled up. Callers are told apart by an id the route passes in (the token's
-// credential, or the client address when tokens are off). A process-wide cap, `total`, bounds
-// the sockets to the provider however many callers there are; callers waiting for it are
-// served in turn, one call each, so one busy caller cannot starve the others. This complements the per-minute
-// budget per token (auth/classify-budget.ts): a budget caps how many, this caps how many at once.
-//
-// A place in line is reserved before the dedupe decision (a full line is refused before any
-// record is claimed, so a retried request is judged afresh) and given back unused when the
-// email turns out to be a duplicate.
+// How many provider calls run at once, per caller and in all, so a mailbox that floods the classifier does not
+// open a socket to the provider per email. The per-minute budget (auth/classify-budget.ts) caps how many;
+// this caps how many at once.
 
 import { RateLimitedError } from '../shared/errors.js';
 import { takeTurn } from '../shared/process/turns.js';
@@ -50,6 +41,14 @@ const INITIAL_CALL_MS = 1_000;
 const AVERAGE_WEIGHT = 0.2;
 const RETRY_AFTER_MAX_S = 60;
 
+/**
+ * Each caller (the route's id: the token's credential, else the client address) has `perCaller` calls in
+ * flight and `queue` waiting; past that it is refused (RateLimitedError, a 429 with Retry-After), not piled up.
+ * `total` bounds the sockets however many callers there are; callers waiting for it are served in turn, one
+ * call each, so one busy caller cannot starve the others. A place is reserved before the dedupe decision (a
+ * full line is refused before any record is claimed, so a retry is judged afresh) and given back unused when
+ * the email turns out to be a duplicate.
+ */
 export function createProviderLimiter(settings: LimiterSettings): ProviderLimiter {
   const lines = new Map<string, Line>();
   // Callers with someone waiting and a free per-caller slot, in the order they are served.
@@ -133,8 +132,8 @@ export function createProviderLimiter(settings: LimiterSettings): ProviderLimite
           }
           const startedAt = performance.now();
           try {
-            // Building an SDK request costs about half a millisecond: hundreds released at once
-            // (a group commit resolving, a line moving) must not start in one go.
+            // Building an SDK request takes noticeable CPU: hundreds released at once (a group commit
+            // resolving, a line moving) must not start in one go.
             await takeTurn();
             return await work();
           } finally {

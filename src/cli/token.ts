@@ -7,19 +7,18 @@ import { type CliContext, UsageError } from './context.js';
 import type { TokenBackend } from './token-backend.js';
 import { json, paintFor, relativeTime, table } from './format.js';
 
-// `agentdesk token create|ls|revoke`. Two paths, chosen by the environment:
-// - straight to the database, as the services would (the bootstrap: the first admin token
-//   needs no running service and no token): the one DATABASE_URL names, or, with neither it nor
-//   AGENTDESK_TOKEN set, the default database `npm start` uses when it exists here
-//   (./data/agentdesk.db, the sign-in page's hint run in the checkout);
-// - otherwise through the API at AGENTDESK_URL, with an admin token in AGENTDESK_TOKEN.
-// `create` prints the secret alone on stdout (so `TOKEN=$(agentdesk token create …)` works)
-// and what it made on stderr; the secret is never shown again.
+// `agentdesk token create|ls|revoke`: straight to the database (so the first admin token needs no running
+// service and no token), or through the API with an admin token.
 
 const DEFAULT_DATABASE_FILE = DEFAULT_DATABASE_URL.slice('sqlite:'.length);
 
 const TOKEN_ID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
+/**
+ * The database DATABASE_URL names; with neither it nor AGENTDESK_TOKEN set, the default database `npm start`
+ * uses when it exists here (./data/agentdesk.db, the sign-in page's hint run in the checkout); otherwise the
+ * API at AGENTDESK_URL, with an admin token in AGENTDESK_TOKEN.
+ */
 async function backendFor(context: CliContext): Promise<TokenBackend> {
   const { io } = context;
   if (io.env.DATABASE_URL?.trim()) return (await import('./token-database.js')).databaseTokens(io);
@@ -44,6 +43,8 @@ export function registerTokenCommand(program: Command, context: CliContext): voi
       'API tokens: in the database named by DATABASE_URL when set, else through AGENTDESK_URL (admin token)',
     );
 
+  // The secret alone on stdout (so `TOKEN=$(agentdesk token create …)` works), what was made on stderr;
+  // the secret is never shown again.
   token
     .command('create')
     .description('Create a token and print its secret (once) on stdout')

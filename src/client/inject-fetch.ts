@@ -1,13 +1,13 @@
 import type { FastifyInstance, InjectOptions } from 'fastify';
 import type { FetchLike } from './http.js';
 
-// A FetchLike that hands each request to a Fastify app in the same process (`app.inject`), for
-// a caller living inside the service (the MCP server): the same routes, hooks and schemas as
-// over the network, without a socket. The URL's host part is ignored.
-//
-// inject has no abort: a call whose signal fires is rejected at once, but the route runs on
-// (a long-polling claim until its wait_s ends).
+// A FetchLike that hands each request to a Fastify app in the same process (`app.inject`), for a caller inside
+// the service (the MCP server): the same routes, hooks and schemas as over the network, without a socket.
 
+/**
+ * The URL's host part is ignored. inject has no abort: a call whose signal fires is rejected at once, but the
+ * route runs on (a long-polling claim until its wait_s ends).
+ */
 export function createInjectFetch(app: Pick<FastifyInstance, 'inject'>): FetchLike {
   return async (url, init) => {
     init.signal?.throwIfAborted();

@@ -22,10 +22,9 @@ import { ProblemError } from './errors.js';
 import { withNote } from './notes.js';
 import { type CallOptions, type ClientOptions, createRequester } from './http.js';
 
-// A typed client of the work service. Every shape is the server's own TypeBox schema read as a
-// type (`Static<typeof …Schema>` or the aliases schemas.ts exports), so a field renamed on the
-// server fails the build here; only the list of routes below is written by hand, and
-// test/client/work-client.test.ts checks each of them against the OpenAPI document.
+// A typed client of the work service, typed by the server's own TypeBox schemas so a field renamed on the
+// server fails the build here (docs/design-decisions.md, "Interfaces"). Only the routes are written by hand;
+// test/client/work-client.test.ts checks each against the OpenAPI document.
 
 export type CreatedToken = Static<typeof CreatedTokenSchema>;
 export type Health = Static<typeof HealthSchema>;

@@ -1,10 +1,6 @@
-// Text painted in the colour of what is behind it (white on white, navy on navy, fully
-// transparent) is as hidden as `display:none`, and as good a carrier for prompt injection.
-// html-to-text.ts keeps one `Paint` per open element and reads `unreadable` for each text.
-//
-// Only what is certain counts: a colour this cannot read, a background image or gradient, a
-// link without its own colour (clients paint those blue), or colours a style sheet may set
-// leave the text visible. Hiding what a reader sees would cost more than missing a trick.
+// Text painted in the colour of what is behind it (white on white, fully transparent) is as hidden as
+// `display:none`, and as good a carrier for prompt injection. html-to-text.ts keeps one `Paint` per open
+// element and reads `unreadable` for each text.
 
 import { classSelector, forEachRule } from './html-visibility.js';
 
@@ -121,7 +117,11 @@ export function collectSheetPaint(css: string, into: SheetPaint): void {
 const styleCache = new Map<string, StyleColors>();
 const STYLE_CACHE_SIZE = 2_000;
 
-/** The element's paint, given its parent's; the parent's own object when nothing changes. */
+/**
+ * The element's paint, given its parent's; the parent's own object when nothing changes. Only what is certain
+ * counts: an unreadable colour, a background image or gradient, a link without its own colour (clients paint
+ * those blue) or a style sheet's colours leave the text visible; hiding what a reader sees costs more.
+ */
 export function paintOf(name: string, attribs: Record<string, string>, parent: Paint, sheet: SheetPaint): Paint {
   if (sheet.anything) return UNKNOWN_PAINT;
   if (sheet.classes.size > 0 && attribs.class?.split(/\s+/).some((name) => sheet.classes.has(name)))

@@ -1,12 +1,6 @@
-// HTML email → readable text. What a reader would not see (scripts, styles, hidden elements,
-// text in its background's colour, comments) never reaches the model: hidden text is a classic
-// carrier for prompt injection and for spam padding. It is returned apart so it can still be
-// scanned for injection attempts.
-//
-// The parser's events are consumed as they come, without building a DOM: a templated 5 MB
-// email has hundreds of thousands of elements, and a tree costs more than the parse itself.
-// htmlparser2 never throws on bad markup, and it closes every element it opens, so the stack
-// kept here always mirrors its own.
+// HTML email → readable text. What a reader would not see (scripts, styles, hidden elements, text in its
+// background's colour, comments) never reaches the model, as hidden text carries prompt injection and spam
+// padding; it is returned apart so it can still be scanned for injection attempts.
 
 import { Parser } from 'htmlparser2';
 import { DEFAULT_PAINT, collectSheetPaint, paintOf, type Paint, type SheetPaint } from './html-colors.js';
@@ -121,6 +115,11 @@ export function renderHtml(html: string, options: { cutQuotes: boolean } = { cut
   return rendered;
 }
 
+/**
+ * Consumes the parser's events as they come, without a DOM: a templated 5 MB email has hundreds of thousands
+ * of elements, and a tree costs more than the parse. htmlparser2 never throws on bad markup and closes every
+ * element it opens, so the stack kept here always mirrors its own.
+ */
 function render(html: string, cutQuotes: boolean): RenderedHtml {
   const out: string[] = [];
   const hidden: string[] = [];

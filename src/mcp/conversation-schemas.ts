@@ -2,10 +2,8 @@ import { Type } from 'typebox';
 import { AskSchema, CommentSchema, CreateCommentSchema, QuestionSchema } from '../conversation/schemas.js';
 import { WorkItemSchema } from '../work/api-contract.js';
 
-// The conversation tools' input and output schemas (add_comment, add_note, ask_person,
-// get_answer, and what complete_work adds), made from the API's own schemas as schemas.ts does
-// for the work tools: a comment's bounds, a question's options and an answer's fields are the
-// routes', so a tool refuses exactly what the route behind it would.
+// The conversation tools' input and output schemas, made from the API's own schemas as schemas.ts does for the
+// work tools, so a tool refuses exactly what the route behind it would.
 
 const IdSchema = Type.String({ format: 'uuid', description: 'The work item id' });
 const QuestionIdSchema = Type.String({ format: 'uuid', description: 'The question id (from ask_person)' });

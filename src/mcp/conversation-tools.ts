@@ -14,16 +14,16 @@ import { withNextStep } from './questions.js';
 import { CommentsOutputSchema, ListCommentsInputSchema } from './schemas.js';
 import { ADDS, READS, type ToolDefinition, define } from './tools.js';
 
-// The tools an agent talks to people with: a comment on the item's timeline, a
-// progress note (a comment of kind progress; notes stay the human summary), a question to a
-// person that the agent can wait on, and reading its answer. Waiting goes through the route's
-// long poll (GET …/questions/{id}?wait_s), so an answer given on any instance ends the wait at
-// once; a tool never waits longer than an MCP host lets a call run (TOOL_WAIT_MAX_S), and says
-// how to wait again.
+// The tools an agent talks to people with: a comment on the item's timeline, a progress note (a comment of
+// kind progress; notes stay the human summary), a question to a person it can wait on, and reading its answer.
 
 type Call = { signal: AbortSignal };
 
-/** The question as it stands after up to `wait_s` seconds for its answer. */
+/**
+ * The question as it stands after up to `wait_s` seconds for its answer, through the route's long poll, so an
+ * answer given on any instance ends the wait at once. Never longer than an MCP host lets a call run
+ * (TOOL_WAIT_MAX_S); the tool then says how to wait again.
+ */
 async function awaitAnswer(
   client: WorkClient,
   id: string,

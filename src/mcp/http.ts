@@ -14,15 +14,8 @@ import { createInnerCalls } from './inner-calls.js';
 import { createMcpServer } from './server.js';
 import type { Caller } from './tools.js';
 
-// MCP over Streamable HTTP at /mcp, stateless: each POST builds a server for its caller, answers
-// in JSON, and is gone. Nothing a session would hold is worth holding: who the caller is comes
-// from the credential on every request, and the tools keep no state between calls. So several
-// instances behind one address need no sticky routing, a restart loses nothing, and there is no
-// session id to steal or to expire. What stateless gives up is a server-to-client stream (GET),
-// which these tools do not need: GET and DELETE answer 405, as the transport specification allows.
-//
-// The tools call the API through the typed client over `app.inject`: no socket, and every call
-// passes the same hooks (credential, role, validation) as it would from outside.
+// MCP over Streamable HTTP at /mcp, stateless: each POST builds a server for its caller, answers in JSON, and
+// is gone. Why stateless: docs/design-decisions.md, "Interfaces".
 
 export interface McpRouteOptions {
   auth: AuthConfig;
@@ -212,6 +205,12 @@ async function asInvalidRequest(response: Response) {
   };
 }
 
+/**
+ * The credential names the caller on every request and the tools keep no state, so nothing a session would
+ * hold is worth holding: no sticky routing, nothing lost at a restart, no session id to steal or expire.
+ * Stateless gives up the server-to-client stream (GET), which these tools do not need: GET and DELETE
+ * answer 405, as the transport specification allows.
+ */
 export function registerMcpRoutes(app: HttpApp, options: McpRouteOptions): void {
   const guard = createRebindingGuard(options);
   const inner = createInnerCalls(app);
@@ -265,6 +264,7 @@ export function registerMcpRoutes(app: HttpApp, options: McpRouteOptions): void 
       const client = createWorkClient({
         baseUrl: INNER_BASE_URL,
         ...credentialsOf(request, options.auth.mode),
+        // Over `app.inject`: no socket, and every call passes the same hooks (credential, role, validation).
         fetch: createInjectFetch(inner.injector(request, stop.signal)),
       });
       const server = createMcpServer({

@@ -3,20 +3,9 @@ import type { FastifyInstance, FastifyRequest, InjectOptions } from 'fastify';
 import type { Principal } from '../auth/authenticator.js';
 import type { HttpApp } from '../shared/http/types.js';
 
-// The tools' API calls run through `app.inject`, in this process. Two things do not come with
-// inject and matter for an agent that stops listening while a claim waits (wait_s): the inner
-// request never sees its caller leave (inject's own abort signal cannot reach a body already
-// read), and a stateless endpoint gets a cancellation in a POST of its own, far from the call it
-// cancels. Left alone, the waiting claim would take the next item for nobody, who would hold
-// it until its lease ran out. So:
-//   - each inner request carries a one-time id; a hook ties it to the /mcp request's stop
-//     signal and, when that fires, closes the inner response's socket, which is what a real
-//     client going away looks like to a route (the claim ends its wait on it);
-//   - the /mcp requests in flight are kept by caller and JSON-RPC id, so a
-//     notifications/cancelled stops the one it names. The cancellation travels on its own
-//     connection and can overtake the call it names (a busy server, a slow token check): one
-//     for an id neither running nor recently answered is kept for a few seconds, and the call
-//     that arrives under that id is stopped as it starts.
+// Stopping the tools' inner API calls (through `app.inject`) when their agent stops listening or cancels:
+// otherwise a claim waiting (wait_s) would take the next item for nobody, who would hold it until its lease
+// ran out. inject brings neither: the inner request never sees its caller leave, nor a cancellation's POST.
 
 const INNER_CALL_HEADER = 'x-agentdesk-mcp-call';
 /**
@@ -29,11 +18,18 @@ const EARLY_CANCEL_MS = 10_000;
 const MAX_REMEMBERED = 10_000;
 
 export interface InnerCalls {
-  /** An `inject` for one /mcp request: its caller's address, and its stop signal. */
+  /**
+   * An `inject` for one /mcp request: its caller's address, and its stop signal. Each inner request carries a
+   * one-time id; a hook ties it to `stop` and, when that fires, closes the inner response's socket, which is
+   * what a real client going away looks like to a route (the claim ends its wait on it).
+   */
   injector(request: FastifyRequest, stop: AbortSignal): Pick<FastifyInstance, 'inject'>;
   /** Keeps `stop` under the caller and request id until `untrack` is called. */
   track(principal: Principal, requestId: unknown, stop: AbortController): () => void;
-  /** Stops the caller's request with that id: now if it runs, as it starts if it has not arrived yet. */
+  /**
+   * Stops the caller's request with that id (notifications/cancelled): now if it runs, as it starts if it has
+   * not arrived yet, since the cancellation travels on its own connection and can overtake its call.
+   */
   cancel(principal: Principal, requestId: unknown): void;
 }
 

@@ -22,10 +22,7 @@ import { refusalText } from './refusals.js';
 import { CONVERSATION_TOOLS } from './conversation-tools.js';
 import { type Caller, TOOLS, type ToolDefinition, latestComments } from './tools.js';
 
-// One MCP server over the tools, for one caller: the HTTP route builds one per request (it is
-// stateless), stdio builds one per process. We use the SDK's low-level `Server` rather than
-// `McpServer` because McpServer takes its schemas as zod, and ours are the API's TypeBox
-// schemas, which are JSON Schema already: a second, hand-copied set in zod could drift.
+// One MCP server over the tools, for one caller: the HTTP route builds one per request, stdio one per process.
 
 export const SERVER_INFO = { name: 'agentdesk', title: 'agentdesk work desk', version: '0.1.0' } as const;
 
@@ -147,6 +144,10 @@ export interface McpServerDeps {
   onError?: (error: Error) => void;
 }
 
+/**
+ * The SDK's low-level `Server`, not `McpServer`, which takes its schemas as zod: ours are the API's TypeBox
+ * schemas, JSON Schema already, and a second, hand-copied set in zod could drift.
+ */
 export function createMcpServer({ client, caller, onError }: McpServerDeps): Server {
   const server = new McpServer(SERVER_INFO, {
     capabilities: { tools: { listChanged: false }, resources: { listChanged: false } },

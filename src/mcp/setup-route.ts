@@ -6,10 +6,8 @@ import { ACCESS } from '../auth/roles.js';
 import type { HttpApp } from '../shared/http/types.js';
 import { problemResponses } from '../shared/http/schemas.js';
 
-// The Tokens page prints a ready-to-paste stdio MCP configuration. Nothing puts `agentdesk` on
-// the PATH of a fresh clone, so the configuration names the CLI by its absolute path, which only
-// the server knows. An install path is no secret from an admin, but it is no business of anyone
-// else's: this answer is for admins, never on a public route.
+// What the Tokens page needs to print a ready-to-paste stdio MCP configuration: nothing puts `agentdesk` on the
+// PATH of a fresh clone, so it names the CLI by its absolute path, which only the server knows.
 
 export const McpSetupSchema = Type.Object(
   {
@@ -35,6 +33,7 @@ function installRoot(): string | null {
   return null;
 }
 
+/** For admins only: an install path is no secret from an admin, but no business of anyone else's. */
 export function registerMcpSetupRoute(app: HttpApp, path = '/ui-api/mcp-setup'): void {
   const root = installRoot() ?? process.cwd();
   const cli = join(root, 'dist', 'src', 'cli', 'main.js');

@@ -5,11 +5,8 @@ import { ToolRefusal } from './refusals.js';
 import { createMcpServer } from './server.js';
 import type { Caller } from './tools.js';
 
-// `agentdesk mcp`: the same MCP server on stdin/stdout, for clients that only spawn processes.
-// It talks to a running agentdesk over real HTTP with the typed client. Who it acts as is asked
-// of the service (GET /session) when first needed, not at start: a client spawns its servers
-// eagerly, and a desk that is not up yet should give a tool error then, not a dead process now.
-// stdout carries the protocol and nothing else; diagnostics go to `log` (stderr).
+// `agentdesk mcp`: the same MCP server on stdin/stdout, for clients that only spawn processes, talking to a
+// running agentdesk over HTTP. stdout carries the protocol and nothing else; diagnostics go to `log`.
 
 export interface StdioServerOptions {
   /** AGENTDESK_URL */
@@ -26,7 +23,10 @@ export interface StdioServerOptions {
   log?: (line: string) => void;
 }
 
-/** Serves MCP on stdin/stdout until stdin ends. */
+/**
+ * Serves MCP on stdin/stdout until stdin ends. Who it acts as is asked of the service (GET /session) when first
+ * needed, not at start: clients spawn servers eagerly, and a desk not up yet should give a tool error then.
+ */
 export async function runStdioServer(options: StdioServerOptions): Promise<void> {
   const stdin = options.stdin ?? process.stdin;
   const stdout = options.stdout ?? process.stdout;

@@ -32,12 +32,13 @@ import {
 import { CompleteOutputSchema } from './conversation-schemas.js';
 import { openReviewOf, reviewNextStep } from './questions.js';
 
-// The tools an agent works with, one entry each: what the model reads (name, description,
-// annotations, schemas) and what the call does through the typed client. The caller's
-// credentials go with every call, so the service's role and holder rules apply unchanged; the
-// agent a tool acts as comes from the caller, never from an argument.
+// The tools an agent works with, one entry each: what the model reads and what the call does through the typed
+// client, with the caller's credentials, so the service's role and holder rules apply unchanged.
 
-/** Who is calling: the agent the token acts as (else its name; X-User under AUTH=off), and its role. */
+/**
+ * Who is calling: the agent the token acts as (else its name; X-User under AUTH=off), and its role. A tool's
+ * agent comes from here, never from an argument.
+ */
 export interface Caller {
   agent: string;
   role: Role;

@@ -8,11 +8,13 @@ import { PROBLEM_CONTENT_TYPE, problem } from '../shared/errors.js';
 import { problemResponses } from '../shared/http/schemas.js';
 import type { Tracing } from '../shared/observability/tracing.js';
 
-// The UI's Classify page posts here; the work service forwards the email to the
-// classification service named in its config, so the browser talks to one origin only. The
-// caller's credentials go along (the services share the database, so a session cookie works
-// there too): the classification service applies its own budget and override rules to them.
+// The UI's Classify page posts here; the work service forwards the email to the classification service named
+// in its config, so the browser talks to one origin only.
 
+/**
+ * The caller's credentials go along (the services share the database, so a session cookie works there too):
+ * the classification service applies its own budget and override rules to them.
+ */
 const FORWARDED_HEADERS = ['authorization', 'cookie', CSRF_HEADER, 'x-user'] as const;
 
 export const CLASSIFY_PROXY_BODY_LIMIT = 5 * 1024 * 1024;

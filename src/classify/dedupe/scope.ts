@@ -1,13 +1,6 @@
-// Whose answers a request may be given. Dedupe hands a stored classification to any request it
-// matches, so whatever produced that classification must be what the request asked for: a caller
-// who points `base_url` at a model of its own could otherwise plant answers ("wire $48,000
-// today", confidence 0.99) that everyone else's copies of the email would receive.
-//
-// So everything dedupe remembers (answers, verdicts, thread counts) is kept per scope: the
-// provider, model and base URL the request resolved to, and the caller. The key and the
-// temperature are not part of it: they choose who pays and how much the answer varies, not
-// which model gives it. Tokens do not exist yet, so every caller is the same anonymous one;
-// once they do, the token's owner goes into `caller` and nothing else changes.
+// Whose answers a request may be given: everything dedupe remembers is kept per scope, so a caller who points
+// `base_url` at a model of its own cannot plant answers ("wire $48,000 today", confidence 0.99) that
+// everyone else's copies of the email would receive (docs/design-decisions.md, "Classification").
 
 import { createHash } from 'node:crypto';
 import type { ProviderSettings } from '../providers.js';
@@ -24,7 +17,11 @@ export interface ClassifyContext {
 
 export const ANONYMOUS: Readonly<ClassifyContext> = Object.freeze({ caller: null });
 
-/** A short, fixed-length name for the scope, prefixed to every dedupe key. */
+/**
+ * A short, fixed-length name for the scope, prefixed to every dedupe key: the provider, model and base URL
+ * the request resolved to, and the caller. Not the key or the temperature: they choose who pays and how
+ * much the answer varies, not which model gives it.
+ */
 export function dedupeScope(
   settings: Pick<ProviderSettings, 'provider' | 'model' | 'base_url'>,
   context: ClassifyContext,

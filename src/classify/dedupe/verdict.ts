@@ -1,13 +1,5 @@
-// The dedupe verdict, in one function with one precedence order:
-//   1. the message key was seen      → "id": duplicate if the content is the same, else updated
-//   2. the content was seen          → "fingerprint": duplicate
-//   3. the conversation was seen     → "conversation": updated
-//   4. otherwise                     → new
-// Each step is an atomic claim in the store, so two concurrent requests for one new email
-// cannot both come out "new". Every key starts with the request's scope (scope.ts): requests
-// in different scopes never see each other's emails, counts or answers. The store makes the
-// usual steps (1, 2 and the thread count) as one claim, in one commit and, on PostgreSQL, one
-// round trip; only an email whose content changed under its id takes further steps.
+// The dedupe verdict, in one function with one precedence order (decideDedupe). Every key starts with the
+// request's scope (scope.ts): requests in different scopes never see each other's emails, counts or answers.
 
 import type { Classification, DedupeVerdict } from '../categories.js';
 import type { DedupeStore } from './store/port.js';
@@ -65,6 +57,16 @@ function messagePartOf(input: Pick<DedupeInput, 'message_key' | 'fingerprint'>):
   return input.message_key !== null ? `id:${input.message_key}` : `fp:${input.fingerprint}`;
 }
 
+/**
+ * The precedence order:
+ *   1. the message key was seen      → "id": duplicate if the content is the same, else updated
+ *   2. the content was seen          → "fingerprint": duplicate
+ *   3. the conversation was seen     → "conversation": updated
+ *   4. otherwise                     → new
+ * Each step is an atomic claim in the store, so two concurrent requests for one new email cannot both come
+ * out "new". Steps 1, 2 and the thread count are one claim, one commit and, on PostgreSQL, one round trip;
+ * only an email whose content changed under its id takes further steps.
+ */
 export async function decideDedupe(store: DedupeStore, input: DedupeInput): Promise<DedupeDecision> {
   const recordKey = recordKeyOf(input);
   const claim = await store.claim({

@@ -1,8 +1,6 @@
-// One span per provider call: every attempt and every wait between them, as the caller waits.
-// It records who answered (provider, model, host), how (attempts, result kind) and what it
-// used (tokens, summed over the attempts the provider answered): the same record the usage
-// tables and the metrics get. Never the prompt, the answer, the email or the key: nothing here
-// is given any of them.
+// One span per provider call, every attempt and wait included: who answered, how, and the tokens used, the
+// same record the usage tables and the metrics get. Never the prompt, the answer, the email or the key:
+// nothing here is given any of them.
 
 import type { SpanAttributes, Tracing } from '../../shared/observability/tracing.js';
 import type { ProviderCall } from '../usage/records.js';

@@ -1,7 +1,6 @@
-// The offline classifier, and the one entry point of this folder: deterministic, no network,
-// and honest about what it saw. It reads English, German, Spanish and French (language.ts),
-// finds signals (signals.ts), scores each category from them (score.ts) and fills the details
-// a reviewer needs to act on the verdict.
+// The offline classifier and the one entry point of this folder: deterministic, no network, honest about what
+// it saw. It reads the languages (language.ts), finds signals (signals.ts), scores the categories (score.ts)
+// and fills the details a reviewer needs to act on the verdict.
 
 import type { Category, Priority } from '../categories.js';
 import type { Email } from '../../email/normalize.js';

@@ -1,8 +1,6 @@
-// From a deadline as written ("by Thursday noon", "bis Freitag, den 27. November", "antes del
-// 18/12", "d'ici la fin de la semaine") to a calendar date, counted from the day the email was
-// sent: `details.deadline` is ISO 8601, a date ("2026-11-27") or a local date and time
-// ("2026-11-26T12:00"), in the sender's own clock, as written. The phrase itself is found by
-// the lexicons (signals.ts); this file only reads it, so it never decides what is a deadline.
+// From a deadline as written ("by Thursday noon", "bis Freitag, den 27. November") to a calendar date counted
+// from the day the email was sent. The lexicons (signals.ts) find the phrase; this file only reads it, so it
+// never decides what is a deadline.
 
 import type { Language } from './lexicon.js';
 
@@ -262,9 +260,11 @@ export interface DueDate {
 }
 
 /**
- * The date a deadline phrase names, counted from `reference` (the day the email was sent), or
- * null when it names none we can place ("{{due_date}}", "in the coming weeks"). A time alone
- * ("before 3pm", "avant 17 h") is that day's.
+ * The date a deadline phrase names ("antes del 18/12", "d'ici la fin de la semaine"), counted from
+ * `reference` (the day the email was sent), or null when it names none we can place ("{{due_date}}",
+ * "in the coming weeks"). A time alone ("before 3pm", "avant 17 h") is that day's. `details.deadline`
+ * carries it as ISO 8601, a date ("2026-11-27") or a local date and time ("2026-11-26T12:00"), in the
+ * sender's own clock, as written.
  */
 export function resolveDueDate(phrase: string, language: Language, reference: Day): DueDate | null {
   const words = WORDS[language];

@@ -1,8 +1,5 @@
-// Which languages an email is written in, told from its short function words ("the", "und",
-// "los", "vous") and from letters only some of the four languages use ("ß", "ñ", "ç"). Cheap on
-// purpose: one pass over the opening of the text, no model. The classifier then reads the
-// email with the lexicons of the languages found, so "sale" is a sale in English and not the
-// Spanish "leaves", and "bitte" asks for something only in German.
+// Which languages an email is written in, so the classifier reads it with the right lexicons ("sale" is a sale
+// in English, not the Spanish "leaves"). Cheap on purpose: one pass over the opening of the text, no model.
 
 import { COMPILED, LANGUAGES, type Language } from './lexicon.js';
 
@@ -15,6 +12,7 @@ const SECOND_MIN = 3;
 const LETTERS_CAP = 8;
 const WORD = /[\p{L}']+/gu;
 
+/** Told from short function words ("the", "und", "los", "vous") and letters only some use ("ß", "ñ", "ç"). */
 export function detectLanguages(text: string): Language[] {
   const sample = text.slice(0, SAMPLE_CHARS).toLowerCase();
   const scores: Record<Language, number> = { en: 0, de: 0, es: 0, fr: 0 };

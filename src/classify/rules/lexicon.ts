@@ -1,12 +1,6 @@
-// The words the offline classifier knows, one lexicon per language (lexicon-en.ts, …), and
-// their compilation into regular expressions, once, when the module loads.
-//
-// Phrases are small regular-expression sources written by us. Each list becomes one
-// alternation that must end at a word edge; the edge before it is checked in code (findWords)
-// because `\b` knows only ASCII (no edge before "é" or "ü") and a leading Unicode lookbehind
-// stops V8 from skipping ahead to the phrases' first letters, which made every scan about five
-// times slower. Quantifiers inside phrases are bounded ({0,3}) and never nested, so no phrase
-// can backtrack catastrophically, whatever the text.
+// The words the offline classifier knows, one lexicon per language (lexicon-en.ts, …), and their compilation
+// into regular expressions, once, when the module loads. Phrases are small regular-expression sources of
+// ours, their quantifiers bounded ({0,3}) and never nested, so none can backtrack catastrophically.
 
 import type { Lexicon } from './lexicon-types.js';
 import { ENGLISH } from './lexicon-en.js';
@@ -41,7 +35,11 @@ const EDGE_AFTER = '(?![\\p{L}\\p{N}])';
 const WORD_CHAR = /[\p{L}\p{N}]/u;
 const NOTHING = /(?!)/gu;
 
-/** One alternation of phrases; use it through findWords/hasWords, which check the edge before. */
+/**
+ * One alternation of phrases that must end at a word edge; use it through findWords/hasWords, which check the
+ * edge before in code: `\b` knows only ASCII (no edge before "é"), and a leading Unicode lookbehind stops V8
+ * from skipping ahead to the phrases' first letters, which made every scan many times slower.
+ */
 export function words(sources: readonly string[]): RegExp {
   // An empty list must match nothing, not the empty string.
   if (sources.length === 0) return NOTHING;

@@ -1,8 +1,6 @@
-// Look-alike domains: hosts that borrow a brand phishers like to imitate without belonging to
-// it ("micros0ft-support.com", "paypal.com.account-review.net", "netfl1x-pagos.com"). A
-// brand's own domains and their subdomains are never look-alikes. Mentioning a brand is not
-// enough to call a message phishing: the classifier also wants a request for credentials or a
-// threat to the account (see scoring), since a shop may well name its carrier.
+// Look-alike domains: hosts that borrow a brand phishers imitate without belonging to it ("micros0ft-support.com",
+// "paypal.com.account-review.net"). Alone it is no proof of phishing: scoring also wants a request for
+// credentials or a threat to the account, since a shop may well name its carrier.
 
 interface Brand {
   /** As it appears in a host once digits that pass for letters are read as letters. */
@@ -107,7 +105,7 @@ export function registrableDomain(host: string): string {
   return labels.slice(-take).join('.');
 }
 
-/** The brand a host imitates, or null when it imitates none (or is the brand's own). */
+/** The brand a host imitates ("netfl1x-pagos.com"), or null; a brand's own domains and subdomains never do. */
 export function imitatedBrand(host: string): string | null {
   const registrable = registrableDomain(host);
   if (OFFICIAL.has(registrable)) return null;

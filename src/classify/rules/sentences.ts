@@ -1,8 +1,6 @@
-// Sentences of an email, in its language. Boundaries come from ICU's sentence rules through
-// `Intl.Segmenter`; Node's ICU applies none of the CLDR abbreviation suppressions, so it breaks
-// after every "z. B.", "Mr." and German ordinal ("bis Freitag, den 28. | November"). Each
-// language's short list below says where such a break is no boundary, and the pieces are joined
-// again. Lines stay separate: in mail a line break ends a greeting, a list item or a signature.
+// Sentences of an email, in its language, from ICU's sentence rules through `Intl.Segmenter`. Node's ICU applies
+// none of CLDR's abbreviation suppressions, so it breaks after every "z. B.", "Mr." and German ordinal ("den
+// 28. | November"); each language's list below says where a break is none, and the pieces are joined again.
 
 import type { Language } from './lexicon.js';
 
@@ -237,7 +235,10 @@ function splitLine(line: string, language: Language): string[] {
   return sentences;
 }
 
-/** Sentences with at least one letter, line by line, in the email's main language. */
+/**
+ * Sentences with at least one letter, line by line, in the email's main language. Lines stay separate: in mail
+ * a line break ends a greeting, a list item or a signature.
+ */
 export function splitSentences(text: string, language: Language = 'en'): string[] {
   const sentences: string[] = [];
   for (const line of text.split(/\n+/)) {

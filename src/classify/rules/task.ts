@@ -1,12 +1,9 @@
-// The task a person would write for an email that needs action: the request itself, in the
-// email's language, without greeting, as "<Verb> …" when the request is a plain instruction
-// ("Approve invoice 7731 …", "Valider le devis …") and as "Reply to <sender>: …" when it is a
-// question or speaks of the sender ("could you send me …"), where turning it into a bare verb
-// would change who does what. At most 120 characters, cut only between words, never inside a
-// number or a date, with an ellipsis; German keeps its final verb after the ellipsis.
+// The task a person would write for an email that needs action: the request itself, in the email's language,
+// without greeting, at most TASK_MAX characters (describeTask, clip).
 
 import type { Language } from './lexicon.js';
 
+/** Cut only between words, never inside a number or a date, with an ellipsis (clip). */
 export const TASK_MAX = 120;
 
 interface Phrasing {
@@ -202,6 +199,11 @@ export interface TaskInput {
   subject: string;
 }
 
+/**
+ * "<Verb> …" when the request is a plain instruction ("Approve invoice 7731 …", "Valider le devis …"), and
+ * "Reply to <sender>: …" when it is a question or speaks of the sender ("could you send me …"), where a bare
+ * verb would change who does what.
+ */
 export function describeTask(input: TaskInput): string {
   const phrasing = PHRASING[input.language];
   const subject = input.subject || '…';

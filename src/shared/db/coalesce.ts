@@ -1,12 +1,5 @@
-// Coalescing: the calls that arrive while one batch of their kind is running wait for it to
-// end, then run together as the next batch (one statement, one round trip, one commit), the way
-// group-commit.ts batches SQLite transactions. Under load the batches grow by themselves; alone,
-// a call waits only for the end of the current I/O phase. Each caller gets its own answer: a
-// batch that fails runs again one call at a time, so one bad call cannot fail the others.
-//
-// Calls are grouped by `keyOf` (only calls of one key can share a statement) and kept apart by
-// `conflictOf` (two calls with a conflict key in common never share a batch: the second waits
-// for the next one), so a batch statement never sees, say, one item or one agent twice.
+// Coalescing, PostgreSQL's counterpart of group commit: calls that arrive while a batch of their kind
+// runs become the next batch, one statement, one round trip and one commit.
 
 interface Job<I, O> {
   input: I;
@@ -31,6 +24,11 @@ export interface CoalescerOptions<I, O> {
 
 const DEFAULT_MAX_BATCH = 64;
 
+/**
+ * Under load the batches grow by themselves; alone, a call waits only for the end of the current I/O phase.
+ * A batch that fails runs again one call at a time, so one bad call cannot fail the others. Calls are
+ * grouped by `keyOf` and kept apart by `conflictOf`, so a batch never sees one item or one agent twice.
+ */
 export function createCoalescer<I, O>({
   keyOf,
   conflictOf,

@@ -179,11 +179,11 @@ function openSqlite(
   raw.pragma('foreign_keys = ON');
   // Every unit of a group commit runs in a savepoint, and SQLite keeps the pages a savepoint (or
   // a statement that fires a trigger) first changes in a sub-journal, which spills to a temporary
-  // file past 64 KiB: a submit touches some twenty pages of work_items' indexes, so each one
-  // wrote about forty 4 KiB pages to that file, on the event loop (strace: 52 pwrite64 calls an
-  // item against 10, the WAL's own, in memory; inserts 2-3 times faster). In memory it stays
-  // until the savepoint ends. The cost is that a sort no index serves is held in memory too;
-  // every listing has its index (test/work/query-plans.test.ts).
+  // file past 64 KiB: a submit touches enough of work_items' index pages that each one wrote
+  // dozens of pages to that file, on the event loop, and inserts ran measurably slower than with
+  // it in memory (bench/README.md). In memory it stays until the savepoint ends. The cost is that
+  // a sort no index serves is held in memory too; every listing has its index
+  // (test/work/query-plans.test.ts).
   raw.pragma('temp_store = MEMORY');
   // Migrations run once at start-up: SQLite fsyncs their commits itself.
   raw.pragma('synchronous = FULL');

@@ -1,42 +1,18 @@
 import type { Kysely, Transaction } from 'kysely';
 import { StorageFullError } from '../errors.js';
 
-// Group commit on SQLite. better-sqlite3 runs every statement on the event loop; statements take
-// microseconds, but a durable commit takes an fsync (a millisecond on a local SSD, 5 to 10 on a
-// cloud disk), and at synchronous = FULL SQLite ran that fsync inside COMMIT, on the event loop:
-// while a commit flushed, no request was parsed and no answer written. So the connection runs at
-// synchronous = NORMAL (database.ts), where a COMMIT in WAL mode only write()s its frames, and the
-// flush that makes them durable is an fdatasync of the WAL on libuv's threadpool (wal-sync.ts).
-//
-// The transactions that arrive while one batch runs wait for the next, and a batch runs them
-// one after another inside a single database transaction, each in its own savepoint, so one
-// failing rolls back alone. Nobody hears back before a flush that BEGAN AFTER their batch's
-// COMMIT returned has finished (`durable`), so an answer still means the write is on disk.
-// Meanwhile the next batch may run its statements and commit: that is the group commit filling
-// while the last flush runs. Answers keep the order of the commits, since every flush covers all
-// that was written before it began and flushes run one at a time. A failed unit's error waits
-// for the flush too: it may have been decided by a write (a unique key) not yet on disk.
-// SQLite has one writer anyway, so running the units in turn loses nothing.
-//
-// Until that flush, a read on the same connection (or another process) can see a committed write
-// that is not yet acknowledged: docs/design-decisions.md (Durability) says why that is acceptable
-// (only a power loss can lose it, and then it and whatever read it are lost together).
-//
-// A batch also ends once it has run for 10 ms: better-sqlite3 runs every statement on the
-// event loop, so a batch of hundreds (a burst of classifications) would hold the loop, the
-// connection and the write lock (which another process, `npm start`'s other service, may be
-// waiting for) for as long. The rest go in the next batch, once the loop has had its turn.
-//
-// The batch begins IMMEDIATE (sqlite-driver.ts): it holds the write lock from its first read,
-// so another process writing the same file makes it wait, never fail halfway.
-//
-// A full disk fails the whole batch, not the one unit: SQLite may have rolled the transaction
-// back already, and the units before it are refused as well; each caller gets StorageFullError.
+// Group commit on SQLite: transactions that arrive together run in one database transaction and are
+// answered after one WAL flush, so SQLite is not capped at one fsync per request.
+// Why the flush runs off the event loop: docs/design-decisions.md, "Durability".
 
 const SAVEPOINT = 'unit';
 /** Bounds how many transactions one batch takes on. */
 const MAX_BATCH = 256;
-/** Bounds how long one batch runs: it takes no further transaction after this. */
+/**
+ * Bounds how long one batch runs: it takes no further transaction after this. Statements run on the
+ * event loop, so a batch of hundreds would hold the loop, the connection and the write lock (which
+ * `npm start`'s other service may be waiting for); the rest wait for the next batch, after the loop's turn.
+ */
 const DEFAULT_BATCH_MS = 10;
 
 interface Job {
@@ -60,6 +36,18 @@ export interface GroupCommitOptions {
   durable?: () => Promise<void>;
 }
 
+/**
+ * Runs the transactions that arrive while one batch runs as the next batch: one after another in a single
+ * database transaction, each in its own savepoint so one failing rolls back alone (SQLite has one writer
+ * anyway, so running them in turn loses nothing). The batch begins IMMEDIATE (sqlite-driver.ts): it holds
+ * the write lock from its first read, so another process writing the file makes it wait, never fail halfway.
+ *
+ * Nobody hears back before a flush that BEGAN AFTER their batch's COMMIT returned has finished (`durable`),
+ * so an answer still means the write is on disk; meanwhile the next batch runs and commits. Answers keep the
+ * order of the commits, since every flush covers all written before it began and flushes run one at a time.
+ * Until then a read can see a committed write not yet acknowledged: docs/design-decisions.md, "Durability"
+ * says why that is acceptable.
+ */
 export function createGroupCommit(
   kysely: Kysely<any>,
   { batchMs = DEFAULT_BATCH_MS, onBatch, durable }: GroupCommitOptions = {},
@@ -85,6 +73,8 @@ export function createGroupCommit(
           try {
             settled.push({ ok: true, value: await job.work(unit) });
           } catch (error) {
+            // A full disk fails the whole batch: SQLite may have rolled the transaction back already,
+            // so the units before it are refused too, and every caller gets StorageFullError.
             if (error instanceof StorageFullError) throw error;
             await unit.rollbackToSavepoint(SAVEPOINT).execute();
             settled.push({ ok: false, error });
@@ -112,6 +102,7 @@ export function createGroupCommit(
         if (outcome.ok) job.resolve(outcome.value);
         else job.reject(outcome.error);
       });
+    // A failed unit hears after the flush as well: a write not yet on disk (a unique key) may have decided it.
     if (!committed || !durable) answer();
     // Not awaited: the next batch runs while this one's flush does.
     else

@@ -4,37 +4,20 @@ import type BetterSqlite3 from 'better-sqlite3';
 import type { Logger } from 'pino';
 import { type ControlledWriteGate, createWriteGate } from './sqlite-write-gate.js';
 
-// Checkpoints off the event loop. At synchronous = NORMAL the commits no longer
-// fsync (wal-sync.ts flushes the WAL on the threadpool), but SQLite's auto-checkpoint still runs
-// inside the COMMIT that takes the WAL past 1,000 pages, on the main thread, and fsyncs the WAL
-// and the database file there. So the main connection turns it off (wal_autocheckpoint = 0) and
-// a worker thread with a connection of its own (sqlite-checkpointer-thread.cjs) runs PASSIVE
-// checkpoints: when told the WAL has grown (every `everyCommits` flushes asked for), and on a
-// timer. PASSIVE never waits and never blocks the writer; once everything is copied back, the
-// next write starts the WAL over from its beginning, so the file stops growing.
-//
-// Under writes that never pause, PASSIVE never copies everything back, and the log would grow
-// without end. Past `maxBytes` the thread asks for a hold: the write gate closes (our writers
-// wait on a promise, reads go on), the transaction running ends, the thread runs a RESTART
-// checkpoint and says 'release'. The hold is bounded by `holdMs` whatever the thread does, and
-// journal_size_limit (database.ts) cuts the file back to the bound when the log starts over.
-//
-// Without checkpoints the WAL would grow without bound (and reads slow down with it). So the
-// main connection auto-checkpoints (wal_autocheckpoint = 1000, SQLite's default) whenever no
-// thread is ready: until the first one says so, and from the moment one dies (an error, an
-// exit) until its replacement is up. A death is logged and a new thread started after
-// `restartMs`. Checkpoints are an optimisation of the WAL's size, never of durability: a thread
-// that dies mid-checkpoint loses nothing (SQLite's checkpoint is restartable).
-//
-// The thread's connection is in this process, like the service's: SQLite's unix VFS keeps one
-// record of POSIX locks per file per process, shared by every connection of the process (the
-// native module is loaded once, whichever thread opens it), and when a connection closes it
-// keeps the descriptor open while another connection still holds locks on that file. So the
-// thread's open and close cannot drop the service connection's locks.
+// SQLite checkpoints on a worker thread, so the auto-checkpoint's fsyncs leave the event loop, and the
+// WAL's bound (a RESTART under a write hold). Why: docs/design-decisions.md, "Durability".
 
+/**
+ * The thread's connection lives in this process, like the service's: SQLite's unix VFS keeps one record of
+ * POSIX locks per file per process and keeps a descriptor open while another connection holds locks, so the
+ * thread's open and close cannot drop the service connection's locks.
+ */
 const THREAD_FILE = new URL('./sqlite-checkpointer-thread.cjs', import.meta.url);
 
-/** SQLite's default auto-checkpoint, in pages: the fallback while no thread runs. */
+/**
+ * SQLite's default auto-checkpoint, in pages: the fallback while no thread is ready (before the first, and
+ * from a death until the replacement is up), since without checkpoints the WAL grows without bound.
+ */
 const FALLBACK_PAGES = 1_000;
 
 export const CHECKPOINT_KINDS = { passive: 'passive', restart: 'restart' } as const;
@@ -118,6 +101,15 @@ type ThreadMessage =
   | { type: 'hold'; id: number }
   | { type: 'release'; id: number };
 
+/**
+ * Turns the main connection's auto-checkpoint off and has the thread run PASSIVE checkpoints every
+ * `everyCommits` flushes and on a timer. PASSIVE never waits and never blocks the writer; once all is copied
+ * back, the next write starts the WAL over, so the file stops growing. Writes that never pause leave PASSIVE
+ * always behind, so past `maxBytes` the thread asks for a hold: the write gate closes (our writers wait,
+ * reads go on), the running transaction ends, the thread runs a RESTART and says 'release'; `holdMs` bounds
+ * the hold whatever the thread does. A dead thread is logged and replaced after `restartMs`; it loses
+ * nothing, as checkpoints size the WAL and never make anything durable (and SQLite's are restartable).
+ */
 export function startCheckpointer(
   raw: BetterSqlite3.Database,
   path: string,

@@ -12,23 +12,8 @@ import {
 import { StorageFullError } from '../errors.js';
 import { OPEN_GATE, type WriteGate } from './sqlite-write-gate.js';
 
-// Kysely's SQLite driver, with two changes.
-//
-// BEGIN IMMEDIATE: Kysely opens SQLite transactions with a plain (deferred) BEGIN: the
-// transaction reads first and asks for the write lock only at its first write. When another
-// process (the classifier and the work service share the file) has written in between, that
-// upgrade fails at once with SQLITE_BUSY_SNAPSHOT, and SQLite never waits for it: the busy
-// timeout cannot help. Every transaction here writes, so each takes the write lock up front with
-// BEGIN IMMEDIATE, where the busy timeout does apply: a second writer waits its turn.
-//
-// Durable autocommit writes: the connection runs at synchronous = NORMAL, so a COMMIT is durable
-// only once the WAL has been flushed (wal-sync.ts). Group commit waits for that flush itself, but
-// many writes run outside `database.transaction`, one statement in autocommit (the dedupe's
-// touches and answers, intake's cursors and leases, a token's last use, the conversation and work
-// stores' single statements). Rather than trust every feature to remember, the driver does it:
-// a statement that may write (not `readonly`) run while no transaction is open returns only once
-// `durable()` has answered. It gives the connection back first, so other statements (the next
-// group commit among them) run during the flush instead of queuing behind it.
+// Kysely's SQLite driver with two changes: transactions begin IMMEDIATE, and a write outside a
+// transaction returns only once it is durable. Each is explained where it is done.
 
 export interface DurableSqliteConfig {
   database: BetterSqlite3.Database;
@@ -117,7 +102,10 @@ class Loan implements DatabaseConnection {
     // Not `readonly` covers BEGIN IMMEDIATE too (it takes the write lock), which leaves a
     // transaction open: only a statement that began and ended outside one committed by itself.
     if (!outside || database.inTransaction) return result;
-    // Committed when run returned; durable once the flush that begins now has finished.
+    // Many writes run in autocommit (dedupe touches, intake cursors, a token's last use); rather than trust
+    // every feature to wait for the flush (wal-sync.ts), the driver does, with the connection given back so
+    // other statements, the next group commit among them, run meanwhile. Committed when run returned;
+    // durable once the flush that begins now has finished.
     this.release();
     await durable();
     return result;
@@ -145,9 +133,9 @@ function run<R>(statement: BetterSqlite3.Statement, parameters: readonly unknown
 
 /**
  * Rows as objects, built in JavaScript from better-sqlite3's arrays. Its own objects get their
- * properties one at a time, which for a row of work_items' 26 columns cost twice what the
- * statement does (the newest 20 items: 165 µs against 75): an object literal of a
- * fixed shape, compiled once per statement, is what V8 builds fastest. Column names come from
+ * properties one at a time, which for a row of work_items' 26 columns cost more than the statement
+ * itself (bench/README.md): an object literal of a fixed shape, compiled once per statement, is what
+ * V8 builds fastest. Column names come from
  * SQLite (our schema and our aliases) and are quoted as JSON string literals; a name given
  * twice keeps its last value, as better-sqlite3's objects do.
  */
@@ -214,6 +202,12 @@ class DurableSqliteDriver implements Driver {
     return new Loan(this.config, this.#mutex);
   }
 
+  /**
+   * BEGIN IMMEDIATE, not Kysely's deferred BEGIN: a deferred transaction upgrades to the write lock at its
+   * first write, and if another process (the two services share the file) wrote in between, that fails at
+   * once with SQLITE_BUSY_SNAPSHOT, which the busy timeout cannot help. Every transaction here writes, so each
+   * takes the lock up front, where the busy timeout applies: a second writer waits its turn.
+   */
   async beginTransaction(connection: DatabaseConnection): Promise<void> {
     await connection.executeQuery(CompiledQuery.raw('begin immediate'));
   }

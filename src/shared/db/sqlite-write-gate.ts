@@ -1,8 +1,5 @@
-// The door our SQLite writers pass before they take the write lock (sqlite-driver.ts asks it at
-// every BEGIN IMMEDIATE and every write in autocommit). The checkpointer closes it for the short
-// RESTART checkpoint that starts the WAL over (sqlite-checkpointer.ts): a writer then waits here,
-// on a promise, instead of in SQLite's busy handler, which would stall the event loop. Reads and
-// the statements of a transaction already open go on; `whenIdle` says once none is open.
+// The door our SQLite writers pass before taking the write lock; the checkpointer closes it for a RESTART,
+// so a writer waits on a promise here instead of in SQLite's busy handler, which would stall the event loop.
 
 export interface WriteGate {
   /** Null while writes may begin; else a promise that resolves when the gate opens. */
@@ -17,6 +14,7 @@ export interface ControlledWriteGate extends WriteGate {
   open(): void;
 }
 
+/** Reads, and the statements of a transaction already open, go on while it is closed. */
 export function createWriteGate(): ControlledWriteGate {
   let waiting: Promise<void> | null = null;
   let opened: (() => void) | null = null;

@@ -11,13 +11,8 @@ import type pg from 'pg';
 import { DIALECTS, type Database } from './database.js';
 import type { SpanAttributes, SpanHandle, Tracing } from '../observability/tracing.js';
 
-// Spans for the database: one per logical transaction, on both stores, and one per statement
-// outside a transaction (and, on PostgreSQL, inside one), whether it goes through Kysely or
-// straight to the pool (the work store's single-statement PostgreSQL paths). On SQLite the statements of a
-// transaction run inside a group-commit batch (group-commit.ts) shared with other requests'
-// transactions: their spans would hang under whichever request started the batch, so there
-// the transaction's span (from the caller's call to its commit) is the only one. Only within a
-// trace (a request's): the lease sweeper's polls and the purges make none. No SQL text,
+// Spans for the database, within a request's trace only: one per logical transaction, and one per statement
+// outside a transaction (inside one too on PostgreSQL), through Kysely or straight to the pool. No SQL text,
 // no parameters: the operation and the table say what ran, and values are the users' data.
 
 const SYSTEM_NAMES = { sqlite: 'sqlite', postgres: 'postgresql' } as const;
@@ -172,6 +167,8 @@ export function traceDatabase(database: Database, tracing: Tracing): Database {
       tracing.span(
         'db.transaction',
         attributes,
+        // On SQLite a transaction's statements run in a group-commit batch shared with other requests' and
+        // their spans would hang under whichever request began it, so the transaction's span is the only one.
         () => database.transaction(postgres ? (trx) => work(trx.withPlugin(plugin)) : work),
         inTrace,
       ),

@@ -1,27 +1,8 @@
 import { promises as fs } from 'node:fs';
 
-// The fsync that makes SQLite commits durable, off the event loop. The write
-// connection runs with synchronous = NORMAL: in WAL mode a COMMIT then only write()s its frames
-// to the `-wal` file, and nothing is on disk until someone flushes that file. This module is the
-// someone: `durable()` resolves once an fdatasync of the WAL that BEGAN AFTER the call has
-// finished, run by libuv's threadpool while the event loop goes on. Calls made while a flush
-// runs share the next one: that is the group commit of the flushes, and it keeps the order
-// (every flush covers everything written before it began, and they run one after another).
-//
-// One descriptor on the WAL, opened at the first flush (the file exists once a commit has
-// written to it) and kept until close: closing a descriptor of a file drops every POSIX lock
-// the process holds on that file, so we never open and close per flush. (SQLite locks the
-// database and `-shm` files, not `-wal`, but we take no chance.)
-//
-// Why the WAL's inode does not change under us while our connection is open: SQLite deletes
-// the WAL only when the last connection to the database closes (it checks by taking an
-// exclusive lock on the database file, which our open connection's shared lock prevents), or
-// when a connection leaves WAL mode (we never do; that too needs every other connection gone).
-// A checkpoint never replaces the file: PASSIVE and RESTART rewrite it in place, TRUNCATE
-// truncates the same inode. What remains is someone outside SQLite deleting or replacing the
-// file (a restore, an `rm`): then every flush would go to a file nobody reads. That costs one
-// stat per flush to notice, run alongside the fdatasync on the threadpool, so it adds no wait:
-// when the path names another inode, we reopen and flush the new file before answering.
+// The fsync that makes SQLite commits durable, off the event loop: at synchronous = NORMAL a COMMIT only
+// write()s its WAL frames, and this module's fdatasync on libuv's threadpool puts them on disk.
+// Why: docs/design-decisions.md, "Durability".
 
 export interface WalSync {
   /** Resolves once a flush of the WAL that began after this call has finished; rejects if it failed. */
@@ -95,7 +76,18 @@ export function createSerialSync(
   };
 }
 
-/** The flush of `${databasePath}-wal` on a descriptor kept open for the connection's life. */
+/**
+ * The flush of `${databasePath}-wal`. `durable()` resolves once an fdatasync that BEGAN AFTER the call has
+ * finished; calls made while one runs share the next, which keeps the order of the commits.
+ *
+ * One descriptor, opened at the first flush and kept: closing a descriptor drops every POSIX lock the
+ * process holds on the file (SQLite locks the database and `-shm`, not `-wal`, but we take no chance).
+ * While our connection is open SQLite never removes or replaces the WAL: it deletes it only when the last
+ * connection closes (an exclusive lock our shared one prevents) or one leaves WAL mode (we never do), and
+ * checkpoints rewrite or truncate the same inode. Someone outside
+ * SQLite replacing it (a restore, an `rm`) is noticed by a stat run beside each fdatasync, adding no wait;
+ * the new file is then reopened and flushed before anyone is answered.
+ */
 export function createWalSync(databasePath: string, onFailure: (error: Error) => void): WalSync {
   const path = `${databasePath}-wal`;
   let handle: { file: fs.FileHandle; ino: number; dev: number } | null = null;

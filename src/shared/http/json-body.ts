@@ -1,22 +1,17 @@
 import { ValidationError } from '../errors.js';
 
-// Every JSON body of both services is parsed here, and checked once for what no store or
-// client can take, before any schema, service or serializer sees it:
-// - U+0000: PostgreSQL text cannot hold it (a 500 there, stored on SQLite): refused everywhere,
-//   so both stores agree.
-// - A lone surrogate: UTF-8 cannot encode it; the driver writes U+FFFD instead, so what was
-//   acknowledged would not be what was stored.
-// - Nesting deeper than MAX_JSON_DEPTH: recursive code (JSON.stringify, schema validators, the
-//   clients that list the item) breaks on it. The walk below is iterative, so the check itself
-//   cannot overflow the stack; JSON.parse is iterative in V8 too.
-// - `__proto__` as a key: JSON.parse makes it a harmless own property, but any later
-//   Object.assign or merge would set a prototype with it. Refused with a clear message.
+// Every JSON body of both services is parsed here, and checked once for what no store or client can take,
+// before any schema, service or serializer sees it.
 
+/** Recursive code (JSON.stringify, schema validators, the clients that list the item) breaks deeper. */
 export const MAX_JSON_DEPTH = 64;
 
+/** PostgreSQL text cannot hold it (a 500 there, stored on SQLite): refused everywhere, so both stores agree. */
 const NUL = '\u0000';
-// A high surrogate not followed by a low one, or a low one not preceded by a high one.
+// A high surrogate not followed by a low one, or a low one not preceded by a high one. UTF-8 cannot encode
+// it and the driver writes U+FFFD instead, so what was acknowledged would not be what was stored.
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+/** JSON.parse makes it a harmless own property, but a later Object.assign or merge would set a prototype. */
 const FORBIDDEN_KEY = '__proto__';
 
 /** What in `text` cannot be stored faithfully ("U+0000 (NUL)"), or null when nothing. */
@@ -40,7 +35,8 @@ interface Pending {
 
 /**
  * Throws a ValidationError naming the first field that breaks a rule above. `root` is the
- * name used when the body itself is at fault (a key of the top-level object, say).
+ * name used when the body itself is at fault (a key of the top-level object, say). The walk is
+ * iterative, so the check itself cannot overflow the stack (JSON.parse is iterative in V8 too).
  */
 export function checkJsonValue(value: unknown, root = 'body'): void {
   if (typeof value === 'string') {

@@ -1,9 +1,8 @@
 import { type TSchema, Type } from 'typebox';
 import { MAX_JSON_DEPTH } from './json-body.js';
 
-// What the OpenAPI documents say beyond the route schemas: the tags (declared once, described),
-// the license, the server, and the response headers the services send. The routes declare their
-// own operationId and which headers each of their answers carries (`withHeaders`); the linters in
+// What the OpenAPI documents say beyond the route schemas: the tags, the license, the server, and the
+// response headers the services send (each route names its own with `withHeaders`). The linters in
 // test/shared/openapi-lint.test.ts hold both documents to Redocly's and Spectral's OWASP rules.
 
 /** Every tag an operation may carry, with what it groups; a document lists those it uses. */

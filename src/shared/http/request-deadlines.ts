@@ -4,11 +4,9 @@ import { PassThrough, type Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { RequestLimits } from '../config/config.js';
 
-// How long a client may take to send its request, and how many connections one address may
-// hold. Only the receiving is bounded: once the body has arrived, a route may answer as slowly
-// as it likes (the event stream, a claim's long poll, a question's wait). A caller no credential
-// identified gets the shorter bounds: a sign-in that drips a byte every few seconds, a thousand
-// times over, must not hold the process's file descriptors.
+// How long a client may take to send its request, and how many connections one address may hold. Only the
+// receiving is bounded: once the body has arrived, a route may answer as slowly as it likes (the event
+// stream, a claim's long poll, a question's wait).
 
 /** Thrown into the body's stream when time runs out: the error handler answers it with a 408. */
 export class RequestTimeoutError extends Error {
@@ -68,6 +66,8 @@ function expectsBody(request: FastifyRequest): boolean {
  * A `preParsing` hook: the body must arrive within the request bound, counted from its headers,
  * with no pause longer than the idle bound. When either runs out the answer is a 408 and the
  * connection closes (the refused rest is drained briefly first, so the client reads the 408).
+ * A caller no credential identified gets the shorter bounds: a sign-in dripping a byte every few
+ * seconds, a thousand times over, must not hold the process's file descriptors.
  * `authenticated` says whether a credential identified the caller (the access hook has run).
  */
 export function createBodyDeadlines(limits: RequestLimits, authenticated: (request: FastifyRequest) => boolean) {

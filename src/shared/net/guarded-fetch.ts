@@ -1,7 +1,5 @@
-// The fetch that caller-chosen hosts are reached through. ssrf.ts checks a host's addresses
-// when the request arrives, but the name is resolved again when the socket opens, and a DNS
-// answer that changes in between (rebinding) could point that socket at this server's own
-// network. Here the address the socket opens to is decided and checked in the same step.
+// The fetch that caller-chosen hosts are reached through: the address a socket opens to is decided and
+// checked in one step, so a DNS answer that changes after ssrf.ts's check (rebinding) cannot reach inside.
 
 import type { LookupAddress, LookupOptions } from 'node:dns';
 import { isIP, type LookupFunction } from 'node:net';

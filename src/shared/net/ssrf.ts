@@ -1,11 +1,6 @@
-// A caller's base_url decides where this server sends an HTTP request, so it must not reach
-// anything only this server can reach: loopback, private networks, link-local addresses and
-// cloud metadata endpoints are refused unless the operator listed the host in LLM_ALLOWED_HOSTS,
-// and so is every other address that is not a public host (documentation, reserved, tunnels).
-//
-// The check here runs once, when the request arrives; the SDK resolves the name again when it
-// connects, and a DNS answer can change in between (rebinding). So the same address rule is
-// applied a second time at connect time by guarded-fetch.ts, which caller-chosen hosts use.
+// A caller's base_url decides where this server sends an HTTP request, so it must not reach anything only
+// this server can reach: every address that is not a public host is refused unless the operator listed
+// the host in LLM_ALLOWED_HOSTS.
 
 import { lookup } from 'node:dns/promises';
 import { BlockList, isIP } from 'node:net';
@@ -101,7 +96,8 @@ export interface CheckedBaseUrl {
 
 /**
  * Returns the URL when it is safe to send requests to; throws `UnsafeBaseUrl` with a reason
- * that names the host but never the full URL (it could carry credentials).
+ * that names the host but never the full URL (it could carry credentials). Runs once, as the request
+ * arrives; the name is resolved again at connect time, so guarded-fetch.ts applies the rule again there.
  */
 export async function checkBaseUrl(
   raw: string,

@@ -3,12 +3,9 @@ import { DIALECTS, type Database } from '../db/database.js';
 import type { HttpApp } from '../http/types.js';
 import { METRIC_PREFIX } from './metrics.js';
 
-// The database as the app sees it: how long its transactions take, and, on PostgreSQL, how busy
-// the pool is; on SQLite, how many transactions share each commit. SQLite has no pool (one
-// connection, and writers queue for the group commit, whose batch size says how deep that queue
-// ran), so the pool gauges are PostgreSQL's only. SQLite files also show their WAL: its size
-// and bound, the checkpoints by kind and outcome, what they left behind, and the writers' holds
-// (sqlite-checkpointer.ts).
+// The database as the app sees it: how long its transactions take; on PostgreSQL how busy the pool is;
+// on SQLite, which has no pool (writers queue for the group commit instead), how many transactions share
+// each commit, and the WAL: its size and bound, checkpoints and the writers' holds (sqlite-checkpointer.ts).
 
 const TRANSACTION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
 /** Up to MAX_BATCH (256) in group-commit.ts. */

@@ -4,14 +4,9 @@ import { Type } from 'typebox';
 import type { FastifyContextConfig } from 'fastify';
 import type { HttpApp } from '../http/types.js';
 
-// `GET /metrics` in the Prometheus text format. Each app has a registry of its own: tests build
-// several apps in one process, and two registrations of one name in prom-client's global
-// registry would throw. What describes the process itself (CPU, memory, event loop lag, GC) is
-// one registry per process, written after the app's own: two apps in one process share a
-// process, and its event-loop monitor runs once however many apps there are.
-//
-// Counters are bumped where things happen (cheap); what needs SQL is read in a gauge's
-// `collect`, at scrape time, never on a request's path.
+// `GET /metrics` in the Prometheus text format. Counters are bumped where things happen (cheap); what
+// needs SQL is read in a gauge's `collect`, at scrape time, never on a request's path. Each app has a
+// registry of its own: tests build several apps in one process, and prom-client's global one would throw.
 
 // fastify-metrics is CommonJS with a default export: NodeNext sees the module object, whose
 // `default` is the plugin, at run time as in the types.
@@ -25,7 +20,10 @@ const REQUEST_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10
 
 let processRegistry: Registry | null = null;
 
-/** The process's own metrics (process_*, nodejs_*), under the names stock dashboards expect. */
+/**
+ * The process's own metrics (process_*, nodejs_*), under the names stock dashboards expect: one registry
+ * per process, since two apps in a process share it and its event-loop monitor should run once.
+ */
 function processMetrics(): Registry {
   if (!processRegistry) {
     processRegistry = new Registry();

@@ -1,10 +1,8 @@
 import { Writable } from 'node:stream';
 
-// Readable log lines for a person at a terminal (LOG_FORMAT=pretty, or auto on a TTY): pino still
-// builds and redacts each JSON line; this stream only reformats it as "time LEVEL message
-// key=value …", with an error's stack below. Anywhere else the JSON lines go out as they are,
-// for machines. Written here rather than taken from pino-pretty: the format is this small, and a
-// runtime dependency for it would outweigh it.
+// Readable log lines for a person at a terminal (LOG_FORMAT=pretty, or auto on a TTY): pino still builds and
+// redacts each JSON line; this only reformats it. Not pino-pretty: the format is this small, and a runtime
+// dependency for it would outweigh it.
 
 const LEVEL_NAMES: Readonly<Record<number, string>> = {
   10: 'TRACE',
@@ -22,7 +20,10 @@ function value(field: unknown): string {
   return JSON.stringify(field) ?? String(field);
 }
 
-/** One pino JSON line as a person reads it; a line that is not JSON passes through unchanged. */
+/**
+ * One pino JSON line as "time LEVEL message key=value …", an error's stack below; a line that is not JSON
+ * passes through unchanged.
+ */
 export function prettyLine(line: string): string {
   let entry: Record<string, unknown>;
   try {

@@ -1,10 +1,9 @@
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { Logger } from 'pino';
 
-// How the process itself is doing, once a second at debug level: how late the event loop ran
-// (a loop busy with one request delays every other) and how much memory it holds. The load
-// tests read these lines (lag under 50 ms, RSS under 400 MB with 500 classifications
-// in flight); an operator turns them on with LOG_LEVEL=debug. Off, it costs nothing.
+// How the process itself is doing, once a second at debug level: how late the event loop ran (a loop busy
+// with one request delays every other) and how much memory it holds. The load tests read these lines;
+// an operator turns them on with LOG_LEVEL=debug. Off, it costs nothing.
 
 const EVERY_MS = 1_000;
 /** The sampling timer's period: delays shorter than this are not seen. */

@@ -12,12 +12,6 @@ import { NO_SPAN, type SpanAttributes, type SpanHandle, type TracedService, type
 
 // OpenTelemetry behind the Tracing port. Only tracing.ts imports this file, dynamically, when
 // OTEL_EXPORTER_OTLP_ENDPOINT is set: with tracing off none of these packages is loaded.
-//
-// Everything the SDK would otherwise read from OTEL_* variables is given here (nothing below
-// main reads the environment), and the tracer provider stays local to the app instead of
-// global, so no library in the process (the Anthropic SDK traces itself when it finds one)
-// emits spans we did not choose. The context manager and the propagator are process-wide by
-// nature; both are stateless, so the first app to start installs them for any other.
 
 const SCOPE = 'agentdesk';
 /** How long a shutdown may take to send what is buffered. */
@@ -27,6 +21,7 @@ const EXPORT_DELAY_MS = 2_000;
 
 let processWide = false;
 
+/** The context manager and the propagator are process-wide by nature; stateless, so the first app installs them. */
 function installProcessWide(): void {
   if (processWide) return;
   processWide = true;
@@ -52,6 +47,11 @@ function nameRequestSpan(span: Span, request: FastifyRequest): void {
   span.setAttribute('url.path', request.url.split('?', 1)[0] ?? '/');
 }
 
+/**
+ * Everything the SDK would read from OTEL_* variables is given here (nothing below main reads the
+ * environment), and the provider stays local to the app, not global, so no library in the process (the
+ * Anthropic SDK traces itself when it finds one) emits spans we did not choose.
+ */
 export function createOtelTracing(config: TracingConfig, service: TracedService, logger: Logger): Tracing {
   installProcessWide();
   const exporter = new OTLPTraceExporter({

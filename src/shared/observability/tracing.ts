@@ -1,10 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 
-// The port every traced piece of code talks to. Tracing is off unless OTEL_EXPORTER_OTLP_ENDPOINT
-// is set, and off must cost nothing: this file imports no OpenTelemetry package, and the one
-// that does (tracing-otel.ts) is imported dynamically, only when it is on (start-tracing.ts). Callers either check
-// `enabled` once where they are built (and skip wrapping altogether) or call `span`, whose
-// no-op is a plain call of the work.
+// The port every traced piece of code talks to. Tracing is off unless OTEL_EXPORTER_OTLP_ENDPOINT is set, and
+// off must cost nothing: this file imports no OpenTelemetry package; tracing-otel.ts, which does, is
+// imported dynamically only when it is on (start-tracing.ts).
 
 export type SpanValue = string | number | boolean;
 export type SpanAttributes = Readonly<Record<string, SpanValue>>;
@@ -50,6 +48,7 @@ export interface Tracing {
 
 export const NO_SPAN: SpanHandle = { set: () => undefined, fail: () => undefined, end: () => undefined };
 
+/** Callers either check `enabled` once where they are built and skip wrapping, or call `span`: a plain call here. */
 export const NO_TRACING: Tracing = Object.freeze({
   enabled: false,
   span: (_name, _attributes, work) => work(NO_SPAN),

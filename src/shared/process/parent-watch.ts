@@ -1,7 +1,5 @@
-// `npm start` runs `sh -c "… && node dist/src/main.js all"`: killing npm (or the sh) with SIGTERM
-// leaves node reparented and still serving, since no signal reaches it. Linux tells a process
-// nothing when its parent dies, so the process watches its parent id and stops when it changes.
-// Node 20's process.ppid is read once at start-up, so the live value comes from /proc.
+// Stops a service whose parent died: killing `npm start`'s sh leaves node reparented and still serving, and
+// Linux tells a process nothing when its parent dies, so the process watches its parent id.
 import { readFileSync } from 'node:fs';
 
 /** How often the parent id is read; a cheap system call, so the delay a person sees is the bound. */
@@ -23,7 +21,10 @@ export function whenParentGone(onGone: () => void, everyMs = PARENT_POLL_MS): ()
   return () => clearInterval(timer);
 }
 
-/** The parent's id as the kernel has it now; elsewhere than Linux, whether `parent` still exists. */
+/**
+ * The parent's id as the kernel has it now (from /proc: Node 20 reads process.ppid once at start-up);
+ * elsewhere than Linux, whether `parent` still exists.
+ */
 function parentAlive(parent: number): boolean {
   try {
     // "pid (comm) state ppid …": comm may hold spaces and parentheses, so read after the last ')'.

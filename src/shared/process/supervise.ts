@@ -3,17 +3,8 @@ import type { Logger } from 'pino';
 import { type BannerFacts, READY_MESSAGE, type ReadyService, bannerText } from './banner.js';
 import { STOP_SIGNALS, whenParentGone } from './parent-watch.js';
 
-// `main all` runs each service in a process of its own: classification parses emails of up to
-// 5 MB and drives hundreds of provider calls, and on a shared event loop that work held up the
-// work API. This parent starts the children, passes SIGTERM and SIGINT on, and stays
-// up exactly as long as both do: when one dies by itself the other is stopped and the parent
-// exits non-zero, so a supervisor above (systemd, Docker, npm) sees the failure. It also stops
-// them on SIGHUP and when its own parent (npm's sh) dies, which sends it no signal.
-//
-// Each child gets an IPC channel it never uses: a child whose parent dies (even by SIGKILL)
-// sees it close and shuts itself down (see serve), so no service outlives `npm start`. The
-// children have a process group of their own, so a Ctrl-C in the terminal reaches the parent
-// only, which stops them in order, rather than racing them to a stop it would take for a death.
+// `main all` runs each service in a process of its own, so classification's big emails and provider calls
+// cannot hold up the work API's event loop (docs/design-decisions.md, "Classification").
 
 export interface ChildService {
   name: string;
@@ -30,7 +21,11 @@ interface Running {
 /** Time a child has to finish its requests after SIGTERM before it is killed. */
 const STOP_GRACE_MS = 30_000;
 
-/** Runs `node <script> <args>` for each service, with `env`, and supervises them. */
+/**
+ * Runs `node <script> <args>` for each service, with `env`, passes SIGTERM and SIGINT on, and stays up
+ * exactly as long as all do: when one dies by itself the others are stopped and the parent exits non-zero,
+ * so a supervisor above (systemd, Docker, npm) sees it. SIGHUP and its own parent's death stop them too.
+ */
 export function superviseServices(
   script: string,
   services: ChildService[],
@@ -43,6 +38,9 @@ export function superviseServices(
   const running: Running[] = services.map(({ name, args }) => {
     const child = spawn(process.execPath, [...process.execArgv, script, ...args], {
       env,
+      // An IPC channel the child never uses: when the parent dies (even by SIGKILL) the child sees it close
+      // and stops, so no service outlives `npm start`. A group of its own: a Ctrl-C reaches the parent only,
+      // which stops them in order, rather than racing them to a stop it would take for a death.
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
       detached: true,
     });

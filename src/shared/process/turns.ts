@@ -1,15 +1,11 @@
-// Turns on the event loop. A burst of requests that all become ready at once (a group commit
-// resolving 256 transactions, a line of provider calls let go) would otherwise run their next
-// steps back to back in one go: each is short, but hundreds of them hold the loop for hundreds
-// of milliseconds, and every timer and every other request waits that long (the event loop
-// must stay responsive with hundreds of classifications in flight). `takeTurn` queues the
-// caller and lets the queue go a few at a time, one group per turn of the loop, so timers and
-// I/O run in between.
-//
-// By count, not by time: a released continuation runs on through several microtasks, queued
-// behind anything that would read the clock, so its cost is only known once the turn is over.
+// Turns on the event loop: a burst that becomes ready at once (a group commit's answers, a line of provider
+// calls let go) runs a few continuations per turn, so timers and other requests' I/O run in between
+// instead of waiting behind hundreds of short steps.
 
-/** Continuations let go per turn: a few milliseconds of work for the costliest (an SDK call). */
+/**
+ * Continuations let go per turn: a few milliseconds of work for the costliest (an SDK call). By count, not
+ * time: a continuation runs on through several microtasks, so its cost is known only once the turn is over.
+ */
 const PER_TURN = 8;
 
 const waiting: Array<() => void> = [];

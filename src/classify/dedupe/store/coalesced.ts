@@ -1,7 +1,6 @@
-// Coalescing around a store that takes batches (PostgreSQL): the claims, and the answers'
-// writes, that arrive while a batch of their kind runs go together in the next one, one
-// statement each (shared/coalesce.ts). The store itself runs what it is given; this decorator
-// only forms batches that touch each row once (BatchDedupeStore) and answers every caller.
+// Coalescing around a store that takes batches (PostgreSQL): claims, and answers' writes, that arrive while a
+// batch of their kind runs go together in the next, one statement each (shared/db/coalesce.ts). This only
+// forms batches that touch each row once (BatchDedupeStore); the store runs what it is given.
 
 import { createCoalescer } from '../../../shared/db/coalesce.js';
 import type { BatchDedupeStore, ClaimRequest, DedupeStore, SaveRequest } from './port.js';

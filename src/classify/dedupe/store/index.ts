@@ -1,7 +1,5 @@
-// Dedupe's memory for a database: the port is dedupe-store/port.ts, the rules that use it are
-// verdict.ts. SQLite: the fixed-SQL store, its multi-statement units in the database's
-// transactions, which group commit (shared/group-commit.ts) lets neighbours share. PostgreSQL:
-// the batch-statement store, wrapped in the coalescer that forms its batches.
+// Dedupe's memory for a database (the port is port.ts, the rules ../verdict.ts). SQLite: fixed SQL, its units in
+// transactions that group commit lets neighbours share. PostgreSQL: batch statements behind the coalescer.
 
 import { type Database, DIALECTS } from '../../../shared/db/database.js';
 import { coalesceDedupeStore } from './coalesced.js';

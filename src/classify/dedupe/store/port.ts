@@ -1,8 +1,6 @@
-// The port of dedupe's memory: what decideDedupe (../dedupe.ts, where the rules live) and the
-// service ask of storage. One complete implementation per database, each SQL and nothing else:
-// sqlite.ts (fixed SQL through the statement cache; group commit shares the commits) and
-// postgres.ts (the claim and the answer as batch statements, which coalesced.ts feeds).
-// ../dedupe-store.ts picks one for a database. Nothing here imports an implementation.
+// The port of dedupe's memory: what decideDedupe (../verdict.ts, where the rules live) and the service ask
+// of storage. One SQL implementation per database (sqlite.ts, postgres.ts), picked by index.ts;
+// nothing here imports one.
 
 import type { Classification } from '../../categories.js';
 import type { UsageEvent } from '../../usage/records.js';

@@ -1,22 +1,6 @@
-// The dedupe store on PostgreSQL: every statement a fixed SQL text, sent as a named (prepared)
-// statement through the pool, or inside a transaction on its connection.
-//
-// The two hot paths take whole batches, one statement each (coalesced.ts forms the batches), so
-// one round trip and one commit serve them all: the claim before the provider call, and the
-// answer's write after it. A duplicate of a classified email is answered by its claim alone; a
-// new email takes a claim and a write.
-//
-// The claim counts the thread, claims the record (or finds it, and keeps it longer), claims the
-// content for a record it inserted (or finds its owner, and reads the owner's record), and
-// counts a duplicate served in the usage rollup, in data-modifying CTEs that commit together.
-// ON CONFLICT DO UPDATE, not DO NOTHING and a read: the read would see the statement's
-// snapshot, which misses a row committed by a concurrent request after it was taken, while the
-// upsert waits for that request and returns the row as it now is. `xmax = 0` tells the rows
-// the statement inserted from the ones it updated (an update leaves its transaction id there).
-//
-// A batch goes in as one JSON parameter, so the text (and its prepared plan) does not depend
-// on the batch size. A statement may touch a row once: the batches keep requests that share a
-// thread, a record or a content apart (see BatchDedupeStore).
+// The dedupe store on PostgreSQL: fixed SQL texts as named statements. The two hot paths, the claim before
+// the provider call and the answer's write after it, take whole batches (coalesced.ts forms them), so one
+// round trip and one commit serve them all; a duplicate of a classified email costs its claim alone.
 
 import { CompiledQuery, type Kysely } from 'kysely';
 import type pg from 'pg';
@@ -68,6 +52,15 @@ const WRITE_USAGE = `calls AS (
     ${addToHours('usage')}
   )`;
 
+/**
+ * Counts the thread, claims the record (or finds it, and keeps it longer), claims the content for a record it
+ * inserted (or finds its owner and reads the owner's record), and counts a duplicate served in the usage
+ * rollup, in data-modifying CTEs that commit together. ON CONFLICT DO UPDATE, not DO NOTHING and a read:
+ * the read would see the statement's snapshot and miss a row a concurrent request committed after it,
+ * while the upsert waits for that request and returns the row as it now is. `xmax = 0` tells the rows
+ * inserted from the ones updated (an update leaves its transaction id there). The batch is one JSON
+ * parameter, so the text and its plan do not depend on its size; it touches each row once (BatchDedupeStore).
+ */
 const CLAIM = named(`WITH input AS (
     SELECT * FROM json_to_recordset($1::json) AS i(ord int, thread_key text, record_key text, fingerprint text,
       conversation_id text, now timestamptz, fingerprint_key text, hour timestamptz, provider text, model text)

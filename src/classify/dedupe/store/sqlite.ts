@@ -1,12 +1,6 @@
-// The dedupe store on SQLite: every statement a fixed SQL text, which the statement cache
-// (database.ts) prepares once, with nothing built or compiled per request (Kysely's building was an
-// eighth of the event loop's time in the duplicates benchmark).
-//
-// The units that take several statements (the claim, an answer with its usage, usage alone)
-// each run in a transaction of `inTransaction`: in the app that is the database's runner, group
-// commit (shared/group-commit.ts), so the units that arrive together share one commit (one
-// fsync), and BEGIN IMMEDIATE holds the write lock, so a claim's steps cannot race. The rest
-// are single statements and run as they come.
+// The dedupe store on SQLite: every statement a fixed SQL text, which the statement cache (database.ts)
+// prepares once, with nothing built per request (building with Kysely took a measurable share of the event
+// loop in the duplicates benchmark).
 
 import { CompiledQuery, type Kysely } from 'kysely';
 import type { TransactionRunner } from '../../../shared/db/group-commit.js';
@@ -81,8 +75,10 @@ function runOn(db: Kysely<any>): Run {
 }
 
 /**
- * The dedupe store over `db` (the database's Kysely), whose units of several statements run in
- * transactions of `inTransaction` (the database's runner: group commit).
+ * The dedupe store over `db` (the database's Kysely). Units of several statements (the claim, an answer with
+ * its usage, usage alone) run in transactions of `inTransaction`, the database's runner: group commit, so
+ * units that arrive together share one commit (one fsync), and BEGIN IMMEDIATE holds the write lock, so a
+ * claim's steps cannot race. The rest are single statements and run as they come.
  */
 export function createSqliteDedupeStore(db: Kysely<any>, inTransaction: TransactionRunner): DedupeStore {
   const direct = statementsOn(runOn(db));

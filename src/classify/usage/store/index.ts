@@ -1,4 +1,4 @@
-// LLM usage's read for a database: the port is usage-store/port.ts (with the rows an event
+// LLM usage's read for a database: the port is port.ts (with the rows an event
 // writes, which the dedupe stores write), one implementation per database beside it.
 
 import { type Database, DIALECTS } from '../../../shared/db/database.js';

@@ -1,8 +1,6 @@
-// The port of LLM usage (migration 008): the rows an event writes, which the dedupe stores write
-// in the transaction (SQLite) or the statement (PostgreSQL) that stores the classification, so
-// recording costs no round trip of its own; and the read, which sums the hourly rollup, never
-// the calls: seven days are at most 168 hours × models × shards rows, whatever the traffic was.
-// One implementation per database (sqlite.ts, postgres.ts); ../usage-store.ts picks one.
+// The port of LLM usage: the rows an event writes, which the dedupe stores write with the classification so
+// recording costs no round trip of its own, and the read of the hourly rollup. One implementation per
+// database (sqlite.ts, postgres.ts); index.ts picks one.
 
 import type { CallResult, UsageEvent } from '../records.js';
 
@@ -19,7 +17,10 @@ export interface UsageSum extends UsageCounters {
 }
 
 export interface UsageStore {
-  /** Sums per model (and per UTC day) over the hours that overlap [since, until). */
+  /**
+   * Sums per model (and per UTC day) over the hours that overlap [since, until): the hourly rollup, never the
+   * calls, so seven days are at most 168 hours × models × shards rows, whatever the traffic was.
+   */
   sums(since: string, until: string, byDay: boolean): Promise<UsageSum[]>;
 }
 
