@@ -99,7 +99,13 @@ describe.each(await storesUnderTest())('dependencies on %s', (kind) => {
         actor: { name: 'agentdesk', role: 'system' },
       });
       expect(events.find((e) => JSON.parse(e.data).id === b.id)!.event).toBe('work.updated');
-      expect((await get(b.id)).version).toBe(ready.version);
+      // On PostgreSQL the dependent's event is built in SQL, the completed item's in TypeScript:
+      // both carry the same fields, each as the item's own view shows it.
+      const own = JSON.parse(events.find((e) => JSON.parse(e.data).id === a.id)!.data);
+      expect(Object.keys(ready).sort()).toEqual(Object.keys(own).sort());
+      const { actor: _actor, ...summary } = ready;
+      const view = await get(b.id);
+      expect(summary).toEqual(Object.fromEntries(Object.keys(summary).map((key) => [key, view[key]])));
     } finally {
       stream.close();
     }
