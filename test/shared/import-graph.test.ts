@@ -120,6 +120,7 @@ describe('src/ imports', () => {
   });
 
   it.each([
+    ['auth/store', ['sqlite.ts', 'postgres.ts']],
     ['classify/dedupe/store', ['sqlite.ts', 'postgres.ts', 'coalesced.ts']],
     ['classify/usage/store', ['sqlite.ts', 'postgres.ts']],
     ['conversation/store', ['sqlite.ts', 'postgres.ts']],
