@@ -1,10 +1,10 @@
-// The intake log as a batch of messages sees it: the entries one lookup found (store.ts
+// The intake log as a batch of messages sees it: the entries one lookup found (the store's
 // findLogged), plus the entries the batch itself writes, added as it decides them, so that the
 // tenth message of a batch sees the first nine exactly as if each had been committed alone.
 // The questions are the ones the pipeline asks of the log; each picks among the entries the way
 // its query did when it was one statement per message (earliest first, or the thread's item).
 
-import type { LoggedMessage } from './store.js';
+import type { LoggedMessage } from './store/port.js';
 
 export interface LogView {
   /** This copy (source_ref) is logged already. */

@@ -2,7 +2,7 @@
 // Every few seconds an instance takes or renews, in one UPDATE, the leases of the mailboxes that
 // need watching and are free, expired or already its own, and runs a watcher for exactly those.
 // When an instance dies its leases expire and another takes them over; every write a watcher
-// makes is fenced by its lease (store.ts), so one that lost its mailbox while paused cannot
+// makes is fenced by its lease (store/), so one that lost its mailbox while paused cannot
 // write for it any more. The same on SQLite and PostgreSQL, with the instances' clocks.
 
 import { randomId } from '../shared/db/ids.js';
@@ -14,7 +14,7 @@ import type { HostGuard } from './host-guard.js';
 import { startGraphWatcher } from './graph/watcher.js';
 import { type Watcher, startImapWatcher } from './imap/watcher.js';
 import type { Pipeline } from './pipeline.js';
-import type { IntakeStore } from './store.js';
+import type { IntakeStore } from './store/port.js';
 import type { MailboxRow } from './tables.js';
 import { drainUploads } from './uploads.js';
 

@@ -125,6 +125,7 @@ describe('src/ imports', () => {
     ['classify/usage/store', ['sqlite.ts', 'postgres.ts']],
     ['conversation/store', ['sqlite.ts', 'postgres.ts']],
     ['work/store', ['sqlite.ts', 'postgres.ts', 'batched.ts', 'transactional.ts']],
+    ['intake/store', ['sqlite.ts', 'postgres.ts']],
     ['work/events/store', ['sqlite.ts', 'postgres.ts']],
     ['work/stats/store', ['sqlite.ts', 'postgres.ts']],
   ])('%s: the port and each database module import no implementation', (store, implementationNames) => {
