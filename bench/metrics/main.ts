@@ -5,7 +5,7 @@ import { createLogger } from '../../src/shared/observability/logger.js';
 import { buildWorkApp } from '../../src/services/work.js';
 import { createStatsService } from '../../src/work/stats/service.js';
 import { mostFrequentTypes, totalsByType } from '../../src/work/items/type-labels.js';
-import { createStatsStore } from '../../src/work/stats/store.js';
+import { createStatsStore } from '../../src/work/stats/store/index.js';
 import { freshDatabase, parseDbKind } from '../lib/databases.js';
 import { runMain } from '../lib/run-main.js';
 import { seedPlan, seedPostgres, seedSqlite } from '../lib/seed.js';

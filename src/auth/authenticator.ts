@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { AuthConfig } from '../shared/config/config.js';
 import type { Database } from '../shared/db/database.js';
 import type { Role } from './roles.js';
-import { REVOCATIONS_CHANNEL, type AuthStore, type SessionRow, type TokenRow } from './store.js';
+import { REVOCATIONS_CHANNEL, type AuthStore, type SessionRow, type TokenRow } from './store/port.js';
 import { hashSecret, isWellFormedToken, randomBase62, sameDigest } from './token-format.js';
 
 // Turns what a request presents (a bearer token or a session cookie) into the caller, or into nothing.

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import { RateLimitedError } from '../shared/errors.js';
 import type { Identity } from './authenticator.js';
-import type { AuthStore } from './store.js';
+import type { AuthStore } from './store/port.js';
 
 // Each credential may classify CLASSIFY_RATE_LIMIT emails a minute. The count lives in the database, so
 // the budget is the same whichever instance answers.

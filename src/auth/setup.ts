@@ -3,7 +3,8 @@ import type { Config } from '../shared/config/config.js';
 import type { Database } from '../shared/db/database.js';
 import type { AccessControlOptions } from './access-hook.js';
 import { type Authenticator, createAuthenticator } from './authenticator.js';
-import { type AuthStore, createAuthStore } from './store.js';
+import type { AuthStore } from './store/port.js';
+import { createAuthStore } from './store/index.js';
 
 export interface AuthParts {
   store: AuthStore;

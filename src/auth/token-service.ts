@@ -2,7 +2,7 @@ import { randomId } from '../shared/db/ids.js';
 import { NotFoundError, ValidationError } from '../shared/errors.js';
 import type { Authenticator } from './authenticator.js';
 import type { CreateToken, TokenRecord } from './schemas.js';
-import type { AuthStore, TokenRow } from './store.js';
+import type { AuthStore, TokenRow } from './store/port.js';
 import { generateToken, hashSecret } from './token-format.js';
 
 export class TokenNotFound extends NotFoundError {

@@ -1,6 +1,7 @@
 import pino from 'pino';
 import { CreateTokenSchema, type CreateToken } from '../auth/schemas.js';
-import { REVOCATIONS_CHANNEL, createAuthStore } from '../auth/store.js';
+import { createAuthStore } from '../auth/store/index.js';
+import { REVOCATIONS_CHANNEL } from '../auth/store/port.js';
 import { createTokenService } from '../auth/token-service.js';
 import { ConfigError } from '../shared/config/config.js';
 import type { Database } from '../shared/db/database.js';

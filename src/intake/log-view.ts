@@ -1,8 +1,8 @@
-// The intake log as a batch of messages sees it: the entries one lookup found (store.ts
+// The intake log as a batch of messages sees it: the entries one lookup found (the store's
 // findLogged), plus those the batch itself writes, added as it decides them, so each message of a
 // batch sees the ones before it exactly as if each had been committed alone.
 
-import type { LoggedMessage } from './store.js';
+import type { LoggedMessage } from './store/port.js';
 
 /**
  * The questions the pipeline asks of the log; each picks among the entries the way its query did

@@ -24,7 +24,7 @@ import {
   type UpdateMailbox,
 } from './schemas.js';
 import { type SecretBox, openMailboxSecret, secretContext } from './secrets.js';
-import type { IntakeStore, MailboxSettings, MessagePosition } from './store.js';
+import type { IntakeStore, MailboxSettings, MessagePosition } from './store/port.js';
 import type { AuthKind, IntakeMessageRow, MailboxRow } from './tables.js';
 import { splitUpload } from './uploads.js';
 

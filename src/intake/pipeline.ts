@@ -21,7 +21,7 @@ import { appendThreadEntry, describeItem, excerpt, followUpNote, itemPayload, th
 import { type ParsedMessage, UnreadableMessage, conversationOf, fromGraph, parseMessage } from './mime.js';
 import { type Decision, route } from './routing.js';
 import type { RoutingRule } from './schemas.js';
-import { type Advance, type IntakeStore, type LogQuery, type LoggedMessage, intakeStoreOn } from './store.js';
+import type { Advance, IntakeStore, IntakeStoreOn, LogQuery, LoggedMessage } from './store/port.js';
 import type { IntakeMessageRow, MailboxRow, MessageAction, MessageSource } from './tables.js';
 import { isUnstorable } from './unstorable.js';
 
@@ -60,6 +60,8 @@ export type Prepared =
 
 export interface PipelineDeps {
   store: IntakeStore;
+  /** The store on the transaction of a commit (the database's own module). */
+  storeOn: IntakeStoreOn;
   /** Work items, written in the same commit as the log entries (work's port for intake). */
   work: WorkForIntake;
   classify: ClassifyService;
@@ -345,7 +347,7 @@ export function createPipeline(deps: PipelineDeps) {
     batch: readonly Outcome[],
   ): Promise<Array<MessageAction | null>> {
     return deps.work.commit(async (items, trx) => {
-      const intake = intakeStoreOn(trx);
+      const intake = deps.storeOn(trx);
       const at = now().toISOString();
       const log = createLogView(await intake.findLogged(mailbox.id, decisionQuery(batch)));
       const writes: BatchWrites = { items: [], rows: [], uploads: [] };

@@ -10,7 +10,7 @@ import { createMailboxService } from './mailbox-service.js';
 import { createPipeline } from './pipeline.js';
 import { registerMailboxRoutes } from './routes.js';
 import { createSecretBox, openMailboxSecret } from './secrets.js';
-import { createIntakeStore } from './store.js';
+import { createIntakeStore, intakeStoreFor } from './store/index.js';
 import { createSupervisor } from './supervisor.js';
 import { queueUpload } from './uploads.js';
 
@@ -38,7 +38,7 @@ export async function registerIntake(
   { config, database, logger, work, classify, now }: IntakeDeps,
 ): Promise<void> {
   const store = createIntakeStore(database);
-  const pipeline = createPipeline({ store, work, classify, logger, now });
+  const pipeline = createPipeline({ store, storeOn: intakeStoreFor(database.dialect), work, classify, logger, now });
   const secrets = createSecretBox(config.intake.secretKey);
   const guard = createHostGuard(config.intake.allowedHosts);
   const graph = {

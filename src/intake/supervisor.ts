@@ -11,7 +11,7 @@ import type { HostGuard } from './host-guard.js';
 import { startGraphWatcher } from './graph/watcher.js';
 import { type Watcher, startImapWatcher } from './imap/watcher.js';
 import type { Pipeline } from './pipeline.js';
-import type { IntakeStore } from './store.js';
+import type { IntakeStore } from './store/port.js';
 import type { MailboxRow } from './tables.js';
 import { drainUploads } from './uploads.js';
 
@@ -137,7 +137,7 @@ export function createSupervisor(deps: SupervisorDeps): Supervisor {
   /**
    * Takes or renews, in one UPDATE, the leases of the mailboxes that need watching and are free,
    * expired or already this instance's, and runs a watcher for exactly those. Every write a watcher
-   * makes is fenced by its lease (store.ts), so one that lost its mailbox while paused writes no more.
+   * makes is fenced by its lease (store/), so one that lost its mailbox while paused writes no more.
    */
   async function tick(): Promise<void> {
     const now = Date.now();

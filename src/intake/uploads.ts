@@ -9,7 +9,8 @@ import type { Database } from '../shared/db/database.js';
 import { UnreadableUpload } from './errors.js';
 import { COMMIT_BATCH, runOrdered } from './ordered.js';
 import type { Pipeline } from './pipeline.js';
-import { type IntakeStore, intakeStoreOn } from './store.js';
+import type { IntakeStore } from './store/port.js';
+import { intakeStoreFor } from './store/index.js';
 import type { IntakeTables, MailboxRow } from './tables.js';
 
 export const UPLOAD_TYPES = {
@@ -69,7 +70,7 @@ export async function queueUpload(
 ): Promise<void> {
   const upload = randomId();
   await database.transaction(async (trx) => {
-    const store = intakeStoreOn(trx as unknown as Kysely<IntakeTables>);
+    const store = intakeStoreFor(database.dialect)(trx as unknown as Kysely<IntakeTables>);
     await store.queueUploads(
       mailboxId,
       messages.map((raw, index) => ({ source_ref: `import:${upload}:${index + 1}`, raw })),

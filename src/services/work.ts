@@ -33,7 +33,7 @@ import { createWorkService } from '../work/items/service.js';
 import { startStatsCompactor } from '../work/stats/compactor.js';
 import { registerStatsRoutes } from '../work/stats/routes.js';
 import { createStatsService } from '../work/stats/service.js';
-import { createStatsStore } from '../work/stats/store.js';
+import { createStatsStore } from '../work/stats/store/index.js';
 import { workForIntake } from './intake-work.js';
 import { createWorkStore } from '../work/store/index.js';
 import type { FinishedHook } from '../work/store/port.js';

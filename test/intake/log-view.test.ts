@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createLogView } from '../../src/intake/log-view.js';
-import type { LoggedMessage } from '../../src/intake/store.js';
+import type { LoggedMessage } from '../../src/intake/store/port.js';
 
 // The questions the pipeline asks of the log, answered from one lookup plus the batch's own
 // entries: each must pick what its one-statement-per-message query picked.

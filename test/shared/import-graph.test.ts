@@ -120,10 +120,14 @@ describe('src/ imports', () => {
   });
 
   it.each([
+    ['auth/store', ['sqlite.ts', 'postgres.ts']],
     ['classify/dedupe/store', ['sqlite.ts', 'postgres.ts', 'coalesced.ts']],
     ['classify/usage/store', ['sqlite.ts', 'postgres.ts']],
     ['conversation/store', ['sqlite.ts', 'postgres.ts']],
     ['work/store', ['sqlite.ts', 'postgres.ts', 'batched.ts', 'transactional.ts']],
+    ['intake/store', ['sqlite.ts', 'postgres.ts']],
+    ['work/events/store', ['sqlite.ts', 'postgres.ts']],
+    ['work/stats/store', ['sqlite.ts', 'postgres.ts']],
   ])('%s: the port and each database module import no implementation', (store, implementationNames) => {
     const implementations = implementationNames.map((name) => join(ROOT, store, name));
     for (const name of ['port.ts', 'sqlite.ts', 'postgres.ts']) {

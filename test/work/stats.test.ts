@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { COMPRESS_MIN_BYTES } from '../../src/work/stats/compress.js';
 import { leadTimeBucket, quantileSeconds } from '../../src/work/stats/lead-time.js';
 import { createStatsService } from '../../src/work/stats/service.js';
-import { createStatsStore } from '../../src/work/stats/store.js';
+import { createStatsStore } from '../../src/work/stats/store/index.js';
 import { type TestApp, startWorkApp } from '../support/apps.js';
 import { storesUnderTest } from '../support/databases.js';
 import { call } from '../support/http.js';

@@ -7,7 +7,7 @@ import { LeaseLost } from '../errors.js';
 import { ConnectionFailure } from '../failure.js';
 import { COMMIT_BATCH, runOrdered } from '../ordered.js';
 import { ClassificationUnavailable, type IncomingMessage, type Pipeline } from '../pipeline.js';
-import type { IntakeStore } from '../store.js';
+import type { IntakeStore } from '../store/port.js';
 import type { MailboxRow, MailboxState } from '../tables.js';
 import { DeltaExpired, type GraphClient, type GraphEndpoints, createGraphClient } from './client.js';
 

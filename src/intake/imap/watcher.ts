@@ -7,7 +7,7 @@ import type { Logger } from 'pino';
 import { LeaseLost } from '../errors.js';
 import { COMMIT_BATCH, runOrdered } from '../ordered.js';
 import { ClassificationUnavailable, type IncomingMessage, type Pipeline } from '../pipeline.js';
-import type { IntakeStore } from '../store.js';
+import type { IntakeStore } from '../store/port.js';
 import type { MailboxRow, MailboxState } from '../tables.js';
 import { cleanText } from '../clean-text.js';
 import { ConnectionFailure } from '../failure.js';

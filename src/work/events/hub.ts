@@ -8,7 +8,8 @@ import type { HttpApp } from '../../shared/http/types.js';
 import { withHeaders } from '../../shared/http/openapi.js';
 import { UuidSchema, problemResponses } from '../../shared/http/schemas.js';
 import { AgentNameSchema, WorkTypeSchema } from '../api-contract.js';
-import { type EventLog, type StoredEvent, createEventLog } from './log.js';
+import type { EventLog, StoredEvent } from './store/port.js';
+import { createEventLog } from './store/index.js';
 import { EVENTS_CHANNEL } from '../store/port.js';
 
 // Server-Sent Events from the event log, the single source: a client resuming with Last-Event-ID

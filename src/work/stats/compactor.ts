@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { StatsStore } from './store.js';
+import type { StatsStore } from './store/port.js';
 
 // Every instance compacts: reads add whatever is not yet compacted, so how often this runs only
 // bounds how many delta rows a read sums (a few seconds of writes), never what it returns.

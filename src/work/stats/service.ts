@@ -2,7 +2,7 @@ import { WORK_STATUSES, type WorkStatus } from '../items/statuses.js';
 import { DEFAULT_MAX_TYPES, OTHER_TYPE, mostFrequentTypes } from '../items/type-labels.js';
 import { quantileSeconds } from './lead-time.js';
 import { OPEN_STATUSES, type AgentStats, type StatsHour, type WorkStats } from './schemas.js';
-import { STAT_METRICS, type StatsRow, type StatsStore, type StatusTypeCount } from './store.js';
+import { STAT_METRICS, type StatsRow, type StatsStore, type StatusTypeCount } from './store/port.js';
 
 // The dashboard's numbers from the rollups: hourly flows, queue depth over time (today's counts
 // walked back through each hour's net changes), agents' results and lead-time percentiles.

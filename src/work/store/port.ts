@@ -152,7 +152,7 @@ export interface WorkStatements extends DependencyStatements {
 
   /**
    * Appends to the event log. Ids are increasing but, on PostgreSQL, may become visible out of
-   * order: the event hub holds at a gap (hub.ts), and reads the log through log.ts.
+   * order: the event hub holds at a gap (hub.ts), and reads the log through events/store/.
    */
   appendEvent(type: string, data: string, at: string): Promise<number>;
   /**

@@ -1,0 +1,94 @@
+// The dashboard's numbers on SQLite: the reads add the deltas not yet folded in, and the
+// compaction runs in slices, each its own transaction.
+
+import { type Kysely, type RawBuilder, sql } from 'kysely';
+import type { TransactionRunner } from '../../../shared/db/group-commit.js';
+import { type StatsRow, type StatsStore, statsRowOf, statusTypeCountsOf } from './port.js';
+
+const CURRENT_SQL = sql`SELECT status, type, CAST(sum(n) AS BIGINT) AS n FROM (
+    SELECT status, type, n FROM work_stat_current
+    UNION ALL
+    SELECT status, type, n FROM work_stat_deltas WHERE metric = 'depth'
+  ) c GROUP BY status, type`;
+
+function snapshotSql(since: string): RawBuilder<StatsRow> {
+  const flows = sql`metric IN ('depth', 'created', 'finished') AND hour >= ${since}`;
+  const agents = sql`metric = 'agent' AND hour >= ${since}`;
+  return sql<StatsRow>`
+    SELECT 'now' AS part, '' AS metric, NULL AS hour, status, type, '' AS agent, 0 AS bucket, n FROM (${CURRENT_SQL}) now_counts
+    UNION ALL
+    SELECT 'hour', metric, hour, status, '', '', 0, CAST(sum(n) AS BIGINT) FROM (
+      SELECT metric, hour, status, n FROM work_stat_hourly WHERE ${flows}
+      UNION ALL
+      SELECT metric, hour, status, n FROM work_stat_deltas WHERE ${flows}
+    ) h GROUP BY metric, hour, status
+    UNION ALL
+    SELECT 'agent', '', NULL, status, '', agent, bucket, CAST(sum(n) AS BIGINT) FROM (
+      SELECT status, agent, bucket, n FROM work_stat_hourly WHERE ${agents}
+      UNION ALL
+      SELECT status, agent, bucket, n FROM work_stat_deltas WHERE ${agents}
+    ) a GROUP BY agent, status, bucket`;
+}
+
+/** SQLite runs a compaction on the event loop: in slices, so a backlog cannot hold it long. */
+const SLICE = 20_000;
+
+async function compactSlice(trx: Kysely<any>): Promise<number> {
+  const last = await sql<{ upto: number }>`SELECT max(id) AS upto FROM (
+      SELECT rowid AS id FROM work_stat_deltas ORDER BY rowid LIMIT ${SLICE}
+    )`.execute(trx);
+  const upto = last.rows[0]?.upto;
+  if (upto === null || upto === undefined) return 0;
+  await sql`INSERT INTO work_stat_hourly (metric, hour, status, type, agent, bucket, n)
+    SELECT metric, hour, status, type, agent, bucket, sum(n) FROM work_stat_deltas WHERE rowid <= ${upto}
+    GROUP BY metric, hour, status, type, agent, bucket
+    ON CONFLICT (metric, hour, status, type, agent, bucket) DO UPDATE SET n = n + excluded.n`.execute(trx);
+  await sql`INSERT INTO work_stat_current (status, type, n)
+    SELECT status, type, sum(n) FROM work_stat_deltas WHERE rowid <= ${upto} AND metric = 'depth'
+    GROUP BY status, type
+    ON CONFLICT (status, type) DO UPDATE SET n = n + excluded.n`.execute(trx);
+  const deleted = await sql`DELETE FROM work_stat_deltas WHERE rowid <= ${upto}`.execute(trx);
+  return Number(deleted.numAffectedRows ?? 0);
+}
+
+export function createSqliteStatsStore(db: Kysely<any>, transaction: TransactionRunner): StatsStore {
+  return {
+    async snapshot(sinceHour) {
+      const { rows } = await snapshotSql(sinceHour).execute(db);
+      return rows.map(statsRowOf);
+    },
+
+    async itemsByStatusAndType() {
+      const { rows } = await sql<{ status: string; type: string; n: number }>`${CURRENT_SQL}`.execute(db);
+      return statusTypeCountsOf(rows);
+    },
+
+    async oldestQueued(types) {
+      if (types.length === 0) return [];
+      // Each type is one probe of the partial index work_items_queued_type_age.
+      const { rows } = await sql<{ type: string; created_at: string | null }>`SELECT t.value AS type, (
+          SELECT w.created_at FROM work_items w WHERE w.status = 'queued' AND w.type = t.value
+          ORDER BY w.created_at LIMIT 1
+        ) AS created_at FROM json_each(${JSON.stringify(types)}) AS t`.execute(db);
+      return rows;
+    },
+
+    async oldestQueuedExcept(types) {
+      // One query for the long tail, instead of one probe per type: it reads at most the queued
+      // items (an index of them, whichever the planner takes), once per scrape.
+      const { rows } = await sql<{ created_at: string }>`SELECT created_at FROM work_items
+        WHERE status = 'queued' AND type NOT IN (SELECT value FROM json_each(${JSON.stringify(types)}))
+        ORDER BY created_at LIMIT 1`.execute(db);
+      return rows[0]?.created_at ?? null;
+    },
+
+    async compact() {
+      let moved = 0;
+      for (;;) {
+        const slice = await transaction((trx) => compactSlice(trx));
+        moved += slice;
+        if (slice < SLICE) return moved;
+      }
+    },
+  };
+}
