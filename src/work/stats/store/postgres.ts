@@ -1,33 +1,9 @@
 // The dashboard's numbers on PostgreSQL: the reads add the deltas not yet folded in, and the
 // compaction is one statement.
 
-import { type Kysely, type RawBuilder, sql } from 'kysely';
-import { type StatsRow, type StatsStore, statsRowOf, statusTypeCountsOf } from './port.js';
-
-const CURRENT_SQL = sql`SELECT status, type, CAST(sum(n) AS BIGINT) AS n FROM (
-    SELECT status, type, n FROM work_stat_current
-    UNION ALL
-    SELECT status, type, n FROM work_stat_deltas WHERE metric = 'depth'
-  ) c GROUP BY status, type`;
-
-function snapshotSql(since: string): RawBuilder<StatsRow> {
-  const flows = sql`metric IN ('depth', 'created', 'finished') AND hour >= ${since}`;
-  const agents = sql`metric = 'agent' AND hour >= ${since}`;
-  return sql<StatsRow>`
-    SELECT 'now' AS part, '' AS metric, NULL AS hour, status, type, '' AS agent, 0 AS bucket, n FROM (${CURRENT_SQL}) now_counts
-    UNION ALL
-    SELECT 'hour', metric, hour, status, '', '', 0, CAST(sum(n) AS BIGINT) FROM (
-      SELECT metric, hour, status, n FROM work_stat_hourly WHERE ${flows}
-      UNION ALL
-      SELECT metric, hour, status, n FROM work_stat_deltas WHERE ${flows}
-    ) h GROUP BY metric, hour, status
-    UNION ALL
-    SELECT 'agent', '', NULL, status, '', agent, bucket, CAST(sum(n) AS BIGINT) FROM (
-      SELECT status, agent, bucket, n FROM work_stat_hourly WHERE ${agents}
-      UNION ALL
-      SELECT status, agent, bucket, n FROM work_stat_deltas WHERE ${agents}
-    ) a GROUP BY agent, status, bucket`;
-}
+import { type Kysely, sql } from 'kysely';
+import { crossDialectStatsReads } from './cross-dialect.js';
+import type { StatsStore } from './port.js';
 
 // One statement. Two instances compacting at once cannot count a row twice: the second's
 // DELETE waits for the rows the first has locked, finds them gone once it commits, and skips
@@ -49,15 +25,7 @@ const COMPACT = sql<{ moved: number }>`
 
 export function createPostgresStatsStore(db: Kysely<any>): StatsStore {
   return {
-    async snapshot(sinceHour) {
-      const { rows } = await snapshotSql(sinceHour).execute(db);
-      return rows.map(statsRowOf);
-    },
-
-    async itemsByStatusAndType() {
-      const { rows } = await sql<{ status: string; type: string; n: number }>`${CURRENT_SQL}`.execute(db);
-      return statusTypeCountsOf(rows);
-    },
+    ...crossDialectStatsReads(db),
 
     async oldestQueued(types) {
       if (types.length === 0) return [];

@@ -1,34 +1,10 @@
 // The dashboard's numbers on SQLite: the reads add the deltas not yet folded in, and the
 // compaction runs in slices, each its own transaction.
 
-import { type Kysely, type RawBuilder, sql } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import type { TransactionRunner } from '../../../shared/db/group-commit.js';
-import { type StatsRow, type StatsStore, statsRowOf, statusTypeCountsOf } from './port.js';
-
-const CURRENT_SQL = sql`SELECT status, type, CAST(sum(n) AS BIGINT) AS n FROM (
-    SELECT status, type, n FROM work_stat_current
-    UNION ALL
-    SELECT status, type, n FROM work_stat_deltas WHERE metric = 'depth'
-  ) c GROUP BY status, type`;
-
-function snapshotSql(since: string): RawBuilder<StatsRow> {
-  const flows = sql`metric IN ('depth', 'created', 'finished') AND hour >= ${since}`;
-  const agents = sql`metric = 'agent' AND hour >= ${since}`;
-  return sql<StatsRow>`
-    SELECT 'now' AS part, '' AS metric, NULL AS hour, status, type, '' AS agent, 0 AS bucket, n FROM (${CURRENT_SQL}) now_counts
-    UNION ALL
-    SELECT 'hour', metric, hour, status, '', '', 0, CAST(sum(n) AS BIGINT) FROM (
-      SELECT metric, hour, status, n FROM work_stat_hourly WHERE ${flows}
-      UNION ALL
-      SELECT metric, hour, status, n FROM work_stat_deltas WHERE ${flows}
-    ) h GROUP BY metric, hour, status
-    UNION ALL
-    SELECT 'agent', '', NULL, status, '', agent, bucket, CAST(sum(n) AS BIGINT) FROM (
-      SELECT status, agent, bucket, n FROM work_stat_hourly WHERE ${agents}
-      UNION ALL
-      SELECT status, agent, bucket, n FROM work_stat_deltas WHERE ${agents}
-    ) a GROUP BY agent, status, bucket`;
-}
+import { crossDialectStatsReads } from './cross-dialect.js';
+import type { StatsStore } from './port.js';
 
 /** SQLite runs a compaction on the event loop: in slices, so a backlog cannot hold it long. */
 const SLICE = 20_000;
@@ -53,15 +29,7 @@ async function compactSlice(trx: Kysely<any>): Promise<number> {
 
 export function createSqliteStatsStore(db: Kysely<any>, transaction: TransactionRunner): StatsStore {
   return {
-    async snapshot(sinceHour) {
-      const { rows } = await snapshotSql(sinceHour).execute(db);
-      return rows.map(statsRowOf);
-    },
-
-    async itemsByStatusAndType() {
-      const { rows } = await sql<{ status: string; type: string; n: number }>`${CURRENT_SQL}`.execute(db);
-      return statusTypeCountsOf(rows);
-    },
+    ...crossDialectStatsReads(db),
 
     async oldestQueued(types) {
       if (types.length === 0) return [];
