@@ -52,18 +52,24 @@ export default tseslint.config(
     ignores: ['test/process/**', 'test/support/**'],
     rules: {
       'no-restricted-imports': [
-        'warn',
+        'error',
         {
           paths: [
             { name: 'node:timers/promises', message: NO_REAL_SLEEP },
             { name: 'timers/promises', message: NO_REAL_SLEEP },
           ],
+          // The process-level tests' sleep is theirs alone.
+          patterns: [{ group: ['**/support/processes.js'], importNames: ['sleep'], message: NO_REAL_SLEEP }],
         },
       ],
       'no-restricted-syntax': [
-        'warn',
+        'error',
         {
           selector: "NewExpression[callee.name='Promise'] CallExpression[callee.name='setTimeout']",
+          message: NO_REAL_SLEEP,
+        },
+        {
+          selector: "CallExpression[callee.name='promisify'] > Identifier[name='setTimeout']",
           message: NO_REAL_SLEEP,
         },
       ],

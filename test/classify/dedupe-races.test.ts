@@ -50,15 +50,19 @@ describe.each(await storesUnderTest())('dedupe races on %s', (kind) => {
 
   /** Resolves once the thread has been counted `count` times: that request has made its decision. */
   async function threadSeen(conversationId: string, count: number): Promise<void> {
-    for (;;) {
-      const rows = await t.database.kysely
-        .selectFrom('classify_threads')
-        .select(['thread_key', 'seen_count'])
-        .where('thread_key', 'like', `%conv:${conversationId}`)
-        .execute();
-      if (rows.some((row) => Number(row.seen_count) >= count)) return;
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
+    await expect
+      .poll(
+        async () => {
+          const rows = await t.database.kysely
+            .selectFrom('classify_threads')
+            .select(['thread_key', 'seen_count'])
+            .where('thread_key', 'like', `%conv:${conversationId}`)
+            .execute();
+          return rows.some((row) => Number(row.seen_count) >= count);
+        },
+        { interval: 10, timeout: 10_000 },
+      )
+      .toBe(true);
   }
 
   it('an older answer never overwrites a newer one: the duplicate of v2 gets v2’s answer', async () => {

@@ -1,4 +1,4 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ANSWER_JSON_SCHEMA } from '../../src/classify/llm/answer.js';
 import { ANSWER_TOOL_NAME, createAnthropicClient } from '../../src/classify/llm/anthropic.js';
 import {
@@ -178,8 +178,12 @@ describe.each(clients)('%s failures map to our failure kinds', (_provider, makeC
   it('an abort of the overall deadline → timeout', async () => {
     fake.script({ kind: 'hang' });
     const controller = new AbortController();
-    setTimeout(() => controller.abort(), 100);
-    expect(await failureOf(makeClient().complete(request({ signal: controller.signal })))).toBeInstanceOf(LlmTimeout);
+    const before = fake.requests.length;
+    const failure = failureOf(makeClient().complete(request({ signal: controller.signal })));
+    // Aborted while the provider holds the call.
+    await vi.waitFor(() => expect(fake.requests.length).toBe(before + 1), { timeout: 5_000 });
+    controller.abort();
+    expect(await failure).toBeInstanceOf(LlmTimeout);
   });
 
   it('a body that is not JSON → invalid_answer', async () => {

@@ -217,14 +217,13 @@ export async function startDesk(kind: StoreKind, mode: AuthMode, keepGoing = fal
     );
     let text: string;
     if ((flat['content-type'] ?? '').startsWith('text/event-stream')) {
-      // A stream never ends by itself: its first bytes are enough.
-      const first = await Promise.race([
-        (async () => {
-          for await (const chunk of response.body) return String(chunk);
-          return '';
-        })(),
-        new Promise<string>((resolve) => setTimeout(() => resolve(''), 1_000)),
-      ]);
+      // A stream never ends by itself: its first bytes are enough. The hub writes the stream's
+      // starting id as soon as it answers, so they come at once.
+      let first = '';
+      for await (const chunk of response.body) {
+        first = String(chunk);
+        break;
+      }
       response.body.destroy();
       text = first;
     } else {

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type TestApp, startWorkApp } from '../support/apps.js';
 import { ADMIN_SECRET, AUTH_ENV, bearer, mintToken } from '../support/auth.js';
 import { storesUnderTest } from '../support/databases.js';
-import { sleep } from '../support/processes.js';
+import { parsePrometheus } from '../support/prometheus.js';
 import { api, connectHttp } from './helpers.js';
 
 // A claim that waits (wait_s) for an agent that stopped listening must not take the next item:
@@ -32,19 +32,31 @@ describe.each(await storesUnderTest())('an abandoned claim over MCP on %s', (kin
     expect(errors).toEqual([]);
   }
 
-  /** Submits an item after the claim was given up, and checks nobody took it. */
+  /** The long polls waiting in the service, as its /metrics reports them. */
+  async function waitingClaims(): Promise<number | undefined> {
+    const response = await desk.app.inject({ method: 'GET', url: '/metrics', headers: admin });
+    return parsePrometheus(response.body).value('agentdesk_work_claims_waiting');
+  }
+
+  let nextCallId = 1_000;
+  /**
+   * Once the given-up claim no longer waits, submits an item and checks it is still there for
+   * the next claim: the given-up one took nothing.
+   */
   async function expectNobodyClaims(type: string): Promise<void> {
+    await expect.poll(waitingClaims, { timeout: 10_000 }).toBe(0);
     const submitted = await api(base, 'POST', '/work', admin, { type, description: 'after the claim was given up' });
     expect(submitted.status).toBe(201);
-    // Long enough for a waiting claim to wake and take it.
-    await sleep(1_000);
     const item = await api(base, 'GET', `/work/${submitted.body.id}`, admin);
     expect(item.body.status).toBe('queued');
     expect(item.body.assigned_agent).toBeNull();
+    const next = await claimCall((nextCallId += 1), type, 0);
+    expect(next.status).toBe(200);
+    expect(JSON.stringify(await next.json())).toContain(submitted.body.id);
   }
 
   it('a client that hangs up ends its waiting claim', async () => {
-    const hangUp = AbortSignal.timeout(300);
+    const hangUp = new AbortController();
     const call = fetch(`${base}/mcp`, {
       method: 'POST',
       headers: {
@@ -58,8 +70,10 @@ describe.each(await storesUnderTest())('an abandoned claim over MCP on %s', (kin
         method: 'tools/call',
         params: { name: 'claim_next_work', arguments: { wait_s: WAIT_S, types: ['hang_up'] } },
       }),
-      signal: hangUp,
+      signal: hangUp.signal,
     });
+    await expect.poll(waitingClaims, { timeout: 10_000 }).toBe(1);
+    hangUp.abort();
     await expect(call).rejects.toThrow();
     await expectNobodyClaims('hang_up');
     expectNoErrorsLogged();
@@ -119,7 +133,7 @@ describe.each(await storesUnderTest())('an abandoned claim over MCP on %s', (kin
       undefined,
       { signal: stop.signal },
     );
-    await sleep(300);
+    await expect.poll(waitingClaims, { timeout: 10_000 }).toBe(1);
     stop.abort();
     await expect(call).rejects.toThrow();
     await expectNobodyClaims('cancelled');

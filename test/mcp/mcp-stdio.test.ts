@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ADMIN_SECRET, AUTH_ENV, bearer } from '../support/auth.js';
 import { type TestDatabase, createTestDatabase, storesUnderTest } from '../support/databases.js';
 import { type ServerProcess, freePort, killAllServers, startWorkServer } from '../support/processes.js';
@@ -96,8 +96,7 @@ describe.each(await storesUnderTest())('agentdesk mcp (stdio) on %s', (kind) => 
     });
     send({ jsonrpc: '2.0', method: 'notifications/initialized' });
     send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'list_projects', arguments: {} } });
-    const deadline = Date.now() + 10_000;
-    while (!out.includes('"id":2') && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+    await vi.waitFor(() => expect(out).toContain('"id":2'), { timeout: 10_000, interval: 20 });
     const lines = out
       .trim()
       .split('\n')

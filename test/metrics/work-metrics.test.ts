@@ -1,5 +1,5 @@
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type TestApp, startWorkApp } from '../support/apps.js';
 import { createJumpingClock } from '../support/clock.js';
 import { storesUnderTest } from '../support/databases.js';
@@ -9,8 +9,6 @@ import { connectSse } from '../support/sse.js';
 
 // GET /metrics on the work service moves as the desk works: every scrape is read with a strict
 // text-format parser, and each step checks that the right series moved by the right amount.
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe.each(await storesUnderTest())('work metrics on %s', (kind) => {
   let t: TestApp;
@@ -29,12 +27,16 @@ describe.each(await storesUnderTest())('work metrics on %s', (kind) => {
   };
   /** Scrapes until `done` holds or the time is up; the last scrape either way. */
   const scrapeUntil = async (done: (m: Scrape) => boolean, ms = 5_000): Promise<Scrape> => {
-    const until = Date.now() + ms;
     let metrics = await scrape();
-    while (!done(metrics) && Date.now() < until) {
-      await sleep(50);
-      metrics = await scrape();
-    }
+    await vi
+      .waitFor(
+        async () => {
+          metrics = await scrape();
+          if (!done(metrics)) throw new Error('not yet');
+        },
+        { timeout: ms, interval: 50 },
+      )
+      .catch(() => undefined);
     return metrics;
   };
   const submit = async (type: string, extra: Record<string, unknown> = {}) => {

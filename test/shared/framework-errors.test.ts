@@ -202,6 +202,15 @@ describe('errors Node and the router raise are problem+json too', () => {
       await released;
       return { ok: true };
     });
+    // Registered after the app's own, so run once it has started refusing requests.
+    let refusing: () => void = () => undefined;
+    const shuttingDown = new Promise<void>((resolve) => (refusing = resolve));
+    app.addHook('preClose', async () => refusing());
+    let refused: () => void = () => undefined;
+    const secondRefused = new Promise<void>((resolve) => (refused = resolve));
+    app.addHook('onSend', async (request) => {
+      if (request.url === '/work') refused();
+    });
     await app.listen({ host: '127.0.0.1', port: 0 });
     const port = (app.server.address() as { port: number }).port;
     try {
@@ -212,10 +221,10 @@ describe('errors Node and the router raise are problem+json too', () => {
       socket.write('GET /slow HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
       await inFlight;
       const closed = app.close();
-      await new Promise((resolve) => setTimeout(resolve, 50));
+      await shuttingDown;
       // The connection is busy, so closing leaves it open; its next request arrives mid-shutdown.
       socket.write('GET /work HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n');
-      await new Promise((resolve) => setTimeout(resolve, 50));
+      await secondRefused;
       release();
       await ended;
       await closed;

@@ -14,6 +14,9 @@ import { type WalSync, createSerialSync } from '../../src/shared/db/wal-sync.js'
 // meanwhile (the pipelining), and the order of events proves each answer's flush began after
 // its commit. A real SQLite file at synchronous = NORMAL, as the service runs it.
 
+/** Every callback already due has run: nothing here waits on I/O, so an early answer would show. */
+const settled = () => new Promise((resume) => setImmediate(resume));
+
 interface HeldFlush {
   release: () => void;
   fail: (error: Error) => void;
@@ -87,7 +90,7 @@ describe('group commit answers only after a flush that began after its COMMIT', 
     const second = write('b');
     await until(() => events.filter((event) => event === 'commit').length === 2);
     expect(await notes()).toEqual(['a', 'b']);
-    await new Promise((resume) => setTimeout(resume, 20));
+    await settled();
     expect(answered).toEqual([]);
     // One flush at a time: the second waits for the first.
     expect(held.length).toBe(1);
@@ -97,7 +100,7 @@ describe('group commit answers only after a flush that began after its COMMIT', 
     // `a` is answered; `b` committed after flush 0 began, so flush 0 does not cover it.
     expect(answered).toEqual(['a']);
     await until(() => held.length === 2);
-    await new Promise((resume) => setTimeout(resume, 20));
+    await settled();
     expect(answered).toEqual(['a']);
 
     held[1]!.release();
@@ -121,7 +124,7 @@ describe('group commit answers only after a flush that began after its COMMIT', 
       outcomes.push('refused'),
     );
     await until(() => held.length === 1);
-    await new Promise((resume) => setTimeout(resume, 20));
+    await settled();
     // The refusal (a unique key) was decided by `ok`'s write, not yet on disk: it waits as well.
     expect(outcomes).toEqual([]);
     held[0]!.release();

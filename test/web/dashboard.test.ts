@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildClassifyApp } from '../../src/services/classify.js';
 import type { HttpApp } from '../../src/shared/http/types.js';
 import { captureLogs, testConfig } from '../support/apps.js';
+import { createJumpingClock } from '../support/clock.js';
 import { openAiFake, testResolver } from '../support/classify-app.js';
 import { type FakeLlm, startFakeLlm } from '../support/fake-llm.js';
 import { eventually, launchBrowser, layoutShift, openDesk, screenshot, TRACK_LAYOUT_SHIFT } from './browser.js';
@@ -53,19 +54,20 @@ async function classifySome(): Promise<void> {
   for (const n of [1, 2, 3, 1]) expect((await classify(n)).status).toBe(200);
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+// Lead times are made by moving the desk's clock, not by holding a claim for real.
+const clock = createJumpingClock();
 
 async function finish(agent: string, type: string, outcome: 'completed' | 'failed', holdMs: number) {
   const claimed = await desk.api('POST', '/work/claim', { agent, types: [type], lease_s: 60 }, agent);
   expect(claimed.status).toBe(200);
-  await sleep(holdMs);
+  clock.advance(holdMs);
   const body =
     outcome === 'completed' ? { status: 'completed', outcome: 'success' } : { status: 'failed', outcome: 'failed' };
   expect((await desk.api('PATCH', `/work/${claimed.body.id}`, body, agent)).status).toBe(200);
 }
 
 beforeAll(async () => {
-  [desk, browser] = await Promise.all([startDesk({ LLM_PRICES: pricesPath }), launchBrowser()]);
+  [desk, browser] = await Promise.all([startDesk({ LLM_PRICES: pricesPath }, { now: clock.now }), launchBrowser()]);
   await classifySome();
   for (let i = 0; i < 9; i += 1) {
     expect(

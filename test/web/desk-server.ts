@@ -1,5 +1,5 @@
 import type { AddressInfo } from 'node:net';
-import { type TestApp, startWorkApp } from '../support/apps.js';
+import { type TestApp, type WorkAppOptions, startWorkApp } from '../support/apps.js';
 import { ensureUiBuilt } from './ui-build.js';
 
 export interface Desk {
@@ -26,9 +26,9 @@ export interface ApiAnswer<T> {
  * The real work service on a fresh SQLite file, listening on a free port with the built UI,
  * as `npm start` runs it. `env` adds configuration (e.g. CLASSIFY_URL).
  */
-export async function startDesk(env: Record<string, string> = {}): Promise<Desk> {
+export async function startDesk(env: Record<string, string> = {}, options: WorkAppOptions = {}): Promise<Desk> {
   await ensureUiBuilt();
-  const work = await startWorkApp('sqlite', env);
+  const work = await startWorkApp('sqlite', env, options);
   await work.app.listen({ port: 0, host: '127.0.0.1' });
   const { port } = work.app.server.address() as AddressInfo;
   const url = `http://127.0.0.1:${port}`;

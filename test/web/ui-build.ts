@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { vi } from 'vitest';
 
 const run = promisify(execFile);
 const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -11,6 +12,8 @@ const webRoot = join(repoRoot, 'web');
 export const WEB_DIST = join(webRoot, 'dist');
 const LOCK = join(tmpdir(), `agentdesk-web-build-${Buffer.from(repoRoot).toString('hex').slice(-24)}.lock`);
 const LOCK_STALE_MS = 120_000;
+/** Long enough for a stale lock to be found and removed. */
+const LOCK_WAIT_MS = 2 * LOCK_STALE_MS;
 
 async function newestMtime(path: string): Promise<number> {
   const info = await stat(path);
@@ -32,20 +35,23 @@ async function isFresh(): Promise<boolean> {
   }
 }
 
+/** Takes the lock once the worker holding it (if any) lets it go, or once it is stale. */
 async function acquireLock(): Promise<void> {
-  for (;;) {
-    try {
-      await mkdir(LOCK);
-      return;
-    } catch {
-      const age = await stat(LOCK).then(
-        (s) => Date.now() - s.mtimeMs,
-        () => 0,
-      );
-      if (age > LOCK_STALE_MS) await rmdir(LOCK).catch(() => undefined);
-      await new Promise((r) => setTimeout(r, 200));
-    }
-  }
+  await vi.waitFor(
+    async () => {
+      try {
+        await mkdir(LOCK);
+      } catch (error) {
+        const age = await stat(LOCK).then(
+          (s) => Date.now() - s.mtimeMs,
+          () => 0,
+        );
+        if (age > LOCK_STALE_MS) await rmdir(LOCK).catch(() => undefined);
+        throw error;
+      }
+    },
+    { timeout: LOCK_WAIT_MS, interval: 200 },
+  );
 }
 
 /**

@@ -1,7 +1,7 @@
 import { request } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Database } from '../../src/shared/db/database.js';
 import type { HttpApp } from '../../src/shared/http/types.js';
 import { createHttpApp } from '../../src/shared/http/app.js';
@@ -37,6 +37,8 @@ interface StreamApp {
   base: string;
   /** The server's side of every connection it accepted. */
   sockets: Set<Socket>;
+  /** First look-ups of new clients: begun, and answered or failed. */
+  lookups: { begun: number; ended: number };
   /** Commits one event, as a write of the work service would, and returns its id. */
   append(data: { id: string } & Record<string, unknown>): Promise<number>;
   close(): Promise<void>;
@@ -68,7 +70,18 @@ async function startStreamApp(kind: StoreKind, options: EventHubOptions = {}): P
   app.addHook('onClose', () => auth.authenticator.close());
   const hub = await createEventHub(database, logger, options);
   const store = createWorkStore(database, () => hub.committed());
-  registerEventRoutes(app, hub);
+  const lookups = { begun: 0, ended: 0 };
+  registerEventRoutes(app, {
+    ...hub,
+    async locate(lastEventId) {
+      lookups.begun += 1;
+      try {
+        return await hub.locate(lastEventId);
+      } finally {
+        lookups.ended += 1;
+      }
+    },
+  });
   const sockets = new Set<Socket>();
   app.server.on('connection', (socket: Socket) => {
     sockets.add(socket);
@@ -83,6 +96,7 @@ async function startStreamApp(kind: StoreKind, options: EventHubOptions = {}): P
     testDatabase,
     base,
     sockets,
+    lookups,
     append: (data) =>
       store.transaction((tx) => tx.appendEvent('work.updated', JSON.stringify(data), new Date().toISOString())),
     async close() {
@@ -93,15 +107,17 @@ async function startStreamApp(kind: StoreKind, options: EventHubOptions = {}): P
   };
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 async function until(check: () => boolean | Promise<boolean>, timeoutMs = 5_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await sleep(20);
-  }
+  await vi.waitFor(
+    async () => {
+      if (!(await check())) throw new Error('condition not met in time');
+    },
+    { timeout: timeoutMs, interval: 20 },
+  );
 }
+
+/** One turn of the event loop: what was due after the awaited step has run. */
+const turn = () => new Promise((resolve) => setImmediate(resolve));
 
 /**
  * Keeps the first look-up of a new subscriber waiting until the returned function is called:
@@ -155,17 +171,19 @@ describe.each(await storesUnderTest())('the event stream under stress on %s', (k
   });
 
   it('a client that leaves while its first look-up waits is not kept as a subscriber', async () => {
+    const begun = s.lookups.begun;
     const release = await holdEventLog(s);
     const leaving = request(`${s.base}/events`, { headers: { accept: 'text/event-stream' } });
     leaving.on('error', () => undefined);
     leaving.end();
     // The request is in, waiting on its look-up; the client gives up.
-    await until(() => s.sockets.size > 0);
-    await sleep(200);
+    await until(() => s.lookups.begun > begun);
     leaving.destroy();
     await until(() => s.sockets.size === 0);
     await release();
-    await sleep(300);
+    // The look-up answers; the route goes on without waiting for anything else.
+    await until(() => s.lookups.ended > begun);
+    await turn();
     expect(s.hub.clients()).toBe(0);
   });
 
@@ -210,10 +228,11 @@ describe.each(await storesUnderTest())('the event stream under stress on %s', (k
       }
       // The reading client has everything: the writes are done and delivered.
       await fast.waitFor((all) => all.length >= count, 30_000);
-      await sleep(300);
     } finally {
       clearInterval(sample);
     }
+    // And as the buffers stand now, with everything written.
+    for (const socket of s.sockets) largestBuffer = Math.max(largestBuffer, socket.writableLength);
     // About 18 MB went to the reading client; the one that reads nothing holds little of it.
     expect(largestBuffer).toBeLessThan(2 * 1024 * 1024);
     slow.resume();

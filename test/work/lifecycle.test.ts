@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type TestApp, startWorkApp } from '../support/apps.js';
+import { createJumpingClock } from '../support/clock.js';
 import { storesUnderTest } from '../support/databases.js';
 import { call } from '../support/http.js';
 
@@ -25,8 +26,10 @@ function bodyFor(to: Status): Record<string, string> {
 
 describe.each(await storesUnderTest())('work item lifecycle on %s', (kind) => {
   let t: TestApp;
+  // A later write gets a later timestamp by moving the clock, not by sleeping.
+  const clock = createJumpingClock();
   beforeAll(async () => {
-    t = await startWorkApp(kind);
+    t = await startWorkApp(kind, {}, { now: clock.now });
   });
   afterAll(() => t.close());
 
@@ -188,7 +191,7 @@ describe.each(await storesUnderTest())('work item lifecycle on %s', (kind) => {
   it('notes can still be edited on a final item, and updated_at moves; other moves are 409', async () => {
     const id = await itemIn('failed');
     const before = (await call(t.app, 'GET', `/work/${id}`)).body;
-    await new Promise((resolve) => setTimeout(resolve, 5));
+    clock.advance(5);
     const noted = await patch(id, { notes: 'post-mortem: flaky network' });
     expect(noted.status).toBe(200);
     expect(noted.body.notes).toBe('post-mortem: flaky network');

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type TestApp, startWorkApp } from '../support/apps.js';
+import { createJumpingClock } from '../support/clock.js';
 import { storesUnderTest } from '../support/databases.js';
 import { call } from '../support/http.js';
 
@@ -21,25 +22,27 @@ function nextUrl(link: unknown): string | null {
 
 describe.each(await storesUnderTest())('listing work items on %s', (kind) => {
   let t: TestApp;
+  // A later write gets a later timestamp by moving the clock, not by sleeping.
+  const clock = createJumpingClock();
   let projectId: string;
   const ids: Record<string, string> = {};
   let before: string;
 
   beforeAll(async () => {
-    t = await startWorkApp(kind);
+    t = await startWorkApp(kind, {}, { now: clock.now });
     projectId = (await call(t.app, 'POST', '/projects', { name: 'Listing' })).body.id;
     const make = async (name: string, body: Record<string, unknown>) => {
       const response = await call(t.app, 'POST', '/work', { description: name, ...body });
       expect(response.status).toBe(201);
       ids[name] = response.body.id;
       // Distinct milliseconds keep "newest first" unambiguous for the assertions below.
-      await new Promise((resolve) => setTimeout(resolve, 3));
+      clock.advance(3);
       return response.body;
     };
     await make('a', { type: 'bug_fix', priority: 3 });
     await make('b', { type: 'bug_fix', priority: 1, agent: 'ann' });
-    before = new Date().toISOString();
-    await new Promise((resolve) => setTimeout(resolve, 3));
+    before = clock.now().toISOString();
+    clock.advance(3);
     await make('c', { type: 'code_review', priority: 5, agent: 'bob', project_id: projectId });
     await make('d', { type: 'code_review', priority: 1, project_id: projectId });
     await make('e', { type: 'infra_setup', priority: 2, agent: 'ann' });

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildWorkApp } from '../../src/services/work.js';
 import { type TestApp, captureLogs, startWorkApp, testConfig } from '../support/apps.js';
+import { createJumpingClock } from '../support/clock.js';
 import { openTestDatabase, storesUnderTest } from '../support/databases.js';
 import { call } from '../support/http.js';
 
@@ -9,8 +10,10 @@ import { call } from '../support/http.js';
 
 describe.each(await storesUnderTest())('preconditions and idempotency on %s', (kind) => {
   let t: TestApp;
+  // A later write gets a later timestamp by moving the clock, not by sleeping.
+  const clock = createJumpingClock();
   beforeAll(async () => {
-    t = await startWorkApp(kind);
+    t = await startWorkApp(kind, {}, { now: clock.now });
   });
   afterAll(() => t.close());
 
@@ -183,7 +186,7 @@ describe.each(await storesUnderTest())('preconditions and idempotency on %s', (k
     const mine = await call(t.app, 'GET', '/work?type=filter_multi&created_by=filterer');
     expect(mine.body).toHaveLength(2);
     const since = dispatched.updated_at;
-    await new Promise((resolve) => setTimeout(resolve, 5));
+    clock.advance(5);
     await call(t.app, 'PATCH', `/work/${queued.id}`, { notes: 'touched' });
     const changed = await call(t.app, 'GET', `/work?type=filter_multi&updated_since=${encodeURIComponent(since)}`);
     expect(changed.body.map((item: { id: string }) => item.id)).toContain(queued.id);

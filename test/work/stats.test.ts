@@ -5,6 +5,7 @@ import { leadTimeBucket, quantileSeconds } from '../../src/work/stats/lead-time.
 import { createStatsService } from '../../src/work/stats/service.js';
 import { createStatsStore } from '../../src/work/stats/store/index.js';
 import { type TestApp, startWorkApp } from '../support/apps.js';
+import { createJumpingClock } from '../support/clock.js';
 import { storesUnderTest } from '../support/databases.js';
 import { call } from '../support/http.js';
 
@@ -12,7 +13,6 @@ import { call } from '../support/http.js';
 // as different agents, delete) is what the numbers say, before and after compaction, and two
 // compactions at once count nothing twice.
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const hourOf = (iso: string) => `${iso.slice(0, 13)}:00:00.000Z`;
 
 /** What a histogram of these lead times answers for quantile q, the service's own rule. */
@@ -27,11 +27,13 @@ describe.each(await storesUnderTest())('GET /work/stats on %s', (kind) => {
   const items: any[] = [];
   const lead: Record<string, number[]> = { ann: [], bob: [] };
   const failed: Record<string, number> = { ann: 0, bob: 0 };
+  // Lead times are made by moving the clock, not by holding a claim for real.
+  const clock = createJumpingClock();
 
   async function finish(agent: string, type: string, outcome: 'completed' | 'failed', holdMs: number) {
     const claimed = await call(t.app, 'POST', '/work/claim', { agent, types: [type], lease_s: 60 });
     expect(claimed.status).toBe(200);
-    await sleep(holdMs);
+    clock.advance(holdMs);
     const body =
       outcome === 'completed' ? { status: 'completed', outcome: 'success' } : { status: 'failed', outcome: 'failed' };
     const done = await call(t.app, 'PATCH', `/work/${claimed.body.id}`, body);
@@ -42,7 +44,7 @@ describe.each(await storesUnderTest())('GET /work/stats on %s', (kind) => {
   }
 
   beforeAll(async () => {
-    t = await startWorkApp(kind);
+    t = await startWorkApp(kind, {}, { now: clock.now });
     for (let i = 0; i < 10; i += 1) {
       const created = await call(t.app, 'POST', '/work', {
         type: i < 7 ? 'triage' : 'reply',

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type TestApp, startWorkApp } from '../support/apps.js';
 import { storesUnderTest } from '../support/databases.js';
 import { type JsonResponse, call } from '../support/http.js';
@@ -22,13 +22,15 @@ describe.each(await storesUnderTest())('waiting claims on %s', (kind) => {
   const scrape = async (): Promise<Scrape> =>
     parsePrometheus((await t.app.inject({ method: 'GET', url: '/metrics' })).body);
   /** Scrapes until `done` holds (the test's own timeout bounds the wait). */
-  const scrapeUntil = async (done: (m: Scrape) => boolean): Promise<Scrape> => {
-    for (;;) {
-      const metrics = await scrape();
-      if (done(metrics)) return metrics;
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-  };
+  const scrapeUntil = async (done: (m: Scrape) => boolean): Promise<Scrape> =>
+    vi.waitFor(
+      async () => {
+        const metrics = await scrape();
+        if (!done(metrics)) throw new Error('the metrics have not moved yet');
+        return metrics;
+      },
+      { timeout: 20_000, interval: 20 },
+    );
   const submit = async (body: Record<string, unknown>) => {
     const response = await call(t.app, 'POST', '/work', { description: 'a task', ...body });
     expect(response.status, response.text).toBe(201);
