@@ -3,11 +3,8 @@ import OpenAI from 'openai';
 import { ANSWER_JSON_SCHEMA, ANSWER_SCHEMA_NAME } from '../../src/classify/llm/answer.js';
 import { buildSystemPrompt } from '../../src/classify/prompt.js';
 
-// The classify benchmark's ceiling: what this machine does for "take an email and ask the
-// provider about it" with nothing of ours in the way. Bare Fastify, no schemas, no logging, no
-// database, no email parsing: the parsed JSON body goes into the user message as it came, and
-// the same official-SDK call the service makes (same client options, model, system prompt and
-// response format, to the same fake provider) is made; its answer is parsed and sent back.
+// The ceiling of bench:classify: bare Fastify (no schemas, logging, database or email parsing) making the service's
+// official-SDK call, same client options, model, system prompt and response format, to the same fake provider.
 // Environment: CEILING_PORT, CEILING_LLM_BASE_URL (the fake's OpenAI base URL).
 
 const SYSTEM_PROMPT = buildSystemPrompt();

@@ -9,19 +9,9 @@ import { startClassifyCeiling } from './ceiling.js';
 import { runMain } from '../lib/run-main.js';
 import { Tally } from '../lib/tally.js';
 
-// `npm run bench:classify [-- --db postgres]`: the classification service under load, as
-// issues 3 and 9 ask. Every party is its own process, so none steals another's event loop: the
-// service as `npm start` runs it, the tests' fake provider answering at once, the ceiling and
-// one autocannon per run. The ceiling is a bare Fastify route making the same official-SDK call
-// to the same fake provider and returning its answer (no email parsing, no database), so the
-// ratio says what our own work costs on top of the provider round trip. Three loads: new emails
-// (each passes dedupe and reaches the provider), duplicates (a fixed set classified once
-// before the run, then answered from the store), and the offline rules provider. The ceiling
-// and the service alternate in rounds, so drift on a shared machine hits both alike. Then, in
-// process, the time to prepare a 5 MB HTML email and the prompt size of every fixture. JSON
-// lines on stdout, progress on stderr. Each measured line says how much of the machine the
-// host took during its runs (host_steal_pct): the service's one busy event loop loses more to
-// it than the ceiling does, so a run with steal says little about the code.
+// `npm run bench:classify [-- --db postgres --case <one case>]`: new emails, duplicates and the rules provider
+// against a bare-Fastify ceiling making the same provider call, each party a process of its own, taking turns.
+// Then, in process, a 5 MB email's preparation and each fixture's prompt size. See bench/README.md, Classification.
 
 const { values: args } = parseArgs({
   options: {
@@ -47,7 +37,7 @@ interface Case {
   name: 'fake_openai_provider' | 'fake_openai_duplicates' | 'rules_provider';
   provider: string;
   load: LoadKind;
-  /** The share of the ceiling issue 9 asks for, where it asks for one. */
+  /** The share of the ceiling the targets ask for, where they ask for one. */
   target?: number;
   env(fake: BenchServer): Record<string, string>;
   /** What a correct answer looks like, checked once before the load. */

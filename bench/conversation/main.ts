@@ -6,20 +6,9 @@ import { round } from '../lib/queue-phase.js';
 import { runMain } from '../lib/run-main.js';
 import { type BenchServer, startWork } from '../lib/servers.js';
 
-// `npm run bench:conversation [-- --db sqlite|postgres|both --comments 10000 --reads 400 --questions 200]`:
-// the speed section of issue 21 beyond the hot path (bench:queue -- --comments 10 has that).
-//
-//   comments_list: GET /work/{id}/comments (the first page, the first 10, and the last page
-//     reached through its cursors) on an item with 10 comments and on one with --comments
-//     (10,000), read in turn so drift hits both alike; target: the p50 at 10,000 (the slower of
-//     its first and last default pages) at most 2× the p50 at 10.
-//   answer_wake: an agent asks (POST …/questions), waits (GET …/questions/{qid}?wait_s=30), a
-//     person answers (POST …/answer); the time from sending the answer to the waiting agent's
-//     response, over --questions questions: on one instance, and on PostgreSQL also with the
-//     wait on one instance and the answer on another (LISTEN/NOTIFY between them), in turn.
-//
-// The work service runs as `npm start` runs it (AUTH=off, warn-level logs); the requests come
-// from this process on keep-alive undici pools. JSON lines on stdout, progress on stderr.
+// `npm run bench:conversation [-- --db sqlite|postgres|both --comments 10000 --reads 400 --questions 200]`: a long
+// timeline's pages against a short one's, and an answer's time to the agent waiting on it (on PostgreSQL also
+// across two instances). The service runs as `npm start` runs it; see bench/README.md, Conversation.
 
 const { values: args } = parseArgs({
   options: {

@@ -12,15 +12,9 @@ import { runMain } from '../lib/run-main.js';
 import { type SeedPlan, seedPostgres, seedSqlite } from '../lib/seed.js';
 import { startWork } from '../lib/servers.js';
 
-// `npm run bench:dashboard [-- --db sqlite|postgres|both --items 1000000]`: the dashboard at
-// a million items. JSON lines on stdout, progress on stderr:
-// - backfill: the items are seeded spread over the last 7 days before migration 009, so the
-//   migration's backfill counts them (its time is a line of its own);
-// - stats: GET /work/stats?days=7 against the real server, p50/p95 over 50 requests, and the
-//   ratio to the 500 ms first-paint budget; also the page and its assets, and, when Chromium is
-//   there, the time from navigation to the numbers on screen;
-// - write_path: claim + complete cycles per second through the service, with the triggers and
-//   with them dropped, on a fresh database (the triggers' cost on the hot path).
+// `npm run bench:dashboard [-- --db sqlite|postgres|both --items 1000000]`: migration 009's backfill of items
+// seeded before it, GET /work/stats and the page's first paint in Chromium, and claim + complete with the rollup
+// triggers and without. See bench/README.md, The dashboard.
 
 const { values: args } = parseArgs({
   options: {

@@ -5,13 +5,9 @@ import { freshDatabase, parseDbKind, BENCH_DB_KINDS, type BenchDbKind } from '..
 import { runMain } from '../lib/run-main.js';
 import { type BenchServer, SERVICES_MAIN, freePort, startNode } from '../lib/servers.js';
 
-// `npm run bench:intake [-- --db sqlite|postgres|both] [-- --messages 2000]`: messages per second
-// from IMAP to work items, as issue 11 asks, with the offline `rules` classifier. A throwaway
-// dovecot is filled with APPEND first (not timed); then a mailbox is connected with `since` in
-// the past, and the clock runs from its creation until every message is in the intake log. Half
-// the messages ask for something (work items), half are newsletters (only recorded). While the
-// backfill runs, GET /work is timed every 100 ms, to show the API is not starved. JSON lines on
-// stdout, progress on stderr. Needs dovecot (/usr/sbin/dovecot) and root (its maildirs).
+// `npm run bench:intake [-- --db sqlite|postgres|both --messages 2000]`: messages per second from a throwaway
+// dovecot (filled untimed) to work items with the rules classifier, GET /work timed meanwhile.
+// Needs dovecot (/usr/sbin/dovecot) and root (its maildirs).
 
 const { values: args } = parseArgs({
   options: {

@@ -7,13 +7,9 @@ import type { LoadSpec } from '../lib/load.js';
 import { PROBE_MAIN, SERVICES_MAIN, runLoad, startDesk, startFakeProvider } from '../lib/servers.js';
 import { runMain } from '../lib/run-main.js';
 
-// `npm run bench:interference [-- --db postgres] [-- --main <older build>/src/main.js]`: how much
-// classification load slows the work API when both services run as `npm start` runs them
-// (issue 9). A probe (latency-probe.ts) asks GET /work?limit=100 at a steady 50 requests a
-// second, in a process of its own,
-// while nothing else runs, while two clients loop 5 MB HTML emails, and while 300
-// classifications are in flight at once (the fake provider answering at once). JSON lines on
-// stdout: the probe's p50 / p99 / max and what the classify load achieved.
+// `npm run bench:interference [-- --db postgres --main <older build>/src/main.js]`: GET /work?limit=100 at 50/s from
+// a probe process while idle, while two clients loop 5 MB HTML emails, and while 300 classifications are in flight,
+// both services as `npm start` runs them.
 
 const { values: args } = parseArgs({
   options: {

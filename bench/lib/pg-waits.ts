@@ -1,9 +1,8 @@
 import pg from 'pg';
 
-// Where the service's PostgreSQL connections spend a load phase: pg_stat_activity sampled every
-// 20 ms for the connections whose application_name is the bench schema, averaged per sample.
-// "active Lock:advisory" means waiting on an advisory lock; "idle in transaction" means waiting
-// on the service itself.
+// Where the service's PostgreSQL connections spend a load phase: pg_stat_activity of the bench schema's
+// application_name, sampled and averaged ("active Lock:advisory": waiting on an advisory lock; "idle in
+// transaction": waiting on the service itself).
 
 export interface WaitSampler {
   /** Samples while `work` runs (and only then). */

@@ -1,11 +1,9 @@
 import { readFileSync } from 'node:fs';
 import pg from 'pg';
 
-// CPU time as Linux counts it, for bench:queue's "CPU per job": a process's own (a server, an
-// anchor) and that of the PostgreSQL backends serving one system. Every system of a run connects
-// with its own application_name (the bench schema), so pg_stat_activity names its backends; their
-// user + system time comes from /proc/<pid>/stat, which works when PostgreSQL runs on the same
-// machine as the benchmark (as here). Elsewhere the PostgreSQL half reads as null.
+// CPU time (user + system, /proc/<pid>/stat) of a process and of the PostgreSQL backends serving one system, which
+// pg_stat_activity names by its application_name (the bench schema). The backends' half needs PostgreSQL on this
+// machine, else it reads as null.
 
 /** USER_HZ, the unit of /proc/<pid>/stat times: 100 on every Linux architecture Node runs on. */
 const CLOCK_TICKS_PER_S = 100;

@@ -2,16 +2,9 @@ import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { runMain } from './run-main.js';
 
-// `node dist/bench/lib/profile-top.js <file.cpuprofile> [--top 25] [--after-ms N]`: what a V8 CPU
-// profile (a server run with --cpu-prof, as `bench:queue -- --cpu-prof DIR` does) spent its time
-// in. Prints JSON lines: the busy share of the window, self time by where the code comes from
-// (agentdesk's own, each package, Node's internals, GC), and the top functions by self time.
-// `--after-ms` skips the start of the profile (start-up, warm-up, the submits), so a window of
-// one phase can be read. `--inclusive` lists functions by their total time (their callees' too)
-// instead, which is how to see what a route, a hook or a serializer costs as a whole.
-// Caution: V8 samples wall time, so a native call that blocks or is preempted (writev to a
-// loopback socket, which wakes the peer) counts here more than it costs in CPU; /proc's
-// utime and stime (bench:queue) are the CPU figures.
+// `node dist/bench/lib/profile-top.js <file.cpuprofile> [--top 25] [--after-ms N] [--inclusive]`: where a V8 CPU
+// profile spent its time: the busy share, self time by origin (ours, each package, Node, GC), the top functions.
+// V8 samples wall time: a native call that blocks (writev waking its peer) counts more than its CPU.
 
 interface ProfileNode {
   id: number;
@@ -30,7 +23,9 @@ const { values: args, positionals } = parseArgs({
   allowPositionals: true,
   options: {
     top: { type: 'string', default: '25' },
+    /** Skips the profile's start (start-up, warm-up, the submits), so one phase's window can be read. */
     'after-ms': { type: 'string', default: '0' },
+    /** Functions by their total time, callees' too: what a route, a hook or a serializer costs as a whole. */
     inclusive: { type: 'boolean', default: false },
   },
 });

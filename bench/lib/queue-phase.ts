@@ -1,8 +1,5 @@
-// One timed phase of the queue benchmark, measured the same way for agentdesk and for the
-// anchors: W loops run at once, each step is one operation (a submit, or a fetch and its
-// completion), and the phase lasts from the start of the loops to the end of the last
-// successful step. A loop ends when its step says there is nothing left; that last, empty
-// step (a 204, an empty fetch) is not counted and does not stretch the phase.
+// One timed phase of the queue benchmark, alike for agentdesk and the anchors: W loops of one operation each, from
+// their start to the last successful step; the empty step that ends a loop (a 204, an empty fetch) is not counted.
 
 export interface PhaseResult {
   ok: number;

@@ -1,8 +1,7 @@
 import { dropAll } from './databases.js';
 
 /**
- * Runs a benchmark's `main`, and whatever happens (failure, Ctrl-C) drops its databases, runs
- * `cleanup` and exits, so no child process or schema outlives the run.
+ * Runs a benchmark's `main`, then, after a failure or Ctrl-C too, drops its databases, runs `cleanup` and exits.
  */
 export function runMain(main: () => Promise<void>, cleanup: () => void = () => {}): void {
   const interrupted = () => {

@@ -2,10 +2,8 @@ import { randomUUID } from 'node:crypto';
 import BetterSqlite3 from 'better-sqlite3';
 import pg from 'pg';
 
-// Bulk seeding for the listing benchmark, straight into the tables (not through the API): the
-// same spread of statuses, agents, types, priorities and creation times on both databases.
-// Row n is a pure function of n, written once in TypeScript (SQLite) and once in SQL
-// (PostgreSQL's generate_series), both driven by the tables below.
+// Bulk seeding for the listing benchmark, straight into the tables: row n is a pure function of n, written in
+// TypeScript for SQLite and in SQL (generate_series) for PostgreSQL, both driven by the tables below.
 
 const STATUS_SHARES = [
   ['queued', 10],

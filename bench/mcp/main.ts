@@ -9,15 +9,9 @@ import { freshDatabase, parseDbKind } from '../lib/databases.js';
 import { runMain } from '../lib/run-main.js';
 import { startWork } from '../lib/servers.js';
 
-// `npm run bench:mcp [-- --db postgres --calls 1000]`: what MCP adds to a call. One agent, one
-// call at a time, over real sockets to a real work service (AUTH=tokens): an MCP tool call
-// through the official SDK client over Streamable HTTP against the plain HTTP request(s) it
-// stands for, one call of each in turn so drift on a shared machine hits both alike. Prints
-// JSON lines: the p50 of each and their difference, against the target of ≤ 2 ms.
-//
-// get_work_item makes two API calls (the item and its history, in parallel), so it is set
-// against GET /work/{id} alone (the issue's comparison) and against the same two requests;
-// heartbeat is one call for one request.
+// `npm run bench:mcp [-- --db postgres --calls 1000]`: the p50 an MCP tool call (official SDK client, AUTH=tokens)
+// adds to the plain HTTP request(s) it stands for, one of each in turn. get_work_item makes two API calls in
+// parallel, so it is set against GET /work/{id} alone and against both.
 
 const { values: args } = parseArgs({
   options: {

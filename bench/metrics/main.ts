@@ -10,10 +10,8 @@ import { freshDatabase, parseDbKind } from '../lib/databases.js';
 import { runMain } from '../lib/run-main.js';
 import { seedPlan, seedPostgres, seedSqlite } from '../lib/seed.js';
 
-// `npm run bench:metrics [-- --db postgres --items 100000]`: what a scrape of the work service's
-// GET /metrics costs as the table grows, and which part of it is the item gauges (read from the
-// maintained counts of src/work/stats, so they should not grow with the table). Prints JSON lines: per size, the median and p90 of the whole
-// scrape, of the items-by-status-and-type query and of the oldest-queued query.
+// `npm run bench:metrics [-- --db postgres --items 100000]`: a GET /metrics scrape's median and p90 as the table
+// grows, and its two item-gauge queries', which read maintained counts and so should not grow with it.
 
 const { values: args } = parseArgs({
   options: {

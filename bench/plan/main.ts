@@ -3,10 +3,8 @@ import { type BenchDbKind, freshDatabase, parseDbKind } from '../lib/databases.j
 import { runMain } from '../lib/run-main.js';
 import { startWork } from '../lib/servers.js';
 
-// bench:plan: how long one POST /work/plans holds the database at the limits of a plan (200
-// steps; 2,000 dependencies in all), and how long an unrelated submit sent while it runs waits.
-// On SQLite the plan's transaction holds the only writer, so the plan's own time bounds what
-// every other write waits. One JSON line per shape: the median and the worst of the rounds.
+// `npm run bench:plan [-- --db postgres]`: how long one POST /work/plans at a plan's limits holds the database, and
+// how long an unrelated submit sent meanwhile waits (on SQLite the plan holds the only writer).
 
 const JSON_HEADERS = { 'content-type': 'application/json' };
 

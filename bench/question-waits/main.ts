@@ -4,10 +4,9 @@ import { type BenchDbKind, dropAll, freshDatabase, parseDbKind } from '../lib/da
 import { runMain } from '../lib/run-main.js';
 import { startWork } from '../lib/servers.js';
 
-// `npm run bench:question-waits [-- --db sqlite --waits 2000 --seconds 5]`: submits per second
-// while --waits callers wait for the answers to as many open questions (GET …?wait_s=30), and
-// with none, on one work service as `npm start` runs it (AUTH=off). A wait must cost nothing
-// on the commits that close no question. BENCH_SERVICES_MAIN measures another build the same way.
+// `npm run bench:question-waits [-- --db sqlite --waits 2000 --seconds 5]`: submits per second with no waits, then
+// while --waits callers wait on open questions: a wait must cost nothing on commits that close no question.
+// BENCH_SERVICES_MAIN measures another build the same way.
 
 const { values: args } = parseArgs({
   options: {

@@ -21,23 +21,9 @@ import { runMain } from '../lib/run-main.js';
 import { startWork } from '../lib/servers.js';
 import { runAnchor, startQueueClient } from './processes.js';
 
-// `npm run bench:queue [-- --db sqlite|postgres|both --items 3000 --workers 16 --backlog 3000,50000
-// --waiting 10000 --dependents 1000]`: the agent work
-// loop of issue 13. N items submitted over HTTP (W submitters at once), then W agents each
-// looping claim → complete over HTTP until the queue is empty, on each store. The server runs
-// as `npm start` runs it; the agents are one light client process (bench/queue/queue-client.ts).
-// Then, on the same PostgreSQL, the anchors, each in its own process and a fresh schema
-// (bench/queue/queue-anchors.ts): pg-boss and graphile-worker doing the same N jobs with W workers.
-// Each system's CPU per operation is its own process's (the server; the anchor's process, whose
-// workers are the library) plus that of the PostgreSQL backends serving it (bench/lib/proc-cpu.ts:
-// /proc of the backends pg_stat_activity names by the system's application_name, its schema).
-// JSON lines on stdout (throughputs, CPU, the ratios and the targets), progress on stderr.
-//
-// `--comments 10` (issue 21): comments must not slow the hot path. Each store runs in
-// alternating pairs (`--comment-rounds` of them), without comments and then with ten progress
-// comments on every item, posted between the submit and the drain, so the drain's claims and
-// completions meet items that carry a conversation (and a comments table of 10 × N rows);
-// `comments_ratio` compares the two drains (target: at least 0.9).
+// `npm run bench:queue [-- --db sqlite|postgres|both --items 3000 --workers 16]`: N submits, then W agents loop
+// claim → complete over HTTP until the queue is empty, beside pg-boss and graphile-worker on the same PostgreSQL,
+// CPU per operation with each system's backends. Modes and options: bench/README.md, The agent loop.
 
 const { values: args } = parseArgs({
   options: {
@@ -57,9 +43,9 @@ const { values: args } = parseArgs({
     comments: { type: 'string', default: '0' },
     /** Pairs (without, with comments) per store when --comments is set. */
     'comment-rounds': { type: 'string', default: '2' },
-    /** Queued `bench` items waiting on a dependency, submitted before the measured items (issue 22). */
+    /** Queued `bench` items waiting on a dependency, submitted before the measured items. */
     waiting: { type: 'string', default: '0' },
-    /** Times the completion of an item with this many dependents (issue 22); 0: not measured. */
+    /** Times the completion of an item with this many dependents; 0: not measured. */
     dependents: { type: 'string', default: '0' },
     /** A folder: the work servers run with --cpu-prof and leave their profiles there. */
     'cpu-prof': { type: 'string' },

@@ -10,23 +10,9 @@ import { StealMeter, cpuTicks } from '../lib/host-steal.js';
 import { type BackendCpu, meterBackends } from '../lib/proc-cpu.js';
 import { BENCH_JOB, cpuSince, drive, type PhaseResult, quota, summarize } from '../lib/queue-phase.js';
 
-// The anchors of `npm run bench:queue`: the two job queues a team would otherwise pick, run
-// in-process as their documentation shows, each in a child process of its own (so it gets the
-// CPU the agentdesk server gets) and in a fresh schema of the same PostgreSQL.
+// The anchors of bench:queue, pg-boss and graphile-worker, used as their documentation shows, each in a child
+// process of its own and a fresh schema: a warm-up, N adds by W adders, then W workers taking one job at a time.
 // `node dist/bench/queue/queue-anchors.js '<spec as JSON>'` prints one JSON line.
-//
-// Both go through the same phases as agentdesk: a warm-up (W jobs added and drained, not
-// measured), then N jobs added one call at a time by W concurrent adders, then W workers that
-// take one job at a time and complete it, until none is left.
-// - pg-boss 10: `send` to a queue made by `createQueue`; each worker loops `fetch` with
-//   batchSize 1, then `complete`. Default constructor options but `schema` and `max`.
-// - graphile-worker 0.16: `addJob` from `makeWorkerUtils`; the drain is its own runner (`run`)
-//   with concurrency W and a no-op task, which is how it is meant to be used: each worker takes
-//   one job (get_job), runs it, and completes it (one DELETE). 0.16 has no local queue and no
-//   batched completion, so this is one fetch and one completion per job, as asked. The phase runs
-//   from the first worker's first fetch to the Nth completion (the `job:complete` event, sent
-//   after the completion query returned). Info logs (one line per job) are dropped, as the
-//   agentdesk server runs at LOG_LEVEL=warn.
 
 export const ANCHORS = ['pg-boss', 'graphile-worker'] as const;
 export type Anchor = (typeof ANCHORS)[number];
@@ -74,6 +60,8 @@ async function metered(
 
 const { type: _type, ...PAYLOAD } = BENCH_JOB;
 
+// pg-boss 10: `send` to a queue made by `createQueue`; each worker loops `fetch` with batchSize 1, then `complete`.
+// Default constructor options but `schema` and `max`.
 async function benchPgBoss(spec: AnchorSpec): Promise<AnchorResult> {
   const boss = new PgBoss({
     connectionString: spec.url,
@@ -125,6 +113,9 @@ const quietLogger = new Logger(() => (level, message) => {
   if (level === 'error' || level === 'warning') process.stderr.write(`graphile-worker ${level}: ${message}\n`);
 });
 
+// graphile-worker 0.16: `addJob` from `makeWorkerUtils`; the drain is its own runner (`run`) with concurrency W and
+// a no-op task, as it is meant to be used: one get_job and one DELETE per job (0.16 has no local queue and no batched
+// completion). The phase runs from the first fetch to the Nth `job:complete` event, sent after its query returned.
 async function benchGraphileWorker(spec: AnchorSpec): Promise<AnchorResult> {
   // One pool for the utils and the runners, warmed by the warm-up like the others' pools.
   const pgPool = new pg.Pool({ connectionString: spec.url, max: spec.pool, application_name: spec.schema });

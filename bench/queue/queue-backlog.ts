@@ -5,13 +5,9 @@ import { type BenchDbKind, analyzeSchema, freshDatabase, postgresAdminUrl } from
 import { round } from '../lib/queue-phase.js';
 import { startWork } from '../lib/servers.js';
 
-// The backlog case of bench:queue (issue 26): a claim filtered by type, with a backlog of
-// another type queued ahead of it. The claim must cost about the same at `large` queued items
-// as at `small`: the planner once walked the whole queue checking the type row by row (12-157
-// ms per claim at 30,000-55,000 queued on SQLite). The backlog goes straight into the table
-// (older than every wanted item, so a walk of the queue passes all of it), the statistics are
-// taken, and one agent claims `claims` items one after another over HTTP; the figure is the
-// mean time per claim, and the ratio large / small (the target: at most 2).
+// The backlog case of bench:queue: claims filtered by type behind an older backlog of another type, seeded straight
+// into the table; the mean time per claim at `large` queued against `small` (target at most 2×: the claim must not
+// walk the queue checking the type row by row).
 
 export interface BacklogOptions {
   small: number;

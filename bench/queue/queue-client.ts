@@ -3,18 +3,9 @@ import { fileURLToPath } from 'node:url';
 import { Pool } from 'undici';
 import { BENCH_JOB, drive, LAST_WRITE, type PhaseResult, quota } from '../lib/queue-phase.js';
 
-// The agents of `npm run bench:queue`, in a process of their own (forked by bench/queue/processes.ts
-// with an IPC channel), so they never share an event loop with the orchestrator or the server.
-// A light client: undici's `request` on one keep-alive pool, a connection per agent, no fetch.
-// The process lives for the whole run on one server, so its JIT is warm for the measured phases;
-// the orchestrator asks for one phase at a time and reads the server's CPU in between.
-//
-//   submit: N × POST /work, W submitters at once.
-//   comment: C × POST /work/{id}/comments on each item of the last submit, W writers at once
-//            (the items of the comments run, issue 21: the drain then meets items that talk).
-//   drain:  W agents, each looping POST /work/claim → PATCH /work/{id} (completed) until a 204;
-//           with `finish`, each claim after the first finishes the agent's last item in the same
-//           request (`finish` in the claim's body), one request per cycle.
+// The agents of bench:queue, in a process of their own (forked with an IPC channel) that shares no event loop with
+// the orchestrator or the server: undici `request` on one keep-alive pool. It lives the whole run, so its JIT is
+// warm, and runs the phases it is asked for one at a time (submit, comment, drain).
 
 export type QueueClientRequest =
   { phase: 'submit'; items: number } | { phase: 'comment'; per_item: number } | { phase: 'drain'; finish?: boolean };
@@ -75,6 +66,7 @@ export function createQueueClient(options: QueueClientOptions) {
   /** The items of the last submit, for the comment phase. */
   let submitted: string[] = [];
 
+  /** N × POST /work, W submitters at once. */
   async function submit(items: number): Promise<PhaseResult> {
     const take = quota(items);
     submitted = [];
@@ -93,6 +85,7 @@ export function createQueueClient(options: QueueClientOptions) {
     });
   }
 
+  /** C × POST /work/{id}/comments per item of the last submit, W writers at once: the drain meets items that talk. */
   async function comment(perItem: number): Promise<PhaseResult> {
     const paths = submitted.flatMap((id) => Array.from({ length: perItem }, () => `/work/${id}/comments`));
     let next = 0;
@@ -111,6 +104,10 @@ export function createQueueClient(options: QueueClientOptions) {
     });
   }
 
+  /**
+   * W agents, each looping POST /work/claim → PATCH /work/{id} (completed) until a 204; with `finish`, each claim after
+   * the first finishes the agent's last item in the same request, one request per cycle.
+   */
   async function drain(finish: boolean): Promise<QueueClientReply> {
     const claimed = new Set<string>();
     let duplicates = 0;

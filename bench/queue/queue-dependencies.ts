@@ -1,8 +1,5 @@
-// The dependencies' side of bench:queue (issue 22). `seedWaiting`: queued `bench` items that
-// wait on a dependency that never completes during the run (it is dispatched to an agent that
-// never claims), beside the ready ones: the claim must not pay for them. `timeFanOut`: how long
-// the PATCH that completes an item with N dependents takes, each dependent released in its
-// commit.
+// The dependencies' side of bench:queue: `seedWaiting` queues items waiting on a dependency that never completes
+// in the run (the claim must not pay for them); `timeFanOut` times the PATCH completing an item with N dependents.
 
 const JSON_HEADERS = { 'content-type': 'application/json' };
 

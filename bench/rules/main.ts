@@ -13,14 +13,9 @@ import {
 import { PATHOLOGICAL_BODIES } from '../../test/support/rules-pathological.js';
 import { runMain } from '../lib/run-main.js';
 
-// `npm run bench:rules [-- --split dev] [-- --misses]`: the offline classifier on the labelled
-// set in four languages (test/fixtures/rules-labelled), as issue 9 asks. Accuracy overall, per
-// split (dev: what the rules were tuned on; holdout: never looked at while tuning), per language
-// and per category; then the time per email, median and p99 over every email of the set many
-// times, for the classifier alone and for preparation (normalize, HTML → text) plus classifier,
-// and for bodies built to make a rule backtrack (test/support/rules-pathological.ts). Then accuracy per
-// field (category, priority, deadline) per language, on the emails labelled with each field.
-// In process and single-threaded: no server, no database. JSON lines on stdout, misses on stderr.
+// `npm run bench:rules [-- --split dev --misses]`: the offline classifier on the labelled set
+// (test/fixtures/rules-labelled): accuracy per split, language, category and field, then time per email and on
+// bodies built to make a rule backtrack. In process, no server or database; misses on stderr.
 
 const { values: args } = parseArgs({
   options: {
@@ -34,7 +29,7 @@ const { values: args } = parseArgs({
 });
 
 const MAX_CHARS = 6_000;
-/** The per-email budget issue 9 sets for a typical message. */
+/** The per-email budget for a typical message. */
 const TARGET_MS = 1;
 const WARMUP_ROUNDS = 5;
 
@@ -159,7 +154,7 @@ function timing(): void {
     MAX_CHARS,
   );
   time(`classify_${longEmail.body.text.length}_chars`, [longEmail], rounds * 20, (email) => classifyWithRules(email));
-  // Bodies built to make a rule backtrack: each must stay far from the 250 ms the suite once allowed.
+  // Bodies built to make a rule backtrack: each must stay far from a per-email budget.
   for (const [name, body] of PATHOLOGICAL_BODIES) {
     const email = normalizeEmail({ email_data: { subject: body.slice(0, 200), body } }, MAX_CHARS);
     time(`pathological: ${name}`, [email], Math.max(3, Math.floor(rounds / 4)), (item) => classifyWithRules(item));

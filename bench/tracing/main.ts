@@ -9,14 +9,9 @@ import { buildWorkApp } from '../../src/services/work.js';
 import { freshDatabase, parseDbKind } from '../lib/databases.js';
 import { runMain } from '../lib/run-main.js';
 
-// `npm run bench:tracing [-- --db postgres]`: what tracing costs the work service per request.
-// Three work apps in this one process: two with tracing off (the second measures the noise),
-// one exporting to a local collector that discards. They take turns, in batches of concurrent
-// injected requests, so a busy machine slows all three alike. Prints one JSON line per app and
-// request: CPU milliseconds per request (this process: the app, the exporter, not the
-// collector) and wall milliseconds per request, medians over the rounds. The "off" apps share
-// the process with the traced one and so carry its async context tracking; a process with
-// tracing off everywhere has none.
+// `npm run bench:tracing [-- --db postgres]`: CPU and wall time per request of three work apps in this process,
+// taking turns: tracing off, on (to a local collector that discards), off again (the noise). The "off" apps
+// carry the traced one's async context tracking, which a process with tracing off everywhere has not.
 
 const { values: args } = parseArgs({
   options: {

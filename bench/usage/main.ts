@@ -1,10 +1,6 @@
-// LLM usage: what recording costs on the write path, and what the report costs to read at
-// volume. Prints JSON lines.
-//   write: concurrent recordUsage calls on one (hour, model), through the real store (sharded
-//          rollup on PostgreSQL) and, for comparison, the same upsert on a single row;
-//   read:  GET /classify/usage's reader over a year of hourly rows with every shard filled, and,
-//          for comparison, the same seven days summed from 1M per-call rows.
-// Usage: node dist/bench/usage/main.js [--db sqlite|postgres] [--calls 1000000] [--seconds 5]
+// `npm run bench:usage [-- --db sqlite|postgres --calls 1000000 --seconds 5]`: usage records written on one (hour,
+// model) through the sharded rollup against a single row, and GET /classify/usage's reader over a year of
+// hourly rows against the same seven days summed from per-call rows.
 
 import { parseArgs } from 'node:util';
 import { sql } from 'kysely';

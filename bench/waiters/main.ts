@@ -11,24 +11,9 @@ import { round } from '../lib/queue-phase.js';
 import { runMain } from '../lib/run-main.js';
 import { type BenchServer, freePort, startNode, startWork } from '../lib/servers.js';
 
-// `npm run bench:waiters [-- --db both|postgres|sqlite --agents 1000 --rates 50:500,500:2500 --idle-s 10]`:
-// issue 23's thousand waiting agents. On each store, the work server as `npm start` runs it and
-// A agents over HTTP (bench/waiters/waiters-agents.ts, one process, a keep-alive connection each, 30 s
-// long polls, ten `types` filters). Measured, in order:
-// - idle: CPU of the server and of its PostgreSQL backends (/proc, the backends found by the
-//   schema's application_name) while every agent waits and nothing arrives, and the server's
-//   resident memory per waiting agent (VmRSS with the agents waiting, less before they came);
-// - per rate: items submitted one at a time (open loop) at R/s; submit → claimed latency p50,
-//   p99; claim statements per item: the server's agentdesk_work_claim_reads_total (each read of
-//   the queue by a claim is one statement on PostgreSQL; on SQLite a read is a few statements in
-//   one transaction), woken claims that found nothing included.
-// Then, on the same PostgreSQL and in the same run, graphile-worker 0.16 with W workers
-// (bench/waiters/waiters-graphile.ts): addJob → task start latency at the same rates, the issue's
-// anchor; and again with its jobs POSTed over HTTP by another process (an informational line:
-// the same submit hop agentdesk's items take).
-// With --cpu-prof DIR, the server writes its V8 CPU profile there as it stops.
-// With --main, another build's server is measured (its claim reads are NaN if it has no counter).
-// JSON lines on stdout, progress on stderr.
+// `npm run bench:waiters [-- --db both|postgres|sqlite --agents 1000 --rates 50:500,500:2500 --idle-s 10]`: agents
+// long-polling claims: the server's idle CPU and RSS per waiting agent, then submit → claimed latency per rate,
+// beside graphile-worker (waiters-graphile.ts). See bench/README.md, Waiting agents.
 
 const { values: args } = parseArgs({
   options: {

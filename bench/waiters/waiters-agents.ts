@@ -3,12 +3,9 @@ import { fileURLToPath } from 'node:url';
 import { Pool } from 'undici';
 import { BENCH_JOB, round } from '../lib/queue-phase.js';
 
-// The fleet of `npm run bench:waiters`, in a process of its own (forked by bench/waiters/main.ts with
-// an IPC channel): A agents, each a keep-alive connection looping POST /work/claim with
-// wait_s 30 and one of ten `types` filters, and one submitter that sends items one at a time at
-// a fixed rate (open loop: each POST leaves at its time, whatever the previous one did). The
-// submitter and the agents share this process's clock: an item's latency is from the moment
-// its POST /work left to the moment the claim that took it was answered here.
+// The fleet of bench:waiters, in a process of its own: A agents long-polling POST /work/claim (wait_s 30, ten
+// `types` filters) and one open-loop submitter, so an item's latency is read on one clock: from its POST /work
+// leaving to the claim that took it answering here.
 
 export type AgentsRequest = { phase: 'start' } | { phase: 'rate'; per_s: number; items: number } | { phase: 'stop' };
 

@@ -10,18 +10,9 @@ import { Pool } from 'undici';
 import { round } from '../lib/queue-phase.js';
 import { percentile } from './waiters-agents.js';
 
-// The anchor of `npm run bench:waiters`: graphile-worker 0.16 as its documentation runs it, a
-// runner with W workers (concurrency) waiting on LISTEN/NOTIFY, and `addJob` called one job at
-// a time at a fixed rate (open loop). A job's latency is from the moment its addJob was called
-// to the moment its task started, both read on this process's clock.
-//
-// With `http`, jobs come the way agentdesk's items do: another process (this file run with
-// --submit) POSTs each one, keep-alive, to the thinnest HTTP endpoint node:http makes, which
-// calls addJob and answers 201 once it returns. A job's latency is then from the moment the
-// submitter sent its request to the moment its task started, both read on the machine's clock
-// (performance.timeOrigin + performance.now() in each process): the same path agentdesk's
-// submit → claimed takes, less agentdesk's own HTTP hop to the agent.
-// `node dist/bench/waiters/waiters-graphile.js '<spec as JSON>'` prints one JSON line per rate.
+// The anchor of bench:waiters: graphile-worker 0.16's runner (W workers on LISTEN/NOTIFY), open-loop `addJob`,
+// latency from addJob to the task's start; with `http`, POSTed by another process to a bare node:http endpoint
+// that calls addJob. `node dist/bench/waiters/waiters-graphile.js '<spec as JSON>'` prints one JSON line per rate.
 
 export interface GraphileSpec {
   url: string;

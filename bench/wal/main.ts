@@ -4,13 +4,9 @@ import { freshDatabase } from '../lib/databases.js';
 import { runMain } from '../lib/run-main.js';
 import { type BenchServer, startWork } from '../lib/servers.js';
 
-// `npm run bench:wal [-- --duration 300 --clients 32 --bound-mb 256]`: the SQLite WAL under
-// writes that never pause. 32 clients each submit an item and claim it, finishing the item
-// before it in the same claim, as fast as answers come, for `--duration` seconds; the same run
-// twice, with the bound (SQLITE_WAL_MAX_MB) and without it (0). JSON lines on stdout, one per
-// run and one comparing them: the largest WAL seen (sampled every 100 ms), the database's bytes
-// per item once closed, items per second, the request p99, and the writers' holds at a reset
-// (the server's hold histogram: count, mean, and the bucket bound of its p99).
+// `npm run bench:wal [-- --duration 300 --clients 32 --bound-mb 256]`: the SQLite WAL under writes that never
+// pause (each client submits and claims, finishing its last item), with the bound (SQLITE_WAL_MAX_MB) and without:
+// the largest WAL, bytes per item, items per second, p99, and the writers' holds at a reset.
 
 const { values: args } = parseArgs({
   options: {

@@ -7,13 +7,9 @@ import pino from 'pino';
 import { sqlitePath } from '../../src/shared/db/database.js';
 import { migratePostgres, migrateSqlite } from '../../src/shared/db/migrate.js';
 
-// The benchmark's ceiling: what this machine does for "accept a JSON POST and insert one row"
-// with nothing of ours in the way. Bare Fastify, no schemas, no logging, one prepared INSERT into
-// the same work_items table (the project's migrations, so the same indexes). On PostgreSQL, a pg
-// Pool of the same size at the same durability. On SQLite, WAL with synchronous=NORMAL: no fsync
-// per request, the yardstick issue 23 sets (the service must reach 0.6x of it while it still
-// fsyncs every group commit). GET /event-loop answers the event-loop delay since the last ask.
-// Environment: CEILING_PORT, DATABASE_URL, DATABASE_POOL_SIZE.
+// The ceiling of bench:work: bare Fastify with one prepared INSERT into the same work_items table, a pg Pool of the
+// same size on PostgreSQL, WAL with synchronous=NORMAL (no fsync per request) on SQLite. GET /event-loop answers
+// the loop's delay since the last ask. Environment: CEILING_PORT, DATABASE_URL, DATABASE_POOL_SIZE.
 
 /** The same resolution as prom-client's nodejs_eventloop_lag_* in the service's /metrics. */
 const EVENT_LOOP_RESOLUTION_MS = 10;

@@ -12,16 +12,9 @@ import { type BenchServer, runLoad, startWork } from '../lib/servers.js';
 import { startCeiling } from './ceiling.js';
 import { Tally } from '../lib/tally.js';
 
-// `npm run bench:work [-- --db postgres]`: the work service under load, as issues 2 and 4 ask.
-// Prints JSON lines on stdout (progress goes to stderr): POST /work per second and its ratio to
-// a bare-Fastify ceiling, PATCH transitions per second, the status-filtered list at 10,000 and
-// at 1,000,000 items, and the server's peak RSS. On PostgreSQL every write phase, and the list
-// at 1,000,000 items, runs again with two instances, one load generator each, summed. Issue 23:
-// the newest-20 list's latency while 10 connections flood POST /work, and the event-loop delay
-// (p99) of the service in both the POST and the flood phase. `--phases` picks some of
-// writes,flood,lists (all by default; lists seeds a million rows and takes the longest).
-// `--slow-fsync-ms 5` runs the work service under strace's fault injection, every fsync and
-// fdatasync 5 ms longer: what a cloud disk does to the event loop (the ceiling is left alone).
+// `npm run bench:work [-- --db postgres --phases writes,flood,lists --slow-fsync-ms 5]`: POST /work against a bare
+// ceiling, PATCH, the newest 20 under a POST flood, the filtered list at 10,000 and 1,000,000 items, peak RSS; on
+// PostgreSQL also with two instances. Phases and options: bench/README.md, Work API.
 
 const { values: args } = parseArgs({
   options: {
@@ -170,7 +163,7 @@ async function ceilingLoopDelayP99Ms(server: BenchServer): Promise<number> {
   return ((await (await fetch(`${server.url}/event-loop`)).json()) as { p99_ms: number }).p99_ms;
 }
 
-/** Issue 23: the newest-20 list while FLOOD_CONNECTIONS flood POST /work, on a fresh database. */
+/** The newest-20 list while FLOOD_CONNECTIONS flood POST /work, on a fresh database. */
 async function floodPhase(): Promise<void> {
   progress(`GET /work?limit=20 while ${FLOOD_CONNECTIONS} connections flood POST /work`);
   const database = await freshDatabase(kind);
