@@ -1,5 +1,5 @@
-import type { Kysely, Transaction } from 'kysely';
 import { type Database, DIALECTS } from '../shared/db/database.js';
+import type { DatabaseHandle } from '../shared/db/schema.js';
 import type { Role } from './roles.js';
 
 // The SQL of identity and access: tokens, browser sessions, the classify budget. Nothing here
@@ -37,6 +37,10 @@ export interface AuthTables {
   classify_budget: BudgetRow;
 }
 
+declare module '../shared/db/schema.js' {
+  interface DatabaseSchema extends AuthTables {}
+}
+
 /** NOTIFY channel: a token was revoked or a session ended; every instance forgets what it cached. */
 export const REVOCATIONS_CHANNEL = 'agentdesk_revocations';
 
@@ -61,16 +65,14 @@ export interface AuthStore {
   purgeBudget(before: string): Promise<void>;
 }
 
-type Executor = Kysely<AuthTables> | Transaction<AuthTables>;
+type Executor = DatabaseHandle;
 
 export function createAuthStore(database: Pick<Database, 'kysely' | 'transaction' | 'dialect'>): AuthStore {
-  const db = database.kysely as Kysely<AuthTables>;
+  const db = database.kysely;
   // On SQLite writes go through the group commit, sharing an fsync with their neighbours; on
   // PostgreSQL a single statement needs no transaction of its own.
   const write = <T>(work: (executor: Executor) => Promise<T>): Promise<T> =>
-    database.dialect === DIALECTS.sqlite
-      ? database.transaction((trx) => work(trx as Transaction<AuthTables>))
-      : work(db);
+    database.dialect === DIALECTS.sqlite ? database.transaction((trx) => work(trx)) : work(db);
 
   return {
     async insertToken(row) {
@@ -100,7 +102,7 @@ export function createAuthStore(database: Pick<Database, 'kysely' | 'transaction
         return true;
       };
       return database.dialect === DIALECTS.sqlite
-        ? database.transaction((trx) => revoke(trx as Transaction<AuthTables>))
+        ? database.transaction((trx) => revoke(trx))
         : db.transaction().execute(revoke);
     },
 

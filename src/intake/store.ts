@@ -2,11 +2,11 @@
 // fenced by its lease (`lease_owner = me`): an instance that lost a mailbox to another cannot
 // move its cursor or record a message any more, so its transaction rolls back instead.
 
-import type { Kysely, Transaction } from 'kysely';
 import type { Database } from '../shared/db/database.js';
-import type { IntakeMessageRow, IntakeTables, MailboxRow, MailboxState, MessageAction } from './tables.js';
+import type { DatabaseHandle } from '../shared/db/schema.js';
+import type { IntakeMessageRow, MailboxRow, MailboxState, MessageAction } from './tables.js';
 
-type Executor = Kysely<IntakeTables> | Transaction<IntakeTables>;
+type Executor = DatabaseHandle;
 
 /** Where the previous page of the intake log ended (newest first). */
 export interface MessagePosition {
@@ -172,7 +172,7 @@ export interface IntakeStore {
 }
 
 export function createIntakeStore(database: Database): IntakeStore {
-  return intakeStoreOn(database.kysely as Kysely<IntakeTables>);
+  return intakeStoreOn(database.kysely);
 }
 
 /** The store on an executor: the database, or a transaction another store opened. */

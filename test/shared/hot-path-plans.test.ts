@@ -8,7 +8,7 @@ import { saveQuery } from '../../src/classify/dedupe/store/postgres.js';
 import type { ClaimQuery, ItemChange } from '../../src/work/store/port.js';
 import { candidatesQuery, changesQuery, postgresStatements } from '../../src/work/store/postgres.js';
 import { sqliteStatements } from '../../src/work/store/sqlite.js';
-import type { WorkTables } from '../../src/work/store/tables.js';
+import type { DatabaseSchema } from '../../src/shared/db/schema.js';
 import { type TestDatabase, createTestDatabase, openTestDatabase, storesUnderTest } from '../support/databases.js';
 
 // The hot paths of the agent loop, planned as the planner sees a desk after a burst: statistics
@@ -170,7 +170,7 @@ describe.skipIf(!(await storesUnderTest()).includes('postgres'))('hot-path plans
     it(`the next run_after (${label}) is read through work_items_due`, async () => {
       const captured: { text: string; values: unknown[] }[] = [];
       const statements = postgresStatements(
-        database.kysely as Kysely<WorkTables>,
+        database.kysely,
         async <R>(statement: { text: string; values: unknown[] }) => {
           captured.push(statement);
           return [] as R[];
@@ -251,7 +251,7 @@ describe.skipIf(!(await storesUnderTest()).includes('postgres'))('hot-path plans
 describe.skipIf(!(await storesUnderTest()).includes('sqlite'))('hot-path plans on SQLite', () => {
   let test: TestDatabase;
   let raw: BetterSqlite3.Database;
-  let kysely: Kysely<WorkTables>;
+  let kysely: Kysely<DatabaseSchema>;
   let captured: CompiledQuery[] = [];
 
   beforeAll(async () => {
@@ -277,7 +277,7 @@ describe.skipIf(!(await storesUnderTest()).includes('sqlite'))('hot-path plans o
       INSERT INTO work_items (id, type, description, priority, status, created_by, created_at, updated_at, project_id, waiting_on)
       SELECT printf('00000000-0000-4000-a000-%012d', i), 'bench', 'waits ' || i, 1, 'queued', 'ann',
         strftime('%Y-%m-%dT%H:%M:%fZ', '2026-09-01', '+' || i || ' seconds'), '2026-09-01T00:00:00.000Z', '${PROJECT}', 1 FROM n`);
-    kysely = new Kysely<WorkTables>({
+    kysely = new Kysely<DatabaseSchema>({
       dialect: new SqliteDialect({ database: raw }),
       log: (event) => void captured.push(event.query),
     });

@@ -1,12 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import type { Kysely } from 'kysely';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPostgresDedupeStore, saveQuery } from '../../src/classify/dedupe/store/postgres.js';
 import type { Database } from '../../src/shared/db/database.js';
 import type { ItemChange } from '../../src/work/store/port.js';
 import { type Statement, changesQuery, postgresStatements } from '../../src/work/store/postgres.js';
-import type { WorkTables } from '../../src/work/store/tables.js';
 import { type TestDatabase, createTestDatabase, openTestDatabase, storesUnderTest } from '../support/databases.js';
 
 // The plan a connection keeps for the change statement (every claim, completion and edit), for
@@ -121,7 +119,7 @@ describe.skipIf(!(await storesUnderTest()).includes('postgres'))(
 
     it('the read of items by id (with their dispatch logs) finds each by primary key, not by scanning the table', async () => {
       const captured: Statement[] = [];
-      const statements = postgresStatements(database.kysely as Kysely<WorkTables>, async <R>(statement: Statement) => {
+      const statements = postgresStatements(database.kysely, async <R>(statement: Statement) => {
         captured.push(statement);
         return [] as R[];
       });

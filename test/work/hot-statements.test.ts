@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 import type { ClaimQuery, ItemChange } from '../../src/work/store/port.js';
 import { candidatesQuery, changesQuery, postgresStatements } from '../../src/work/store/postgres.js';
 import { sqliteStatements } from '../../src/work/store/sqlite.js';
-import type { WorkTables } from '../../src/work/store/tables.js';
+import type { DatabaseSchema } from '../../src/shared/db/schema.js';
 
 // The text of the agent loop's hot statements, on each database, kept in committed files under
 // src/work/store/sql/: a change to the SQL of a claim, a lease expiry or a dependency's release
@@ -64,7 +64,7 @@ const CHANGES: Record<string, ItemChange> = {
 };
 
 /** A SQLite Kysely that runs nothing: every statement is recorded and "changes" one row. */
-function recordingSqlite(): { kysely: Kysely<WorkTables>; statements: string[] } {
+function recordingSqlite(): { kysely: Kysely<DatabaseSchema>; statements: string[] } {
   const statements: string[] = [];
   const connection: DatabaseConnection = {
     async executeQuery<R>(query: { sql: string }): Promise<QueryResult<R>> {
@@ -88,7 +88,7 @@ function recordingSqlite(): { kysely: Kysely<WorkTables>; statements: string[] }
     async releaseConnection() {},
     async destroy() {},
   };
-  const kysely = new Kysely<WorkTables>({
+  const kysely = new Kysely<DatabaseSchema>({
     dialect: {
       createAdapter: () => new SqliteAdapter(),
       createDriver: () => driver,
@@ -113,7 +113,7 @@ describe('the hot statements on PostgreSQL', () => {
 
   it('the next due time', async () => {
     const captured: string[] = [];
-    const statements = postgresStatements(recordingSqlite().kysely as never, async <R>(statement: { text: string }) => {
+    const statements = postgresStatements(recordingSqlite().kysely, async <R>(statement: { text: string }) => {
       captured.push(statement.text);
       return [] as R[];
     });

@@ -1,6 +1,5 @@
-import { type Kysely, sql } from 'kysely';
+import { sql } from 'kysely';
 import type { Database } from '../../shared/db/database.js';
-import type { WorkTables } from '../store/tables.js';
 
 // The reading side of the event log, for the event hub. Writers append inside their own
 // transactions through the work store; this reads what they committed and says what PostgreSQL
@@ -35,7 +34,7 @@ export interface EventLog {
 }
 
 export function createEventLog(database: Database): EventLog {
-  const db = database.kysely as Kysely<WorkTables>;
+  const db = database.kysely;
   const postgres = database.dialect === 'postgres';
   return {
     async after(id, limit, maxBytes) {

@@ -1,5 +1,4 @@
-import type { Kysely, Transaction } from 'kysely';
-import type { WorkTables } from './tables.js';
+import type { DatabaseHandle } from '../../shared/db/schema.js';
 import { crossDialectDependencyStatements } from './dependencies-cross-dialect.js';
 import type { WorkFilter, WorkStatements } from './port.js';
 
@@ -7,8 +6,6 @@ import type { WorkFilter, WorkStatements } from './port.js';
 // in the dialect's own syntax): listings, the audit trail, projects, the event log, idempotency
 // keys. sqlite.ts and postgres.ts each add the ones written for their database (the hot paths,
 // locks) and so make one complete store each.
-
-type Executor = Kysely<WorkTables> | Transaction<WorkTables>;
 
 export type CrossDialectStatements = Omit<
   WorkStatements,
@@ -22,7 +19,7 @@ export type CrossDialectStatements = Omit<
   | 'lockGraph'
 >;
 
-export function crossDialectStatements(db: Executor): CrossDialectStatements {
+export function crossDialectStatements(db: DatabaseHandle): CrossDialectStatements {
   const crossDialect: CrossDialectStatements = {
     ...crossDialectDependencyStatements(db),
     findWorkItem(id) {

@@ -1,7 +1,5 @@
-import type { Kysely } from 'kysely';
 import type pg from 'pg';
 import type { Database } from '../../shared/db/database.js';
-import type { WorkTables } from './tables.js';
 import { batched } from './batched.js';
 import type { CommitListener, FinishedHook, WorkStore } from './port.js';
 import { postgresStatements, runOn, runOnPool } from './postgres.js';
@@ -21,7 +19,7 @@ export function createWorkStore(
   onEventsCommitted: CommitListener = () => {},
   onFinished?: FinishedHook,
 ): WorkStore {
-  const kysely = database.kysely as Kysely<WorkTables>;
+  const kysely = database.kysely;
   const runTransaction = database.transaction;
   const hooks = { onEventsCommitted, ...(onFinished && { onFinished }) };
   if (database.dialect === 'postgres') {

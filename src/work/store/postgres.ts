@@ -1,7 +1,8 @@
-import { CompiledQuery, type Kysely, type Transaction, sql } from 'kysely';
+import { CompiledQuery, sql } from 'kysely';
+import type { DatabaseHandle } from '../../shared/db/schema.js';
 import { named } from '../../shared/db/named-statement.js';
 import { dispatchLogJsonSql, eventDataSql, timeSql } from '../items/view.js';
-import type { DispatchRow, NewHistory, WorkItemRow, WorkTables } from './tables.js';
+import type { DispatchRow, NewHistory, WorkItemRow } from './tables.js';
 import {
   type ClaimQuery,
   type ItemChange,
@@ -27,8 +28,6 @@ import { crossDialectStatements } from './cross-dialect.js';
 // Data-modifying CTEs commit together, so an item, its dispatch entry, its history and its event
 // are still written atomically. Every statement is named, so each connection plans it once.
 
-type Executor = Kysely<WorkTables> | Transaction<WorkTables>;
-
 export interface Statement {
   name?: string;
   text: string;
@@ -45,7 +44,7 @@ export function runOnPool(pool: { query(statement: Statement): Promise<{ rows: u
   return async <R>(statement: Statement) => (await pool.query(statement)).rows as R[];
 }
 
-export function runOn(db: Executor): RunStatement {
+export function runOn(db: DatabaseHandle): RunStatement {
   return async <R>(statement: Statement) =>
     (await db.executeQuery(CompiledQuery.raw(statement.text, statement.values))).rows as R[];
 }
@@ -58,7 +57,7 @@ function split({ dispatch_log, ...row }: RowWithLog): ItemWithDispatches {
   return { row, dispatches: dispatch_log };
 }
 
-export function postgresStatements(db: Executor, run: RunStatement): WorkStatements {
+export function postgresStatements(db: DatabaseHandle, run: RunStatement): WorkStatements {
   return {
     ...crossDialectStatements(db),
 

@@ -1,4 +1,5 @@
-import { CompiledQuery, type Insertable, type Kysely, type RawBuilder, type Transaction, sql } from 'kysely';
+import { CompiledQuery, type Insertable, type RawBuilder, sql } from 'kysely';
+import type { DatabaseHandle } from '../../shared/db/schema.js';
 import { eventData } from '../items/view.js';
 import type { WorkItemRow, WorkTables } from './tables.js';
 import type { DependentsEffect } from './dependencies-port.js';
@@ -15,12 +16,10 @@ import { crossDialectStatements } from './cross-dialect.js';
 // ANALYZE said. Naming the partial index makes the plan right by construction, and a query the
 // index cannot serve fails loudly instead of scanning (test/shared/hot-path-plans.test.ts).
 
-type Executor = Kysely<WorkTables> | Transaction<WorkTables>;
-
 /** Items per statement when many are created at once: each item row has 21 parameters. */
 const CREATE_SLICE = 40;
 
-export function sqliteStatements(db: Executor): WorkStatements {
+export function sqliteStatements(db: DatabaseHandle): WorkStatements {
   const crossDialect = crossDialectStatements(db);
   const statements: WorkStatements = {
     ...crossDialect,
@@ -172,7 +171,7 @@ const insertTexts = new Map<string, string>();
  * give the same columns (Kysely fills the gaps) go through Kysely.
  */
 function insertRows<T extends keyof WorkTables & string>(
-  db: Executor,
+  db: DatabaseHandle,
   table: T,
   rows: readonly Insertable<WorkTables[T]>[],
 ): Promise<unknown> {

@@ -18,10 +18,12 @@
 // on the batch size. A statement may touch a row once: the batches keep requests that share a
 // thread, a record or a content apart (see BatchDedupeStore).
 
-import { CompiledQuery, type Kysely } from 'kysely';
+import { CompiledQuery } from 'kysely';
+import type { DatabaseHandle } from '../../../shared/db/schema.js';
 import type pg from 'pg';
 import type { TransactionRunner } from '../../../shared/db/group-commit.js';
 import { named } from '../../../shared/db/named-statement.js';
+import type { ClassifyFingerprintRow } from '../../tables.js';
 import type { UsageEvent } from '../../usage/records.js';
 import { CALL_COLUMNS, USAGE_COUNTERS, callRowOf, countersOf, hourOf } from '../../usage/store/port.js';
 import {
@@ -189,7 +191,7 @@ function runOnPool(pool: pg.Pool): Run {
 }
 
 /** Inside a transaction of the database's runner: its connection, through Kysely (unnamed). */
-function runOnTransaction(trx: Kysely<any>): Run {
+function runOnTransaction(trx: DatabaseHandle): Run {
   return async <R extends object>(statement: Statement, values: readonly unknown[]) => {
     const result = await trx.executeQuery<R>(CompiledQuery.raw(statement.text, [...values]) as CompiledQuery<R>);
     return { rows: result.rows, changes: Number(result.numAffectedRows ?? 0) };
@@ -202,7 +204,7 @@ export function createPostgresDedupeStore(pool: pg.Pool, inTransaction: Transact
 }
 
 /** The store inside an open transaction: every statement on it, nested transactions join it. */
-function storeInside(trx: Kysely<any>): DedupeStore {
+function storeInside(trx: DatabaseHandle): DedupeStore {
   const store: DedupeStore = { ...statementsOn(runOnTransaction(trx)), transaction: (work) => work(store) };
   return store;
 }
@@ -297,7 +299,7 @@ function statementsOn(run: Run): Statements {
       return rows[0] && storedMessage(recordKey, rows[0]);
     },
     async claimFingerprint(fingerprintKey, recordKey, now) {
-      const { rows } = await run<{ record_key: string; inserted: boolean }>(CLAIM_OWNER, [
+      const { rows } = await run<Pick<ClassifyFingerprintRow, 'record_key'> & { inserted: boolean }>(CLAIM_OWNER, [
         fingerprintKey,
         recordKey,
         now,
