@@ -8,6 +8,7 @@ import {
   SqliteQueryCompiler,
 } from 'kysely';
 import { describe, expect, it } from 'vitest';
+import { DEPENDENT_NOTES } from '../../src/conversation/store/dependent-notes.js';
 import type { ClaimQuery, ItemChange } from '../../src/work/store/port.js';
 import { candidatesQuery, changesQuery, postgresStatements } from '../../src/work/store/postgres.js';
 import { sqliteStatements } from '../../src/work/store/sqlite.js';
@@ -59,6 +60,23 @@ const CHANGES: Record<string, ItemChange> = {
     event: { type: 'work.updated', data: '{}', at: NOW },
     history: { at: NOW, actor: 'agent-a', role: 'agent', action: 'complete', changes: '{}' },
     dependents: { kind: 'release', event: 'work.updated', actor: ACTOR },
+    from_link_version: 0,
+  } as ItemChange,
+  // The note is the conversation's comment, written in the change's statement (dependent-notes.ts).
+  'failure-noting-dependents': {
+    id: ID,
+    from_version: 5,
+    set: { status: 'failed', outcome: 'failed', completed_at: NOW, version: 6, updated_at: NOW },
+    closeDispatch: { at: NOW, outcome: 'failed', reason: 'failed' },
+    event: { type: 'work.updated', data: '{}', at: NOW },
+    history: { at: NOW, actor: 'agent-a', role: 'agent', action: 'fail', changes: '{}' },
+    dependents: {
+      kind: 'note',
+      event: 'work.updated',
+      actor: ACTOR,
+      note: 'A dependency failed.',
+      unless: ['failed', 'cancelled'],
+    },
     from_link_version: 0,
   } as ItemChange,
 };
@@ -113,16 +131,22 @@ describe('the hot statements on PostgreSQL', () => {
 
   it('the next due time', async () => {
     const captured: string[] = [];
-    const statements = postgresStatements(recordingSqlite().kysely, async <R>(statement: { text: string }) => {
-      captured.push(statement.text);
-      return [] as R[];
-    });
+    const statements = postgresStatements(
+      recordingSqlite().kysely,
+      async <R>(statement: { text: string }) => {
+        captured.push(statement.text);
+        return [] as R[];
+      },
+      DEPENDENT_NOTES,
+    );
     await statements.nextRunAfter(CLAIM_ALL);
     await expect(file(captured)).toMatchFileSnapshot(`${SQL_DIR}/postgres/next-run-after.sql`);
   });
 
   it.each(Object.keys(CHANGES))('%s', async (name) => {
-    await expect(file(changesQuery([CHANGES[name]!]).text)).toMatchFileSnapshot(`${SQL_DIR}/postgres/${name}.sql`);
+    await expect(file(changesQuery([CHANGES[name]!], DEPENDENT_NOTES).text)).toMatchFileSnapshot(
+      `${SQL_DIR}/postgres/${name}.sql`,
+    );
   });
 });
 
@@ -132,20 +156,20 @@ describe('the hot statements on SQLite', () => {
     ['claim-read-filtered', CLAIM_FILTERED],
   ] as const)('%s', async (name, query) => {
     const { kysely, statements } = recordingSqlite();
-    await sqliteStatements(kysely).claimCandidates(query, AGENTS);
+    await sqliteStatements(kysely, DEPENDENT_NOTES).claimCandidates(query, AGENTS);
     expect(statements.length).toBeGreaterThan(0);
     await expect(file(statements)).toMatchFileSnapshot(`${SQL_DIR}/sqlite/${name}.sql`);
   });
 
   it('the next due time', async () => {
     const { kysely, statements } = recordingSqlite();
-    await sqliteStatements(kysely).nextRunAfter(CLAIM_ALL);
+    await sqliteStatements(kysely, DEPENDENT_NOTES).nextRunAfter(CLAIM_ALL);
     await expect(file(statements)).toMatchFileSnapshot(`${SQL_DIR}/sqlite/next-run-after.sql`);
   });
 
   it.each(Object.keys(CHANGES))('%s', async (name) => {
     const { kysely, statements } = recordingSqlite();
-    expect(await sqliteStatements(kysely).applyChanges([CHANGES[name]!])).toEqual([true]);
+    expect(await sqliteStatements(kysely, DEPENDENT_NOTES).applyChanges([CHANGES[name]!])).toEqual([true]);
     await expect(file(statements)).toMatchFileSnapshot(`${SQL_DIR}/sqlite/${name}.sql`);
   });
 });
