@@ -159,7 +159,7 @@ async function main(): Promise<void> {
         at: new Date(weekStart + ((i + j) / CALLS) * 7 * 24 * HOUR_MS).toISOString(),
         provider: 'openai',
         model: (i + j) % 2 === 0 ? 'gpt-4.1-mini' : 'claude-haiku-4-5',
-        result: 'ok',
+        result: 'ok' as const,
         attempts: 1,
         input_tokens: 900,
         output_tokens: 150,

@@ -1,5 +1,5 @@
-import type { Kysely } from 'kysely';
 import type { Principal } from '../auth/authenticator.js';
+import type { DatabaseHandle } from '../shared/db/schema.js';
 import { ValidationError } from '../shared/errors.js';
 import { WorkItemNotFound } from '../work/errors.js';
 import { type RecentItems, changeItem } from '../work/items/changes.js';
@@ -30,7 +30,7 @@ export interface CommentPage {
 
 export interface CommentDeps {
   store: WorkStore;
-  db: Kysely<any>;
+  db: DatabaseHandle;
   /** The conversation's statements for this database (store/create.ts). */
   statementsOn: ConversationStatementsOn;
   now: () => string;

@@ -1,7 +1,7 @@
 import { randomId } from '../shared/db/ids.js';
-import type { Kysely } from 'kysely';
 import type { Principal } from '../auth/authenticator.js';
 import { assertMayChangeItem, assertNotOwnReviewer, isHolder } from '../auth/policy.js';
+import type { DatabaseHandle } from '../shared/db/schema.js';
 import { ValidationError } from '../shared/errors.js';
 import { applyLeaseEffect, planUpdate, requestedStatus } from '../work/items/change-rules.js';
 import { WorkItemNotFound } from '../work/errors.js';
@@ -51,7 +51,7 @@ const REVIEW_QUESTION = 'Review the work: approve it, or return it saying why.';
 
 export interface QuestionDeps {
   store: WorkStore;
-  db: Kysely<any>;
+  db: DatabaseHandle;
   statementsOn: ConversationStatementsOn;
   now: () => string;
   waits: QuestionWaits;

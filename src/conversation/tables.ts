@@ -39,3 +39,7 @@ export interface ConversationTables {
   work_comments: CommentRow;
   work_questions: QuestionRow;
 }
+
+declare module '../shared/db/schema.js' {
+  interface DatabaseSchema extends ConversationTables {}
+}

@@ -105,3 +105,7 @@ export interface IntakeTables extends WorkTables {
   intake_messages: IntakeMessageRow;
   intake_uploads: UploadRow;
 }
+
+declare module '../shared/db/schema.js' {
+  interface DatabaseSchema extends IntakeTables {}
+}

@@ -3,7 +3,6 @@
 // pipeline as IMAP mail. Progress is the mailbox's backfill counter.
 
 import { randomId } from '../shared/db/ids.js';
-import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { Database } from '../shared/db/database.js';
 import { UnreadableUpload } from './errors.js';
@@ -11,7 +10,7 @@ import { COMMIT_BATCH, runOrdered } from './ordered.js';
 import type { Pipeline } from './pipeline.js';
 import type { IntakeStore } from './store/port.js';
 import { intakeStoreFor } from './store/index.js';
-import type { IntakeTables, MailboxRow } from './tables.js';
+import type { MailboxRow } from './tables.js';
 
 export const UPLOAD_TYPES = {
   eml: 'message/rfc822',
@@ -70,7 +69,7 @@ export async function queueUpload(
 ): Promise<void> {
   const upload = randomId();
   await database.transaction(async (trx) => {
-    const store = intakeStoreFor(database.dialect)(trx as unknown as Kysely<IntakeTables>);
+    const store = intakeStoreFor(database.dialect)(trx);
     await store.queueUploads(
       mailboxId,
       messages.map((raw, index) => ({ source_ref: `import:${upload}:${index + 1}`, raw })),

@@ -1,4 +1,4 @@
-import type { Transaction } from 'kysely';
+import type { UnitOfWork } from '../shared/db/schema.js';
 import type { CreateWorkItem } from '../work/api-contract.js';
 import type { Plan } from '../work/items/changes.js';
 import type { PlannedItem } from '../work/items/service.js';
@@ -34,7 +34,7 @@ export type PlannedMailItem = PlannedItem;
 
 export interface WorkForIntake {
   /** Runs `work` in one transaction: what it writes through `items` and through `trx` commits together. */
-  commit<T>(work: (items: MailWorkItems, trx: Transaction<any>) => Promise<T>): Promise<T>;
+  commit<T>(work: (items: MailWorkItems, trx: UnitOfWork) => Promise<T>): Promise<T>;
   /** Whether a project exists (a routing rule may name one). */
   projectExists(id: string): Promise<boolean>;
 }

@@ -18,6 +18,7 @@ import { TRACED_SERVICES } from '../shared/observability/tracing.js';
 import { registerConversationGauges } from '../conversation/metrics.js';
 import { registerConversationRoutes } from '../conversation/routes.js';
 import { createConversation } from '../conversation/setup.js';
+import { DEPENDENT_NOTES } from '../conversation/store/dependent-notes.js';
 import type { ClaimableNews } from '../work/agent-loop/claimable.js';
 import { createClaimService } from '../work/agent-loop/claims.js';
 import { registerClassifyProxy, relayTimeoutMs } from '../ui-server/classify-proxy.js';
@@ -97,7 +98,7 @@ export async function buildWorkApp({
   // A final item closes its open question in the same commit: the conversation's hook, bound
   // once the conversation exists (it needs the store).
   let closeForFinished: FinishedHook = async () => {};
-  const store = createWorkStore(database, commits.fire, (...args) => closeForFinished(...args));
+  const store = createWorkStore(database, DEPENDENT_NOTES, commits.fire, (...args) => closeForFinished(...args));
   const observer = createWorkCounters(app.metricsRegistry, config.metrics.maxTypes);
   const recent = createRecentItems();
   const claims = createClaimService({ store, database, logger, recent, observer, now });

@@ -353,7 +353,7 @@ describe.each(await storesUnderTest())('POST /classify failures, validation and 
       }
       expect(t.logs.lines.length).toBeGreaterThan(0);
       const rows = await Promise.all(
-        ['classify_messages', 'classify_fingerprints', 'classify_threads'].map((table) =>
+        (['classify_messages', 'classify_fingerprints', 'classify_threads'] as const).map((table) =>
           t.database.kysely.selectFrom(table).selectAll().execute(),
         ),
       );

@@ -43,7 +43,7 @@ describe.each(await storesUnderTest())('dedupe under concurrent requests on %s',
       .selectFrom('llm_usage_hourly')
       .select(['calls', 'duplicates_served'])
       .execute();
-    return rows.reduce(
+    return rows.reduce<{ calls: number; duplicates_served: number }>(
       (sum, row) => ({
         calls: sum.calls + Number(row.calls),
         duplicates_served: sum.duplicates_served + Number(row.duplicates_served),

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type TestApp, startWorkApp } from '../support/apps.js';
 import { storesUnderTest } from '../support/databases.js';
 import { call } from '../support/http.js';
+import { DEPENDENT_NOTES } from '../../src/conversation/store/dependent-notes.js';
 import { planItem, writePlannedItems } from '../../src/work/items/service.js';
 import { createWorkStore } from '../../src/work/store/index.js';
 import { type Scrape, parsePrometheus } from '../support/prometheus.js';
@@ -39,7 +40,7 @@ describe.each(await storesUnderTest())('the type label on %s', (kind) => {
 
   /** Submits one item of each of `types`, created `at`, as the work service writes a batch: SLICE per statement. */
   async function submitAll(types: string[], at: string): Promise<void> {
-    const store = createWorkStore(t.database);
+    const store = createWorkStore(t.database, DEPENDENT_NOTES);
     for (let i = 0; i < types.length; i += SLICE) {
       const planned = types
         .slice(i, i + SLICE)

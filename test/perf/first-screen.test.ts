@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { WorkTables } from '../../src/work/store/tables.js';
+import type { DatabaseSchema } from '../../src/shared/db/schema.js';
 import { launchBrowser, openDesk } from '../web/browser.js';
 import { type Desk, startDesk } from '../web/desk-server.js';
 
@@ -17,7 +17,7 @@ const STATUSES = ['queued', 'dispatched', 'in_progress', 'blocked', 'completed',
 let desk: Desk;
 let browser: Browser;
 
-async function seed(db: Kysely<WorkTables>, count: number): Promise<void> {
+async function seed(db: Kysely<DatabaseSchema>, count: number): Promise<void> {
   const start = Date.parse('2026-01-01T00:00:00.000Z');
   const batch = 1_000;
   await db.transaction().execute(async (trx) => {
@@ -71,7 +71,7 @@ async function seed(db: Kysely<WorkTables>, count: number): Promise<void> {
 
 beforeAll(async () => {
   [desk, browser] = await Promise.all([startDesk(), launchBrowser()]);
-  await seed(desk.work.database.kysely as Kysely<WorkTables>, ITEMS);
+  await seed(desk.work.database.kysely, ITEMS);
 }, 120_000);
 
 afterAll(async () => {

@@ -3,12 +3,13 @@ import BetterSqlite3 from 'better-sqlite3';
 import { type CompiledQuery, Kysely, SqliteDialect } from 'kysely';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEPENDENT_NOTES } from '../../src/conversation/store/dependent-notes.js';
 import { type Database, sqlitePath } from '../../src/shared/db/database.js';
 import { saveQuery } from '../../src/classify/dedupe/store/postgres.js';
 import type { ClaimQuery, ItemChange } from '../../src/work/store/port.js';
 import { candidatesQuery, changesQuery, postgresStatements } from '../../src/work/store/postgres.js';
 import { sqliteStatements } from '../../src/work/store/sqlite.js';
-import type { WorkTables } from '../../src/work/store/tables.js';
+import type { DatabaseSchema } from '../../src/shared/db/schema.js';
 import { type TestDatabase, createTestDatabase, openTestDatabase, storesUnderTest } from '../support/databases.js';
 
 // The hot paths of the agent loop, planned as the planner sees a desk after a burst: statistics
@@ -170,11 +171,12 @@ describe.skipIf(!(await storesUnderTest()).includes('postgres'))('hot-path plans
     it(`the next run_after (${label}) is read through work_items_due`, async () => {
       const captured: { text: string; values: unknown[] }[] = [];
       const statements = postgresStatements(
-        database.kysely as Kysely<WorkTables>,
+        database.kysely,
         async <R>(statement: { text: string; values: unknown[] }) => {
           captured.push(statement);
           return [] as R[];
         },
+        DEPENDENT_NOTES,
       );
       await statements.nextRunAfter(query);
       const plan = await explain(captured[0]!);
@@ -217,7 +219,7 @@ describe.skipIf(!(await storesUnderTest()).includes('postgres'))('hot-path plans
       event: { type: 'work.updated', data: '{}', at: NOW },
       history: { at: NOW, actor: 'ann', role: 'admin', action: 'claimed', changes: '{}' },
     }));
-    const plan = await explain(changesQuery(changes));
+    const plan = await explain(changesQuery(changes, DEPENDENT_NOTES));
     expect(plan).not.toMatch(/Seq Scan on work_items/);
     expect(plan).toMatch(/work_items_pkey/);
     expect(plan).toMatch(/Update on work_items w \(actual rows=5 /);
@@ -229,17 +231,20 @@ describe.skipIf(!(await storesUnderTest()).includes('postgres'))('hot-path plans
     await pool.query('UPDATE work_items SET waiting_on = 1 WHERE id = $1', [waiting]);
     const actor = { name: 'agentdesk', role: 'system' };
     const plan = await explain(
-      changesQuery([
-        {
-          id: done,
-          from_version: 1,
-          set: { status: 'completed', outcome: 'success', completed_at: NOW, version: 2, updated_at: NOW },
-          event: { type: 'work.updated', data: '{}', at: NOW },
-          history: { at: NOW, actor: 'ann', role: 'admin', action: 'complete', changes: '{}' },
-          dependents: { kind: 'release', event: 'work.updated', actor },
-          from_link_version: 0,
-        },
-      ]),
+      changesQuery(
+        [
+          {
+            id: done,
+            from_version: 1,
+            set: { status: 'completed', outcome: 'success', completed_at: NOW, version: 2, updated_at: NOW },
+            event: { type: 'work.updated', data: '{}', at: NOW },
+            history: { at: NOW, actor: 'ann', role: 'admin', action: 'complete', changes: '{}' },
+            dependents: { kind: 'release', event: 'work.updated', actor },
+            from_link_version: 0,
+          },
+        ],
+        DEPENDENT_NOTES,
+      ),
     );
     expect(plan, plan).not.toMatch(/Seq Scan on work_(items|dependencies)/);
     expect(plan, plan).toMatch(/work_dependencies_dependents/);
@@ -251,7 +256,7 @@ describe.skipIf(!(await storesUnderTest()).includes('postgres'))('hot-path plans
 describe.skipIf(!(await storesUnderTest()).includes('sqlite'))('hot-path plans on SQLite', () => {
   let test: TestDatabase;
   let raw: BetterSqlite3.Database;
-  let kysely: Kysely<WorkTables>;
+  let kysely: Kysely<DatabaseSchema>;
   let captured: CompiledQuery[] = [];
 
   beforeAll(async () => {
@@ -277,7 +282,7 @@ describe.skipIf(!(await storesUnderTest()).includes('sqlite'))('hot-path plans o
       INSERT INTO work_items (id, type, description, priority, status, created_by, created_at, updated_at, project_id, waiting_on)
       SELECT printf('00000000-0000-4000-a000-%012d', i), 'bench', 'waits ' || i, 1, 'queued', 'ann',
         strftime('%Y-%m-%dT%H:%M:%fZ', '2026-09-01', '+' || i || ' seconds'), '2026-09-01T00:00:00.000Z', '${PROJECT}', 1 FROM n`);
-    kysely = new Kysely<WorkTables>({
+    kysely = new Kysely<DatabaseSchema>({
       dialect: new SqliteDialect({ database: raw }),
       log: (event) => void captured.push(event.query),
     });
@@ -307,7 +312,7 @@ describe.skipIf(!(await storesUnderTest()).includes('sqlite'))('hot-path plans o
   for (const { label, query } of SHAPES) {
     it(`a claim (${label}) reads its own items and the queue's head through indexes`, async () => {
       captured = [];
-      const candidates = await sqliteStatements(kysely).claimCandidates(query, AGENTS);
+      const candidates = await sqliteStatements(kysely, DEPENDENT_NOTES).claimCandidates(query, AGENTS);
       expect(candidates.queued.length).toBe(AGENTS.length);
       expect(candidates.queued.every(({ row }) => row.type === (query.types ? 'bench' : row.type))).toBe(true);
       // None of the items at the head of the queue that wait on a dependency.
@@ -326,7 +331,9 @@ describe.skipIf(!(await storesUnderTest()).includes('sqlite'))('hot-path plans o
 
     it(`the next run_after (${label}) is read through work_items_due`, async () => {
       captured = [];
-      expect(await sqliteStatements(kysely).nextRunAfter(query)).toBe(query.types ? null : '2026-12-01T00:00:00.000Z');
+      expect(await sqliteStatements(kysely, DEPENDENT_NOTES).nextRunAfter(query)).toBe(
+        query.types ? null : '2026-12-01T00:00:00.000Z',
+      );
       expectIndexed(explain(captured[0]!), /work_items_due/);
     });
   }

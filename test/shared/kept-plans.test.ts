@@ -1,12 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import type { Kysely } from 'kysely';
 import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEPENDENT_NOTES } from '../../src/conversation/store/dependent-notes.js';
 import { createPostgresDedupeStore, saveQuery } from '../../src/classify/dedupe/store/postgres.js';
 import type { Database } from '../../src/shared/db/database.js';
 import type { ItemChange } from '../../src/work/store/port.js';
 import { type Statement, changesQuery, postgresStatements } from '../../src/work/store/postgres.js';
-import type { WorkTables } from '../../src/work/store/tables.js';
 import { type TestDatabase, createTestDatabase, openTestDatabase, storesUnderTest } from '../support/databases.js';
 
 // The plan a connection keeps for the change statement (every claim, completion and edit), for
@@ -106,14 +105,14 @@ describe.skipIf(!(await storesUnderTest()).includes('postgres'))(
     });
 
     it("one claim's write finds its item by primary key, not by scanning the table", async () => {
-      const plan = await keptPlan(changesQuery([claimOf(ids[7]!)]));
+      const plan = await keptPlan(changesQuery([claimOf(ids[7]!)], DEPENDENT_NOTES));
       expect(plan, plan).not.toMatch(/Seq Scan on work_items/);
       expect(plan, plan).toMatch(/work_items_pkey/);
       expect(plan, plan).toMatch(/Update on work_items w \(actual rows=1 /);
     });
 
     it('a batch of claims finds its items by primary key, not by scanning the table', async () => {
-      const plan = await keptPlan(changesQuery(ids.slice(20, 52).map(claimOf)));
+      const plan = await keptPlan(changesQuery(ids.slice(20, 52).map(claimOf), DEPENDENT_NOTES));
       expect(plan, plan).not.toMatch(/Seq Scan on work_items/);
       expect(plan, plan).toMatch(/work_items_pkey/);
       expect(plan, plan).toMatch(/Update on work_items w \(actual rows=32 /);
@@ -121,10 +120,14 @@ describe.skipIf(!(await storesUnderTest()).includes('postgres'))(
 
     it('the read of items by id (with their dispatch logs) finds each by primary key, not by scanning the table', async () => {
       const captured: Statement[] = [];
-      const statements = postgresStatements(database.kysely as Kysely<WorkTables>, async <R>(statement: Statement) => {
-        captured.push(statement);
-        return [] as R[];
-      });
+      const statements = postgresStatements(
+        database.kysely,
+        async <R>(statement: Statement) => {
+          captured.push(statement);
+          return [] as R[];
+        },
+        DEPENDENT_NOTES,
+      );
       await statements.findManyWithDispatches(ids.slice(100, 103));
       expect(captured).toHaveLength(1);
       const plan = await keptPlan({ text: captured[0]!.text, values: captured[0]!.values });

@@ -1,10 +1,13 @@
 import type { Worker } from 'node:worker_threads';
-import { sql } from 'kysely';
+import { type Generated, sql } from 'kysely';
 import { afterAll, describe, expect, it } from 'vitest';
 import { type Database, openDatabase } from '../../src/shared/db/database.js';
 import type { CheckpointResult } from '../../src/shared/db/sqlite-checkpointer.js';
 import { captureLogs } from '../support/apps.js';
 import { type TestDatabase, createTestDatabase } from '../support/databases.js';
+
+/** The table these tests write, not the app's. */
+type NotesTable = { notes: { id: Generated<number>; body: string } };
 
 // Checkpoints run on a worker thread of their own (src/shared/db/sqlite-checkpointer.ts),
 // the main connection's auto-checkpoint off. Here that thread dies twice (terminated, as a crash
@@ -50,6 +53,7 @@ describe('the SQLite checkpointer thread', () => {
           Array.from({ length: count }, () =>
             db.transaction((trx) =>
               trx
+                .withTables<NotesTable>()
                 .insertInto('notes')
                 .values({ body: `note ${written++}`.padEnd(2_000, '.') })
                 .execute(),

@@ -1,12 +1,15 @@
 import { statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
-import { sql } from 'kysely';
+import { type Generated, sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Database, openDatabase, sqlitePath } from '../../src/shared/db/database.js';
 import type { CheckpointResult } from '../../src/shared/db/sqlite-checkpointer.js';
 import { captureLogs } from '../support/apps.js';
 import { type TestDatabase, createTestDatabase } from '../support/databases.js';
+
+/** The table these tests write, not the app's. */
+type NotesTable = { notes: { id: Generated<number>; body: string } };
 
 // The WAL's bound (SQLITE_WAL_MAX_MB, here its least, 1 MiB). Writes never pause from the test's
 // side, and readers of another connection keep a snapshot open at every moment (each a little
@@ -107,7 +110,7 @@ describe('the SQLite WAL bound', () => {
   const writeRound = (db: Database) =>
     Promise.all(
       Array.from({ length: PER_ROUND }, () =>
-        db.transaction((trx) => trx.insertInto('notes').values({ body: ROW }).execute()),
+        db.transaction((trx) => trx.withTables<NotesTable>().insertInto('notes').values({ body: ROW }).execute()),
       ),
     );
 

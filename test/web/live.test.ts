@@ -205,8 +205,12 @@ describe('live updates over Server-Sent Events', () => {
       // The database is replaced by an empty one: ids start again from 1.
       proxy.cut();
       const { kysely } = own.work.database;
-      for (const table of ['dispatch_log', 'work_items', 'events']) await kysely.deleteFrom(table).execute();
-      await kysely.deleteFrom('sqlite_sequence').where('name', '=', 'events').execute();
+      for (const table of ['dispatch_log', 'work_items', 'events'] as const) await kysely.deleteFrom(table).execute();
+      await kysely
+        .withTables<{ sqlite_sequence: { name: string; seq: number } }>()
+        .deleteFrom('sqlite_sequence')
+        .where('name', '=', 'events')
+        .execute();
       const fresh = await own.api('POST', '/work', { type: 'bug_fix', description: 'First in the new database' });
       proxy.restore();
 

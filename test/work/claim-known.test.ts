@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEPENDENT_NOTES } from '../../src/conversation/store/dependent-notes.js';
 import type { Database } from '../../src/shared/db/database.js';
 import type { ClaimableNews } from '../../src/work/agent-loop/claimable.js';
 import { type ClaimService, createClaimService } from '../../src/work/agent-loop/claims.js';
@@ -25,8 +26,8 @@ describe.each(await storesUnderTest())('claims of items this process wrote, on %
     test = await createTestDatabase(kind);
     database = await openTestDatabase(test);
     let deliver: (news: ClaimableNews) => void = () => {};
-    store = createWorkStore(database, (news) => deliver(news));
-    quiet = createWorkStore(database);
+    store = createWorkStore(database, DEPENDENT_NOTES, (news) => deliver(news));
+    quiet = createWorkStore(database, DEPENDENT_NOTES);
     claims = createClaimService({ store, database, logger: pino({ level: 'silent' }) });
     deliver = claims.publishClaimable;
   });

@@ -2,6 +2,7 @@ import { request } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { DEPENDENT_NOTES } from '../../src/conversation/store/dependent-notes.js';
 import type { Database } from '../../src/shared/db/database.js';
 import type { HttpApp } from '../../src/shared/http/types.js';
 import { createHttpApp } from '../../src/shared/http/app.js';
@@ -69,7 +70,7 @@ async function startStreamApp(kind: StoreKind, options: EventHubOptions = {}): P
   });
   app.addHook('onClose', () => auth.authenticator.close());
   const hub = await createEventHub(database, logger, options);
-  const store = createWorkStore(database, () => hub.committed());
+  const store = createWorkStore(database, DEPENDENT_NOTES, () => hub.committed());
   const lookups = { begun: 0, ended: 0 };
   registerEventRoutes(app, {
     ...hub,

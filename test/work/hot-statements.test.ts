@@ -8,10 +8,11 @@ import {
   SqliteQueryCompiler,
 } from 'kysely';
 import { describe, expect, it } from 'vitest';
+import { DEPENDENT_NOTES } from '../../src/conversation/store/dependent-notes.js';
 import type { ClaimQuery, ItemChange } from '../../src/work/store/port.js';
 import { candidatesQuery, changesQuery, postgresStatements } from '../../src/work/store/postgres.js';
 import { sqliteStatements } from '../../src/work/store/sqlite.js';
-import type { WorkTables } from '../../src/work/store/tables.js';
+import type { DatabaseSchema } from '../../src/shared/db/schema.js';
 
 // The text of the agent loop's hot statements, on each database, kept in committed files under
 // src/work/store/sql/: a change to the SQL of a claim, a lease expiry or a dependency's release
@@ -61,10 +62,27 @@ const CHANGES: Record<string, ItemChange> = {
     dependents: { kind: 'release', event: 'work.updated', actor: ACTOR },
     from_link_version: 0,
   } as ItemChange,
+  // The note is the conversation's comment, written in the change's statement (dependent-notes.ts).
+  'failure-noting-dependents': {
+    id: ID,
+    from_version: 5,
+    set: { status: 'failed', outcome: 'failed', completed_at: NOW, version: 6, updated_at: NOW },
+    closeDispatch: { at: NOW, outcome: 'failed', reason: 'failed' },
+    event: { type: 'work.updated', data: '{}', at: NOW },
+    history: { at: NOW, actor: 'agent-a', role: 'agent', action: 'fail', changes: '{}' },
+    dependents: {
+      kind: 'note',
+      event: 'work.updated',
+      actor: ACTOR,
+      note: 'A dependency failed.',
+      unless: ['failed', 'cancelled'],
+    },
+    from_link_version: 0,
+  } as ItemChange,
 };
 
 /** A SQLite Kysely that runs nothing: every statement is recorded and "changes" one row. */
-function recordingSqlite(): { kysely: Kysely<WorkTables>; statements: string[] } {
+function recordingSqlite(): { kysely: Kysely<DatabaseSchema>; statements: string[] } {
   const statements: string[] = [];
   const connection: DatabaseConnection = {
     async executeQuery<R>(query: { sql: string }): Promise<QueryResult<R>> {
@@ -88,7 +106,7 @@ function recordingSqlite(): { kysely: Kysely<WorkTables>; statements: string[] }
     async releaseConnection() {},
     async destroy() {},
   };
-  const kysely = new Kysely<WorkTables>({
+  const kysely = new Kysely<DatabaseSchema>({
     dialect: {
       createAdapter: () => new SqliteAdapter(),
       createDriver: () => driver,
@@ -113,16 +131,22 @@ describe('the hot statements on PostgreSQL', () => {
 
   it('the next due time', async () => {
     const captured: string[] = [];
-    const statements = postgresStatements(recordingSqlite().kysely as never, async <R>(statement: { text: string }) => {
-      captured.push(statement.text);
-      return [] as R[];
-    });
+    const statements = postgresStatements(
+      recordingSqlite().kysely,
+      async <R>(statement: { text: string }) => {
+        captured.push(statement.text);
+        return [] as R[];
+      },
+      DEPENDENT_NOTES,
+    );
     await statements.nextRunAfter(CLAIM_ALL);
     await expect(file(captured)).toMatchFileSnapshot(`${SQL_DIR}/postgres/next-run-after.sql`);
   });
 
   it.each(Object.keys(CHANGES))('%s', async (name) => {
-    await expect(file(changesQuery([CHANGES[name]!]).text)).toMatchFileSnapshot(`${SQL_DIR}/postgres/${name}.sql`);
+    await expect(file(changesQuery([CHANGES[name]!], DEPENDENT_NOTES).text)).toMatchFileSnapshot(
+      `${SQL_DIR}/postgres/${name}.sql`,
+    );
   });
 });
 
@@ -132,20 +156,20 @@ describe('the hot statements on SQLite', () => {
     ['claim-read-filtered', CLAIM_FILTERED],
   ] as const)('%s', async (name, query) => {
     const { kysely, statements } = recordingSqlite();
-    await sqliteStatements(kysely).claimCandidates(query, AGENTS);
+    await sqliteStatements(kysely, DEPENDENT_NOTES).claimCandidates(query, AGENTS);
     expect(statements.length).toBeGreaterThan(0);
     await expect(file(statements)).toMatchFileSnapshot(`${SQL_DIR}/sqlite/${name}.sql`);
   });
 
   it('the next due time', async () => {
     const { kysely, statements } = recordingSqlite();
-    await sqliteStatements(kysely).nextRunAfter(CLAIM_ALL);
+    await sqliteStatements(kysely, DEPENDENT_NOTES).nextRunAfter(CLAIM_ALL);
     await expect(file(statements)).toMatchFileSnapshot(`${SQL_DIR}/sqlite/next-run-after.sql`);
   });
 
   it.each(Object.keys(CHANGES))('%s', async (name) => {
     const { kysely, statements } = recordingSqlite();
-    expect(await sqliteStatements(kysely).applyChanges([CHANGES[name]!])).toEqual([true]);
+    expect(await sqliteStatements(kysely, DEPENDENT_NOTES).applyChanges([CHANGES[name]!])).toEqual([true]);
     await expect(file(statements)).toMatchFileSnapshot(`${SQL_DIR}/sqlite/${name}.sql`);
   });
 });

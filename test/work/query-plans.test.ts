@@ -2,6 +2,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import { type CompiledQuery, Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEPENDENT_NOTES } from '../../src/conversation/store/dependent-notes.js';
 import { type Database, sqlitePath } from '../../src/shared/db/database.js';
 import { createWorkStore } from '../../src/work/store/index.js';
 import type { WorkFilter } from '../../src/work/store/port.js';
@@ -68,7 +69,10 @@ describe.each(await storesUnderTest())('query plans on %s', (kind) => {
   });
 
   const store = () =>
-    createWorkStore({ dialect: kind, kysely, pool: null, ping: async () => true, close: async () => {} } as Database);
+    createWorkStore(
+      { dialect: kind, kysely, pool: null, ping: async () => true, close: async () => {} } as Database,
+      DEPENDENT_NOTES,
+    );
 
   function assertIndexed(plan: string, label: string) {
     if (kind === 'sqlite') {

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEPENDENT_NOTES } from '../../src/conversation/store/dependent-notes.js';
 import type { Database } from '../../src/shared/db/database.js';
 import type { WorkStore } from '../../src/work/store/port.js';
 import { createWorkStore } from '../../src/work/store/index.js';
@@ -16,7 +17,7 @@ describe.each(await storesUnderTest())('store event notification on %s', (kind) 
   beforeAll(async () => {
     test = await createTestDatabase(kind);
     database = await openTestDatabase(test);
-    store = createWorkStore(database, () => {
+    store = createWorkStore(database, DEPENDENT_NOTES, () => {
       notified += 1;
     });
   });

@@ -2,10 +2,10 @@
 // syntax). What differs is how a write runs: sqlite.ts and postgres.ts say, and so make one
 // complete store each.
 
-import type { Kysely, Transaction } from 'kysely';
-import type { AuthStore, AuthTables } from './port.js';
+import type { DatabaseHandle } from '../../shared/db/schema.js';
+import type { AuthStore } from './port.js';
 
-export type Executor = Kysely<AuthTables> | Transaction<AuthTables>;
+export type Executor = DatabaseHandle;
 export type RunOn = <T>(work: (executor: Executor) => Promise<T>) => Promise<T>;
 
 export interface WriteRunners {
@@ -15,7 +15,7 @@ export interface WriteRunners {
   unit: RunOn;
 }
 
-export function crossDialectAuthStore(db: Kysely<AuthTables>, { write, unit }: WriteRunners): AuthStore {
+export function crossDialectAuthStore(db: DatabaseHandle, { write, unit }: WriteRunners): AuthStore {
   return {
     async insertToken(row) {
       await write((x) => x.insertInto('tokens').values(row).execute());

@@ -35,6 +35,10 @@ export interface AuthTables {
   classify_budget: BudgetRow;
 }
 
+declare module '../../shared/db/schema.js' {
+  interface DatabaseSchema extends AuthTables {}
+}
+
 /** NOTIFY channel: a token was revoked or a session ended; every instance forgets what it cached. */
 export const REVOCATIONS_CHANNEL = 'agentdesk_revocations';
 

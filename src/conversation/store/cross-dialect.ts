@@ -1,14 +1,9 @@
-import type { Kysely, Transaction } from 'kysely';
-import type { WorkTables } from '../../work/store/tables.js';
-import type { ConversationTables } from '../tables.js';
+import type { DatabaseHandle } from '../../shared/db/schema.js';
 import type { ConversationStatements, InboxRow } from './port.js';
 
 // The conversation's statements that are the same SQL on both databases (Kysely writes each in the
 // dialect's own syntax). sqlite.ts and postgres.ts add the comment writes, which keep the item's
 // counter, and so make one complete store each.
-
-type Tables = ConversationTables & Pick<WorkTables, 'work_items'>;
-export type Executor = Kysely<Tables> | Transaction<Tables>;
 
 export type CrossDialectStatements = Omit<ConversationStatements, 'insertComment' | 'deleteComment'>;
 
@@ -16,7 +11,7 @@ export type CrossDialectStatements = Omit<ConversationStatements, 'insertComment
  * No locks: the partial unique index holds "one open question per item", and the answer's guarded
  * UPDATE lets one answer win. Times are ISO text on both (the PostgreSQL pool reads timestamptz as ISO).
  */
-export function crossDialectStatements(db: Executor): CrossDialectStatements {
+export function crossDialectStatements(db: DatabaseHandle): CrossDialectStatements {
   return {
     listComments(workItemId, after, limit, order) {
       const direction = order === 'newest' ? 'desc' : 'asc';

@@ -1,12 +1,13 @@
 import { sql } from 'kysely';
 import type { ConversationStatements } from './port.js';
-import { type Executor, crossDialectStatements } from './cross-dialect.js';
+import type { DatabaseHandle } from '../../shared/db/schema.js';
+import { crossDialectStatements } from './cross-dialect.js';
 
 // The conversation's store on PostgreSQL: the statements shared by both databases, and each comment write as one
 // statement (a data-modifying CTE writes the comment and moves its item's counter together), so
 // an agent's progress comment costs one round trip.
 
-export function postgresConversationStatements(db: Executor): ConversationStatements {
+export function postgresConversationStatements(db: DatabaseHandle): ConversationStatements {
   return {
     ...crossDialectStatements(db),
 

@@ -1,12 +1,13 @@
 import { sql } from 'kysely';
 import type { ConversationStatements } from './port.js';
-import { type Executor, crossDialectStatements } from './cross-dialect.js';
+import type { DatabaseHandle } from '../../shared/db/schema.js';
+import { crossDialectStatements } from './cross-dialect.js';
 
 // The conversation's store on SQLite: the statements shared by both databases, and the comment writes as two
 // statements each (the comment, then its item's counter). In-process and inside the caller's
 // transaction, two statements cost nothing a round trip would.
 
-export function sqliteConversationStatements(db: Executor): ConversationStatements {
+export function sqliteConversationStatements(db: DatabaseHandle): ConversationStatements {
   return {
     ...crossDialectStatements(db),
 

@@ -1,9 +1,7 @@
 // Mail intake's store for a database, on the connection or on a transaction another store
 // opened: the port is port.ts, one implementation per database beside it.
 
-import type { Kysely } from 'kysely';
 import { type Database, type Dialect, DIALECTS } from '../../shared/db/database.js';
-import type { IntakeTables } from '../tables.js';
 import type { IntakeStore, IntakeStoreOn } from './port.js';
 import { postgresIntakeStore } from './postgres.js';
 import { sqliteIntakeStore } from './sqlite.js';
@@ -22,5 +20,5 @@ export function intakeStoreFor(dialect: Dialect): IntakeStoreOn {
 }
 
 export function createIntakeStore(database: Pick<Database, 'kysely' | 'dialect'>): IntakeStore {
-  return intakeStoreFor(database.dialect)(database.kysely as Kysely<IntakeTables>);
+  return intakeStoreFor(database.dialect)(database.kysely);
 }

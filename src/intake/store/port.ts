@@ -1,11 +1,11 @@
 // The port of mail intake: mailboxes with their leases and cursors, the message log, and the
 // uploads waiting to be read.
 
-import type { Kysely, Transaction } from 'kysely';
-import type { IntakeMessageRow, IntakeTables, MailboxRow, MailboxState, MessageAction } from '../tables.js';
+import type { DatabaseHandle } from '../../shared/db/schema.js';
+import type { IntakeMessageRow, MailboxRow, MailboxState, MessageAction } from '../tables.js';
 
 /** Where the store runs: the database, or a transaction another store opened. */
-export type IntakeExecutor = Kysely<IntakeTables> | Transaction<IntakeTables>;
+export type IntakeExecutor = DatabaseHandle;
 
 /** The store on a given executor, as the database's own module builds it. */
 export type IntakeStoreOn = (db: IntakeExecutor) => IntakeStore;

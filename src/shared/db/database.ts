@@ -8,6 +8,7 @@ import type { Logger } from 'pino';
 import { DEFAULT_SQLITE_WAL_MAX_MB, type DatabaseConfig } from '../config/config.js';
 import { type TransactionRunner, createGroupCommit } from './group-commit.js';
 import { migratePostgres, migrateSqlite } from './migrate.js';
+import type { DatabaseHandle, DatabaseSchema } from './schema.js';
 import {
   type CheckpointKind,
   type CheckpointOutcome,
@@ -23,12 +24,12 @@ export const DIALECTS = { sqlite: 'sqlite', postgres: 'postgres' } as const;
 export type Dialect = (typeof DIALECTS)[keyof typeof DIALECTS];
 
 /**
- * A connection to the one database both services share. Features type it with their own
- * tables (`database.kysely as Kysely<WorkTables>`): the handle itself knows no feature.
+ * A connection to the one database both services share, typed with every feature's tables
+ * (schema.ts): the features declare them, the handle itself knows no feature.
  */
 export interface Database {
   readonly dialect: Dialect;
-  readonly kysely: Kysely<any>;
+  readonly kysely: DatabaseHandle;
   /**
    * Runs `work` in a transaction and resolves once it has committed. On SQLite concurrent
    * transactions share one commit (see group-commit.ts); on PostgreSQL each is its own.
@@ -228,7 +229,7 @@ function openSqlite(
     return sync.durable();
   };
   const guard = createTransactionMark(beforeConnection);
-  const kysely = new Kysely<unknown>({
+  const kysely = new Kysely<DatabaseSchema>({
     dialect: new DurableSqliteDialect({
       database: raw,
       prepare: statementCache(raw),
@@ -384,7 +385,7 @@ async function openPostgres(
   }
   const guard = createTransactionMark(beforeConnection);
   if (guard.check) guardConnect(pool, guard.check);
-  const kysely = new Kysely<unknown>({ dialect: new PostgresDialect({ pool }) });
+  const kysely = new Kysely<DatabaseSchema>({ dialect: new PostgresDialect({ pool }) });
   const observers = createObservers();
   return {
     dialect: DIALECTS.postgres,
@@ -476,7 +477,7 @@ async function listenPostgres(
   };
 }
 
-async function pingWith(kysely: Kysely<unknown>): Promise<boolean> {
+async function pingWith(kysely: DatabaseHandle): Promise<boolean> {
   try {
     await sql`select 1`.execute(kysely);
     return true;

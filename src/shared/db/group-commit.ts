@@ -1,5 +1,6 @@
-import type { Kysely, Transaction } from 'kysely';
 import { StorageFullError } from '../errors.js';
+import type { Kysely, Transaction } from 'kysely';
+import type { DatabaseSchema } from './schema.js';
 
 // Group commit on SQLite: transactions that arrive together run in one database transaction and are
 // answered after one WAL flush, so SQLite is not capped at one fsync per request.
@@ -15,15 +16,16 @@ const MAX_BATCH = 256;
  */
 const DEFAULT_BATCH_MS = 10;
 
-interface Job {
-  work: (trx: Transaction<any>) => Promise<unknown>;
+interface Job<DB> {
+  work: (trx: Transaction<DB>) => Promise<unknown>;
   resolve: (value: unknown) => void;
   reject: (error: unknown) => void;
 }
 
 type Settled = { ok: true; value: unknown } | { ok: false; error: unknown };
 
-export type TransactionRunner = <T>(work: (trx: Transaction<any>) => Promise<T>) => Promise<T>;
+/** Runs `work` on a unit of work (schema.ts) and resolves once it has committed. */
+export type TransactionRunner<DB = DatabaseSchema> = <T>(work: (trx: Transaction<DB>) => Promise<T>) => Promise<T>;
 
 export interface GroupCommitOptions {
   batchMs?: number;
@@ -48,15 +50,15 @@ export interface GroupCommitOptions {
  * Until then a read can see a committed write not yet acknowledged: docs/design-decisions.md, "Durability"
  * says why that is acceptable.
  */
-export function createGroupCommit(
-  kysely: Kysely<any>,
+export function createGroupCommit<DB = DatabaseSchema>(
+  kysely: Kysely<DB>,
   { batchMs = DEFAULT_BATCH_MS, onBatch, durable }: GroupCommitOptions = {},
-): TransactionRunner {
-  const queue: Job[] = [];
+): TransactionRunner<DB> {
+  const queue: Job<DB>[] = [];
   let scheduled = false;
 
   /** Runs what fits in `batchMs` of `jobs` (at least one) and returns the rest, not begun. */
-  async function runBatch(jobs: Job[]): Promise<Job[]> {
+  async function runBatch(jobs: Job<DB>[]): Promise<Job<DB>[]> {
     const started = performance.now();
     let taken = jobs.length;
     let settled: Settled[] = [];

@@ -1,13 +1,11 @@
-import type { Kysely, Transaction } from 'kysely';
-import type { WorkTables } from './tables.js';
+import type { ExpressionBuilder, SelectQueryBuilder } from 'kysely';
+import type { DatabaseHandle, DatabaseSchema } from '../../shared/db/schema.js';
 import { crossDialectDependencyStatements } from './dependencies-cross-dialect.js';
 import type { WorkFilter, WorkStatements } from './port.js';
 
 // The statements of the work store that are the same SQL on both databases (Kysely writes each in
 // the dialect's own syntax): listings, the audit trail, projects, the event log, idempotency keys.
 // sqlite.ts and postgres.ts each add the hot paths and locks of their database.
-
-type Executor = Kysely<WorkTables> | Transaction<WorkTables>;
 
 export type CrossDialectStatements = Omit<
   WorkStatements,
@@ -21,7 +19,7 @@ export type CrossDialectStatements = Omit<
   | 'lockGraph'
 >;
 
-export function crossDialectStatements(db: Executor): CrossDialectStatements {
+export function crossDialectStatements(db: DatabaseHandle): CrossDialectStatements {
   const crossDialect: CrossDialectStatements = {
     ...crossDialectDependencyStatements(db),
     findWorkItem(id) {
@@ -156,13 +154,15 @@ export function crossDialectStatements(db: Executor): CrossDialectStatements {
   return crossDialect;
 }
 
-// Kysely's builder types are too deep to name here; the filter only adds WHERE clauses.
-function applyFilter<Q extends { where: (...args: any[]) => any }>(query: Q, filter: WorkFilter): Q {
+type ItemsQuery<O> = SelectQueryBuilder<DatabaseSchema, 'work_items', O>;
+
+/** The filter's WHERE clauses on a read of work_items. */
+function applyFilter<O>(query: ItemsQuery<O>, filter: WorkFilter): ItemsQuery<O> {
   let filtered = query;
   if (filter.statuses !== undefined) {
     filtered =
       filter.statuses.length === 1
-        ? filtered.where('status', '=', filter.statuses[0])
+        ? filtered.where('status', '=', filter.statuses[0]!)
         : filtered.where('status', 'in', filter.statuses);
   }
   if (filter.agent !== undefined) filtered = filtered.where('assigned_agent', '=', filter.agent);
@@ -175,13 +175,13 @@ function applyFilter<Q extends { where: (...args: any[]) => any }>(query: Q, fil
   if (filter.ready !== undefined) {
     const { now, ready } = filter.ready;
     // Claimable now: what the claim's read takes (sqlite.ts, postgres.ts), as a filter.
-    const claimable = (eb: any) =>
+    const claimable = (eb: ExpressionBuilder<DatabaseSchema, 'work_items'>) =>
       eb.and([
         eb('status', '=', 'queued'),
         eb('waiting_on', '=', 0),
         eb.or([eb('run_after', 'is', null), eb('run_after', '<=', now)]),
       ]);
-    filtered = filtered.where((eb: any) => (ready ? claimable(eb) : eb.not(claimable(eb))));
+    filtered = filtered.where((eb) => (ready ? claimable(eb) : eb.not(claimable(eb))));
   }
   return filtered;
 }

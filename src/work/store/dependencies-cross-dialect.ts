@@ -1,13 +1,10 @@
-import type { Kysely, Transaction } from 'kysely';
-import type { WorkTables } from './tables.js';
+import type { DatabaseHandle } from '../../shared/db/schema.js';
 import type { DependencyStatements } from './dependencies-port.js';
 
 // The statements of dependencies-port.ts that are the same SQL on both databases (Kysely writes
 // each in the dialect's own syntax); sqlite.ts and postgres.ts add the lock of the graph.
 
-type Executor = Kysely<WorkTables> | Transaction<WorkTables>;
-
-export function crossDialectDependencyStatements(db: Executor): Omit<DependencyStatements, 'lockGraph'> {
+export function crossDialectDependencyStatements(db: DatabaseHandle): Omit<DependencyStatements, 'lockGraph'> {
   return {
     async findLinks(ids) {
       if (ids.length === 0) return [];

@@ -1,3 +1,4 @@
+import type { DatabaseHandle } from '../../shared/db/schema.js';
 import type { WorkStatus } from '../api-contract.js';
 import type { DependencyRow, WorkItemRow } from './tables.js';
 
@@ -61,3 +62,28 @@ export interface DependencyStatements {
 export type DependentsEffect = { event: string; actor: { name: string; role: string } } & (
   { kind: 'release' } | { kind: 'note'; note: string; unless: readonly WorkStatus[] }
 );
+
+/** One dependent's note, as `note` effects leave it on the dependent's timeline. */
+export interface DependentNote {
+  work_item_id: string;
+  author: string;
+  role: string;
+  body: string;
+  created_at: string;
+}
+
+/**
+ * The timeline a `note` effect writes to belongs to the conversation (src/conversation), which
+ * alone writes its tables: the work store asks it for the write, in the change's own commit.
+ */
+export interface DependentNotes {
+  /** SQLite: writes one dependent's note on `db`, the unit of work of the change. */
+  insert(db: DatabaseHandle, note: DependentNote): Promise<void>;
+  /**
+   * PostgreSQL: the data-modifying statement, for a CTE of the change's statement, that writes
+   * a note on each row of `touched` (the dependents as updated: `id`, `updated_at`) joined on
+   * `item_id` to `dependents` (its `note` column), by the author and role of `actor` (a JSON
+   * object of the statement with `name` and `role`).
+   */
+  insertAllSql(sources: { touched: string; dependents: string; actor: string }): string;
+}

@@ -1,4 +1,4 @@
-import type { Transaction } from 'kysely';
+import type { UnitOfWork } from '../../shared/db/schema.js';
 import type { ClaimableNews } from '../agent-loop/claimable.js';
 import { isFinal } from '../items/lifecycle.js';
 import type { DispatchReason, Outcome, SortOrder, WorkStatus } from '../api-contract.js';
@@ -177,7 +177,7 @@ export interface WorkStore extends WorkStatements {
    * `trx` is the open transaction itself, for a feature that writes its own tables in the same
    * commit as a work item (mail intake, through src/intake/work-port.ts).
    */
-  transaction<T>(work: (store: WorkStore, trx: Transaction<any>) => Promise<T>): Promise<T>;
+  transaction<T>(work: (store: WorkStore, trx: UnitOfWork) => Promise<T>): Promise<T>;
   /**
    * Runs `work` (reads, then writes guarded by the versions it read) holding no lock: only each
    * statement is promised atomic, so `work` must be correct without a transaction around it.
@@ -210,7 +210,7 @@ export interface FinishedItem {
  */
 export type FinishedHook = (
   store: WorkStore,
-  trx: Transaction<any>,
+  trx: UnitOfWork,
   finished: readonly FinishedItem[],
 ) => Promise<(() => void) | void>;
 

@@ -1,7 +1,8 @@
-import { CompiledQuery, type Kysely, type Transaction, sql } from 'kysely';
+import { CompiledQuery, sql } from 'kysely';
+import type { DatabaseHandle } from '../../shared/db/schema.js';
 import { named } from '../../shared/db/named-statement.js';
 import { dispatchLogJsonSql, eventDataSql, timeSql } from '../items/view.js';
-import type { DispatchRow, NewHistory, WorkItemRow, WorkTables } from './tables.js';
+import type { DispatchRow, NewHistory, WorkItemRow } from './tables.js';
 import {
   type ClaimQuery,
   type ItemChange,
@@ -12,12 +13,11 @@ import {
   changeShape,
 } from './port.js';
 import { crossDialectStatements } from './cross-dialect.js';
+import type { DependentNotes } from './dependencies-port.js';
 
 // The work store on PostgreSQL: the statements of port.ts (cross-dialect.ts's, and the hot paths
 // written here as fixed SQL), on the connection or transaction given, and nothing else.
 // Why each hot path takes a whole batch: docs/design-decisions.md, "Batched statements on PostgreSQL".
-
-type Executor = Kysely<WorkTables> | Transaction<WorkTables>;
 
 export interface Statement {
   name?: string;
@@ -35,7 +35,7 @@ export function runOnPool(pool: { query(statement: Statement): Promise<{ rows: u
   return async <R>(statement: Statement) => (await pool.query(statement)).rows as R[];
 }
 
-export function runOn(db: Executor): RunStatement {
+export function runOn(db: DatabaseHandle): RunStatement {
   return async <R>(statement: Statement) =>
     (await db.executeQuery(CompiledQuery.raw(statement.text, statement.values))).rows as R[];
 }
@@ -48,7 +48,7 @@ function split({ dispatch_log, ...row }: RowWithLog): ItemWithDispatches {
   return { row, dispatches: dispatch_log };
 }
 
-export function postgresStatements(db: Executor, run: RunStatement): WorkStatements {
+export function postgresStatements(db: DatabaseHandle, run: RunStatement, notes: DependentNotes): WorkStatements {
   return {
     ...crossDialectStatements(db),
 
@@ -78,7 +78,7 @@ export function postgresStatements(db: Executor, run: RunStatement): WorkStateme
         byShape.set(shape, [...(byShape.get(shape) ?? []), first]);
       }
       for (const group of byShape.values()) {
-        const rows = await run<{ id: string; released?: ReleasedItem[] | null }>(changesQuery(group));
+        const rows = await run<{ id: string; released?: ReleasedItem[] | null }>(changesQuery(group, notes));
         for (const row of rows) applied.add(row.id);
         // The statement names the dependents it released once, for the whole group.
         const released = rows[0]?.released;
@@ -293,7 +293,10 @@ const FIND_WITH_LOG = named(`SELECT w.*, ${dispatchLogJsonSql('w.id')} AS dispat
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** The statement and values of a batch of changes of one shape (exported so a test can explain its plan). */
-export function changesQuery(changes: readonly ItemChange[]): { name: string; text: string; values: unknown[] } {
+export function changesQuery(
+  changes: readonly ItemChange[],
+  notes: DependentNotes,
+): { name: string; text: string; values: unknown[] } {
   const input = changes.map((change) => ({
     id: change.id,
     v: change.from_version,
@@ -312,7 +315,7 @@ export function changesQuery(changes: readonly ItemChange[]): { name: string; te
     values.push(
       JSON.stringify({ event: effect.event, actor: effect.actor, unless: effect.kind === 'note' ? effect.unless : [] }),
     );
-  return { ...changeStatement(changes[0]!), values };
+  return { ...changeStatement(changes[0]!, notes), values };
 }
 
 /**
@@ -321,7 +324,7 @@ export function changesQuery(changes: readonly ItemChange[]): { name: string; te
  * dependencies end in the batch (a row is updated once per statement), with its event. Items of
  * the batch itself are left alone: they are being changed by this statement already.
  */
-function dependentsParts(kind: 'release' | 'note', kept: string): string[] {
+function dependentsParts(kind: 'release' | 'note', kept: string, notes: DependentNotes): string[] {
   const set = kind === 'release' ? `waiting_on = w.waiting_on - r.n` : `comment_count = w.comment_count + 1`;
   const spared =
     kind === 'note' ? ` AND w.status::text <> ALL(ARRAY(SELECT json_array_elements_text($2::json->'unless')))` : '';
@@ -334,21 +337,22 @@ function dependentsParts(kind: 'release' | 'note', kept: string): string[] {
       FROM dependents r WHERE w.id = r.item_id${spared} RETURNING w.*)`,
     `touched_event AS (INSERT INTO events (type, data, created_at)
       SELECT $2::json->>'event', ${eventDataSql('t', `$2::json->'actor'`)}, t.updated_at FROM touched t ORDER BY t.id)`,
-    // The note joins each dependent's timeline as a comment by the desk (the conversation).
+    // The note joins each dependent's timeline as a comment by the desk (the conversation's).
     ...(kind === 'note'
       ? [
-          `touched_comment AS (INSERT INTO work_comments (id, work_item_id, author, role, kind, body, links, created_at)
-            SELECT gen_random_uuid(), t.id, $2::json->'actor'->>'name', $2::json->'actor'->>'role', 'note', r.note, '[]', t.updated_at
-            FROM touched t JOIN dependents r ON r.item_id = t.id)`,
+          `touched_comment AS (${notes.insertAllSql({ touched: 'touched', dependents: 'dependents', actor: `$2::json->'actor'` })})`,
         ]
       : []),
   ];
 }
 
 const MAX_CHANGE_STATEMENTS = 256;
-const changeStatements = new Map<string, { name: string; text: string }>();
+/** The statements made, by shape, for each implementation of the notes (there is one). */
+const changeStatementsByNotes = new WeakMap<DependentNotes, Map<string, { name: string; text: string }>>();
 
-function changeStatement(change: ItemChange): { name: string; text: string } {
+function changeStatement(change: ItemChange, notes: DependentNotes): { name: string; text: string } {
+  let changeStatements = changeStatementsByNotes.get(notes);
+  if (!changeStatements) changeStatementsByNotes.set(notes, (changeStatements = new Map()));
   const shape = changeShape(change);
   let statement = changeStatements.get(shape);
   if (statement) return statement;
@@ -386,7 +390,7 @@ function changeStatement(change: ItemChange): { name: string; text: string } {
     FROM input i CROSS JOIN LATERAL jsonb_populate_record(NULL::work_history, i.v->'h') AS h WHERE ${kept} ORDER BY i.ord)`);
   parts.push(`event AS (INSERT INTO events (type, data, created_at)
     SELECT i.v->'e'->>'type', i.v->'e'->>'data', (i.v->'e'->>'at')::timestamptz FROM input i WHERE ${kept} ORDER BY i.ord)`);
-  if (change.dependents) parts.push(...dependentsParts(change.dependents.kind, kept));
+  if (change.dependents) parts.push(...dependentsParts(change.dependents.kind, kept, notes));
   // A release answers the dependents it left waiting on nothing, for the commit's signal.
   const released =
     change.dependents?.kind === 'release'

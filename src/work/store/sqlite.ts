@@ -1,7 +1,8 @@
-import { CompiledQuery, type Insertable, type Kysely, type RawBuilder, type Transaction, sql } from 'kysely';
+import { CompiledQuery, type Insertable, type RawBuilder, sql } from 'kysely';
+import type { DatabaseHandle } from '../../shared/db/schema.js';
 import { eventData } from '../items/view.js';
 import type { WorkItemRow, WorkTables } from './tables.js';
-import type { DependentsEffect } from './dependencies-port.js';
+import type { DependentNotes, DependentsEffect } from './dependencies-port.js';
 import type { ClaimCandidates, ClaimQuery, ItemWithDispatches, ReleasedItem, WorkStatements } from './port.js';
 import { crossDialectStatements } from './cross-dialect.js';
 
@@ -9,12 +10,10 @@ import { crossDialectStatements } from './cross-dialect.js';
 // written here) on the connection or transaction given. SQLite has one writer, so nothing here
 // locks; transactions and their group commit are the decorator's business (transactional.ts).
 
-type Executor = Kysely<WorkTables> | Transaction<WorkTables>;
-
 /** Items per statement when many are created at once: each item row has 21 parameters. */
 const CREATE_SLICE = 40;
 
-export function sqliteStatements(db: Executor): WorkStatements {
+export function sqliteStatements(db: DatabaseHandle, notes: DependentNotes): WorkStatements {
   const crossDialect = crossDialectStatements(db);
   const statements: WorkStatements = {
     ...crossDialect,
@@ -138,12 +137,10 @@ export function sqliteStatements(db: Executor): WorkStatements {
         : await sql<WorkItemRow>`UPDATE work_items SET version = version + 1, updated_at = ${at}, comment_count = comment_count + 1
             WHERE ${dependents} AND status NOT IN (${sql.join(effect.unless)}) RETURNING *`.execute(db);
     for (const row of rows) {
-      // The note joins the dependent's timeline as a comment by the desk (the conversation).
+      // The note joins the dependent's timeline as a comment by the desk (the conversation's).
       if (effect.kind === 'note') {
-        await sql`INSERT INTO work_comments (id, work_item_id, author, role, kind, body, links, created_at)
-          VALUES (${RANDOM_UUID_SQL}, ${row.id}, ${effect.actor.name}, ${effect.actor.role}, 'note', ${effect.note}, '[]', ${at})`.execute(
-          db,
-        );
+        const { name, role } = effect.actor;
+        await notes.insert(db, { work_item_id: row.id, author: name, role, body: effect.note, created_at: at });
       }
       await crossDialect.appendEvent(effect.event, eventData(row, effect.actor), at);
     }
@@ -166,7 +163,7 @@ const insertTexts = new Map<string, string>();
  * give the same columns (Kysely fills the gaps) go through Kysely.
  */
 function insertRows<T extends keyof WorkTables & string>(
-  db: Executor,
+  db: DatabaseHandle,
   table: T,
   rows: readonly Insertable<WorkTables[T]>[],
 ): Promise<unknown> {
@@ -201,10 +198,6 @@ function insertRows<T extends keyof WorkTables & string>(
   }
   return db.executeQuery(CompiledQuery.raw(text, parameters));
 }
-
-/** A random (version 4) UUID in SQLite's SQL, for rows the store writes by itself. */
-const RANDOM_UUID_SQL = sql`lower(hex(randomblob(4)) || '-' || hex(randomblob(2)) || '-4' || substr(hex(randomblob(2)), 2) || '-' ||
-  substr('89ab', 1 + (abs(random()) % 4), 1) || substr(hex(randomblob(2)), 2) || '-' || hex(randomblob(6)))`;
 
 /** The claim's type and project filters, as extra WHERE terms. */
 function filters(query: Pick<ClaimQuery, 'types' | 'project_id'>, withTypes = true): RawBuilder<unknown> {

@@ -111,3 +111,7 @@ export interface WorkTables {
   work_history: HistoryRow;
   work_dependencies: DependencyRow;
 }
+
+declare module '../../shared/db/schema.js' {
+  interface DatabaseSchema extends WorkTables {}
+}

@@ -1,5 +1,5 @@
-import type { Transaction } from 'kysely';
 import type { TransactionRunner } from '../../shared/db/group-commit.js';
+import type { UnitOfWork } from '../../shared/db/schema.js';
 import { claimableAfter, createNewsCollector, newsOfReleased } from '../agent-loop/claimable.js';
 import {
   type CommitListener,
@@ -19,7 +19,7 @@ export interface TransactionalDeps {
   /** The store's statements at the top level (on the database itself). */
   top: WorkStatements;
   /** The same statements on an open transaction. */
-  on: (trx: Transaction<any>) => WorkStatements;
+  on: (trx: UnitOfWork) => WorkStatements;
   runTransaction: TransactionRunner;
   /**
    * Hears of every commit that appended an event, once it has committed, with what it made
@@ -38,7 +38,7 @@ export function transactional({
   onFinished,
 }: TransactionalDeps): WorkStore {
   /** Runs `work` on a transaction's store and tells of appended events after the commit. */
-  async function inTransaction<T>(work: (store: WorkStore, trx: Transaction<any>) => Promise<T>): Promise<T> {
+  async function inTransaction<T>(work: (store: WorkStore, trx: UnitOfWork) => Promise<T>): Promise<T> {
     const appended: Appended = { events: false, news: createNewsCollector(), finished: [] };
     const after: (() => void)[] = [];
     const result = await runTransaction(async (trx) => {
@@ -56,7 +56,7 @@ export function transactional({
   }
 
   /** A store inside an open transaction: every call runs on it, and a nested transaction joins it. */
-  function joined(statements: WorkStatements, trx: Transaction<any>): WorkStore {
+  function joined(statements: WorkStatements, trx: UnitOfWork): WorkStore {
     const store: WorkStore = {
       ...statements,
       transaction: (work) => work(store, trx),

@@ -2,10 +2,12 @@
 // the provider call and the answer's write after it, take whole batches (coalesced.ts forms them), so one
 // round trip and one commit serve them all; a duplicate of a classified email costs its claim alone.
 
-import { CompiledQuery, type Kysely } from 'kysely';
+import { CompiledQuery } from 'kysely';
+import type { DatabaseHandle } from '../../../shared/db/schema.js';
 import type pg from 'pg';
 import type { TransactionRunner } from '../../../shared/db/group-commit.js';
 import { named } from '../../../shared/db/named-statement.js';
+import type { ClassifyFingerprintRow } from '../../tables.js';
 import type { UsageEvent } from '../../usage/records.js';
 import { CALL_COLUMNS, USAGE_COUNTERS, callRowOf, countersOf, hourOf } from '../../usage/store/port.js';
 import {
@@ -182,7 +184,7 @@ function runOnPool(pool: pg.Pool): Run {
 }
 
 /** Inside a transaction of the database's runner: its connection, through Kysely (unnamed). */
-function runOnTransaction(trx: Kysely<any>): Run {
+function runOnTransaction(trx: DatabaseHandle): Run {
   return async <R extends object>(statement: Statement, values: readonly unknown[]) => {
     const result = await trx.executeQuery<R>(CompiledQuery.raw(statement.text, [...values]) as CompiledQuery<R>);
     return { rows: result.rows, changes: Number(result.numAffectedRows ?? 0) };
@@ -195,7 +197,7 @@ export function createPostgresDedupeStore(pool: pg.Pool, inTransaction: Transact
 }
 
 /** The store inside an open transaction: every statement on it, nested transactions join it. */
-function storeInside(trx: Kysely<any>): DedupeStore {
+function storeInside(trx: DatabaseHandle): DedupeStore {
   const store: DedupeStore = { ...statementsOn(runOnTransaction(trx)), transaction: (work) => work(store) };
   return store;
 }
@@ -290,7 +292,7 @@ function statementsOn(run: Run): Statements {
       return rows[0] && storedMessage(recordKey, rows[0]);
     },
     async claimFingerprint(fingerprintKey, recordKey, now) {
-      const { rows } = await run<{ record_key: string; inserted: boolean }>(CLAIM_OWNER, [
+      const { rows } = await run<Pick<ClassifyFingerprintRow, 'record_key'> & { inserted: boolean }>(CLAIM_OWNER, [
         fingerprintKey,
         recordKey,
         now,

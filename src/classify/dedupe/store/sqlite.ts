@@ -2,8 +2,10 @@
 // prepares once, with nothing built per request (building with Kysely took a measurable share of the event
 // loop in the duplicates benchmark).
 
-import { CompiledQuery, type Kysely } from 'kysely';
+import { CompiledQuery } from 'kysely';
+import type { DatabaseHandle } from '../../../shared/db/schema.js';
 import type { TransactionRunner } from '../../../shared/db/group-commit.js';
+import type { ClassifyFingerprintRow, ClassifyThreadRow } from '../../tables.js';
 import type { UsageEvent } from '../../usage/records.js';
 import { CALL_COLUMNS, USAGE_COUNTERS, callRowOf, countersOf, hourOf } from '../../usage/store/port.js';
 import {
@@ -67,7 +69,7 @@ const PURGE_CALLS = `DELETE FROM llm_calls WHERE at < ?`;
 type Run = <R>(text: string, parameters: readonly unknown[]) => Promise<{ rows: R[]; changes: number }>;
 
 /** Statements on a connection, or on the transaction a runner opened. */
-function runOn(db: Kysely<any>): Run {
+function runOn(db: DatabaseHandle): Run {
   return async <R>(text: string, parameters: readonly unknown[]) => {
     const result = await db.executeQuery<R>(CompiledQuery.raw(text, [...parameters]) as CompiledQuery<R>);
     return { rows: result.rows, changes: Number(result.numAffectedRows ?? 0) };
@@ -80,7 +82,7 @@ function runOn(db: Kysely<any>): Run {
  * units that arrive together share one commit (one fsync), and BEGIN IMMEDIATE holds the write lock, so a
  * claim's steps cannot race. The rest are single statements and run as they come.
  */
-export function createSqliteDedupeStore(db: Kysely<any>, inTransaction: TransactionRunner): DedupeStore {
+export function createSqliteDedupeStore(db: DatabaseHandle, inTransaction: TransactionRunner): DedupeStore {
   const direct = statementsOn(runOn(db));
   const unit = <T>(work: (inside: Statements) => Promise<T>): Promise<T> =>
     inTransaction((trx) => work(statementsOn(runOn(trx))));
@@ -95,7 +97,7 @@ export function createSqliteDedupeStore(db: Kysely<any>, inTransaction: Transact
 }
 
 /** The store inside an open transaction: every statement on it, nested transactions join it. */
-function storeInside(trx: Kysely<any>): DedupeStore {
+function storeInside(trx: DatabaseHandle): DedupeStore {
   const store: DedupeStore = { ...statementsOn(runOn(trx)), transaction: (work) => work(store) };
   return store;
 }
@@ -116,7 +118,7 @@ function statementsOn(run: Run): Statements {
   ): Promise<string | undefined> => {
     const owned = await run(INSERT_OWNER, [fingerprintKey, recordKey, now, now]);
     if (owned.rows.length > 0) return undefined;
-    const { rows } = await run<{ record_key: string }>(TOUCH_OWNER, [now, fingerprintKey]);
+    const { rows } = await run<Pick<ClassifyFingerprintRow, 'record_key'>>(TOUCH_OWNER, [now, fingerprintKey]);
     return rows[0]?.record_key;
   };
 
@@ -142,7 +144,7 @@ function statementsOn(run: Run): Statements {
 
   const claim = async (request: ClaimRequest): Promise<Claim> => {
     const { thread_key, record_key, now } = request;
-    const thread = await run<{ seen_count: number }>(BUMP_THREAD, [thread_key, now, now]);
+    const thread = await run<Pick<ClassifyThreadRow, 'seen_count'>>(BUMP_THREAD, [thread_key, now, now]);
     const seen_count = Number(thread.rows[0]!.seen_count);
     const inserted = await run(INSERT_MESSAGE, [record_key, request.fingerprint, request.conversation_id, now, now]);
     if (inserted.rows.length === 0) {

@@ -1,8 +1,8 @@
 // The event log's reading side on PostgreSQL: ids come from a sequence as events are inserted but
 // become visible in commit order, so it also names the writers still running.
 
-import { type Kysely, sql } from 'kysely';
-import type { WorkTables } from '../../store/tables.js';
+import { sql } from 'kysely';
+import type { DatabaseHandle } from '../../../shared/db/schema.js';
 import { type EventLog, type StoredEvent, logPositionOf, storedEventOf } from './port.js';
 
 interface Reached {
@@ -13,7 +13,7 @@ interface Reached {
 // fresh or reset database starts it again from zero.
 const REACHED = sql<Reached>`SELECT CASE WHEN is_called THEN last_value ELSE 0 END AS reached FROM events_id_seq`;
 
-export function createPostgresEventLog(db: Kysely<WorkTables>): EventLog {
+export function createPostgresEventLog(db: DatabaseHandle): EventLog {
   return {
     async after(id, limit, maxBytes) {
       // octet_length does not even fetch the rows past the cap.

@@ -1,8 +1,8 @@
 // The event log's reading side on SQLite: one writer at a time, so a reader sees every commit and
 // there is never a writer to wait for.
 
-import { type Kysely, sql } from 'kysely';
-import type { WorkTables } from '../../store/tables.js';
+import { sql } from 'kysely';
+import type { DatabaseHandle } from '../../../shared/db/schema.js';
 import { type EventLog, type StoredEvent, logPositionOf, storedEventOf } from './port.js';
 
 interface Reached {
@@ -13,7 +13,7 @@ interface Reached {
 // rollbacks included; a fresh or reset database starts it again from zero.
 const REACHED = sql<Reached>`SELECT coalesce(max(seq), 0) AS reached FROM sqlite_sequence WHERE name = 'events'`;
 
-export function createSqliteEventLog(db: Kysely<WorkTables>): EventLog {
+export function createSqliteEventLog(db: DatabaseHandle): EventLog {
   return {
     async after(id, limit, maxBytes) {
       // SQLite's length counts characters, not bytes.

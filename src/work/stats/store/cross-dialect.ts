@@ -1,7 +1,8 @@
 // The dashboard's reads that are the same SQL on both databases: each adds the deltas not yet
 // folded in, so it sees every committed change exactly once.
 
-import { type Kysely, type RawBuilder, sql } from 'kysely';
+import { type RawBuilder, sql } from 'kysely';
+import type { DatabaseHandle } from '../../../shared/db/schema.js';
 import { type StatsRow, type StatsStore, statsRowOf, statusTypeCountsOf } from './port.js';
 
 const CURRENT_SQL = sql`SELECT status, type, CAST(sum(n) AS BIGINT) AS n FROM (
@@ -29,7 +30,7 @@ function snapshotSql(since: string): RawBuilder<StatsRow> {
     ) a GROUP BY agent, status, bucket`;
 }
 
-export function crossDialectStatsReads(db: Kysely<any>): Pick<StatsStore, 'snapshot' | 'itemsByStatusAndType'> {
+export function crossDialectStatsReads(db: DatabaseHandle): Pick<StatsStore, 'snapshot' | 'itemsByStatusAndType'> {
   return {
     async snapshot(sinceHour) {
       const { rows } = await snapshotSql(sinceHour).execute(db);

@@ -45,3 +45,30 @@ export function statusTypeCountsOf(rows: { status: string; type: string; n: numb
     .map((row) => ({ status: row.status, type: row.type, count: Number(row.n) }))
     .filter((row) => row.count !== 0);
 }
+
+/** The dashboard's tables (migration 009): deltas that writers append, folded into the other two. */
+export interface StatsTables {
+  work_stat_deltas: {
+    hour: string;
+    metric: string;
+    status: string;
+    type: string;
+    agent: string;
+    bucket: number;
+    n: number;
+  };
+  work_stat_hourly: {
+    metric: string;
+    hour: string;
+    status: string;
+    type: string;
+    agent: string;
+    bucket: number;
+    n: number;
+  };
+  work_stat_current: { status: string; type: string; n: number };
+}
+
+declare module '../../../shared/db/schema.js' {
+  interface DatabaseSchema extends StatsTables {}
+}

@@ -1,7 +1,8 @@
 // The dashboard's numbers on PostgreSQL: the reads add the deltas not yet folded in, and the
 // compaction is one statement.
 
-import { type Kysely, sql } from 'kysely';
+import { sql } from 'kysely';
+import type { DatabaseHandle } from '../../../shared/db/schema.js';
 import { crossDialectStatsReads } from './cross-dialect.js';
 import type { StatsStore } from './port.js';
 
@@ -23,7 +24,7 @@ const COMPACT = sql<{ moved: number }>`
   )
   SELECT count(*)::int AS moved FROM moved`;
 
-export function createPostgresStatsStore(db: Kysely<any>): StatsStore {
+export function createPostgresStatsStore(db: DatabaseHandle): StatsStore {
   return {
     ...crossDialectStatsReads(db),
 

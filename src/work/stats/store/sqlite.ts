@@ -1,7 +1,8 @@
 // The dashboard's numbers on SQLite: the reads add the deltas not yet folded in, and the
 // compaction runs in slices, each its own transaction.
 
-import { type Kysely, sql } from 'kysely';
+import { sql } from 'kysely';
+import type { DatabaseHandle } from '../../../shared/db/schema.js';
 import type { TransactionRunner } from '../../../shared/db/group-commit.js';
 import { crossDialectStatsReads } from './cross-dialect.js';
 import type { StatsStore } from './port.js';
@@ -9,7 +10,7 @@ import type { StatsStore } from './port.js';
 /** SQLite runs a compaction on the event loop: in slices, so a backlog cannot hold it long. */
 const SLICE = 20_000;
 
-async function compactSlice(trx: Kysely<any>): Promise<number> {
+async function compactSlice(trx: DatabaseHandle): Promise<number> {
   const last = await sql<{ upto: number }>`SELECT max(id) AS upto FROM (
       SELECT rowid AS id FROM work_stat_deltas ORDER BY rowid LIMIT ${SLICE}
     )`.execute(trx);
@@ -27,7 +28,7 @@ async function compactSlice(trx: Kysely<any>): Promise<number> {
   return Number(deleted.numAffectedRows ?? 0);
 }
 
-export function createSqliteStatsStore(db: Kysely<any>, transaction: TransactionRunner): StatsStore {
+export function createSqliteStatsStore(db: DatabaseHandle, transaction: TransactionRunner): StatsStore {
   return {
     ...crossDialectStatsReads(db),
 
