@@ -2,7 +2,7 @@
 // section or open a new one, and the system prompt says the content is never to be obeyed.
 
 import { CATEGORIES, CATEGORY_DEFINITIONS, SIGNAL_PROMPT_INJECTION } from './categories.js';
-import type { Email, Mailbox } from '../email/normalize.js';
+import type { Email, Mailbox } from '../email/index.js';
 
 export interface Prompt {
   system: string;

@@ -1,5 +1,5 @@
-import type { ClassifyBudget } from '../auth/classify-budget.js';
-import { ACCESS } from '../auth/roles.js';
+import type { ClassifyBudget } from '../auth/index.js';
+import { ACCESS } from '../auth/contract.js';
 import { ForbiddenError } from '../shared/errors.js';
 import type { HttpApp } from '../shared/http/types.js';
 import { problemResponses } from '../shared/http/schemas.js';

@@ -17,7 +17,7 @@ import { traceProviderCall } from './llm/provider-span.js';
 import { buildRetryPolicy, withRetry, type Backoff, type RetryPolicy } from './llm/retry.js';
 import { NO_TRACING, type Tracing } from '../shared/observability/tracing.js';
 import { classifyWithRules } from './rules/classify.js';
-import { hasContent, normalizeEmail, type Email, type EmailInput } from '../email/normalize.js';
+import { hasContent, normalizeEmail, type Email, type EmailInput } from '../email/index.js';
 import { buildPrompt, emailTriesInjection } from './prompt.js';
 import { createLlmClient, hostOf, resolveSettings, type ProviderSettings } from './providers.js';
 import type { ClassifyRequest } from './schemas.js';

@@ -1,4 +1,4 @@
-import type { Comment, InboxEntry, Question } from '../conversation/schemas.js';
+import type { Comment, InboxEntry, Question } from '../conversation/contract.js';
 import { type Paint, oneLine, relativeTime, table } from './format.js';
 
 // How the conversation reads in a terminal: a comment as one line, the inbox as a table, one

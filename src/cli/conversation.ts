@@ -5,7 +5,7 @@ import {
   type InboxQuery,
   type Question,
   QUESTION_WAIT_LIMITS,
-} from '../conversation/schemas.js';
+} from '../conversation/contract.js';
 import { openQuestionOf } from '../client/open-question.js';
 import { type CliContext, UsageError } from './context.js';
 import { commentBlocks, commentLine, questionDetail, questionTable } from './conversation-view.js';

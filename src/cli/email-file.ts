@@ -1,5 +1,5 @@
 import { type AddressObject, type ParsedMail, simpleParser } from 'mailparser';
-import type { ClassifyRequest } from '../classify/schemas.js';
+import type { ClassifyRequest } from '../classify/contract.js';
 import { UsageError } from './context.js';
 
 // What `agentdesk classify` sends: a Graph message given as JSON passes through as it is; a

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { Project } from '../work/api-contract.js';
+import type { Project } from '../work/contract.js';
 import type { CliContext } from './context.js';
 import { json, paintFor, relativeTime, table } from './format.js';
 import { projectId } from './options.js';

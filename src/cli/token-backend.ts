@@ -1,4 +1,4 @@
-import type { CreateToken, TokenRecord } from '../auth/schemas.js';
+import type { CreateToken, TokenRecord } from '../auth/contract.js';
 import type { CreatedToken } from '../client/work-client.js';
 
 /** The token commands' operations, over the database (token-database.ts) or over the API (token.ts). */

@@ -1,5 +1,5 @@
 import type { WorkTree } from '../client/work-client.js';
-import type { WorkItemSummary } from '../work/api-contract.js';
+import type { WorkItemSummary } from '../work/contract.js';
 import { type Paint, oneLine } from './format.js';
 import { paintStatus } from './work-view.js';
 

@@ -1,4 +1,4 @@
-import type { WorkItem, WorkItemDetail, WorkItemSummary, WorkStatus } from '../work/api-contract.js';
+import type { WorkItem, WorkItemDetail, WorkItemSummary, WorkStatus } from '../work/contract.js';
 import { type Paint, oneLine, relativeTime, table } from './format.js';
 
 // How work items read in a terminal: a list as a table, one item as fields and its history.

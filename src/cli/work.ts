@@ -1,8 +1,8 @@
 import { type Command, Option } from 'commander';
-import type { ListWorkQuery, UpdateWorkItem, WorkItem, WorkItemSummary } from '../work/api-contract.js';
-import { LEASE_LIMITS, MAX_PAGE_SIZE, SORT_ORDERS, WAIT_LIMITS, WORK_STATUSES } from '../work/api-contract.js';
-import { MOVES } from '../work/items/lifecycle.js';
-import { patchForMove } from '../work/items/move-request.js';
+import type { ListWorkQuery, UpdateWorkItem, WorkItem, WorkItemSummary } from '../work/contract.js';
+import { LEASE_LIMITS, MAX_PAGE_SIZE, SORT_ORDERS, WAIT_LIMITS, WORK_STATUSES } from '../work/contract.js';
+import { MOVES } from '../work/contract.js';
+import { patchForMove } from '../work/contract.js';
 import type { CliContext } from './context.js';
 import { json, paintFor } from './format.js';
 import { integer, itemId, itemIds, list, projectId, readPayload } from './options.js';

@@ -1,5 +1,5 @@
 import type { Static } from 'typebox';
-import type { ClassifyRequest, ClassifyResultSchema } from '../classify/schemas.js';
+import type { ClassifyRequest, ClassifyResultSchema } from '../classify/contract.js';
 import { type CallOptions, type ClientOptions, createRequester } from './http.js';
 
 // The classification service is its own process on its own port (AGENTDESK_CLASSIFY_URL);

@@ -7,7 +7,7 @@ import type {
   InboxEntry,
   InboxQuery,
   Question,
-} from '../conversation/schemas.js';
+} from '../conversation/contract.js';
 import { type CallOptions, type Requester } from './http.js';
 
 // The typed client's calls for an item's conversation: comments, questions to a

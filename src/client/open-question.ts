@@ -1,4 +1,4 @@
-import type { Question } from '../conversation/schemas.js';
+import type { Question } from '../conversation/contract.js';
 import type { CallOptions } from './http.js';
 import type { WorkClient } from './work-client.js';
 

@@ -1,5 +1,5 @@
 import type { Static } from 'typebox';
-import type { CreateToken, CreatedTokenSchema, SessionView, TokenRecord } from '../auth/schemas.js';
+import type { CreateToken, CreatedTokenSchema, SessionView, TokenRecord } from '../auth/contract.js';
 import type { HealthSchema } from '../shared/http/schemas.js';
 import type {
   ClaimRequest,
@@ -15,9 +15,9 @@ import type {
   WorkItem,
   WorkItemDetail,
   WorkItemSummary,
-} from '../work/api-contract.js';
+} from '../work/contract.js';
 import { conversationCalls } from './conversation-calls.js';
-import type { CreatePlan, SubmittedPlan } from '../work/plans/schemas.js';
+import type { CreatePlan, SubmittedPlan } from '../work/contract.js';
 import { ProblemError } from './errors.js';
 import { withNote } from './notes.js';
 import { type CallOptions, type ClientOptions, createRequester } from './http.js';

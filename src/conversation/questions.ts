@@ -1,23 +1,18 @@
 import { randomId } from '../shared/db/ids.js';
-import type { Principal } from '../auth/authenticator.js';
-import { assertMayChangeItem, assertNotOwnReviewer, isHolder } from '../auth/policy.js';
+import type { Principal } from '../auth/index.js';
+import { assertMayChangeItem, assertNotOwnReviewer, isHolder } from '../auth/index.js';
 import type { DatabaseHandle } from '../shared/db/schema.js';
 import { ValidationError } from '../shared/errors.js';
-import { applyLeaseEffect, planUpdate, requestedStatus } from '../work/items/change-rules.js';
-import { WorkItemNotFound } from '../work/errors.js';
-import { type Plan, type RecentItems, changeItem } from '../work/items/changes.js';
-import { type Actor, SYSTEM_ACTOR } from '../work/items/view.js';
-import {
-  CONVERSATION_MOVES,
-  type ConversationMove,
-  conversationMoveApplies,
-  isFinal,
-} from '../work/items/lifecycle.js';
-import { NO_OBSERVER, type WorkObserver } from '../work/metrics/observer.js';
-import type { UpdateWorkItem } from '../work/api-contract.js';
-import { type ReviewGate, actorFor, actorOf, serializePayload } from '../work/items/service.js';
-import type { FinishedHook, WorkStore } from '../work/store/port.js';
-import type { WorkItemRow } from '../work/store/tables.js';
+import { applyLeaseEffect, planUpdate, requestedStatus } from '../work/index.js';
+import { WorkItemNotFound } from '../work/index.js';
+import { type Plan, type RecentItems, changeItem } from '../work/index.js';
+import { type Actor, SYSTEM_ACTOR } from '../work/index.js';
+import { CONVERSATION_MOVES, type ConversationMove, conversationMoveApplies, isFinal } from '../work/contract.js';
+import { NO_OBSERVER, type WorkObserver } from '../work/index.js';
+import type { UpdateWorkItem } from '../work/contract.js';
+import { type ReviewGate, actorFor, actorOf, serializePayload } from '../work/index.js';
+import type { FinishedHook, WorkStore } from '../work/index.js';
+import type { WorkItemRow } from '../work/index.js';
 import { decodePosition, encodePosition } from './cursor.js';
 import {
   MayNotAsk,

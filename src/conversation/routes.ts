@@ -1,9 +1,9 @@
 import { Type } from 'typebox';
-import { ACCESS } from '../auth/roles.js';
+import { ACCESS } from '../auth/contract.js';
 import type { HttpApp } from '../shared/http/types.js';
 import { withHeaders } from '../shared/http/openapi.js';
 import { problemResponses } from '../shared/http/schemas.js';
-import { WorkIdParamsSchema } from '../work/api-contract.js';
+import { WorkIdParamsSchema } from '../work/contract.js';
 import type { CommentService } from './comments.js';
 import type { QuestionService } from './questions.js';
 import {

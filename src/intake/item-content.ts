@@ -2,8 +2,8 @@
 // note and payload entry. Bounded under the work service's limits (notes 10,000 characters, payload
 // 64 KiB) and cut without splitting a character, since half of one is not storable (clean-text.ts).
 
-import type { ClassifyResult } from '../classify/categories.js';
-import { MAX_PAYLOAD_BYTES } from '../work/api-contract.js';
+import type { ClassifyResult } from '../classify/contract.js';
+import { MAX_PAYLOAD_BYTES } from '../work/contract.js';
 import { cutText } from './clean-text.js';
 import type { ParsedMessage } from './mime.js';
 

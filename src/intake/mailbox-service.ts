@@ -5,7 +5,7 @@
 import { randomId } from '../shared/db/ids.js';
 import { isForeignKeyViolation } from '../shared/db/database.js';
 import { ValidationError, type FieldError } from '../shared/errors.js';
-import { UnknownProjectReference } from '../work/errors.js';
+import { UnknownProjectReference } from '../work/index.js';
 import type { WorkForIntake } from './work-port.js';
 import { MailboxNotFound, NoSecretKey } from './errors.js';
 import { type GraphEndpoints, createGraphClient, probeGraph } from './graph/client.js';

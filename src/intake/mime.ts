@@ -4,7 +4,7 @@
 
 import { createHash } from 'node:crypto';
 import { type AddressObject, type EmailAddress, simpleParser } from 'mailparser';
-import type { GraphEmailAddress, GraphMessage } from '../email/normalize.js';
+import type { GraphEmailAddress, GraphMessage } from '../email/index.js';
 import { cleanOptional, cleanText } from './clean-text.js';
 
 /** Headers passed on to the classifier: the ones that say a message is bulk or automated. */

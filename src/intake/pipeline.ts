@@ -4,16 +4,16 @@
 
 import { randomId } from '../shared/db/ids.js';
 import type { Logger } from 'pino';
-import type { ClassifyResult } from '../classify/categories.js';
-import type { GraphMessage } from '../email/normalize.js';
-import type { ClassifyRequest } from '../classify/schemas.js';
-import type { ClassifyService } from '../classify/service.js';
-import { prepareBody } from '../email/body-text.js';
+import type { ClassifyResult } from '../classify/contract.js';
+import type { GraphMessage } from '../email/index.js';
+import type { ClassifyRequest } from '../classify/contract.js';
+import type { ClassifyService } from '../classify/index.js';
+import { prepareBody } from '../email/index.js';
 import { createCoalescer } from '../shared/db/coalesce.js';
 import { isUniqueViolation } from '../shared/db/database.js';
 import { ValidationError } from '../shared/errors.js';
 import type { MailWorkItems, PlannedMailItem, WorkForIntake } from './work-port.js';
-import { isFinal } from '../work/items/lifecycle.js';
+import { isFinal } from '../work/contract.js';
 import { cleanDeep, cleanText, cutText } from './clean-text.js';
 import { LeaseLost } from './errors.js';
 import { type LogView, createLogView } from './log-view.js';

@@ -1,7 +1,7 @@
 // What a classified message becomes, by the mailbox's routing rules. Pure: no I/O, so the whole
 // table of cases is tested directly.
 
-import type { Priority } from '../classify/categories.js';
+import type { Priority } from '../classify/contract.js';
 import { EMAIL_TASK_TYPE, type RoutingRule } from './schemas.js';
 
 /** The classification's priority on the work item scale (1 is the highest). */

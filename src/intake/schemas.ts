@@ -1,7 +1,7 @@
 import { type Static, Type } from 'typebox';
-import { CATEGORIES, FALLBACK_CATEGORY } from '../classify/categories.js';
+import { CATEGORIES, FALLBACK_CATEGORY } from '../classify/contract.js';
 import { Nullable, TimestampSchema, UuidSchema } from '../shared/http/schemas.js';
-import { AgentNameSchema, PrioritySchema, WorkTypeSchema } from '../work/api-contract.js';
+import { AgentNameSchema, PrioritySchema, WorkTypeSchema } from '../work/contract.js';
 import { AUTH_KINDS, MAILBOX_KINDS, MAILBOX_STATES, MESSAGE_ACTIONS, MESSAGE_SOURCES, TLS_MODES } from './tables.js';
 
 export const MAX_RULES = 100;

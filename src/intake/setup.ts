@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { ClassifyService } from '../classify/service.js';
+import type { ClassifyService } from '../classify/index.js';
 import type { Config } from '../shared/config/config.js';
 import type { Database } from '../shared/db/database.js';
 import type { HttpApp } from '../shared/http/types.js';

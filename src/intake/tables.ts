@@ -1,5 +1,5 @@
 import type { Generated } from 'kysely';
-import type { WorkTables } from '../work/store/tables.js';
+import type { WorkTables } from '../work/index.js';
 
 // Columns mirror the API's snake_case names. `rules` and `classification` are JSON text;
 // `enabled` and `needs_action` are 0/1 on both stores so the two read alike.

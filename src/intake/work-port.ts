@@ -1,9 +1,9 @@
 import type { UnitOfWork } from '../shared/db/schema.js';
-import type { CreateWorkItem } from '../work/api-contract.js';
-import type { Plan } from '../work/items/changes.js';
-import type { PlannedItem } from '../work/items/service.js';
-import type { Actor } from '../work/items/view.js';
-import type { WorkItemRow } from '../work/store/tables.js';
+import type { CreateWorkItem } from '../work/contract.js';
+import type { Plan } from '../work/index.js';
+import type { PlannedItem } from '../work/index.js';
+import type { Actor } from '../work/index.js';
+import type { WorkItemRow } from '../work/index.js';
 
 // What mail intake may do with work items, and nothing more: create items from mail and add a
 // follow-up, in one commit with intake's own rows, so a message and what it made are written

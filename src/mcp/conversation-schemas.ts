@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
-import { AskSchema, CommentSchema, CreateCommentSchema, QuestionSchema } from '../conversation/schemas.js';
-import { WorkItemSchema } from '../work/api-contract.js';
+import { AskSchema, CommentSchema, CreateCommentSchema, QuestionSchema } from '../conversation/contract.js';
+import { WorkItemSchema } from '../work/contract.js';
 
 // The conversation tools' input and output schemas, made from the API's own schemas as schemas.ts does for the
 // work tools, so a tool refuses exactly what the route behind it would.

@@ -1,6 +1,6 @@
-import { ACCESS } from '../auth/roles.js';
+import { ACCESS } from '../auth/contract.js';
 import type { WorkClient } from '../client/work-client.js';
-import type { Question } from '../conversation/schemas.js';
+import type { Question } from '../conversation/contract.js';
 import {
   AskInputSchema,
   CommentInputSchema,

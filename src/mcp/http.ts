@@ -1,8 +1,8 @@
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { hostName } from '../auth/access-hook.js';
-import { ACCESS, CSRF_HEADER } from '../auth/roles.js';
+import { hostName } from '../auth/index.js';
+import { ACCESS, CSRF_HEADER } from '../auth/contract.js';
 import { createInjectFetch } from '../client/inject-fetch.js';
 import { createWorkClient } from '../client/work-client.js';
 import { type AuthConfig, isLoopbackHost } from '../shared/config/config.js';

@@ -1,6 +1,6 @@
 import { randomId } from '../shared/db/ids.js';
 import type { FastifyInstance, FastifyRequest, InjectOptions } from 'fastify';
-import type { Principal } from '../auth/authenticator.js';
+import type { Principal } from '../auth/index.js';
 import type { HttpApp } from '../shared/http/types.js';
 
 // Stopping the tools' inner API calls (through `app.inject`) when their agent stops listening or cancels:

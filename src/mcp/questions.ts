@@ -1,7 +1,7 @@
 import { openQuestionOf } from '../client/open-question.js';
 import type { WorkClient } from '../client/work-client.js';
-import type { Question } from '../conversation/schemas.js';
-import type { WorkItem } from '../work/api-contract.js';
+import type { Question } from '../conversation/contract.js';
+import type { WorkItem } from '../work/contract.js';
 import { TOOL_WAIT_MAX_S } from './conversation-schemas.js';
 
 // What the tools tell a model about a question to a person: the next step for an open one, an

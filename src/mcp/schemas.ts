@@ -1,5 +1,5 @@
 import { type TObject, type TProperties, Type } from 'typebox';
-import { CommentSchema, CommentsQuerySchema, CONVERSATION_PAGE } from '../conversation/schemas.js';
+import { CommentSchema, CommentsQuerySchema, CONVERSATION_PAGE } from '../conversation/contract.js';
 import { Nullable, TimestampSchema } from '../shared/http/schemas.js';
 import {
   ClaimSchema,
@@ -11,8 +11,8 @@ import {
   WorkItemDetailSchema,
   WorkItemSchema,
   WorkItemSummarySchema,
-} from '../work/api-contract.js';
-import { PlanParentSchema, PlanStepSchema, MAX_PLAN_STEPS, SubmittedPlanSchema } from '../work/plans/schemas.js';
+} from '../work/contract.js';
+import { PlanParentSchema, PlanStepSchema, MAX_PLAN_STEPS, SubmittedPlanSchema } from '../work/contract.js';
 
 // The tools' input and output schemas, made from the API's own TypeBox schemas: an argument has
 // the API's name, bounds and description, and an answer is the API's answer. Only what the MCP

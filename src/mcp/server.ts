@@ -14,7 +14,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import type { ErrorObject, ValidateFunction } from 'ajv';
-import { roleMay } from '../auth/roles.js';
+import { roleMay } from '../auth/contract.js';
 import { createAjv } from '../shared/http/validation.js';
 import { ProblemError } from '../client/errors.js';
 import type { WorkClient } from '../client/work-client.js';

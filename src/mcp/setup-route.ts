@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Type } from 'typebox';
-import { ACCESS } from '../auth/roles.js';
+import { ACCESS } from '../auth/contract.js';
 import type { HttpApp } from '../shared/http/types.js';
 import { problemResponses } from '../shared/http/schemas.js';
 

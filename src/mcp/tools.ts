@@ -1,12 +1,12 @@
 import type { Static, TSchema } from 'typebox';
-import { ACCESS, type Access, type Role } from '../auth/roles.js';
+import { ACCESS, type Access, type Role } from '../auth/contract.js';
 import { ProblemError } from '../client/errors.js';
 import { withNote } from '../client/notes.js';
 import type { WorkClient } from '../client/work-client.js';
-import { MOVES } from '../work/items/lifecycle.js';
-import { patchForMove } from '../work/items/move-request.js';
-import type { Comment } from '../conversation/schemas.js';
-import type { UpdateWorkItem, WorkItem } from '../work/api-contract.js';
+import { MOVES } from '../work/contract.js';
+import { patchForMove } from '../work/contract.js';
+import type { Comment } from '../conversation/contract.js';
+import type { UpdateWorkItem, WorkItem } from '../work/contract.js';
 import {
   BlockInputSchema,
   ChildrenInputSchema,

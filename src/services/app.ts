@@ -9,9 +9,9 @@ import {
   documentCsrf,
   installAccessControl,
   publicScope,
-} from '../auth/access-hook.js';
-import { ACCESS } from '../auth/roles.js';
-import { type AuthParts, createAuthParts } from '../auth/setup.js';
+} from '../auth/index.js';
+import { ACCESS } from '../auth/contract.js';
+import { type AuthParts, createAuthParts } from '../auth/index.js';
 import type { Config } from '../shared/config/config.js';
 import type { Database } from '../shared/db/database.js';
 import type { HttpApp } from '../shared/http/types.js';

@@ -1,11 +1,11 @@
-import { CONVERSATION_EVENTS, eventDataOf, newComment, toComment } from '../conversation/rows.js';
-import type { ConversationStatementsOn } from '../conversation/store/index.js';
-import type { WorkForIntake } from '../intake/work-port.js';
-import { WorkItemNotFound } from '../work/errors.js';
-import { changeItem } from '../work/items/changes.js';
-import { planItem, writePlannedItems } from '../work/items/service.js';
-import type { WorkStore } from '../work/store/port.js';
-import type { WorkItemRow } from '../work/store/tables.js';
+import { CONVERSATION_EVENTS, eventDataOf, newComment, toComment } from '../conversation/index.js';
+import type { ConversationStatementsOn } from '../conversation/index.js';
+import type { WorkForIntake } from '../intake/index.js';
+import { WorkItemNotFound } from '../work/index.js';
+import { changeItem } from '../work/index.js';
+import { planItem, writePlannedItems } from '../work/index.js';
+import type { WorkStore } from '../work/index.js';
+import type { WorkItemRow } from '../work/index.js';
 
 // Intake's work port on the work store: intake's rows and the items a message made commit in
 // one transaction.

@@ -5,9 +5,9 @@ import {
   PrincipalSchema,
   SignInSchema,
   TokenRecordSchema,
-} from '../auth/schemas.js';
-import { ClassifyRequestSchema, ClassifyResultSchema } from '../classify/schemas.js';
-import { UsageReportSchema } from '../classify/usage/routes.js';
+} from '../auth/contract.js';
+import { ClassifyRequestSchema, ClassifyResultSchema } from '../classify/contract.js';
+import { UsageReportSchema } from '../classify/index.js';
 import {
   AnswerSchema,
   AskSchema,
@@ -17,7 +17,7 @@ import {
   LinkSchema,
   QuestionCountsSchema,
   QuestionSchema,
-} from '../conversation/schemas.js';
+} from '../conversation/contract.js';
 import {
   ConnectionTestSchema,
   CreateMailboxSchema,
@@ -25,10 +25,10 @@ import {
   IntakeMessageSchema,
   MailboxSchema,
   UpdateMailboxSchema,
-} from '../intake/schemas.js';
+} from '../intake/contract.js';
 import type { NamedSchemas } from '../shared/http/openapi.js';
 import { HealthSchema, ProblemSchema } from '../shared/http/schemas.js';
-import { CreatePlanSchema, SubmittedPlanSchema } from '../work/plans/schemas.js';
+import { CreatePlanSchema, SubmittedPlanSchema } from '../work/contract.js';
 import {
   BlockerSchema,
   ChildCountsSchema,
@@ -45,8 +45,8 @@ import {
   WorkItemDetailSchema,
   WorkItemSchema,
   WorkItemSummarySchema,
-} from '../work/api-contract.js';
-import { WorkStatsSchema } from '../work/stats/schemas.js';
+} from '../work/contract.js';
+import { WorkStatsSchema } from '../work/contract.js';
 
 // The types each OpenAPI document names in components.schemas, so that a client generated from
 // it has them by name (WorkItem, Problem, Question, ...): the main answers and request bodies.

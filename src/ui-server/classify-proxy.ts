@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import { Agent, fetch } from 'undici';
-import { ACCESS, CSRF_HEADER } from '../auth/roles.js';
-import { classifyDeadlineMs } from '../classify/deadline.js';
+import { ACCESS, CSRF_HEADER } from '../auth/contract.js';
+import { classifyDeadlineMs } from '../classify/index.js';
 import type { LlmConfig } from '../shared/config/config.js';
 import type { HttpApp } from '../shared/http/types.js';
 import { PROBLEM_CONTENT_TYPE, problem } from '../shared/errors.js';

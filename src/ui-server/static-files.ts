@@ -2,8 +2,8 @@ import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fastifyStatic from '@fastify/static';
-import { publicScope } from '../auth/access-hook.js';
-import { ACCESS } from '../auth/roles.js';
+import { publicScope } from '../auth/index.js';
+import { ACCESS } from '../auth/contract.js';
 import type { HttpApp } from '../shared/http/types.js';
 
 // The UI is a static build (web/dist) served from this process, on the API's origin, so it

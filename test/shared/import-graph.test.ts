@@ -40,12 +40,18 @@ const BROWSER_SAFE = [
   'work/items/lifecycle.ts',
   'work/items/move-request.ts',
   'work/items/statuses.ts',
+  'work/plans/schemas.ts',
   'work/stats/schemas.ts',
 ];
 
 // Server modules the web UI may name only in `import type`, so nothing of them is bundled: the
 // event names' lists, which web/src/lib/event-names.ts checks its own copy against.
 const TYPE_ONLY = ['conversation/rows.ts', 'work/events/hub.ts', 'work/items/changes.ts', 'work/projects/service.ts'];
+
+// A feature's entry files: what other folders may import of it. contract.ts holds the wire
+// vocabulary (schemas, import-free lists) that clients and the CLI load without the server.
+const FEATURES = ['auth', 'email', 'classify', 'work', 'conversation', 'intake'];
+const ENTRY_FILES = ['index.ts', 'contract.ts'];
 
 function sourcesOf(dir: string, extensions: string[]): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
@@ -149,6 +155,39 @@ describe('src/ imports', () => {
         .map((target) => `${relative(ROOT, file)} → ${relative(ROOT, target)}`);
     });
     expect(upward).toEqual([]);
+  });
+
+  it("reach into another feature only through that feature's entry files", () => {
+    const reaching = [...graph].flatMap(([file, targets]) => {
+      const from = relative(ROOT, file).split('/')[0];
+      return targets
+        .map((target) => relative(ROOT, target))
+        .filter((target) => {
+          const [feature, ...rest] = target.split('/');
+          return FEATURES.includes(feature!) && feature !== from && !ENTRY_FILES.includes(rest.join('/'));
+        })
+        .map((target) => `${relative(ROOT, file)} → ${target}`);
+    });
+    expect(reaching).toEqual([]);
+  });
+
+  it('keep entry files to re-exports, and contract.ts to browser-safe modules', () => {
+    for (const feature of FEATURES) {
+      for (const entry of ENTRY_FILES) {
+        const file = join(ROOT, feature, entry);
+        if (!graph.has(file)) continue;
+        const code = readFileSync(file, 'utf8')
+          .replace(/^\/\/.*$/gm, '')
+          .replace(/export\s+(type\s+)?\{[^}]*\}\s+from\s+'[^']+';/g, '')
+          .trim();
+        expect(code, `${feature}/${entry} holds only re-exports`).toBe('');
+      }
+      const contract = join(ROOT, feature, 'contract.ts');
+      expect(
+        (graph.get(contract) ?? []).map((target) => relative(ROOT, target)).filter((t) => !BROWSER_SAFE.includes(t)),
+        `${feature}/contract.ts`,
+      ).toEqual([]);
+    }
   });
 
   it('put every top-level folder in a layer', () => {

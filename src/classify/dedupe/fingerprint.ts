@@ -2,7 +2,7 @@
 // the same one, whatever the reply prefixes and quoted history around it.
 
 import { createHash } from 'node:crypto';
-import type { Email } from '../../email/normalize.js';
+import type { Email } from '../../email/index.js';
 
 /** Reply and forward prefixes in the languages mail clients most often write them in. */
 const SUBJECT_PREFIX = /^\s*(?:(?:re|fw|fwd|aw|wg|sv|vs|antw|tr|rif)\s*(?:\[\d+\]|\(\d+\))?\s*[:：]\s*)+/i;

@@ -3,7 +3,7 @@
 // and fills the details a reviewer needs to act on the verdict.
 
 import type { Category, Priority } from '../categories.js';
-import type { Email } from '../../email/normalize.js';
+import type { Email } from '../../email/index.js';
 import type { ModelAnswer } from '../llm/answer.js';
 import { extractAttachments, extractOrganizations, extractPeople } from './extract.js';
 import { dayOfDate, dayOfTimestamp, resolveDueDate, workingDaysBetween, type Day, type DueDate } from './due-date.js';

@@ -1,7 +1,7 @@
 // What the envelope says about a message, whatever its language: who sent it (a person, a
 // machine, a mailing system), where replies go, and whether a sender or link borrows a brand.
 
-import type { Email } from '../../email/normalize.js';
+import type { Email } from '../../email/index.js';
 import { hostsInText, imitatedBrand, ownsDomain, brandInName } from './lookalike.js';
 
 // Local parts of machines and mailing systems, in the four languages we read.

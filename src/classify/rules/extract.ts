@@ -2,7 +2,7 @@
 // organizations from the addresses, mentions and signature; file names from text. Deadlines
 // are found with the signals, in the email's own language (signals.ts).
 
-import type { Email, Mailbox } from '../../email/normalize.js';
+import type { Email, Mailbox } from '../../email/index.js';
 import { isMachineAddress } from './envelope.js';
 
 const FREE_MAIL = new Set([

@@ -2,7 +2,7 @@
 // envelope or the text; the names are what `details.source_signals` reports. Text signals are
 // read with the lexicons of the languages the email is written in (language.ts).
 
-import type { Email } from '../../email/normalize.js';
+import type { Email } from '../../email/index.js';
 import { lookalikeBrands, replyToMismatch, senderKind } from './envelope.js';
 import { detectLanguages } from './language.js';
 import { COMPILED, findWords, hasWords, PHRASE_SIGNALS, type CompiledLexicon, type Language } from './lexicon.js';

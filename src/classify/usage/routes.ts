@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { ACCESS } from '../../auth/roles.js';
+import { ACCESS } from '../../auth/contract.js';
 import type { HttpApp } from '../../shared/http/types.js';
 import { Nullable, problemResponses } from '../../shared/http/schemas.js';
 import { MAX_DAY_ROWS, USAGE_GROUPS, type UsageReader } from './report.js';

@@ -1,14 +1,10 @@
 import { sql } from 'kysely';
-import type { DependentNotes } from '../../work/store/dependencies-port.js';
+import { RANDOM_UUID_SQL } from '../../shared/db/ids.js';
+import type { DependentNotes } from '../../work/index.js';
 
 // The notes an item's end leaves on its dependents' timelines, as comments of kind `note`: the
-// work store writes them in the change's own commit (its statement on PostgreSQL), and asks
-// here for the write, since the comments are the conversation's table. The dependents' counter
-// is moved by the work store's update of the dependents, in the same commit.
-
-/** A random (version 4) UUID in SQLite's SQL, for rows written by SQL alone. */
-const RANDOM_UUID_SQL = sql`lower(hex(randomblob(4)) || '-' || hex(randomblob(2)) || '-4' || substr(hex(randomblob(2)), 2) || '-' ||
-  substr('89ab', 1 + (abs(random()) % 4), 1) || substr(hex(randomblob(2)), 2) || '-' || hex(randomblob(6)))`;
+// work store writes them in the change's own commit and asks here for the statement, since the
+// comments are the conversation's table (the dependents' counter moves in the work store's update).
 
 export const DEPENDENT_NOTES: DependentNotes = {
   async insert(db, note) {

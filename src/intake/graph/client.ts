@@ -2,7 +2,7 @@
 // delta query on the mailbox's folder. Failures are named by stage like IMAP's (connection.ts).
 
 import { lookup } from 'node:dns/promises';
-import type { GraphMessage } from '../../email/normalize.js';
+import type { GraphMessage } from '../../email/index.js';
 import { cleanDeep, cleanOptional } from '../clean-text.js';
 import { ConnectionFailure } from '../failure.js';
 import type { ConnectionTest } from '../schemas.js';

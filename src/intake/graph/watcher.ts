@@ -2,7 +2,7 @@
 // interval (and at once when poked), each page's messages going through the pipeline in order.
 
 import type { Logger } from 'pino';
-import type { GraphMessage } from '../../email/normalize.js';
+import type { GraphMessage } from '../../email/index.js';
 import { LeaseLost } from '../errors.js';
 import { ConnectionFailure } from '../failure.js';
 import { COMMIT_BATCH, runOrdered } from '../ordered.js';

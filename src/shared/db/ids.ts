@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { sql } from 'kysely';
 
 // Every id the desk makes, in one place: random ones for what people name and see, and two
 // time-ordered kinds (UUID version 7, RFC 9562) for rows written at a rate or read in order.
@@ -60,3 +61,7 @@ export function sequentialId(): string {
     random.slice(17, 32);
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
 }
+
+/** A random (version 4) UUID in SQLite's SQL, for rows written by SQL alone. */
+export const RANDOM_UUID_SQL = sql`lower(hex(randomblob(4)) || '-' || hex(randomblob(2)) || '-4' || substr(hex(randomblob(2)), 2) || '-' ||
+  substr('89ab', 1 + (abs(random()) % 4), 1) || substr(hex(randomblob(2)), 2) || '-' || hex(randomblob(6)))`;

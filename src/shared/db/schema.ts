@@ -1,16 +1,14 @@
 import type { Kysely, Transaction } from 'kysely';
 
-// The one typed schema of the database. Shared knows no feature, so the interface starts empty
-// and each feature adds its own tables beside their row types, by module augmentation:
-//
-//   declare module '../shared/db/schema.js' {
-//     interface DatabaseSchema extends WorkTables {}
-//   }
-//
-// Every store then builds its statements on the same handle and the same unit of work, with no
-// cast to its own tables. A store imports its tables file (a type import is enough), so the
-// augmentation is part of every program that compiles the store.
+// The one typed schema of the database: every store builds its statements on the same handle and
+// the same unit of work, with no cast to its own tables.
 
+/**
+ * Starts empty, since shared knows no feature: each feature adds its tables beside their row
+ * types, by module augmentation (`declare module '…/shared/db/schema.js' { interface
+ * DatabaseSchema extends WorkTables {} }`). A store imports its tables file, so the augmentation
+ * is part of every program that compiles the store.
+ */
 // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- filled by the features' augmentations
 export interface DatabaseSchema {}
 

@@ -2,7 +2,7 @@ import type { ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { Type } from 'typebox';
 import type { Database } from '../../shared/db/database.js';
-import { ACCESS } from '../../auth/roles.js';
+import { ACCESS } from '../../auth/contract.js';
 import { ValidationError } from '../../shared/errors.js';
 import type { HttpApp } from '../../shared/http/types.js';
 import { withHeaders } from '../../shared/http/openapi.js';

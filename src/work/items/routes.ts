@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
-import { actingAgent, assertMayDispatch, requireActingAgent } from '../../auth/policy.js';
-import { ACCESS } from '../../auth/roles.js';
+import { actingAgent, assertMayDispatch, requireActingAgent } from '../../auth/index.js';
+import { ACCESS } from '../../auth/contract.js';
 import type { HttpApp } from '../../shared/http/types.js';
 import { withHeaders } from '../../shared/http/openapi.js';
 import { problemResponses } from '../../shared/http/schemas.js';

@@ -1,12 +1,12 @@
 import { randomId } from '../../shared/db/ids.js';
-import type { Principal } from '../../auth/authenticator.js';
+import type { Principal } from '../../auth/index.js';
 import {
   assertMayChangeItem,
   assertMayLowerReview,
   assertMaySubmitBelowReview,
   isHolder,
   isPerson,
-} from '../../auth/policy.js';
+} from '../../auth/index.js';
 import { isForeignKeyViolation } from '../../shared/db/database.js';
 import { ValidationError } from '../../shared/errors.js';
 import { decodeCursor, encodeCursor } from './cursor.js';

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { ACCESS } from '../../auth/roles.js';
+import { ACCESS } from '../../auth/contract.js';
 import type { HttpApp } from '../../shared/http/types.js';
 import { withHeaders } from '../../shared/http/openapi.js';
 import { problemResponses } from '../../shared/http/schemas.js';

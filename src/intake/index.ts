@@ -1,0 +1,4 @@
+// intake's entry: what the layers above and the composition root may import of it (wire vocabulary: contract.ts).
+
+export { registerIntake } from './setup.js';
+export type { WorkForIntake } from './work-port.js';
