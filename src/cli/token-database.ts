@@ -1,8 +1,6 @@
 import pino from 'pino';
 import { CreateTokenSchema, type CreateToken } from '../auth/contract.js';
-import { createAuthStore } from '../auth/index.js';
-import { REVOCATIONS_CHANNEL } from '../auth/index.js';
-import { createTokenService } from '../auth/index.js';
+import { createAuthStore, REVOCATIONS_CHANNEL, createTokenService } from '../auth/index.js';
 import { ConfigError } from '../shared/config/config.js';
 import type { Database } from '../shared/db/database.js';
 import { ValidationError } from '../shared/errors.js';

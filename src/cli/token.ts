@@ -1,7 +1,6 @@
 import { existsSync } from 'node:fs';
 import { type Command, Option } from 'commander';
-import type { CreateToken, TokenRecord } from '../auth/contract.js';
-import { ROLES } from '../auth/contract.js';
+import { type CreateToken, type TokenRecord, ROLES } from '../auth/contract.js';
 import { DEFAULT_DATABASE_URL } from '../shared/config/config.js';
 import { type CliContext, UsageError } from './context.js';
 import type { TokenBackend } from './token-backend.js';

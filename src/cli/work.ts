@@ -1,8 +1,17 @@
 import { type Command, Option } from 'commander';
-import type { ListWorkQuery, UpdateWorkItem, WorkItem, WorkItemSummary } from '../work/contract.js';
-import { LEASE_LIMITS, MAX_PAGE_SIZE, SORT_ORDERS, WAIT_LIMITS, WORK_STATUSES } from '../work/contract.js';
-import { MOVES } from '../work/contract.js';
-import { patchForMove } from '../work/contract.js';
+import {
+  type ListWorkQuery,
+  type UpdateWorkItem,
+  type WorkItem,
+  type WorkItemSummary,
+  LEASE_LIMITS,
+  MAX_PAGE_SIZE,
+  SORT_ORDERS,
+  WAIT_LIMITS,
+  WORK_STATUSES,
+  MOVES,
+  patchForMove,
+} from '../work/contract.js';
 import type { CliContext } from './context.js';
 import { json, paintFor } from './format.js';
 import { integer, itemId, itemIds, list, projectId, readPayload } from './options.js';

@@ -15,9 +15,10 @@ import type {
   WorkItem,
   WorkItemDetail,
   WorkItemSummary,
+  CreatePlan,
+  SubmittedPlan,
 } from '../work/contract.js';
 import { conversationCalls } from './conversation-calls.js';
-import type { CreatePlan, SubmittedPlan } from '../work/contract.js';
 import { ProblemError } from './errors.js';
 import { withNote } from './notes.js';
 import { type CallOptions, type ClientOptions, createRequester } from './http.js';

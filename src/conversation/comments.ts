@@ -1,10 +1,15 @@
 import type { Principal } from '../auth/index.js';
 import type { DatabaseHandle } from '../shared/db/schema.js';
 import { ValidationError } from '../shared/errors.js';
-import { WorkItemNotFound } from '../work/index.js';
-import { type RecentItems, changeItem } from '../work/index.js';
-import type { ItemWithDispatches, WorkStore } from '../work/index.js';
-import { actorFor, actorOf } from '../work/index.js';
+import {
+  WorkItemNotFound,
+  type RecentItems,
+  changeItem,
+  type ItemWithDispatches,
+  type WorkStore,
+  actorFor,
+  actorOf,
+} from '../work/index.js';
 import { decodePosition, encodePosition } from './cursor.js';
 import { misleadingTitle } from './link-title.js';
 import { CommentNotFound, MayNotComment } from './errors.js';

@@ -1,18 +1,34 @@
 import { randomId } from '../shared/db/ids.js';
-import type { Principal } from '../auth/index.js';
-import { assertMayChangeItem, assertNotOwnReviewer, isHolder } from '../auth/index.js';
+import { type Principal, assertMayChangeItem, assertNotOwnReviewer, isHolder } from '../auth/index.js';
 import type { DatabaseHandle } from '../shared/db/schema.js';
 import { ValidationError } from '../shared/errors.js';
-import { applyLeaseEffect, planUpdate, requestedStatus } from '../work/index.js';
-import { WorkItemNotFound } from '../work/index.js';
-import { type Plan, type RecentItems, changeItem } from '../work/index.js';
-import { type Actor, SYSTEM_ACTOR } from '../work/index.js';
-import { CONVERSATION_MOVES, type ConversationMove, conversationMoveApplies, isFinal } from '../work/contract.js';
-import { NO_OBSERVER, type WorkObserver } from '../work/index.js';
-import type { UpdateWorkItem } from '../work/contract.js';
-import { type ReviewGate, actorFor, actorOf, serializePayload } from '../work/index.js';
-import type { FinishedHook, WorkStore } from '../work/index.js';
-import type { WorkItemRow } from '../work/index.js';
+import {
+  applyLeaseEffect,
+  planUpdate,
+  requestedStatus,
+  WorkItemNotFound,
+  type Plan,
+  type RecentItems,
+  changeItem,
+  type Actor,
+  SYSTEM_ACTOR,
+  NO_OBSERVER,
+  type WorkObserver,
+  type ReviewGate,
+  actorFor,
+  actorOf,
+  serializePayload,
+  type FinishedHook,
+  type WorkStore,
+  type WorkItemRow,
+} from '../work/index.js';
+import {
+  CONVERSATION_MOVES,
+  type ConversationMove,
+  conversationMoveApplies,
+  isFinal,
+  type UpdateWorkItem,
+} from '../work/contract.js';
 import { decodePosition, encodePosition } from './cursor.js';
 import {
   MayNotAsk,

@@ -1,6 +1,5 @@
 import { sequentialId } from '../shared/db/ids.js';
-import type { Actor } from '../work/index.js';
-import type { WorkItemRow } from '../work/index.js';
+import type { Actor, WorkItemRow } from '../work/index.js';
 import type { Comment, CommentKind, InboxEntry, Link, Question } from './schemas.js';
 import type { InboxRow } from './store/port.js';
 import type { CommentRow, QuestionRow } from './tables.js';

@@ -1,8 +1,6 @@
 import type { Logger } from 'pino';
 import type { Database } from '../shared/db/database.js';
-import type { RecentItems } from '../work/index.js';
-import type { WorkObserver } from '../work/index.js';
-import type { WorkStore } from '../work/index.js';
+import type { RecentItems, WorkObserver, WorkStore } from '../work/index.js';
 import { createCommentService } from './comments.js';
 import { createQuestionService } from './questions.js';
 import { conversationStatementsFor } from './store/index.js';

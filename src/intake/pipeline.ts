@@ -4,11 +4,9 @@
 
 import { randomId } from '../shared/db/ids.js';
 import type { Logger } from 'pino';
-import type { ClassifyResult } from '../classify/contract.js';
-import type { GraphMessage } from '../email/index.js';
-import type { ClassifyRequest } from '../classify/contract.js';
+import type { ClassifyResult, ClassifyRequest } from '../classify/contract.js';
+import { type GraphMessage, prepareBody } from '../email/index.js';
 import type { ClassifyService } from '../classify/index.js';
-import { prepareBody } from '../email/index.js';
 import { createCoalescer } from '../shared/db/coalesce.js';
 import { isUniqueViolation } from '../shared/db/database.js';
 import { ValidationError } from '../shared/errors.js';

@@ -1,9 +1,6 @@
 import type { UnitOfWork } from '../shared/db/schema.js';
 import type { CreateWorkItem } from '../work/contract.js';
-import type { Plan } from '../work/index.js';
-import type { PlannedItem } from '../work/index.js';
-import type { Actor } from '../work/index.js';
-import type { WorkItemRow } from '../work/index.js';
+import type { Plan, PlannedItem, Actor, WorkItemRow } from '../work/index.js';
 
 // What mail intake may do with work items, and nothing more: create items from mail and add a
 // follow-up, in one commit with intake's own rows, so a message and what it made are written

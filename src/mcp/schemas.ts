@@ -11,8 +11,11 @@ import {
   WorkItemDetailSchema,
   WorkItemSchema,
   WorkItemSummarySchema,
+  PlanParentSchema,
+  PlanStepSchema,
+  MAX_PLAN_STEPS,
+  SubmittedPlanSchema,
 } from '../work/contract.js';
-import { PlanParentSchema, PlanStepSchema, MAX_PLAN_STEPS, SubmittedPlanSchema } from '../work/contract.js';
 
 // The tools' input and output schemas, made from the API's own TypeBox schemas: an argument has
 // the API's name, bounds and description, and an answer is the API's answer. Only what the MCP

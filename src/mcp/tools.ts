@@ -3,10 +3,8 @@ import { ACCESS, type Access, type Role } from '../auth/contract.js';
 import { ProblemError } from '../client/errors.js';
 import { withNote } from '../client/notes.js';
 import type { WorkClient } from '../client/work-client.js';
-import { MOVES } from '../work/contract.js';
-import { patchForMove } from '../work/contract.js';
+import { MOVES, patchForMove, type UpdateWorkItem, type WorkItem } from '../work/contract.js';
 import type { Comment } from '../conversation/contract.js';
-import type { UpdateWorkItem, WorkItem } from '../work/contract.js';
 import {
   BlockInputSchema,
   ChildrenInputSchema,

@@ -9,9 +9,10 @@ import {
   documentCsrf,
   installAccessControl,
   publicScope,
+  type AuthParts,
+  createAuthParts,
 } from '../auth/index.js';
 import { ACCESS } from '../auth/contract.js';
-import { type AuthParts, createAuthParts } from '../auth/index.js';
 import type { Config } from '../shared/config/config.js';
 import type { Database } from '../shared/db/database.js';
 import type { HttpApp } from '../shared/http/types.js';

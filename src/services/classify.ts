@@ -1,16 +1,19 @@
 import type { Logger } from 'pino';
 import { createClassifyBudget } from '../auth/index.js';
 import { ACCESS } from '../auth/contract.js';
-import { createDedupeStore } from '../classify/index.js';
-import type { Backoff } from '../classify/index.js';
-import { createClassifyMetrics } from '../classify/index.js';
-import { registerClassifyRoutes } from '../classify/index.js';
+import {
+  createDedupeStore,
+  type Backoff,
+  createClassifyMetrics,
+  registerClassifyRoutes,
+  type ClassifyService,
+  createClassifyService,
+  createUsageReader,
+  registerUsageRoute,
+  createUsageStore,
+} from '../classify/index.js';
 import { CLASSIFY_BODY_LIMIT } from '../classify/contract.js';
-import { type ClassifyService, createClassifyService } from '../classify/index.js';
 import type { HostResolver } from '../shared/net/ssrf.js';
-import { createUsageReader } from '../classify/index.js';
-import { registerUsageRoute } from '../classify/index.js';
-import { createUsageStore } from '../classify/index.js';
 import type { Config } from '../shared/config/config.js';
 import { registerDatabaseMetrics } from '../shared/observability/database-metrics.js';
 import type { Database } from '../shared/db/database.js';

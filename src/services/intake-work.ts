@@ -1,11 +1,19 @@
-import { CONVERSATION_EVENTS, eventDataOf, newComment, toComment } from '../conversation/index.js';
-import type { ConversationStatementsOn } from '../conversation/index.js';
+import {
+  CONVERSATION_EVENTS,
+  eventDataOf,
+  newComment,
+  toComment,
+  type ConversationStatementsOn,
+} from '../conversation/index.js';
 import type { WorkForIntake } from '../intake/index.js';
-import { WorkItemNotFound } from '../work/index.js';
-import { changeItem } from '../work/index.js';
-import { planItem, writePlannedItems } from '../work/index.js';
-import type { WorkStore } from '../work/index.js';
-import type { WorkItemRow } from '../work/index.js';
+import {
+  WorkItemNotFound,
+  changeItem,
+  planItem,
+  writePlannedItems,
+  type WorkStore,
+  type WorkItemRow,
+} from '../work/index.js';
 
 // Intake's work port on the work store: intake's rows and the items a message made commit in
 // one transaction.

@@ -28,8 +28,9 @@ import {
 } from '../intake/contract.js';
 import type { NamedSchemas } from '../shared/http/openapi.js';
 import { HealthSchema, ProblemSchema } from '../shared/http/schemas.js';
-import { CreatePlanSchema, SubmittedPlanSchema } from '../work/contract.js';
 import {
+  CreatePlanSchema,
+  SubmittedPlanSchema,
   BlockerSchema,
   ChildCountsSchema,
   ClaimSchema,
@@ -45,8 +46,8 @@ import {
   WorkItemDetailSchema,
   WorkItemSchema,
   WorkItemSummarySchema,
+  WorkStatsSchema,
 } from '../work/contract.js';
-import { WorkStatsSchema } from '../work/contract.js';
 
 // The types each OpenAPI document names in components.schemas, so that a client generated from
 // it has them by name (WorkItem, Problem, Question, ...): the main answers and request bodies.

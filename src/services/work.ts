@@ -1,10 +1,7 @@
 import type { Logger } from 'pino';
-import { registerSessionRoutes, registerTokenRoutes } from '../auth/index.js';
+import { registerSessionRoutes, registerTokenRoutes, createTokenService } from '../auth/index.js';
 import { ACCESS } from '../auth/contract.js';
-import { createTokenService } from '../auth/index.js';
-import { createUsageReader } from '../classify/index.js';
-import { registerUsageRoute } from '../classify/index.js';
-import { createUsageStore } from '../classify/index.js';
+import { createUsageReader, registerUsageRoute, createUsageStore } from '../classify/index.js';
 import { registerIntake } from '../intake/index.js';
 import { registerMcpRoutes } from '../mcp/http.js';
 import { registerMcpSetupRoute } from '../mcp/setup-route.js';
@@ -15,29 +12,37 @@ import { registerHealthRoute } from '../shared/http/health.js';
 import type { HttpApp } from '../shared/http/types.js';
 import { createSignal } from '../shared/process/signal.js';
 import { TRACED_SERVICES } from '../shared/observability/tracing.js';
-import { registerConversationGauges } from '../conversation/index.js';
-import { registerConversationRoutes } from '../conversation/index.js';
-import { createConversation } from '../conversation/index.js';
-import { DEPENDENT_NOTES } from '../conversation/index.js';
-import type { ClaimableNews } from '../work/index.js';
-import { createClaimService } from '../work/index.js';
+import {
+  registerConversationGauges,
+  registerConversationRoutes,
+  createConversation,
+  DEPENDENT_NOTES,
+} from '../conversation/index.js';
+import {
+  type ClaimableNews,
+  createClaimService,
+  createEventHub,
+  registerEventRoutes,
+  createRecentItems,
+  SWEEP_EVERY_MS,
+  startLeaseSweeper,
+  createWorkCounters,
+  registerWorkGauges,
+  createProjectService,
+  registerProjectRoutes,
+  registerWorkRoutes,
+  registerPlanRoutes,
+  createPlanService,
+  createWorkService,
+  startStatsCompactor,
+  registerStatsRoutes,
+  createStatsService,
+  createStatsStore,
+  createWorkStore,
+  type FinishedHook,
+} from '../work/index.js';
 import { registerClassifyProxy, relayTimeoutMs } from '../ui-server/classify-proxy.js';
-import { createEventHub, registerEventRoutes } from '../work/index.js';
-import { createRecentItems } from '../work/index.js';
-import { SWEEP_EVERY_MS, startLeaseSweeper } from '../work/index.js';
-import { createWorkCounters, registerWorkGauges } from '../work/index.js';
-import { createProjectService } from '../work/index.js';
-import { registerProjectRoutes, registerWorkRoutes } from '../work/index.js';
-import { registerPlanRoutes } from '../work/index.js';
-import { createPlanService } from '../work/index.js';
-import { createWorkService } from '../work/index.js';
-import { startStatsCompactor } from '../work/index.js';
-import { registerStatsRoutes } from '../work/index.js';
-import { createStatsService } from '../work/index.js';
-import { createStatsStore } from '../work/index.js';
 import { workForIntake } from './intake-work.js';
-import { createWorkStore } from '../work/index.js';
-import type { FinishedHook } from '../work/index.js';
 import { registerWebUi } from '../ui-server/static-files.js';
 import { buildServiceApp } from './app.js';
 import { WORK_SCHEMAS } from './openapi-schemas.js';

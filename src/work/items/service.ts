@@ -1,6 +1,6 @@
 import { randomId } from '../../shared/db/ids.js';
-import type { Principal } from '../../auth/index.js';
 import {
+  type Principal,
   assertMayChangeItem,
   assertMayLowerReview,
   assertMaySubmitBelowReview,
