@@ -1,16 +1,18 @@
-import fastifyMetricsModule from 'fastify-metrics';
+import fastifyMetricsModule, { type IMetricsPluginOptions } from 'fastify-metrics';
 import promClient, { Registry, collectDefaultMetrics } from 'prom-client';
 import { Type } from 'typebox';
-import type { FastifyContextConfig } from 'fastify';
+import type { FastifyContextConfig, FastifyPluginCallback } from 'fastify';
 import type { HttpApp } from '../http/types.js';
 
 // `GET /metrics` in the Prometheus text format. Counters are bumped where things happen (cheap); what
 // needs SQL is read in a gauge's `collect`, at scrape time, never on a request's path. Each app has a
 // registry of its own: tests build several apps in one process, and prom-client's global one would throw.
 
-// fastify-metrics is CommonJS with a default export: NodeNext sees the module object, whose
-// `default` is the plugin, at run time as in the types.
-const fastifyMetrics = fastifyMetricsModule.default;
+// fastify-metrics is CommonJS with a default export: Node hands over the module object, whose
+// `default` is the plugin; read it whichever way the compiler typed the import.
+type MetricsPlugin = FastifyPluginCallback<Partial<IMetricsPluginOptions>>;
+const fastifyMetrics = ((fastifyMetricsModule as unknown as { default?: MetricsPlugin }).default ??
+  (fastifyMetricsModule as unknown as MetricsPlugin)) as MetricsPlugin;
 
 /** Every metric of the desk's own starts with this. */
 export const METRIC_PREFIX = 'agentdesk_';
