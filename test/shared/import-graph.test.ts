@@ -20,6 +20,7 @@ const LAYERS = [
   ['classify'],
   ['work'],
   ['conversation'],
+  ['notify'],
   ['intake'],
   ['client'],
   ['mcp', 'cli', 'ui-server'],
@@ -50,7 +51,7 @@ const TYPE_ONLY = ['conversation/rows.ts', 'work/events/hub.ts', 'work/items/cha
 
 // A feature's entry files: what other folders may import of it. contract.ts holds the wire
 // vocabulary (schemas, import-free lists) that clients and the CLI load without the server.
-const FEATURES = ['auth', 'email', 'classify', 'work', 'conversation', 'intake'];
+const FEATURES = ['auth', 'email', 'classify', 'work', 'conversation', 'notify', 'intake'];
 const ENTRY_FILES = ['index.ts', 'contract.ts'];
 
 function sourcesOf(dir: string, extensions: string[]): string[] {
