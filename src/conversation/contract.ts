@@ -9,6 +9,7 @@ export {
   CreateCommentSchema,
   InboxEntrySchema,
   LinkSchema,
+  QUESTION_LIMITS,
   QUESTION_WAIT_LIMITS,
   QuestionCountsSchema,
   QuestionSchema,
