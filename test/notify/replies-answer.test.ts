@@ -63,6 +63,11 @@ describe('readAnswer with options', () => {
     expect(readAnswer('2', ['1', '3', '2'])).toEqual({ option: '2', answer: null });
   });
 
+  it('keeps options apart that differ only in punctuation', () => {
+    expect(readAnswer('-1', ['+1', '-1'])).toEqual({ option: '-1', answer: null });
+    expect(readAnswer('+1', ['+1', '-1'])).toEqual({ option: '+1', answer: null });
+  });
+
   it('is empty for empty text', () => {
     expect(readAnswer('', OPTIONS)).toEqual({ empty: true });
     expect(readAnswer(' \n\t', null)).toEqual({ empty: true });
@@ -165,12 +170,18 @@ describe('readReview', () => {
     expect(readReview('zurück!')).toEqual({ decision: 'return', reason: null });
   });
 
-  it.each(['', 'Looks good to me', 'not approved', 'No problem', 'approvedish', '1', 'Approval pending'])(
-    '%j decides nothing',
-    (text) => {
-      expect(readReview(text)).toBeNull();
-    },
-  );
+  it.each([
+    '',
+    'Looks good to me',
+    'not approved',
+    'No problem',
+    'approvedish',
+    '1',
+    'Approval pending',
+    'Approve? The tests fail.',
+  ])('%j decides nothing', (text) => {
+    expect(readReview(text)).toBeNull();
+  });
 
   it('reads a reply from a mail client', () => {
     const body = [

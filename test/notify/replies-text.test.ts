@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { renderHtml } from '../../src/email/html-to-text.js';
 import { replyText } from '../../src/notify/index.js';
 
 // A reply's own text, as the mail clients people use write their replies (text/plain parts).
@@ -289,6 +290,67 @@ describe('replyText: line endings, spaces, bottom-posting', () => {
     expect(replyText(lines('On Monday I can start.', 'Wrote the plan already.'))).toBe(
       'On Monday I can start.\nWrote the plan already.',
     );
+  });
+});
+
+describe('replyText: more client forms', () => {
+  it('cuts Outlook es "Enviado el:" and a long Android footer', () => {
+    const outlook = lines(
+      'Sí',
+      '',
+      'De: agentdesk <desk@example.org>',
+      'Enviado el: lunes, 3 de noviembre de 2026 10:02',
+      'Para: Ann',
+      'Asunto: ¿Sigo?',
+      '',
+      '¿Sigo?',
+    );
+    expect(replyText(outlook)).toBe('Sí');
+    expect(
+      replyText(
+        lines('Yes', '', 'Sent from my Samsung Galaxy smartphone.', '', '-------- Original message --------', 'x'),
+      ),
+    ).toBe('Yes');
+  });
+
+  it('keeps a line that only begins like a footer', () => {
+    expect(replyText('Sent from my desk at work, where the logs are: all green.')).toBe(
+      'Sent from my desk at work, where the logs are: all green.',
+    );
+  });
+
+  it('reads a long message of quotes one after another without running out of stack', () => {
+    const body = Array.from({ length: 50_000 }, (_, index) => `On day ${index}, Ann wrote:\n> q${index}`).join('\n');
+    expect(replyText(`${body}\nAnswer at the bottom`)).toBe('Answer at the bottom');
+  });
+});
+
+describe('replyText: HTML-only replies rendered by the email module first', () => {
+  const render = (html: string): string => renderHtml(html).text;
+
+  it.each([
+    [
+      'Gmail',
+      '<div dir="ltr">Second, please<br></div><br><div class="gmail_quote"><div dir="ltr" class="gmail_attr">On Mon, 3 Nov 2026 at 10:02, Ann &lt;<a href="mailto:a@x">a@x</a>&gt; wrote:<br></div><blockquote class="gmail_quote">Which plan?</blockquote></div>',
+      'Second, please',
+    ],
+    [
+      'Outlook on the web, de',
+      '<div>Genehmigt</div><div id="appendonsend"></div><hr><div id="divRplyFwdMsg" dir="ltr"><b>Von:</b> agentdesk &lt;desk@example.org&gt;<br><b>Gesendet:</b> Montag, 3. November 2026 10:02<br><b>An:</b> Ann<br><b>Betreff:</b> Prüfung</div><div>Bitte prüfen.</div>',
+      'Genehmigt',
+    ],
+    [
+      'Apple Mail',
+      '<html><body dir="auto">Approve<br><br><div dir="ltr">Sent from my iPhone</div><blockquote type="cite">On 3 Nov 2026, at 10:02, agentdesk &lt;desk@example.org&gt; wrote:<br><br><div dir="ltr">Please review</div></blockquote></body></html>',
+      'Approve',
+    ],
+    [
+      'Gmail, only the quote',
+      '<div class="gmail_quote"><div class="gmail_attr">On Mon, 3 Nov 2026 at 10:02, Ann &lt;a@x&gt; wrote:<br></div><blockquote class="gmail_quote">Which plan?</blockquote></div>',
+      '',
+    ],
+  ])('%s', (_client, html, own) => {
+    expect(replyText(render(html))).toBe(own);
   });
 });
 

@@ -47,8 +47,12 @@ function answerOf(text: string): string | null {
  * and is followed by a separator ("Yes, go ahead").
  */
 function chooseOption(line: string, options: readonly string[]): { option: string; more: string } | null {
+  const folded = options.map(foldLine);
   const forms = options.map(matchForm);
   const named = (head: string): string | null => {
+    // Folded as written first, so options that differ only in punctuation ("+1", "-1") stay apart.
+    const asWritten = folded.indexOf(foldLine(head));
+    if (asWritten !== -1 && folded[asWritten] !== '') return options[asWritten]!;
     const form = matchForm(head);
     if (form === '') return null;
     const exact = forms.indexOf(form);
@@ -119,8 +123,11 @@ export function readReview(text: string): ReviewDecision | null {
   const own = text.trim().replace(/^[\p{P}\p{S}\s]+/u, '');
   const word = /^[\p{L}\p{M}]+/u.exec(own)?.[0];
   if (word === undefined) return null;
+  const after = own.slice(word.length);
+  // "Approve?" asks rather than decides.
+  if (/^\s*[?¿]/.test(after)) return null;
   const folded = foldLine(word);
-  const rest = answerOf(own.slice(word.length).replace(/^[\p{P}\p{S}\s]+/u, ''));
+  const rest = answerOf(after.replace(/^[\p{P}\p{S}\s]+/u, ''));
   if (APPROVE_WORDS.has(folded)) return { decision: 'approve', note: rest };
   if (RETURN_WORDS.has(folded)) return { decision: 'return', reason: rest };
   return null;

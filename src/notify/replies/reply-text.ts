@@ -38,10 +38,10 @@ const BANNERS: readonly RegExp[] = [
 // Outlook's header block: "From:" / "Von:" / "De:" / "De :", then "Sent:" (or "Date:") among the
 // next few header lines. Bold markers ("*From:*") come from Outlook's HTML rendered to text.
 const HEADER_NAMES =
-  'from|sent|date|to|cc|subject|von|gesendet|datum|an|betreff|de|enviado|fecha|para|asunto|envoye|a|objet';
+  'from|sent|date|to|cc|subject|von|gesendet|datum|an|betreff|de|enviado el|enviado|fecha|para|asunto|envoye|a|objet';
 const HEADER_LINE = new RegExp(`^\\*?(${HEADER_NAMES}) ?:\\*? ?\\S`);
 const FROM_LINE = /^\*?(from|von|de) ?:/;
-const SENT_LINE = /^\*?(sent|date|gesendet|datum|enviado|fecha|envoye) ?:/;
+const SENT_LINE = /^\*?(sent|date|gesendet|datum|enviado( el)?|fecha|envoye) ?:/;
 const HEADER_BLOCK_WINDOW = 6;
 // Outlook on the web draws a rule of underscores above the block.
 const RULE_LINE = /^_{8,}$/;
@@ -50,17 +50,17 @@ const RULE_LINE = /^_{8,}$/;
 const MOBILE_FOOTER = new RegExp(
   '^(' +
     [
-      'sent from my \\S+( \\S+)?',
+      'sent from my \\S+( \\S+){0,3}',
       'sent from (outlook|mail|yahoo mail|gmail)( for \\S+)?',
       'get outlook for (ios|android)',
-      'von meinem \\S+( \\S+)? gesendet',
-      'gesendet von meinem \\S+( \\S+)?',
+      'von meinem \\S+( \\S+){0,3} gesendet',
+      'gesendet von meinem \\S+( \\S+){0,3}',
       'von outlook fur (ios|android) gesendet',
       'outlook fur (ios|android) beziehen',
-      'enviado desde mi \\S+( \\S+)?',
+      'enviado desde mi \\S+( \\S+){0,3}',
       'enviado desde (outlook|yahoo mail|correo)( para \\S+)?',
       'obtener outlook para (ios|android)',
-      'envoye (de|depuis) mon \\S+( \\S+)?',
+      'envoye (de|depuis) mon \\S+( \\S+){0,3}',
       'envoye (de|depuis) (outlook|yahoo mail)( pour \\S+)?',
       'obtenir outlook pour (ios|android)',
     ].join('|') +
@@ -85,16 +85,17 @@ export function replyText(body: string): string {
   return ownLines(lines, folded, 0).join('\n').trim();
 }
 
-function ownLines(lines: readonly string[], folded: readonly string[], from: number): string[] {
-  const marker = findMarker(lines, folded, from);
-  const end = marker === null ? lines.length : marker.at;
-  const head = unsigned(lines, folded, from, end);
-  if (marker === null || head.some((line) => line.trim() !== '')) return head;
-  // Nothing of the person's own above the history. After an attribution whose quote is marked
-  // with ">", their text may follow the quote; under any other marker, all that follows is history.
-  const after = marker.kind === 'attribution' ? marker.at + marker.lines : -1;
-  if (after === -1 || !quoteFollows(lines, after)) return [];
-  return ownLines(lines, folded, after);
+function ownLines(lines: readonly string[], folded: readonly string[], start: number): string[] {
+  // A loop, not recursion: a message may hold thousands of quotes one after another.
+  for (let from = start; ;) {
+    const marker = findMarker(lines, folded, from);
+    const head = unsigned(lines, folded, from, marker === null ? lines.length : marker.at);
+    if (marker === null || head.some((line) => line.trim() !== '')) return head;
+    // Nothing of the person's own above the history. After an attribution whose quote is marked
+    // with ">", their text may follow the quote; under any other marker, all that follows is history.
+    if (marker.kind !== 'attribution' || !quoteFollows(lines, marker.at + marker.lines)) return [];
+    from = marker.at + marker.lines;
+  }
 }
 
 /** Lines from..end without quoted lines, cut at the signature delimiter or a mobile footer. */
@@ -109,8 +110,10 @@ function unsigned(lines: readonly string[], folded: readonly string[], from: num
 }
 
 function quoteFollows(lines: readonly string[], from: number): boolean {
-  const next = lines.slice(from).find((line) => line.trim() !== '');
-  return next !== undefined && QUOTED.test(next);
+  for (let index = from; index < lines.length; index += 1) {
+    if (lines[index]!.trim() !== '') return QUOTED.test(lines[index]!);
+  }
+  return false;
 }
 
 /** The first line, from `from` on, where quoted history starts; quoted (">") lines are skipped. */
