@@ -286,6 +286,13 @@ describe('replyText: line endings, spaces, bottom-posting', () => {
     expect(replyText(lines('> Which plan?', 'First.', '> Why?', 'Cheaper.'))).toBe('First.\nCheaper.');
   });
 
+  it('keeps sentences that end like an attribution', () => {
+    expect(replyText(lines('Le rapport est prêt.', 'Marie a écrit :', 'tout va bien'))).toBe(
+      'Le rapport est prêt.\nMarie a écrit :\ntout va bien',
+    );
+    expect(replyText(lines('On the ticket Bob wrote:', 'it is fine'))).toBe('On the ticket Bob wrote:\nit is fine');
+  });
+
   it('keeps a wrapped-looking line that is not an attribution', () => {
     expect(replyText(lines('On Monday I can start.', 'Wrote the plan already.'))).toBe(
       'On Monday I can start.\nWrote the plan already.',
@@ -374,7 +381,7 @@ describe('replyText: a reply that is only a quote', () => {
 describe('replyText: properties', () => {
   it('never throws on arbitrary strings', () => {
     fc.assert(
-      fc.property(fc.string({ unit: 'grapheme', maxLength: 400 }), (body) => {
+      fc.property(fc.oneof(fc.string({ unit: 'grapheme', maxLength: 400 }), fc.string({ unit: 'binary' })), (body) => {
         expect(typeof replyText(body)).toBe('string');
       }),
     );

@@ -12,6 +12,7 @@ import { foldLine } from './reply-text.js';
 export type ReplyAnswer =
   { option: string; answer: string | null } | { option: null; answer: string } | { unmatched: true } | { empty: true };
 
+/** Applied as the review's answer: option `approve` with the note, or `return` with the reason. */
 export type ReviewDecision =
   { decision: 'approve'; note: string | null } | { decision: 'return'; reason: string | null };
 

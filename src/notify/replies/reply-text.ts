@@ -137,9 +137,12 @@ function attributionLines(lines: readonly string[], folded: readonly string[], s
   for (let count = 1; count <= ATTRIBUTION_MAX_LINES && start + count - 1 < lines.length; count += 1) {
     const line = folded[start + count - 1]!;
     if (line === '' || (count > 1 && QUOTED.test(lines[start + count - 1]!))) return 0;
+    // A sentence ending a line does not wrap on to an attribution ("Le rapport est prêt." / "Marie a écrit :").
+    if (count > 1 && /[.!?;]$/.test(joined)) return 0;
     joined = joined === '' ? line : `${joined} ${line}`;
     if (joined.length > ATTRIBUTION_MAX_LENGTH) return 0;
-    if (ATTRIBUTIONS.some((pattern) => pattern.test(joined))) return count;
+    // Every client writes the date or the time in it.
+    if (/\d/.test(joined) && ATTRIBUTIONS.some((pattern) => pattern.test(joined))) return count;
   }
   return 0;
 }
