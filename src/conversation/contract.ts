@@ -13,6 +13,7 @@ export {
   QUESTION_WAIT_LIMITS,
   QuestionCountsSchema,
   QuestionSchema,
+  REVIEW_OPTIONS,
   type Answer,
   type Ask,
   type Comment,

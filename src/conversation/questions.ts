@@ -1,6 +1,6 @@
 import { randomId } from '../shared/db/ids.js';
 import { type Principal, assertMayChangeItem, assertNotOwnReviewer, isHolder } from '../auth/index.js';
-import type { DatabaseHandle } from '../shared/db/schema.js';
+import type { DatabaseHandle, UnitOfWork } from '../shared/db/schema.js';
 import { ValidationError } from '../shared/errors.js';
 import {
   applyLeaseEffect,
@@ -186,64 +186,81 @@ export function createQuestionService({
    * exactly one answer win.
    */
   async function answer(id: string, questionId: string, input: Answer, principal: Principal | null): Promise<Question> {
+    const { view, done } = await store.transaction((tx, trx) => answerIn(tx, trx, id, questionId, input, principal));
+    done();
+    return view;
+  }
+
+  /**
+   * The answer's writes on an open transaction (a request's own, or mail intake's commit of a
+   * reply); `done` wakes the waiters and must run once that transaction has committed.
+   */
+  async function answerIn(
+    tx: WorkStore,
+    trx: UnitOfWork,
+    id: string,
+    questionId: string,
+    input: Answer,
+    principal: Principal | null,
+  ): Promise<{ view: Question; done: () => void }> {
     const actor = actorOf(principal);
-    const result = await store.transaction(async (tx, trx) => {
-      const conv = statementsOn(trx);
-      const found = await conv.findQuestion(id, questionId);
-      if (!found) {
-        if (!(await tx.findWorkItem(id))) throw new WorkItemNotFound(id);
-        throw new QuestionNotFound(questionId);
-      }
-      refuseClosed(found);
-      if (found.kind === 'review') assertNotOwnReviewer(principal, found.agent);
-      checkAnswer(found, input);
-      const at = now();
-      const answered = {
-        answer: input.answer ?? null,
-        option: input.option ?? null,
-        answered_by: actor.name,
-        answered_role: actor.role,
-        answered_at: at,
-      };
-      if (!(await conv.answerQuestion(found.id, answered))) {
-        // Read on this transaction: never wait for a second connection while holding one.
-        refuseClosed((await conv.findQuestion(id, questionId)) ?? { ...found, status: 'answered' });
-      }
-      const move = moveOfAnswer(found.kind, input.option);
-      let after: WorkItemRow | undefined;
-      let finished = false;
-      await changeItem(
-        tx,
-        id,
-        () => at,
-        undefined,
-        actor,
-        ({ row }, now) => {
-          const applies = found.blocked_item === 1 && conversationMoveApplies(move, row.status);
-          const plan = movePlan(move, row, applies, now);
-          plan.details = { question: { id: found.id, option: answered.option } };
-          finished = applies && move === 'approve';
-          after = { ...row, ...plan.set };
-          return plan;
-        },
-      );
-      const view = toQuestion({ ...found, ...answered, status: 'answered' });
-      const body =
-        input.option !== undefined
-          ? input.answer !== undefined
-            ? `${input.option}: ${input.answer}`
-            : input.option
-          : input.answer!;
-      const comment = newComment(id, actor, 'answer', body, [], at);
-      await conv.insertComment(comment);
-      await tx.appendEvent(CONVERSATION_EVENTS.answered, eventDataOf(view, after!), at);
-      await tx.appendEvent(CONVERSATION_EVENTS.commented, eventDataOf(toComment(comment), after!), at);
-      return { view, finished, type: after!.type };
-    });
-    recent?.take(id);
-    waits.closed([result.view.id]);
-    if (result.finished) observer.finished(result.type, 'completed');
-    return result.view;
+    const conv = statementsOn(trx);
+    const found = await conv.findQuestion(id, questionId);
+    if (!found) {
+      if (!(await tx.findWorkItem(id))) throw new WorkItemNotFound(id);
+      throw new QuestionNotFound(questionId);
+    }
+    refuseClosed(found);
+    if (found.kind === 'review') assertNotOwnReviewer(principal, found.agent);
+    checkAnswer(found, input);
+    const at = now();
+    const answered = {
+      answer: input.answer ?? null,
+      option: input.option ?? null,
+      answered_by: actor.name,
+      answered_role: actor.role,
+      answered_at: at,
+    };
+    if (!(await conv.answerQuestion(found.id, answered))) {
+      // Read on this transaction: never wait for a second connection while holding one.
+      refuseClosed((await conv.findQuestion(id, questionId)) ?? { ...found, status: 'answered' });
+    }
+    const move = moveOfAnswer(found.kind, input.option);
+    let after: WorkItemRow | undefined;
+    let finished = false;
+    await changeItem(
+      tx,
+      id,
+      () => at,
+      undefined,
+      actor,
+      ({ row }, now) => {
+        const applies = found.blocked_item === 1 && conversationMoveApplies(move, row.status);
+        const plan = movePlan(move, row, applies, now);
+        plan.details = { question: { id: found.id, option: answered.option } };
+        finished = applies && move === 'approve';
+        after = { ...row, ...plan.set };
+        return plan;
+      },
+    );
+    const view = toQuestion({ ...found, ...answered, status: 'answered' });
+    const body =
+      input.option !== undefined
+        ? input.answer !== undefined
+          ? `${input.option}: ${input.answer}`
+          : input.option
+        : input.answer!;
+    const comment = newComment(id, actor, 'answer', body, [], at);
+    await conv.insertComment(comment);
+    await tx.appendEvent(CONVERSATION_EVENTS.answered, eventDataOf(view, after!), at);
+    await tx.appendEvent(CONVERSATION_EVENTS.commented, eventDataOf(toComment(comment), after!), at);
+    const type = after!.type;
+    const done = () => {
+      recent?.take(id);
+      waits.closed([view.id]);
+      if (finished) observer.finished(type, 'completed');
+    };
+    return { view, done };
   }
 
   /**
@@ -389,7 +406,7 @@ export function createQuestionService({
     };
   };
 
-  return { ask, answer, get, listForItem, inbox, counts, reviewGate, closeForFinished };
+  return { ask, answer, answerIn, get, listForItem, inbox, counts, reviewGate, closeForFinished };
 }
 
 /** The plan of a conversation move: its status and its lease when it applies, a history row either way. */

@@ -1,6 +1,7 @@
 // email's entry: what the layers above and the composition root may import of it (wire vocabulary: contract.ts).
 
 export { prepareBody } from './body-text.js';
+export { renderHtml } from './html-to-text.js';
 export {
   hasContent,
   normalizeEmail,

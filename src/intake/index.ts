@@ -2,3 +2,4 @@
 
 export { registerIntake } from './setup.js';
 export type { WorkForIntake } from './work-port.js';
+export type { RecognisedReply, RepliesForIntake } from './reply-port.js';

@@ -20,7 +20,10 @@ const PASSED_HEADERS = new Set([
   'x-campaign',
   'x-mailer',
 ]);
+/** Headers kept apart for matching a reply to the desk's own mail, never shown to the classifier. */
+const REPLY_HEADERS = new Set(['delivered-to', 'x-original-to', 'authentication-results']);
 const MAX_REFERENCES = 50;
+const MAX_REPLY_HEADERS = 20;
 const MAX_ATTACHMENTS = 100;
 
 export interface ParsedMessage {
@@ -40,6 +43,8 @@ export interface ParsedMessage {
   sent_at: string | null;
   attachment_names: string[];
   graph: GraphMessage;
+  /** Delivered-To, X-Original-To and Authentication-Results, top first, lower-cased names. */
+  reply_headers: Array<{ name: string; value: string }>;
 }
 
 export class UnreadableMessage extends Error {
@@ -105,14 +110,17 @@ export async function parseMessage(raw: Buffer, receivedAt: string | null): Prom
     .map((attachment) => cleanOptional(attachment.filename)?.trim())
     .filter((name): name is string => Boolean(name))
     .slice(0, MAX_ATTACHMENTS);
-  const headers = named
-    .filter((line) => PASSED_HEADERS.has(line.key.toLowerCase()))
-    .map((line) => ({
-      name: line.key.toLowerCase(),
-      value: cleanText(line.line.slice(line.line.indexOf(':') + 1))
-        .replace(/\r?\n[ \t]+/g, ' ')
-        .trim(),
-    }));
+  const headerValue = (line: { key: string; line: string }) => ({
+    name: line.key.toLowerCase(),
+    value: cleanText(line.line.slice(line.line.indexOf(':') + 1))
+      .replace(/\r?\n[ \t]+/g, ' ')
+      .trim(),
+  });
+  const headers = named.filter((line) => PASSED_HEADERS.has(line.key.toLowerCase())).map(headerValue);
+  const reply_headers = named
+    .filter((line) => REPLY_HEADERS.has(line.key.toLowerCase()))
+    .slice(0, MAX_REPLY_HEADERS)
+    .map(headerValue);
   const message_key = message_id ?? `sha256:${source_hash}`;
   const sent_at = isoDate(parsed.date);
   const message: ParsedMessage = {
@@ -127,6 +135,7 @@ export async function parseMessage(raw: Buffer, receivedAt: string | null): Prom
     sent_at,
     attachment_names,
     graph: {},
+    reply_headers,
   };
   message.graph = {
     id: message_key,
@@ -168,5 +177,9 @@ export function fromGraph(message: GraphMessage): ParsedMessage {
       .map((attachment) => attachment?.name ?? '')
       .filter((name) => name !== ''),
     graph,
+    reply_headers: (graph.internetMessageHeaders ?? [])
+      .filter((header) => REPLY_HEADERS.has(header.name?.toLowerCase() ?? '') && typeof header.value === 'string')
+      .slice(0, MAX_REPLY_HEADERS)
+      .map((header) => ({ name: header.name!.toLowerCase(), value: header.value! })),
   };
 }

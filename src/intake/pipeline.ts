@@ -11,6 +11,7 @@ import { createCoalescer } from '../shared/db/coalesce.js';
 import { isUniqueViolation } from '../shared/db/database.js';
 import { ValidationError } from '../shared/errors.js';
 import type { MailWorkItems, PlannedMailItem, WorkForIntake } from './work-port.js';
+import type { RecognisedReply, RepliesForIntake } from './reply-port.js';
 import { isFinal } from '../work/contract.js';
 import { cleanDeep, cleanText, cutText } from './clean-text.js';
 import { LeaseLost } from './errors.js';
@@ -54,6 +55,8 @@ export type Prepared =
   | { kind: 'failed'; reason: string; parsed: ParsedMessage | null }
   /** The same bytes were handled before: not classified again. */
   | { kind: 'copy'; parsed: ParsedMessage; of: LoggedMessage }
+  /** A reply to the desk's own mail: it answers a question (or says why not), never classified. */
+  | { kind: 'reply'; parsed: ParsedMessage; reply: RecognisedReply }
   | { kind: 'classified'; parsed: ParsedMessage; conversation: string; result: ClassifyResult };
 
 export interface PipelineDeps {
@@ -62,6 +65,8 @@ export interface PipelineDeps {
   storeOn: IntakeStoreOn;
   /** Work items, written in the same commit as the log entries (work's port for intake). */
   work: WorkForIntake;
+  /** Recognises replies to the mail the desk sends; without it every message is classified. */
+  replies?: RepliesForIntake;
   classify: ClassifyService;
   logger: Logger;
   now?: () => Date;
@@ -167,6 +172,8 @@ export function createPipeline(deps: PipelineDeps) {
     if (!parsed) return { kind: 'failed', reason: unreadable!, parsed: null };
     const copy = log.copyOf(parsed.source_hash);
     if (copy) return { kind: 'copy', parsed, of: copy };
+    const reply = (await deps.replies?.recognise(parsed)) ?? null;
+    if (reply) return { kind: 'reply', parsed, reply };
     const conversation = log.conversation(related) ?? conversationOf(parsed);
     parsed.graph.conversationId = conversation;
     try {
@@ -329,6 +336,10 @@ export function createPipeline(deps: PipelineDeps) {
     const row = logRow(mailbox, message, prepared, at);
     if (prepared.kind === 'copy') Object.assign(row, { action: 'duplicate', work_item_id: prepared.of.work_item_id });
     if (prepared.kind === 'classified') await decide(items, log, writes, mailbox, message, prepared, row, at);
+    if (prepared.kind === 'reply') {
+      const taken = await items.takeReply(prepared.reply, prepared.parsed, INTAKE_ACTOR, at);
+      Object.assign(row, { action: taken.action, work_item_id: taken.work_item_id });
+    }
     writes.rows.push(row);
     log.add(row);
     return row.action;

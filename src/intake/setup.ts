@@ -4,6 +4,7 @@ import type { Config } from '../shared/config/config.js';
 import type { Database } from '../shared/db/database.js';
 import type { HttpApp } from '../shared/http/types.js';
 import type { WorkForIntake } from './work-port.js';
+import type { RepliesForIntake } from './reply-port.js';
 import { createHostGuard } from './host-guard.js';
 import { DEFAULT_TIMEOUTS } from './imap/connection.js';
 import { createMailboxService } from './mailbox-service.js';
@@ -20,6 +21,8 @@ export interface IntakeDeps {
   logger: Logger;
   /** Work's port for intake: work items are created in the same transaction as the log entry. */
   work: WorkForIntake;
+  /** Recognises replies to the desk's own mail (they answer questions instead of making items). */
+  replies?: RepliesForIntake;
   /**
    * The classification service's own code path, in process (normalize, dedupe, provider, store),
    * built by the composition root with this process's metrics and tracing.
@@ -35,10 +38,18 @@ export interface IntakeDeps {
  */
 export async function registerIntake(
   app: HttpApp,
-  { config, database, logger, work, classify, now }: IntakeDeps,
+  { config, database, logger, work, replies, classify, now }: IntakeDeps,
 ): Promise<void> {
   const store = createIntakeStore(database);
-  const pipeline = createPipeline({ store, storeOn: intakeStoreFor(database.dialect), work, classify, logger, now });
+  const pipeline = createPipeline({
+    store,
+    storeOn: intakeStoreFor(database.dialect),
+    work,
+    ...(replies && { replies }),
+    classify,
+    logger,
+    now,
+  });
   const secrets = createSecretBox(config.intake.secretKey);
   const guard = createHostGuard(config.intake.allowedHosts);
   const graph = {

@@ -60,10 +60,11 @@ export const MESSAGE_SOURCES = ['imap', 'import', 'graph'] as const;
 export type MessageSource = (typeof MESSAGE_SOURCES)[number];
 
 /**
- * What happened to a message: a new work item, a note on the thread's item, only recorded (no
- * action needed, or a rule said so), a duplicate of one already handled, or a failure.
+ * What happened to a message: a new work item, a note on the thread's item (or a reply to the
+ * desk's mail that answered nothing), a reply that answered a question, only recorded (no action
+ * needed, or a rule said so), a duplicate of one already handled, or a failure.
  */
-export const MESSAGE_ACTIONS = ['created', 'noted', 'recorded', 'duplicate', 'failed'] as const;
+export const MESSAGE_ACTIONS = ['created', 'noted', 'answered', 'recorded', 'duplicate', 'failed'] as const;
 export type MessageAction = (typeof MESSAGE_ACTIONS)[number];
 
 export interface IntakeMessageRow {

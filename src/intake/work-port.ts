@@ -1,6 +1,8 @@
 import type { UnitOfWork } from '../shared/db/schema.js';
 import type { CreateWorkItem } from '../work/contract.js';
 import type { Plan, PlannedItem, Actor, WorkItemRow } from '../work/index.js';
+import type { ParsedMessage } from './mime.js';
+import type { RecognisedReply, TakenReply } from './reply-port.js';
 
 // What mail intake may do with work items, and nothing more: create items from mail and add a
 // follow-up, in one commit with intake's own rows, so a message and what it made are written
@@ -24,6 +26,11 @@ export interface MailWorkItems {
     edit: (row: WorkItemRow) => Plan['set'],
     comment: string,
   ): Promise<boolean>;
+  /**
+   * A reply to the desk's mail, in this commit: answers its question as the person when the
+   * reply may and says an answer, else leaves a comment on the item saying why not.
+   */
+  takeReply(reply: RecognisedReply, message: ParsedMessage, actor: Actor, at: string): Promise<TakenReply>;
 }
 
 /** A planned item: what it will be once written (its id is known), and its write. */

@@ -152,7 +152,7 @@ export async function buildWorkApp({
     config,
     database,
     logger,
-    work: workForIntake(store, conversation.statementsOn),
+    work: workForIntake(store, conversation.statementsOn, conversation.questions),
     classify,
     now,
   });
