@@ -16,8 +16,7 @@ export interface NotificationFilter {
 
 /** The outcome of one attempt, written only while the sender's lease still holds the row. */
 export type AttemptOutcome =
-  | { status: 'sent'; at: string }
-  | { status: 'failed'; error: string; next_attempt_at: string | null };
+  { status: 'sent'; at: string } | { status: 'failed'; error: string; next_attempt_at: string | null };
 
 export interface OutboxStatements {
   /** Writes a row to send (in the caller's transaction when given one). */
