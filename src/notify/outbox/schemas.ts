@@ -1,9 +1,18 @@
 import { type Static, Type } from 'typebox';
 import { Nullable, TimestampSchema, UuidSchema } from '../../shared/http/schemas.js';
-import { NOTIFICATION_KINDS, NOTIFICATION_STATUSES } from './tables.js';
 
 // The outbox on the wire: who was told, of what, when, and how sending went. The mail's bodies
 // are not shown: they carry the person's signed answer links.
+
+export const NOTIFICATION_KINDS = ['question', 'review', 'digest', 'escalation', 'test'] as const;
+export type NotificationKind = (typeof NOTIFICATION_KINDS)[number];
+
+/**
+ * pending: not tried yet; sent; failed: the last attempt failed. A failed row is tried again
+ * while `next_attempt_at` is set; once the attempts are spent it stays failed with none (given up).
+ */
+export const NOTIFICATION_STATUSES = ['pending', 'sent', 'failed'] as const;
+export type NotificationStatus = (typeof NOTIFICATION_STATUSES)[number];
 
 export const NOTIFICATION_PAGE = { default: 50, max: 200 } as const;
 

@@ -1,15 +1,7 @@
+import type { NotificationKind, NotificationStatus } from './schemas.js';
+
 // The outbox's rows (migrations/*/021_notification_outbox.sql). `headers` is JSON text; times
 // are ISO text on both databases (the PostgreSQL pool reads timestamptz as ISO).
-
-export const NOTIFICATION_KINDS = ['question', 'review', 'digest', 'escalation', 'test'] as const;
-export type NotificationKind = (typeof NOTIFICATION_KINDS)[number];
-
-/**
- * pending: not tried yet; sent; failed: the last attempt failed. A failed row is tried again
- * while `next_attempt_at` is set; once the attempts are spent it stays failed with none (given up).
- */
-export const NOTIFICATION_STATUSES = ['pending', 'sent', 'failed'] as const;
-export type NotificationStatus = (typeof NOTIFICATION_STATUSES)[number];
 
 export interface NotificationRow {
   id: string;

@@ -1,4 +1,5 @@
-import type { NotificationRow, NotificationStatus } from '../tables.js';
+import type { NotificationStatus } from '../schemas.js';
+import type { NotificationRow } from '../tables.js';
 
 // What the outbox asks of its database: SQL only. The sender decides when a row is due again
 // and what its error says; the store writes what it is given.
