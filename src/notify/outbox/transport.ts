@@ -74,6 +74,8 @@ export function createSmtpTransport(
           headers: { 'Auto-Submitted': 'auto-generated' },
         });
       } catch (error) {
+        // No `cause`: nodemailer's error may hold the connection's options, the password among them.
+        // eslint-disable-next-line preserve-caught-error -- the message says what went wrong
         throw new Error(describe(error));
       }
     },
