@@ -71,9 +71,9 @@ describe.skipIf(!stores.includes('postgres'))('two senders on one PostgreSQL', (
         batch: 4,
       }),
     );
-    const sent = await Promise.all([...senders, ...senders].map((sender) => sender.runOnce()));
+    // Each sender's first pass starts with it; these passes run after those and find what is left.
+    await Promise.all([...senders, ...senders].map((sender) => sender.runOnce()));
     for (const sender of senders) await sender.stop();
-    expect(sent.reduce((sum, count) => sum + count, 0)).toBe(30);
     const messageIds = smtp.received.map((received) => received.parsed.messageId);
     expect(messageIds).toHaveLength(30);
     expect(new Set(messageIds)).toEqual(new Set(ids.map((id) => `<t.${id}@example.org>`)));

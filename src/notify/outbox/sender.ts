@@ -30,6 +30,8 @@ export interface SenderOptions {
   leaseMs?: number;
   batch?: number;
   retry?: RetryPolicy;
+  /** How long stop() waits for a pass under way before leaving it to its lease. */
+  stopWaitMs?: number;
 }
 
 export interface OutboxSender {
@@ -56,10 +58,12 @@ export function startOutboxSender({
   leaseMs = 300_000,
   batch = 20,
   retry = RETRY_POLICY,
+  stopWaitMs = 5_000,
 }: SenderOptions): OutboxSender {
   let stopped = false;
   let current: Promise<number> = Promise.resolve(0);
-  let again = false;
+  // A pass is queued behind the one under way: nudges meanwhile add nothing to it.
+  let queued = false;
 
   async function sendOne(row: NotificationRow, leasedUntil: string): Promise<boolean> {
     const at = now();
@@ -93,23 +97,22 @@ export function startOutboxSender({
   }
 
   function runOnce(): Promise<number> {
-    const next = current.then(
-      () => pass(),
-      () => pass(),
-    );
+    // `current` never rejects: a failed pass is the caller's to report, and the next one runs.
+    const next = current.then(() => {
+      queued = false;
+      return stopped ? 0 : pass();
+    });
     current = next.catch(() => 0);
     return next;
   }
 
   function nudge(): void {
-    if (stopped) return;
-    // Nudges that arrive during a pass make one more pass, not one each.
-    if (again) return;
-    again = true;
-    setImmediate(() => {
-      again = false;
-      if (stopped) return;
-      runOnce().catch((error: unknown) => logger.error({ err: error }, 'notification sender pass failed'));
+    if (stopped || queued) return;
+    queued = true;
+    runOnce().catch((error: unknown) => {
+      // Once stopped, the database may be closed under a pass: the lease brings its rows back.
+      if (stopped) logger.debug({ err: error }, 'notification sender pass ended by the stop');
+      else logger.error({ err: error }, 'notification sender pass failed');
     });
   }
 
@@ -123,8 +126,11 @@ export function startOutboxSender({
     async stop() {
       stopped = true;
       clearInterval(timer);
-      await current;
       transport.close();
+      // A send stuck on a silent server must not hold the shutdown for its whole timeout.
+      let wait: NodeJS.Timeout | undefined;
+      await Promise.race([current, new Promise((resolve) => (wait = setTimeout(resolve, stopWaitMs)))]);
+      clearTimeout(wait);
     },
   };
 }
