@@ -1,6 +1,6 @@
 import { randomId } from '../shared/db/ids.js';
 import { type Principal, assertMayChangeItem, assertNotOwnReviewer, isHolder } from '../auth/index.js';
-import type { DatabaseHandle } from '../shared/db/schema.js';
+import type { DatabaseHandle, UnitOfWork } from '../shared/db/schema.js';
 import { ValidationError } from '../shared/errors.js';
 import {
   applyLeaseEffect,
@@ -52,9 +52,8 @@ import {
 import type { ConversationStatements } from './store/port.js';
 import type { ConversationStatementsOn } from './store/index.js';
 import type { QuestionRow } from './tables.js';
-import type { QuestionWaits } from './waits.js';
 import { NOTHING_OPENED, type QuestionOpened } from './opened.js';
-import type { UnitOfWork } from '../shared/db/schema.js';
+import type { QuestionWaits } from './waits.js';
 
 // Asking a person, and the review gate: a question and its answer are each written in one
 // transaction with the item's move (rows of lifecycle.ts, CONVERSATION_MOVES), a comment and an event.
