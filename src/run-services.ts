@@ -1,6 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { describeStore } from './shared/process/banner.js';
 import { ConfigError } from './shared/config/config.js';
+import { describeMail } from './shared/config/mail.js';
 import { createLogger, isPretty } from './shared/observability/logger.js';
 import { DatabaseOpenError, type Opened, openFromEnvironment } from './shared/process/open-from-env.js';
 import type { RunningService } from './shared/http/server.js';
@@ -50,7 +51,7 @@ async function start(selection: string, env: NodeJS.ProcessEnv): Promise<void> {
   }
   const { config, logger, database } = opened;
   const banner = isPretty(config.logFormat)
-    ? { store: describeStore(config.database.url), auth: config.auth.mode }
+    ? { store: describeStore(config.database.url), auth: config.auth.mode, mail: describeMail(config.mail) }
     : undefined;
   // The services' code (Fastify, the SDKs, metrics) is imported only from here, once the configuration is read
   // and the database open, so a bad environment is refused quickly.

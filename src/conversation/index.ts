@@ -1,6 +1,7 @@
 // conversation's entry: what the layers above and the composition root may import of it (wire vocabulary: contract.ts).
 
 export { registerConversationGauges } from './metrics.js';
+export type { OpenedQuestion, QuestionOpened } from './opened.js';
 export { registerConversationRoutes } from './routes.js';
 export { CONVERSATION_EVENTS, eventDataOf, newComment, toComment } from './rows.js';
 export type { QuestionService } from './questions.js';

@@ -52,6 +52,7 @@ import {
 import type { ConversationStatements } from './store/port.js';
 import type { ConversationStatementsOn } from './store/index.js';
 import type { QuestionRow } from './tables.js';
+import { NOTHING_OPENED, type QuestionOpened } from './opened.js';
 import type { QuestionWaits } from './waits.js';
 
 // Asking a person, and the review gate: a question and its answer are each written in one
@@ -68,6 +69,8 @@ export interface QuestionDeps {
   waits: QuestionWaits;
   recent?: RecentItems;
   observer?: WorkObserver;
+  /** Told of each question and review inside the transaction that writes it (notify's outbox). */
+  opened?: QuestionOpened;
 }
 
 export interface InboxPage {
@@ -85,6 +88,7 @@ export function createQuestionService({
   waits,
   recent,
   observer = NO_OBSERVER,
+  opened = NOTHING_OPENED,
 }: QuestionDeps) {
   const top = statementsOn(db);
 
@@ -93,13 +97,14 @@ export function createQuestionService({
    * change `move` was written; answers the open question that stood in the way, if any.
    */
   async function writeQuestion(
-    conv: ConversationStatements,
+    trx: UnitOfWork,
     tx: WorkStore,
     row: WorkItemRow,
     actor: Actor,
     question: Pick<QuestionRow, 'kind' | 'question' | 'options' | 'blocked_item'>,
     at: string,
-  ): Promise<Question> {
+  ): Promise<{ view: Question; committed: (() => void) | void }> {
+    const conv: ConversationStatements = statementsOn(trx);
     const written: QuestionRow = {
       id: randomId(),
       work_item_id: row.id,
@@ -131,7 +136,7 @@ export function createQuestionService({
     await conv.insertComment(comment);
     await tx.appendEvent(CONVERSATION_EVENTS.asked, eventDataOf(view, row), at);
     await tx.appendEvent(CONVERSATION_EVENTS.commented, eventDataOf(toComment(comment), row), at);
-    return view;
+    return { view, committed: await opened({ db: trx, store: tx, question: view, item: row }) };
   }
 
   /**
@@ -142,7 +147,7 @@ export function createQuestionService({
     let actor = actorOf(principal);
     const open = await top.findOpenQuestion(id);
     if (open) throw new OpenQuestionExists(toQuestion(open));
-    const question = await store.transaction(async (tx, trx) => {
+    const { view: question, committed } = await store.transaction(async (tx, trx) => {
       let blocked = false;
       let after: WorkItemRow | undefined;
       await changeItem(
@@ -168,7 +173,7 @@ export function createQuestionService({
       const at = now();
       const options = input.options ? JSON.stringify(input.options) : null;
       return writeQuestion(
-        statementsOn(trx),
+        trx,
         tx,
         after!,
         actor,
@@ -177,6 +182,7 @@ export function createQuestionService({
       );
     });
     recent?.take(id);
+    committed?.();
     return question;
   }
 
@@ -327,6 +333,8 @@ export function createQuestionService({
       return row.project_id === null ? false : { project_id: row.project_id };
     },
     async sendForReview(id, patch, principal, precondition) {
+      // Set inside the transaction, run once it has committed.
+      const opening: { committed?: (() => void) | void } = {};
       const item = await store.transaction(async (tx, trx) => {
         const requested = requestedStatus(patch);
         const { status: _status, outcome: _outcome, ...edits } = patch;
@@ -359,8 +367,8 @@ export function createQuestionService({
           },
         );
         if (!sent) return changed;
-        await writeQuestion(
-          statementsOn(trx),
+        ({ committed: opening.committed } = await writeQuestion(
+          trx,
           tx,
           after!,
           actor,
@@ -371,10 +379,11 @@ export function createQuestionService({
             blocked_item: 1,
           },
           now(),
-        );
+        ));
         return { ...changed, comment_count: changed.comment_count + 1 };
       });
       recent?.take(id);
+      opening.committed?.();
       return item;
     },
   };

@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { Database } from '../shared/db/database.js';
 import type { RecentItems, WorkObserver, WorkStore } from '../work/index.js';
 import { createCommentService } from './comments.js';
+import type { QuestionOpened } from './opened.js';
 import { createQuestionService } from './questions.js';
 import { conversationStatementsFor } from './store/index.js';
 import { createQuestionWaits } from './waits.js';
@@ -19,6 +20,8 @@ export interface ConversationDeps {
   observer?: WorkObserver;
   /** How many answers one caller may wait for at once (QUESTION_WAITS_PER_CALLER). */
   waitsPerCaller: number;
+  /** Told of each question and review in its transaction (notify's outbox); nothing by default. */
+  opened?: QuestionOpened;
 }
 
 export type Conversation = ReturnType<typeof createConversation>;
@@ -31,6 +34,7 @@ export function createConversation({
   recent,
   observer,
   waitsPerCaller,
+  opened,
 }: ConversationDeps) {
   const timestamp = () => now().toISOString();
   const statementsOn = conversationStatementsFor(database.dialect);
@@ -55,6 +59,7 @@ export function createConversation({
     waits,
     ...(recent && { recent }),
     ...(observer && { observer }),
+    ...(opened && { opened }),
   });
   return { comments, questions, waits, statementsOn };
 }

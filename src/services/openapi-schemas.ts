@@ -26,6 +26,7 @@ import {
   MailboxSchema,
   UpdateMailboxSchema,
 } from '../intake/contract.js';
+import { NotificationSchema } from '../notify/contract.js';
 import type { NamedSchemas } from '../shared/http/openapi.js';
 import { HealthSchema, ProblemSchema } from '../shared/http/schemas.js';
 import {
@@ -87,6 +88,7 @@ export const WORK_SCHEMAS: NamedSchemas = {
     TokenRecord: TokenRecordSchema,
     CreatedToken: CreatedTokenSchema,
     UsageReport: UsageReportSchema,
+    Notification: NotificationSchema,
   },
   requests: {
     CreateWorkItem: CreateWorkItemSchema,

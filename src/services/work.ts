@@ -41,6 +41,7 @@ import {
   createWorkStore,
   type FinishedHook,
 } from '../work/index.js';
+import { createNotify, type NotifyDeps, type OutboxSender, registerNotificationRoutes } from '../notify/index.js';
 import { registerClassifyProxy, relayTimeoutMs } from '../ui-server/classify-proxy.js';
 import { workForIntake } from './intake-work.js';
 import { registerWebUi } from '../ui-server/static-files.js';
@@ -70,6 +71,13 @@ export interface WorkAppDeps {
    * when it chooses instead of waiting for the timer.
    */
   onLeaseSweeper?: (sweep: () => Promise<number>) => void;
+  /**
+   * notify's collaborators: who is told of a question (the people feature) and the signed tokens
+   * of links and reply addresses (the links feature); tests give fixed ones and short timeouts.
+   */
+  notify?: Pick<NotifyDeps, 'recipients' | 'tokens' | 'smtpTimeouts' | 'sender'>;
+  /** Given the outbox's sender once it runs: a test that moves the clock runs a pass when it chooses. */
+  onNotifySender?: (sender: OutboxSender) => void;
 }
 
 export const WORK_BODY_LIMIT = 1024 * 1024;
@@ -82,6 +90,8 @@ export async function buildWorkApp({
   now = () => new Date(),
   sweepEveryMs = SWEEP_EVERY_MS,
   onLeaseSweeper,
+  notify: notifyDeps = {},
+  onNotifySender,
   ...deps
 }: WorkAppDeps): Promise<HttpApp> {
   const { app, database, tracing, auth, gate } = await buildServiceApp({
@@ -110,6 +120,8 @@ export async function buildWorkApp({
   announcement = claims.announcement;
   commits.listen(() => hub.committed());
   commits.listen(claims.publishClaimable);
+  // Told of each question and review in its transaction: the outbox's rows commit with it.
+  const notify = createNotify({ config, database, store, logger, now, ...notifyDeps });
   const conversation = createConversation({
     store,
     database,
@@ -118,6 +130,7 @@ export async function buildWorkApp({
     recent,
     observer,
     waitsPerCaller: config.questions.waitsPerCaller,
+    opened: notify.opened,
   });
   closeForFinished = conversation.questions.closeForFinished;
   const work = createWorkService({ store, recent, observer, now, reviewGate: conversation.questions.reviewGate });
@@ -130,7 +143,10 @@ export async function buildWorkApp({
   const sweeper = startLeaseSweeper({ store, work, logger, now, everyMs: sweepEveryMs });
   onLeaseSweeper?.(sweeper.sweep);
   const compactor = startStatsCompactor({ store: statsStore, logger });
+  const sender = notify.start();
+  if (sender) onNotifySender?.(sender);
   app.addHook('preClose', async () => {
+    await notify.close();
     await claims.close();
     await conversation.waits.close();
     await sweeper.stop();
@@ -144,6 +160,7 @@ export async function buildWorkApp({
   );
   registerWorkRoutes(app, work, claims);
   registerConversationRoutes(app, conversation.comments, conversation.questions);
+  registerNotificationRoutes(app, notify.notifications);
   registerProjectRoutes(app, createProjectService({ store, now }));
   registerEventRoutes(app, hub);
   // Intake classifies in process: the same service as POST /classify, counted and traced here.

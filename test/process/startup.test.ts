@@ -52,6 +52,8 @@ describe('start-up', () => {
       expect((await fetch(`${desk.classifyUrl}/docs`)).status).toBe(200);
       expect(out).toContain(`store                SQLite file ${store.config.url.slice('sqlite:'.length)}`);
       expect(out).toMatch(/auth +off: /);
+      // No SMTP_URL: the banner says no mail goes out.
+      expect(out).toMatch(/mail +off: no SMTP_URL and MAIL_FROM/);
       // On the loopback address, one "listening" line per service.
       const listening = out.split('\n').filter((line) => line.includes('listening'));
       expect(listening, out).toHaveLength(2);

@@ -68,8 +68,8 @@ export async function startTestApp(
   };
 }
 
-/** What a test may set on the work app beyond the environment: its clock and its lease sweeps. */
-export type WorkAppOptions = Pick<WorkAppDeps, 'now' | 'sweepEveryMs' | 'onLeaseSweeper'>;
+/** What a test may set on the work app beyond the environment: its clock, its lease sweeps, notify's collaborators. */
+export type WorkAppOptions = Pick<WorkAppDeps, 'now' | 'sweepEveryMs' | 'onLeaseSweeper' | 'notify' | 'onNotifySender'>;
 
 export function startWorkApp(
   kind: StoreKind,

@@ -5,6 +5,8 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { AUTH_MODES, type AuthMode } from './auth-modes.js';
+import { ConfigError } from './config-error.js';
+import { type MailConfig, mailConfig } from './mail.js';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -187,20 +189,14 @@ export interface Config {
     /** QUESTION_WAITS_PER_CALLER: answers one caller may wait for at once (`wait_s`); past it, 429. */
     waitsPerCaller: number;
   };
+  /** Mail out (src/notify): SMTP, the sender, the links' base and the reply address (mail.ts). */
+  mail: MailConfig;
 }
 
 // The list of variables for people (docs/configuration.md) lives beside this file.
 export { CONFIG_GROUPS, CONFIG_VARIABLES, type ConfigVariable } from './variables.js';
 
-export class ConfigError extends Error {
-  constructor(
-    readonly variable: string,
-    message: string,
-  ) {
-    super(`${variable}: ${message}`);
-    this.name = 'ConfigError';
-  }
-}
+export { ConfigError };
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -588,6 +584,7 @@ export function loadConfig(env: Env): Readonly<Config> {
     tracing: tracingConfig(env),
     metrics: { maxTypes: integer(env, 'METRICS_MAX_TYPES', 50, 1, 10_000) },
     questions: { waitsPerCaller: integer(env, 'QUESTION_WAITS_PER_CALLER', 100, 1, 100_000) },
+    mail: mailConfig(env),
   };
   return deepFreeze(config);
 }

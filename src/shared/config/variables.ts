@@ -10,6 +10,7 @@ export const CONFIG_GROUPS = {
   llm: 'Language model',
   classify: 'Classification',
   intake: 'Mail intake',
+  mail: 'Mail out',
   tracing: 'Tracing',
 } as const;
 
@@ -328,6 +329,39 @@ export const CONFIG_VARIABLES: readonly ConfigVariable[] = [
     group: 'intake',
     default: '`https://login.microsoftonline.com`',
     meaning: 'Where Graph tokens are issued (tests point it at a fake)',
+  },
+  {
+    name: 'SMTP_URL',
+    group: 'mail',
+    default: 'none (no mail)',
+    meaning:
+      '`smtp://[user[:password]@]host[:port]` (STARTTLS when offered; port 587) or `smtps://…` (TLS; port 465): where the desk sends mail; with `MAIL_FROM`, or neither. The password is never logged',
+  },
+  {
+    name: 'SMTP_PASSWORD_FILE',
+    group: 'mail',
+    default: 'none',
+    meaning: "A file holding the SMTP password (one trailing newline dropped), instead of the URL's; never both",
+  },
+  {
+    name: 'MAIL_FROM',
+    group: 'mail',
+    default: 'none',
+    meaning:
+      "The mail's sender, `Desk <desk@example.org>` or an address; its domain ends the Message-IDs the desk makes",
+  },
+  {
+    name: 'PUBLIC_URL',
+    group: 'mail',
+    default: 'none (no links in mail)',
+    meaning: "The desk's address as people reach it, the base of the links in mail (`https://desk.example.org`)",
+  },
+  {
+    name: 'INTAKE_REPLY_ADDRESS',
+    group: 'mail',
+    default: 'none (no Reply-To)',
+    meaning:
+      "The intake mailbox's address with `{token}` where the signed reply token goes (plus-addressing), e.g. `desk+{token}@example.org`",
   },
   {
     name: 'OTEL_EXPORTER_OTLP_ENDPOINT',

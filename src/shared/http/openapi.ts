@@ -16,6 +16,10 @@ export const OPENAPI_TAGS = [
     name: 'conversation',
     description: "An item's comments, questions to a person and their answers, reviews, and the inbox",
   },
+  {
+    name: 'notifications',
+    description: 'The emails the desk sends people (questions, reviews): who was told, when, and what failed',
+  },
   { name: 'events', description: 'The Server-Sent Events stream of changes to work items and projects' },
   { name: 'classification', description: 'Classify emails with an LLM or the rules, and what it cost' },
   {

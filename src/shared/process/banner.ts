@@ -6,6 +6,8 @@ export interface BannerFacts {
   /** The store, as a person reads it, never with a password. */
   store: string;
   auth: 'tokens' | 'off';
+  /** Whether mail goes out and what it lacks (shared/config/mail.ts describeMail). */
+  mail?: string;
 }
 
 export interface ReadyService {
@@ -40,6 +42,7 @@ export function bannerText(services: readonly ReadyService[], facts: BannerFacts
         ? 'off: an open desk for this machine; callers say who they are with X-User'
         : 'tokens: every call needs a token (agentdesk token create --role admin --name you)',
     ],
+    ...(facts.mail === undefined ? [] : [['mail', facts.mail] as [string, string]]),
     ['stop', 'Ctrl-C'],
   ];
   const width = Math.max(...rows.map(([label]) => label.length));

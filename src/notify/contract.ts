@@ -1,0 +1,11 @@
+// notify's wire vocabulary for the layers above and for clients: schemas and import-free lists only.
+
+export {
+  NOTIFICATION_KINDS,
+  NOTIFICATION_STATUSES,
+  NOTIFICATION_PAGE,
+  NotificationSchema,
+  NotificationsQuerySchema,
+  type Notification,
+  type NotificationsQuery,
+} from './outbox/schemas.js';

@@ -1,0 +1,78 @@
+import type { Logger } from 'pino';
+import type { Config } from '../shared/config/config.js';
+import { describeMail } from '../shared/config/mail.js';
+import type { Database } from '../shared/db/database.js';
+import type { QuestionOpened } from '../conversation/index.js';
+import type { WorkStore } from '../work/index.js';
+import { createOutboxHook } from './outbox/hook.js';
+import { type LinkTokens, NOBODY, type RecipientsPort } from './outbox/ports.js';
+import { type OutboxSender, type SenderOptions, startOutboxSender } from './outbox/sender.js';
+import { createNotificationService } from './outbox/service.js';
+import { outboxStatementsFor } from './outbox/store/index.js';
+import { createSmtpTransport, type SmtpTimeouts } from './outbox/transport.js';
+
+// notify's parts, built once per process by the composition root (services/work.ts): the hook the
+// conversation calls when a question or review opens, the sender loop, and the outbox's reads.
+// Without SMTP_URL and MAIL_FROM there is no sender and the hook writes nothing: one log line says so.
+
+export interface NotifyDeps {
+  config: Readonly<Config>;
+  database: Database;
+  store: WorkStore;
+  logger: Logger;
+  now: () => Date;
+  /** Who is told of a question (the people feature); nobody until it is wired. */
+  recipients?: RecipientsPort;
+  /** The signed tokens of answer links and reply addresses (the links feature); none until wired. */
+  tokens?: LinkTokens | null;
+  /** Tests shorten these; SMTP_TIMEOUTS otherwise. */
+  smtpTimeouts?: SmtpTimeouts;
+  sender?: Pick<SenderOptions, 'pollMs' | 'leaseMs' | 'batch' | 'retry'>;
+}
+
+export type Notify = ReturnType<typeof createNotify>;
+
+export function createNotify({
+  config,
+  database,
+  store,
+  logger,
+  now,
+  recipients = NOBODY,
+  tokens = null,
+  smtpTimeouts,
+  sender: senderOptions = {},
+}: NotifyDeps) {
+  const { mail } = config;
+  const statementsOn = outboxStatementsFor(database.dialect);
+  const top = statementsOn(database.kysely);
+  logger.info({ mail: describeMail(mail) }, mail.smtp === null ? 'mail: off' : 'mail: on');
+  let sender: OutboxSender | null = null;
+  const opened: QuestionOpened = createOutboxHook({
+    mail,
+    recipients,
+    tokens,
+    statementsOn,
+    now,
+    nudge: () => sender?.nudge(),
+  });
+  return {
+    opened,
+    notifications: createNotificationService({ outbox: top, store }),
+    /** Starts the sender loop (the composition root, once the app is built); null without mail. */
+    start(): OutboxSender | null {
+      if (mail.smtp === null || mail.from === null || sender !== null) return sender;
+      sender = startOutboxSender({
+        outbox: top,
+        transport: createSmtpTransport(mail.smtp, mail.from, smtpTimeouts),
+        now,
+        logger,
+        ...senderOptions,
+      });
+      return sender;
+    },
+    async close(): Promise<void> {
+      await sender?.stop();
+    },
+  };
+}
