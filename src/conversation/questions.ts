@@ -113,6 +113,7 @@ export function createQuestionService({
       answered_by: null,
       answered_role: null,
       answered_at: null,
+      to_people: null,
       ...question,
     };
     // Another asker got there first: name its question, read on this transaction (a read on

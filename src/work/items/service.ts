@@ -604,6 +604,7 @@ function newRow(input: CreateWorkItem, createdBy: string, at: string): WorkItemR
     waiting_on: 0,
     link_version: 0,
     container: 0,
+    watchers: null,
   };
 }
 

@@ -35,6 +35,9 @@ export function createProjectService({ store, now = () => new Date() }: ProjectS
       external_ref: input.external_ref ?? null,
       created_at: now().toISOString(),
       review_required: input.review_required ? 1 : 0,
+      watchers: null,
+      escalate_to: null,
+      answer_within_s: null,
     };
     try {
       await store.transaction(async (tx) => {
