@@ -26,6 +26,7 @@ import {
   MailboxSchema,
   UpdateMailboxSchema,
 } from '../intake/contract.js';
+import { PersonSchema, PutPersonSchema } from '../notify/contract.js';
 import type { NamedSchemas } from '../shared/http/openapi.js';
 import { HealthSchema, ProblemSchema } from '../shared/http/schemas.js';
 import {
@@ -87,6 +88,7 @@ export const WORK_SCHEMAS: NamedSchemas = {
     TokenRecord: TokenRecordSchema,
     CreatedToken: CreatedTokenSchema,
     UsageReport: UsageReportSchema,
+    Person: PersonSchema,
   },
   requests: {
     CreateWorkItem: CreateWorkItemSchema,
@@ -103,6 +105,7 @@ export const WORK_SCHEMAS: NamedSchemas = {
     UpdateMailbox: UpdateMailboxSchema,
     CreateToken: CreateTokenSchema,
     SignIn: SignInSchema,
+    PutPerson: PutPersonSchema,
   },
 };
 
