@@ -97,7 +97,7 @@ export function createQuestionService({
     tx: WorkStore,
     row: WorkItemRow,
     actor: Actor,
-    question: Pick<QuestionRow, 'kind' | 'question' | 'options' | 'blocked_item'>,
+    question: Pick<QuestionRow, 'kind' | 'question' | 'options' | 'blocked_item' | 'to_people'>,
     at: string,
   ): Promise<Question> {
     const written: QuestionRow = {
@@ -113,7 +113,6 @@ export function createQuestionService({
       answered_by: null,
       answered_role: null,
       answered_at: null,
-      to_people: null,
       ...question,
     };
     // Another asker got there first: name its question, read on this transaction (a read on
@@ -173,7 +172,13 @@ export function createQuestionService({
         tx,
         after!,
         actor,
-        { kind: 'question', question: input.question, options, blocked_item: blocked ? 1 : 0 },
+        {
+          kind: 'question',
+          question: input.question,
+          options,
+          blocked_item: blocked ? 1 : 0,
+          to_people: input.to === undefined ? null : JSON.stringify(input.to),
+        },
         at,
       );
     });
@@ -353,6 +358,7 @@ export function createQuestionService({
             question: REVIEW_QUESTION,
             options: JSON.stringify([REVIEW_OPTIONS.approve, REVIEW_OPTIONS.return]),
             blocked_item: 1,
+            to_people: null,
           },
           now(),
         );
