@@ -35,6 +35,7 @@ const BROWSER_SAFE = [
   'classify/schemas.ts',
   'conversation/schemas.ts',
   'intake/schemas.ts',
+  'notify/people/schemas.ts',
   'shared/config/auth-modes.ts',
   'work/agent-loop/limits.ts',
   'work/api-contract.ts',

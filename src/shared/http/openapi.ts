@@ -16,6 +16,10 @@ export const OPENAPI_TAGS = [
     name: 'conversation',
     description: "An item's comments, questions to a person and their answers, reviews, and the inbox",
   },
+  {
+    name: 'people',
+    description: "People's profiles: the address the desk tells of questions and reviews, and how often",
+  },
   { name: 'events', description: 'The Server-Sent Events stream of changes to work items and projects' },
   { name: 'classification', description: 'Classify emails with an LLM or the rules, and what it cost' },
   {
