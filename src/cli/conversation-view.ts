@@ -94,6 +94,7 @@ export function questionDetail(question: Question, paint: Paint, now = Date.now(
     ['asked', `${relativeTime(question.asked_at, now)} by ${question.asked_by}`],
   ];
   if (question.options !== null) fields.push(['options', question.options.join(' | ')]);
+  if (question.to !== null) fields.push(['to', question.to.join(', ')]);
   if (question.status === 'answered') {
     fields.push(['answered', `${relativeTime(question.answered_at, now)} by ${question.answered_by ?? '-'}`]);
     if (question.option !== null) fields.push(['option', question.option]);

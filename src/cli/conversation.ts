@@ -91,24 +91,32 @@ export function registerConversationCommands(program: Command, work: Command, co
     .argument('<id>', 'work item id', itemId)
     .argument('<question>', 'the question (1–4,000 characters)')
     .option('--option <choice>', 'an answer to offer (repeatable, 2–10 of them)', collect)
+    .option(
+      '--to <person>',
+      "a person to tell (repeatable, at most 10); default: the item's watchers and creator",
+      collect,
+    )
     .option('--wait <seconds>', `wait up to this long for the answer (0–${MAX_ASK_WAIT_S})`, integer(0, MAX_ASK_WAIT_S))
     .option('--json', 'the question as JSON (answered or still open)')
-    .action(async (id: string, text: string, options: JsonOption & { option?: string[]; wait?: number }) => {
-      const client = context.work();
-      let question = await client.askQuestion(id, {
-        question: text,
-        ...(options.option !== undefined && { options: options.option }),
-      });
-      // Several waits of at most the route's limit, each answered at once when the answer comes.
-      const until = Date.now() + (options.wait ?? 0) * 1_000;
-      while (question.status === 'open' && Date.now() < until) {
-        const wait_s = Math.min(QUESTION_WAIT_LIMITS.max, Math.ceil((until - Date.now()) / 1_000));
-        question = await client.getQuestion(id, question.id, { wait_s });
-      }
-      showQuestion(question, options);
-      if (question.status === 'open' && options.wait !== undefined)
-        io.err('No answer yet: the item stays blocked until a person answers.\n');
-    });
+    .action(
+      async (id: string, text: string, options: JsonOption & { option?: string[]; to?: string[]; wait?: number }) => {
+        const client = context.work();
+        let question = await client.askQuestion(id, {
+          question: text,
+          ...(options.option !== undefined && { options: options.option }),
+          ...(options.to !== undefined && { to: options.to }),
+        });
+        // Several waits of at most the route's limit, each answered at once when the answer comes.
+        const until = Date.now() + (options.wait ?? 0) * 1_000;
+        while (question.status === 'open' && Date.now() < until) {
+          const wait_s = Math.min(QUESTION_WAIT_LIMITS.max, Math.ceil((until - Date.now()) / 1_000));
+          question = await client.getQuestion(id, question.id, { wait_s });
+        }
+        showQuestion(question, options);
+        if (question.status === 'open' && options.wait !== undefined)
+          io.err('No answer yet: the item stays blocked until a person answers.\n');
+      },
+    );
 
   program
     .command('inbox')

@@ -9,6 +9,7 @@ import { registerClassifyCommand } from './classify.js';
 import { registerConversationCommands } from './conversation.js';
 import { EXIT, createCliContext, describeError, exitCodeOf } from './context.js';
 import { json } from './format.js';
+import { registerPeopleCommand } from './people.js';
 import { registerProjectCommand } from './project.js';
 import { registerMcpCommand, registerServeCommand } from './serve.js';
 import { registerTokenCommand } from './token.js';
@@ -42,6 +43,7 @@ program.addHelpText(
 
 registerConversationCommands(program, registerWorkCommand(program, context), context);
 registerProjectCommand(program, context);
+registerPeopleCommand(program, context);
 registerTokenCommand(program, context);
 registerClassifyCommand(program, context);
 registerServeCommand(program, context);

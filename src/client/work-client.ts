@@ -19,6 +19,7 @@ import type {
   SubmittedPlan,
 } from '../work/contract.js';
 import { conversationCalls } from './conversation-calls.js';
+import { peopleCalls } from './people-calls.js';
 import { ProblemError } from './errors.js';
 import { withNote } from './notes.js';
 import { type CallOptions, type ClientOptions, createRequester } from './http.js';
@@ -316,6 +317,8 @@ export function createWorkClient(options: ClientOptions) {
 
     // The item's conversation: comments, questions to a person, the inbox, reviews.
     ...conversationCalls(request, nextCursor),
+    // People's profiles: whom the desk tells of questions and reviews, and how.
+    ...peopleCalls(request),
   };
 }
 

@@ -101,7 +101,7 @@ export function createQuestionService({
     tx: WorkStore,
     row: WorkItemRow,
     actor: Actor,
-    question: Pick<QuestionRow, 'kind' | 'question' | 'options' | 'blocked_item'>,
+    question: Pick<QuestionRow, 'kind' | 'question' | 'options' | 'blocked_item' | 'to_people'>,
     at: string,
   ): Promise<{ view: Question; committed: (() => void) | void }> {
     const conv: ConversationStatements = statementsOn(trx);
@@ -177,7 +177,13 @@ export function createQuestionService({
         tx,
         after!,
         actor,
-        { kind: 'question', question: input.question, options, blocked_item: blocked ? 1 : 0 },
+        {
+          kind: 'question',
+          question: input.question,
+          options,
+          blocked_item: blocked ? 1 : 0,
+          to_people: input.to === undefined ? null : JSON.stringify(input.to),
+        },
         at,
       );
     });
@@ -377,6 +383,7 @@ export function createQuestionService({
             question: REVIEW_QUESTION,
             options: JSON.stringify([REVIEW_OPTIONS.approve, REVIEW_OPTIONS.return]),
             blocked_item: 1,
+            to_people: null,
           },
           now(),
         ));

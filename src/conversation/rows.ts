@@ -56,6 +56,7 @@ export function toQuestion(row: QuestionRow): Question {
     question: row.question,
     options: row.options === null ? null : (JSON.parse(row.options) as string[]),
     status: row.status,
+    to: row.to_people === null ? null : (JSON.parse(row.to_people) as string[]),
     asked_at: row.asked_at,
     answer: row.answer,
     option: row.option,

@@ -1,5 +1,6 @@
 import { type Static, Type } from 'typebox';
 import { Nullable, TimestampSchema, UuidSchema } from '../shared/http/schemas.js';
+import { PEOPLE_LIMITS, peopleListSchema } from '../work/contract.js';
 
 // The conversation's shapes on the wire: comments on an item's timeline, questions
 // a person answers (reviews among them), the inbox of questions. snake_case as everywhere.
@@ -107,6 +108,9 @@ export const QuestionSchema = Type.Object(
     option: Nullable(Type.String()),
     answered_by: Nullable(Type.String()),
     answered_at: Nullable(TimestampSchema),
+    to: Nullable(
+      Type.Array(Type.String(), { description: 'The people the question named; null: its watchers and creator' }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -125,6 +129,13 @@ export const AskSchema = Type.Object(
         description: '2–10 distinct choices; the answer picks one',
       }),
     ),
+    to: Type.Optional({
+      ...peopleListSchema(
+        PEOPLE_LIMITS.to,
+        `The people to tell (1 to ${PEOPLE_LIMITS.to}); left out: the item's and its project's watchers and its creator`,
+      ),
+      minItems: 1,
+    }),
   },
   { additionalProperties: false },
 );

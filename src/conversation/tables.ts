@@ -33,6 +33,8 @@ export interface QuestionRow {
   answered_at: string | null;
   /** 1 when asking blocked the item: the answer then resumes it. */
   blocked_item: number;
+  /** The people the question names, as a JSON array; null: who is told is worked out (src/notify). */
+  to_people: string | null;
 }
 
 export interface ConversationTables {

@@ -47,6 +47,7 @@ export const AskInputSchema = Type.Object(
     id: IdSchema,
     question: AskSchema.properties.question,
     options: AskSchema.properties.options,
+    to: AskSchema.properties.to,
     wait_s: Type.Optional({ ...WaitSchema, default: TOOL_WAIT_MAX_S }),
   },
   { additionalProperties: false },

@@ -76,13 +76,17 @@ export const CONVERSATION_TOOLS: readonly ToolDefinition[] = [
     name: 'ask_person',
     title: 'Ask a person',
     description:
-      'Ask a person when you cannot go on well without one: a missing fact, a decision with real consequences, access you lack, contradictory instructions. Blocks the item (lease paused) until answered; give options when you can. Waits up to wait_s.',
+      'Ask a person when you cannot go on without one: a missing fact, a decision with consequences, access you lack. Blocks the item until answered; give options when you can, `to` to name who is told. Waits up to wait_s.',
     access: ACCESS.comment,
     input: AskInputSchema,
     output: QuestionOutputSchema,
     annotations: ADDS,
-    async run({ id, question, options, wait_s = TOOL_WAIT_MAX_S }, { client, signal }) {
-      const asked = await client.askQuestion(id, { question, ...(options !== undefined && { options }) }, { signal });
+    async run({ id, question, options, to, wait_s = TOOL_WAIT_MAX_S }, { client, signal }) {
+      const asked = await client.askQuestion(
+        id,
+        { question, ...(options !== undefined && { options }), ...(to !== undefined && { to }) },
+        { signal },
+      );
       return withNextStep(await awaitAnswer(client, id, asked, wait_s, { signal }));
     },
   }),

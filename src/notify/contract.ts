@@ -9,3 +9,13 @@ export {
   type Notification,
   type NotificationsQuery,
 } from './outbox/schemas.js';
+export {
+  MAX_EMAIL_LENGTH,
+  NOTIFY_MODES,
+  PersonParamsSchema,
+  PersonSchema,
+  PutPersonSchema,
+  type NotifyMode,
+  type Person,
+  type PutPerson,
+} from './people/schemas.js';

@@ -1,7 +1,7 @@
 // notify's entry: what the layers above and the composition root may import of it (wire vocabulary: contract.ts).
 
 export { composeQuestionMail, type ComposedMail, type QuestionMailInput } from './outbox/compose.js';
-export { NOTIFY_MODES, type LinkTokens, type NotifyMode, type Recipient, type RecipientsPort } from './outbox/ports.js';
+export type { LinkTokens, RecipientsPort } from './outbox/ports.js';
 export { registerNotificationRoutes } from './outbox/routes.js';
 export { RETRY_POLICY, type OutboxSender, type RetryPolicy } from './outbox/sender.js';
 export { SMTP_TIMEOUTS, type SmtpTimeouts } from './outbox/transport.js';
@@ -26,3 +26,15 @@ export {
   type SenderVerdict,
 } from './replies/reply-keys.js';
 export { replyText } from './replies/reply-text.js';
+export { NotOwnProfile, PersonNotFound, UnknownTimeZone } from './people/errors.js';
+export {
+  recipientsFor,
+  type Recipient,
+  type RecipientItem,
+  type RecipientProject,
+  type RecipientQuestion,
+} from './people/recipients.js';
+export { registerPeopleRoutes } from './people/routes.js';
+export { createPeopleService, isKnownTimeZone, type PeopleService } from './people/service.js';
+export { createPeopleStore } from './people/store/index.js';
+export type { PeopleStore, PeopleTables, PersonRow } from './people/store/port.js';

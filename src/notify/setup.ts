@@ -5,7 +5,7 @@ import type { Database } from '../shared/db/database.js';
 import type { QuestionOpened } from '../conversation/index.js';
 import type { WorkStore } from '../work/index.js';
 import { createOutboxHook } from './outbox/hook.js';
-import { type LinkTokens, NOBODY, type RecipientsPort } from './outbox/ports.js';
+import { type LinkTokens, PEOPLE_RECIPIENTS, type RecipientsPort } from './outbox/ports.js';
 import { type OutboxSender, type SenderOptions, startOutboxSender } from './outbox/sender.js';
 import { createNotificationService } from './outbox/service.js';
 import { outboxStatementsFor } from './outbox/store/index.js';
@@ -21,7 +21,7 @@ export interface NotifyDeps {
   store: WorkStore;
   logger: Logger;
   now: () => Date;
-  /** Who is told of a question (the people feature); nobody until it is wired. */
+  /** Who is told of a question: the people feature's rule unless a test says otherwise. */
   recipients?: RecipientsPort;
   /** The signed tokens of answer links and reply addresses (the links feature); none until wired. */
   tokens?: LinkTokens | null;
@@ -38,7 +38,7 @@ export function createNotify({
   store,
   logger,
   now,
-  recipients = NOBODY,
+  recipients = PEOPLE_RECIPIENTS,
   tokens = null,
   smtpTimeouts,
   sender: senderOptions = {},

@@ -26,7 +26,7 @@ import {
   MailboxSchema,
   UpdateMailboxSchema,
 } from '../intake/contract.js';
-import { NotificationSchema } from '../notify/contract.js';
+import { NotificationSchema, PersonSchema, PutPersonSchema } from '../notify/contract.js';
 import type { NamedSchemas } from '../shared/http/openapi.js';
 import { HealthSchema, ProblemSchema } from '../shared/http/schemas.js';
 import {
@@ -89,6 +89,7 @@ export const WORK_SCHEMAS: NamedSchemas = {
     CreatedToken: CreatedTokenSchema,
     UsageReport: UsageReportSchema,
     Notification: NotificationSchema,
+    Person: PersonSchema,
   },
   requests: {
     CreateWorkItem: CreateWorkItemSchema,
@@ -105,6 +106,7 @@ export const WORK_SCHEMAS: NamedSchemas = {
     UpdateMailbox: UpdateMailboxSchema,
     CreateToken: CreateTokenSchema,
     SignIn: SignInSchema,
+    PutPerson: PutPersonSchema,
   },
 };
 

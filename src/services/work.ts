@@ -3,6 +3,7 @@ import { registerSessionRoutes, registerTokenRoutes, createTokenService } from '
 import { ACCESS } from '../auth/contract.js';
 import { createUsageReader, registerUsageRoute, createUsageStore } from '../classify/index.js';
 import { registerIntake } from '../intake/index.js';
+import { createPeopleService, createPeopleStore, registerPeopleRoutes } from '../notify/index.js';
 import { registerMcpRoutes } from '../mcp/http.js';
 import { registerMcpSetupRoute } from '../mcp/setup-route.js';
 import type { Config } from '../shared/config/config.js';
@@ -162,6 +163,7 @@ export async function buildWorkApp({
   registerConversationRoutes(app, conversation.comments, conversation.questions);
   registerNotificationRoutes(app, notify.notifications);
   registerProjectRoutes(app, createProjectService({ store, now }));
+  registerPeopleRoutes(app, createPeopleService({ store: createPeopleStore(database), now }));
   registerEventRoutes(app, hub);
   // Intake classifies in process: the same service as POST /classify, counted and traced here.
   const classify = buildClassifyService({ config, database, logger, metrics: app.metricsRegistry, tracing });

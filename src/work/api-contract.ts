@@ -52,6 +52,23 @@ export const AgentNameSchema = Type.String({
   description: 'Agent username',
 });
 
+/** A person: the name its member token acts as (X-User with AUTH=off), as agents are named. */
+export const PersonNameSchema = Type.String({
+  ...AgentNameSchema,
+  description: 'A person (its profile: /people/{name})',
+});
+
+/** How many people a list may name: watchers and escalation (projects, items), a question's `to`. */
+export const PEOPLE_LIMITS = { watchers: 50, escalate_to: 50, to: 10 } as const;
+
+/** Names of people, each once; a PATCH replaces the list, [] clears it. */
+export function peopleListSchema(maxItems: number, description: string) {
+  return Type.Array(PersonNameSchema, { maxItems, uniqueItems: true, description });
+}
+
+/** A list of names as a view shows it: [] when none are set. */
+const PeopleViewSchema = Type.Array(Type.String());
+
 export const DescriptionSchema = Type.String({ minLength: 1, maxLength: 10_000, pattern: '\\S' });
 export const PrioritySchema = Type.Integer({ minimum: 1, maximum: 5, description: '1 is the highest' });
 export const NotesSchema = Type.String({ maxLength: 10_000 });
@@ -115,11 +132,18 @@ const conversationFields = {
   review_required: ReviewRequiredSchema,
 };
 
+/** Who is told of the item's questions and reviews, beside its project's watchers (src/notify). */
+const WatchersSchema = peopleListSchema(
+  PEOPLE_LIMITS.watchers,
+  `People told of its questions and reviews (at most ${PEOPLE_LIMITS.watchers}); a PATCH replaces the list`,
+);
+
 export const WorkItemSchema = Type.Object(
   {
     ...workItemFields,
     dispatch_log: Type.Array(DispatchEntrySchema),
     ...conversationFields,
+    watchers: PeopleViewSchema,
   },
   { additionalProperties: false },
 );
@@ -162,6 +186,7 @@ export const WorkItemDetailSchema = Type.Object(
     ...workItemFields,
     dispatch_log: Type.Array(DispatchEntrySchema),
     ...conversationFields,
+    watchers: PeopleViewSchema,
     depends_on: Type.Array(UuidSchema, { maxItems: LINK_LIMITS.dependencies }),
     blocked_by: Type.Array(BlockerSchema, {
       maxItems: LINK_LIMITS.dependencies,
@@ -201,6 +226,7 @@ export const CreateWorkItemSchema = Type.Object(
       }),
     ),
     review_required: Type.Optional(ReviewRequiredSchema),
+    watchers: Type.Optional(WatchersSchema),
   },
   { additionalProperties: false },
 );
@@ -220,6 +246,7 @@ export const UpdateWorkItemSchema = Type.Object(
     review_required: Type.Optional(ReviewRequiredSchema),
     parent_id: Type.Optional(Nullable(ParentIdSchema)),
     depends_on: Type.Optional(DependsOnSchema),
+    watchers: Type.Optional(WatchersSchema),
   },
   { additionalProperties: false, minProperties: 1 },
 );
@@ -290,6 +317,9 @@ export const ProjectSchema = Type.Object(
     review_required: Type.Boolean({
       description: "Whether the holder's completion of its items waits for a person's review",
     }),
+    watchers: PeopleViewSchema,
+    answer_within_s: Nullable(Type.Integer({ description: 'Open longer, a question or review is overdue' })),
+    escalate_to: PeopleViewSchema,
   },
   { additionalProperties: false },
 );
@@ -298,11 +328,37 @@ export type Project = Static<typeof ProjectSchema>;
 const ProjectNameSchema = Type.String({ minLength: 1, maxLength: 200, pattern: '\\S' });
 const ExternalRefSchema = Type.String({ maxLength: 2_000 });
 
+/** What a project says of the people told of its items' questions and reviews. */
+const projectPeopleFields = {
+  watchers: Type.Optional(
+    peopleListSchema(
+      PEOPLE_LIMITS.watchers,
+      `People told of every question and review of its items (at most ${PEOPLE_LIMITS.watchers}); [] clears`,
+    ),
+  ),
+  answer_within_s: Type.Optional(
+    Nullable(
+      Type.Integer({
+        minimum: 60,
+        maximum: 2_147_483_647,
+        description: 'Seconds a question or review may stay open before it is overdue and escalated; null: never',
+      }),
+    ),
+  ),
+  escalate_to: Type.Optional(
+    peopleListSchema(
+      PEOPLE_LIMITS.escalate_to,
+      `People told once a question or review is overdue (at most ${PEOPLE_LIMITS.escalate_to}); [] clears`,
+    ),
+  ),
+};
+
 export const CreateProjectSchema = Type.Object(
   {
     name: ProjectNameSchema,
     external_ref: Type.Optional(Nullable(ExternalRefSchema)),
     review_required: Type.Optional(Type.Boolean({ description: 'Default false' })),
+    ...projectPeopleFields,
   },
   { additionalProperties: false },
 );
@@ -313,6 +369,7 @@ export const UpdateProjectSchema = Type.Object(
     name: Type.Optional(ProjectNameSchema),
     external_ref: Type.Optional(Nullable(ExternalRefSchema)),
     review_required: Type.Optional(Type.Boolean()),
+    ...projectPeopleFields,
   },
   { additionalProperties: false, minProperties: 1 },
 );

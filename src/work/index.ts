@@ -31,4 +31,4 @@ export { createStatsStore } from './stats/store/index.js';
 export type { DependentNotes } from './store/dependencies-port.js';
 export { createWorkStore } from './store/index.js';
 export type { FinishedHook, ItemWithDispatches, WorkStore } from './store/port.js';
-export type { WorkItemRow, WorkTables } from './store/tables.js';
+export type { ProjectRow, WorkItemRow, WorkTables } from './store/tables.js';

@@ -71,6 +71,20 @@ const mailbox = () => ({
   enabled: false,
 });
 
+/** A fresh profile, made by the admin. */
+async function newPerson(app: HttpApp): Promise<string> {
+  const name = unique('person');
+  const made = await call(
+    app,
+    'PUT',
+    `/people/${name}`,
+    { email: 'p@example.org', notify: 'off' },
+    bearer(ADMIN_SECRET),
+  );
+  expect(made.status, made.text).toBe(201);
+  return name;
+}
+
 const CASES: Case[] = [
   { route: 'GET /health', service: 'work', request: async () => ({ url: '/health' }), roles: everyone(200), open: 200 },
   {
@@ -263,6 +277,31 @@ const CASES: Case[] = [
     route: 'DELETE /tokens/:id',
     service: 'work',
     request: async (f) => ({ url: `/tokens/${await f.newToken()}` }),
+    roles: only(204, 'admin'),
+  },
+  // People: a member reaches its own profile only (these name someone else's); an admin any.
+  {
+    route: 'PUT /people/:name',
+    service: 'work',
+    request: async () => ({ url: `/people/${unique('person')}`, payload: { email: 'p@example.org', notify: 'off' } }),
+    roles: only(201, 'admin'),
+  },
+  {
+    route: 'GET /people',
+    service: 'work',
+    request: async () => ({ url: '/people' }),
+    roles: only(200, 'member', 'admin'),
+  },
+  {
+    route: 'GET /people/:name',
+    service: 'work',
+    request: async (f) => ({ url: `/people/${await newPerson(f.app)}` }),
+    roles: only(200, 'admin'),
+  },
+  {
+    route: 'DELETE /people/:name',
+    service: 'work',
+    request: async (f) => ({ url: `/people/${await newPerson(f.app)}` }),
     roles: only(204, 'admin'),
   },
   {

@@ -229,6 +229,10 @@ describe.each(await storesUnderTest())('the work client on %s', (kind) => {
     await client.answerQuestion(id, id, { answer: 'a' });
     await client.listQuestions();
     await client.countQuestions();
+    await client.listPeople();
+    await client.getPerson('mia');
+    await client.putPerson('mia', { email: 'mia@example.org', notify: 'digest', digest_at: '08:00' });
+    await client.deletePerson('mia');
 
     const document = desk.app.swagger() as { paths: Record<string, Record<string, unknown>> };
     const templates = Object.keys(document.paths).map((template) => ({
@@ -243,7 +247,7 @@ describe.each(await storesUnderTest())('the work client on %s', (kind) => {
       return !match || !(method.toLowerCase() in (document.paths[match.template] ?? {}));
     });
     expect(missing).toEqual([]);
-    expect(calls).toHaveLength(30);
+    expect(calls).toHaveLength(34);
   });
 });
 

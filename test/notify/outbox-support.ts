@@ -1,4 +1,4 @@
-import type { LinkTokens, OutboxSender, Recipient, RecipientsPort } from '../../src/notify/index.js';
+import type { LinkTokens, OutboxSender } from '../../src/notify/index.js';
 import { type TestApp, startWorkApp } from '../support/apps.js';
 import { ADMIN_SECRET, AUTH_ENV, bearer, mintToken } from '../support/auth.js';
 import type { TestClock } from '../support/clock.js';
@@ -6,20 +6,21 @@ import type { StoreKind } from '../support/databases.js';
 import { call } from '../support/http.js';
 import type { SmtpTimeouts } from '../../src/notify/index.js';
 
-// What the outbox tests share: a work app whose mail goes to a test SMTP server, with fixed
-// people told of every question. The people feature's resolver is not part of this lane, so the
-// recipients port is given this test implementation; the links feature's signer likewise.
+// What the outbox tests share: a work app whose mail goes to a test SMTP server, with three
+// people's profiles, all watching every item the tests make. Links are signed by a readable test
+// signer, so a test can tell which token a mail carries.
 
 export const SMTP_PASSWORD = 'pw-Zq81-never-in-a-log';
 
 /** mia is told at once, otto reads digests, ada (the asking agent) is never told of her own question. */
-export const PEOPLE: Recipient[] = [
+export const PEOPLE = [
   { name: 'mia', email: 'mia@example.org', notify: 'immediate' },
   { name: 'otto', email: 'otto@example.org', notify: 'digest' },
   { name: 'ada', email: 'ada@example.org', notify: 'immediate' },
-];
+] as const;
 
-export const FIXED_RECIPIENTS: RecipientsPort = async () => PEOPLE;
+/** Every person above, for the items the tests make. */
+export const WATCHERS = PEOPLE.map((person) => person.name);
 
 export const TEST_TOKENS: LinkTokens = {
   answerToken: (questionId, person) => `ans.${questionId}.${person}`,
@@ -54,7 +55,6 @@ export async function startMailApp(
       now: clock.now,
       sweepEveryMs: NO_TIMER_MS,
       notify: {
-        recipients: FIXED_RECIPIENTS,
         tokens: TEST_TOKENS,
         ...(smtpTimeouts && { smtpTimeouts }),
         sender: { pollMs: NO_TIMER_MS },
@@ -62,6 +62,10 @@ export async function startMailApp(
       onNotifySender: (started) => (sender = started),
     },
   );
+  for (const { name, email, notify } of PEOPLE) {
+    const put = await call(t.app, 'PUT', `/people/${name}`, { email, notify }, bearer(ADMIN_SECRET));
+    if (put.status !== 201) throw new Error(put.text);
+  }
   const as = {
     admin: bearer(ADMIN_SECRET),
     ada: bearer((await mintToken(t.app, { role: 'agent', name: 'ada-token', agent: 'ada' })).token),
@@ -84,7 +88,7 @@ export async function claimedItem(app: MailApp, extra: Record<string, unknown> =
     app.t.app,
     'POST',
     '/work',
-    { type, description: 'write the release notes', ...extra },
+    { type, description: 'write the release notes', watchers: WATCHERS, ...extra },
     app.as.admin,
   );
   if (submitted.status !== 201) throw new Error(submitted.text);

@@ -36,6 +36,7 @@ const BROWSER_SAFE = [
   'conversation/schemas.ts',
   'intake/schemas.ts',
   'notify/outbox/schemas.ts',
+  'notify/people/schemas.ts',
   'shared/config/auth-modes.ts',
   'work/agent-loop/limits.ts',
   'work/api-contract.ts',

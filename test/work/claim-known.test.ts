@@ -68,6 +68,7 @@ describe.each(await storesUnderTest())('claims of items this process wrote, on %
       waiting_on: 0,
       link_version: 0,
       container: 0,
+      watchers: null,
     };
   };
   const create = (on: WorkStore, row: WorkItemRow) =>

@@ -20,6 +20,9 @@ describe.each(await storesUnderTest())('projects on %s', (kind) => {
       external_ref: null,
       created_at: expect.stringMatching(ISO_MS),
       review_required: false,
+      watchers: [],
+      answer_within_s: null,
+      escalate_to: [],
     });
     expect(response.headers.location).toBe(`/projects/${response.body.id}`);
     expect((await call(t.app, 'GET', `/projects/${response.body.id}`)).body).toEqual(response.body);

@@ -56,6 +56,7 @@ describe.each(await storesUnderTest())('store event notification on %s', (kind) 
     waiting_on: 0,
     link_version: 0,
     container: 0,
+    watchers: null,
   });
 
   it('once per committed transaction that appended events', async () => {

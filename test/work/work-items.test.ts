@@ -30,6 +30,7 @@ const WORK_ITEM_FIELDS = [
   'dispatch_log',
   'comment_count',
   'review_required',
+  'watchers',
 ].sort();
 
 const NO_PLAN = {

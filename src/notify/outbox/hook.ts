@@ -29,7 +29,8 @@ export function createOutboxHook({
 }: OutboxHookDeps): QuestionOpened {
   return async ({ db, store, question, item }) => {
     if (mail.smtp === null) return;
-    const people = await recipients(db, item, question);
+    const projectRow = item.project_id === null ? null : ((await store.findProject(item.project_id)) ?? null);
+    const people = await recipients(db, item, projectRow, question);
     // The asker is never told of its own question, and one person gets one mail.
     const told = new Map(
       people
@@ -37,7 +38,7 @@ export function createOutboxHook({
         .map((person) => [person.name, person]),
     );
     if (told.size === 0) return;
-    const project = item.project_id === null ? null : ((await store.findProject(item.project_id))?.name ?? null);
+    const project = projectRow?.name ?? null;
     const outbox = statementsOn(db);
     const at = now().toISOString();
     for (const person of told.values()) {

@@ -1,25 +1,23 @@
 import type { DatabaseHandle } from '../../shared/db/schema.js';
 import type { Question } from '../../conversation/contract.js';
-import type { WorkItemRow } from '../../work/index.js';
+import type { ProjectRow, WorkItemRow } from '../../work/index.js';
+import { type Recipient, recipientsFor } from '../people/recipients.js';
 
-// What the outbox needs from the lanes beside it, as small ports the composition root wires:
-// who is told of a question (the people feature) and the signed tokens of the links and the
-// reply address (the links feature). Their defaults tell nobody and sign nothing.
+// What the outbox needs beside it, as small ports: who is told of a question (the people rule)
+// and the signed tokens of the links and the reply address (the links, wired by the root).
 
-export const NOTIFY_MODES = ['immediate', 'digest', 'off'] as const;
-export type NotifyMode = (typeof NOTIFY_MODES)[number];
-
-export interface Recipient {
-  name: string;
-  email: string;
-  notify: NotifyMode;
-}
+export type { Recipient } from '../people/recipients.js';
 
 /**
  * The people told of a question or review on `item`, read on `db` (the transaction that opens
  * it: a read on the top-level database there would wait for itself on SQLite).
  */
-export type RecipientsPort = (db: DatabaseHandle, item: WorkItemRow, question: Question) => Promise<Recipient[]>;
+export type RecipientsPort = (
+  db: DatabaseHandle,
+  item: WorkItemRow,
+  project: ProjectRow | null,
+  question: Question,
+) => Promise<Recipient[]>;
 
 /** The signed tokens mail carries: a one-click answer link per person, a reply address per mail. */
 export interface LinkTokens {
@@ -27,5 +25,10 @@ export interface LinkTokens {
   replyToken(notificationId: string): string;
 }
 
-/** Without the people feature nobody is told. */
-export const NOBODY: RecipientsPort = async () => [];
+/** The people feature's rule: those the question names, else the watchers and the creator. */
+export const PEOPLE_RECIPIENTS: RecipientsPort = (db, item, project, question) =>
+  recipientsFor(db, item, project, {
+    to_people: question.to === null ? null : JSON.stringify(question.to),
+    asked_by: question.asked_by,
+    kind: question.kind,
+  });

@@ -20,6 +20,10 @@ export const OPENAPI_TAGS = [
     name: 'notifications',
     description: 'The emails the desk sends people (questions, reviews): who was told, when, and what failed',
   },
+  {
+    name: 'people',
+    description: "People's profiles: the address the desk tells of questions and reviews, and how often",
+  },
   { name: 'events', description: 'The Server-Sent Events stream of changes to work items and projects' },
   { name: 'classification', description: 'Classify emails with an LLM or the rules, and what it cost' },
   {

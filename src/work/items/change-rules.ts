@@ -3,7 +3,7 @@ import { ValidationError } from '../../shared/errors.js';
 import { assertNotWaiting } from '../plans/dependency-rules.js';
 import { FinalItemNotEditable, IllegalTransition, NotHolder } from '../errors.js';
 import type { Plan } from './changes.js';
-import { flagOf } from './view.js';
+import { flagOf, namesColumn } from './view.js';
 import {
   CLAIMS,
   CLAIM_AUDIT,
@@ -136,6 +136,9 @@ function applyEdits(plan: Plan, row: WorkItemRow, patch: UpdateWorkItem, payload
   if (payload !== undefined && payload !== row.payload) edits.payload = payload;
   if (patch.review_required !== undefined && flagOf(patch.review_required) !== row.review_required) {
     edits.review_required = flagOf(patch.review_required);
+  }
+  if (patch.watchers !== undefined && namesColumn(patch.watchers) !== row.watchers) {
+    edits.watchers = namesColumn(patch.watchers);
   }
   if (Object.keys(edits).length === 0) return;
   if (isFinal(row.status)) throw new FinalItemNotEditable(row.status);

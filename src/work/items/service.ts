@@ -40,7 +40,7 @@ import {
   checkPrecondition,
 } from './changes.js';
 import { newDispatch, planExpiry, planUpdate, requestedStatus, secondsAfter } from './change-rules.js';
-import { type Actor, SYSTEM_ACTOR, eventData, flagOf, toSummary, toWorkItem } from './view.js';
+import { type Actor, SYSTEM_ACTOR, eventData, flagOf, namesColumn, toSummary, toWorkItem } from './view.js';
 import { LEASED_STATUSES, type PatchMove, isFinal } from './lifecycle.js';
 import type { HistoryAction, MOVE_ACTIONS } from './statuses.js';
 import { LEASE_EXPIRY_OUTCOMES, NO_OBSERVER, type WorkObserver } from '../metrics/observer.js';
@@ -604,6 +604,7 @@ function newRow(input: CreateWorkItem, createdBy: string, at: string): WorkItemR
     waiting_on: 0,
     link_version: 0,
     container: 0,
+    watchers: namesColumn(input.watchers),
   };
 }
 

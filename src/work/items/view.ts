@@ -91,7 +91,18 @@ export function toWorkItem(row: WorkItemRow, dispatches: readonly DispatchRow[])
     comment_count: row.comment_count ?? 0,
     review_required:
       row.review_required === null || row.review_required === undefined ? null : Boolean(row.review_required),
+    watchers: namesOf(row.watchers),
   };
+}
+
+/** A list of names as a view shows it: the column's JSON array, [] for none (null). */
+export function namesOf(column: string | null | undefined): string[] {
+  return column ? (JSON.parse(column) as string[]) : [];
+}
+
+/** A list of names as its column holds it: null for none, so an empty list and no list are one. */
+export function namesColumn(names: readonly string[] | null | undefined): string | null {
+  return names && names.length > 0 ? JSON.stringify(names) : null;
 }
 
 /** A boolean as the row holds it (0/1 on both databases), or null. */

@@ -4,6 +4,7 @@ import { DuplicateProjectName, ProjectNotFound } from '../errors.js';
 import type { CreateProject, Project, UpdateProject } from '../api-contract.js';
 import type { WorkStore } from '../store/port.js';
 import type { ProjectRow } from '../store/tables.js';
+import { namesColumn, namesOf } from '../items/view.js';
 
 export const PROJECT_EVENTS = {
   created: 'project.created',
@@ -35,6 +36,9 @@ export function createProjectService({ store, now = () => new Date() }: ProjectS
       external_ref: input.external_ref ?? null,
       created_at: now().toISOString(),
       review_required: input.review_required ? 1 : 0,
+      watchers: namesColumn(input.watchers),
+      escalate_to: namesColumn(input.escalate_to),
+      answer_within_s: input.answer_within_s ?? null,
     };
     try {
       await store.transaction(async (tx) => {
@@ -74,6 +78,13 @@ export function createProjectService({ store, now = () => new Date() }: ProjectS
         if (patch.review_required !== undefined && (patch.review_required ? 1 : 0) !== row.review_required) {
           changes.review_required = patch.review_required ? 1 : 0;
         }
+        for (const list of ['watchers', 'escalate_to'] as const) {
+          const names = patch[list];
+          if (names !== undefined && namesColumn(names) !== row[list]) changes[list] = namesColumn(names);
+        }
+        if (patch.answer_within_s !== undefined && patch.answer_within_s !== row.answer_within_s) {
+          changes.answer_within_s = patch.answer_within_s;
+        }
         if (Object.keys(changes).length === 0) return toProject(row);
         await tx.updateProject(id, changes);
         const updated = toProject({ ...row, ...changes });
@@ -97,5 +108,8 @@ function toProject(row: ProjectRow): Project {
     external_ref: row.external_ref,
     created_at: row.created_at,
     review_required: Boolean(row.review_required),
+    watchers: namesOf(row.watchers),
+    answer_within_s: row.answer_within_s,
+    escalate_to: namesOf(row.escalate_to),
   };
 }

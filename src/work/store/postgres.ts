@@ -239,6 +239,7 @@ const ITEM_COLUMN_SET: Record<keyof WorkItemRow, true> = {
   waiting_on: true,
   link_version: true,
   container: true,
+  watchers: true,
 };
 export const ITEM_COLUMNS = Object.keys(ITEM_COLUMN_SET) as (keyof WorkItemRow)[];
 

@@ -45,6 +45,8 @@ export interface WorkItemRow {
   link_version: number;
   /** 1 for a plan's parent: never claimable, completed by the desk when its steps are (settle.ts). */
   container: number;
+  /** The people told of its questions and reviews, as a JSON array of names; null: none. */
+  watchers: string | null;
 }
 
 export interface DispatchRow {
@@ -87,6 +89,11 @@ export interface ProjectRow {
   created_at: string;
   /** 1 or 0: whether the holder's completion of the project's items waits for a person's review. */
   review_required: number;
+  /** JSON arrays of names (people); null: none. */
+  watchers: string | null;
+  escalate_to: string | null;
+  /** How long a question or review may stay open before it is overdue; null: never. */
+  answer_within_s: number | null;
 }
 
 export interface EventRow {
