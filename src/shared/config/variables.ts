@@ -10,6 +10,7 @@ export const CONFIG_GROUPS = {
   llm: 'Language model',
   classify: 'Classification',
   intake: 'Mail intake',
+  notify: 'Notifications',
   tracing: 'Tracing',
 } as const;
 
@@ -328,6 +329,25 @@ export const CONFIG_VARIABLES: readonly ConfigVariable[] = [
     group: 'intake',
     default: '`https://login.microsoftonline.com`',
     meaning: 'Where Graph tokens are issued (tests point it at a fake)',
+  },
+  {
+    name: 'LINK_SECRET',
+    group: 'notify',
+    default: 'made once, kept in the database',
+    meaning:
+      'At least 32 characters signing answer links and reply addresses (HMAC-SHA256); unset, 32 random bytes are made on first start and shared by every instance on the database; never logged',
+  },
+  {
+    name: 'LINK_SECRET_FILE',
+    group: 'notify',
+    default: 'none',
+    meaning: 'A file holding `LINK_SECRET` (Docker secrets); not with `LINK_SECRET`',
+  },
+  {
+    name: 'ANSWER_LINK_TTL',
+    group: 'notify',
+    default: '`7d`',
+    meaning: 'How long an answer link in an email works: seconds, or with a unit (`90m`, `12h`, `7d`); 60 s to 366 d',
   },
   {
     name: 'OTEL_EXPORTER_OTLP_ENDPOINT',
