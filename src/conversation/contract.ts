@@ -1,6 +1,7 @@
 // conversation's wire vocabulary for the layers above and for clients: schemas and import-free lists only.
 
 export {
+  ANSWER_VIA,
   AnswerSchema,
   AskSchema,
   CommentSchema,
@@ -9,10 +10,12 @@ export {
   CreateCommentSchema,
   InboxEntrySchema,
   LinkSchema,
+  QUESTION_LIMITS,
   QUESTION_WAIT_LIMITS,
   QuestionCountsSchema,
   QuestionSchema,
   type Answer,
+  type AnswerVia,
   type Ask,
   type Comment,
   type CommentsQuery,

@@ -6,3 +6,4 @@ export { CONVERSATION_EVENTS, eventDataOf, newComment, toComment } from './rows.
 export { createConversation } from './setup.js';
 export { DEPENDENT_NOTES } from './store/dependent-notes.js';
 export type { ConversationStatementsOn } from './store/index.js';
+export type { QuestionService } from './questions.js';
