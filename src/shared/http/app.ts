@@ -132,6 +132,8 @@ export async function createHttpApp(options: HttpAppOptions): Promise<HttpApp> {
     forceCloseConnections: 'idle',
     ajv: { customOptions: { strict: false } },
     frameworkErrors: onFrameworkError,
+    // An answer link's signed token is one path segment longer than the router's default 100.
+    routerOptions: { maxParamLength: 256 },
     clientErrorHandler: onClientError,
   }).withTypeProvider<TypeBoxTypeProvider>();
   await options.tracing?.instrument(app);
