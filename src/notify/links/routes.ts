@@ -2,7 +2,7 @@ import { ACCESS } from '../../auth/contract.js';
 import { withHeaders } from '../../shared/http/openapi.js';
 import type { HttpApp } from '../../shared/http/types.js';
 import { renderOutcome } from './page.js';
-import { AnswerLinkFormSchema, AnswerLinkParamsSchema, HtmlPageResponse } from './schemas.js';
+import { AnswerLinkFormSchema, AnswerLinkParamsSchema, HtmlOrProblemResponse, HtmlPageResponse } from './schemas.js';
 import type { AnswerLinks, LinkOutcome, LinkRefusal } from './service.js';
 import type { FastifyReply } from 'fastify';
 
@@ -49,10 +49,10 @@ function sendPage(reply: FastifyReply, outcome: LinkOutcome): FastifyReply {
 
 const pages = {
   200: withHeaders(HtmlPageResponse('The page: the question and its form, or the answer recorded'), 'Cache-Control'),
-  400: HtmlPageResponse('A malformed or tampered link'),
-  403: HtmlPageResponse('A review of the person’s own work'),
-  404: HtmlPageResponse('The question or its item no longer exists'),
-  410: HtmlPageResponse('The link expired, or its question was answered or closed'),
+  400: HtmlOrProblemResponse('A malformed or tampered link'),
+  403: HtmlOrProblemResponse('A review of the person’s own work'),
+  404: HtmlOrProblemResponse('The question or its item no longer exists'),
+  410: HtmlOrProblemResponse('The link expired, or its question was answered or closed'),
 } as const;
 
 export async function registerAnswerLinkRoutes(app: HttpApp, links: AnswerLinks): Promise<void> {
@@ -90,7 +90,7 @@ export async function registerAnswerLinkRoutes(app: HttpApp, links: AnswerLinks)
           consumes: [FORM_TYPE],
           params: AnswerLinkParamsSchema,
           body: AnswerLinkFormSchema,
-          response: { ...pages, 422: HtmlPageResponse('The form again, saying what the answer lacks') },
+          response: { ...pages, 422: HtmlOrProblemResponse('The form again, saying what the answer lacks') },
         },
       },
       async (request, reply) => sendPage(reply, await links.answer(request.params.token, request.body)),

@@ -1,5 +1,7 @@
 import { type Static, Type } from 'typebox';
 import { QUESTION_LIMITS } from '../../conversation/contract.js';
+import { PROBLEM_CONTENT_TYPE } from '../../shared/errors.js';
+import { ProblemSchema } from '../../shared/http/schemas.js';
 
 // The answer link's request shapes. Its answers are HTML pages, declared by media type.
 
@@ -23,4 +25,17 @@ export const AnswerLinkFormSchema = Type.Object(
 export type AnswerLinkForm = Static<typeof AnswerLinkFormSchema>;
 
 export const HtmlPageResponse = (description: string) =>
-  ({ description, content: { 'text/html': { schema: Type.String() } } }) as const;
+  ({ description, content: { 'text/html': { schema: Type.String({ description: 'An HTML page' }) } } }) as const;
+
+/**
+ * A refusal: the page a person's browser shows, or (what the edges answer before the route runs:
+ * a body that does not parse, a form too long) a problem document.
+ */
+export const HtmlOrProblemResponse = (description: string) =>
+  ({
+    description,
+    content: {
+      'text/html': { schema: Type.String({ description: 'An HTML page saying why' }) },
+      [PROBLEM_CONTENT_TYPE]: { schema: ProblemSchema },
+    },
+  }) as const;
