@@ -103,6 +103,11 @@ describe.each(await storesUnderTest())('answer links on %s', (kind) => {
     expect(again.body).toContain('Already answered');
     expect(await questionOf(item, question)).toMatchObject({ option: 'yes', answered_by: 'mia' });
     expect((await page(token)).statusCode).toBe(410);
+    // The request log shows the route, not the token; the secret is nowhere in it.
+    expect(t.logs.text()).toContain('/answer/:token');
+    expect(t.logs.text()).not.toContain(token);
+    const secret = await loadLinkSecret({ configured: null, database: t.database });
+    expect(t.logs.text()).not.toContain(secret.toString('base64url'));
   });
 
   it('a free-text answer; an API answer records via api', async () => {

@@ -60,7 +60,7 @@ export async function registerAnswerLinkRoutes(app: HttpApp, links: AnswerLinks)
   app.get(
     '/answer/:token',
     {
-      config: { access: ACCESS.public },
+      config: { access: ACCESS.public, secretInPath: true },
       schema: {
         operationId: 'showAnswerLink',
         tags,
@@ -82,7 +82,7 @@ export async function registerAnswerLinkRoutes(app: HttpApp, links: AnswerLinks)
       '/answer/:token',
       {
         bodyLimit: FORM_BODY_LIMIT,
-        config: { access: ACCESS.public },
+        config: { access: ACCESS.public, secretInPath: true },
         schema: {
           operationId: 'answerByLink',
           tags,
