@@ -142,7 +142,7 @@ export const CONFIG_VARIABLES: readonly ConfigVariable[] = [
     group: 'auth',
     default: '`off` on a loopback `HOST`, else `tokens`',
     meaning:
-      "`tokens`: every route but `/health`, `/openapi.json`, `/docs` and the UI's files needs a credential; `off`: an open desk for one developer",
+      "`tokens`: every route but `/health`, `/openapi.json`, `/docs`, the UI's files and the answer links needs a credential; `off`: an open desk for one developer",
   },
   {
     name: 'AUTH_OFF_I_UNDERSTAND_THE_RISK',
