@@ -2,6 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createLinkTokens, replyAddress, replyTokenFrom } from '../../src/notify/index.js';
+import { escapeHtml } from '../../src/notify/links/page.js';
 
 // Answer-link and reply tokens: what one secret signs verifies, anything else is refused with its
 // reason, and a reply token survives an email local part (length, re-casing).
@@ -106,5 +107,19 @@ describe('reply tokens', () => {
     expect(replyTokenFrom('desk+{token}@example.org', 'desk+abc@example.org.evil')).toBeNull();
     expect(() => replyAddress('desk@example.org', 'x')).toThrow(/\{token\}/);
     expect(() => replyAddress(`${'d'.repeat(30)}+{token}@example.org`, tokens.signReply(id))).toThrow(/64/);
+  });
+});
+
+describe('the pages escape what they show', () => {
+  it('escapeHtml leaves no markup character and reads back as the text', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary' }), (text) => {
+        const escaped = escapeHtml(text);
+        expect(escaped).not.toMatch(/[<>"']/);
+        expect(escaped.replace(/&(?!#\d+;)/g, '')).toBe(escaped);
+        const back = escaped.replace(/&#(\d+);/g, (_, code: string) => String.fromCharCode(Number(code)));
+        expect(back).toBe(text);
+      }),
+    );
   });
 });
