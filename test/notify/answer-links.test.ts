@@ -151,10 +151,10 @@ describe.each(await storesUnderTest())('answer links on %s', (kind) => {
     );
     for (const bad of [flipped, foreign, 'garbage', `${payload}.`, 'a.b.c']) {
       const refused = await post(bad, { option: 'go' });
-      expect(refused.statusCode, bad).toBe(400);
+      expect(refused.statusCode, bad).toBe(404);
       expect(refused.headers['content-type']).toMatch(/^text\/html/);
       expect(refused.body).toContain('not valid');
-      expect((await page(bad)).statusCode).toBe(400);
+      expect((await page(bad)).statusCode).toBe(404);
     }
     expect(await questionOf(item, question)).toMatchObject({ status: 'open' });
   });

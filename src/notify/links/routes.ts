@@ -25,8 +25,9 @@ const PAGE_HEADERS = {
 } as const;
 
 const REFUSAL_STATUS: Record<LinkRefusal, number> = {
-  malformed: 400,
-  forged: 400,
+  // As any path that names nothing: a link that is not ours names no question.
+  malformed: 404,
+  forged: 404,
   expired: 410,
   used: 410,
   moot: 410,
@@ -49,9 +50,8 @@ function sendPage(reply: FastifyReply, outcome: LinkOutcome): FastifyReply {
 
 const pages = {
   200: withHeaders(HtmlPageResponse('The page: the question and its form, or the answer recorded'), 'Cache-Control'),
-  400: HtmlOrProblemResponse('A malformed or tampered link'),
   403: HtmlOrProblemResponse('A review of the person’s own work'),
-  404: HtmlOrProblemResponse('The question or its item no longer exists'),
+  404: HtmlOrProblemResponse('A damaged or forged link, or its question or item no longer exists'),
   410: HtmlOrProblemResponse('The link expired, or its question was answered or closed'),
 } as const;
 
