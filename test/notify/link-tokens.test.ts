@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createLinkTokens, replyAddress, replyTokenFrom } from '../../src/notify/index.js';
+import { answerLinkUrl, createLinkTokens, replyAddress, replyTokenFrom } from '../../src/notify/index.js';
 import { escapeHtml } from '../../src/notify/links/page.js';
 
 // Answer-link and reply tokens: what one secret signs verifies, anything else is refused with its
@@ -21,6 +21,7 @@ describe('answer-link tokens', () => {
         const token = tokens.sign({ question_id, person: name, expires_at: NOW_S + ahead });
         expect(token).toMatch(/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/);
         expect(encodeURIComponent(token)).toBe(token);
+        expect(answerLinkUrl('https://desk.example.org/', token)).toBe(`https://desk.example.org/answer/${token}`);
         expect(tokens.verify(token, NOW)).toEqual({
           ok: true,
           claims: { question_id, person: name, expires_at: NOW_S + ahead },

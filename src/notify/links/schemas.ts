@@ -39,3 +39,8 @@ export const HtmlOrProblemResponse = (description: string) =>
       [PROBLEM_CONTENT_TYPE]: { schema: ProblemSchema },
     },
   }) as const;
+
+/** Where an answer link points: PUBLIC_URL (without a trailing slash) and the token. */
+export function answerLinkUrl(publicUrl: string, token: string): string {
+  return `${publicUrl.replace(/\/+$/, '')}/answer/${encodeURIComponent(token)}`;
+}
