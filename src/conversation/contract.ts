@@ -1,6 +1,7 @@
 // conversation's wire vocabulary for the layers above and for clients: schemas and import-free lists only.
 
 export {
+  ANSWER_VIA,
   AnswerSchema,
   AskSchema,
   CommentSchema,
@@ -15,6 +16,7 @@ export {
   QuestionSchema,
   REVIEW_OPTIONS,
   type Answer,
+  type AnswerVia,
   type Ask,
   type Comment,
   type CommentsQuery,

@@ -41,6 +41,7 @@ import {
 import { CONVERSATION_EVENTS, eventDataOf, newComment, toComment, toInboxEntry, toQuestion } from './rows.js';
 import {
   type Answer,
+  type AnswerVia,
   type Ask,
   CONVERSATION_PAGE,
   type InboxEntry,
@@ -118,6 +119,7 @@ export function createQuestionService({
       answered_by: null,
       answered_role: null,
       answered_at: null,
+      answered_via: null,
       ...question,
     };
     // Another asker got there first: name its question, read on this transaction (a read on
@@ -197,8 +199,16 @@ export function createQuestionService({
    * completed) with an `answer` comment and question.answered; the answer's guarded UPDATE lets
    * exactly one answer win.
    */
-  async function answer(id: string, questionId: string, input: Answer, principal: Principal | null): Promise<Question> {
-    const { view, done } = await store.transaction((tx, trx) => answerIn(tx, trx, id, questionId, input, principal));
+  async function answer(
+    id: string,
+    questionId: string,
+    input: Answer,
+    principal: Principal | null,
+    via: AnswerVia = 'api',
+  ): Promise<Question> {
+    const { view, done } = await store.transaction((tx, trx) =>
+      answerIn(tx, trx, id, questionId, input, principal, via),
+    );
     done();
     return view;
   }
@@ -214,6 +224,7 @@ export function createQuestionService({
     questionId: string,
     input: Answer,
     principal: Principal | null,
+    via: AnswerVia,
   ): Promise<{ view: Question; done: () => void }> {
     const actor = actorOf(principal);
     const conv = statementsOn(trx);
@@ -232,6 +243,7 @@ export function createQuestionService({
       answered_by: actor.name,
       answered_role: actor.role,
       answered_at: at,
+      answered_via: via,
     };
     if (!(await conv.answerQuestion(found.id, answered))) {
       // Read on this transaction: never wait for a second connection while holding one.
@@ -294,6 +306,12 @@ export function createQuestionService({
     if (found.status !== 'open' || waitS <= 0) return toQuestion(found);
     const answered = await waits.wait(found.id, waitS * 1000, caller, signal);
     return toQuestion(answered ?? found);
+  }
+
+  /** A question by its id alone (an answer link names no item); undefined when there is none. */
+  async function find(questionId: string): Promise<Question | undefined> {
+    const [row] = await top.findQuestions([questionId]);
+    return row && toQuestion(row);
   }
 
   async function listForItem(id: string): Promise<Question[]> {
@@ -422,7 +440,7 @@ export function createQuestionService({
     };
   };
 
-  return { ask, answer, answerIn, get, listForItem, inbox, counts, reviewGate, closeForFinished };
+  return { ask, answer, answerIn, get, find, listForItem, inbox, counts, reviewGate, closeForFinished };
 }
 
 /** The plan of a conversation move: its status and its lease when it applies, a history row either way. */

@@ -62,6 +62,7 @@ export function toQuestion(row: QuestionRow): Question {
     option: row.option,
     answered_by: row.answered_by,
     answered_at: row.answered_at,
+    via: row.answered_via,
   };
 }
 

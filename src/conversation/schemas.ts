@@ -19,6 +19,10 @@ export type QuestionStatus = (typeof QUESTION_STATUSES)[number];
 export const INBOX_STATUSES = ['open', 'answered'] as const;
 export type InboxStatus = (typeof INBOX_STATUSES)[number];
 
+/** How an answer came: through the API (the desk's pages, the CLI, MCP), a reply by email, or a signed link. */
+export const ANSWER_VIA = ['api', 'email', 'link'] as const;
+export type AnswerVia = (typeof ANSWER_VIA)[number];
+
 /** A review's two answers. */
 export const REVIEW_OPTIONS = { approve: 'approve', return: 'return' } as const;
 
@@ -110,6 +114,11 @@ export const QuestionSchema = Type.Object(
     answered_at: Nullable(TimestampSchema),
     to: Nullable(
       Type.Array(Type.String(), { description: 'The people the question named; null: its watchers and creator' }),
+    ),
+    via: Nullable(
+      Type.Enum([...ANSWER_VIA], {
+        description: 'How the answer came: api, email (a reply) or link (a signed answer link); null while open',
+      }),
     ),
   },
   { additionalProperties: false },

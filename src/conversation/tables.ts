@@ -1,4 +1,4 @@
-import type { CommentKind, QuestionKind, QuestionStatus } from './schemas.js';
+import type { AnswerVia, CommentKind, QuestionKind, QuestionStatus } from './schemas.js';
 
 // The conversation's rows (migrations/*/012_conversation.sql). Columns mirror the API's names;
 // `links` and `options` are JSON text, `blocked_item` 0/1 as every flag on both databases.
@@ -31,6 +31,8 @@ export interface QuestionRow {
   answered_by: string | null;
   answered_role: string | null;
   answered_at: string | null;
+  /** How the answer came (020_link_secret.sql); null when open, or answered before it was recorded. */
+  answered_via: AnswerVia | null;
   /** 1 when asking blocked the item: the answer then resumes it. */
   blocked_item: number;
   /** The people the question names, as a JSON array; null: who is told is worked out (src/notify). */

@@ -1,7 +1,7 @@
 // notify's entry: what the layers above and the composition root may import of it (wire vocabulary: contract.ts).
 
 export { composeQuestionMail, type ComposedMail, type QuestionMailInput } from './outbox/compose.js';
-export type { LinkTokens, RecipientsPort } from './outbox/ports.js';
+export type { MailTokens, RecipientsPort } from './outbox/ports.js';
 export { registerNotificationRoutes } from './outbox/routes.js';
 export { RETRY_POLICY, type OutboxSender, type RetryPolicy } from './outbox/sender.js';
 export { SMTP_TIMEOUTS, type SmtpTimeouts } from './outbox/transport.js';
@@ -38,3 +38,17 @@ export { registerPeopleRoutes } from './people/routes.js';
 export { createPeopleService, isKnownTimeZone, type PeopleService } from './people/service.js';
 export { createPeopleStore } from './people/store/index.js';
 export type { PeopleStore, PeopleTables, PersonRow } from './people/store/port.js';
+export { registerAnswerLinkRoutes } from './links/routes.js';
+export { answerLinkUrl } from './links/schemas.js';
+export { createAnswerLinks, type AnswerLinks } from './links/service.js';
+export { LINK_SECRET_NAME, loadLinkSecret, type LinkSecretSource } from './links/secret.js';
+export {
+  createLinkTokens,
+  TOKEN_REFUSALS,
+  type AnswerLinkClaims,
+  type LinkTokens,
+  type ReplyClaims,
+  type TokenRefusal,
+  type Verified,
+} from './links/tokens.js';
+export { replyAddress, replyTokenFrom } from './links/reply-address.js';

@@ -4,8 +4,9 @@ import { describeMail } from '../shared/config/mail.js';
 import type { Database } from '../shared/db/database.js';
 import type { QuestionOpened } from '../conversation/index.js';
 import type { WorkStore } from '../work/index.js';
+import type { LinkTokens } from './links/tokens.js';
 import { createOutboxHook } from './outbox/hook.js';
-import { type LinkTokens, PEOPLE_RECIPIENTS, type RecipientsPort } from './outbox/ports.js';
+import { type MailTokens, PEOPLE_RECIPIENTS, type RecipientsPort } from './outbox/ports.js';
 import { type OutboxSender, type SenderOptions, startOutboxSender } from './outbox/sender.js';
 import { createNotificationService } from './outbox/service.js';
 import { outboxStatementsFor } from './outbox/store/index.js';
@@ -23,8 +24,10 @@ export interface NotifyDeps {
   now: () => Date;
   /** Who is told of a question: the people feature's rule unless a test says otherwise. */
   recipients?: RecipientsPort;
-  /** The signed tokens of answer links and reply addresses (the links feature); none until wired. */
-  tokens?: LinkTokens | null;
+  /** What signs the answer links and reply addresses of the mail. */
+  links: LinkTokens;
+  /** Tests give readable tokens in place of the signed ones. */
+  tokens?: MailTokens;
   /** Tests shorten these; SMTP_TIMEOUTS otherwise. */
   smtpTimeouts?: SmtpTimeouts;
   sender?: Pick<SenderOptions, 'pollMs' | 'leaseMs' | 'batch' | 'retry'>;
@@ -39,7 +42,11 @@ export function createNotify({
   logger,
   now,
   recipients = PEOPLE_RECIPIENTS,
-  tokens = null,
+  links,
+  tokens = {
+    answerToken: (questionId, person) => links.sign({ question_id: questionId, person }, now()),
+    replyToken: (notificationId) => links.signReply(notificationId),
+  },
   smtpTimeouts,
   sender: senderOptions = {},
 }: NotifyDeps) {

@@ -86,7 +86,15 @@ export function workForIntake(
               if (verdict.kind === 'answer') {
                 const person = { name: reply.person, role: 'member', agent: null, token_id: null } as const;
                 try {
-                  const { done } = await questions.answerIn(tx, trx, row.id, question.id, verdict.input, person);
+                  const { done } = await questions.answerIn(
+                    tx,
+                    trx,
+                    row.id,
+                    question.id,
+                    verdict.input,
+                    person,
+                    'email',
+                  );
                   committed.push(done);
                   return { action: 'answered', work_item_id: row.id };
                 } catch (error) {

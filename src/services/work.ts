@@ -4,6 +4,7 @@ import { ACCESS } from '../auth/contract.js';
 import { createUsageReader, registerUsageRoute, createUsageStore } from '../classify/index.js';
 import { registerIntake } from '../intake/index.js';
 import { createPeopleService, createPeopleStore, registerPeopleRoutes } from '../notify/index.js';
+import { createAnswerLinks, createLinkTokens, loadLinkSecret, registerAnswerLinkRoutes } from '../notify/index.js';
 import { registerMcpRoutes } from '../mcp/http.js';
 import { registerMcpSetupRoute } from '../mcp/setup-route.js';
 import type { Config } from '../shared/config/config.js';
@@ -11,6 +12,7 @@ import { registerDatabaseMetrics } from '../shared/observability/database-metric
 import type { Database } from '../shared/db/database.js';
 import { registerHealthRoute } from '../shared/http/health.js';
 import type { HttpApp } from '../shared/http/types.js';
+import { NotFoundError } from '../shared/errors.js';
 import { createSignal } from '../shared/process/signal.js';
 import { TRACED_SERVICES } from '../shared/observability/tracing.js';
 import {
@@ -83,6 +85,12 @@ export interface WorkAppDeps {
 
 export const WORK_BODY_LIMIT = 1024 * 1024;
 
+/** A read's NotFound as undefined; any other failure stays one. */
+function unlessNotFound(error: unknown): undefined {
+  if (error instanceof NotFoundError) return undefined;
+  throw error;
+}
+
 /** The work-item service as a Fastify app that never listens: `main` or a test decides that. */
 export async function buildWorkApp({
   config,
@@ -121,8 +129,14 @@ export async function buildWorkApp({
   announcement = claims.announcement;
   commits.listen(() => hub.committed());
   commits.listen(claims.publishClaimable);
+  // Answer links and reply addresses: signed with LINK_SECRET, else the secret the first
+  // instance kept in the database.
+  const linkTokens = createLinkTokens(
+    await loadLinkSecret({ configured: config.answerLinks.secret, database, now }),
+    config.answerLinks.ttlS,
+  );
   // Told of each question and review in its transaction: the outbox's rows commit with it.
-  const notify = createNotify({ config, database, store, logger, now, ...notifyDeps });
+  const notify = createNotify({ config, database, store, logger, now, links: linkTokens, ...notifyDeps });
   const conversation = createConversation({
     store,
     database,
@@ -162,8 +176,28 @@ export async function buildWorkApp({
   registerWorkRoutes(app, work, claims);
   registerConversationRoutes(app, conversation.comments, conversation.questions);
   registerNotificationRoutes(app, notify.notifications);
-  registerProjectRoutes(app, createProjectService({ store, now }));
   registerPeopleRoutes(app, createPeopleService({ store: createPeopleStore(database), now }));
+  const projects = createProjectService({ store, now });
+  registerProjectRoutes(app, projects);
+  await registerAnswerLinkRoutes(
+    app,
+    createAnswerLinks({
+      tokens: linkTokens,
+      questions: conversation.questions,
+      describeItem: async (id) => {
+        const item = await work.get(id).catch(unlessNotFound);
+        if (!item) return undefined;
+        const project = item.project_id === null ? null : await projects.get(item.project_id).catch(unlessNotFound);
+        return {
+          type: item.type,
+          description: item.description,
+          priority: item.priority,
+          project: project?.name ?? null,
+        };
+      },
+      now,
+    }),
+  );
   registerEventRoutes(app, hub);
   // Intake classifies in process: the same service as POST /classify, counted and traced here.
   const classify = buildClassifyService({ config, database, logger, metrics: app.metricsRegistry, tracing });

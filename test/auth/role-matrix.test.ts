@@ -381,6 +381,26 @@ const CASES: Case[] = [
   },
   // Stateless: no server stream, no session to end.
 
+  // An answer link: public, the signed token is the credential (a garbage one is a 404 page for all).
+  {
+    route: 'GET /answer/:token',
+    service: 'work',
+    request: async () => ({ url: '/answer/not-a-signed-token' }),
+    roles: everyone(404),
+    open: 404,
+  },
+  {
+    route: 'POST /answer/:token',
+    service: 'work',
+    request: async () => ({
+      url: '/answer/not-a-signed-token',
+      payload: 'option=yes',
+      contentType: 'application/x-www-form-urlencoded',
+    }),
+    roles: everyone(404),
+    open: 404,
+  },
+
   {
     route: 'GET /health',
     service: 'classify',

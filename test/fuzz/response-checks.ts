@@ -52,9 +52,11 @@ export function checkAnswer(
   const type = mediaType(answer.headers);
   let body: unknown;
   // An error is a problem document, unless its operation declares another body for it (the
-  // health probe's 503).
+  // health probe's 503; an answer link's HTML page, beside the edges' problems) and sent that.
   const declaredTypes = [...(expectation.op?.responses.get(status)?.content.keys() ?? [])];
-  const ownErrorBody = declaredTypes.length > 0 && !declaredTypes.includes(PROBLEM);
+  const ownErrorBody =
+    declaredTypes.length > 0 &&
+    (!declaredTypes.includes(PROBLEM) || (type !== PROBLEM && declaredTypes.includes(type)));
   if (status >= 400 && !ownErrorBody) {
     if (type !== PROBLEM)
       problems.push(`error with content type ${answer.headers['content-type'] ?? '(none)'}, not ${PROBLEM}`);
@@ -94,8 +96,8 @@ export function checkAnswer(
         problems.push(
           `content type ${type || '(none)'} is not declared for ${status} (declared: ${[...declared.content.keys()].join(', ')})`,
         );
-      } else if (type === 'text/plain') {
-        // Text (GET /metrics): the body is the string the schema describes, not JSON.
+      } else if (type === 'text/plain' || type === 'text/html') {
+        // Text (GET /metrics, an answer link's page): the body is the string the schema describes, not JSON.
         if (!validate(answer.text))
           problems.push(
             `body does not match the declared ${status} schema: ${JSON.stringify(validate.errors?.slice(0, 3))}`,

@@ -1,4 +1,4 @@
-import type { LinkTokens, OutboxSender } from '../../src/notify/index.js';
+import type { MailTokens, OutboxSender } from '../../src/notify/index.js';
 import { type TestApp, startWorkApp } from '../support/apps.js';
 import { ADMIN_SECRET, AUTH_ENV, bearer, mintToken } from '../support/auth.js';
 import type { TestClock } from '../support/clock.js';
@@ -22,7 +22,7 @@ export const PEOPLE = [
 /** Every person above, for the items the tests make. */
 export const WATCHERS = PEOPLE.map((person) => person.name);
 
-export const TEST_TOKENS: LinkTokens = {
+export const TEST_TOKENS: MailTokens = {
   answerToken: (questionId, person) => `ans.${questionId}.${person}`,
   replyToken: (notificationId) => `r.${notificationId}`,
 };

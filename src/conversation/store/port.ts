@@ -42,7 +42,7 @@ export interface ConversationStatements {
   /** Answers the question if it is still open; false when another answer came first. */
   answerQuestion(
     id: string,
-    answer: Pick<QuestionRow, 'answer' | 'option' | 'answered_by' | 'answered_role' | 'answered_at'>,
+    answer: Pick<QuestionRow, 'answer' | 'option' | 'answered_by' | 'answered_role' | 'answered_at' | 'answered_via'>,
   ): Promise<boolean>;
   listItemQuestions(workItemId: string): Promise<QuestionRow[]>;
   /** Marks the open questions of these items moot; answers those it closed. */

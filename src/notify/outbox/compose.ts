@@ -1,7 +1,7 @@
 import type { MailConfig } from '../../shared/config/mail.js';
 import type { Question } from '../../conversation/contract.js';
 import type { WorkItemRow } from '../../work/index.js';
-import type { LinkTokens } from './ports.js';
+import type { MailTokens } from './ports.js';
 
 // The email of a question or a review, for one person: subject, text and HTML parts, and the
 // headers that thread it and carry the reply token. Pure: the outbox row stores what it returns,
@@ -20,7 +20,7 @@ export interface QuestionMailInput {
   person: string;
   mail: Pick<MailConfig, 'fromDomain' | 'publicUrl' | 'replyAddress'>;
   /** null: no answer links and no reply address (nothing signs them). */
-  tokens: LinkTokens | null;
+  tokens: MailTokens | null;
 }
 
 export interface ComposedMail {

@@ -2,7 +2,7 @@ import type { MailConfig } from '../../shared/config/mail.js';
 import { randomId } from '../../shared/db/ids.js';
 import type { QuestionOpened } from '../../conversation/index.js';
 import { composeQuestionMail } from './compose.js';
-import type { LinkTokens, RecipientsPort } from './ports.js';
+import type { MailTokens, RecipientsPort } from './ports.js';
 import type { OutboxStatementsOn } from './store/index.js';
 
 // The conversation's QuestionOpened, filled by the outbox: one row per person told at once
@@ -12,7 +12,7 @@ import type { OutboxStatementsOn } from './store/index.js';
 export interface OutboxHookDeps {
   mail: MailConfig;
   recipients: RecipientsPort;
-  tokens: LinkTokens | null;
+  tokens: MailTokens | null;
   statementsOn: OutboxStatementsOn;
   now: () => Date;
   /** Called after the commit: the sender takes the rows within moments. */

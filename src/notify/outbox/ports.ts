@@ -20,7 +20,7 @@ export type RecipientsPort = (
 ) => Promise<Recipient[]>;
 
 /** The signed tokens mail carries: a one-click answer link per person, a reply address per mail. */
-export interface LinkTokens {
+export interface MailTokens {
   answerToken(questionId: string, person: string): string;
   replyToken(notificationId: string): string;
 }

@@ -156,6 +156,14 @@ export interface RequestLimits {
   maxConnectionsPerAddress: number;
 }
 
+/** Signed answer links and reply addresses (src/notify/links). */
+export interface AnswerLinksConfig {
+  /** LINK_SECRET, or the contents of LINK_SECRET_FILE; null: the one kept in the database (made on first start). Never logged. */
+  secret: string | null;
+  /** ANSWER_LINK_TTL in seconds: how long an answer link works after its email was written. */
+  ttlS: number;
+}
+
 export interface Config {
   host: string;
   requests: RequestLimits;
@@ -191,6 +199,7 @@ export interface Config {
   };
   /** Mail out (src/notify): SMTP, the sender, the links' base and the reply address (mail.ts). */
   mail: MailConfig;
+  answerLinks: AnswerLinksConfig;
 }
 
 // The list of variables for people (docs/configuration.md) lives beside this file.
@@ -486,6 +495,55 @@ function intakeAllowedHosts(env: Env): readonly string[] {
   return Object.freeze(entries);
 }
 
+const MIN_LINK_SECRET_LENGTH = 32;
+const DURATION_UNITS: Readonly<Record<string, number>> = { s: 1, m: 60, h: 3_600, d: 86_400 };
+
+/**
+ * A secret given inline or as a file (`<NAME>_FILE`, the Docker secrets convention), never both.
+ * The value is never echoed, and neither is the file's text: a wrong path must not print a key.
+ */
+function secretOrFile(env: Env, name: string, minLength: number): string | null {
+  const inline = read(env, name);
+  const path = read(env, `${name}_FILE`);
+  if (inline !== undefined && path !== undefined) {
+    throw new ConfigError(name, `set ${name} or ${name}_FILE, not both`);
+  }
+  let value = inline;
+  if (path !== undefined) {
+    try {
+      value = readFileSync(path, 'utf8').trim();
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      throw new ConfigError(`${name}_FILE`, `cannot read ${path}${code ? ` (${code})` : ''}`);
+    }
+  }
+  if (value === undefined) return null;
+  if (value.length < minLength) {
+    throw new ConfigError(path === undefined ? name : `${name}_FILE`, `must be at least ${minLength} characters long`);
+  }
+  return value;
+}
+
+/** Seconds: a bare integer, or one with a unit (`90s`, `30m`, `12h`, `7d`). */
+function duration(env: Env, name: string, fallbackS: number, minS: number, maxS: number): number {
+  const raw = read(env, name);
+  if (raw === undefined) return fallbackS;
+  const match = /^(\d+)\s*([smhd]?)$/i.exec(raw);
+  if (!match) throw new ConfigError(name, `expected seconds, or a number with s, m, h or d (e.g. 7d), got "${raw}"`);
+  const seconds = Number(match[1]) * DURATION_UNITS[(match[2] || 's').toLowerCase()]!;
+  if (seconds < minS || seconds > maxS) {
+    throw new ConfigError(name, `expected ${minS}–${maxS} seconds, got ${seconds}`);
+  }
+  return seconds;
+}
+
+function answerLinksConfig(env: Env): AnswerLinksConfig {
+  return {
+    secret: secretOrFile(env, 'LINK_SECRET', MIN_LINK_SECRET_LENGTH),
+    ttlS: duration(env, 'ANSWER_LINK_TTL', 7 * 86_400, 60, 366 * 86_400),
+  };
+}
+
 /** Only what the OTLP/HTTP JSON exporter sends; `http/protobuf` would need another exporter package. */
 const OTLP_PROTOCOL = 'http/json';
 
@@ -585,6 +643,7 @@ export function loadConfig(env: Env): Readonly<Config> {
     metrics: { maxTypes: integer(env, 'METRICS_MAX_TYPES', 50, 1, 10_000) },
     questions: { waitsPerCaller: integer(env, 'QUESTION_WAITS_PER_CALLER', 100, 1, 100_000) },
     mail: mailConfig(env),
+    answerLinks: answerLinksConfig(env),
   };
   return deepFreeze(config);
 }

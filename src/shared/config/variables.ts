@@ -11,6 +11,7 @@ export const CONFIG_GROUPS = {
   classify: 'Classification',
   intake: 'Mail intake',
   mail: 'Mail out',
+  notify: 'Answer links',
   tracing: 'Tracing',
 } as const;
 
@@ -142,7 +143,7 @@ export const CONFIG_VARIABLES: readonly ConfigVariable[] = [
     group: 'auth',
     default: '`off` on a loopback `HOST`, else `tokens`',
     meaning:
-      "`tokens`: every route but `/health`, `/openapi.json`, `/docs` and the UI's files needs a credential; `off`: an open desk for one developer",
+      "`tokens`: every route but `/health`, `/openapi.json`, `/docs`, the UI's files and the answer links needs a credential; `off`: an open desk for one developer",
   },
   {
     name: 'AUTH_OFF_I_UNDERSTAND_THE_RISK',
@@ -362,6 +363,25 @@ export const CONFIG_VARIABLES: readonly ConfigVariable[] = [
     default: 'none (no Reply-To)',
     meaning:
       "The intake mailbox's address with `{token}` where the signed reply token goes (plus-addressing), e.g. `desk+{token}@example.org`",
+  },
+  {
+    name: 'LINK_SECRET',
+    group: 'notify',
+    default: 'made once, kept in the database',
+    meaning:
+      'At least 32 characters signing answer links and reply addresses (HMAC-SHA256); unset, 32 random bytes are made on first start and shared by every instance on the database; never logged',
+  },
+  {
+    name: 'LINK_SECRET_FILE',
+    group: 'notify',
+    default: 'none',
+    meaning: 'A file holding `LINK_SECRET` (Docker secrets); not with `LINK_SECRET`',
+  },
+  {
+    name: 'ANSWER_LINK_TTL',
+    group: 'notify',
+    default: '`7d`',
+    meaning: 'How long an answer link in an email works: seconds, or with a unit (`90m`, `12h`, `7d`); 60 s to 366 d',
   },
   {
     name: 'OTEL_EXPORTER_OTLP_ENDPOINT',

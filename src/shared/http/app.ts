@@ -43,6 +43,10 @@ declare module 'fastify' {
     /** This app's metrics (GET /metrics); features add their own to it. */
     metricsRegistry: Registry;
   }
+  interface FastifyContextConfig {
+    /** The path holds a credential (an answer link's token): the request log shows the route's pattern instead. */
+    secretInPath?: boolean;
+  }
 }
 
 type OpenApi = NonNullable<FastifyDynamicSwaggerOptions['openapi']>;
@@ -90,7 +94,7 @@ class OneLinePerRequest extends LogController {
   override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
     const line = {
       method: request.method,
-      url: request.url,
+      url: request.routeOptions.config.secretInPath ? request.routeOptions.url : request.url,
       client: request.ip,
       status: reply.statusCode,
       ms: Math.round(reply.elapsedTime * 10) / 10,
@@ -132,6 +136,8 @@ export async function createHttpApp(options: HttpAppOptions): Promise<HttpApp> {
     forceCloseConnections: 'idle',
     ajv: { customOptions: { strict: false } },
     frameworkErrors: onFrameworkError,
+    // An answer link's signed token is one path segment longer than the router's default 100.
+    routerOptions: { maxParamLength: 256 },
     clientErrorHandler: onClientError,
   }).withTypeProvider<TypeBoxTypeProvider>();
   await options.tracing?.instrument(app);
