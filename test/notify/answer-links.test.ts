@@ -80,6 +80,21 @@ describe.each(await storesUnderTest())('answer links on %s', (kind) => {
     expect(await questionOf(item, question)).toMatchObject({ status: 'open', answered_by: null, via: null });
   });
 
+  it("an email's option button opens the page with that option marked, and still answers nothing", async () => {
+    const { item, question } = await asked({ question: 'Which region?', options: ['eu-west', 'us-east'] });
+    const token = tokens.sign({ question_id: question, person: 'mia' }, clock.now());
+    const shown = await t.app.inject({ method: 'GET', url: `/answer/${token}?option=2` });
+    expect(shown.statusCode, shown.body).toBe(200);
+    expect(shown.body).toContain('You chose <strong>us-east</strong> in the email');
+    expect(shown.body).toContain('value="us-east" class="chosen" autofocus');
+    expect(shown.body).not.toContain('value="eu-west" class="chosen"');
+    expect(await questionOf(item, question)).toMatchObject({ status: 'open', answered_by: null });
+    // No such button: a problem, not a page that pretends one was chosen.
+    const refused = await t.app.inject({ method: 'GET', url: `/answer/${token}?option=11` });
+    expect(refused.statusCode).toBe(422);
+    expect(refused.headers['content-type']).toMatch(/^application\/problem\+json/);
+  });
+
   it('POST with an option answers as the person, via link; the waiting agent sees it; a second POST is the used page', async () => {
     const { item, question } = await asked({ question: 'Ship on Friday?', options: ['yes', 'no'] });
     const token = tokens.sign({ question_id: question, person: 'mia' }, clock.now());

@@ -8,7 +8,8 @@ const STYLE = `body{font:16px/1.5 system-ui,sans-serif;max-width:40rem;margin:2r
 dl{display:grid;grid-template-columns:auto 1fr;gap:.25rem 1rem}dt{color:#555}dd{margin:0;white-space:pre-wrap}
 .q{white-space:pre-wrap;font-size:1.15rem;border-left:4px solid #3b6fd6;padding-left:.75rem}
 button{font:inherit;padding:.5rem 1rem;margin:.25rem .5rem .25rem 0;border-radius:6px;border:1px solid #3b6fd6;background:#eef3fd;cursor:pointer}
-textarea{width:100%;min-height:6rem;font:inherit;box-sizing:border-box}.problem{color:#a11;font-weight:600}`;
+textarea{width:100%;min-height:6rem;font:inherit;box-sizing:border-box}.problem{color:#a11;font-weight:600}
+button.chosen{background:#3b6fd6;color:#fff}`;
 
 const REFUSALS: Record<LinkRefusal, { title: string; text: string }> = {
   malformed: {
@@ -56,20 +57,28 @@ function itemFacts(item: ItemSummary, question: Question): string {
   return `<dl>${rows.map(([name, value]) => `<dt>${escapeHtml(name)}</dt><dd>${escapeHtml(value)}</dd>`).join('')}</dl>`;
 }
 
-function form(question: Question, item: ItemSummary, person: string, problem: string | null): string {
+/** A submit button for an option; the one the email's button chose is marked and focused. */
+function optionButton(value: string, label: string, chosen: string | null): string {
+  const mark = value === chosen ? ' class="chosen" autofocus' : '';
+  return `<button type="submit" name="option" value="${escapeHtml(value)}"${mark}>${escapeHtml(label)}</button>`;
+}
+
+function form(
+  question: Question,
+  item: ItemSummary,
+  person: string,
+  problem: string | null,
+  chosen: string | null,
+): string {
   const review = question.kind === 'review';
   const heading = review ? 'A review waits for you' : 'A question waits for you';
   let controls: string;
   if (review) {
     controls = `<p><label for="answer">To return the work, say why (needed); to approve, a note if you like:</label></p>
 <textarea id="answer" name="answer" maxlength="4000"></textarea>
-<p><button type="submit" name="option" value="approve">Approve</button><button type="submit" name="option" value="return">Return with the reason above</button></p>`;
+<p>${optionButton('approve', 'Approve', chosen)}${optionButton('return', 'Return with the reason above', chosen)}</p>`;
   } else if (question.options !== null) {
-    const buttons = question.options
-      .map(
-        (option) => `<button type="submit" name="option" value="${escapeHtml(option)}">${escapeHtml(option)}</button>`,
-      )
-      .join('');
+    const buttons = question.options.map((option) => optionButton(option, option, chosen)).join('');
     controls = `<p>${buttons}</p><p><label for="answer">A note with your choice (optional):</label></p>
 <textarea id="answer" name="answer" maxlength="4000"></textarea>`;
   } else {
@@ -83,6 +92,7 @@ function form(question: Question, item: ItemSummary, person: string, problem: st
 <p class="q">${escapeHtml(question.question)}</p>
 ${itemFacts(item, question)}
 ${problem === null ? '' : `<p class="problem" role="alert">${escapeHtml(problem)}</p>`}
+${chosen === null ? '' : `<p>You chose <strong>${escapeHtml(chosen)}</strong> in the email: press it below to send it.</p>`}
 <form method="post">
 ${controls}
 </form>
@@ -109,7 +119,7 @@ function refused(reason: LinkRefusal): string {
 export function renderOutcome(outcome: LinkOutcome): string {
   switch (outcome.kind) {
     case 'form':
-      return form(outcome.question, outcome.item, outcome.person, outcome.problem);
+      return form(outcome.question, outcome.item, outcome.person, outcome.problem, outcome.chosen ?? null);
     case 'answered':
       return answered(outcome.question, outcome.item);
     case 'refused':

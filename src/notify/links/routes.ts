@@ -2,7 +2,13 @@ import { ACCESS } from '../../auth/contract.js';
 import { withHeaders } from '../../shared/http/openapi.js';
 import type { HttpApp } from '../../shared/http/types.js';
 import { renderOutcome } from './page.js';
-import { AnswerLinkFormSchema, AnswerLinkParamsSchema, HtmlOrProblemResponse, HtmlPageResponse } from './schemas.js';
+import {
+  AnswerLinkFormSchema,
+  AnswerLinkParamsSchema,
+  AnswerLinkQuerySchema,
+  HtmlOrProblemResponse,
+  HtmlPageResponse,
+} from './schemas.js';
 import type { AnswerLinks, LinkOutcome, LinkRefusal } from './service.js';
 import type { FastifyReply } from 'fastify';
 
@@ -66,10 +72,11 @@ export async function registerAnswerLinkRoutes(app: HttpApp, links: AnswerLinks)
         tags,
         summary: "An answer link's page: the question, its item, the options and a text box; changes nothing",
         params: AnswerLinkParamsSchema,
+        querystring: AnswerLinkQuerySchema,
         response: pages,
       },
     },
-    async (request, reply) => sendPage(reply, await links.show(request.params.token)),
+    async (request, reply) => sendPage(reply, await links.show(request.params.token, request.query.option)),
   );
 
   // The form's body type, in a scope of its own so no other route takes it.

@@ -10,6 +10,16 @@ export const AnswerLinkParamsSchema = Type.Object(
   { additionalProperties: false },
 );
 
+/** The option a button in the email chose (1-based): the page marks it, and still changes nothing. */
+export const AnswerLinkQuerySchema = Type.Object(
+  {
+    option: Type.Optional(
+      Type.Integer({ minimum: 1, maximum: QUESTION_LIMITS.maxOptions, description: 'The option chosen in the email' }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
 /** What the page's form sends (application/x-www-form-urlencoded); an empty text box is sent as "". */
 export const AnswerLinkFormSchema = Type.Object(
   {

@@ -20,7 +20,15 @@ export interface ItemSummary {
 export type LinkRefusal = TokenRefusal | 'used' | 'moot' | 'gone' | 'forbidden';
 
 export type LinkOutcome =
-  | { kind: 'form'; question: Question; item: ItemSummary; person: string; problem: string | null }
+  | {
+      kind: 'form';
+      question: Question;
+      item: ItemSummary;
+      person: string;
+      problem: string | null;
+      /** The option a button in the email chose, marked on the page (nothing is answered yet). */
+      chosen?: string | null;
+    }
   | { kind: 'answered'; question: Question; item: ItemSummary }
   | { kind: 'refused'; reason: LinkRefusal; question?: Question };
 
@@ -57,10 +65,13 @@ export function createAnswerLinks({ tokens, questions, describeItem, now }: Answ
     return { ok: true, question, item, person };
   }
 
-  /** GET: the question and its form; nothing is written. */
-  async function show(token: string): Promise<LinkOutcome> {
+  /** GET: the question and its form, `option` (1-based) marked when an email's button chose it; nothing is written. */
+  async function show(token: string, option?: number): Promise<LinkOutcome> {
     const found = await open(token);
-    return found.ok ? { kind: 'form', ...found, problem: null } : found.outcome;
+    if (!found.ok) return found.outcome;
+    const { question } = found;
+    const chosen = option === undefined ? null : (question.options?.[option - 1] ?? null);
+    return { kind: 'form', ...found, problem: null, chosen };
   }
 
   /** POST: answers as the person the token names, recorded as via `link`. */
