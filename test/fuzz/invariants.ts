@@ -213,8 +213,8 @@ export async function checkInvariants(input: InvariantInput): Promise<InvariantR
   }
 
   await rule(
-    'tokens: agent set for a role other than agent, or missing',
-    sql`SELECT id, role, agent FROM tokens WHERE (role = 'agent') <> (agent IS NOT NULL)`,
+    'tokens: agent set for a role other than agent or member, or missing',
+    sql`SELECT id, role, agent FROM tokens WHERE (role IN ('agent', 'member')) <> (agent IS NOT NULL)`,
   );
 
   await rule(
