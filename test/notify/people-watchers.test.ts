@@ -80,6 +80,14 @@ describe.each(await storesUnderTest())('watchers and recipients on %s', (kind) =
     expect(changed.body.watchers).toEqual(['ann', 'bob']);
     expect((await call(t.app, 'GET', `/work/${id}`, undefined, admin)).body.watchers).toEqual(['ann', 'bob']);
     expect((await call(t.app, 'PATCH', `/work/${id}`, { watchers: [] }, admin)).body.watchers).toEqual([]);
+    const history = await call(t.app, 'GET', `/work/${id}/history`, undefined, admin);
+    expect(history.status, history.text).toBe(200);
+    expect(
+      history.body.map((entry: { changes: Record<string, unknown> }) => entry.changes.watchers).filter(Boolean),
+    ).toEqual([
+      { from: ['eve'], to: ['ann', 'bob'] },
+      { from: ['ann', 'bob'], to: [] },
+    ]);
     problem(await call(t.app, 'POST', '/work', { type: 'w', description: 'd', watchers: names(51) }, admin), 422);
     problem(await call(t.app, 'PATCH', `/work/${id}`, { watchers: ['eve', 'eve'] }, admin), 422);
   });

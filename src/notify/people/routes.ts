@@ -26,7 +26,7 @@ export function registerPeopleRoutes(app: HttpApp, people: PeopleService): void 
         response: {
           200: PersonSchema,
           201: withHeaders(PersonSchema, 'Location'),
-          ...problemResponses(400, 403, 413, 415, 422),
+          ...problemResponses(400, 403, 404, 413, 415, 422),
         },
       },
     },

@@ -1,7 +1,7 @@
 import { claimableAfter } from '../agent-loop/claimable.js';
 import { dependentsEffectOf } from '../plans/dependency-rules.js';
 import { ItemChanged, WorkItemNotFound } from '../errors.js';
-import { type Actor, eventData, toWorkItem } from './view.js';
+import { type Actor, eventData, namesOf, toWorkItem } from './view.js';
 import type { WorkItem } from '../api-contract.js';
 import type { ItemChange, ItemWithDispatches, WorkStore } from '../store/port.js';
 import type { DispatchRow, WorkItemRow } from '../store/tables.js';
@@ -187,7 +187,11 @@ export function describeChanges(before: WorkItemRow, set: Plan['set'], audit?: P
   for (const [field, to] of Object.entries(set) as [keyof WorkItemRow, unknown][]) {
     const from = before[field];
     if (from === to) continue;
-    changes[field] = field === 'payload' ? { edited: true } : { from, to };
+    if (field === 'payload') changes[field] = { edited: true };
+    // A list of names is JSON text in its column; the trail shows the lists as the item does.
+    else if (field === 'watchers')
+      changes[field] = { from: namesOf(from as string | null), to: namesOf(to as string | null) };
+    else changes[field] = { from, to };
   }
   return JSON.stringify(changes);
 }

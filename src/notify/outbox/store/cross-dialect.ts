@@ -36,6 +36,15 @@ export function crossDialectOutbox(db: DatabaseHandle): CrossDialectOutbox {
       return query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
     },
 
+    findById(id) {
+      return db.selectFrom('notifications').selectAll().where('id', '=', id).executeTakeFirst();
+    },
+
+    async findByMessageIds(messageIds) {
+      if (messageIds.length === 0) return [];
+      return db.selectFrom('notifications').selectAll().where('message_id', 'in', messageIds).execute();
+    },
+
     listForItem(workItemId) {
       return db
         .selectFrom('notifications')

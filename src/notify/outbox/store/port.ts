@@ -33,4 +33,7 @@ export interface OutboxStatements {
   list(filter: NotificationFilter, after: NotificationPosition | null, limit: number): Promise<NotificationRow[]>;
   /** An item's notifications, oldest first. */
   listForItem(workItemId: string): Promise<NotificationRow[]>;
+  findById(id: string): Promise<NotificationRow | undefined>;
+  /** The rows whose Message-ID (as sent, in angle brackets) is one of these. */
+  findByMessageIds(messageIds: readonly string[]): Promise<NotificationRow[]>;
 }
