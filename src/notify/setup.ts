@@ -11,6 +11,7 @@ import { type OutboxSender, type SenderOptions, startOutboxSender } from './outb
 import { createNotificationService } from './outbox/service.js';
 import { outboxStatementsFor } from './outbox/store/index.js';
 import { createSmtpTransport, type SmtpTimeouts } from './outbox/transport.js';
+import { createReplyRecognition } from './replies/recognise.js';
 
 // notify's parts, built once per process by the composition root (services/work.ts): the hook the
 // conversation calls when a question or review opens, the sender loop, and the outbox's reads.
@@ -66,6 +67,8 @@ export function createNotify({
   return {
     opened,
     notifications: createNotificationService({ outbox: top, store }),
+    /** Mail intake asks it whether a message replies to the desk's mail (and to which). */
+    recogniseReply: createReplyRecognition({ outbox: top, tokens: links, replyTemplate: mail.replyAddress, now }),
     /** Starts the sender loop (the composition root, once the app is built); null without mail. */
     start(): OutboxSender | null {
       if (mail.smtp === null || mail.from === null || sender !== null) return sender;

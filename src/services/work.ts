@@ -206,6 +206,7 @@ export async function buildWorkApp({
     database,
     logger,
     work: workForIntake(store, conversation.statementsOn, conversation.questions),
+    replies: { recognise: notify.recogniseReply },
     classify,
     now,
   });
