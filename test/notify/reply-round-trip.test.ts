@@ -32,7 +32,6 @@ describe('replies by email', () => {
     let t: TestApp;
     const mailbox = `desk-${kind}`;
     const agent = { 'x-user': 'ada' };
-    const mia = { 'x-user': 'mia' };
 
     beforeAll(async () => {
       t = await startWorkApp(kind, {
