@@ -3,8 +3,9 @@
 export { registerConversationGauges } from './metrics.js';
 export type { OpenedQuestion, QuestionOpened } from './opened.js';
 export { registerConversationRoutes } from './routes.js';
-export { CONVERSATION_EVENTS, eventDataOf, newComment, toComment } from './rows.js';
+export { CONVERSATION_EVENTS, eventDataOf, newComment, toComment, toQuestion } from './rows.js';
 export type { QuestionService } from './questions.js';
 export { createConversation } from './setup.js';
 export { DEPENDENT_NOTES } from './store/dependent-notes.js';
 export type { ConversationStatementsOn } from './store/index.js';
+export type { ConversationStatements, WaitingRow } from './store/port.js';

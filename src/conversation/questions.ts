@@ -106,6 +106,9 @@ export function createQuestionService({
     at: string,
   ): Promise<{ view: Question; committed: (() => void) | void }> {
     const conv: ConversationStatements = statementsOn(trx);
+    // The deadline is fixed when asked: a later change of the project's answer_within_s moves no clock.
+    const project = row.project_id === null ? undefined : await tx.findProject(row.project_id);
+    const within = project?.answer_within_s ?? null;
     const written: QuestionRow = {
       id: randomId(),
       work_item_id: row.id,
@@ -120,6 +123,8 @@ export function createQuestionService({
       answered_role: null,
       answered_at: null,
       answered_via: null,
+      due_at: within === null ? null : new Date(Date.parse(at) + within * 1000).toISOString(),
+      escalated_at: null,
       ...question,
     };
     // Another asker got there first: name its question, read on this transaction (a read on
@@ -127,13 +132,13 @@ export function createQuestionService({
     // question answered meanwhile no longer stands in the way: try again.
     for (let attempt = 1; !(await conv.insertQuestion(written)); attempt += 1) {
       const open = await conv.findOpenQuestion(row.id);
-      if (open) throw new OpenQuestionExists(toQuestion(open));
+      if (open) throw new OpenQuestionExists(toQuestion(open, at));
       if (attempt >= MAX_INSERT_TRIES)
         throw new Error(
           `work item ${row.id}: its open question kept changing under ${MAX_INSERT_TRIES} attempts to ask`,
         );
     }
-    const view = toQuestion(written);
+    const view = toQuestion(written, at);
     const comment = newComment(row.id, actor, 'question', question.question, [], at);
     await conv.insertComment(comment);
     await tx.appendEvent(CONVERSATION_EVENTS.asked, eventDataOf(view, row), at);
@@ -148,7 +153,7 @@ export function createQuestionService({
   async function ask(id: string, input: Ask, principal: Principal | null): Promise<Question> {
     let actor = actorOf(principal);
     const open = await top.findOpenQuestion(id);
-    if (open) throw new OpenQuestionExists(toQuestion(open));
+    if (open) throw new OpenQuestionExists(toQuestion(open, now()));
     const { view: question, committed } = await store.transaction(async (tx, trx) => {
       let blocked = false;
       let after: WorkItemRow | undefined;
@@ -267,7 +272,7 @@ export function createQuestionService({
         return plan;
       },
     );
-    const view = toQuestion({ ...found, ...answered, status: 'answered' });
+    const view = toQuestion({ ...found, ...answered, status: 'answered' }, at);
     const body =
       input.option !== undefined
         ? input.answer !== undefined
@@ -303,38 +308,41 @@ export function createQuestionService({
       if (!(await store.findWorkItem(id))) throw new WorkItemNotFound(id);
       throw new QuestionNotFound(questionId);
     }
-    if (found.status !== 'open' || waitS <= 0) return toQuestion(found);
+    if (found.status !== 'open' || waitS <= 0) return toQuestion(found, now());
     const answered = await waits.wait(found.id, waitS * 1000, caller, signal);
-    return toQuestion(answered ?? found);
+    return toQuestion(answered ?? found, now());
   }
 
   /** A question by its id alone (an answer link names no item); undefined when there is none. */
   async function find(questionId: string): Promise<Question | undefined> {
     const [row] = await top.findQuestions([questionId]);
-    return row && toQuestion(row);
+    return row && toQuestion(row, now());
   }
 
   async function listForItem(id: string): Promise<Question[]> {
     const rows = await top.listItemQuestions(id);
     if (rows.length === 0 && !(await store.findWorkItem(id))) throw new WorkItemNotFound(id);
-    return rows.map(toQuestion);
+    const at = now();
+    return rows.map((row) => toQuestion(row, at));
   }
 
   async function inbox(query: InboxQuery): Promise<InboxPage> {
     const status = query.status ?? 'open';
     const limit = query.limit ?? CONVERSATION_PAGE.default;
     const listing = `inbox-${status}`;
+    const at = now();
     const after = query.cursor === undefined ? null : decodePosition(query.cursor, listing);
     const filter = {
       status,
       ...(query.project_id !== undefined && { project_id: query.project_id }),
       ...(query.agent !== undefined && { agent: query.agent }),
+      ...(query.overdue !== undefined && { overdue: { is: query.overdue, at } }),
     };
     const rows = await top.inbox(filter, after, limit + 1);
     const page = rows.slice(0, limit);
     const last = page.at(-1);
     return {
-      entries: page.map(toInboxEntry),
+      entries: page.map((row) => toInboxEntry(row, at)),
       next_cursor:
         rows.length > limit && last
           ? encodePosition(listing, { at: (status === 'open' ? last.asked_at : last.answered_at)!, id: last.id })
@@ -426,7 +434,7 @@ export function createQuestionService({
       const item = finished.find((f) => f.id.toLowerCase() === question.work_item_id.toLowerCase())!;
       const row = await tx.findWorkItem(question.work_item_id);
       if (!row) continue;
-      const view = toQuestion(question);
+      const view = toQuestion(question, item.at);
       const note = `Closed unanswered: the work item was ${item.status} (by ${item.actor}) while this question was open.`;
       const comment = newComment(row.id, SYSTEM_ACTOR, 'note', note, [], item.at);
       await conv.insertComment(comment);
@@ -464,8 +472,9 @@ function moveOfAnswer(kind: QuestionKind, option: string | undefined): Conversat
 
 /** Answering a question no longer open: 409 saying whether it was answered or closed unanswered. */
 function refuseClosed(question: QuestionRow): void {
-  if (question.status === 'moot') throw new QuestionMoot(toQuestion(question));
-  if (question.status === 'answered') throw new QuestionAlreadyAnswered(toQuestion(question));
+  // Closed, so never overdue: the time given to the view decides nothing.
+  if (question.status === 'moot') throw new QuestionMoot(toQuestion(question, question.asked_at));
+  if (question.status === 'answered') throw new QuestionAlreadyAnswered(toQuestion(question, question.asked_at));
 }
 
 /** With options, `option` must be one of them; without, `answer` is required. A return says why. */

@@ -47,7 +47,13 @@ export function toComment(row: CommentRow): Comment {
   };
 }
 
-export function toQuestion(row: QuestionRow): Question {
+/** Whether the question is open past its deadline at `now` (ISO). */
+export function isOverdue(row: Pick<QuestionRow, 'status' | 'due_at'>, now: string): boolean {
+  return row.status === 'open' && row.due_at !== null && Date.parse(row.due_at) <= Date.parse(now);
+}
+
+/** The question's view at `now` (which decides `overdue`). */
+export function toQuestion(row: QuestionRow, now: string): Question {
   return {
     id: row.id,
     work_item_id: row.work_item_id,
@@ -63,12 +69,14 @@ export function toQuestion(row: QuestionRow): Question {
     answered_by: row.answered_by,
     answered_at: row.answered_at,
     via: row.answered_via,
+    due_at: row.due_at,
+    overdue: isOverdue(row, now),
   };
 }
 
-export function toInboxEntry(row: InboxRow): InboxEntry {
+export function toInboxEntry(row: InboxRow, now: string): InboxEntry {
   return {
-    ...toQuestion(row),
+    ...toQuestion(row, now),
     item: {
       id: row.work_item_id,
       description: row.item_description,

@@ -120,6 +120,11 @@ export const QuestionSchema = Type.Object(
         description: 'How the answer came: api, email (a reply) or link (a signed answer link); null while open',
       }),
     ),
+    due_at: {
+      ...Nullable(TimestampSchema),
+      description: "Open past this it is overdue: asked_at plus its project's answer_within_s when asked; null: never",
+    },
+    overdue: Type.Boolean({ description: 'Open past due_at' }),
   },
   { additionalProperties: false },
 );
@@ -185,6 +190,9 @@ export const InboxQuerySchema = Type.Object(
         pattern: '^[A-Za-z0-9_.@-]+$',
         description: 'The agent the item waits with',
       }),
+    ),
+    overdue: Type.Optional(
+      Type.Boolean({ description: 'true: only open ones past their due_at; false: only those not (yet) overdue' }),
     ),
     ...PageQuerySchema.properties,
   },

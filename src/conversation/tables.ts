@@ -37,6 +37,10 @@ export interface QuestionRow {
   blocked_item: number;
   /** The people the question names, as a JSON array; null: who is told is worked out (src/notify). */
   to_people: string | null;
+  /** Open past this it is overdue: asked_at plus its project's answer_within_s when asked; null: never (022). */
+  due_at: string | null;
+  /** When its mail went to the project's escalate_to; null: not yet (src/notify's scheduler). */
+  escalated_at: string | null;
 }
 
 export interface ConversationTables {

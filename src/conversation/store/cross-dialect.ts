@@ -1,5 +1,5 @@
 import type { DatabaseHandle } from '../../shared/db/schema.js';
-import type { ConversationStatements, InboxRow } from './port.js';
+import type { ConversationStatements, InboxRow, WaitingRow } from './port.js';
 
 // The conversation's statements that are the same SQL on both databases (Kysely writes each in the
 // dialect's own syntax). sqlite.ts and postgres.ts add the comment writes, which keep the item's
@@ -110,11 +110,65 @@ export function crossDialectStatements(db: DatabaseHandle): CrossDialectStatemen
         .where('q.status', '=', filter.status);
       if (filter.project_id !== undefined) query = query.where('w.project_id', '=', filter.project_id);
       if (filter.agent !== undefined) query = query.where('q.agent', '=', filter.agent);
+      if (filter.overdue !== undefined) {
+        const { is, at } = filter.overdue;
+        query = query.where((eb) => {
+          const past = eb.and([eb('q.status', '=', 'open'), eb('q.due_at', 'is not', null), eb('q.due_at', '<=', at)]);
+          return is ? past : eb.not(past);
+        });
+      }
       if (after) {
         query = query.where((eb) => eb(eb.refTuple(key, 'q.id'), open ? '>' : '<', eb.tuple(after.at, after.id)));
       }
       const direction = open ? 'asc' : 'desc';
       return (await query.orderBy(key, direction).orderBy('q.id', direction).limit(limit).execute()) as InboxRow[];
+    },
+
+    async listWaiting() {
+      const rows = await db
+        .selectFrom('work_questions as q')
+        .innerJoin('work_items as w', 'w.id', 'q.work_item_id')
+        .leftJoin('projects as p', 'p.id', 'w.project_id')
+        .selectAll('q')
+        .select([
+          'w.description as item_description',
+          'w.type as item_type',
+          'w.created_by as item_created_by',
+          'w.watchers as item_watchers',
+          'p.name as project_name',
+          'p.watchers as project_watchers',
+        ])
+        .where('q.status', '=', 'open')
+        .orderBy('q.asked_at')
+        .orderBy('q.id')
+        .execute();
+      return rows as WaitingRow[];
+    },
+
+    listToEscalate(at, limit) {
+      return db
+        .selectFrom('work_questions')
+        .selectAll()
+        .where('status', '=', 'open')
+        .where('due_at', 'is not', null)
+        .where('due_at', '<=', at)
+        .where('escalated_at', 'is', null)
+        .orderBy('due_at')
+        .orderBy('id')
+        .limit(limit)
+        .execute();
+    },
+
+    async markEscalated(id, at) {
+      // Guarded: of two instances, the second waits for the first's commit and then matches nothing.
+      const updated = await db
+        .updateTable('work_questions')
+        .set({ escalated_at: at })
+        .where('id', '=', id)
+        .where('status', '=', 'open')
+        .where('escalated_at', 'is', null)
+        .executeTakeFirst();
+      return Number(updated.numUpdatedRows) === 1;
     },
 
     async countOpen() {

@@ -14,6 +14,8 @@ export interface InboxFilter {
   status: InboxStatus;
   project_id?: string;
   agent?: string;
+  /** Open ones past their due_at at `at` (is: true), or all others (is: false). */
+  overdue?: { is: boolean; at: string };
 }
 
 /** A question with the fields of its item the inbox shows. */
@@ -24,6 +26,16 @@ export interface InboxRow extends QuestionRow {
   item_type: string;
   item_status: string;
   item_assigned_agent: string | null;
+}
+
+/** An open question with who its item and project tell (JSON name lists), for digests (src/notify). */
+export interface WaitingRow extends QuestionRow {
+  item_description: string;
+  item_type: string;
+  item_created_by: string;
+  item_watchers: string | null;
+  project_name: string | null;
+  project_watchers: string | null;
 }
 
 export interface ConversationStatements {
@@ -50,4 +62,10 @@ export interface ConversationStatements {
   /** Open: oldest first; answered: newest first; keyset-paged on (asked_at or answered_at, id). */
   inbox(filter: InboxFilter, after: Position | null, limit: number): Promise<InboxRow[]>;
   countOpen(): Promise<number>;
+  /** Every open question with its item's and project's people, oldest first. */
+  listWaiting(): Promise<WaitingRow[]>;
+  /** Up to `limit` open questions past their due_at at `at` whose escalation is not yet written, oldest due first. */
+  listToEscalate(at: string, limit: number): Promise<QuestionRow[]>;
+  /** Records the escalation if none was recorded and the question is still open; false otherwise. */
+  markEscalated(id: string, at: string): Promise<boolean>;
 }
