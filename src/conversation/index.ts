@@ -3,7 +3,7 @@
 export { registerConversationGauges } from './metrics.js';
 export type { OpenedQuestion, QuestionOpened } from './opened.js';
 export { registerConversationRoutes } from './routes.js';
-export { CONVERSATION_EVENTS, eventDataOf, newComment, toComment, toQuestion } from './rows.js';
+export { CONVERSATION_EVENTS, eventDataOf, isOverdue, newComment, toComment, toQuestion } from './rows.js';
 export type { QuestionService } from './questions.js';
 export { createConversation } from './setup.js';
 export { DEPENDENT_NOTES } from './store/dependent-notes.js';

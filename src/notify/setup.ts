@@ -12,6 +12,9 @@ import { createNotificationService } from './outbox/service.js';
 import { outboxStatementsFor } from './outbox/store/index.js';
 import { createSmtpTransport, type SmtpTimeouts } from './outbox/transport.js';
 import { createReplyRecognition } from './replies/recognise.js';
+import type { WaitingQuestionsOn } from './schedule/ports.js';
+import { type NotifyScheduler, type SchedulerOptions, startNotifyScheduler } from './schedule/scheduler.js';
+import { scheduleStatementsFor } from './schedule/store/index.js';
 
 // notify's parts, built once per process by the composition root (services/work.ts): the hook the
 // conversation calls when a question or review opens, the sender loop, and the outbox's reads.
@@ -32,6 +35,8 @@ export interface NotifyDeps {
   /** Tests shorten these; SMTP_TIMEOUTS otherwise. */
   smtpTimeouts?: SmtpTimeouts;
   sender?: Pick<SenderOptions, 'pollMs' | 'leaseMs' | 'batch' | 'retry'>;
+  /** Tests stop the scheduler's timer and run its passes themselves. */
+  scheduler?: Pick<SchedulerOptions, 'everyMs'>;
 }
 
 export type Notify = ReturnType<typeof createNotify>;
@@ -50,12 +55,14 @@ export function createNotify({
   },
   smtpTimeouts,
   sender: senderOptions = {},
+  scheduler: schedulerOptions = {},
 }: NotifyDeps) {
   const { mail } = config;
   const statementsOn = outboxStatementsFor(database.dialect);
   const top = statementsOn(database.kysely);
   logger.info({ mail: describeMail(mail) }, mail.smtp === null ? 'mail: off' : 'mail: on');
   let sender: OutboxSender | null = null;
+  let scheduler: NotifyScheduler | null = null;
   const opened: QuestionOpened = createOutboxHook({
     mail,
     recipients,
@@ -81,7 +88,29 @@ export function createNotify({
       });
       return sender;
     },
+    /**
+     * Starts the scheduler of digests and escalations, which reads the conversation's open
+     * questions through `questionsOn`; null without mail (nothing to send them with).
+     */
+    startScheduler(questionsOn: WaitingQuestionsOn): NotifyScheduler | null {
+      if (mail.smtp === null || mail.from === null || scheduler !== null) return scheduler;
+      scheduler = startNotifyScheduler({
+        mail,
+        store,
+        top: database.kysely,
+        questionsOn,
+        scheduleOn: scheduleStatementsFor(database.dialect),
+        outboxOn: statementsOn,
+        tokens,
+        now,
+        logger,
+        nudge: () => sender?.nudge(),
+        ...schedulerOptions,
+      });
+      return scheduler;
+    },
     async close(): Promise<void> {
+      await scheduler?.stop();
       await sender?.stop();
     },
   };

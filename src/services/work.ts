@@ -44,7 +44,13 @@ import {
   createWorkStore,
   type FinishedHook,
 } from '../work/index.js';
-import { createNotify, type NotifyDeps, type OutboxSender, registerNotificationRoutes } from '../notify/index.js';
+import {
+  createNotify,
+  type NotifyDeps,
+  type NotifyScheduler,
+  type OutboxSender,
+  registerNotificationRoutes,
+} from '../notify/index.js';
 import { registerClassifyProxy, relayTimeoutMs } from '../ui-server/classify-proxy.js';
 import { workForIntake } from './intake-work.js';
 import { registerWebUi } from '../ui-server/static-files.js';
@@ -78,9 +84,11 @@ export interface WorkAppDeps {
    * notify's collaborators: who is told of a question (the people feature) and the signed tokens
    * of links and reply addresses (the links feature); tests give fixed ones and short timeouts.
    */
-  notify?: Pick<NotifyDeps, 'recipients' | 'tokens' | 'smtpTimeouts' | 'sender'>;
+  notify?: Pick<NotifyDeps, 'recipients' | 'tokens' | 'smtpTimeouts' | 'sender' | 'scheduler'>;
   /** Given the outbox's sender once it runs: a test that moves the clock runs a pass when it chooses. */
   onNotifySender?: (sender: OutboxSender) => void;
+  /** Given the digests' and escalations' scheduler once it runs: a test runs its passes at its clock. */
+  onNotifyScheduler?: (scheduler: NotifyScheduler) => void;
 }
 
 export const WORK_BODY_LIMIT = 1024 * 1024;
@@ -101,6 +109,7 @@ export async function buildWorkApp({
   onLeaseSweeper,
   notify: notifyDeps = {},
   onNotifySender,
+  onNotifyScheduler,
   ...deps
 }: WorkAppDeps): Promise<HttpApp> {
   const { app, database, tracing, auth, gate } = await buildServiceApp({
@@ -160,6 +169,8 @@ export async function buildWorkApp({
   const compactor = startStatsCompactor({ store: statsStore, logger });
   const sender = notify.start();
   if (sender) onNotifySender?.(sender);
+  const scheduler = notify.startScheduler(conversation.statementsOn);
+  if (scheduler) onNotifyScheduler?.(scheduler);
   app.addHook('preClose', async () => {
     await notify.close();
     await claims.close();

@@ -21,6 +21,8 @@ export interface QuestionMailInput {
   mail: Pick<MailConfig, 'fromDomain' | 'publicUrl' | 'replyAddress'>;
   /** null: no answer links and no reply address (nothing signs them). */
   tokens: MailTokens | null;
+  /** An escalation: the subject and the first line say the question is overdue. */
+  overdue?: boolean;
 }
 
 export interface ComposedMail {
@@ -90,9 +92,13 @@ export function composeQuestionMail(input: QuestionMailInput): ComposedMail {
   const { question, item, mail, tokens, person, notificationId } = input;
   const agent = question.asked_by;
   const review = question.kind === 'review';
+  const tag = input.overdue ? '[agentdesk] Overdue:' : '[agentdesk]';
   const subject = review
-    ? `[agentdesk] ${cutLine(agent, 60)} asks for a review: ${cutLine(item.description, SUBJECT_QUESTION_CHARS)}`
-    : `[agentdesk] ${cutLine(agent, 60)} asks: ${cutLine(question.question, SUBJECT_QUESTION_CHARS)}`;
+    ? `${tag} ${cutLine(agent, 60)} asks for a review: ${cutLine(item.description, SUBJECT_QUESTION_CHARS)}`
+    : `${tag} ${cutLine(agent, 60)} asks: ${cutLine(question.question, SUBJECT_QUESTION_CHARS)}`;
+  const overdueLine = input.overdue
+    ? `Overdue: open since ${question.asked_at}, unanswered past ${question.due_at ?? 'its deadline'}. You are told because the project escalates to you.`
+    : null;
   const base = mail.publicUrl;
   const answerToken = base !== null && tokens !== null ? tokens.answerToken(question.id, person) : null;
   const answerUrl = answerToken === null ? null : `${base}/answer/${encodeURIComponent(answerToken)}`;
@@ -112,6 +118,7 @@ export function composeQuestionMail(input: QuestionMailInput): ComposedMail {
   ];
 
   const text = [
+    ...(overdueLine ? [overdueLine, ''] : []),
     review ? `${agent} asks you to review its work:` : `${agent} asks:`,
     '',
     question.question,
@@ -134,6 +141,7 @@ export function composeQuestionMail(input: QuestionMailInput): ComposedMail {
 
   const html = [
     '<!doctype html><html><body style="font-family:sans-serif;line-height:1.4">',
+    overdueLine ? `<p><strong>${escapeHtml(overdueLine)}</strong></p>` : '',
     `<p>${escapeHtml(review ? `${agent} asks you to review its work:` : `${agent} asks:`)}</p>`,
     `<blockquote style="white-space:pre-wrap">${escapeHtml(question.question)}</blockquote>`,
     options.length > 0

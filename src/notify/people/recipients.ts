@@ -29,6 +29,18 @@ function names(column: string | null): string[] {
   return column ? (JSON.parse(column) as string[]) : [];
 }
 
+/** The names told of `question` on `item` (with a profile or not): the rule, without the database. */
+export function namesToTell(
+  item: RecipientItem,
+  project: RecipientProject | null,
+  question: RecipientQuestion,
+): Set<string> {
+  const named = question.to_people === null ? null : names(question.to_people);
+  const wanted = new Set(named ?? [...names(item.watchers), ...names(project?.watchers ?? null), item.created_by]);
+  wanted.delete(question.asked_by);
+  return wanted;
+}
+
 /**
  * The profiles told of `question` on `item`, by name (code-unit order, as both databases sort
  * names). Read on `db`, which may be the transaction that opens the question.
@@ -39,10 +51,7 @@ export async function recipientsFor(
   project: RecipientProject | null,
   question: RecipientQuestion,
 ): Promise<Recipient[]> {
-  const named = question.to_people === null ? null : names(question.to_people);
-  const wanted = new Set(named ?? [...names(item.watchers), ...names(project?.watchers ?? null), item.created_by]);
-  wanted.delete(question.asked_by);
-  const found = await findPeopleOn(db, [...wanted]);
+  const found = await findPeopleOn(db, [...namesToTell(item, project, question)]);
   return found
     .map(({ name, email, notify, digest_at, tz }) => ({ name, email, notify, digest_at, tz }))
     .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
