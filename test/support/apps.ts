@@ -69,7 +69,10 @@ export async function startTestApp(
 }
 
 /** What a test may set on the work app beyond the environment: its clock, its lease sweeps, notify's collaborators. */
-export type WorkAppOptions = Pick<WorkAppDeps, 'now' | 'sweepEveryMs' | 'onLeaseSweeper' | 'notify' | 'onNotifySender'>;
+export type WorkAppOptions = Pick<
+  WorkAppDeps,
+  'now' | 'sweepEveryMs' | 'onLeaseSweeper' | 'notify' | 'onNotifySender' | 'onNotifyScheduler'
+>;
 
 export function startWorkApp(
   kind: StoreKind,
