@@ -74,7 +74,7 @@ export function questionTable(entries: InboxEntry[], paint: Paint, answered: boo
         : [
             entry.work_item_id,
             entry.kind === 'review' ? paint.yellow('review') : 'question',
-            relativeTime(entry.asked_at, now).replace(/ ago$/, ''),
+            relativeTime(entry.asked_at, now).replace(/ ago$/, '') + (entry.overdue ? ` ${paint.red('overdue')}` : ''),
             String(entry.item.priority),
             entry.asked_by,
             oneLine(entry.question, 50),

@@ -124,6 +124,7 @@ export function registerConversationCommands(program: Command, work: Command, co
     .option('--answered', 'answered questions instead of open ones')
     .option('--project <project>', 'in this project (id or name)')
     .option('--agent <agent>', 'asked by or waiting with this agent')
+    .option('--overdue', 'only those open past their deadline (the project’s answer_within_s)')
     .option('--limit <n>', 'at most this many per page (1–200)', integer(1, 200))
     .option('--cursor <cursor>', 'the next page, from a previous listing')
     .option('--all', 'follow every page')
@@ -134,6 +135,7 @@ export function registerConversationCommands(program: Command, work: Command, co
           answered?: boolean;
           project?: string;
           agent?: string;
+          overdue?: boolean;
           limit?: number;
           cursor?: string;
           all?: boolean;
@@ -144,6 +146,7 @@ export function registerConversationCommands(program: Command, work: Command, co
           status: options.answered ? 'answered' : 'open',
           ...(options.project !== undefined && { project_id: await projectId(context, options.project) }),
           ...(options.agent !== undefined && { agent: options.agent }),
+          ...(options.overdue === true && { overdue: true }),
           ...(options.limit !== undefined && { limit: options.limit }),
           ...(options.cursor !== undefined && { cursor: options.cursor }),
         };
