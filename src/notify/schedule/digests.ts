@@ -1,5 +1,6 @@
 import { randomId } from '../../shared/db/ids.js';
 import type { MailConfig } from '../../shared/config/mail.js';
+import type { DatabaseHandle } from '../../shared/db/schema.js';
 import type { WorkStore } from '../../work/index.js';
 import { isOverdue } from '../../conversation/index.js';
 import { namesToTell } from '../people/recipients.js';
@@ -19,7 +20,8 @@ import type { ScheduleStatementsOn } from './store/index.js';
 export interface DigestDeps {
   mail: MailConfig;
   store: WorkStore;
-  top: Parameters<OutboxStatementsOn>[0];
+  /** The top-level database, for the reads before each transaction. */
+  top: DatabaseHandle;
   questionsOn: WaitingQuestionsOn;
   scheduleOn: ScheduleStatementsOn;
   outboxOn: OutboxStatementsOn;

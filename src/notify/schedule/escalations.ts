@@ -1,5 +1,6 @@
 import { randomId } from '../../shared/db/ids.js';
 import type { MailConfig } from '../../shared/config/mail.js';
+import type { DatabaseHandle } from '../../shared/db/schema.js';
 import { toQuestion } from '../../conversation/index.js';
 import type { WorkStore } from '../../work/index.js';
 import { composeQuestionMail } from '../outbox/compose.js';
@@ -17,7 +18,8 @@ const BATCH = 50;
 export interface EscalationDeps {
   mail: MailConfig;
   store: WorkStore;
-  top: Parameters<OutboxStatementsOn>[0];
+  /** The top-level database, for the reads before each transaction. */
+  top: DatabaseHandle;
   questionsOn: WaitingQuestionsOn;
   outboxOn: OutboxStatementsOn;
   tokens: MailTokens | null;
