@@ -12,6 +12,9 @@ import { createNotificationService } from './outbox/service.js';
 import { outboxStatementsFor } from './outbox/store/index.js';
 import { createSmtpTransport, type SmtpTimeouts } from './outbox/transport.js';
 import { createReplyRecognition } from './replies/recognise.js';
+import { createTestMail } from './outbox/test-mail.js';
+import { createPeopleService } from './people/service.js';
+import { createPeopleStore } from './people/store/index.js';
 
 // notify's parts, built once per process by the composition root (services/work.ts): the hook the
 // conversation calls when a question or review opens, the sender loop, and the outbox's reads.
@@ -64,9 +67,12 @@ export function createNotify({
     now,
     nudge: () => sender?.nudge(),
   });
+  const people = createPeopleService({ store: createPeopleStore(database), now });
   return {
     opened,
+    people,
     notifications: createNotificationService({ outbox: top, store }),
+    testMail: createTestMail({ people, outbox: top, mail, now, nudge: () => sender?.nudge() }),
     /** Mail intake asks it whether a message replies to the desk's mail (and to which). */
     recogniseReply: createReplyRecognition({ outbox: top, tokens: links, replyTemplate: mail.replyAddress, now }),
     /** Starts the sender loop (the composition root, once the app is built); null without mail. */

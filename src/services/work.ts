@@ -3,7 +3,7 @@ import { registerSessionRoutes, registerTokenRoutes, createTokenService } from '
 import { ACCESS } from '../auth/contract.js';
 import { createUsageReader, registerUsageRoute, createUsageStore } from '../classify/index.js';
 import { registerIntake } from '../intake/index.js';
-import { createPeopleService, createPeopleStore, registerPeopleRoutes } from '../notify/index.js';
+import { registerPeopleRoutes } from '../notify/index.js';
 import { createAnswerLinks, createLinkTokens, loadLinkSecret, registerAnswerLinkRoutes } from '../notify/index.js';
 import { registerMcpRoutes } from '../mcp/http.js';
 import { registerMcpSetupRoute } from '../mcp/setup-route.js';
@@ -44,7 +44,13 @@ import {
   createWorkStore,
   type FinishedHook,
 } from '../work/index.js';
-import { createNotify, type NotifyDeps, type OutboxSender, registerNotificationRoutes } from '../notify/index.js';
+import {
+  createNotify,
+  type NotifyDeps,
+  type OutboxSender,
+  registerNotificationRoutes,
+  registerTestMailRoute,
+} from '../notify/index.js';
 import { registerClassifyProxy, relayTimeoutMs } from '../ui-server/classify-proxy.js';
 import { workForIntake } from './intake-work.js';
 import { registerWebUi } from '../ui-server/static-files.js';
@@ -176,7 +182,8 @@ export async function buildWorkApp({
   registerWorkRoutes(app, work, claims);
   registerConversationRoutes(app, conversation.comments, conversation.questions);
   registerNotificationRoutes(app, notify.notifications);
-  registerPeopleRoutes(app, createPeopleService({ store: createPeopleStore(database), now }));
+  registerPeopleRoutes(app, notify.people);
+  registerTestMailRoute(app, notify.testMail);
   const projects = createProjectService({ store, now });
   registerProjectRoutes(app, projects);
   await registerAnswerLinkRoutes(
