@@ -164,7 +164,7 @@ export async function buildWorkApp({
   const sweeper = startLeaseSweeper({ store, work, logger, now, everyMs: sweepEveryMs });
   onLeaseSweeper?.(sweeper.sweep);
   const compactor = startStatsCompactor({ store: statsStore, logger });
-  const sender = notify.start();
+  const sender = notify.start(async (questionId) => (await conversation.questions.find(questionId))?.status);
   if (sender) onNotifySender?.(sender);
   app.addHook('preClose', async () => {
     await notify.close();
