@@ -2,7 +2,7 @@
 
 export { composeQuestionMail, type ComposedMail, type QuestionMailInput } from './outbox/compose.js';
 export type { MailTokens, RecipientsPort } from './outbox/ports.js';
-export { registerNotificationRoutes } from './outbox/routes.js';
+export { registerNotificationRoutes, registerTestMailRoute } from './outbox/routes.js';
 export { RETRY_POLICY, type OutboxSender, type RetryPolicy } from './outbox/sender.js';
 export { SMTP_TIMEOUTS, type SmtpTimeouts } from './outbox/transport.js';
 export { createNotify, type Notify, type NotifyDeps } from './setup.js';

@@ -6,7 +6,7 @@ import type { QuestionOpened } from '../conversation/index.js';
 import type { WorkStore } from '../work/index.js';
 import type { LinkTokens } from './links/tokens.js';
 import { createOutboxHook } from './outbox/hook.js';
-import { type MailTokens, PEOPLE_RECIPIENTS, type RecipientsPort } from './outbox/ports.js';
+import { type MailTokens, PEOPLE_RECIPIENTS, type QuestionStatusPort, type RecipientsPort } from './outbox/ports.js';
 import { type OutboxSender, type SenderOptions, startOutboxSender } from './outbox/sender.js';
 import { createNotificationService } from './outbox/service.js';
 import { outboxStatementsFor } from './outbox/store/index.js';
@@ -15,6 +15,9 @@ import { createReplyRecognition } from './replies/recognise.js';
 import type { WaitingQuestionsOn } from './schedule/ports.js';
 import { type NotifyScheduler, type SchedulerOptions, startNotifyScheduler } from './schedule/scheduler.js';
 import { scheduleStatementsFor } from './schedule/store/index.js';
+import { createTestMail } from './outbox/test-mail.js';
+import { createPeopleService } from './people/service.js';
+import { createPeopleStore } from './people/store/index.js';
 
 // notify's parts, built once per process by the composition root (services/work.ts): the hook the
 // conversation calls when a question or review opens, the sender loop, and the outbox's reads.
@@ -71,19 +74,27 @@ export function createNotify({
     now,
     nudge: () => sender?.nudge(),
   });
+  const people = createPeopleService({ store: createPeopleStore(database), now });
   return {
     opened,
+    people,
     notifications: createNotificationService({ outbox: top, store }),
+    testMail: createTestMail({ people, outbox: top, mail, now, nudge: () => sender?.nudge() }),
     /** Mail intake asks it whether a message replies to the desk's mail (and to which). */
     recogniseReply: createReplyRecognition({ outbox: top, tokens: links, replyTemplate: mail.replyAddress, now }),
-    /** Starts the sender loop (the composition root, once the app is built); null without mail. */
-    start(): OutboxSender | null {
+    /**
+     * Starts the sender loop (the composition root, once the conversation exists: the sender asks
+     * it whether a question is still open before mailing about it); null without mail.
+     */
+    start(questionStatus: QuestionStatusPort): OutboxSender | null {
       if (mail.smtp === null || mail.from === null || sender !== null) return sender;
       sender = startOutboxSender({
         outbox: top,
         transport: createSmtpTransport(mail.smtp, mail.from, smtpTimeouts),
+        questionStatus,
         now,
         logger,
+        leaseMs: mail.sendLeaseMs,
         ...senderOptions,
       });
       return sender;

@@ -3,7 +3,7 @@ import { registerSessionRoutes, registerTokenRoutes, createTokenService } from '
 import { ACCESS } from '../auth/contract.js';
 import { createUsageReader, registerUsageRoute, createUsageStore } from '../classify/index.js';
 import { registerIntake } from '../intake/index.js';
-import { createPeopleService, createPeopleStore, registerPeopleRoutes } from '../notify/index.js';
+import { registerPeopleRoutes } from '../notify/index.js';
 import { createAnswerLinks, createLinkTokens, loadLinkSecret, registerAnswerLinkRoutes } from '../notify/index.js';
 import { registerMcpRoutes } from '../mcp/http.js';
 import { registerMcpSetupRoute } from '../mcp/setup-route.js';
@@ -50,6 +50,7 @@ import {
   type NotifyScheduler,
   type OutboxSender,
   registerNotificationRoutes,
+  registerTestMailRoute,
 } from '../notify/index.js';
 import { registerClassifyProxy, relayTimeoutMs } from '../ui-server/classify-proxy.js';
 import { workForIntake } from './intake-work.js';
@@ -167,7 +168,7 @@ export async function buildWorkApp({
   const sweeper = startLeaseSweeper({ store, work, logger, now, everyMs: sweepEveryMs });
   onLeaseSweeper?.(sweeper.sweep);
   const compactor = startStatsCompactor({ store: statsStore, logger });
-  const sender = notify.start();
+  const sender = notify.start(async (questionId) => (await conversation.questions.find(questionId))?.status);
   if (sender) onNotifySender?.(sender);
   const scheduler = notify.startScheduler(conversation.statementsOn);
   if (scheduler) onNotifyScheduler?.(scheduler);
@@ -187,7 +188,8 @@ export async function buildWorkApp({
   registerWorkRoutes(app, work, claims);
   registerConversationRoutes(app, conversation.comments, conversation.questions);
   registerNotificationRoutes(app, notify.notifications);
-  registerPeopleRoutes(app, createPeopleService({ store: createPeopleStore(database), now }));
+  registerPeopleRoutes(app, notify.people);
+  registerTestMailRoute(app, notify.testMail);
   const projects = createProjectService({ store, now });
   registerProjectRoutes(app, projects);
   await registerAnswerLinkRoutes(

@@ -118,6 +118,18 @@ const CASES: Case[] = [
     roles: READ(200),
   },
   {
+    route: 'GET /work/:id/notifications',
+    service: 'work',
+    request: async (f) => ({ url: `/work/${f.itemOfAda}/notifications` }),
+    roles: READ(200),
+  },
+  {
+    route: 'GET /notifications',
+    service: 'work',
+    request: async () => ({ url: '/notifications' }),
+    roles: only(200, 'admin'),
+  },
+  {
     route: 'GET /work/:id/dependents',
     service: 'work',
     request: async (f) => ({ url: `/work/${f.itemOfAda}/dependents` }),
@@ -303,6 +315,13 @@ const CASES: Case[] = [
     service: 'work',
     request: async (f) => ({ url: `/people/${await newPerson(f.app)}` }),
     roles: only(204, 'admin'),
+  },
+  // The matrix's desk sends no mail: an admin who may ask gets the 409 saying so.
+  {
+    route: 'POST /people/:name/test-email',
+    service: 'work',
+    request: async (f) => ({ url: `/people/${await newPerson(f.app)}/test-email` }),
+    roles: only(409, 'admin'),
   },
   {
     route: 'POST /mailboxes',

@@ -54,6 +54,16 @@ describe('the mail settings', () => {
     ).toBe('SMTP_PASSWORD_FILE');
   });
 
+  it("reads the sender's lease from NOTIFY_LEASE_S (whole seconds, 5 minutes unless set)", () => {
+    expect(loadConfig({}).mail.sendLeaseMs).toBe(300_000);
+    expect(loadConfig({ NOTIFY_LEASE_S: '2' }).mail.sendLeaseMs).toBe(2_000);
+    for (const value of ['0', '1.5', 'soon', '3601']) {
+      const error = refusal({ NOTIFY_LEASE_S: value });
+      expect(error.variable).toBe('NOTIFY_LEASE_S');
+      expect(error.message).toContain(value);
+    }
+  });
+
   it('refuses half a setting or a bad value, naming the variable and never the password', () => {
     const cases: Array<[Record<string, string>, string]> = [
       [{ SMTP_URL: `smtp://u:${SECRET}@h` }, 'MAIL_FROM'],

@@ -65,6 +65,8 @@ describe.skipIf(!stores.includes('postgres'))('two senders on one PostgreSQL', (
       startOutboxSender({
         outbox: outbox(database.kysely),
         transport: createSmtpTransport(mail.smtp!, mail.from!),
+        // These rows name no question; nothing asks.
+        questionStatus: () => Promise.reject(new Error('no question to look up')),
         now: clock.now,
         logger: captureLogs('warn').logger,
         pollMs: 60 * 60 * 1000,

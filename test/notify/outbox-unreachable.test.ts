@@ -8,7 +8,7 @@ import { type MailApp, SMTP_PASSWORD, claimedItem, startMailApp } from './outbox
 // SMTP servers that do not work, on both stores: one down (nobody listens on its port) and one
 // that takes the connection and never greets. The rows show failed with what went wrong and are
 // retried on the test's clock; asking answers while the sender is stuck on the silent server.
-// The people told are fixed (a test recipients port: the people feature is another lane's).
+// The people told are the test support's profiles, watching every item it makes.
 
 const FAILED = (id: string) => `/notifications?status=failed&work_item_id=${id}`;
 

@@ -7,8 +7,8 @@ import { type TestSmtpServer, startSmtpServer } from '../support/smtp.js';
 import { type MailApp, SMTP_PASSWORD, claimedItem, startMailApp } from './outbox-support.js';
 
 // Email out through HTTP on both stores, to a real SMTP server over TCP: a question and a review
-// each mail the people told at once (fixed people: the people feature's resolver is not merged
-// here, so the recipients port is a test implementation), with the desk's Message-ID, the reply
+// each mail the people told at once (profiles made through PUT /people, watching the item), with
+// the desk's Message-ID, the reply
 // token, both parts and the item escaped; a refusing server shows as failed and is retried when
 // the test moves the clock; the SMTP password is in no log, answer or row.
 

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type TestApp, startWorkApp } from '../support/apps.js';
-import { storesUnderTest } from '../support/databases.js';
+import { startWorkApp } from '../support/apps.js';
+import { type StoreKind, storesUnderTest } from '../support/databases.js';
 import { type Dovecot, startDovecot } from '../support/dovecot.js';
+import { createJumpingClock } from '../support/clock.js';
 import { call } from '../support/http.js';
 import { SECRET_KEY } from '../support/intake.js';
 import { mail, newMessageId, waitFor } from '../support/mail.js';
@@ -15,6 +16,7 @@ import { type ReceivedMail, type TestSmtpServer, startSmtpServer } from '../supp
 
 const PASSWORD = 'reply-loop-imap-password';
 const stores = await storesUnderTest();
+const AGENT = { 'x-user': 'ada' };
 
 describe('replies by email', () => {
   let dovecot: Dovecot;
@@ -28,13 +30,11 @@ describe('replies by email', () => {
     await smtp?.close();
   });
 
-  describe.each(stores)('on %s', (kind) => {
-    let t: TestApp;
-    const mailbox = `desk-${kind}`;
-    const agent = { 'x-user': 'ada' };
-
-    beforeAll(async () => {
-      t = await startWorkApp(kind, {
+  /** A desk on `kind` that mails through the test SMTP server and reads replies from `mailbox`. */
+  async function startDesk(kind: StoreKind, mailbox: string, options: Parameters<typeof startWorkApp>[2] = {}) {
+    const t = await startWorkApp(
+      kind,
+      {
         AGENTDESK_SECRET_KEY: SECRET_KEY,
         SMTP_URL: `smtp://127.0.0.1:${smtp.port}`,
         MAIL_FROM: 'Agent Desk <desk@example.org>',
@@ -43,30 +43,30 @@ describe('replies by email', () => {
         INTAKE_POLL_S: '300',
         INTAKE_RECONNECT_MAX_S: '1',
         INTAKE_ALLOWED_HOSTS: dovecot.host,
-      });
-      for (const [name, email] of [
-        ['mia', 'mia@example.org'],
-        ['eve', 'eve@example.org'],
-      ] as const) {
-        const put = await call(t.app, 'PUT', `/people/${name}`, { email, notify: 'immediate' }, { 'x-user': name });
-        expect(put.status, put.text).toBe(201);
-      }
-      const created = await call(t.app, 'POST', '/mailboxes', {
-        name: 'Desk replies',
-        kind: 'imap',
-        host: dovecot.host,
-        port: dovecot.port,
-        tls: 'none',
-        username: mailbox,
-        password: PASSWORD,
-      });
-      expect(created.status, created.text).toBe(201);
-      await waitFor(
-        'the mailbox to be idle',
-        async () => (await call(t.app, 'GET', `/mailboxes/${created.body.id}`)).body.state === 'idle',
-      );
+      },
+      options,
+    );
+    for (const [name, email] of [
+      ['mia', 'mia@example.org'],
+      ['eve', 'eve@example.org'],
+    ] as const) {
+      const put = await call(t.app, 'PUT', `/people/${name}`, { email, notify: 'immediate' }, { 'x-user': name });
+      expect(put.status, put.text).toBe(201);
+    }
+    const created = await call(t.app, 'POST', '/mailboxes', {
+      name: 'Desk replies',
+      kind: 'imap',
+      host: dovecot.host,
+      port: dovecot.port,
+      tls: 'none',
+      username: mailbox,
+      password: PASSWORD,
     });
-    afterAll(() => t?.close());
+    expect(created.status, created.text).toBe(201);
+    await waitFor(
+      'the mailbox to be idle',
+      async () => (await call(t.app, 'GET', `/mailboxes/${created.body.id}`)).body.state === 'idle',
+    );
 
     /** An item watched by mia, claimed by ada. */
     async function claimedItem(extra: Record<string, unknown> = {}): Promise<string> {
@@ -78,14 +78,14 @@ describe('replies by email', () => {
         ...extra,
       });
       expect(item.status, item.text).toBe(201);
-      const claim = await call(t.app, 'POST', '/work/claim', { agent: 'ada', types: [type] }, agent);
+      const claim = await call(t.app, 'POST', '/work/claim', { agent: 'ada', types: [type] }, AGENT);
       expect(claim.status, claim.text).toBe(200);
       return item.body.id as string;
     }
 
     /** Asks as ada; answers the question and the mail the desk sent mia about it. */
     async function ask(item: string, body: Record<string, unknown>) {
-      const asked = await call(t.app, 'POST', `/work/${item}/questions`, body, agent);
+      const asked = await call(t.app, 'POST', `/work/${item}/questions`, body, AGENT);
       expect(asked.status, asked.text).toBe(201);
       const sent = await waitFor('the mail to mia', async () =>
         smtp.received.find(
@@ -95,32 +95,47 @@ describe('replies by email', () => {
       return { question: asked.body.id as string, sent };
     }
 
-    /** mia's reply as her mail client writes it: her text on top, then the quoted original. */
-    function replyTo(sent: ReceivedMail, text: string, from = 'Mia Muster <mia@example.org>'): string {
-      const replyAddress = sent.parsed.replyTo!.value[0]!.address!;
-      const quoted = (sent.parsed.text ?? '')
-        .split('\n')
-        .map((line) => `> ${line}`)
-        .join('\n');
-      return mail({
-        from,
-        to: replyAddress,
-        subject: `Re: ${sent.parsed.subject}`,
-        messageId: newMessageId(),
-        inReplyTo: sent.parsed.messageId!,
-        references: [sent.parsed.messageId!],
-        text: `${text}\n\nAm 6. Dez. 2026 um 10:02 schrieb Agent Desk <desk@example.org>:\n${quoted}\n`,
-      });
-    }
-
     const questionNow = async (item: string, question: string, waitS = 0) =>
-      (await call(t.app, 'GET', `/work/${item}/questions/${question}?wait_s=${waitS}`, undefined, agent)).body;
+      (await call(t.app, 'GET', `/work/${item}/questions/${question}?wait_s=${waitS}`, undefined, AGENT)).body;
     const comments = async (item: string) =>
       (await call(t.app, 'GET', `/work/${item}/comments?limit=100`)).body as Array<{ kind: string; body: string }>;
+    /** Resolves once a comment on the item says this. */
+    const noted = (item: string, says: string) =>
+      waitFor(`a comment saying ${says}`, async () =>
+        (await comments(item)).some((comment) => comment.body.includes(says)),
+      );
+    return { t, claimedItem, ask, questionNow, comments, noted };
+  }
+
+  /** mia's reply as her mail client writes it: her text on top, then the quoted original. */
+  function replyTo(sent: ReceivedMail, text: string, from = 'Mia Muster <mia@example.org>'): string {
+    const replyAddress = sent.parsed.replyTo!.value[0]!.address!;
+    const quoted = (sent.parsed.text ?? '')
+      .split('\n')
+      .map((line) => `> ${line}`)
+      .join('\n');
+    return mail({
+      from,
+      to: replyAddress,
+      subject: `Re: ${sent.parsed.subject}`,
+      messageId: newMessageId(),
+      inReplyTo: sent.parsed.messageId!,
+      references: [sent.parsed.messageId!],
+      text: `${text}\n\nAm 6. Dez. 2026 um 10:02 schrieb Agent Desk <desk@example.org>:\n${quoted}\n`,
+    });
+  }
+
+  describe.each(stores)('on %s', (kind) => {
+    const mailbox = `desk-${kind}`;
+    let desk: Awaited<ReturnType<typeof startDesk>>;
+    beforeAll(async () => {
+      desk = await startDesk(kind, mailbox);
+    });
+    afterAll(() => desk?.t.close());
 
     it('an option chosen by reply answers the agent waiting on it', async () => {
-      const item = await claimedItem();
-      const { question, sent } = await ask(item, {
+      const item = await desk.claimedItem();
+      const { question, sent } = await desk.ask(item, {
         question: 'Which CA should issue it?',
         options: ["Let's Encrypt", 'DigiCert'],
       });
@@ -129,7 +144,7 @@ describe('replies by email', () => {
       expect(sent.parsed.messageId).toMatch(new RegExp(`^<q\\.${question}\\.[0-9a-f-]+@example\\.org>$`));
       expect(sent.parsed.text).toContain('http://desk.example.org/answer/');
 
-      const waiting = questionNow(item, question, 30);
+      const waiting = desk.questionNow(item, question, 30);
       await dovecot.append(mailbox, [replyTo(sent, 'digicert, please\n\n-- \nMia Muster\nOps')]);
       expect(await waiting).toMatchObject({
         status: 'answered',
@@ -138,13 +153,13 @@ describe('replies by email', () => {
         answered_by: 'mia',
         via: 'email',
       });
-      expect((await call(t.app, 'GET', `/work/${item}`)).body.status).toBe('in_progress');
+      expect((await call(desk.t.app, 'GET', `/work/${item}`)).body.status).toBe('in_progress');
     });
 
     it('a free answer is the first paragraph of the reply, without the quote and signature', async () => {
-      const item = await claimedItem();
-      const { question, sent } = await ask(item, { question: 'Which hostnames go on it?' });
-      const waiting = questionNow(item, question, 30);
+      const item = await desk.claimedItem();
+      const { question, sent } = await desk.ask(item, { question: 'Which hostnames go on it?' });
+      const waiting = desk.questionNow(item, question, 30);
       await dovecot.append(mailbox, [replyTo(sent, 'desk.example.org and api.example.org\n\nThanks!\n\n-- \nMia')]);
       expect(await waiting).toMatchObject({
         status: 'answered',
@@ -155,10 +170,16 @@ describe('replies by email', () => {
     });
 
     it('a review approved by reply completes the item', async () => {
-      const item = await claimedItem({ review_required: true });
-      const patched = await call(t.app, 'PATCH', `/work/${item}`, { status: 'completed', outcome: 'success' }, agent);
+      const item = await desk.claimedItem({ review_required: true });
+      const patched = await call(
+        desk.t.app,
+        'PATCH',
+        `/work/${item}`,
+        { status: 'completed', outcome: 'success' },
+        AGENT,
+      );
       expect(patched.status, patched.text).toBeLessThan(300);
-      const [review] = (await call(t.app, 'GET', `/work/${item}/questions`, undefined, agent)).body;
+      const [review] = (await call(desk.t.app, 'GET', `/work/${item}/questions`, undefined, AGENT)).body;
       expect(review).toMatchObject({ kind: 'review', status: 'open' });
       const sent = await waitFor('the review mail', async () =>
         smtp.received.find((received) => received.parsed.messageId?.startsWith(`<q.${review.id}.`)),
@@ -166,14 +187,18 @@ describe('replies by email', () => {
       await dovecot.append(mailbox, [replyTo(sent, 'Approved, thanks.')]);
       await waitFor(
         'the item completed',
-        async () => (await call(t.app, 'GET', `/work/${item}`)).body.status === 'completed',
+        async () => (await call(desk.t.app, 'GET', `/work/${item}`)).body.status === 'completed',
       );
-      expect(await questionNow(item, review.id)).toMatchObject({ option: 'approve', answered_by: 'mia', via: 'email' });
+      expect(await desk.questionNow(item, review.id)).toMatchObject({
+        option: 'approve',
+        answered_by: 'mia',
+        via: 'email',
+      });
     });
 
     it('a forged sender, another person, a replay and a quote-only reply answer nothing and leave a comment', async () => {
-      const item = await claimedItem();
-      const { question, sent } = await ask(item, {
+      const item = await desk.claimedItem();
+      const { question, sent } = await desk.ask(item, {
         question: 'Renew now or next week?',
         options: ['now', 'next week'],
       });
@@ -184,11 +209,11 @@ describe('replies by email', () => {
         replyTo(sent, ''),
       ]);
       await waitFor('three comments on the item', async () =>
-        (await comments(item)).filter((comment) => comment.body.includes('not taken as an answer')).length === 3
+        (await desk.comments(item)).filter((comment) => comment.body.includes('not taken as an answer')).length === 3
           ? true
           : null,
       );
-      const notes = (await comments(item)).filter((comment) => comment.body.includes('not taken as an answer'));
+      const notes = (await desk.comments(item)).filter((comment) => comment.body.includes('not taken as an answer'));
       expect(
         notes.filter((note) => note.body.startsWith('Unverified reply by email from mallory@evil.example')),
       ).toHaveLength(1);
@@ -196,17 +221,47 @@ describe('replies by email', () => {
         notes.filter((note) => note.body.startsWith('Unverified reply by email from eve@example.org')),
       ).toHaveLength(1);
       expect(notes.filter((note) => note.body.includes('only the quoted mail'))).toHaveLength(1);
-      expect(await questionNow(item, question)).toMatchObject({ status: 'open', answered_by: null });
+      expect(await desk.questionNow(item, question)).toMatchObject({ status: 'open', answered_by: null });
 
       // mia's own answer goes through; the same reply sent again is a replay of an answered question.
       const answer = replyTo(sent, 'next week');
       await dovecot.append(mailbox, [answer]);
-      await waitFor('the answer', async () => (await questionNow(item, question)).status === 'answered');
+      await waitFor('the answer', async () => (await desk.questionNow(item, question)).status === 'answered');
       await dovecot.append(mailbox, [answer.replace(/^Message-ID: .*$/m, `Message-ID: ${newMessageId()}`)]);
       await waitFor('the replay noted', async () =>
-        (await comments(item)).some((comment) => comment.body.includes('the question was already answered')),
+        (await desk.comments(item)).some((comment) => comment.body.includes('the question was already answered')),
       );
-      expect(await questionNow(item, question)).toMatchObject({ option: 'next week', answered_by: 'mia' });
+      expect(await desk.questionNow(item, question)).toMatchObject({ option: 'next week', answered_by: 'mia' });
+    });
+  });
+  // The clock jumps: a reply to a mail older than ANSWER_LINK_TTL, and one to a question whose
+  // item ended meanwhile, answer nothing and say why.
+  describe.each(stores)('later, on %s', (kind) => {
+    const mailbox = `desk-later-${kind}`;
+    const clock = createJumpingClock();
+    let desk: Awaited<ReturnType<typeof startDesk>>;
+    beforeAll(async () => {
+      desk = await startDesk(kind, mailbox, { now: clock.now, sweepEveryMs: 60 * 60 * 1000 });
+    });
+    afterAll(() => desk?.t.close());
+
+    it('a reply past the link lifetime answers nothing', async () => {
+      const item = await desk.claimedItem();
+      const { question, sent } = await desk.ask(item, { question: 'Renew for one year or two?' });
+      clock.advance(8 * 24 * 60 * 60 * 1000);
+      await dovecot.append(mailbox, [replyTo(sent, 'Two years.')]);
+      await desk.noted(item, 'older than the answer links last');
+      expect(await desk.questionNow(item, question)).toMatchObject({ status: 'open', answered_by: null });
+    });
+
+    it('a reply to a question whose item failed meanwhile answers nothing', async () => {
+      const item = await desk.claimedItem();
+      const { question, sent } = await desk.ask(item, { question: 'Which team owns it?' });
+      const failed = await call(desk.t.app, 'PATCH', `/work/${item}`, { status: 'failed', outcome: 'failed' });
+      expect(failed.status, failed.text).toBe(200);
+      await dovecot.append(mailbox, [replyTo(sent, 'Platform.')]);
+      await desk.noted(item, 'the question was closed');
+      expect(await desk.questionNow(item, question)).toMatchObject({ status: 'moot', answered_by: null });
     });
   });
 });

@@ -119,7 +119,7 @@ export interface Reply<T = any> {
 /** A JSON request with headers of its own; a network failure is an answer with status 0. */
 export async function send<T = any>(
   baseUrl: string,
-  method: 'GET' | 'POST' | 'PATCH' | 'DELETE',
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE',
   path: string,
   body?: unknown,
   headers: Record<string, string> = {},

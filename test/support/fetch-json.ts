@@ -10,7 +10,7 @@ export interface Answer<T = any> {
   error?: string;
 }
 
-export type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
+export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 export async function fetchJson<T = any>(
   baseUrl: string,

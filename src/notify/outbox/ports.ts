@@ -3,8 +3,9 @@ import type { Question } from '../../conversation/contract.js';
 import type { ProjectRow, WorkItemRow } from '../../work/index.js';
 import { type Recipient, recipientsFor } from '../people/recipients.js';
 
-// What the outbox needs beside it, as small ports: who is told of a question (the people rule)
-// and the signed tokens of the links and the reply address (the links, wired by the root).
+// What the outbox needs beside it, as small ports: who is told of a question (the people rule),
+// the signed tokens of the links and the reply address (the links, wired by the root), and
+// whether a question is still open (the conversation).
 
 export type { Recipient } from '../people/recipients.js';
 
@@ -24,6 +25,12 @@ export interface MailTokens {
   answerToken(questionId: string, person: string): string;
   replyToken(notificationId: string): string;
 }
+
+/**
+ * The state of a question as the conversation has it now (undefined: it is gone), read by the
+ * sender just before a mail goes: a mail about a question no longer open is not sent.
+ */
+export type QuestionStatusPort = (questionId: string) => Promise<Question['status'] | undefined>;
 
 /** The people feature's rule: those the question names, else the watchers and the creator. */
 export const PEOPLE_RECIPIENTS: RecipientsPort = (db, item, project, question) =>

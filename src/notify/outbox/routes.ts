@@ -7,6 +7,8 @@ import { problemResponses } from '../../shared/http/schemas.js';
 import { WorkIdParamsSchema } from '../../work/contract.js';
 import { NOTIFICATION_PAGE, NotificationSchema, NotificationsQuerySchema } from './schemas.js';
 import type { NotificationService } from './service.js';
+import type { TestMail } from './test-mail.js';
+import { PersonParamsSchema } from '../people/schemas.js';
 
 // The outbox's routes: thin, each one call of the notification service.
 
@@ -49,5 +51,23 @@ export function registerNotificationRoutes(app: HttpApp, notifications: Notifica
       },
     },
     async (request) => notifications.listForItem(request.params.id),
+  );
+}
+
+/** "Send me a test email": a person's own (an admin: anyone's), through the outbox like any mail. */
+export function registerTestMailRoute(app: HttpApp, testMail: TestMail): void {
+  app.post(
+    '/people/:name/test-email',
+    {
+      config: { access: ACCESS.answer },
+      schema: {
+        operationId: 'sendTestEmail',
+        tags: ['people'],
+        summary: "Queues a test email to the person's address; its row shows whether it went (own, or admin)",
+        params: PersonParamsSchema,
+        response: { 202: NotificationSchema, ...problemResponses(403, 404, 409) },
+      },
+    },
+    async (request, reply) => reply.code(202).send(await testMail.send(request.params.name, request.principal)),
   );
 }

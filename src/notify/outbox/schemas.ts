@@ -10,8 +10,10 @@ export type NotificationKind = (typeof NOTIFICATION_KINDS)[number];
 /**
  * pending: not tried yet; sent; failed: the last attempt failed. A failed row is tried again
  * while `next_attempt_at` is set; once the attempts are spent it stays failed with none (given up).
+ * skipped: its question closed (answered or moot) before the mail went, so it never will;
+ * `last_error` says why.
  */
-export const NOTIFICATION_STATUSES = ['pending', 'sent', 'failed'] as const;
+export const NOTIFICATION_STATUSES = ['pending', 'sent', 'failed', 'skipped'] as const;
 export type NotificationStatus = (typeof NOTIFICATION_STATUSES)[number];
 
 export const NOTIFICATION_PAGE = { default: 50, max: 200 } as const;
@@ -27,7 +29,8 @@ export const NotificationSchema = Type.Object(
     message_id: Type.String(),
     subject: Type.String(),
     status: Type.Enum([...NOTIFICATION_STATUSES], {
-      description: 'failed: the last attempt failed; tried again at next_attempt_at, or given up when that is null',
+      description:
+        'failed: the last attempt failed; tried again at next_attempt_at, or given up when that is null. skipped: the question closed before the mail went (last_error says why); never sent',
     }),
     attempts: Type.Integer({ minimum: 0 }),
     next_attempt_at: Nullable(TimestampSchema),

@@ -1,13 +1,12 @@
 import type { Logger } from 'pino';
 import type { MailTransport } from './transport.js';
+import type { QuestionStatusPort } from './ports.js';
 import type { OutboxStatements } from './store/port.js';
 import type { NotificationRow } from './tables.js';
 
 // The outbox's sender: takes the due rows under a lease (so two instances never send one row at
-// once), sends each, and records the outcome. A commit that wrote rows nudges it, so mail leaves
-// within moments; a timer polls too, for other instances' rows and for the retries. A crash
-// mid-send leaves the lease to run out and the row to go again: at least once, maybe twice,
-// with the same Message-ID.
+// once), sends each, and records the outcome: sent, failed (retried with backoff), or skipped
+// when its question closed before it went. startOutboxSender says when it runs and after a crash.
 
 export interface RetryPolicy {
   /** The wait after the first failure; each further failure doubles it, up to `maxDelayMs`. */
@@ -19,9 +18,18 @@ export interface RetryPolicy {
 
 export const RETRY_POLICY: RetryPolicy = { firstDelayMs: 30_000, maxDelayMs: 3_600_000, maxAttempts: 10 };
 
+/** Why a skipped row was not sent: its `last_error`, by the question's state when the sender took it. */
+export const SKIP_REASONS = {
+  answered: 'the question was answered before the mail went',
+  moot: 'the question was closed (its item finished) before the mail went',
+  gone: 'the question no longer exists',
+} as const;
+
 export interface SenderOptions {
   outbox: OutboxStatements;
   transport: MailTransport;
+  /** Read before each mail about a question: one no longer open is skipped, not sent. */
+  questionStatus: QuestionStatusPort;
   now: () => Date;
   logger: Logger;
   /** How often the sender looks for due rows besides the nudges. */
@@ -49,9 +57,15 @@ export function nextAttemptAt(attempts: number, at: Date, retry: RetryPolicy): s
   return new Date(at.getTime() + delay).toISOString();
 }
 
+/**
+ * A commit that wrote rows nudges the sender, so mail leaves within moments; a timer polls too,
+ * for other instances' rows and for the retries. A crash mid-send leaves the lease to run out
+ * and the row to go again: at least once, maybe twice, with the same Message-ID.
+ */
 export function startOutboxSender({
   outbox,
   transport,
+  questionStatus,
   now,
   logger,
   pollMs = 15_000,
@@ -65,7 +79,21 @@ export function startOutboxSender({
   // A pass is queued behind the one under way: nudges meanwhile add nothing to it.
   let queued = false;
 
+  /** Why the row must not go now: its question is no longer open; null when it may. */
+  async function skipReason(row: NotificationRow): Promise<string | null> {
+    if (row.question_id === null) return null;
+    const status = await questionStatus(row.question_id);
+    if (status === 'open') return null;
+    return SKIP_REASONS[status ?? 'gone'];
+  }
+
   async function sendOne(row: NotificationRow, leasedUntil: string): Promise<boolean> {
+    const skip = await skipReason(row);
+    if (skip !== null) {
+      await outbox.recordSkipped(row.id, leasedUntil, skip);
+      logger.info({ notification: row.id, question: row.question_id, reason: skip }, 'notification skipped');
+      return false;
+    }
     const at = now();
     try {
       await transport.send(row, at);

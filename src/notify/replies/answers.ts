@@ -21,7 +21,7 @@ const SURROUNDING = /^[\p{P}\p{S}\s]+|[\p{P}\p{S}\s]+$/gu;
 // What may follow a chosen option before more words on its line: "Yes, go ahead", "2: later",
 // "No - not yet". A separator must end in a space, so "2.5" is not option 2.
 const SEPARATOR = /^\s*[,:;.!?)\]\-\u2013\u2014]+(?:\s+|$)/;
-// "2", "option 2", "opción 2", "Nr. 2", "n° 2" (folded; "#2", "2." and "(2)" lose their marks first).
+// "2", "option 2", "opción 2", "Nr. 2", "n° 2" (folded; a leading hash, "2." and "(2)" lose their marks first).
 const NUMBERED = /^(?:(?:option|opcion|choice|nr|n°|num|numero|nummer)\.?\s*#?)?(\d{1,3})$/;
 // Options are at most 200 characters: a longer head of a line cannot name one.
 const OPTION_HEAD_MAX = QUESTION_LIMITS.option + 20;

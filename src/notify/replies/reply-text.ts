@@ -1,9 +1,6 @@
-// A reply's own text: what the person wrote, without the history their mail client quoted and
-// without their signature. Pure; the caller renders an HTML-only body to text first (email's
-// renderHtml) and cleans it as intake does. Quote markers are recognised in en, de, es and fr.
-//
-// Markers are read on a folded copy of each line (CRLF, non-breaking spaces, accents and case
-// made plain), but the lines kept are returned as written.
+// A reply's own text, without the history its mail client quoted and the signature (markers of
+// en, de, es and fr clients, matched on a folded copy of each line; kept lines stay as written).
+// Pure; the caller renders an HTML-only body to text first (email's renderHtml).
 
 /** A line folded for matching: spaces made plain and collapsed, accents and case removed. */
 export function foldLine(line: string): string {

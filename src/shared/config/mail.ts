@@ -1,10 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { ConfigError } from './config-error.js';
 
-// Mail out (src/notify): where mail is sent, who it is from, the base of the links in it and the
-// reply address. Without SMTP_URL and MAIL_FROM the desk sends no mail at all, and says so once
-// at start-up; half of them is refused here. The SMTP password is kept behind a function, so no
-// log or JSON of the configuration can ever carry it.
+// Mail out (src/notify): where mail is sent, from whom, the links' base, the reply address and the
+// sender's lease. Without SMTP_URL and MAIL_FROM no mail is sent (one start-up line says so); half
+// of them is refused. The SMTP password is behind a function: no log or JSON can carry it.
 
 export interface SmtpConfig {
   /** `smtp://host:port` or `smtps://host:port`, without credentials: what logs and the banner show. */
@@ -29,6 +28,12 @@ export interface MailConfig {
   publicUrl: string | null;
   /** INTAKE_REPLY_ADDRESS, a template holding `{token}`; null: mail sets no Reply-To. */
   replyAddress: string | null;
+  /**
+   * NOTIFY_LEASE_S in ms: how long a sender holds the rows it took. A sender killed mid-send
+   * leaves its rows to go again once this has passed; shorter than a send can take, a slow
+   * send may go twice.
+   */
+  sendLeaseMs: number;
 }
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -127,6 +132,18 @@ function replyAddress(env: Env): string | null {
   return raw;
 }
 
+const LEASE_S = { fallback: 300, min: 1, max: 3_600 } as const;
+
+function sendLeaseMs(env: Env): number {
+  const raw = read(env, 'NOTIFY_LEASE_S');
+  if (raw === undefined) return LEASE_S.fallback * 1000;
+  const value = /^\d+$/.test(raw) ? Number(raw) : Number.NaN;
+  if (!(value >= LEASE_S.min && value <= LEASE_S.max)) {
+    throw new ConfigError('NOTIFY_LEASE_S', `expected whole seconds ${LEASE_S.min}–${LEASE_S.max}, got "${raw}"`);
+  }
+  return value * 1000;
+}
+
 export function mailConfig(env: Env): MailConfig {
   const smtp = smtpConfig(env);
   const from = read(env, 'MAIL_FROM') ?? null;
@@ -140,7 +157,7 @@ export function mailConfig(env: Env): MailConfig {
   if (from !== null && fromDomain === null) {
     throw new ConfigError('MAIL_FROM', `expected an address or Name <address>, got "${from}"`);
   }
-  return { smtp, from, fromDomain, publicUrl: links, replyAddress: reply };
+  return { smtp, from, fromDomain, publicUrl: links, replyAddress: reply, sendLeaseMs: sendLeaseMs(env) };
 }
 
 /** One line for the start-up log and banner: whether mail goes out, and what it lacks. */

@@ -365,6 +365,13 @@ export const CONFIG_VARIABLES: readonly ConfigVariable[] = [
       "The intake mailbox's address with `{token}` where the signed reply token goes (plus-addressing), e.g. `desk+{token}@example.org`",
   },
   {
+    name: 'NOTIFY_LEASE_S',
+    group: 'mail',
+    default: '`300`',
+    meaning:
+      'How long a sender holds the mails it took (1–3600): after a crash mid-send they go again once it has passed, with the same `Message-ID`; shorter than a send can take (the SMTP timeouts), a slow send may go twice',
+  },
+  {
     name: 'LINK_SECRET',
     group: 'notify',
     default: 'made once, kept in the database',

@@ -27,6 +27,16 @@ export function crossDialectOutbox(db: DatabaseHandle): CrossDialectOutbox {
       return Number(updated.numUpdatedRows) === 1;
     },
 
+    async recordSkipped(id, leasedUntil, reason) {
+      const updated = await db
+        .updateTable('notifications')
+        .set({ status: 'skipped', last_error: reason, next_attempt_at: null, claimed_until: null })
+        .where('id', '=', id)
+        .where('claimed_until', '=', leasedUntil)
+        .executeTakeFirst();
+      return Number(updated.numUpdatedRows) === 1;
+    },
+
     list(filter, after, limit) {
       let query = db.selectFrom('notifications').selectAll();
       if (filter.status !== undefined) query = query.where('status', '=', filter.status);

@@ -29,6 +29,11 @@ export interface OutboxStatements {
   claimDue(now: string, leaseUntil: string, limit: number): Promise<NotificationRow[]>;
   /** Records an attempt on a row this sender leased (`leasedUntil`); false when the lease was lost. */
   recordAttempt(id: string, leasedUntil: string, outcome: AttemptOutcome): Promise<boolean>;
+  /**
+   * Marks a row this sender leased as never to be sent (`skipped`, the reason in last_error),
+   * with no attempt counted; false when the lease was lost.
+   */
+  recordSkipped(id: string, leasedUntil: string, reason: string): Promise<boolean>;
   /** Newest first, keyset-paged on (created_at, id). */
   list(filter: NotificationFilter, after: NotificationPosition | null, limit: number): Promise<NotificationRow[]>;
   /** An item's notifications, oldest first. */
