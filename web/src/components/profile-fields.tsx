@@ -13,7 +13,7 @@ export function ProfileFields(props: {
   const zones = useMemo(timeZones, []);
   const set = <K extends keyof ProfileDraft>(key: K, value: ProfileDraft[K]) => props.onChange({ ...d, [key]: value });
   return (
-    <div class="stack">
+    <div class="stack profile-fields">
       <div class="row wrap">
         <label class="grow">
           Email

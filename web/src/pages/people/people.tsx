@@ -86,7 +86,7 @@ export function PeoplePage() {
                         <UserText text={p.name} />
                       </strong>
                     </td>
-                    <td data-label="Email" class="break">
+                    <td data-label="Email" class="email break">
                       <UserText text={p.email} />
                     </td>
                     <td data-label="Mode">{p.notify}</td>
