@@ -22,16 +22,18 @@ export function PeopleField(props: {
         autoComplete="off"
         spellcheck={false}
         placeholder="ada, bob"
-        aria-describedby={`${props.id}-hint ${props.id}-error`}
+        aria-describedby={error ? `${props.id}-hint ${props.id}-error` : `${props.id}-hint`}
         aria-invalid={error ? true : undefined}
         onInput={(e) => props.onChange(e.currentTarget.value)}
       />
       <span id={`${props.id}-hint`} class="muted small">
         {props.hint}
       </span>
-      <span id={`${props.id}-error`} class="field-error">
-        {error}
-      </span>
+      {error && (
+        <span id={`${props.id}-error`} class="field-error">
+          {error}
+        </span>
+      )}
     </div>
   );
 }
