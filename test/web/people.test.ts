@@ -172,6 +172,52 @@ describe.each(['desktop', 'phone'] as const)('people at %s width', (viewport) =>
     await context.close();
   });
 
+  it('an admin sets a project’s watchers, answer time and escalation in its editor, and its card says so', async () => {
+    const { body: project } = await admin('POST', '/projects', { name: `Escalating ${viewport}` });
+    const { context, page, errors } = await signedIn(ADMIN_SECRET, viewport, '/projects');
+    const card = page.getByRole('article', { name: `Project Escalating ${viewport}` });
+    await card.getByRole('button', { name: 'Edit' }).click();
+    const edit = page.getByRole('form', { name: `Edit project Escalating ${viewport}` });
+    await edit.getByLabel('Watchers').fill('ada, bob');
+    await edit.getByLabel('Answer within (minutes)').fill('90');
+    await edit.getByLabel('Escalate to').fill('carol bad/name');
+    expect(await edit.locator('.field-error').innerText()).toContain('Not a name: bad/name');
+    await edit.getByLabel('Escalate to').fill('carol');
+    await fitsWidth(page);
+    await shot(page, `project-editor-${viewport}`);
+    await edit.getByRole('button', { name: 'Save' }).click();
+    await eventually(() => card.getByTestId('project-people').innerText()).toContain(
+      'Watchers: ada, bob · answer within 90 min, then tell carol',
+    );
+    expect((await admin('GET', `/projects/${project.id}`)).body).toMatchObject({
+      watchers: ['ada', 'bob'],
+      answer_within_s: 5400,
+      escalate_to: ['carol'],
+    });
+
+    // Emptied: no watchers, never overdue.
+    await card.getByRole('button', { name: 'Edit' }).click();
+    await edit.getByLabel('Watchers').fill('');
+    await edit.getByLabel('Answer within (minutes)').fill('');
+    await edit.getByRole('button', { name: 'Save' }).click();
+    await eventually(async () => (await admin('GET', `/projects/${project.id}`)).body.answer_within_s).toBeNull();
+    expect((await admin('GET', `/projects/${project.id}`)).body.watchers).toEqual([]);
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
+  it('watchers named when submitting work show on the new item', async () => {
+    const { context, page, errors } = await signedIn(ADMIN_SECRET, viewport, '/new');
+    await page.getByLabel('Type').fill('docs');
+    await page.getByLabel('Description').fill(`Watched from the start (${viewport})`);
+    await page.getByLabel('Watchers (optional)').fill('ada bob, ada');
+    await page.getByRole('button', { name: 'Submit', exact: true }).click();
+    await page.waitForURL(/#\/items\//);
+    await eventually(() => page.getByTestId('item-watchers').innerText()).toBe('ada, bob');
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
   it('watchers set in the item editor show on the item, and the item lists who was emailed: sent, and not sent with the error', async () => {
     const watcher = `wanda-${viewport}`;
     expect(

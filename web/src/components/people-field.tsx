@@ -13,7 +13,7 @@ export function PeopleField(props: {
   const bad = badNames(parseNames(props.value));
   const error = bad.length > 0 ? `Not a name: ${bad.join(', ')}` : '';
   return (
-    <div class="field grow">
+    <div class="field people-field">
       <label for={props.id}>{props.label}</label>
       <input
         id={props.id}
