@@ -165,7 +165,8 @@ describe.each(['desktop', 'phone'] as const)('people at %s width', (viewport) =>
     await eventually(() => form.getByLabel('Email', { exact: true }).inputValue()).toBe(`${name}@example.org`);
     await form.getByLabel('Email me').selectOption('off');
     await form.getByRole('button', { name: 'Save' }).click();
-    await eventually(async () => (await admin('GET', `/people/${name}`)).body.notify).toBe('off');
+    await form.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
+    expect((await admin('GET', `/people/${name}`)).body.notify).toBe('off');
     await fitsWidth(page);
     await shot(page, `my-notifications-${viewport}`);
     expect(errors).toEqual([]);
