@@ -8,9 +8,12 @@ import { type Desk, startDesk } from './desk-server.js';
 
 // People in the browser, with AUTH=tokens and mail going to a real SMTP server: an admin keeps
 // profiles on the People page, a member its own on My notifications, watchers set on an item show
-// on it, and the item lists who was emailed and how sending went. At a desktop's and a phone's width.
+// on it, and the item lists who was emailed, how sending went and how an answer came. At a
+// desktop's and a phone's width.
 
 const SHOTS = process.env.UI_SHOTS_DIR ?? '/tmp/ui-shots';
+/** The base of the links in mail; a test opens them on the desk's real address. */
+const PUBLIC_URL = 'http://desk.example.org';
 
 let desk: Desk;
 let browser: Browser;
@@ -75,7 +78,12 @@ const nav = (page: Page) => page.getByRole('navigation', { name: 'Main' });
 beforeAll(async () => {
   smtp = await startSmtpServer();
   [desk, browser] = await Promise.all([
-    startDesk({ ...AUTH_ENV, SMTP_URL: `smtp://127.0.0.1:${smtp.port}`, MAIL_FROM: 'Agent Desk <desk@example.org>' }),
+    startDesk({
+      ...AUTH_ENV,
+      SMTP_URL: `smtp://127.0.0.1:${smtp.port}`,
+      MAIL_FROM: 'Agent Desk <desk@example.org>',
+      PUBLIC_URL: PUBLIC_URL,
+    }),
     launchBrowser(),
   ]);
 });
@@ -219,7 +227,7 @@ describe.each(['desktop', 'phone'] as const)('people at %s width', (viewport) =>
     await context.close();
   });
 
-  it('watchers set in the item editor show on the item, and the item lists who was emailed: sent, and not sent with the error', async () => {
+  it('watchers set in the item editor show on the item; it lists who was emailed (sent, then refused with the error) and says an answer came by the email’s link', async () => {
     const watcher = `wanda-${viewport}`;
     expect(
       (await admin('PUT', `/people/${watcher}`, { email: `${watcher}@example.org`, notify: 'immediate' })).status,
@@ -244,7 +252,10 @@ describe.each(['desktop', 'phone'] as const)('people at %s width', (viewport) =>
       options: ['1.0', '2.0'],
     });
     expect(asked.status).toBe(201);
-    expect((await smtp.next()).to).toEqual([`${watcher}@example.org`]);
+    const mail = await smtp.next();
+    expect(mail.to).toEqual([`${watcher}@example.org`]);
+    const link = /http:\/\/desk\.example\.org\/answer\/[^\s?"<>]+/.exec(mail.parsed.text ?? '')?.[0];
+    expect(link).toBeDefined();
     const card = page.getByRole('region', { name: 'Told by email' });
     const told = card.getByRole('list', { name: 'Emails about this item, oldest first' });
     await eventually(async () => {
@@ -253,9 +264,19 @@ describe.each(['desktop', 'phone'] as const)('people at %s width', (viewport) =>
     }).toBe(1);
     expect(await told.innerText()).toContain(`${watcher}@example.org`);
 
+    // Answered with one click on the email's link: the timeline says how the answer came.
+    const answerPage = await context.newPage();
+    await answerPage.goto(link!.replace(PUBLIC_URL, desk.url));
+    await answerPage.getByRole('button', { name: '2.0' }).click();
+    await eventually(async () => (await admin('GET', `/work/${item.id}/questions/${asked.body.id}`)).body.via).toBe(
+      'link',
+    );
+    await answerPage.close();
+    await eventually(() => page.locator('li[data-comment-kind="answer"]').innerText()).toContain(
+      'answered with an email link',
+    );
+
     // The next one is refused by the server: the item says so, with the server's words.
-    const answered = await admin('POST', `/work/${item.id}/questions/${asked.body.id}/answer`, { option: '2.0' });
-    expect(answered.status).toBe(200);
     smtp.refusing = true;
     expect((await admin('POST', `/work/${item.id}/questions`, { question: 'Ship it today?' })).status).toBe(201);
     await eventually(async () => {
