@@ -58,6 +58,8 @@ describe('on a 390 px phone', () => {
       'Classify',
       'Mailboxes',
       'Tokens',
+      'People',
+      'My notifications',
     ]);
     // The menu itself does not scroll: every link lies inside the screen.
     expect(await nav.evaluate((el) => el.scrollWidth - el.clientWidth)).toBe(0);

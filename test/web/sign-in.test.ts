@@ -175,6 +175,8 @@ describe('signing in to the desk', () => {
       'Classify',
       'Mailboxes',
       'Tokens',
+      'People',
+      'My notifications',
     ]);
     await page.getByRole('link', { name: 'Tokens' }).click();
     const form = page.getByRole('form', { name: 'New token' });

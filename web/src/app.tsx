@@ -16,6 +16,8 @@ import { ItemPage } from './pages/item/item.tsx';
 import { MailboxPage } from './pages/mailbox/mailbox.tsx';
 import { MailboxesPage } from './pages/mailboxes.tsx';
 import { NeedsYouPage } from './pages/needs-you/needs-you.tsx';
+import { MyNotificationsPage } from './pages/people/my-notifications.tsx';
+import { PeoplePage } from './pages/people/people.tsx';
 import { ProjectsPage } from './pages/projects/projects.tsx';
 import { SignInPage } from './pages/sign-in.tsx';
 import { SubmitPage } from './pages/submit.tsx';
@@ -34,6 +36,8 @@ const NAV: ReadonlyArray<{ path: string; label: string; access: Access; answers?
   { path: '/classify', label: 'Classify', access: 'classify' },
   { path: '/mailboxes', label: 'Mailboxes', access: 'read' },
   { path: '/tokens', label: 'Tokens', access: 'admin' },
+  { path: '/people', label: 'People', access: 'admin' },
+  { path: '/notifications', label: 'My notifications', access: 'answer' },
 ];
 
 function section(path: string): string {
@@ -115,6 +119,8 @@ function Desk({ session }: { session: SessionState }) {
   else if (path === '/projects') page = <ProjectsPage />;
   else if (path === '/classify') page = <ClassifyPage />;
   else if (path === '/tokens') page = <TokensPage />;
+  else if (path === '/people') page = <PeoplePage />;
+  else if (path === '/notifications') page = <MyNotificationsPage />;
   else
     page = (
       <section>

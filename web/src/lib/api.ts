@@ -58,7 +58,7 @@ export interface ApiResponse<T> {
   nextCursor: string | null;
 }
 
-type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
+type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 export async function api<T>(
   method: Method,

@@ -13,6 +13,8 @@ import { visibleBidi } from '../components/user-text.tsx';
 import { PriorityOptions, TYPE_HINT, TYPE_PATTERN } from '../components/work-fields.tsx';
 import { type ReviewChoice, ReviewField, reviewValue } from '../components/review-field.tsx';
 import { RelationFields } from '../components/relation-fields.tsx';
+import { PeopleField } from '../components/people-field.tsx';
+import { parseNames } from '../lib/people.ts';
 import { itemIdIn } from '../lib/relations.ts';
 
 const COMMON_TYPES = ['code_review', 'bug_fix', 'infra_setup', 'email_task'] as const;
@@ -33,6 +35,7 @@ export function SubmitPage({ params }: { params: URLSearchParams }) {
   // "Add a sub-item" on an item page opens this form with the parent chosen.
   const [parentId, setParentId] = useState(itemIdIn(params.get('parent_id') ?? '') ?? '');
   const [dependsOn, setDependsOn] = useState<string[]>([]);
+  const [watchers, setWatchers] = useState('');
   const { busy, problem, run } = useSubmit();
 
   const fieldError = (field: string) =>
@@ -62,6 +65,7 @@ export function SubmitPage({ params }: { params: URLSearchParams }) {
       if (retryDelay.trim() !== '') body.retry_delay_s = Number(retryDelay);
       if (parentId !== '') body.parent_id = parentId;
       if (dependsOn.length > 0) body.depends_on = dependsOn;
+      if (parseNames(watchers).length > 0) body.watchers = parseNames(watchers);
       const r = await api<WorkItemSummary>('POST', '/work', body);
       navigate(href(`/items/${r.data.id}`));
     });
@@ -159,6 +163,15 @@ export function SubmitPage({ params }: { params: URLSearchParams }) {
           onDependsOn={setDependsOn}
           errors={{ parent_id: fieldError('parent_id'), depends_on: fieldError('depends_on') }}
         />
+        <div class="row wrap">
+          <PeopleField
+            id="submit-watchers"
+            label="Watchers (optional)"
+            hint="Told of this item's questions and reviews, beside the project's watchers"
+            value={watchers}
+            onChange={setWatchers}
+          />
+        </div>
         <label>
           Payload (JSON object, optional)
           <textarea

@@ -5,7 +5,9 @@ import type { ChangeResult } from '../../lib/use-item-change.ts';
 import { useEditBase } from '../../lib/use-edit-base.ts';
 import { relationsOf } from '../../lib/relations.ts';
 import { ChangeFeedback, type Feedback } from '../../components/change-feedback.tsx';
+import { PeopleField } from '../../components/people-field.tsx';
 import { RelationFields } from '../../components/relation-fields.tsx';
+import { parseNames } from '../../lib/people.ts';
 import { PriorityOptions, TYPE_HINT, TYPE_PATTERN } from '../../components/work-fields.tsx';
 import { visibleBidi } from '../../components/user-text.tsx';
 import { type ReviewChoice, ReviewField, reviewChoice, reviewValue } from '../../components/review-field.tsx';
@@ -20,6 +22,8 @@ interface Draft {
   parent_id: string;
   /** Ids, comma-joined, in the order chosen (compared as a set). */
   depends_on: string;
+  /** Names as typed ("ada, bob"); compared as the list they parse to. */
+  watchers: string;
 }
 type Key = keyof Draft;
 const KEYS: readonly Key[] = [
@@ -31,6 +35,7 @@ const KEYS: readonly Key[] = [
   'review_required',
   'parent_id',
   'depends_on',
+  'watchers',
 ];
 const idsOf = (joined: string) => (joined === '' ? [] : joined.split(','));
 const sameSet = (a: string, b: string) => [...idsOf(a)].sort().join(',') === [...idsOf(b)].sort().join(',');
@@ -45,6 +50,7 @@ function draftOf(w: WorkItem): Draft {
     review_required: reviewChoice(w.review_required),
     parent_id: relationsOf(w).parent_id ?? '',
     depends_on: relationsOf(w).depends_on.join(','),
+    watchers: w.watchers.join(', '),
   };
 }
 const fieldsOf = (w: WorkItem) => JSON.stringify(draftOf(w));
@@ -85,6 +91,9 @@ export function ItemEditor(props: {
     if (draft.parent_id !== was.parent_id) body.parent_id = draft.parent_id || null;
     // PATCH replaces depends_on as a whole.
     if (!sameSet(draft.depends_on, was.depends_on)) body.depends_on = idsOf(draft.depends_on);
+    // PATCH replaces watchers as a whole, too.
+    const watchers = parseNames(draft.watchers);
+    if (watchers.join(',') !== parseNames(was.watchers).join(',')) body.watchers = watchers;
     if (Object.keys(body).length === 0) return props.onClose();
     const result = await props.onSave(base, body);
     if (result.ok) return props.onClose();
@@ -173,6 +182,15 @@ export function ItemEditor(props: {
         onParent={(id) => setDraft((d) => ({ ...d, parent_id: id }))}
         onDependsOn={(ids) => setDraft((d) => ({ ...d, depends_on: ids.join(',') }))}
       />
+      <div class="row wrap">
+        <PeopleField
+          id="edit-watchers"
+          label="Watchers"
+          hint="Told of this item's questions and reviews, beside the project's watchers"
+          value={draft.watchers}
+          onChange={(v) => setDraft((d) => ({ ...d, watchers: v }))}
+        />
+      </div>
       <ChangeFeedback feedback={props.feedback?.kind === 'done' ? null : props.feedback} />
       <div class="row">
         <button type="submit" class="primary" disabled={props.busy}>

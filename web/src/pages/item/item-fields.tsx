@@ -7,6 +7,7 @@ import type { ChangeResult } from '../../lib/use-item-change.ts';
 import { ChangeFeedback, type Feedback } from '../../components/change-feedback.tsx';
 import { ItemEditor } from './item-editor.tsx';
 import { LoopFields } from '../../components/loop-fields.tsx';
+import { namesText } from '../../components/people-field.tsx';
 import { StatusBadge } from '../../components/status-badge.tsx';
 import { UserText } from '../../components/user-text.tsx';
 
@@ -97,10 +98,31 @@ export function ItemFields(props: {
         </dd>
         <dt>Completed</dt>
         <dd>{w.completed_at ? <time dateTime={w.completed_at}>{formatDateTime(w.completed_at)}</time> : '—'}</dd>
+        <dt>Watchers</dt>
+        <dd data-testid="item-watchers">
+          <Watchers item={w} projects={projects} />
+        </dd>
         <dt>Review before done</dt>
         <dd>{reviewLabel(w, projects)}</dd>
         <LoopFields item={w} />
       </dl>
     </section>
+  );
+}
+
+/** The item's own watchers, and its project's, who are told as well. */
+function Watchers({ item: w, projects }: { item: WorkItem; projects: Project[] | null }) {
+  const project = projects?.find((p) => p.id === w.project_id);
+  const inherited = project?.watchers.filter((n) => !w.watchers.includes(n)) ?? [];
+  return (
+    <>
+      <UserText text={namesText(w.watchers, 'none')} />
+      {inherited.length > 0 && (
+        <span class="muted small">
+          {' '}
+          (and the project's: <UserText text={inherited.join(', ')} />)
+        </span>
+      )}
+    </>
   );
 }

@@ -45,20 +45,26 @@ const REVIEW_VERBS = {
   return: 'returned the work',
 } as const;
 
+/** How an answer came, when not through the desk itself. */
+const VIA_WORDS: Record<string, string> = { email: 'by email reply', link: 'with an email link' };
+
 /**
- * The verb of each question or answer comment of a review: the service writes a question and its
- * comment (and an answer and its comment) at one instant, by one person, so the item's questions
- * say which comments were a review's.
+ * The verb of each question or answer comment of a review, and how each answer came (`via`): the
+ * service writes a question and its comment (and an answer and its comment) at one instant, by
+ * one person, so the item's questions say which comments were a review's and how it was answered.
  */
-function reviewVerbs(questions: readonly Question[], comments: Comment[]): Map<string, string> {
+function questionVerbs(questions: readonly Question[], comments: Comment[]): Map<string, string> {
   const key = (at: string | null, who: string | null) => `${at === null ? NaN : Date.parse(at)} ${who ?? ''}`;
   const asked = new Map<string, string>();
   const answered = new Map<string, string>();
   for (const q of questions) {
-    if (!isReview(q)) continue;
-    asked.set(key(q.asked_at, q.asked_by), REVIEW_VERBS.asked);
-    if (q.option === REVIEW.approve || q.option === REVIEW.return)
-      answered.set(key(q.answered_at, q.answered_by), REVIEW_VERBS[q.option]);
+    if (isReview(q)) asked.set(key(q.asked_at, q.asked_by), REVIEW_VERBS.asked);
+    if (q.answered_at === null) continue;
+    const verb =
+      isReview(q) && (q.option === REVIEW.approve || q.option === REVIEW.return) ? REVIEW_VERBS[q.option] : 'answered';
+    const via = q.via === null ? undefined : VIA_WORDS[q.via];
+    if (verb !== 'answered' || via !== undefined)
+      answered.set(key(q.answered_at, q.answered_by), via === undefined ? verb : `${verb} ${via}`);
   }
   const verbs = new Map<string, string>();
   for (const c of comments) {
@@ -161,7 +167,7 @@ export function ItemTimeline({
   else if (!data.data) body = <p class="muted">Loading…</p>;
   else {
     const { entries, renewals } = merge(data.data.history, data.data.comments, data.data.more);
-    const verbs = reviewVerbs(questions, data.data.comments);
+    const verbs = questionVerbs(questions, data.data.comments);
     const [historyProblem, commentsProblem] = data.data.problems;
     body = (
       <>

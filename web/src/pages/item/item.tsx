@@ -4,6 +4,7 @@ import { DispatchTimeline } from './dispatch-timeline.tsx';
 import { ItemActions } from './item-actions.tsx';
 import { ItemFields } from './item-fields.tsx';
 import { ItemQuestion, openQuestionOf } from './item-question.tsx';
+import { ItemNotifications } from './item-notifications.tsx';
 import { ItemTimeline } from './item-timeline.tsx';
 import { ItemRelations } from '../../components/item-relations.tsx';
 import { Modal } from '../../components/modal.tsx';
@@ -175,6 +176,7 @@ export function ItemPage({ id }: { id: string }) {
               </div>
             )}
           </section>
+          <ItemNotifications itemId={w.id} version={w.version} questions={itemQuestions} />
           <section aria-labelledby="log-title" class="card">
             <h2 id="log-title">Dispatch log</h2>
             <DispatchTimeline entries={w.dispatch_log} />

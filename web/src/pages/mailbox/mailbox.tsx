@@ -157,6 +157,7 @@ function ImportForm(props: { id: string; onQueued: () => void }) {
 const ACTION_LABELS: Record<IntakeMessage['action'], string> = {
   created: 'Work item created',
   noted: 'Note on the thread’s item',
+  answered: 'Answered a question (reply)',
   recorded: 'Recorded',
   duplicate: 'Duplicate',
   failed: 'Failed',

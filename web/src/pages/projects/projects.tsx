@@ -1,12 +1,14 @@
 import { useEffect, useState } from 'preact/hooks';
 import { ExternalRef } from './external-ref.tsx';
 import { ItemTable } from '../../components/item-table.tsx';
+import { namesText, PeopleField } from '../../components/people-field.tsx';
 import { ProblemMessage } from '../../components/problem-message.tsx';
 import { UserText, visibleBidi } from '../../components/user-text.tsx';
 import { api, type ApiProblem, toProblem, withQuery } from '../../lib/api.ts';
 import { useSubmit } from '../../lib/use-submit.ts';
 import { formatDateTime } from '../../lib/format.ts';
 import { useLive } from '../../lib/live.ts';
+import { parseNames } from '../../lib/people.ts';
 import { loadProjects, upsertProject, useProjects } from '../../lib/projects.ts';
 import { href } from '../../lib/router.ts';
 import { can, useSession } from '../../lib/session.ts';
@@ -130,6 +132,7 @@ function ProjectRow(props: { project: Project; open: boolean; onToggle: () => vo
           <div class="muted small">
             <ExternalRef value={p.external_ref} /> · created {formatDateTime(p.created_at)}
           </div>
+          <ProjectPeople project={p} />
         </div>
         <div class="row wrap">
           {can(session, 'admin') ? (
@@ -198,21 +201,62 @@ function ReviewToggle({ project }: { project: Project }) {
   );
 }
 
+/** Who is told of the project's questions and reviews, and whom an overdue one goes to. */
+function ProjectPeople({ project: p }: { project: Project }) {
+  if (p.watchers.length === 0 && p.answer_within_s === null && p.escalate_to.length === 0) return null;
+  return (
+    <div class="muted small" data-testid="project-people">
+      Watchers: {namesText(p.watchers, 'none')}
+      {p.answer_within_s !== null && (
+        <>
+          {' '}
+          · answer within {formatMinutes(p.answer_within_s)}, then tell {namesText(p.escalate_to, 'nobody')}
+        </>
+      )}
+    </div>
+  );
+}
+
+function formatMinutes(seconds: number): string {
+  const minutes = Math.round(seconds / 60);
+  return minutes % 60 === 0 ? `${minutes / 60} h` : `${minutes} min`;
+}
+
+/** The answer time is typed in minutes; the API keeps seconds (at least 60). */
+const minutesOf = (seconds: number | null) => (seconds === null ? '' : String(Math.round(seconds / 60)));
+const sameNames = (a: readonly string[], b: readonly string[]) => a.join(',') === b.join(',');
+
 function EditProject(props: { project: Project; onDone: () => void }) {
   const p = props.project;
   const [name, setName] = useState(p.name);
   const [ref, setRef] = useState(p.external_ref ?? '');
+  const [watchers, setWatchers] = useState(p.watchers.join(', '));
+  const [within, setWithin] = useState(minutesOf(p.answer_within_s));
+  const [escalate, setEscalate] = useState(p.escalate_to.join(', '));
   const { busy, problem, run } = useSubmit();
+  const idBase = `project-${p.id}`;
   return (
     <form
-      class="inline-form wrap edit-project"
+      class="stack edit-project"
       aria-label={`Edit project ${p.name}`}
       onSubmit={async (e) => {
         e.preventDefault();
-        const body: { name?: string; external_ref?: string | null } = {};
+        const body: {
+          name?: string;
+          external_ref?: string | null;
+          watchers?: string[];
+          answer_within_s?: number | null;
+          escalate_to?: string[];
+        } = {};
         if (name.trim() !== p.name) body.name = name.trim();
         const nextRef = ref.trim() === '' ? null : ref.trim();
         if (nextRef !== p.external_ref) body.external_ref = nextRef;
+        const nextWatchers = parseNames(watchers);
+        if (!sameNames(nextWatchers, p.watchers)) body.watchers = nextWatchers;
+        const nextWithin = within.trim() === '' ? null : Math.round(Number(within) * 60);
+        if (nextWithin !== p.answer_within_s) body.answer_within_s = nextWithin;
+        const nextEscalate = parseNames(escalate);
+        if (!sameNames(nextEscalate, p.escalate_to)) body.escalate_to = nextEscalate;
         if (Object.keys(body).length === 0) return props.onDone();
         await run(async () => {
           const r = await api<Project>('PATCH', `/projects/${encodeURIComponent(p.id)}`, body);
@@ -221,18 +265,57 @@ function EditProject(props: { project: Project; onDone: () => void }) {
         });
       }}
     >
-      <label>
-        Name
-        <input name="name" required maxLength={200} value={name} onInput={(e) => setName(e.currentTarget.value)} />
-      </label>
-      <label class="grow">
-        External reference (empty clears it)
-        <input name="external_ref" maxLength={2000} value={ref} onInput={(e) => setRef(e.currentTarget.value)} />
-      </label>
-      <button type="submit" class="primary" disabled={busy}>
-        Save
-      </button>
+      <div class="inline-form wrap">
+        <label>
+          Name
+          <input name="name" required maxLength={200} value={name} onInput={(e) => setName(e.currentTarget.value)} />
+        </label>
+        <label class="grow">
+          External reference (empty clears it)
+          <input name="external_ref" maxLength={2000} value={ref} onInput={(e) => setRef(e.currentTarget.value)} />
+        </label>
+      </div>
+      <div class="row wrap">
+        <PeopleField
+          id={`${idBase}-watchers`}
+          label="Watchers"
+          hint="Told of every question and review of its items"
+          value={watchers}
+          onChange={setWatchers}
+        />
+      </div>
+      <div class="row wrap">
+        <div class="field">
+          <label for={`${idBase}-within`}>Answer within (minutes)</label>
+          <input
+            id={`${idBase}-within`}
+            name="answer_within"
+            type="number"
+            min={1}
+            step={1}
+            inputMode="numeric"
+            value={within}
+            aria-describedby={`${idBase}-within-hint`}
+            onInput={(e) => setWithin(e.currentTarget.value)}
+          />
+          <span id={`${idBase}-within-hint`} class="muted small">
+            Empty: never overdue
+          </span>
+        </div>
+        <PeopleField
+          id={`${idBase}-escalate`}
+          label="Escalate to"
+          hint="Told once a question or review is overdue"
+          value={escalate}
+          onChange={setEscalate}
+        />
+      </div>
       <ProblemMessage problem={problem} />
+      <div class="row end">
+        <button type="submit" class="primary" disabled={busy}>
+          Save
+        </button>
+      </div>
     </form>
   );
 }
