@@ -149,7 +149,7 @@ describe.each(['desktop', 'phone'] as const)('people at %s width', (viewport) =>
     await context.close();
   });
 
-  it('a member without a profile creates its own on My notifications, changes it, and has no People page', async () => {
+  it('a member without a profile creates its own on My notifications, changes it, sends itself a test email, and has no People page', async () => {
     const name = `mia-${viewport}`;
     const token = await mint('member', name);
     const { context, page, errors } = await signedIn(token, viewport, '/notifications');
@@ -175,6 +175,17 @@ describe.each(['desktop', 'phone'] as const)('people at %s width', (viewport) =>
     await form.getByRole('button', { name: 'Save' }).click();
     await form.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
     expect((await admin('GET', `/people/${name}`)).body.notify).toBe('off');
+    // The test email goes whatever the mode: it checks the address and the desk's mail.
+    await page.getByRole('button', { name: 'Send me a test email' }).click();
+    await page
+      .getByRole('status')
+      .filter({ hasText: `A test email to ${name}@example.org is on its way.` })
+      .waitFor();
+    await eventually(async () =>
+      smtp.received.some(
+        (mail) => mail.to.includes(`${name}@example.org`) && mail.parsed.subject === '[agentdesk] Test email',
+      ),
+    ).toBe(true);
     await fitsWidth(page);
     await shot(page, `my-notifications-${viewport}`);
     expect(errors).toEqual([]);

@@ -56,6 +56,7 @@ function OwnProfile({ me }: { me: string }) {
       ) : (
         !profile.error && <ProfileForm me={me} person={profile.data} onSaved={(p) => profile.setData(() => p)} />
       )}
+      {profile.data && <TestEmail me={me} />}
     </section>
   );
 }
@@ -101,5 +102,37 @@ function ProfileForm(props: { me: string; person: Person | null; onSaved: (p: Pe
         </button>
       </div>
     </form>
+  );
+}
+
+/** Queues a test email to one's own address; the outbox row says whether it went (item pages show rows too). */
+function TestEmail({ me }: { me: string }) {
+  const [queued, setQueued] = useState<string | null>(null);
+  const { busy, problem, run } = useSubmit();
+  return (
+    <div class="card stack" aria-label="Test email">
+      <p class="muted small">Check that the desk's mail reaches you.</p>
+      <ProblemMessage problem={problem} />
+      {queued && (
+        <p class="ok" role="status">
+          A test email to {queued} is on its way.
+        </p>
+      )}
+      <div class="row end">
+        <button
+          type="button"
+          disabled={busy}
+          onClick={() =>
+            run(async () => {
+              setQueued(null);
+              const sent = await api<{ address: string }>('POST', `${personPath(me)}/test-email`);
+              setQueued(sent.data.address);
+            })
+          }
+        >
+          Send me a test email
+        </button>
+      </div>
+    </div>
   );
 }
