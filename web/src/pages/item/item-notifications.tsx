@@ -5,10 +5,13 @@ import { api } from '../../lib/api.ts';
 import type { Question } from '../../lib/conversation.ts';
 import { formatDateTime } from '../../lib/format.ts';
 import { useLoad } from '../../lib/use-load.ts';
+import { useEffect } from 'preact/hooks';
+
+const WAITING_REREAD_MS = 3_000;
 
 // Who the desk emailed of the item's questions and reviews, and how sending went. Sending happens
-// after the commit and sends no event, so the list is read again when the questions change and on
-// Refresh.
+// after the commit and sends no event, so the list is read again when the questions change, and
+// every few seconds while a mail still waits to go.
 
 const KIND_WORDS: Record<Notification['kind'], string> = {
   question: 'question',
@@ -26,15 +29,19 @@ export function ItemNotifications(props: { itemId: string; version: number; ques
     `${path}#${props.version}#${asked}`,
     async (signal) => (await api<Notification[]>('GET', path, undefined, signal)).data,
   );
+  const waiting = (list.data ?? []).some(
+    (n) => n.status === 'pending' || (n.status === 'failed' && n.next_attempt_at !== null),
+  );
+  const { reload } = list;
+  useEffect(() => {
+    if (!waiting || list.loading) return undefined;
+    const timer = setTimeout(reload, WAITING_REREAD_MS);
+    return () => clearTimeout(timer);
+  }, [waiting, list.loading, list.data, reload]);
   if (list.data !== null && list.data.length === 0 && props.questions.length === 0) return null;
   return (
     <section aria-labelledby="told-title" class="card stack">
-      <div class="row between">
-        <h2 id="told-title">Told by email</h2>
-        <button type="button" class="subtle" onClick={list.reload} disabled={list.loading}>
-          Refresh
-        </button>
-      </div>
+      <h2 id="told-title">Told by email</h2>
       <ProblemMessage problem={list.error} />
       {list.data === null ? (
         !list.error && <p class="muted">Loading…</p>
