@@ -35,6 +35,12 @@ const MAX_HEAD_BYTES = 16 * 1024;
 const HEAD_SLACK = 1024;
 const HIDDEN = /^\/(openapi\.json|docs(\/.*)?)?$/;
 
+/**
+ * The MCP endpoint answers a body it refuses as a JSON-RPC client reads it: an Invalid Request,
+ * 400. Its X-User check (AUTH=off) runs before the schema, so a schema failure may be that 422.
+ */
+const isMcp = (op: Operation): boolean => op.name === 'POST /mcp';
+
 const refused = (statuses: readonly number[], why: string, op: Operation | null = null): Expectation => ({
   kind: 'refused',
   statuses,
@@ -211,7 +217,7 @@ function expectationWithinLimits(request: Sendable, settings: OracleSettings, pr
         return refused([400], 'not JSON', op);
       }
       const bad = unstorable(body, settings.maxDepth);
-      if (bad) return refused([422], `JSON body check: ${bad}`, op);
+      if (bad) return refused(isMcp(op) ? [400] : [422], `JSON body check: ${bad}`, op);
     }
   } else if (takesBody && headers['content-type'] !== undefined && headers['content-type'] !== '') {
     const media = headers['content-type'].split(';')[0]!.trim().toLowerCase();
@@ -223,7 +229,11 @@ function expectationWithinLimits(request: Sendable, settings: OracleSettings, pr
   if (!op.validate.params(structuredClone(params))) return refused([404], 'path parameter fails its schema', op);
   const judge = settings.bodyJudge(op);
   if (judge.validate.body && !judge.validate.body(body === undefined ? undefined : structuredClone(body))) {
-    return refused([422], `body fails its schema: ${JSON.stringify(judge.validate.body.errors?.slice(0, 2))}`, op);
+    return refused(
+      isMcp(op) ? [400, 422] : [422],
+      `body fails its schema: ${JSON.stringify(judge.validate.body.errors?.slice(0, 2))}`,
+      op,
+    );
   }
   const query = parseQuery(request.query);
   if (!op.validate.query({ ...query })) {

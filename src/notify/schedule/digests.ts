@@ -12,10 +12,9 @@ import type { WaitingQuestionsOn } from './ports.js';
 import { dayKey } from './store/port.js';
 import type { ScheduleStatementsOn } from './store/index.js';
 
-// The daily digest: a person with `notify: digest` is due once their local time reaches
-// digest_at (08:00 when unset) in their tz (UTC when unset) and today has no run yet. The run's
-// row and the mail's outbox row commit together; a second instance's claim of the day finds the
-// row and writes nothing. A day with nothing waiting records its run and sends nothing.
+// The daily digest: due once a person's local time (tz, UTC unset) reaches digest_at (08:00 unset)
+// and their day has no run yet. The run's row and the outbox row commit together, so a second
+// instance's claim of the day writes nothing; a day with nothing waiting records a run, sends none.
 
 export interface DigestDeps {
   mail: MailConfig;

@@ -176,11 +176,12 @@ export function ItemPage({ id }: { id: string }) {
               </div>
             )}
           </section>
-          <ItemNotifications itemId={w.id} version={w.version} questions={itemQuestions} />
           <section aria-labelledby="log-title" class="card">
             <h2 id="log-title">Dispatch log</h2>
             <DispatchTimeline entries={w.dispatch_log} />
           </section>
+          {/* Last: it appears once a question is asked, so nothing below it moves. */}
+          <ItemNotifications itemId={w.id} version={w.version} questions={itemQuestions} />
         </div>
       </div>
       <Modal
