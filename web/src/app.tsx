@@ -169,7 +169,10 @@ function Desk({ session }: { session: SessionState }) {
           {reads && (
             <span class={`live live-${live}`} role="status" title="Live updates">
               <span class="dot" aria-hidden="true" />
-              {live === 'live' ? 'Live' : live === 'connecting' ? 'Connecting…' : 'Offline'}
+              {/* A slot as wide as the longest label: a change of state never re-wraps the bar. */}
+              <span class="live-label">
+                {live === 'live' ? 'Live' : live === 'connecting' ? 'Connecting…' : 'Offline'}
+              </span>
             </span>
           )}
           {open ? (
