@@ -3,6 +3,7 @@ import { isOwnReview, mayAnswer, type Question } from '../../lib/conversation.ts
 import { refreshNeedsYou } from '../../lib/needs-you.ts';
 import { useSession } from '../../lib/session.ts';
 import { OpenQuestion } from '../../components/open-question.tsx';
+import { formatDateTime } from '../../lib/format.ts';
 
 // The item's open question or review, at the top of its page: what the agent waits for comes
 // before everything else. An item has at most one open at a time (the service's rule). The page
@@ -19,6 +20,12 @@ export function ItemQuestion(props: { item: WorkItem; questions: readonly Questi
   if (!open) return null;
   return (
     <div class="card question-card">
+      {open.overdue && (
+        <p class="small" data-testid="overdue">
+          <span class="pill overdue">overdue</span> past its project's answer time
+          {open.due_at && `, due ${formatDateTime(open.due_at)}`}.
+        </p>
+      )}
       <OpenQuestion
         key={open.id}
         question={open}

@@ -35,6 +35,8 @@ export function NeedsYouPage({ params }: { params: URLSearchParams }) {
   const answered = params.get('status') === 'answered';
   const projectId = params.get('project_id') ?? '';
   const agent = params.get('agent') ?? '';
+  // Only open questions can be overdue (past their project's answer time).
+  const overdueOnly = !answered && params.get('overdue') === 'true';
   // The filters a link to the other list keeps.
   const kept: Record<string, string> = { ...(projectId ? { project_id: projectId } : {}), ...(agent ? { agent } : {}) };
   const [pages, setPages] = useState(1);
@@ -42,6 +44,7 @@ export function NeedsYouPage({ params }: { params: URLSearchParams }) {
     status: answered ? 'answered' : 'open',
     project_id: projectId,
     agent,
+    overdue: overdueOnly ? 'true' : '',
     limit: PAGE,
   });
   const list = useLoad<Page>(`${key}#${pages}`, async (signal) => {
@@ -89,7 +92,12 @@ export function NeedsYouPage({ params }: { params: URLSearchParams }) {
       list.reload();
   });
   const go = (next: Record<string, string>) => {
-    const p = new URLSearchParams({ ...(answered ? { status: 'answered' } : {}), ...kept, ...next });
+    const p = new URLSearchParams({
+      ...(answered ? { status: 'answered' } : {}),
+      ...kept,
+      ...(overdueOnly ? { overdue: 'true' } : {}),
+      ...next,
+    });
     for (const [k, v] of [...p.entries()]) if (v === '') p.delete(k);
     navigate(href('/needs-you', p));
   };
@@ -145,6 +153,16 @@ export function NeedsYouPage({ params }: { params: URLSearchParams }) {
           </label>
           <button type="submit">Filter</button>
         </form>
+        {!answered && (
+          <label class="inline-check">
+            <input
+              type="checkbox"
+              checked={overdueOnly}
+              onChange={(e) => go({ overdue: e.currentTarget.checked ? 'true' : '' })}
+            />
+            Overdue only
+          </label>
+        )}
       </div>
       <ProblemMessage problem={list.error} />
       {qs === null ? (
@@ -188,6 +206,14 @@ export function NeedsYouPage({ params }: { params: URLSearchParams }) {
                       <span class="waited" title={`Asked ${formatDateTime(q.asked_at)}`}>
                         {` · waiting ${formatDuration(now - Date.parse(q.asked_at))}`}
                       </span>
+                    )}
+                    {!answered && q.overdue && (
+                      <>
+                        {' '}
+                        <span class="pill overdue" title={q.due_at ? `Due ${formatDateTime(q.due_at)}` : undefined}>
+                          overdue
+                        </span>
+                      </>
                     )}
                   </p>
                 </div>
