@@ -4,6 +4,7 @@ import { type StoreKind, storesUnderTest } from '../support/databases.js';
 import { type Dovecot, startDovecot } from '../support/dovecot.js';
 import { createJumpingClock } from '../support/clock.js';
 import { call } from '../support/http.js';
+import type { NotifyScheduler } from '../../src/notify/index.js';
 import { SECRET_KEY } from '../support/intake.js';
 import { mail, newMessageId, waitFor } from '../support/mail.js';
 import { type ReceivedMail, type TestSmtpServer, startSmtpServer } from '../support/smtp.js';
@@ -104,7 +105,9 @@ describe('replies by email', () => {
       waitFor(`a comment saying ${says}`, async () =>
         (await comments(item)).some((comment) => comment.body.includes(says)),
       );
-    return { t, claimedItem, ask, questionNow, comments, noted };
+    /** Messages the mailbox has taken in so far. */
+    const seen = async () => (await call(t.app, 'GET', `/mailboxes/${created.body.id}`)).body.counts.seen as number;
+    return { t, claimedItem, ask, questionNow, comments, noted, seen };
   }
 
   /** mia's reply as her mail client writes it: her text on top, then the quoted original. */
@@ -262,6 +265,82 @@ describe('replies by email', () => {
       await dovecot.append(mailbox, [replyTo(sent, 'Platform.')]);
       await desk.noted(item, 'the question was closed');
       expect(await desk.questionNow(item, question)).toMatchObject({ status: 'moot', answered_by: null });
+    });
+  });
+
+  // Mail the scheduler writes: an escalation is the question's mail, so a reply to it answers as
+  // the person it went to; a digest names no single question, so a reply to it answers nothing.
+  describe.each(stores)('escalations and digests, on %s', (kind) => {
+    const mailbox = `desk-scheduled-${kind}`;
+    const clock = createJumpingClock();
+    let desk: Awaited<ReturnType<typeof startDesk>>;
+    let scheduler: NotifyScheduler | undefined;
+    beforeAll(async () => {
+      desk = await startDesk(kind, mailbox, {
+        now: clock.now,
+        sweepEveryMs: 60 * 60 * 1000,
+        notify: { scheduler: { everyMs: 60 * 60 * 1000 } },
+        onNotifyScheduler: (started) => (scheduler = started),
+      });
+    });
+    afterAll(() => desk?.t.close());
+
+    it('a reply to an escalation answers as the person it was sent to', async () => {
+      const project = await call(desk.t.app, 'POST', '/projects', {
+        name: `escalating-${kind}`,
+        answer_within_s: 60,
+        escalate_to: ['eve'],
+      });
+      expect(project.status, project.text).toBe(201);
+      const item = await desk.claimedItem({ project_id: project.body.id });
+      const { question } = await desk.ask(item, { question: 'Ship the hotfix tonight?', options: ['yes', 'no'] });
+      clock.advance(2 * 60 * 1000);
+      expect((await scheduler!.runOnce()).escalations).toBe(1);
+      const escalation = await waitFor('the escalation to eve', async () =>
+        smtp.received.find(
+          (received) =>
+            received.to.includes('eve@example.org') &&
+            received.parsed.subject?.includes('Overdue') &&
+            received.parsed.text?.includes(item),
+        ),
+      );
+      const waiting = desk.questionNow(item, question, 30);
+      await dovecot.append(mailbox, [replyTo(escalation, 'no', 'Eve <eve@example.org>')]);
+      expect(await waiting).toMatchObject({ status: 'answered', option: 'no', answered_by: 'eve', via: 'email' });
+    });
+
+    it('a reply to a digest is read as new mail and answers no question', async () => {
+      const put = await call(
+        desk.t.app,
+        'PUT',
+        '/people/dora',
+        { email: 'dora@example.org', notify: 'digest', digest_at: '00:00', tz: 'UTC' },
+        { 'x-user': 'dora' },
+      );
+      expect(put.status, put.text).toBe(201);
+      const item = await desk.claimedItem({ watchers: ['dora'] });
+      const asked = await call(desk.t.app, 'POST', `/work/${item}/questions`, { question: 'Which region?' }, AGENT);
+      expect(asked.status, asked.text).toBe(201);
+      expect((await scheduler!.runOnce()).digests).toBeGreaterThanOrEqual(1);
+      const digest = await waitFor('the digest to dora', async () =>
+        smtp.received.find((received) => received.to.includes('dora@example.org')),
+      );
+      expect(digest.parsed.replyTo).toBeUndefined();
+      const before = await desk.seen();
+      await dovecot.append(mailbox, [
+        mail({
+          from: 'Dora <dora@example.org>',
+          to: 'desk@example.org',
+          subject: `Re: ${digest.parsed.subject}`,
+          messageId: newMessageId(),
+          inReplyTo: digest.parsed.messageId!,
+          references: [digest.parsed.messageId!],
+          text: 'eu-west-1\n',
+        }),
+      ]);
+      await waitFor('the reply taken in', async () => ((await desk.seen()) > before ? true : null));
+      expect(await desk.questionNow(item, asked.body.id)).toMatchObject({ status: 'open', answered_by: null });
+      expect((await desk.comments(item)).filter((comment) => comment.body.includes('by email'))).toEqual([]);
     });
   });
 });
