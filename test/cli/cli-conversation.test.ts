@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_SECRET, AUTH_ENV } from '../support/auth.js';
 import { type CliRun, runCli, runCliJson } from '../support/cli.js';
-import { type TestDatabase, createTestDatabase, storesUnderTest } from '../support/databases.js';
+import { type TestDatabase, createTestDatabase, openTestDatabase, storesUnderTest } from '../support/databases.js';
 import { type ServerProcess, killAllServers, startWorkServer } from '../support/processes.js';
 import { type SseClient, connectSse } from '../support/sse.js';
 
@@ -260,6 +260,37 @@ describe.each(await storesUnderTest())('agentdesk conversation commands on %s', 
       const wrong = await runCli(['review', plain, '--approve'], person);
       expect(wrong.code).toBe(1);
       expect(wrong.stderr).toContain('not a review');
+    },
+    SLOW,
+  );
+
+  it(
+    'inbox --overdue lists only the questions past their deadline, and the table marks them',
+    async () => {
+      const late = await claimed('cli_overdue');
+      const timely = await claimed('cli_overdue');
+      for (const id of [late, timely]) ok(await runCli(['ask', id, `Is ${id.slice(0, 8)} late?`], bot));
+      // A deadline already passed, as a project's answer_within_s sets it, without waiting for one.
+      const db = await openTestDatabase(database);
+      try {
+        await db.kysely
+          .updateTable('work_questions')
+          .set({ due_at: '2026-01-01T00:00:00.000Z' })
+          .where('work_item_id', '=', late)
+          .where('status', '=', 'open')
+          .execute();
+      } finally {
+        await db.close();
+      }
+      const overdue = await runCliJson(['inbox', '--overdue'], person);
+      ok(overdue.run);
+      const ids = overdue.body.map((entry: { work_item_id: string }) => entry.work_item_id);
+      expect(ids).toContain(late);
+      expect(ids).not.toContain(timely);
+      expect(overdue.body.every((entry: { overdue: boolean }) => entry.overdue)).toBe(true);
+      const table = ok(await runCli(['inbox'], person)).stdout;
+      expect(table).toMatch(new RegExp(`${late}\\s+question\\s+(just now|\\d+[smhd]) overdue\\s`));
+      expect(table).not.toMatch(new RegExp(`${timely}.*overdue`));
     },
     SLOW,
   );
