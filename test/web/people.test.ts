@@ -254,6 +254,12 @@ describe.each(['desktop', 'phone'] as const)('people at %s width', (viewport) =>
     await eventually(() => page.getByTestId('item-watchers').innerText()).toContain(`${watcher}, bob`);
     expect(await page.getByTestId('item-watchers').innerText()).toContain("and the project's: pat");
     expect((await admin('GET', `/work/${item.id}`)).body.watchers).toEqual([watcher, 'bob']);
+    // The timeline says whom the edit added, in words rather than the stored lists.
+    const edit = page
+      .getByRole('list', { name: 'Timeline, oldest first' })
+      .locator('li[data-kind="change"]', { hasText: 'Watchers:' });
+    await eventually(() => edit.innerText()).toContain(`Watchers: added ${watcher}, bob`);
+    expect(await edit.innerText()).not.toContain('[');
 
     // A question: mailed to the watcher with a profile (bob and pat have none).
     const asked = await admin('POST', `/work/${item.id}/questions`, {

@@ -116,6 +116,32 @@ function describeLink(field: string, from: Value, to: Value): ComponentChildren 
   return <>Waits on: {parts.length > 0 ? joined(parts, ', ') : 'unchanged'}</>;
 }
 
+/** A list of names (stored as a JSON list, or already parsed): what a change added and removed. */
+const names = (v: Value): string[] => {
+  if (typeof v === 'string' && v.startsWith('[')) {
+    try {
+      return ids(JSON.parse(v));
+    } catch {
+      return [v];
+    }
+  }
+  return ids(v);
+};
+
+/** The people told of an item, as what the change added and removed ("Watchers: added mia; removed eve"). */
+function describeNames(field: string, from: Value, to: Value): string | null {
+  if (field !== 'watchers') return null;
+  const before = names(from);
+  const after = names(to);
+  const added = after.filter((name) => !before.includes(name));
+  const removed = before.filter((name) => !after.includes(name));
+  const parts = [
+    ...(added.length > 0 ? [`added ${added.join(', ')}`] : []),
+    ...(removed.length > 0 ? [`removed ${removed.join(', ')}`] : []),
+  ];
+  return `Watchers: ${parts.length > 0 ? parts.join(', ') : 'unchanged'}`;
+}
+
 const humanize = (field: string) => {
   const words = field.replace(/_/g, ' ');
   return words.charAt(0).toUpperCase() + words.slice(1);
@@ -142,6 +168,8 @@ function describeEntry(changes: HistoryEntry['changes'], projects: Project[] | n
     }
     const link = describeLink(field, from, to);
     if (link !== null) return [link];
+    const people = describeNames(field, from, to);
+    if (people !== null) return [text(people)];
     const f = known[field];
     const label = f?.label ?? humanize(field);
     if (edited) return [text(`${label} edited`)];
