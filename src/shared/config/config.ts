@@ -490,10 +490,7 @@ function allowedHostEntries(env: Env, name: string): string[] {
     const version = isIP(network!);
     const bits = /^\d{1,3}$/.test(prefix) ? Number(prefix) : -1;
     if (extra !== undefined || version === 0 || bits < 0 || bits > (version === 4 ? 32 : 128)) {
-      throw new ConfigError(
-        name,
-        `"${entry}" is neither a host name, an address nor a CIDR range (e.g. 10.0.0.0/8)`,
-      );
+      throw new ConfigError(name, `"${entry}" is neither a host name, an address nor a CIDR range (e.g. 10.0.0.0/8)`);
     }
   }
   return entries;

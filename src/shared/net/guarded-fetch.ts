@@ -24,7 +24,10 @@ const baseUrlCheck =
   (hostname, addresses) =>
     checkAddresses(hostname, addresses, allow);
 
-export function buildGuardedLookup(resolve: HostResolver, check: AddressCheck = baseUrlCheck(EMPTY_ALLOW_LIST)): LookupFunction {
+export function buildGuardedLookup(
+  resolve: HostResolver,
+  check: AddressCheck = baseUrlCheck(EMPTY_ALLOW_LIST),
+): LookupFunction {
   return (hostname: string, options: LookupOptions, callback) => {
     resolve(hostname).then(
       (addresses) => {
