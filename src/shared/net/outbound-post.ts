@@ -128,10 +128,10 @@ export function parseRetryAfter(value: string | readonly string[] | undefined | 
 class TimedOut extends Error {}
 
 /** What went wrong, in one line: the guard's own words, or the socket's code and message. */
-function describe(error: unknown, timeoutMs: number): string {
+function describeFailure(error: unknown, timeoutMs: number): string {
   if (error instanceof TimedOut) return `timed out after ${timeoutMs} ms`;
   if (error instanceof UnsafeOutboundUrl) return error.message;
-  if (error instanceof AggregateError && error.errors.length > 0) return describe(error.errors[0], timeoutMs);
+  if (error instanceof AggregateError && error.errors.length > 0) return describeFailure(error.errors[0], timeoutMs);
   if (error instanceof Error) {
     if (error.cause instanceof UnsafeOutboundUrl) return error.cause.message;
     const code = (error as NodeJS.ErrnoException).code;
@@ -164,7 +164,7 @@ export function createOutboundPoster(options: OutboundPosterOptions): OutboundPo
         latency_ms: Math.max(0, Math.round(monotonicMs() - started)),
         response_body: text,
         retry_after_s: retryAfter,
-        error: error === null ? null : describe(controller.signal.aborted ? new TimedOut() : error, timeoutMs),
+        error: error === null ? null : describeFailure(controller.signal.aborted ? new TimedOut() : error, timeoutMs),
       };
     };
     try {
