@@ -8,7 +8,7 @@ import { createAnthropicClient, ANTHROPIC_DEFAULT_BASE_URL } from './llm/anthrop
 import type { FetchLike, LlmClient, LlmClientOptions } from './llm/client.js';
 import { createOpenAiClient, OPENAI_DEFAULT_BASE_URL } from './llm/openai.js';
 import type { ClassifyRequest } from './schemas.js';
-import { checkBaseUrl, UnsafeBaseUrl, type HostResolver } from '../shared/net/ssrf.js';
+import { type AllowList, checkBaseUrl, UnsafeBaseUrl, type HostResolver } from '../shared/net/ssrf.js';
 
 export interface ProviderSettings {
   provider: LlmProviderName;
@@ -33,6 +33,8 @@ export function hasOverrides(request: ClassifyRequest): boolean {
 
 export interface ResolveOptions {
   llm: LlmConfig;
+  /** OUTBOUND_ALLOWED_HOSTS, read. */
+  allow: AllowList;
   allowOverrides: boolean;
   resolveHost?: HostResolver;
 }
@@ -87,9 +89,10 @@ export async function resolveSettings(request: ClassifyRequest, options: Resolve
   let guardConnections = false;
   if (request.base_url !== undefined) {
     try {
-      const checked = await checkBaseUrl(request.base_url, llm.allowedHosts, options.resolveHost);
-      baseUrl = checked.url.toString().replace(/\/+$/, '');
-      guardConnections = !checked.allow_listed;
+      const checked = await checkBaseUrl(request.base_url, options.allow, options.resolveHost);
+      baseUrl = checked.toString().replace(/\/+$/, '');
+      // Listed hosts too: the guard lets them reach private addresses, never link-local ones.
+      guardConnections = true;
     } catch (error) {
       if (error instanceof UnsafeBaseUrl) throw new ValidationError([{ field: 'base_url', message: error.message }]);
       throw error;

@@ -22,7 +22,7 @@ import { buildPrompt, emailTriesInjection } from './prompt.js';
 import { createLlmClient, hostOf, resolveSettings, type ProviderSettings } from './providers.js';
 import type { ClassifyRequest } from './schemas.js';
 import { createGuardedFetch } from '../shared/net/guarded-fetch.js';
-import { systemResolver, type HostResolver } from '../shared/net/ssrf.js';
+import { buildAllowList, systemResolver, type HostResolver } from '../shared/net/ssrf.js';
 import { dedupeScope, type ClassifyContext } from './dedupe/scope.js';
 import { createTokenTally, type ProviderCall, type UsageEvent } from './usage/records.js';
 
@@ -66,6 +66,8 @@ export interface ClassifyServiceDeps {
   retentionDays: number;
   logger: Logger;
   resolveHost?: HostResolver;
+  /** OUTBOUND_ALLOWED_HOSTS: where a caller's base_url may reach a loopback or private address. */
+  outboundAllowedHosts?: readonly string[];
   /** Shorter waits for tests; production uses the defaults. */
   backoff?: Partial<Backoff>;
   now?: () => Date;
@@ -120,7 +122,8 @@ export function createClassifyService(deps: ClassifyServiceDeps): ClassifyServic
   let sharedClient: { key: string; client: LlmClient } | null = null;
   // One pool for every caller-chosen host: each socket is checked when it opens, so sharing
   // kept-alive connections between requests shares only connections that passed.
-  const guardedFetch = createGuardedFetch(deps.resolveHost ?? systemResolver);
+  const allow = buildAllowList(deps.outboundAllowedHosts ?? []);
+  const guardedFetch = createGuardedFetch(deps.resolveHost ?? systemResolver, allow);
   const limiter = createProviderLimiter(deps.llm.limits);
   const tracing = deps.tracing ?? NO_TRACING;
 
@@ -342,6 +345,7 @@ export function createClassifyService(deps: ClassifyServiceDeps): ClassifyServic
       await takeTurn();
       const settings = await resolveSettings(request, {
         llm: deps.llm,
+        allow,
         allowOverrides: deps.allowOverrides && context.refuseOverrides !== true,
         resolveHost: deps.resolveHost,
       });

@@ -1,33 +1,10 @@
-// A mailbox's host decides where this server opens a TCP connection, so it gets the guard a
-// caller's base_url gets (src/shared/net/ssrf.ts), except that an operator may allow private
-// hosts (INTAKE_ALLOWED_HOSTS), since company IMAP servers live on private networks.
+// A mailbox's host decides where this server opens a TCP connection, so it gets the check every
+// outbound connection gets (src/shared/net/ssrf.ts): company IMAP servers live on private networks,
+// so the operator lists them in OUTBOUND_ALLOWED_HOSTS.
 
 import type { LookupAddress, LookupOptions } from 'node:dns';
-import { BlockList, isIP, type LookupFunction } from 'node:net';
-import { type HostResolver, embeddedIpv4, isBlockedAddress, systemResolver } from '../shared/net/ssrf.js';
-
-/**
- * Never a mail server, refused even when listed: link-local (the AWS, GCP and Azure metadata
- * address among them), metadata endpoints, unspecified, multicast.
- */
-const never = new BlockList();
-for (const [network, prefix] of [
-  ['0.0.0.0', 8],
-  ['169.254.0.0', 16],
-  ['100.100.100.200', 32], // Alibaba Cloud's metadata address
-  ['224.0.0.0', 4],
-  ['255.255.255.255', 32],
-] as const) {
-  never.addSubnet(network, prefix, 'ipv4');
-}
-for (const [network, prefix] of [
-  ['::', 128],
-  ['fe80::', 10],
-  ['fd00:ec2::254', 128], // AWS's IPv6 metadata address
-  ['ff00::', 8],
-] as const) {
-  never.addSubnet(network, prefix, 'ipv6');
-}
+import { isIP, type LookupFunction } from 'node:net';
+import { type HostResolver, addressRefusal, buildAllowList, systemResolver } from '../shared/net/ssrf.js';
 
 export class HostNotAllowed extends Error {
   override name = 'HostNotAllowed';
@@ -73,31 +50,22 @@ export interface HostGuard {
  * range holding it.
  */
 export function createHostGuard(allowedHosts: readonly string[], resolve: HostResolver = systemResolver): HostGuard {
-  const names = new Set<string>();
-  const listed = new BlockList();
-  for (const entry of allowedHosts) {
-    const [network, prefix] = entry.split('/');
-    const version = isIP(network!);
-    if (version === 0) names.add(entry);
-    else if (prefix === undefined) listed.addAddress(network!, version === 4 ? 'ipv4' : 'ipv6');
-    else listed.addSubnet(network!, Number(prefix), version === 4 ? 'ipv4' : 'ipv6');
-  }
+  const allow = buildAllowList(allowedHosts);
 
   function verify(host: string, addresses: readonly string[]): void {
     if (addresses.length === 0) throw new HostNotAllowed(host, 'has no address');
-    for (const raw of addresses) {
-      const address = embeddedIpv4(raw) ?? raw;
-      const family = isIP(address) === 4 ? 'ipv4' : 'ipv6';
-      if (isIP(address) === 0 || never.check(address, family)) {
+    for (const address of addresses) {
+      const refusal = addressRefusal(host, address, allow);
+      if (refusal === 'never') {
         throw new HostNotAllowed(
           host,
           'is not allowed: it is (or resolves to) a link-local, cloud metadata or unspecified address, which a mailbox can never use',
         );
       }
-      if (isBlockedAddress(address) && !names.has(host) && !listed.check(address, family)) {
+      if (refusal === 'private') {
         throw new HostNotAllowed(
           host,
-          'is not allowed: it is (or resolves to) a loopback or private address; the operator can allow it by listing it in INTAKE_ALLOWED_HOSTS',
+          'is not allowed: it is (or resolves to) a loopback or private address; the operator can allow it by listing it in OUTBOUND_ALLOWED_HOSTS',
         );
       }
     }

@@ -51,7 +51,7 @@ export async function registerIntake(
     now,
   });
   const secrets = createSecretBox(config.intake.secretKey);
-  const guard = createHostGuard(config.intake.allowedHosts);
+  const guard = createHostGuard(config.outbound.allowedHosts);
   const graph = {
     graphUrl: config.intake.graphUrl,
     loginUrl: config.intake.graphLoginUrl,

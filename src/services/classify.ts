@@ -65,6 +65,7 @@ export function buildClassifyService({
     retentionDays: config.classify.dedupeRetentionDays,
     logger,
     resolveHost,
+    outboundAllowedHosts: config.outbound.allowedHosts,
     backoff,
     observer: createClassifyMetrics(metrics),
     tracing,

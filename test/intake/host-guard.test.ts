@@ -99,7 +99,7 @@ describe('mailbox host guard', () => {
       'fc00::1',
       '100.64.0.1',
     ]) {
-      expect(await verdict(open, host), host).toMatch(/loopback or private address; .*INTAKE_ALLOWED_HOSTS/);
+      expect(await verdict(open, host), host).toMatch(/loopback or private address; .*OUTBOUND_ALLOWED_HOSTS/);
     }
     for (const host of ['intranet.example', 'mixed.example', '127.0.0.1', '192.168.7.7'])
       expect(await verdict(listed, host), host).toBe('ok');
@@ -121,12 +121,10 @@ describe('mailbox host guard', () => {
   });
 
   it('reads INTAKE_ALLOWED_HOSTS as names, addresses and CIDR ranges, and names it when an entry is wrong', () => {
-    expect(loadConfig({ INTAKE_ALLOWED_HOSTS: ' [::1], 10.0.0.0/8 ,Mail.Corp.example,' }).intake.allowedHosts).toEqual([
-      '::1',
-      '10.0.0.0/8',
-      'mail.corp.example',
-    ]);
-    expect(loadConfig({}).intake.allowedHosts).toEqual([]);
+    expect(
+      loadConfig({ INTAKE_ALLOWED_HOSTS: ' [::1], 10.0.0.0/8 ,Mail.Corp.example,' }).outbound.allowedHosts,
+    ).toEqual(['::1', '10.0.0.0/8', 'mail.corp.example']);
+    expect(loadConfig({}).outbound.allowedHosts).toEqual([]);
     for (const wrong of ['10.0.0.0/33', 'mail.example/8', '10.0.0.0/8/1', '::1/129', '10.0.0.0/x']) {
       expect(() => loadConfig({ INTAKE_ALLOWED_HOSTS: wrong }), wrong).toThrow(/INTAKE_ALLOWED_HOSTS/);
     }

@@ -20,7 +20,7 @@ const LAYERS = [
   ['classify'],
   ['work'],
   ['conversation'],
-  ['notify'],
+  ['notify', 'webhooks'],
   ['intake'],
   ['client'],
   ['mcp', 'cli', 'ui-server'],

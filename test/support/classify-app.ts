@@ -21,7 +21,9 @@ export const TEST_HOSTS: Record<string, string[]> = {
   'intranet.example': ['10.1.2.3'],
   'mixed.example': ['93.184.216.34', '192.168.1.10'],
   'v6-loopback.example': ['::1'],
-  'mapped.example': ['::ffff:127.0.0.1'],
+  // 127.0.0.2: a loopback address the tests' allow-lists do not hold.
+  'mapped.example': ['::ffff:7f00:2'],
+  localhost: ['127.0.0.1'],
   'documentation.example': ['203.0.113.9'],
 };
 

@@ -67,8 +67,6 @@ export interface LlmConfig {
   temperature: number;
   timeoutMs: number;
   maxRetries: number;
-  /** Hosts a caller's `base_url` may point at even when they resolve to private addresses. */
-  allowedHosts: readonly string[];
   /** Bounds on provider calls (src/classify/provider-limiter.ts). */
   limits: {
     /** LLM_CONCURRENCY: calls one caller may have in flight. */
@@ -116,10 +114,14 @@ export interface IntakeConfig {
   /** Microsoft Graph, and where its tokens are issued: the public endpoints unless told (a test's fake). */
   graphUrl: string;
   graphLoginUrl: string;
+}
+
+/** Every connection this server opens to a host someone typed: an LLM base_url, a mailbox, a webhook. */
+export interface OutboundConfig {
   /**
-   * INTAKE_ALLOWED_HOSTS: IMAP hosts that may be on a loopback or private network (company mail
-   * servers are): host names as written on the mailbox, addresses, or CIDR ranges. Link-local
-   * and cloud metadata addresses are refused even when listed (src/intake/host-guard.ts).
+   * OUTBOUND_ALLOWED_HOSTS with its older names (INTAKE_ALLOWED_HOSTS, LLM_ALLOWED_HOSTS) joined:
+   * hosts that may be on a loopback or private network, as names, addresses or CIDR ranges.
+   * Link-local and cloud metadata addresses are refused even when listed (src/shared/net/ssrf.ts).
    */
   allowedHosts: readonly string[];
 }
@@ -185,6 +187,7 @@ export interface Config {
   /** Where the work service (and its UI) reaches the classification service. */
   classifyUrl: string;
   intake: IntakeConfig;
+  outbound: OutboundConfig;
   tracing: TracingConfig | null;
   metrics: {
     /**
@@ -304,12 +307,6 @@ function llmConfig(env: Env): LlmConfig {
     temperature: decimal(env, 'LLM_TEMPERATURE', 0, 0, 1),
     timeoutMs: integer(env, 'LLM_TIMEOUT_MS', 30_000, 100, 600_000),
     maxRetries: integer(env, 'LLM_MAX_RETRIES', 2, 0, 10),
-    allowedHosts: Object.freeze(
-      (read(env, 'LLM_ALLOWED_HOSTS') ?? '')
-        .split(',')
-        .map((host) => host.trim().toLowerCase())
-        .filter(Boolean),
-    ),
     limits: {
       perCaller: integer(env, 'LLM_CONCURRENCY', 16, 1, 10_000),
       queue: integer(env, 'LLM_QUEUE', 64, 0, 100_000),
@@ -465,13 +462,20 @@ function intakeConfig(env: Env): IntakeConfig {
     importMaxBytes: integer(env, 'INTAKE_IMPORT_MAX_MB', 100, 1, 4_096) * 1024 * 1024,
     graphUrl: httpUrl(env, 'INTAKE_GRAPH_URL') ?? 'https://graph.microsoft.com/v1.0',
     graphLoginUrl: httpUrl(env, 'INTAKE_GRAPH_LOGIN_URL') ?? 'https://login.microsoftonline.com',
-    allowedHosts: intakeAllowedHosts(env),
   };
 }
 
+/** The older names are still read, each entry joined to the one list; an error names the variable it came from. */
+const OUTBOUND_ALLOWED_HOSTS_NAMES = ['OUTBOUND_ALLOWED_HOSTS', 'INTAKE_ALLOWED_HOSTS', 'LLM_ALLOWED_HOSTS'] as const;
+
+function outboundConfig(env: Env): OutboundConfig {
+  const entries = OUTBOUND_ALLOWED_HOSTS_NAMES.flatMap((name) => allowedHostEntries(env, name));
+  return { allowedHosts: Object.freeze([...new Set(entries)]) };
+}
+
 /** Host names, addresses (IPv6 with or without brackets) and CIDR ranges, comma-separated. */
-function intakeAllowedHosts(env: Env): readonly string[] {
-  const entries = (read(env, 'INTAKE_ALLOWED_HOSTS') ?? '')
+function allowedHostEntries(env: Env, name: string): string[] {
+  const entries = (read(env, name) ?? '')
     .split(',')
     .map((entry) =>
       entry
@@ -486,13 +490,10 @@ function intakeAllowedHosts(env: Env): readonly string[] {
     const version = isIP(network!);
     const bits = /^\d{1,3}$/.test(prefix) ? Number(prefix) : -1;
     if (extra !== undefined || version === 0 || bits < 0 || bits > (version === 4 ? 32 : 128)) {
-      throw new ConfigError(
-        'INTAKE_ALLOWED_HOSTS',
-        `"${entry}" is neither a host name, an address nor a CIDR range (e.g. 10.0.0.0/8)`,
-      );
+      throw new ConfigError(name, `"${entry}" is neither a host name, an address nor a CIDR range (e.g. 10.0.0.0/8)`);
     }
   }
-  return Object.freeze(entries);
+  return entries;
 }
 
 const MIN_LINK_SECRET_LENGTH = 32;
@@ -639,6 +640,7 @@ export function loadConfig(env: Env): Readonly<Config> {
       httpUrl(env, 'CLASSIFY_URL') ??
       `http://${host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host}:${classifyPort}`,
     intake: intakeConfig(env),
+    outbound: outboundConfig(env),
     tracing: tracingConfig(env),
     metrics: { maxTypes: integer(env, 'METRICS_MAX_TYPES', 50, 1, 10_000) },
     questions: { waitsPerCaller: integer(env, 'QUESTION_WAITS_PER_CALLER', 100, 1, 100_000) },

@@ -7,6 +7,7 @@ export const CONFIG_GROUPS = {
   server: 'Server and logs',
   database: 'Database',
   auth: 'Identity and access',
+  outbound: 'Outbound connections',
   llm: 'Language model',
   classify: 'Classification',
   intake: 'Mail intake',
@@ -185,6 +186,25 @@ export const CONFIG_VARIABLES: readonly ConfigVariable[] = [
     meaning: 'Lifetime of a browser session (never longer than its token)',
   },
   {
+    name: 'OUTBOUND_ALLOWED_HOSTS',
+    group: 'outbound',
+    default: 'empty',
+    meaning:
+      "Comma-separated hosts this server may reach on a loopback or private network (a caller's LLM `base_url`, a mailbox's IMAP host, a webhook URL): host names as written, IP addresses, or CIDR ranges (`10.0.0.0/8`); link-local and cloud metadata addresses are refused even when listed",
+  },
+  {
+    name: 'INTAKE_ALLOWED_HOSTS',
+    group: 'outbound',
+    default: 'empty',
+    meaning: 'Older name, still read: its entries join `OUTBOUND_ALLOWED_HOSTS`',
+  },
+  {
+    name: 'LLM_ALLOWED_HOSTS',
+    group: 'outbound',
+    default: 'empty',
+    meaning: 'Older name, still read: its entries join `OUTBOUND_ALLOWED_HOSTS`',
+  },
+  {
     name: 'LLM_PROVIDER',
     group: 'llm',
     default: 'chosen from the keys set (see below)',
@@ -219,12 +239,6 @@ export const CONFIG_VARIABLES: readonly ConfigVariable[] = [
   { name: 'LLM_TEMPERATURE', group: 'llm', default: '`0`', meaning: '0.0–1.0 (not sent to Anthropic)' },
   { name: 'LLM_TIMEOUT_MS', group: 'llm', default: '`30000`', meaning: 'Per attempt' },
   { name: 'LLM_MAX_RETRIES', group: 'llm', default: '`2`', meaning: 'Retries after the first attempt (0–10)' },
-  {
-    name: 'LLM_ALLOWED_HOSTS',
-    group: 'llm',
-    default: 'empty',
-    meaning: "Comma-separated hosts a caller's `base_url` may name even when they resolve to private addresses",
-  },
   {
     name: 'LLM_CONCURRENCY',
     group: 'llm',
@@ -280,13 +294,6 @@ export const CONFIG_VARIABLES: readonly ConfigVariable[] = [
     default: 'none',
     meaning:
       '32 bytes as hex or base64 (`openssl rand -hex 32`) sealing mailbox secrets; without it a mailbox with a secret is a `422`',
-  },
-  {
-    name: 'INTAKE_ALLOWED_HOSTS',
-    group: 'intake',
-    default: 'empty',
-    meaning:
-      'Comma-separated IMAP hosts that may be on a loopback or private network: host names as written on the mailbox, IP addresses, or CIDR ranges (`10.0.0.0/8`); link-local and cloud metadata addresses are refused even when listed',
   },
   {
     name: 'INTAKE_WORKER',

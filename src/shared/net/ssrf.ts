@@ -1,6 +1,6 @@
-// A caller's base_url decides where this server sends an HTTP request, so it must not reach anything only
-// this server can reach: every address that is not a public host is refused unless the operator listed
-// the host in LLM_ALLOWED_HOSTS.
+// The one address check for every outbound connection (a caller's base_url, a mailbox host, a webhook URL):
+// link-local and metadata addresses are always refused; loopback and private ones only pass when the
+// operator lists the host, the address or its range in OUTBOUND_ALLOWED_HOSTS.
 
 import { lookup } from 'node:dns/promises';
 import { BlockList, isIP } from 'node:net';
@@ -74,24 +74,79 @@ export function isBlockedAddress(address: string): boolean {
 }
 
 /**
+ * Never a server anyone means to reach, refused even when listed: link-local (the AWS, GCP and
+ * Azure metadata address among them), metadata endpoints, unspecified, multicast, broadcast.
+ */
+const never = new BlockList();
+for (const [network, prefix] of [
+  ['0.0.0.0', 8],
+  ['169.254.0.0', 16],
+  ['100.100.100.200', 32], // Alibaba Cloud's metadata address
+  ['224.0.0.0', 4],
+  ['255.255.255.255', 32],
+] as const) {
+  never.addSubnet(network, prefix, 'ipv4');
+}
+for (const [network, prefix] of [
+  ['::', 128],
+  ['fe80::', 10],
+  ['fd00:ec2::254', 128], // AWS's IPv6 metadata address
+  ['ff00::', 8],
+] as const) {
+  never.addSubnet(network, prefix, 'ipv6');
+}
+
+/** OUTBOUND_ALLOWED_HOSTS as the check reads it: host names, addresses and CIDR ranges. */
+export interface AllowList {
+  names: ReadonlySet<string>;
+  addresses: BlockList;
+}
+
+/** Entries as config.ts leaves them: lower case, IPv6 without brackets, ranges already validated. */
+export function buildAllowList(entries: readonly string[]): AllowList {
+  const names = new Set<string>();
+  const addresses = new BlockList();
+  for (const entry of entries) {
+    const [network, prefix] = entry.split('/');
+    const version = isIP(network!);
+    if (version === 0) names.add(entry);
+    else if (prefix === undefined) addresses.addAddress(network!, version === 4 ? 'ipv4' : 'ipv6');
+    else addresses.addSubnet(network!, Number(prefix), version === 4 ? 'ipv4' : 'ipv6');
+  }
+  return { names, addresses };
+}
+
+export const EMPTY_ALLOW_LIST: AllowList = buildAllowList([]);
+
+/**
+ * Why one address of `host` may not be connected to: `never` (link-local, metadata, not an
+ * address), `private` (loopback or private, and neither the host nor the address is listed), or
+ * null when it may. An IPv4 address inside an IPv6 one is judged as the IPv4 address.
+ */
+export function addressRefusal(host: string, raw: string, allow: AllowList): 'never' | 'private' | null {
+  const address = embeddedIpv4(raw) ?? raw;
+  const version = isIP(address);
+  if (version === 0) return 'never';
+  const family = version === 4 ? 'ipv4' : 'ipv6';
+  if (never.check(address, family)) return 'never';
+  if (isBlockedAddress(address) && !allow.names.has(host) && !allow.addresses.check(address, family)) return 'private';
+  return null;
+}
+
+/**
  * Why a host is refused, in the same words whether its name resolves or not: a caller must not
  * learn from this server which internal names exist.
  */
 function notAllowed(hostname: string): UnsafeBaseUrl {
   return new UnsafeBaseUrl(
-    `host ${hostname} is not allowed: a caller's base_url must name a public host, unless the operator lists it in LLM_ALLOWED_HOSTS`,
+    `host ${hostname} is not allowed: a caller's base_url must name a public host, unless the operator lists it in OUTBOUND_ALLOWED_HOSTS`,
   );
 }
 
-/** Throws `UnsafeBaseUrl` unless the name has addresses and none of them is blocked. */
-export function checkAddresses(hostname: string, addresses: readonly string[]): void {
-  if (addresses.length === 0 || addresses.some(isBlockedAddress)) throw notAllowed(hostname);
-}
-
-export interface CheckedBaseUrl {
-  url: URL;
-  /** The operator listed the host, so its connections need no guard. */
-  allow_listed: boolean;
+/** Throws `UnsafeBaseUrl` unless the name has addresses and none of them is refused. */
+export function checkAddresses(hostname: string, addresses: readonly string[], allow = EMPTY_ALLOW_LIST): void {
+  if (addresses.length === 0 || addresses.some((address) => addressRefusal(hostname, address, allow) !== null))
+    throw notAllowed(hostname);
 }
 
 /**
@@ -101,9 +156,9 @@ export interface CheckedBaseUrl {
  */
 export async function checkBaseUrl(
   raw: string,
-  allowedHosts: readonly string[],
+  allow: AllowList,
   resolve: HostResolver = systemResolver,
-): Promise<CheckedBaseUrl> {
+): Promise<URL> {
   let url: URL;
   try {
     url = new URL(raw);
@@ -114,7 +169,6 @@ export async function checkBaseUrl(
   if (url.username || url.password) throw new UnsafeBaseUrl('must not carry credentials; send api_key instead');
   const hostname = url.hostname.toLowerCase().replace(/^\[|\]$/g, '');
   if (hostname === '') throw new UnsafeBaseUrl('must name a host');
-  if (allowedHosts.includes(hostname)) return { url, allow_listed: true };
 
   let addresses: string[];
   if (isIP(hostname)) addresses = [hostname];
@@ -122,9 +176,11 @@ export async function checkBaseUrl(
     try {
       addresses = await resolve(hostname);
     } catch {
+      // A listed name may be down now; the connection is checked when it opens.
+      if (allow.names.has(hostname)) return url;
       throw notAllowed(hostname);
     }
   }
-  checkAddresses(hostname, addresses);
-  return { url, allow_listed: false };
+  checkAddresses(hostname, addresses, allow);
+  return url;
 }
