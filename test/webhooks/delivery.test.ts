@@ -118,6 +118,8 @@ describe.each(await storesUnderTest())('webhook delivery on %s', (kind) => {
         .reverse()
         .map((r) => r.headers['webhook-id']),
     );
+    // The secrets sign and are shown once: never in a log line.
+    expect(app.t.logs.text()).not.toContain('whsec_');
     const metrics = await call(app.t.app, 'GET', '/metrics', undefined, admin);
     expect(metrics.text).toMatch(/agentdesk_webhook_deliveries_total\{outcome="succeeded"\} [1-9]/);
     expect(metrics.text).toContain('agentdesk_webhook_oldest_pending_seconds');
