@@ -182,9 +182,9 @@ export function startWebhookSender({
           logger.warn({ webhook: endpoint.id, reason: endpoint.disabled_reason }, 'webhook disabled');
           await appendEvent(
             WEBHOOK_EVENTS.disabled,
+            // No URL: the event stream reaches every reader, and a URL can be a credential (Slack's are).
             {
               id: endpoint.id,
-              url: endpoint.url,
               disabled_reason: endpoint.disabled_reason,
               failing_since: endpoint.failing_since,
               created_by: endpoint.created_by,
