@@ -66,7 +66,6 @@ export function registerWebhookRoutes(app: HttpApp, webhooks: WebhookService): v
         operationId: 'listWebhooks',
         tags,
         summary: 'Every endpoint, oldest first (no secrets)',
-        querystring: Type.Object({}, { additionalProperties: false }),
         response: { 200: Type.Array(WebhookSchema), ...problemResponses(422) },
       },
     },

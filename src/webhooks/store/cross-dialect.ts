@@ -5,6 +5,9 @@ import type { WebhookStatements } from './port.js';
 // The webhook statements that are the same SQL on both databases (Kysely writes each in the
 // dialect's syntax). sqlite.ts and postgres.ts add the claim and the cursor's lock.
 
+/** Rows per INSERT: well under either database's limit on bound parameters. */
+const INSERT_CHUNK = 200;
+
 export type CrossDialectWebhooks = Omit<WebhookStatements, 'claimEndpoints' | 'holdsLease'>;
 
 /** PostgreSQL returns bigint columns as text. */
@@ -100,11 +103,11 @@ export function crossDialectWebhooks(db: DatabaseHandle): CrossDialectWebhooks {
     },
 
     async insertDeliveries(rows) {
-      // One statement per row keeps the order of seq the order given on both databases.
-      for (const row of rows) {
+      // Both databases number a multi-row INSERT's rows in the order given: seq follows the list.
+      for (let at = 0; at < rows.length; at += INSERT_CHUNK) {
         await db
           .insertInto('webhook_deliveries')
-          .values(row)
+          .values(rows.slice(at, at + INSERT_CHUNK))
           .onConflict((oc) => oc.columns(['endpoint_id', 'event_id']).doNothing())
           .execute();
       }
