@@ -4,15 +4,17 @@ import { createHmac, randomBytes } from 'node:crypto';
 // with the secret's bytes, one "v1,<base64>" per secret that signs now, space-separated.
 
 const PREFIX = 'whsec_';
+const SECRET_BYTES = 32;
+const MESSAGE_ID_BYTES = 16;
 
-/** A new secret: 32 random bytes, shown as whsec_ + base64. */
+/** A new secret: random bytes, shown as whsec_ + base64. */
 export function newSecret(): string {
-  return PREFIX + randomBytes(32).toString('base64');
+  return PREFIX + randomBytes(SECRET_BYTES).toString('base64');
 }
 
-/** A delivery's webhook-id: msg_ and 16 random bytes (base64url), kept for every retry. */
+/** A delivery's webhook-id: msg_ and random bytes (base64url), kept for every retry. */
 export function newMessageId(): string {
-  return `msg_${randomBytes(16).toString('base64url')}`;
+  return `msg_${randomBytes(MESSAGE_ID_BYTES).toString('base64url')}`;
 }
 
 export function signature(secret: string, id: string, timestamp: number, body: string): string {
