@@ -1,7 +1,7 @@
 -- Webhooks (PostgreSQL): endpoints other systems gave us, one delivery per event that matches an
 -- endpoint (written by the fan-out from the event log, src/webhooks/fan-out.ts), each attempt to
 -- send it, and how far the fan-out has read the log. The sender leases an endpoint, not a row
--- (FOR UPDATE SKIP LOCKED), so one endpoint's deliveries go one at a time, in order, from one
+-- (FOR NO KEY UPDATE SKIP LOCKED), so one endpoint's deliveries go one at a time, in order, from one
 -- instance (src/webhooks/sender.ts). Text that is sorted or compared uses COLLATE "C" as on SQLite.
 CREATE TABLE webhook_endpoints (
   id uuid PRIMARY KEY,

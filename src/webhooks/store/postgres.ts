@@ -5,7 +5,7 @@ import { crossDialectWebhooks, endpointOf } from './cross-dialect.js';
 import type { WebhookStatements } from './port.js';
 
 // Webhooks on PostgreSQL: instances share the tables, so the claim locks the endpoints it takes
-// and skips those another sender is taking (FOR UPDATE SKIP LOCKED), then leases them.
+// and skips those another sender is taking (FOR NO KEY UPDATE SKIP LOCKED), then leases them.
 
 export function postgresWebhooks(db: DatabaseHandle): WebhookStatements {
   return {
@@ -20,7 +20,7 @@ export function postgresWebhooks(db: DatabaseHandle): WebhookStatements {
             AND (SELECT d.next_attempt_at FROM webhook_deliveries d
                  WHERE d.endpoint_id = e.id AND d.status = 'pending' ORDER BY d.seq LIMIT 1) <= ${now}::timestamptz
           LIMIT ${limit}
-          FOR UPDATE OF e SKIP LOCKED
+          FOR NO KEY UPDATE OF e SKIP LOCKED
         )
         RETURNING *`.execute(db);
       return rows.map(endpointOf);
@@ -28,9 +28,10 @@ export function postgresWebhooks(db: DatabaseHandle): WebhookStatements {
 
     async holdsLease(endpointId, leasedUntil) {
       // Locks the endpoint for the caller's transaction: the lease cannot pass to another sender
-      // between this check and the writes after it.
+      // between this check and the writes after it. NO KEY: the fan-out's inserts of deliveries
+      // (a foreign key's share lock on the endpoint) do not wait for it, nor it for them.
       const { rows } = await sql<{ id: string }>`SELECT id FROM webhook_endpoints
-        WHERE id = ${endpointId} AND claimed_until = ${leasedUntil}::timestamptz FOR UPDATE`.execute(db);
+        WHERE id = ${endpointId} AND claimed_until = ${leasedUntil}::timestamptz FOR NO KEY UPDATE`.execute(db);
       return rows.length === 1;
     },
   };
