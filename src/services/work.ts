@@ -153,7 +153,7 @@ export async function buildWorkApp({
   const claims = createClaimService({ store, database, logger, recent, observer, now });
   announcement = claims.announcement;
   commits.listen(() => hub.committed());
-  commits.listen(() => webhooks?.wake());
+  commits.listen(() => webhooks?.committed());
   commits.listen(claims.publishClaimable);
   // Answer links and reply addresses: signed with LINK_SECRET, else the secret the first
   // instance kept in the database.

@@ -34,6 +34,8 @@ export interface FanOut {
   run(): Promise<number>;
   /** The cursor: the events above it are still to be read. */
   cursor(): Promise<number>;
+  /** Whether the last read found an enabled endpoint (true until the first read). */
+  watching(): boolean;
 }
 
 function parsed(event: StoredEvent): LoggedEvent {
@@ -55,6 +57,7 @@ export function createFanOut({ database, log, top, statementsOn, publicUrl, logg
    */
   let settled = 0;
   let pendingGap: { below: number; writers: string } | null = null;
+  let watching = true;
 
   /** One batch; null when there was nothing ready to read. */
   async function batch(): Promise<number | null> {
@@ -71,6 +74,7 @@ export function createFanOut({ database, log, top, statementsOn, publicUrl, logg
     if (ready.length === 0) return null;
 
     const subscriptions = (await top.listEndpoints()).filter((row) => row.enabled === 1).map(subscriptionOf);
+    watching = subscriptions.length > 0;
     const itemIds = [
       ...new Set(ready.filter((e) => ITEM_EVENTS.has(e.type)).map((e) => String(parsed(e).data?.id ?? ''))),
     ].filter(Boolean);
@@ -140,5 +144,6 @@ export function createFanOut({ database, log, top, statementsOn, publicUrl, logg
       }
     },
     cursor: () => top.fanOutCursor(),
+    watching: () => watching,
   };
 }

@@ -91,8 +91,13 @@ export function createWebhooks({
     service,
     /** Reads the log now and waits for it (tests; the timer and the commits call `wake`). */
     fanOut: (): Promise<number> => fanOut.run(),
-    /** Tells the fan-out that events committed. */
-    wake,
+    /**
+     * Tells the fan-out that events committed. With no endpoint to send to, the poll alone reads
+     * on (it still keeps the items' statuses): a desk without webhooks pays nothing per commit.
+     */
+    committed(): void {
+      if (fanOut.watching()) wake();
+    },
     purge,
     /** The newest event the fan-out has read while any endpoint exists: the log keeps those after it. */
     async keepAbove(): Promise<number | null> {
