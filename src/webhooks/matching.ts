@@ -51,7 +51,8 @@ export function deliveredName(sub: Subscription, event: LoggedEvent, statusName:
  * as do the webhooks' own events.
  */
 function wantsItem(sub: Subscription, event: LoggedEvent): boolean {
-  const { project_id: project, types } = { project_id: sub.row.project_id, types: sub.types };
+  const project = sub.row.project_id;
+  const types = sub.types;
   if (project === null && types === null) return true;
   if (event.type === 'work.deleted' || event.type.startsWith('webhook.')) return true;
   const data = event.data;
@@ -67,6 +68,7 @@ export function deliveryBody(
   event: LoggedEvent,
   publicUrl: string | null,
 ): string {
-  if (format === 'slack') return JSON.stringify(slackBody({ type: name, data: event.data }, publicUrl));
+  if (format === 'slack')
+    return JSON.stringify(slackBody({ type: name, timestamp: event.created_at, data: event.data }, publicUrl));
   return JSON.stringify({ type: name, timestamp: event.created_at, data: event.data });
 }

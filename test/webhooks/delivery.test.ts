@@ -187,4 +187,13 @@ describe.each(await storesUnderTest())('webhook delivery on %s', (kind) => {
     await call(app.t.app, 'DELETE', `/webhooks/${made.id}`, undefined, admin);
     expect(await app.webhooks().keepAbove()).toBeNull();
   });
+  it('format slack sends {text, blocks}, signed like any other', async () => {
+    const made = await createEndpoint(app, { url: `${receiver.url}?slack`, events: ['webhook.test'], format: 'slack' });
+    expect((await call(app.t.app, 'POST', `/webhooks/${made.id}/test`, undefined, admin)).status).toBe(202);
+    await app.deliver();
+    const [message] = receiver.received.filter((r) => r.path.endsWith('?slack'));
+    expect(JSON.parse(message!.body)).toMatchObject({ text: expect.any(String), blocks: expect.any(Array) });
+    expect(verifyAt(made.secret, message!, clock.now())).toBeDefined();
+    await call(app.t.app, 'DELETE', `/webhooks/${made.id}`, undefined, admin);
+  });
 });
