@@ -13,6 +13,7 @@ export const CONFIG_GROUPS = {
   intake: 'Mail intake',
   mail: 'Mail out',
   notify: 'Answer links',
+  webhooks: 'Webhooks',
   tracing: 'Tracing',
 } as const;
 
@@ -396,6 +397,20 @@ export const CONFIG_VARIABLES: readonly ConfigVariable[] = [
     group: 'notify',
     default: '`7d`',
     meaning: 'How long an answer link in an email works: seconds, or with a unit (`90m`, `12h`, `7d`); 60 s to 366 d',
+  },
+  {
+    name: 'WEBHOOK_RETENTION_DAYS',
+    group: 'webhooks',
+    default: '`30`',
+    meaning:
+      'Webhook deliveries (and their attempts) older than this are purged; a pending one is kept until it is sent or fails',
+  },
+  {
+    name: 'WEBHOOK_LEASE_S',
+    group: 'webhooks',
+    default: '`60`',
+    meaning:
+      "How long an instance holds the endpoint it sends to (1–3600): after a crash its deliveries go from another instance once it has passed, with the same `webhook-id`; each hold sends at least one delivery, and more only while a send's 15 s still fit",
   },
   {
     name: 'OTEL_EXPORTER_OTLP_ENDPOINT',
