@@ -52,6 +52,7 @@ import {
   registerNotificationRoutes,
   registerTestMailRoute,
 } from '../notify/index.js';
+import { createWebhooks, registerWebhookRoutes, type Webhooks, type WebhooksDeps } from '../webhooks/index.js';
 import { registerClassifyProxy, relayTimeoutMs } from '../ui-server/classify-proxy.js';
 import { workForIntake } from './intake-work.js';
 import { registerWebUi } from '../ui-server/static-files.js';
@@ -90,6 +91,13 @@ export interface WorkAppDeps {
   onNotifySender?: (sender: OutboxSender) => void;
   /** Given the digests' and escalations' scheduler once it runs: a test runs its passes at its clock. */
   onNotifyScheduler?: (scheduler: NotifyScheduler) => void;
+  /**
+   * webhooks' collaborators: the outbound guard and the HTTP POST (the scheme-only guard and
+   * fetch unless given), the sender's and fan-out's timers; tests give short ones.
+   */
+  webhooks?: Pick<WebhooksDeps, 'guard' | 'transport' | 'sender' | 'fanOutPollMs'>;
+  /** Given webhooks' parts once they run: a test runs the fan-out and the sender at its clock. */
+  onWebhooks?: (webhooks: Webhooks) => void;
 }
 
 export const WORK_BODY_LIMIT = 1024 * 1024;
@@ -111,6 +119,8 @@ export async function buildWorkApp({
   notify: notifyDeps = {},
   onNotifySender,
   onNotifyScheduler,
+  webhooks: webhookDeps = {},
+  onWebhooks,
   ...deps
 }: WorkAppDeps): Promise<HttpApp> {
   const { app, database, tracing, auth, gate } = await buildServiceApp({
@@ -128,7 +138,12 @@ export async function buildWorkApp({
   // the waiting claims listen, and the hub's NOTIFY carries the claims' news to other instances.
   const commits = createSignal<ClaimableNews>();
   let announcement = (): string => '';
-  const hub = await createEventHub(database, logger, { payload: () => announcement() });
+  let webhooks: Webhooks | null = null;
+  const hub = await createEventHub(database, logger, {
+    payload: () => announcement(),
+    // The log keeps what the webhooks' fan-out has not read yet.
+    keepAbove: async () => (webhooks === null ? null : webhooks.keepAbove()),
+  });
   // A final item closes its open question in the same commit: the conversation's hook, bound
   // once the conversation exists (it needs the store).
   let closeForFinished: FinishedHook = async () => {};
@@ -138,6 +153,7 @@ export async function buildWorkApp({
   const claims = createClaimService({ store, database, logger, recent, observer, now });
   announcement = claims.announcement;
   commits.listen(() => hub.committed());
+  commits.listen(() => webhooks?.wake());
   commits.listen(claims.publishClaimable);
   // Answer links and reply addresses: signed with LINK_SECRET, else the secret the first
   // instance kept in the database.
@@ -165,6 +181,21 @@ export async function buildWorkApp({
   registerWorkGauges(app.metricsRegistry, { source: stats, counters: observer, claims, hub, logger });
   registerConversationGauges(app.metricsRegistry, conversation.waits);
   registerDatabaseMetrics(app, app.metricsRegistry, database);
+  webhooks = createWebhooks({
+    config,
+    database,
+    logger,
+    now,
+    metrics: app.metricsRegistry,
+    appendEvent: async (type, data, at) => {
+      await store.transaction(async (tx) => {
+        await tx.appendEvent(type, JSON.stringify(data), at);
+      });
+    },
+    ...webhookDeps,
+  });
+  webhooks.start();
+  onWebhooks?.(webhooks);
   const sweeper = startLeaseSweeper({ store, work, logger, now, everyMs: sweepEveryMs });
   onLeaseSweeper?.(sweeper.sweep);
   const compactor = startStatsCompactor({ store: statsStore, logger });
@@ -174,6 +205,7 @@ export async function buildWorkApp({
   if (scheduler) onNotifyScheduler?.(scheduler);
   app.addHook('preClose', async () => {
     await notify.close();
+    await webhooks?.close();
     await claims.close();
     await conversation.waits.close();
     await sweeper.stop();
@@ -190,6 +222,7 @@ export async function buildWorkApp({
   registerNotificationRoutes(app, notify.notifications);
   registerPeopleRoutes(app, notify.people);
   registerTestMailRoute(app, notify.testMail);
+  registerWebhookRoutes(app, webhooks.service);
   const projects = createProjectService({ store, now });
   registerProjectRoutes(app, projects);
   await registerAnswerLinkRoutes(

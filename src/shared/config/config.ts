@@ -197,6 +197,10 @@ export interface Config {
     /** QUESTION_WAITS_PER_CALLER: answers one caller may wait for at once (`wait_s`); past it, 429. */
     waitsPerCaller: number;
   };
+  webhooks: {
+    /** WEBHOOK_RETENTION_DAYS: deliveries older than this are purged. */
+    retentionDays: number;
+  };
   /** Mail out (src/notify): SMTP, the sender, the links' base and the reply address (mail.ts). */
   mail: MailConfig;
   answerLinks: AnswerLinksConfig;
@@ -644,6 +648,7 @@ export function loadConfig(env: Env): Readonly<Config> {
     questions: { waitsPerCaller: integer(env, 'QUESTION_WAITS_PER_CALLER', 100, 1, 100_000) },
     mail: mailConfig(env),
     answerLinks: answerLinksConfig(env),
+    webhooks: { retentionDays: integer(env, 'WEBHOOK_RETENTION_DAYS', 30, 1, 36_500) },
   };
   return deepFreeze(config);
 }

@@ -12,6 +12,7 @@ export const CONFIG_GROUPS = {
   intake: 'Mail intake',
   mail: 'Mail out',
   notify: 'Answer links',
+  webhooks: 'Webhooks',
   tracing: 'Tracing',
 } as const;
 
@@ -389,6 +390,12 @@ export const CONFIG_VARIABLES: readonly ConfigVariable[] = [
     group: 'notify',
     default: '`7d`',
     meaning: 'How long an answer link in an email works: seconds, or with a unit (`90m`, `12h`, `7d`); 60 s to 366 d',
+  },
+  {
+    name: 'WEBHOOK_RETENTION_DAYS',
+    group: 'webhooks',
+    default: '`30`',
+    meaning: 'Webhook deliveries (and their attempts) older than this are purged; a pending one is kept until it is sent or fails',
   },
   {
     name: 'OTEL_EXPORTER_OTLP_ENDPOINT',

@@ -68,6 +68,11 @@ export interface EventHubOptions {
    * news of what became claimable (claims.ts), so one notification serves both.
    */
   payload?: () => string;
+  /**
+   * The newest event another reader of the log has reached, or null when none needs the log
+   * kept: the webhooks' fan-out, so an event it has not read yet outlives the retention.
+   */
+  keepAbove?: () => Promise<number | null>;
 }
 
 export interface EventHub {
@@ -244,7 +249,10 @@ export async function createEventHub(
     }
   }, HEARTBEAT_MS);
   const purge = setInterval(() => {
-    log.purgeBefore(new Date(Date.now() - RETENTION_MS).toISOString()).catch(() => undefined);
+    (async () => {
+      const upTo = (await options.keepAbove?.()) ?? undefined;
+      await log.purgeBefore(new Date(Date.now() - RETENTION_MS).toISOString(), upTo);
+    })().catch(() => undefined);
   }, PURGE_EVERY_MS);
   for (const timer of [poll, heartbeat, purge]) timer.unref();
 
@@ -314,7 +322,7 @@ export async function createEventHub(
  * The events that can go out now: those that follow `cursor` without a hole, stepping over a
  * hole only where every missing id is at or below `settled` (known never to appear).
  */
-function contiguousPrefix(cursor: number, events: StoredEvent[], settled: number): StoredEvent[] {
+export function contiguousPrefix(cursor: number, events: StoredEvent[], settled: number): StoredEvent[] {
   let expected = cursor + 1;
   let count = 0;
   for (const event of events) {

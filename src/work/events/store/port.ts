@@ -29,7 +29,11 @@ export interface EventLog {
   writersNow(): Promise<string>;
   /** True once every transaction named by `mark` has committed or rolled back. */
   ended(mark: string): Promise<boolean>;
-  purgeBefore(at: string): Promise<number>;
+  /**
+   * Deletes the events written before `at`; with `upTo`, only those with ids at or below it (a
+   * reader that has not reached the rest still needs them).
+   */
+  purgeBefore(at: string, upTo?: number): Promise<number>;
 }
 
 /** An event row as either database returns it (the id may come back as text). */

@@ -52,8 +52,10 @@ export function createPostgresEventLog(db: DatabaseHandle): EventLog {
       return rows[0]!.running === 0;
     },
 
-    async purgeBefore(at) {
-      const result = await db.deleteFrom('events').where('created_at', '<', at).executeTakeFirst();
+    async purgeBefore(at, upTo) {
+      let query = db.deleteFrom('events').where('created_at', '<', at);
+      if (upTo !== undefined) query = query.where('id', '<=', upTo);
+      const result = await query.executeTakeFirst();
       return Number(result.numDeletedRows);
     },
   };

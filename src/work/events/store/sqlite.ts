@@ -48,8 +48,10 @@ export function createSqliteEventLog(db: DatabaseHandle): EventLog {
       return true;
     },
 
-    async purgeBefore(at) {
-      const result = await db.deleteFrom('events').where('created_at', '<', at).executeTakeFirst();
+    async purgeBefore(at, upTo) {
+      let query = db.deleteFrom('events').where('created_at', '<', at);
+      if (upTo !== undefined) query = query.where('id', '<=', upTo);
+      const result = await query.executeTakeFirst();
       return Number(result.numDeletedRows);
     },
   };

@@ -1,0 +1,33 @@
+// webhooks' wire vocabulary for the layers above and for clients: schemas and import-free lists only.
+
+export { ALL_EVENTS, STATUS_EVENT_NAMES, STREAM_EVENT_NAMES, WEBHOOK_EVENTS, WEBHOOK_EVENT_NAMES } from './event-names.js';
+export {
+  AttemptSchema,
+  CreateWebhookSchema,
+  CreatedWebhookSchema,
+  DELIVERY_PAGE,
+  DELIVERY_STATUSES,
+  DISABLED_REASONS,
+  DeliveriesQuerySchema,
+  DeliverySchema,
+  RecoverSchema,
+  RecoveredSchema,
+  RotatedSecretSchema,
+  UpdateWebhookSchema,
+  WEBHOOK_FORMATS,
+  WebhookDetailSchema,
+  WebhookEventsSchema,
+  WebhookSchema,
+  type Attempt,
+  type CreateWebhook,
+  type CreatedWebhook,
+  type DeliveriesQuery,
+  type Delivery,
+  type DeliveryStatus,
+  type DisabledReason,
+  type RotatedSecret,
+  type UpdateWebhook,
+  type Webhook,
+  type WebhookDetail,
+  type WebhookFormat,
+} from './schemas.js';

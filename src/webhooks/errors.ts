@@ -1,0 +1,27 @@
+import { NotFoundError, ValidationError } from '../shared/errors.js';
+import { WEBHOOK_EVENT_NAMES } from './event-names.js';
+
+// Webhooks' domain errors: no HTTP here; shared/http/problem.ts maps them by their class.
+
+export class WebhookNotFound extends NotFoundError {
+  constructor(readonly id: string) {
+    super(`webhook ${id} not found`);
+  }
+}
+
+export class DeliveryNotFound extends NotFoundError {
+  constructor(readonly id: string) {
+    super(`delivery ${id} not found`);
+  }
+}
+
+export class UnknownEventName extends ValidationError {
+  constructor(names: readonly string[]) {
+    super([
+      {
+        field: 'events',
+        message: `unknown event ${names.map((n) => `"${n}"`).join(', ')}; the names are: * or ${WEBHOOK_EVENT_NAMES.join(', ')}`,
+      },
+    ]);
+  }
+}

@@ -1,0 +1,35 @@
+import { ValidationError } from '../shared/errors.js';
+
+// What webhooks ask of the rest of the desk, as narrow ports the composition root fills: the
+// outbound guard that vets an address, and the HTTP POST that carries a delivery.
+
+/** The address may not be called (scheme, or a host the outbound guard refuses). */
+export class UrlRefused extends ValidationError {
+  constructor(readonly reason: string) {
+    super([{ field: 'url', message: reason }]);
+  }
+}
+
+/** Resolves when `url` may be called; throws UrlRefused otherwise. */
+export type UrlGuard = (url: URL) => Promise<void>;
+
+export interface TransportResult {
+  status_code: number | null;
+  latency_ms: number;
+  response_body: string | null;
+  /** The answer's Retry-After in seconds (from seconds or an HTTP date); null without one. */
+  retry_after_s: number | null;
+  /** Why the attempt failed before or without an answer (timeout, refused, redirect); null otherwise. */
+  error: string | null;
+}
+
+/** One POST; never throws: a failure is in the result. */
+export type WebhookTransport = (url: string, headers: Record<string, string>, body: string) => Promise<TransportResult>;
+
+/** Appends an event to the desk's log (webhook.disabled), in its own transaction. */
+export type AppendEvent = (type: string, data: Record<string, unknown>, at: string) => Promise<void>;
+
+/** Refuses every scheme but http(s): the stand-in until the outbound guard is wired. */
+export const SCHEME_GUARD: UrlGuard = async (url) => {
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UrlRefused('only http and https addresses');
+};

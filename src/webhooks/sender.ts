@@ -1,0 +1,242 @@
+import type { Logger } from 'pino';
+import type { Database } from '../shared/db/database.js';
+import { WEBHOOK_EVENTS } from './event-names.js';
+import type { AppendEvent, TransportResult, UrlGuard, WebhookTransport } from './ports.js';
+import { failingTooLong, judge, type Verdict } from './schedule.js';
+import { signedHeaders } from './signing.js';
+import type { WebhookStatementsOn } from './store/index.js';
+import type { DeliveryChanges, EndpointChanges, WebhookStatements } from './store/port.js';
+import type { WebhookDeliveryRow, WebhookEndpointRow } from './tables.js';
+
+// The sender: leases endpoints whose oldest pending delivery is due (one sender per endpoint
+// across instances), and sends each endpoint's deliveries one at a time in order. A delivery
+// waiting for a retry holds back the later ones of its endpoint only: endpoints run side by side,
+// up to `concurrency` at once, each in a worker of its own, so a slow one delays no other.
+
+export const DELIVERY_OUTCOMES = ['succeeded', 'retrying', 'failed', 'gone'] as const;
+export type DeliveryOutcome = (typeof DELIVERY_OUTCOMES)[number];
+
+export interface SenderOptions {
+  database: Pick<Database, 'transaction'>;
+  top: WebhookStatements;
+  statementsOn: WebhookStatementsOn;
+  transport: WebhookTransport;
+  guard: UrlGuard;
+  appendEvent: AppendEvent;
+  now: () => Date;
+  logger: Logger;
+  /** Longer than a send can take (the transport's timeout), with room to spare. */
+  leaseMs?: number;
+  /** The transport's timeout: a send is not started when the lease would end before it could. */
+  sendTimeoutMs?: number;
+  concurrency?: number;
+  pollMs?: number;
+  /** Told of each attempt's outcome (the metrics). */
+  observe?: (outcome: DeliveryOutcome) => void;
+}
+
+export interface WebhookSender {
+  nudge(): void;
+  /** Claims what is due and waits until every endpoint worker under way has finished; resolves with the attempts made. */
+  runOnce(): Promise<number>;
+  stop(): Promise<void>;
+}
+
+function secretsAt(endpoint: WebhookEndpointRow, at: Date): string[] {
+  const previousSigns =
+    endpoint.previous_secret !== null &&
+    endpoint.previous_valid_until !== null &&
+    Date.parse(endpoint.previous_valid_until) > at.getTime();
+  return previousSigns ? [endpoint.secret, endpoint.previous_secret!] : [endpoint.secret];
+}
+
+/** The writes a verdict makes on the delivery and on its endpoint. */
+function changesOf(
+  verdict: Verdict,
+  delivery: WebhookDeliveryRow,
+  endpoint: WebhookEndpointRow,
+  at: Date,
+): { delivery: DeliveryChanges; endpoint: EndpointChanges | null } {
+  const attempt_count = delivery.attempt_count + 1;
+  const iso = at.toISOString();
+  switch (verdict.kind) {
+    case 'succeeded':
+      return {
+        delivery: { status: 'succeeded', attempt_count, next_attempt_at: null, delivered_at: iso },
+        endpoint: endpoint.failing_since === null ? null : { failing_since: null },
+      };
+    case 'gone':
+      return {
+        delivery: { status: 'failed', attempt_count, next_attempt_at: null },
+        endpoint: { enabled: 0, disabled_reason: 'gone', failing_since: endpoint.failing_since ?? iso, updated_at: iso },
+      };
+    case 'retry':
+    case 'failed': {
+      const failingSince = endpoint.failing_since ?? iso;
+      const delivery_: DeliveryChanges =
+        verdict.kind === 'retry'
+          ? { status: 'pending', attempt_count, next_attempt_at: verdict.next_attempt_at }
+          : { status: 'failed', attempt_count, next_attempt_at: null };
+      if (failingTooLong(failingSince, at)) {
+        return {
+          delivery: delivery_,
+          endpoint: { enabled: 0, disabled_reason: 'failing', failing_since: failingSince, updated_at: iso },
+        };
+      }
+      return { delivery: delivery_, endpoint: endpoint.failing_since === null ? { failing_since: iso } : null };
+    }
+    default: {
+      const never: never = verdict;
+      throw new Error(`unknown verdict ${String(never)}`);
+    }
+  }
+}
+
+export function startWebhookSender({
+  database,
+  top,
+  statementsOn,
+  transport,
+  guard,
+  appendEvent,
+  now,
+  logger,
+  leaseMs = 60_000,
+  sendTimeoutMs = 15_000,
+  concurrency = 16,
+  pollMs = 5_000,
+  observe = () => {},
+}: SenderOptions): WebhookSender {
+  let stopped = false;
+  const active = new Map<string, Promise<number>>();
+  let filling: Promise<void> | null = null;
+
+  async function attempt(endpoint: WebhookEndpointRow, delivery: WebhookDeliveryRow): Promise<TransportResult> {
+    const at = now();
+    try {
+      // At every connect, not only at create: the name may point somewhere else by now.
+      await guard(new URL(endpoint.url));
+    } catch (error) {
+      return { status_code: null, latency_ms: 0, response_body: null, retry_after_s: null, error: (error as Error).message };
+    }
+    return transport(endpoint.url, signedHeaders(secretsAt(endpoint, at), delivery.id, at, delivery.body), delivery.body);
+  }
+
+  /** Sends the endpoint's due deliveries in order while the lease allows; resolves with the attempts made. */
+  async function work(claimed: WebhookEndpointRow): Promise<number> {
+    let endpoint = claimed;
+    const leasedUntil = claimed.claimed_until!;
+    let attempts = 0;
+    try {
+      while (!stopped && now().getTime() + sendTimeoutMs < Date.parse(leasedUntil)) {
+        const delivery = await top.headDelivery(endpoint.id);
+        if (!delivery || delivery.next_attempt_at === null || Date.parse(delivery.next_attempt_at) > now().getTime()) break;
+        const result = await attempt(endpoint, delivery);
+        const at = now();
+        const verdict = judge(result, delivery.attempt_count + 1, at);
+        const changes = changesOf(verdict, delivery, endpoint, at);
+        const kept = await database.transaction(async (tx) => {
+          const s = statementsOn(tx);
+          if (!(await s.holdsLease(endpoint.id, leasedUntil))) return false;
+          await s.updateDelivery(delivery.id, changes.delivery);
+          await s.insertAttempt({
+            delivery_id: delivery.id,
+            at: at.toISOString(),
+            status_code: result.status_code,
+            latency_ms: result.latency_ms,
+            response_body: result.response_body,
+            error: result.error,
+          });
+          if (changes.endpoint) await s.updateEndpoint(endpoint.id, changes.endpoint);
+          return true;
+        });
+        attempts += 1;
+        if (!kept) {
+          logger.warn({ webhook: endpoint.id, delivery: delivery.id }, 'webhook lease lost mid-send; it may go twice');
+          break;
+        }
+        const outcome = verdict.kind === 'retry' ? 'retrying' : verdict.kind;
+        observe(outcome);
+        if (changes.endpoint) endpoint = { ...endpoint, ...changes.endpoint };
+        if (endpoint.enabled === 0) {
+          logger.warn({ webhook: endpoint.id, reason: endpoint.disabled_reason }, 'webhook disabled');
+          await appendEvent(
+            WEBHOOK_EVENTS.disabled,
+            {
+              id: endpoint.id,
+              url: endpoint.url,
+              disabled_reason: endpoint.disabled_reason,
+              failing_since: endpoint.failing_since,
+              created_by: endpoint.created_by,
+            },
+            at.toISOString(),
+          );
+          break;
+        }
+        // The endpoint's next delivery waits for this one's retry: order holds per endpoint.
+        if (verdict.kind === 'retry') break;
+      }
+    } finally {
+      await top.releaseLease(endpoint.id, leasedUntil).catch(() => undefined);
+    }
+    return attempts;
+  }
+
+  async function fill(): Promise<void> {
+    const free = concurrency - active.size;
+    if (free <= 0 || stopped) return;
+    const at = now();
+    const claimed = await top.claimEndpoints(
+      at.toISOString(),
+      new Date(at.getTime() + leaseMs).toISOString(),
+      free,
+    );
+    for (const endpoint of claimed) {
+      const running = work(endpoint)
+        .catch((error: unknown) => {
+          if (!stopped) logger.error({ err: error, webhook: endpoint.id }, 'webhook sender failed');
+          return 0;
+        })
+        .finally(() => {
+          active.delete(endpoint.id);
+          nudge();
+        });
+      active.set(endpoint.id, running);
+    }
+  }
+
+  function nudge(): void {
+    if (stopped || filling) return;
+    filling = fill()
+      .catch((error: unknown) => {
+        if (!stopped) logger.error({ err: error }, 'webhook claim failed');
+      })
+      .finally(() => {
+        filling = null;
+      });
+  }
+
+  const timer = setInterval(nudge, pollMs);
+  timer.unref();
+
+  return {
+    nudge,
+    async runOnce() {
+      let total = 0;
+      for (;;) {
+        await filling;
+        await fill();
+        if (active.size === 0) return total;
+        const counts = await Promise.all(active.values());
+        total += counts.reduce((a, b) => a + b, 0);
+        if (counts.every((count) => count === 0)) return total;
+      }
+    },
+    async stop() {
+      stopped = true;
+      clearInterval(timer);
+      await filling;
+      await Promise.all(active.values());
+    },
+  };
+}

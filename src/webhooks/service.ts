@@ -1,0 +1,211 @@
+import { randomUUID } from 'node:crypto';
+import type { Principal } from '../auth/index.js';
+import { decodeCursorParts, encodeCursorParts, invalidCursor } from '../shared/http/paging.js';
+import { DeliveryNotFound, UnknownEventName, WebhookNotFound } from './errors.js';
+import { ALL_EVENTS, WEBHOOK_EVENT_NAMES, WEBHOOK_EVENTS } from './event-names.js';
+import { deliveryBody } from './matching.js';
+import { UrlRefused, type UrlGuard } from './ports.js';
+import {
+  type CreateWebhook,
+  type CreatedWebhook,
+  DELIVERY_PAGE,
+  type DeliveriesQuery,
+  type Delivery,
+  type RotatedSecret,
+  type UpdateWebhook,
+  type Webhook,
+  type WebhookDetail,
+} from './schemas.js';
+import { newMessageId, newSecret } from './signing.js';
+import type { EndpointChanges, WebhookStatements } from './store/port.js';
+import type { WebhookEndpointRow } from './tables.js';
+import { toDelivery, toWebhook } from './views.js';
+
+// The admins' webhooks: endpoints and their secrets, the delivery log, and the ways to send
+// again. Every write that makes a delivery due nudges the sender.
+
+const LISTING = 'webhook-deliveries';
+/** How long the previous secret still signs after a rotation. */
+export const SECRET_OVERLAP_MS = 24 * 60 * 60 * 1000;
+
+export interface DeliveryPage {
+  deliveries: Delivery[];
+  next_cursor: string | null;
+}
+
+export interface WebhookServiceDeps {
+  statements: WebhookStatements;
+  guard: UrlGuard;
+  now: () => Date;
+  publicUrl: string | null;
+  nudge: () => void;
+}
+
+export type WebhookService = ReturnType<typeof createWebhookService>;
+
+export function createWebhookService({ statements: s, guard, now, publicUrl, nudge }: WebhookServiceDeps) {
+  async function checkedUrl(raw: string): Promise<string> {
+    let url: URL;
+    try {
+      url = new URL(raw);
+    } catch {
+      throw new UrlRefused('is not an absolute URL');
+    }
+    await guard(url);
+    return url.toString();
+  }
+
+  function checkedEvents(events: readonly string[]): string {
+    const unknown = events.filter((name) => name !== ALL_EVENTS && !WEBHOOK_EVENT_NAMES.includes(name));
+    if (unknown.length > 0) throw new UnknownEventName(unknown);
+    return JSON.stringify(events.includes(ALL_EVENTS) ? [ALL_EVENTS] : [...new Set(events)]);
+  }
+
+  async function endpoint(id: string): Promise<WebhookEndpointRow> {
+    const row = await s.findEndpoint(id);
+    if (!row) throw new WebhookNotFound(id);
+    return row;
+  }
+
+  async function withAttempts(rows: Awaited<ReturnType<WebhookStatements['listDeliveries']>>): Promise<Delivery[]> {
+    const attempts = await s.attemptsOf(rows.map((row) => row.id));
+    return rows.map((row) => toDelivery(row, attempts.filter((attempt) => attempt.delivery_id === row.id)));
+  }
+
+  return {
+    events: () => ({ events: [...WEBHOOK_EVENT_NAMES] }),
+
+    async create(body: CreateWebhook, principal: Principal | null): Promise<CreatedWebhook> {
+      const at = now().toISOString();
+      const row: WebhookEndpointRow = {
+        id: randomUUID(),
+        url: await checkedUrl(body.url),
+        events: checkedEvents(body.events),
+        project_id: body.project_id ?? null,
+        types: body.types ? JSON.stringify(body.types) : null,
+        format: body.format ?? 'standard',
+        description: body.description ?? null,
+        enabled: 1,
+        disabled_reason: null,
+        failing_since: null,
+        secret: newSecret(),
+        previous_secret: null,
+        previous_valid_until: null,
+        claimed_until: null,
+        created_by: principal?.name ?? 'anonymous',
+        created_at: at,
+        updated_at: at,
+      };
+      await s.insertEndpoint(row);
+      return { ...toWebhook(row, now()), secret: row.secret };
+    },
+
+    async list(): Promise<Webhook[]> {
+      const at = now();
+      return (await s.listEndpoints()).map((row) => toWebhook(row, at));
+    },
+
+    async get(id: string): Promise<WebhookDetail> {
+      const row = await endpoint(id);
+      const [summary] = await s.pendingSummary(id);
+      return {
+        ...toWebhook(row, now()),
+        pending: summary?.pending ?? 0,
+        oldest_pending_at: summary?.oldest_pending_at ?? null,
+      };
+    },
+
+    async update(id: string, body: UpdateWebhook): Promise<Webhook> {
+      await endpoint(id);
+      const changes: EndpointChanges = { updated_at: now().toISOString() };
+      if (body.url !== undefined) changes.url = await checkedUrl(body.url);
+      if (body.events !== undefined) changes.events = checkedEvents(body.events);
+      if (body.project_id !== undefined) changes.project_id = body.project_id;
+      if (body.types !== undefined) changes.types = body.types === null ? null : JSON.stringify(body.types);
+      if (body.format !== undefined) changes.format = body.format;
+      if (body.description !== undefined) changes.description = body.description;
+      if (body.enabled === true) Object.assign(changes, { enabled: 1, disabled_reason: null, failing_since: null });
+      if (body.enabled === false) Object.assign(changes, { enabled: 0, disabled_reason: 'admin' });
+      if (!(await s.updateEndpoint(id, changes))) throw new WebhookNotFound(id);
+      if (body.enabled === true) nudge();
+      return toWebhook(await endpoint(id), now());
+    },
+
+    async remove(id: string): Promise<void> {
+      if (!(await s.deleteEndpoint(id))) throw new WebhookNotFound(id);
+    },
+
+    async rotate(id: string): Promise<RotatedSecret> {
+      const row = await endpoint(id);
+      const at = now();
+      const previousValidUntil = new Date(at.getTime() + SECRET_OVERLAP_MS).toISOString();
+      const secret = newSecret();
+      await s.updateEndpoint(id, {
+        secret,
+        previous_secret: row.secret,
+        previous_valid_until: previousValidUntil,
+        updated_at: at.toISOString(),
+      });
+      return { id, secret, previous_valid_until: previousValidUntil };
+    },
+
+    /** A webhook.test delivery to this endpoint alone, due now. */
+    async test(id: string): Promise<Delivery> {
+      const row = await endpoint(id);
+      const at = now().toISOString();
+      const event = { type: WEBHOOK_EVENTS.test, created_at: at, data: { webhook_id: id, message: 'a test event' } };
+      const delivery = {
+        id: newMessageId(),
+        endpoint_id: id,
+        event_id: null,
+        type: WEBHOOK_EVENTS.test,
+        body: deliveryBody(row.format, WEBHOOK_EVENTS.test, event, publicUrl),
+        status: 'pending' as const,
+        attempt_count: 0,
+        next_attempt_at: at,
+        created_at: at,
+        delivered_at: null,
+      };
+      await s.insertDeliveries([delivery]);
+      nudge();
+      return toDelivery({ ...delivery, seq: 0 }, []);
+    },
+
+    async deliveries(id: string, query: DeliveriesQuery): Promise<DeliveryPage> {
+      await endpoint(id);
+      const limit = query.limit ?? DELIVERY_PAGE.default;
+      const before = query.cursor === undefined ? null : decodeSeq(query.cursor);
+      const rows = await s.listDeliveries(id, query.status, before, limit + 1);
+      const page = rows.slice(0, limit);
+      const last = page.at(-1);
+      return {
+        deliveries: await withAttempts(page),
+        next_cursor: rows.length > limit && last ? encodeCursorParts([LISTING, last.seq]) : null,
+      };
+    },
+
+    /** Sends the delivery again now, with its webhook-id; a failure after it is final. */
+    async redeliver(id: string, deliveryId: string): Promise<Delivery> {
+      await endpoint(id);
+      const row = await s.findDelivery(id, deliveryId);
+      if (!row) throw new DeliveryNotFound(deliveryId);
+      const at = now().toISOString();
+      await s.updateDelivery(row.id, { status: 'pending', next_attempt_at: at });
+      nudge();
+      return (await withAttempts([{ ...row, status: 'pending', next_attempt_at: at }]))[0]!;
+    },
+
+    async recover(id: string, since: string): Promise<{ requeued: number }> {
+      await endpoint(id);
+      const requeued = await s.requeueFailedSince(id, new Date(since).toISOString(), now().toISOString());
+      if (requeued > 0) nudge();
+      return { requeued };
+    },
+  };
+}
+
+function decodeSeq(cursor: string): number {
+  const [what, seq] = decodeCursorParts(cursor, 2);
+  if (what !== LISTING || typeof seq !== 'number' || !Number.isSafeInteger(seq) || seq < 1) throw invalidCursor();
+  return seq;
+}

@@ -1,0 +1,132 @@
+import type { Logger } from 'pino';
+import type { Registry } from 'prom-client';
+import type { Config } from '../shared/config/config.js';
+import type { Database } from '../shared/db/database.js';
+import { createEventLog } from '../work/index.js';
+import { type FanOut, createFanOut } from './fan-out.js';
+import { createHttpTransport } from './http-transport.js';
+import { registerWebhookMetrics } from './metrics.js';
+import { type AppendEvent, SCHEME_GUARD, type UrlGuard, type WebhookTransport } from './ports.js';
+import { type SenderOptions, type WebhookSender, startWebhookSender } from './sender.js';
+import { createWebhookService } from './service.js';
+import { webhookStatementsFor } from './store/index.js';
+
+// webhooks' parts, built once per process by the composition root (services/work.ts): the admins'
+// service, the fan-out from the event log, the sender, and the retention of the delivery log.
+
+const FAN_OUT_POLL_MS = 1_000;
+const RETENTION_EVERY_MS = 60 * 60 * 1000;
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+export interface WebhooksDeps {
+  config: Readonly<Config>;
+  database: Database;
+  logger: Logger;
+  now: () => Date;
+  metrics: Registry;
+  /** Writes webhook.disabled to the event log. */
+  appendEvent: AppendEvent;
+  /** The outbound guard every address passes, at create and at each connect. */
+  guard?: UrlGuard;
+  transport?: WebhookTransport;
+  sender?: Pick<SenderOptions, 'leaseMs' | 'sendTimeoutMs' | 'concurrency' | 'pollMs'>;
+  /** How often the fan-out reads the log besides the nudges; tests stop the timer. */
+  fanOutPollMs?: number;
+}
+
+export type Webhooks = ReturnType<typeof createWebhooks>;
+
+export function createWebhooks({
+  config,
+  database,
+  logger,
+  now,
+  metrics,
+  appendEvent,
+  guard = SCHEME_GUARD,
+  transport = createHttpTransport(),
+  sender: senderOptions = {},
+  fanOutPollMs = FAN_OUT_POLL_MS,
+}: WebhooksDeps) {
+  const statementsOn = webhookStatementsFor(database.dialect);
+  const top = statementsOn(database.kysely);
+  const publicUrl = config.mail.publicUrl;
+  const observe = registerWebhookMetrics(metrics, top, now);
+  let sender: WebhookSender | null = null;
+  const nudge = () => sender?.nudge();
+  const fanOut: FanOut = createFanOut({
+    database,
+    log: createEventLog(database),
+    top,
+    statementsOn,
+    publicUrl,
+    logger,
+    written: nudge,
+  });
+  const service = createWebhookService({ statements: top, guard, now, publicUrl, nudge });
+
+  // One fan-out at a time in this process; a wake during one runs another after it.
+  let running: Promise<unknown> = Promise.resolve();
+  let queued = false;
+  let stopped = false;
+  function wake(): void {
+    if (stopped || queued) return;
+    queued = true;
+    running = running.then(async () => {
+      queued = false;
+      if (stopped) return;
+      await fanOut.run().catch((error: unknown) => {
+        if (!stopped) logger.warn({ err: { message: (error as Error).message } }, 'webhook fan-out failed');
+      });
+    });
+  }
+  const timers: NodeJS.Timeout[] = [];
+
+  async function purge(): Promise<number> {
+    const before = new Date(now().getTime() - config.webhooks.retentionDays * DAY_MS).toISOString();
+    return top.purgeDeliveriesBefore(before);
+  }
+
+  return {
+    service,
+    /** Reads the log now and waits for it (tests; the timer and the commits call `wake`). */
+    fanOut: (): Promise<number> => fanOut.run(),
+    /** Tells the fan-out that events committed. */
+    wake,
+    purge,
+    /** The newest event the fan-out has read while any endpoint exists: the log keeps those after it. */
+    async keepAbove(): Promise<number | null> {
+      return (await top.hasEndpoints()) ? fanOut.cursor() : null;
+    },
+    start(): WebhookSender {
+      if (sender) return sender;
+      sender = startWebhookSender({
+        database,
+        top,
+        statementsOn,
+        transport,
+        guard,
+        appendEvent,
+        now,
+        logger,
+        observe,
+        ...senderOptions,
+      });
+      timers.push(setInterval(wake, fanOutPollMs));
+      timers.push(
+        setInterval(() => {
+          purge().catch((error: unknown) => logger.warn({ err: { message: (error as Error).message } }, 'webhook purge failed'));
+        }, RETENTION_EVERY_MS),
+      );
+      for (const timer of timers) timer.unref();
+      wake();
+      return sender;
+    },
+    async close(): Promise<void> {
+      stopped = true;
+      for (const timer of timers) clearInterval(timer);
+      await running;
+      await sender?.stop();
+    },
+  };
+}
