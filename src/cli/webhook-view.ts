@@ -1,4 +1,4 @@
-import type { Delivery, Webhook, WebhookDetail } from '../client/webhook-types.js';
+import type { Delivery, Webhook, WebhookDetail } from '../webhooks/contract.js';
 import { type Paint, oneLine, relativeTime, table } from './format.js';
 
 // How `agentdesk webhook` prints endpoints and deliveries for a person: one line or a table an

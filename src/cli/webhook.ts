@@ -1,5 +1,12 @@
 import { type Command, InvalidArgumentError, Option } from 'commander';
-import type { DeliveryStatus, UpdateWebhook, Webhook } from '../client/webhook-types.js';
+import {
+  DELIVERY_STATUSES,
+  type DeliveryStatus,
+  type UpdateWebhook,
+  WEBHOOK_FORMATS,
+  type Webhook,
+  type WebhookFormat,
+} from '../webhooks/contract.js';
 import { type CliContext, UsageError } from './context.js';
 import { json, paintFor } from './format.js';
 import { integer, isUuid, list, projectId } from './options.js';
@@ -8,8 +15,6 @@ import { deliveryLog, endpointDetail, endpointState, endpointTable } from './web
 // `agentdesk webhook …`: the endpoints that hear the desk's events, signed, and their delivery log.
 // Admin token only. A new secret is printed once, alone on stdout, so a script can keep it.
 
-const FORMATS = ['standard', 'slack'] as const;
-const STATUSES: readonly DeliveryStatus[] = ['pending', 'succeeded', 'failed'];
 const DURATION_RE = /^(\d+)\s*(m|h|d)$/;
 const UNIT_MS = { m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
 
@@ -32,7 +37,7 @@ interface FilterOptions {
   events?: string[];
   project?: string;
   types?: string[];
-  format?: (typeof FORMATS)[number];
+  format?: WebhookFormat;
   description?: string;
   json?: boolean;
 }
@@ -41,7 +46,7 @@ const withFilters = (command: Command) =>
   command
     .option('--project <project>', 'only events of this project (its id or name)')
     .option('--types <types>', 'only work items of these types (comma-separated)', list)
-    .addOption(new Option('--format <format>', 'the body sent: standard, or slack').choices([...FORMATS]))
+    .addOption(new Option('--format <format>', 'the body sent: standard, or slack').choices([...WEBHOOK_FORMATS]))
     .option('--description <text>', 'what it is for')
     .option('--json', 'the answer as JSON');
 
@@ -187,7 +192,7 @@ export function registerWebhookCommand(program: Command, context: CliContext): v
     .command('deliveries')
     .description('The delivery log: each delivery with its attempts')
     .argument('<webhook>', 'its id', webhookId)
-    .addOption(new Option('--status <status>', 'only these').choices([...STATUSES]))
+    .addOption(new Option('--status <status>', 'only these').choices([...DELIVERY_STATUSES]))
     .option('--limit <n>', 'deliveries at most (1-200)', integer(1, 200))
     .option('--cursor <cursor>', 'the page after the one that printed it')
     .option('--json', 'a JSON array')

@@ -8,7 +8,7 @@ import type {
   UpdateWebhook,
   Webhook,
   WebhookDetail,
-} from './webhook-types.js';
+} from '../webhooks/contract.js';
 
 // The typed client's calls for webhooks: endpoints that hear the desk's events, their secrets and
 // their delivery log. Admins only; the work client (work-client.ts) spreads these into its own.

@@ -1,14 +1,20 @@
-import type { Delivery, DeliveryStatus, Webhook } from '../../../src/client/webhook-types.ts';
+import type {
+  DELIVERY_STATUSES as SERVER_DELIVERY_STATUSES,
+  Delivery,
+  DeliveryStatus,
+  Webhook,
+} from '../../../src/webhooks/schemas.ts';
 import { api, withQuery } from './api.ts';
 import { formatAgo } from './format.ts';
 
 // Webhooks as the page reads them: the endpoints' addresses in the API and the words for their
-// state. Every string here that came from the service is shown as text, never as markup.
+// state. Every string here that came from the service is shown as text, never as markup. The
+// schemas bring TypeBox, so the statuses are copied here; `satisfies` fails the check if they differ.
 
-export type { Attempt, CreatedWebhook, Delivery, DeliveryStatus, Webhook } from '../../../src/client/webhook-types.ts';
+export type { Attempt, CreatedWebhook, Delivery, DeliveryStatus, Webhook } from '../../../src/webhooks/schemas.ts';
 
-export const DELIVERY_STATUSES: readonly DeliveryStatus[] = ['pending', 'succeeded', 'failed'];
-export const ALL_EVENTS = '*';
+export const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed'] as const satisfies typeof SERVER_DELIVERY_STATUSES;
+export { ALL_EVENTS } from '../../../src/webhooks/event-names.ts';
 /** The most of a response body the log shows (the service keeps no more). */
 export const BODY_SHOWN = 1024;
 
