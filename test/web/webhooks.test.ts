@@ -62,6 +62,22 @@ async function fitsWidth(page: Page): Promise<void> {
   expect(over).toBeLessThanOrEqual(0);
 }
 
+/** Visible text under 12 px in the page's main landmark (Lighthouse's "legible font sizes"). */
+function smallText(page: Page): Promise<string[]> {
+  return page.evaluate<string[]>(`(() => {
+    const found = [];
+    const walker = document.createTreeWalker(document.querySelector('main'), NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      const text = node.textContent?.trim() ?? '';
+      const parent = node.parentElement;
+      if (text === '' || !parent || parent.closest('.visually-hidden') || parent.getClientRects().length === 0) continue;
+      const size = parseFloat(getComputedStyle(parent).fontSize);
+      if (size < 12) found.push(size + 'px: ' + text.slice(0, 40));
+    }
+    return found;
+  })()`);
+}
+
 const nav = (page: Page) => page.getByRole('navigation', { name: 'Main' });
 
 beforeAll(async () => {
@@ -121,6 +137,7 @@ describe.each(['desktop', 'phone'] as const)('webhooks at %s width', (viewport) 
     const deliveryId = sent.headers['webhook-id'] as string;
     expect(await entry.getAttribute('data-delivery')).toBe(deliveryId);
     await fitsWidth(page);
+    expect(await smallText(page)).toEqual([]);
     await screenshot(page, `webhooks-log-${viewport}`);
 
     // A receiver that fails, then Redeliver: the same webhook-id again, a second attempt in the log.
