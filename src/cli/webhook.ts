@@ -190,7 +190,7 @@ export function registerWebhookCommand(program: Command, context: CliContext): v
 
   webhook
     .command('deliveries')
-    .description('The delivery log: each delivery with its attempts')
+    .description('The delivery log, newest first: each delivery with its attempts')
     .argument('<webhook>', 'its id', webhookId)
     .addOption(new Option('--status <status>', 'only these').choices([...DELIVERY_STATUSES]))
     .option('--limit <n>', 'deliveries at most (1-200)', integer(1, 200))

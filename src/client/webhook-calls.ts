@@ -57,7 +57,7 @@ export function webhookCalls(request: Requester, nextCursor: (link: string | nul
       return (await request<Delivery>('POST', path`/webhooks/${id}/test`, call)).body;
     },
 
-    /** Newest first, each with its attempts, a page at a time. */
+    /** Newest first, each with its attempts, a page at a time (`limit` ≤ 200). */
     async listWebhookDeliveries(
       id: string,
       query: DeliveriesQuery = {},
