@@ -1,6 +1,12 @@
 // webhooks' wire vocabulary for the layers above and for clients: schemas and import-free lists only.
 
-export { ALL_EVENTS, STATUS_EVENT_NAMES, STREAM_EVENT_NAMES, WEBHOOK_EVENTS, WEBHOOK_EVENT_NAMES } from './event-names.js';
+export {
+  ALL_EVENTS,
+  STATUS_EVENT_NAMES,
+  STREAM_EVENT_NAMES,
+  WEBHOOK_EVENTS,
+  WEBHOOK_EVENT_NAMES,
+} from './event-names.js';
 export {
   AttemptSchema,
   CreateWebhookSchema,

@@ -12,6 +12,8 @@ import type { ItemStatus, NewDelivery, WebhookStatements } from './store/port.js
 
 const BATCH = 500;
 const BATCH_BYTES = 1024 * 1024;
+/** The events whose data is a work item (a comment's is the comment). */
+const ITEM_EVENTS = new Set(['work.created', 'work.updated', 'work.deleted']);
 
 /** Another instance moved the cursor while this one read: it wrote these deliveries. */
 class CursorMoved extends Error {}
@@ -70,7 +72,7 @@ export function createFanOut({ database, log, top, statementsOn, publicUrl, logg
 
     const subscriptions = (await top.listEndpoints()).filter((row) => row.enabled === 1).map(subscriptionOf);
     const itemIds = [
-      ...new Set(ready.filter((e) => e.type.startsWith('work.')).map((e) => String(parsed(e).data?.id ?? ''))),
+      ...new Set(ready.filter((e) => ITEM_EVENTS.has(e.type)).map((e) => String(parsed(e).data?.id ?? ''))),
     ].filter(Boolean);
     const statuses = new Map((await top.itemStatuses(itemIds)).map((row) => [row.work_item_id, row.status]));
     const changed = new Map<string, string>();
@@ -78,7 +80,7 @@ export function createFanOut({ database, log, top, statementsOn, publicUrl, logg
     const deliveries: NewDelivery[] = [];
     for (const stored of ready) {
       const event = parsed(stored);
-      const itemId = stored.type.startsWith('work.') && typeof event.data?.id === 'string' ? event.data.id : null;
+      const itemId = ITEM_EVENTS.has(stored.type) && typeof event.data?.id === 'string' ? event.data.id : null;
       let statusName: string | null = null;
       if (itemId !== null && stored.type === 'work.deleted') {
         statuses.delete(itemId);

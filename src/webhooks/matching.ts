@@ -37,11 +37,7 @@ export function statusEventName(previous: string | null | undefined, status: unk
  * The name the endpoint hears the event by, or null when it does not want it. The status's own
  * name wins where the endpoint lists it; "*" hears the stream's name (its data has the status).
  */
-export function deliveredName(
-  sub: Subscription,
-  event: LoggedEvent,
-  statusName: string | null,
-): string | null {
+export function deliveredName(sub: Subscription, event: LoggedEvent, statusName: string | null): string | null {
   if (sub.row.created_at > event.created_at) return null;
   if (!wantsItem(sub, event)) return null;
   if (statusName !== null && sub.events.has(statusName)) return statusName;
@@ -65,7 +61,12 @@ function wantsItem(sub: Subscription, event: LoggedEvent): boolean {
 }
 
 /** The bytes sent: {type, timestamp, data}, or a Slack-compatible {text, blocks}. */
-export function deliveryBody(format: WebhookFormat, name: string, event: LoggedEvent, publicUrl: string | null): string {
+export function deliveryBody(
+  format: WebhookFormat,
+  name: string,
+  event: LoggedEvent,
+  publicUrl: string | null,
+): string {
   if (format === 'slack') return JSON.stringify(slackBody({ type: name, data: event.data }, publicUrl));
   return JSON.stringify({ type: name, timestamp: event.created_at, data: event.data });
 }

@@ -23,7 +23,11 @@ const EventsSchema = Type.Array(Type.String({ minLength: 1, maxLength: 64 }), {
   maxItems: 64,
   description: 'Event names (GET /webhooks/events), or ["*"] for all',
 });
-const TypesSchema = Type.Array(WorkTypeSchema, { minItems: 1, maxItems: 64, description: 'Only work items of these types' });
+const TypesSchema = Type.Array(WorkTypeSchema, {
+  minItems: 1,
+  maxItems: 64,
+  description: 'Only work items of these types',
+});
 const DescriptionSchema = Type.String({ maxLength: 500 });
 
 export const WebhookSchema = Type.Object(

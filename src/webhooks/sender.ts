@@ -9,9 +9,8 @@ import type { DeliveryChanges, EndpointChanges, WebhookStatements } from './stor
 import type { WebhookDeliveryRow, WebhookEndpointRow } from './tables.js';
 
 // The sender: leases endpoints whose oldest pending delivery is due (one sender per endpoint
-// across instances), and sends each endpoint's deliveries one at a time in order. A delivery
-// waiting for a retry holds back the later ones of its endpoint only: endpoints run side by side,
-// up to `concurrency` at once, each in a worker of its own, so a slow one delays no other.
+// across instances) and sends each one's deliveries in order, a retry holding back only its own
+// endpoint; up to `concurrency` endpoints at once, each in its own worker, so none waits on another.
 
 export const DELIVERY_OUTCOMES = ['succeeded', 'retrying', 'failed', 'gone'] as const;
 export type DeliveryOutcome = (typeof DELIVERY_OUTCOMES)[number];
@@ -31,6 +30,8 @@ export interface SenderOptions {
   sendTimeoutMs?: number;
   concurrency?: number;
   pollMs?: number;
+  /** How long stop() waits for sends under way before leaving them to their leases. */
+  stopWaitMs?: number;
   /** Told of each attempt's outcome (the metrics). */
   observe?: (outcome: DeliveryOutcome) => void;
 }
@@ -68,7 +69,12 @@ function changesOf(
     case 'gone':
       return {
         delivery: { status: 'failed', attempt_count, next_attempt_at: null },
-        endpoint: { enabled: 0, disabled_reason: 'gone', failing_since: endpoint.failing_since ?? iso, updated_at: iso },
+        endpoint: {
+          enabled: 0,
+          disabled_reason: 'gone',
+          failing_since: endpoint.failing_since ?? iso,
+          updated_at: iso,
+        },
       };
     case 'retry':
     case 'failed': {
@@ -105,6 +111,7 @@ export function startWebhookSender({
   sendTimeoutMs = 15_000,
   concurrency = 16,
   pollMs = 5_000,
+  stopWaitMs = 5_000,
   observe = () => {},
 }: SenderOptions): WebhookSender {
   let stopped = false;
@@ -117,9 +124,19 @@ export function startWebhookSender({
       // At every connect, not only at create: the name may point somewhere else by now.
       await guard(new URL(endpoint.url));
     } catch (error) {
-      return { status_code: null, latency_ms: 0, response_body: null, retry_after_s: null, error: (error as Error).message };
+      return {
+        status_code: null,
+        latency_ms: 0,
+        response_body: null,
+        retry_after_s: null,
+        error: (error as Error).message,
+      };
     }
-    return transport(endpoint.url, signedHeaders(secretsAt(endpoint, at), delivery.id, at, delivery.body), delivery.body);
+    return transport(
+      endpoint.url,
+      signedHeaders(secretsAt(endpoint, at), delivery.id, at, delivery.body),
+      delivery.body,
+    );
   }
 
   /** Sends the endpoint's due deliveries in order while the lease allows; resolves with the attempts made. */
@@ -130,7 +147,8 @@ export function startWebhookSender({
     try {
       while (!stopped && now().getTime() + sendTimeoutMs < Date.parse(leasedUntil)) {
         const delivery = await top.headDelivery(endpoint.id);
-        if (!delivery || delivery.next_attempt_at === null || Date.parse(delivery.next_attempt_at) > now().getTime()) break;
+        if (!delivery || delivery.next_attempt_at === null || Date.parse(delivery.next_attempt_at) > now().getTime())
+          break;
         const result = await attempt(endpoint, delivery);
         const at = now();
         const verdict = judge(result, delivery.attempt_count + 1, at);
@@ -186,11 +204,7 @@ export function startWebhookSender({
     const free = concurrency - active.size;
     if (free <= 0 || stopped) return;
     const at = now();
-    const claimed = await top.claimEndpoints(
-      at.toISOString(),
-      new Date(at.getTime() + leaseMs).toISOString(),
-      free,
-    );
+    const claimed = await top.claimEndpoints(at.toISOString(), new Date(at.getTime() + leaseMs).toISOString(), free);
     for (const endpoint of claimed) {
       const running = work(endpoint)
         .catch((error: unknown) => {
@@ -235,8 +249,16 @@ export function startWebhookSender({
     async stop() {
       stopped = true;
       clearInterval(timer);
-      await filling;
-      await Promise.all(active.values());
+      // A send stuck on a silent receiver must not hold the shutdown for its whole timeout.
+      let wait: NodeJS.Timeout | undefined;
+      await Promise.race([
+        (async () => {
+          await filling;
+          await Promise.all(active.values());
+        })(),
+        new Promise((resolve) => (wait = setTimeout(resolve, stopWaitMs))),
+      ]);
+      clearTimeout(wait);
     },
   };
 }

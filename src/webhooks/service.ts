@@ -69,7 +69,12 @@ export function createWebhookService({ statements: s, guard, now, publicUrl, nud
 
   async function withAttempts(rows: Awaited<ReturnType<WebhookStatements['listDeliveries']>>): Promise<Delivery[]> {
     const attempts = await s.attemptsOf(rows.map((row) => row.id));
-    return rows.map((row) => toDelivery(row, attempts.filter((attempt) => attempt.delivery_id === row.id)));
+    return rows.map((row) =>
+      toDelivery(
+        row,
+        attempts.filter((attempt) => attempt.delivery_id === row.id),
+      ),
+    );
   }
 
   return {

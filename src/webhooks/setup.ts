@@ -115,7 +115,9 @@ export function createWebhooks({
       timers.push(setInterval(wake, fanOutPollMs));
       timers.push(
         setInterval(() => {
-          purge().catch((error: unknown) => logger.warn({ err: { message: (error as Error).message } }, 'webhook purge failed'));
+          purge().catch((error: unknown) =>
+            logger.warn({ err: { message: (error as Error).message } }, 'webhook purge failed'),
+          );
         }, RETENTION_EVERY_MS),
       );
       for (const timer of timers) timer.unref();

@@ -21,12 +21,7 @@ export function signature(secret: string, id: string, timestamp: number, body: s
 }
 
 /** The three headers of one attempt, signed with every secret given (current first). */
-export function signedHeaders(
-  secrets: readonly string[],
-  id: string,
-  at: Date,
-  body: string,
-): Record<string, string> {
+export function signedHeaders(secrets: readonly string[], id: string, at: Date, body: string): Record<string, string> {
   const timestamp = Math.floor(at.getTime() / 1000);
   return {
     'content-type': 'application/json',

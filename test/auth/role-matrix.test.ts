@@ -85,6 +85,27 @@ async function newPerson(app: HttpApp): Promise<string> {
   return name;
 }
 
+/** A fresh webhook endpoint (port 1 on loopback: nothing listens), made by the admin. */
+async function newWebhook(app: HttpApp): Promise<string> {
+  const made = await call(
+    app,
+    'POST',
+    '/webhooks',
+    { url: 'http://127.0.0.1:1/hook', events: ['webhook.test'] },
+    bearer(ADMIN_SECRET),
+  );
+  expect(made.status, made.text).toBe(201);
+  return made.body.id as string;
+}
+
+/** A fresh endpoint with one test delivery queued. */
+async function newDelivery(app: HttpApp): Promise<{ webhook: string; delivery: string }> {
+  const webhook = await newWebhook(app);
+  const queued = await call(app, 'POST', `/webhooks/${webhook}/test`, undefined, bearer(ADMIN_SECRET));
+  expect(queued.status, queued.text).toBe(202);
+  return { webhook, delivery: queued.body.id as string };
+}
+
 const CASES: Case[] = [
   { route: 'GET /health', service: 'work', request: async () => ({ url: '/health' }), roles: everyone(200), open: 200 },
   {
@@ -322,6 +343,73 @@ const CASES: Case[] = [
     service: 'work',
     request: async (f) => ({ url: `/people/${await newPerson(f.app)}/test-email` }),
     roles: only(409, 'admin'),
+  },
+  {
+    route: 'GET /webhooks/events',
+    service: 'work',
+    request: async () => ({ url: '/webhooks/events' }),
+    roles: only(200, 'admin'),
+  },
+  {
+    route: 'POST /webhooks',
+    service: 'work',
+    request: async () => ({ url: '/webhooks', payload: { url: 'http://127.0.0.1:1/hook', events: ['webhook.test'] } }),
+    roles: only(201, 'admin'),
+  },
+  { route: 'GET /webhooks', service: 'work', request: async () => ({ url: '/webhooks' }), roles: only(200, 'admin') },
+  {
+    route: 'GET /webhooks/:id',
+    service: 'work',
+    request: async (f) => ({ url: `/webhooks/${await newWebhook(f.app)}` }),
+    roles: only(200, 'admin'),
+  },
+  {
+    route: 'PATCH /webhooks/:id',
+    service: 'work',
+    request: async (f) => ({ url: `/webhooks/${await newWebhook(f.app)}`, payload: { description: 'matrix' } }),
+    roles: only(200, 'admin'),
+  },
+  {
+    route: 'DELETE /webhooks/:id',
+    service: 'work',
+    request: async (f) => ({ url: `/webhooks/${await newWebhook(f.app)}` }),
+    roles: only(204, 'admin'),
+  },
+  {
+    route: 'POST /webhooks/:id/rotate-secret',
+    service: 'work',
+    request: async (f) => ({ url: `/webhooks/${await newWebhook(f.app)}/rotate-secret` }),
+    roles: only(200, 'admin'),
+  },
+  {
+    route: 'POST /webhooks/:id/test',
+    service: 'work',
+    request: async (f) => ({ url: `/webhooks/${await newWebhook(f.app)}/test` }),
+    roles: only(202, 'admin'),
+  },
+  {
+    route: 'GET /webhooks/:id/deliveries',
+    service: 'work',
+    request: async (f) => ({ url: `/webhooks/${await newWebhook(f.app)}/deliveries` }),
+    roles: only(200, 'admin'),
+  },
+  {
+    route: 'POST /webhooks/:id/deliveries/:delivery_id/redeliver',
+    service: 'work',
+    request: async (f) => {
+      const { webhook, delivery } = await newDelivery(f.app);
+      return { url: `/webhooks/${webhook}/deliveries/${delivery}/redeliver` };
+    },
+    roles: only(202, 'admin'),
+  },
+  {
+    route: 'POST /webhooks/:id/recover',
+    service: 'work',
+    request: async (f) => ({
+      url: `/webhooks/${await newWebhook(f.app)}/recover`,
+      payload: { since: '2020-01-01T00:00:00.000Z' },
+    }),
+    roles: only(202, 'admin'),
   },
   {
     route: 'POST /mailboxes',

@@ -20,7 +20,7 @@ const LAYERS = [
   ['classify'],
   ['work'],
   ['conversation'],
-  ['notify'],
+  ['notify', 'webhooks'],
   ['intake'],
   ['client'],
   ['mcp', 'cli', 'ui-server'],
@@ -38,6 +38,8 @@ const BROWSER_SAFE = [
   'notify/outbox/schemas.ts',
   'notify/people/schemas.ts',
   'shared/config/auth-modes.ts',
+  'webhooks/event-names.ts',
+  'webhooks/schemas.ts',
   'work/agent-loop/limits.ts',
   'work/api-contract.ts',
   'work/items/lifecycle.ts',
@@ -53,7 +55,7 @@ const TYPE_ONLY = ['conversation/rows.ts', 'work/events/hub.ts', 'work/items/cha
 
 // A feature's entry files: what other folders may import of it. contract.ts holds the wire
 // vocabulary (schemas, import-free lists) that clients and the CLI load without the server.
-const FEATURES = ['auth', 'email', 'classify', 'work', 'conversation', 'notify', 'intake'];
+const FEATURES = ['auth', 'email', 'classify', 'work', 'conversation', 'notify', 'webhooks', 'intake'];
 const ENTRY_FILES = ['index.ts', 'contract.ts'];
 
 function sourcesOf(dir: string, extensions: string[]): string[] {

@@ -71,7 +71,14 @@ export async function startTestApp(
 /** What a test may set on the work app beyond the environment: its clock, its lease sweeps, notify's collaborators. */
 export type WorkAppOptions = Pick<
   WorkAppDeps,
-  'now' | 'sweepEveryMs' | 'onLeaseSweeper' | 'notify' | 'onNotifySender' | 'onNotifyScheduler' | 'webhooks' | 'onWebhooks'
+  | 'now'
+  | 'sweepEveryMs'
+  | 'onLeaseSweeper'
+  | 'notify'
+  | 'onNotifySender'
+  | 'onNotifyScheduler'
+  | 'webhooks'
+  | 'onWebhooks'
 >;
 
 export function startWorkApp(

@@ -3,7 +3,15 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createTestClock } from '../support/clock.js';
 import { storesUnderTest } from '../support/databases.js';
 import { call } from '../support/http.js';
-import { type HookApp, type Receiver, type Received, admin, createEndpoint, startHookApp, startReceiver } from './support.js';
+import {
+  type HookApp,
+  type Receiver,
+  type Received,
+  admin,
+  createEndpoint,
+  startHookApp,
+  startReceiver,
+} from './support.js';
 
 // Webhooks through HTTP on both stores, to real receivers on loopback: every event of a scripted
 // run arrives once, in order, signed so the official standardwebhooks library verifies it; the
@@ -36,7 +44,10 @@ describe.each(await storesUnderTest())('webhook delivery on %s', (kind) => {
 
   it('a scripted run: every event once, in order, signed; per-status names; filters', async () => {
     const all = await createEndpoint(app, { url: `${receiver.url}?all`, events: ['*'] });
-    const done = await createEndpoint(app, { url: `${receiver.url}?done`, events: ['work.cancelled', 'work.completed'] });
+    const done = await createEndpoint(app, {
+      url: `${receiver.url}?done`,
+      events: ['work.cancelled', 'work.completed'],
+    });
     const project = await call(app.t.app, 'POST', '/projects', { name: `p-${Date.now()}` }, admin);
     expect(project.status, project.text).toBe(201);
     const scoped = await createEndpoint(app, {
@@ -45,9 +56,21 @@ describe.each(await storesUnderTest())('webhook delivery on %s', (kind) => {
       project_id: project.body.id,
     });
     const a = await call(app.t.app, 'POST', '/work', { type: 'hook-a', description: 'one' }, admin);
-    const b = await call(app.t.app, 'POST', '/work', { type: 'hook-b', description: 'two', project_id: project.body.id }, admin);
+    const b = await call(
+      app.t.app,
+      'POST',
+      '/work',
+      { type: 'hook-b', description: 'two', project_id: project.body.id },
+      admin,
+    );
     expect(b.status, b.text).toBe(201);
-    const finished = await call(app.t.app, 'PATCH', `/work/${a.body.id}`, { status: 'cancelled', outcome: 'cancelled' }, admin);
+    const finished = await call(
+      app.t.app,
+      'PATCH',
+      `/work/${a.body.id}`,
+      { status: 'cancelled', outcome: 'cancelled' },
+      admin,
+    );
     expect(finished.status, finished.text).toBe(200);
     await call(app.t.app, 'PATCH', `/work/${b.body.id}`, { description: 'two, edited' }, admin);
 
@@ -95,6 +118,11 @@ describe.each(await storesUnderTest())('webhook delivery on %s', (kind) => {
         .reverse()
         .map((r) => r.headers['webhook-id']),
     );
+    // The secrets sign and are shown once: never in a log line.
+    expect(app.t.logs.text()).not.toContain('whsec_');
+    const metrics = await call(app.t.app, 'GET', '/metrics', undefined, admin);
+    expect(metrics.text).toMatch(/agentdesk_webhook_deliveries_total\{outcome="succeeded"\} [1-9]/);
+    expect(metrics.text).toContain('agentdesk_webhook_oldest_pending_seconds');
     for (const id of [all.id, done.id, scoped.id]) await call(app.t.app, 'DELETE', `/webhooks/${id}`, undefined, admin);
   });
 
@@ -114,13 +142,13 @@ describe.each(await storesUnderTest())('webhook delivery on %s', (kind) => {
       return receiver.received.filter((r) => r.path.endsWith('?rot')).at(-1)!;
     };
     const during = await sendTest();
-    expect(during.headers['webhook-signature']!.split(' ')).toHaveLength(2);
+    expect((during.headers['webhook-signature'] as string).split(' ')).toHaveLength(2);
     expect(verifyAt(made.secret, during, clock.now())).toMatchObject({ type: 'webhook.test' });
     expect(verifyAt(rotated.body.secret, during, clock.now())).toMatchObject({ type: 'webhook.test' });
 
     clock.advance(24 * 3_600_000 + 1_000);
     const after = await sendTest();
-    expect(after.headers['webhook-signature']!.split(' ')).toHaveLength(1);
+    expect((after.headers['webhook-signature'] as string).split(' ')).toHaveLength(1);
     expect(verifyAt(rotated.body.secret, after, clock.now())).toMatchObject({ type: 'webhook.test' });
     expect(() => verifyAt(made.secret, after, clock.now())).toThrow();
     await call(app.t.app, 'DELETE', `/webhooks/${made.id}`, undefined, admin);

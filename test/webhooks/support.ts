@@ -38,7 +38,11 @@ export async function startReceiver(): Promise<Receiver> {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
-      received.push({ headers: request.headers, body: Buffer.concat(chunks).toString('utf8'), path: request.url ?? '' });
+      received.push({
+        headers: request.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+        path: request.url ?? '',
+      });
       const answer = answers.shift() ?? { status: 200, body: 'ok' };
       if ('hang' in answer) {
         hanging.add(response);

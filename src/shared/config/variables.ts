@@ -395,7 +395,8 @@ export const CONFIG_VARIABLES: readonly ConfigVariable[] = [
     name: 'WEBHOOK_RETENTION_DAYS',
     group: 'webhooks',
     default: '`30`',
-    meaning: 'Webhook deliveries (and their attempts) older than this are purged; a pending one is kept until it is sent or fails',
+    meaning:
+      'Webhook deliveries (and their attempts) older than this are purged; a pending one is kept until it is sent or fails',
   },
   {
     name: 'OTEL_EXPORTER_OTLP_ENDPOINT',

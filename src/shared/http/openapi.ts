@@ -21,6 +21,11 @@ export const OPENAPI_TAGS = [
     description: 'The emails the desk sends people (questions, reviews): who was told, when, and what failed',
   },
   {
+    name: 'webhooks',
+    description:
+      "Webhook endpoints (admins only): the desk's events POSTed to other systems, signed (Standard Webhooks), retried, with a delivery log",
+  },
+  {
     name: 'people',
     description: "People's profiles: the address the desk tells of questions and reviews, and how often",
   },

@@ -62,7 +62,11 @@ export function crossDialectWebhooks(db: DatabaseHandle): CrossDialectWebhooks {
     },
 
     async fanOutCursor() {
-      const row = await db.selectFrom('webhook_fan_out').select('event_id').where('id', '=', 1).executeTakeFirstOrThrow();
+      const row = await db
+        .selectFrom('webhook_fan_out')
+        .select('event_id')
+        .where('id', '=', 1)
+        .executeTakeFirstOrThrow();
       return Number(row.event_id);
     },
 

@@ -6,7 +6,9 @@ import type { WebhookAttemptRow, WebhookDeliveryRow, WebhookEndpointRow } from '
 
 export type EndpointChanges = Partial<Omit<WebhookEndpointRow, 'id' | 'created_at' | 'created_by'>>;
 export type NewDelivery = Omit<WebhookDeliveryRow, 'seq'>;
-export type DeliveryChanges = Partial<Pick<WebhookDeliveryRow, 'status' | 'attempt_count' | 'next_attempt_at' | 'delivered_at'>>;
+export type DeliveryChanges = Partial<
+  Pick<WebhookDeliveryRow, 'status' | 'attempt_count' | 'next_attempt_at' | 'delivered_at'>
+>;
 
 export interface PendingSummary {
   endpoint_id: string;

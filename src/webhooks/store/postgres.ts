@@ -12,7 +12,8 @@ export function postgresWebhooks(db: DatabaseHandle): WebhookStatements {
     ...crossDialectWebhooks(db),
 
     async claimEndpoints(now, leaseUntil, limit) {
-      const { rows } = await sql<WebhookEndpointRow>`UPDATE webhook_endpoints SET claimed_until = ${leaseUntil}::timestamptz
+      const { rows } =
+        await sql<WebhookEndpointRow>`UPDATE webhook_endpoints SET claimed_until = ${leaseUntil}::timestamptz
         WHERE id IN (
           SELECT e.id FROM webhook_endpoints e
           WHERE e.enabled = 1 AND (e.claimed_until IS NULL OR e.claimed_until <= ${now}::timestamptz)
