@@ -191,6 +191,7 @@ it('a refused URL is told in the service’s words; a member has no Webhooks ent
   await form.getByRole('checkbox', { name: 'All events, those added later too' }).check();
   await form.getByRole('button', { name: 'Add webhook' }).click();
   await eventually(() => form.getByRole('alert').count()).toBe(1);
+  expect(await form.getByRole('alert').innerText()).toMatch(/url: only http and https/);
   await screenshot(page, 'webhooks-refused-desktop');
   expect(errors).toEqual([]);
   await context.close();
