@@ -145,7 +145,9 @@ export function startWebhookSender({
     const leasedUntil = claimed.claimed_until!;
     let attempts = 0;
     try {
-      while (!stopped && now().getTime() + sendTimeoutMs < Date.parse(leasedUntil)) {
+      // The first send of a hold always goes (a lease shorter than the timeout still sends);
+      // later ones only while a whole send fits in what is left of it.
+      while (!stopped && (attempts === 0 || now().getTime() + sendTimeoutMs < Date.parse(leasedUntil))) {
         const delivery = await top.headDelivery(endpoint.id);
         if (!delivery || delivery.next_attempt_at === null || Date.parse(delivery.next_attempt_at) > now().getTime())
           break;
@@ -180,9 +182,9 @@ export function startWebhookSender({
           logger.warn({ webhook: endpoint.id, reason: endpoint.disabled_reason }, 'webhook disabled');
           await appendEvent(
             WEBHOOK_EVENTS.disabled,
+            // No URL: the event stream reaches every reader, and a URL can be a credential (Slack's are).
             {
               id: endpoint.id,
-              url: endpoint.url,
               disabled_reason: endpoint.disabled_reason,
               failing_since: endpoint.failing_since,
               created_by: endpoint.created_by,

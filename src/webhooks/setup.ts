@@ -110,6 +110,7 @@ export function createWebhooks({
         now,
         logger,
         observe,
+        leaseMs: config.webhooks.leaseMs,
         ...senderOptions,
       });
       timers.push(setInterval(wake, fanOutPollMs));

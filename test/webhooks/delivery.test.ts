@@ -1,5 +1,6 @@
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { createEventLog } from '../../src/work/index.js';
 import { createTestClock } from '../support/clock.js';
 import { storesUnderTest } from '../support/databases.js';
 import { call } from '../support/http.js';
@@ -169,5 +170,21 @@ describe.each(await storesUnderTest())('webhook delivery on %s', (kind) => {
     const listed = await call(app.t.app, 'GET', '/webhooks', undefined, admin);
     expect(JSON.stringify(listed.body)).not.toContain('whsec_');
     await call(app.t.app, 'DELETE', `/webhooks/${made.id}`, undefined, admin);
+  });
+  it('the event log keeps, past its retention, the events the fan-out has not read while an endpoint exists', async () => {
+    const made = await createEndpoint(app, { url: `${receiver.url}?keep`, events: ['project.created'] });
+    await app.deliver();
+    const read = await app.webhooks().keepAbove();
+    expect(read).not.toBeNull();
+    await call(app.t.app, 'POST', '/projects', { name: `unread-${Date.now()}` }, admin);
+    const log = createEventLog(app.t.database);
+    await log.purgeBefore(new Date(Date.now() + 3_600_000).toISOString(), read ?? undefined);
+    const left = await log.after(0, 1_000, 10_000_000);
+    expect(left.length).toBeGreaterThan(0);
+    expect(left.every((event) => event.id > read!)).toBe(true);
+    await app.deliver();
+    expect(receiver.received.filter((r) => r.path.endsWith('?keep'))).toHaveLength(1);
+    await call(app.t.app, 'DELETE', `/webhooks/${made.id}`, undefined, admin);
+    expect(await app.webhooks().keepAbove()).toBeNull();
   });
 });

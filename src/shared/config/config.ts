@@ -200,6 +200,8 @@ export interface Config {
   webhooks: {
     /** WEBHOOK_RETENTION_DAYS: deliveries older than this are purged. */
     retentionDays: number;
+    /** WEBHOOK_LEASE_S: how long a sender holds an endpoint it took (a dead one's pass to another after it). */
+    leaseMs: number;
   };
   /** Mail out (src/notify): SMTP, the sender, the links' base and the reply address (mail.ts). */
   mail: MailConfig;
@@ -648,7 +650,10 @@ export function loadConfig(env: Env): Readonly<Config> {
     questions: { waitsPerCaller: integer(env, 'QUESTION_WAITS_PER_CALLER', 100, 1, 100_000) },
     mail: mailConfig(env),
     answerLinks: answerLinksConfig(env),
-    webhooks: { retentionDays: integer(env, 'WEBHOOK_RETENTION_DAYS', 30, 1, 36_500) },
+    webhooks: {
+      retentionDays: integer(env, 'WEBHOOK_RETENTION_DAYS', 30, 1, 36_500),
+      leaseMs: integer(env, 'WEBHOOK_LEASE_S', 60, 1, 3_600) * 1000,
+    },
   };
   return deepFreeze(config);
 }

@@ -399,6 +399,13 @@ export const CONFIG_VARIABLES: readonly ConfigVariable[] = [
       'Webhook deliveries (and their attempts) older than this are purged; a pending one is kept until it is sent or fails',
   },
   {
+    name: 'WEBHOOK_LEASE_S',
+    group: 'webhooks',
+    default: '`60`',
+    meaning:
+      "How long an instance holds the endpoint it sends to (1–3600): after a crash its deliveries go from another instance once it has passed, with the same `webhook-id`; each hold sends at least one delivery, and more only while a send's 15 s still fit",
+  },
+  {
     name: 'OTEL_EXPORTER_OTLP_ENDPOINT',
     group: 'tracing',
     default: 'none',
