@@ -13,6 +13,7 @@ import { registerPeopleCommand } from './people.js';
 import { registerProjectCommand } from './project.js';
 import { registerMcpCommand, registerServeCommand } from './serve.js';
 import { registerTokenCommand } from './token.js';
+import { registerWebhookCommand } from './webhook.js';
 import { registerWorkCommand } from './work.js';
 
 const io = {
@@ -44,6 +45,7 @@ program.addHelpText(
 registerConversationCommands(program, registerWorkCommand(program, context), context);
 registerProjectCommand(program, context);
 registerPeopleCommand(program, context);
+registerWebhookCommand(program, context);
 registerTokenCommand(program, context);
 registerClassifyCommand(program, context);
 registerServeCommand(program, context);

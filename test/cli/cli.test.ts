@@ -369,6 +369,11 @@ describe('agentdesk on the command line, against real servers on SQLite', () => 
       ...['ls', 'create', 'rename'].map((c) => ['project', c]),
       ['token'],
       ...['create', 'ls', 'revoke'].map((c) => ['token', c]),
+      ['webhook'],
+      ...['add', 'list', 'events', 'show', 'update', 'enable', 'disable', 'delete', 'rotate-secret', 'test'].map(
+        (c) => ['webhook', c],
+      ),
+      ...['deliveries', 'redeliver', 'recover'].map((c) => ['webhook', c]),
       ['classify'],
       ['serve'],
       ['mcp'],

@@ -59,6 +59,7 @@ describe('on a 390 px phone', () => {
       'Mailboxes',
       'Tokens',
       'People',
+      'Webhooks',
       'My notifications',
     ]);
     // The menu itself does not scroll: every link lies inside the screen.

@@ -176,6 +176,7 @@ describe('signing in to the desk', () => {
       'Mailboxes',
       'Tokens',
       'People',
+      'Webhooks',
       'My notifications',
     ]);
     await page.getByRole('link', { name: 'Tokens' }).click();

@@ -22,6 +22,7 @@ import { ProjectsPage } from './pages/projects/projects.tsx';
 import { SignInPage } from './pages/sign-in.tsx';
 import { SubmitPage } from './pages/submit.tsx';
 import { TokensPage } from './pages/tokens/tokens.tsx';
+import { WebhooksPage } from './pages/webhooks/webhooks.tsx';
 
 // Each page shows in the menu only for the roles whose requests it makes.
 // The dashboard comes first, so it is the landing page of everyone who may read. Needs you is
@@ -37,6 +38,7 @@ const NAV: ReadonlyArray<{ path: string; label: string; access: Access; answers?
   { path: '/mailboxes', label: 'Mailboxes', access: 'read' },
   { path: '/tokens', label: 'Tokens', access: 'admin' },
   { path: '/people', label: 'People', access: 'admin' },
+  { path: '/webhooks', label: 'Webhooks', access: 'admin' },
   { path: '/notifications', label: 'My notifications', access: 'answer' },
 ];
 
@@ -120,6 +122,7 @@ function Desk({ session }: { session: SessionState }) {
   else if (path === '/classify') page = <ClassifyPage />;
   else if (path === '/tokens') page = <TokensPage />;
   else if (path === '/people') page = <PeoplePage />;
+  else if (path === '/webhooks') page = <WebhooksPage />;
   else if (path === '/notifications') page = <MyNotificationsPage />;
   else
     page = (
