@@ -28,8 +28,3 @@ export type WebhookTransport = (url: string, headers: Record<string, string>, bo
 
 /** Appends an event to the desk's log (webhook.disabled), in its own transaction. */
 export type AppendEvent = (type: string, data: Record<string, unknown>, at: string) => Promise<void>;
-
-/** Refuses every scheme but http(s): the stand-in until the outbound guard is wired. */
-export const SCHEME_GUARD: UrlGuard = async (url) => {
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UrlRefused('only http and https addresses');
-};

@@ -6,7 +6,7 @@ import { createEventLog } from '../work/index.js';
 import { type FanOut, createFanOut } from './fan-out.js';
 import { createHttpTransport } from './http-transport.js';
 import { registerWebhookMetrics } from './metrics.js';
-import { type AppendEvent, SCHEME_GUARD, type UrlGuard, type WebhookTransport } from './ports.js';
+import type { AppendEvent, UrlGuard, WebhookTransport } from './ports.js';
 import { type SenderOptions, type WebhookSender, startWebhookSender } from './sender.js';
 import { createWebhookService } from './service.js';
 import { webhookStatementsFor } from './store/index.js';
@@ -26,7 +26,10 @@ export interface WebhooksDeps {
   metrics: Registry;
   /** Writes webhook.disabled to the event log. */
   appendEvent: AppendEvent;
-  /** The outbound guard every address passes, at create and at each connect. */
+  /**
+   * The outbound guard every address passes at create and before each attempt, and the POST that
+   * checks each socket; both from OUTBOUND_ALLOWED_HOSTS unless a test gives its own.
+   */
   guard?: UrlGuard;
   transport?: WebhookTransport;
   sender?: Pick<SenderOptions, 'leaseMs' | 'sendTimeoutMs' | 'concurrency' | 'pollMs'>;
@@ -43,11 +46,14 @@ export function createWebhooks({
   now,
   metrics,
   appendEvent,
-  guard = SCHEME_GUARD,
-  transport = createHttpTransport(),
+  guard: givenGuard,
+  transport: givenTransport,
   sender: senderOptions = {},
   fanOutPollMs = FAN_OUT_POLL_MS,
 }: WebhooksDeps) {
+  const http = createHttpTransport({ allowedHosts: config.outbound.allowedHosts, now });
+  const guard = givenGuard ?? http.guard;
+  const transport = givenTransport ?? http.transport;
   const statementsOn = webhookStatementsFor(database.dialect);
   const top = statementsOn(database.kysely);
   const publicUrl = config.mail.publicUrl;
@@ -135,6 +141,7 @@ export function createWebhooks({
       for (const timer of timers) clearInterval(timer);
       await running;
       await sender?.stop();
+      await http.close();
     },
   };
 }

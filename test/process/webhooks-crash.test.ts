@@ -72,7 +72,12 @@ describe.each(stores)('webhooks through kill -9 on %s', (kind) => {
   it(`a burst of ${BURST} events, killed mid-way and restarted: each committed one arrives, with one webhook-id`, async () => {
     database = await createTestDatabase(kind);
     receiver = await startReceiver();
-    const env = { DATABASE_URL: database.config.url, LOG_LEVEL: 'warn', WEBHOOK_LEASE_S: LEASE_S };
+    const env = {
+      DATABASE_URL: database.config.url,
+      LOG_LEVEL: 'warn',
+      WEBHOOK_LEASE_S: LEASE_S,
+      OUTBOUND_ALLOWED_HOSTS: '127.0.0.1',
+    };
     const first = await startWorkServer({ env, startTimeoutMs: 60_000 });
     await subscribe(first, receiver);
     const committed: string[] = [];
@@ -113,7 +118,12 @@ describe.skipIf(!stores.includes('postgres'))('webhooks from two instances on on
   it('each delivery sent once, in event order; one instance killed mid-burst, the other finishes', async () => {
     database = await createTestDatabase('postgres');
     receiver = await startReceiver();
-    const env = { DATABASE_URL: database.config.url, LOG_LEVEL: 'warn', WEBHOOK_LEASE_S: LEASE_S };
+    const env = {
+      DATABASE_URL: database.config.url,
+      LOG_LEVEL: 'warn',
+      WEBHOOK_LEASE_S: LEASE_S,
+      OUTBOUND_ALLOWED_HOSTS: '127.0.0.1',
+    };
     const [a, b] = await Promise.all([
       startWorkServer({ env, startTimeoutMs: 60_000 }),
       startWorkServer({ env, startTimeoutMs: 60_000 }),

@@ -1,6 +1,6 @@
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
-import { retryAfterSeconds } from '../../src/webhooks/http-transport.js';
+import { parseRetryAfter as retryAfterSeconds } from '../../src/shared/net/outbound-post.js';
 import { MAX_RETRY_AFTER_MS, RETRY_SCHEDULE_MS, newSecret, signature } from '../../src/webhooks/index.js';
 import { judge } from '../../src/webhooks/schedule.js';
 

@@ -77,12 +77,12 @@ export async function startHookApp(kind: StoreKind, clock: TestClock, timeoutMs 
   let webhooks: Webhooks | undefined;
   const t = await startWorkApp(
     kind,
-    { ...AUTH_ENV, PUBLIC_URL: 'http://desk.example.org/' },
+    { ...AUTH_ENV, PUBLIC_URL: 'http://desk.example.org/', OUTBOUND_ALLOWED_HOSTS: '127.0.0.1' },
     {
       now: clock.now,
       sweepEveryMs: NO_TIMER_MS,
       webhooks: {
-        transport: createHttpTransport({ timeoutMs }),
+        transport: createHttpTransport({ allowedHosts: ['127.0.0.1'], timeoutMs }).transport,
         sender: { pollMs: NO_TIMER_MS, sendTimeoutMs: timeoutMs },
         fanOutPollMs: NO_TIMER_MS,
       },
