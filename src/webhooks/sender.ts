@@ -15,6 +15,9 @@ import type { WebhookDeliveryRow, WebhookEndpointRow } from './tables.js';
 export const DELIVERY_OUTCOMES = ['succeeded', 'retrying', 'failed', 'gone'] as const;
 export type DeliveryOutcome = (typeof DELIVERY_OUTCOMES)[number];
 
+/** At most this many deliveries of one endpoint are sent before their outcomes are committed. */
+const SEND_RUN = 50;
+
 export interface SenderOptions {
   database: Pick<Database, 'transaction'>;
   top: WebhookStatements;
@@ -118,11 +121,12 @@ export function startWebhookSender({
   const active = new Map<string, Promise<number>>();
   let filling: Promise<void> | null = null;
 
-  async function attempt(endpoint: WebhookEndpointRow, delivery: WebhookDeliveryRow): Promise<TransportResult> {
-    const at = now();
+  /** The guard's verdict as an attempt's result: null when the address may be called. */
+  async function refusal(endpoint: WebhookEndpointRow): Promise<TransportResult | null> {
     try {
-      // At every connect, not only at create: the name may point somewhere else by now.
+      // Per hold, not only at create: the allow-list or the name's address may have changed.
       await guard(new URL(endpoint.url));
+      return null;
     } catch (error) {
       return {
         status_code: null,
@@ -132,52 +136,83 @@ export function startWebhookSender({
         error: (error as Error).message,
       };
     }
-    return transport(
-      endpoint.url,
-      signedHeaders(secretsAt(endpoint, at), delivery.id, at, delivery.body),
-      delivery.body,
-    );
   }
 
-  /** Sends the endpoint's due deliveries in order while the lease allows; resolves with the attempts made. */
+  interface Sent {
+    delivery: WebhookDeliveryRow;
+    result: TransportResult;
+    at: Date;
+    verdict: Verdict;
+    changes: ReturnType<typeof changesOf>;
+  }
+
+  /** Records a run of attempts in one transaction while the lease holds; false when it was lost. */
+  async function record(endpointId: string, leasedUntil: string, sent: Sent[]): Promise<boolean> {
+    return database.transaction(async (tx) => {
+      const s = statementsOn(tx);
+      if (!(await s.holdsLease(endpointId, leasedUntil))) return false;
+      for (const { delivery, result, at, changes } of sent) {
+        await s.updateDelivery(delivery.id, changes.delivery);
+        await s.insertAttempt({
+          delivery_id: delivery.id,
+          at: at.toISOString(),
+          status_code: result.status_code,
+          latency_ms: result.latency_ms,
+          response_body: result.response_body,
+          error: result.error,
+        });
+        if (changes.endpoint) await s.updateEndpoint(endpointId, changes.endpoint);
+      }
+      return true;
+    });
+  }
+
+  /**
+   * Sends the endpoint's due deliveries in order while the lease allows; resolves with the attempts
+   * made. Successes are recorded a run at a time (one commit for up to SEND_RUN of them): a crash
+   * before that commit sends them again with the same webhook-id, which at-least-once allows.
+   */
   async function work(claimed: WebhookEndpointRow): Promise<number> {
     let endpoint = claimed;
     const leasedUntil = claimed.claimed_until!;
     let attempts = 0;
+    const refused = await refusal(endpoint);
+    // The first send of a hold always goes (a lease shorter than the timeout still sends);
+    // later ones only while a whole send fits in what is left of it.
+    const fits = () => !stopped && (attempts === 0 || now().getTime() + sendTimeoutMs < Date.parse(leasedUntil));
     try {
-      // The first send of a hold always goes (a lease shorter than the timeout still sends);
-      // later ones only while a whole send fits in what is left of it.
-      while (!stopped && (attempts === 0 || now().getTime() + sendTimeoutMs < Date.parse(leasedUntil))) {
-        const delivery = await top.headDelivery(endpoint.id);
-        if (!delivery || delivery.next_attempt_at === null || Date.parse(delivery.next_attempt_at) > now().getTime())
-          break;
-        const result = await attempt(endpoint, delivery);
-        const at = now();
-        const verdict = judge(result, delivery.attempt_count + 1, at);
-        const changes = changesOf(verdict, delivery, endpoint, at);
-        const kept = await database.transaction(async (tx) => {
-          const s = statementsOn(tx);
-          if (!(await s.holdsLease(endpoint.id, leasedUntil))) return false;
-          await s.updateDelivery(delivery.id, changes.delivery);
-          await s.insertAttempt({
-            delivery_id: delivery.id,
-            at: at.toISOString(),
-            status_code: result.status_code,
-            latency_ms: result.latency_ms,
-            response_body: result.response_body,
-            error: result.error,
-          });
-          if (changes.endpoint) await s.updateEndpoint(endpoint.id, changes.endpoint);
-          return true;
-        });
-        attempts += 1;
-        if (!kept) {
-          logger.warn({ webhook: endpoint.id, delivery: delivery.id }, 'webhook lease lost mid-send; it may go twice');
+      hold: while (fits()) {
+        const head = await top.headDeliveries(endpoint.id, SEND_RUN);
+        const sent: Sent[] = [];
+        for (const delivery of head) {
+          if (!fits()) break;
+          if (delivery.next_attempt_at === null || Date.parse(delivery.next_attempt_at) > now().getTime()) break;
+          const signedAt = now();
+          const result =
+            refused ??
+            (await transport(
+              endpoint.url,
+              signedHeaders(secretsAt(endpoint, signedAt), delivery.id, signedAt, delivery.body),
+              delivery.body,
+            ));
+          const at = now();
+          const verdict = judge(result, delivery.attempt_count + 1, at);
+          const changes = changesOf(verdict, delivery, endpoint, at);
+          sent.push({ delivery, result, at, verdict, changes });
+          attempts += 1;
+          if (changes.endpoint) endpoint = { ...endpoint, ...changes.endpoint };
+          if (verdict.kind !== 'succeeded') break;
+        }
+        if (sent.length === 0) break;
+        if (!(await record(endpoint.id, leasedUntil, sent))) {
+          logger.warn(
+            { webhook: endpoint.id, deliveries: sent.length },
+            'webhook lease lost mid-send; they may go twice',
+          );
           break;
         }
-        const outcome = verdict.kind === 'retry' ? 'retrying' : verdict.kind;
-        observe(outcome);
-        if (changes.endpoint) endpoint = { ...endpoint, ...changes.endpoint };
+        for (const { verdict } of sent) observe(verdict.kind === 'retry' ? 'retrying' : verdict.kind);
+        const last = sent.at(-1)!;
         if (endpoint.enabled === 0) {
           logger.warn({ webhook: endpoint.id, reason: endpoint.disabled_reason }, 'webhook disabled');
           await appendEvent(
@@ -189,12 +224,13 @@ export function startWebhookSender({
               failing_since: endpoint.failing_since,
               created_by: endpoint.created_by,
             },
-            at.toISOString(),
+            last.at.toISOString(),
           );
           break;
         }
         // The endpoint's next delivery waits for this one's retry: order holds per endpoint.
-        if (verdict.kind === 'retry') break;
+        if (last.verdict.kind === 'retry') break hold;
+        if (head.length < SEND_RUN && sent.length === head.length) break;
       }
     } finally {
       await top.releaseLease(endpoint.id, leasedUntil).catch(() => undefined);

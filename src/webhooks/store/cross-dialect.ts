@@ -113,16 +113,16 @@ export function crossDialectWebhooks(db: DatabaseHandle): CrossDialectWebhooks {
       }
     },
 
-    async headDelivery(endpointId) {
-      const row = await db
+    async headDeliveries(endpointId, limit) {
+      const rows = await db
         .selectFrom('webhook_deliveries')
         .selectAll()
         .where('endpoint_id', '=', endpointId)
         .where('status', '=', 'pending')
         .orderBy('seq')
-        .limit(1)
-        .executeTakeFirst();
-      return row && deliveryOf(row);
+        .limit(limit)
+        .execute();
+      return rows.map(deliveryOf);
     },
 
     async releaseLease(endpointId, leasedUntil) {

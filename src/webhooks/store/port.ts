@@ -53,8 +53,8 @@ export interface WebhookStatements {
    * no other sender holds, until `leaseUntil`; two senders never hold one endpoint at once.
    */
   claimEndpoints(now: string, leaseUntil: string, limit: number): Promise<WebhookEndpointRow[]>;
-  /** The endpoint's oldest pending delivery. */
-  headDelivery(endpointId: string): Promise<WebhookDeliveryRow | undefined>;
+  /** The endpoint's oldest pending deliveries, up to `limit`, in the order they are sent. */
+  headDeliveries(endpointId: string, limit: number): Promise<WebhookDeliveryRow[]>;
   /** True while this sender's lease (`leasedUntil`) on the endpoint holds; locks the row in a transaction. */
   holdsLease(endpointId: string, leasedUntil: string): Promise<boolean>;
   releaseLease(endpointId: string, leasedUntil: string): Promise<void>;
