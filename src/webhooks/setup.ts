@@ -15,6 +15,7 @@ import { webhookStatementsFor } from './store/index.js';
 // service, the fan-out from the event log, the sender, and the retention of the delivery log.
 
 const FAN_OUT_POLL_MS = 1_000;
+const FAN_OUT_GATHER_MS = 20;
 const RETENTION_EVERY_MS = 60 * 60 * 1000;
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -79,6 +80,8 @@ export function createWebhooks({
     if (stopped || queued) return;
     queued = true;
     running = running.then(async () => {
+      // Commits that land meanwhile join this read: one fan-out transaction for a burst, not one each.
+      await new Promise((resolve) => setTimeout(resolve, FAN_OUT_GATHER_MS));
       queued = false;
       if (stopped) return;
       await fanOut.run().catch((error: unknown) => {
