@@ -52,6 +52,7 @@ import {
   registerNotificationRoutes,
   registerTestMailRoute,
 } from '../notify/index.js';
+import { createSearchService, createSearchStore, registerSearchRoutes } from '../search/index.js';
 import { registerClassifyProxy, relayTimeoutMs } from '../ui-server/classify-proxy.js';
 import { workForIntake } from './intake-work.js';
 import { registerWebUi } from '../ui-server/static-files.js';
@@ -187,6 +188,7 @@ export async function buildWorkApp({
   );
   registerWorkRoutes(app, work, claims);
   registerConversationRoutes(app, conversation.comments, conversation.questions);
+  registerSearchRoutes(app, createSearchService(createSearchStore(database)));
   registerNotificationRoutes(app, notify.notifications);
   registerPeopleRoutes(app, notify.people);
   registerTestMailRoute(app, notify.testMail);
