@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox';
-import { WorkItemSummarySchema } from '../work/api-contract.js';
+import { WorkItemSummarySchema } from '../work/contract.js';
 
 // The wire shapes of GET /search, free of server imports beyond TypeBox: the web UI bundles them.
 
