@@ -10,6 +10,7 @@ import { registerConversationCommands } from './conversation.js';
 import { EXIT, createCliContext, describeError, exitCodeOf } from './context.js';
 import { json } from './format.js';
 import { registerPeopleCommand } from './people.js';
+import { registerSearchCommand } from './search.js';
 import { registerProjectCommand } from './project.js';
 import { registerMcpCommand, registerServeCommand } from './serve.js';
 import { registerTokenCommand } from './token.js';
@@ -44,6 +45,7 @@ program.addHelpText(
 registerConversationCommands(program, registerWorkCommand(program, context), context);
 registerProjectCommand(program, context);
 registerPeopleCommand(program, context);
+registerSearchCommand(program, context);
 registerTokenCommand(program, context);
 registerClassifyCommand(program, context);
 registerServeCommand(program, context);
