@@ -305,7 +305,7 @@ export const TOOLS: readonly ToolDefinition[] = [
   define({
     name: 'search_work',
     title: 'Search work items',
-    description: `Search work items, their comments, questions and mail by words (all must match), "exact phrase", -word, word* and filters (status: agent: type: project: by: is:open is:final is:needs-me created:>YYYY-MM-DD priority:N); best match first, each with where it matched and a passage (<mark> around the words). Search before you submit work: it may already exist. ${MCP_PAGE_SIZE} per page, next page with next_cursor.`,
+    description: `Search work items, their comments and mail: words (all must match), "phrase", -word, word*, filters such as status: type: project: is:open is:needs-me created:>YYYY-MM-DD priority:N. Search before you submit: the work may exist. Best first, ${MCP_PAGE_SIZE} per page, next_cursor.`,
     access: ACCESS.read,
     input: SearchInputSchema,
     output: SearchOutputSchema,
