@@ -31,14 +31,20 @@ CREATE TABLE work_search (
 );
 CREATE INDEX work_search_doc ON work_search USING gin (doc);
 
--- The document: id, type and description weigh most (A), notes and payload strings next (B),
--- the conversation (C), the mail (D). Rank and weights: src/search/store/postgres.ts.
-CREATE FUNCTION search_document(item uuid) RETURNS tsvector LANGUAGE sql STABLE AS $$
+-- The texts of an item itself (id, type, description; notes and payload strings), weighted.
+CREATE FUNCTION search_own_text(w work_items) RETURNS tsvector LANGUAGE sql STABLE AS $$
   SELECT
     setweight(to_tsvector('simple', search_fold(w.id::text || ' ' || w.type || ' ' || w.description)), 'A') ||
     setweight(to_tsvector('simple', search_fold(coalesce(w.notes, '') || ' ' || coalesce(
       (SELECT string_agg(v #>> '{}', ' ') FROM jsonb_path_query(w.payload::jsonb, 'strict $.**') v
-       WHERE jsonb_typeof(v) = 'string'), ''))), 'B') ||
+       WHERE jsonb_typeof(v) = 'string'), ''))), 'B')
+$$;
+
+-- The document: id, type and description weigh most (A), notes and payload strings next (B),
+-- the conversation (C), the mail (D). Rank and weights: src/search/store/postgres.ts.
+CREATE FUNCTION search_document(item uuid) RETURNS tsvector LANGUAGE sql STABLE AS $$
+  SELECT
+    search_own_text(w) ||
     setweight(to_tsvector('simple', search_fold(
       coalesce((SELECT string_agg(c.body, ' ') FROM work_comments c
                 WHERE c.work_item_id = w.id AND c.kind IN ('note', 'progress')), '') || ' ' ||
@@ -56,6 +62,14 @@ CREATE FUNCTION search_refresh(item uuid) RETURNS void LANGUAGE sql AS $$
   INSERT INTO work_search (item_id, doc)
   SELECT w.id, search_document(w.id) FROM work_items w WHERE w.id = item
   ON CONFLICT (item_id) DO UPDATE SET doc = excluded.doc
+$$;
+
+-- The submit path: a new item has no comments, questions or mail yet, so nothing else is read.
+CREATE FUNCTION search_item_inserted() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  INSERT INTO work_search (item_id, doc) VALUES (NEW.id, search_own_text(NEW));
+  RETURN NULL;
+END
 $$;
 
 CREATE FUNCTION search_item_changed() RETURNS trigger LANGUAGE plpgsql AS $$
@@ -79,7 +93,7 @@ END
 $$;
 
 CREATE TRIGGER search_item_insert AFTER INSERT ON work_items
-  FOR EACH ROW EXECUTE FUNCTION search_item_changed();
+  FOR EACH ROW EXECUTE FUNCTION search_item_inserted();
 -- Status moves, claims and heartbeats leave the text alone and never reach the index.
 CREATE TRIGGER search_item_update AFTER UPDATE OF type, description, notes, payload ON work_items
   FOR EACH ROW

@@ -7,13 +7,29 @@ import { type WordAt, wordsOf } from './words.js';
 // the same terms the store matched: one answer on both stores, whatever their rank functions.
 
 export const MATCH_PLACES = [
-  'id', 'type', 'description', 'notes', 'payload', 'comment', 'question', 'answer', 'email',
+  'id',
+  'type',
+  'description',
+  'notes',
+  'payload',
+  'comment',
+  'question',
+  'answer',
+  'email',
 ] as const;
 export type MatchPlace = (typeof MATCH_PLACES)[number];
 
 /** The order a highlight is taken in: what a person reads first. */
 const PASSAGE_ORDER: readonly MatchPlace[] = [
-  'description', 'comment', 'question', 'answer', 'email', 'notes', 'payload', 'type', 'id',
+  'description',
+  'comment',
+  'question',
+  'answer',
+  'email',
+  'notes',
+  'payload',
+  'type',
+  'id',
 ];
 
 export interface Highlight {
@@ -43,7 +59,12 @@ function spansOf(term: TextTerm, words: readonly WordAt[]): [number, number][] {
 }
 
 const escapeHtml = (text: string) =>
-  text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
+  text
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+    .replace(/'/g, '&#39;');
 
 function passage(text: string, words: readonly WordAt[], spans: [number, number][]): string {
   const first = spans.reduce((a, b) => (b[0] < a[0] ? b : a));

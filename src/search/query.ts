@@ -89,8 +89,15 @@ function pieces(query: string): Piece[] {
 
 function emptyFilters(): SearchFilters {
   return {
-    statuses: [], agents: [], types: [], projects: [], created_by: [], priorities: [], is: [],
-    created_from: null, created_before: null,
+    statuses: [],
+    agents: [],
+    types: [],
+    projects: [],
+    created_by: [],
+    priorities: [],
+    is: [],
+    created_from: null,
+    created_before: null,
   };
 }
 
@@ -126,8 +133,13 @@ function applyPriority(filters: SearchFilters, value: string): void {
   const match = /^(>=|<=|>|<|=)?([1-5])$/.exec(value);
   if (!match) throw invalid(`priority: "${value}" is not a priority from 1 to 5 (priority:1, priority:<=2)`);
   const n = Number(match[2]);
-  const holds = { '>': (p: number) => p > n, '>=': (p: number) => p >= n, '<': (p: number) => p < n,
-    '<=': (p: number) => p <= n, '=': (p: number) => p === n }[match[1] ?? '='] as (p: number) => boolean;
+  const holds = {
+    '>': (p: number) => p > n,
+    '>=': (p: number) => p >= n,
+    '<': (p: number) => p < n,
+    '<=': (p: number) => p <= n,
+    '=': (p: number) => p === n,
+  }[match[1] ?? '='] as (p: number) => boolean;
   for (const p of [1, 2, 3, 4, 5]) if (holds(p) && !filters.priorities.includes(p)) filters.priorities.push(p);
 }
 
@@ -214,7 +226,9 @@ export function parseQuery(query: string): ParsedQuery {
   include = meaningful;
   if (include.length === 0 && filterCount === 0) {
     throw invalid(
-      exclude.length > 0 ? 'excludes words but names nothing to find; add a word or a filter' : 'has no word or filter to search for',
+      exclude.length > 0
+        ? 'excludes words but names nothing to find; add a word or a filter'
+        : 'has no word or filter to search for',
     );
   }
   return { include, exclude: exclude.filter((term) => !isStopTerm(term)), filters };

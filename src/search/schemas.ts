@@ -8,7 +8,15 @@ export const SEARCH_PAGE = { default: 25, max: 100 } as const;
 export const MAX_SEARCH_QUERY = 500;
 export const SEARCH_SORTS = ['relevance', 'newest'] as const;
 export const SEARCH_PLACES = [
-  'id', 'type', 'description', 'notes', 'payload', 'comment', 'question', 'answer', 'email',
+  'id',
+  'type',
+  'description',
+  'notes',
+  'payload',
+  'comment',
+  'question',
+  'answer',
+  'email',
 ] as const;
 
 export const SearchQuerySchema = Type.Object(

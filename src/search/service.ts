@@ -1,5 +1,11 @@
 import { type Principal, isPerson } from '../auth/index.js';
-import { decodeCursorParts, encodeCursorParts, invalidCursor, isListedId, isListedTime } from '../shared/http/paging.js';
+import {
+  decodeCursorParts,
+  encodeCursorParts,
+  invalidCursor,
+  isListedId,
+  isListedTime,
+} from '../shared/http/paging.js';
 import { toSummary } from '../work/index.js';
 import { describeMatch } from './highlight.js';
 import { parseQuery } from './query.js';
@@ -45,9 +51,7 @@ export function createSearchService(store: SearchStore): SearchService {
       return {
         results: page.map(({ row }) => ({ item: toSummary(row), ...describeMatch(row, sources, parsed.include) })),
         next_cursor:
-          hits.length > limit && last
-            ? encodeCursorParts([order, last.rank, last.row.created_at, last.row.id])
-            : null,
+          hits.length > limit && last ? encodeCursorParts([order, last.rank, last.row.created_at, last.row.id]) : null,
       };
     },
   };

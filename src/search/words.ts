@@ -5,7 +5,10 @@
 const WORD = /[\p{L}\p{N}]+/gu;
 
 export function fold(text: string): string {
-  return text.normalize('NFD').replace(/\p{M}+/gu, '').toLowerCase();
+  return text
+    .normalize('NFD')
+    .replace(/\p{M}+/gu, '')
+    .toLowerCase();
 }
 
 export interface WordAt {
@@ -50,13 +53,82 @@ export function isStopWord(word: string): boolean {
 // Suffixes each language's inflection adds, longest first; a word loses the first that leaves
 // at least three letters. Light on purpose: the prefix match does the rest.
 const SUFFIXES: Readonly<Record<string, readonly string[]>> = {
-  english: ['ational', 'ization', 'fulness', 'iveness', 'ations', 'ation', 'ments', 'ment', 'ings', 'ing',
-    'edly', 'ies', 'ied', 'ers', 'er', 'ed', 'es', 'ly', 's', 'e'],
-  german: ['ungen', 'heiten', 'keiten', 'ung', 'heit', 'keit', 'lich', 'isch', 'ern', 'em', 'en', 'er', 'es', 'e', 's', 'n'],
-  spanish: ['aciones', 'amientos', 'amiento', 'mente', 'idades', 'idad', 'ciones', 'acion', 'cion', 'es', 'os', 'as',
-    'o', 'a', 'e', 's'],
-  french: ['ations', 'ation', 'ements', 'ement', 'ites', 'ite', 'euses', 'euse', 'eux', 'ions', 'aux', 'es', 'er',
-    'ez', 's', 'e'],
+  english: [
+    'ational',
+    'ization',
+    'fulness',
+    'iveness',
+    'ations',
+    'ation',
+    'ments',
+    'ment',
+    'ings',
+    'ing',
+    'edly',
+    'ies',
+    'ied',
+    'ers',
+    'er',
+    'ed',
+    'es',
+    'ly',
+    's',
+    'e',
+  ],
+  german: [
+    'ungen',
+    'heiten',
+    'keiten',
+    'ung',
+    'heit',
+    'keit',
+    'lich',
+    'isch',
+    'ern',
+    'em',
+    'en',
+    'er',
+    'es',
+    'e',
+    's',
+    'n',
+  ],
+  spanish: [
+    'aciones',
+    'amientos',
+    'amiento',
+    'mente',
+    'idades',
+    'idad',
+    'ciones',
+    'acion',
+    'cion',
+    'es',
+    'os',
+    'as',
+    'o',
+    'a',
+    'e',
+    's',
+  ],
+  french: [
+    'ations',
+    'ation',
+    'ements',
+    'ement',
+    'ites',
+    'ite',
+    'euses',
+    'euse',
+    'eux',
+    'ions',
+    'aux',
+    'es',
+    'er',
+    'ez',
+    's',
+    'e',
+  ],
 };
 
 const MIN_STEM = 3;

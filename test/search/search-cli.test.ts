@@ -31,18 +31,25 @@ describe.each(await storesUnderTest())('agentdesk search on %s', (kind) => {
     await database?.destroy();
   });
 
-  it('prints each match with where it matched and its passage; --json for scripts', async () => {
-    const auth = { authorization: `Bearer ${ADMIN_SECRET}` };
-    const item = await api(work.url, 'POST', '/work', auth, { type: 'ops', description: 'Rotate the <vault> passphrase' });
-    expect(item.status).toBe(201);
-    const printed = ok(await runCli(['search', 'passphrase vault'], env)).stdout;
-    expect(printed).toContain(`${item.body.id.slice(0, 8)}  queued  ops  p3  Rotate the <vault> passphrase`);
-    expect(printed).toContain('in description: Rotate the <[vault]> [passphrase]');
-    const { body: asJson } = await runCliJson(['search', 'passphrase'], env);
-    expect(asJson.results.map((r: { item: { id: string } }) => r.item.id)).toEqual([item.body.id]);
-    expect(ok(await runCli(['search', 'nothing-like-this'], env)).stdout).toBe('No items match.\n');
-    const refused = await runCli(['search', 'the'], env);
-    expect(refused.code).toBe(1);
-    expect(refused.stderr).toMatch(/common words/);
-  }, SLOW);
+  it(
+    'prints each match with where it matched and its passage; --json for scripts',
+    async () => {
+      const auth = { authorization: `Bearer ${ADMIN_SECRET}` };
+      const item = await api(work.url, 'POST', '/work', auth, {
+        type: 'ops',
+        description: 'Rotate the <vault> passphrase',
+      });
+      expect(item.status).toBe(201);
+      const printed = ok(await runCli(['search', 'passphrase vault'], env)).stdout;
+      expect(printed).toContain(`${item.body.id.slice(0, 8)}  queued  ops  p3  Rotate the <vault> passphrase`);
+      expect(printed).toContain('in description: Rotate the <[vault]> [passphrase]');
+      const { body: asJson } = await runCliJson(['search', 'passphrase'], env);
+      expect(asJson.results.map((r: { item: { id: string } }) => r.item.id)).toEqual([item.body.id]);
+      expect(ok(await runCli(['search', 'nothing-like-this'], env)).stdout).toBe('No items match.\n');
+      const refused = await runCli(['search', 'the'], env);
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toMatch(/common words/);
+    },
+    SLOW,
+  );
 });

@@ -35,7 +35,10 @@ describe.each(await storesUnderTest())('search_work on %s', (kind) => {
     expect(tool.description).toMatch(/before you submit/i);
     expect(tool.annotations).toMatchObject({ readOnlyHint: true });
 
-    const created = await api(desk.url, 'POST', '/work', admin, { type: 'billing', description: 'Chase invoice 7731 from Acme' });
+    const created = await api(desk.url, 'POST', '/work', admin, {
+      type: 'billing',
+      description: 'Chase invoice 7731 from Acme',
+    });
     expect(created.status).toBe(201);
     await api(desk.url, 'POST', '/work', admin, { type: 'billing', description: 'Pay the electricity bill' });
     const found = await use(bot, 'search_work', { q: 'invoice 7731 type:billing' });

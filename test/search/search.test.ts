@@ -85,13 +85,25 @@ describe.each(stores)('search on %s', (kind) => {
   });
 
   it('finds a change as soon as the write is answered, and forgets a deleted item', async () => {
-    const created = await call(t.app, 'POST', '/work', { type: 'ops', description: 'Calibrate the xylophone' }, as.admin);
+    const created = await call(
+      t.app,
+      'POST',
+      '/work',
+      { type: 'ops', description: 'Calibrate the xylophone' },
+      as.admin,
+    );
     const id = created.body.id as string;
     expect((await search('xylophone')).body.map((r: any) => r.item.id)).toEqual([id]);
     const commented = await call(t.app, 'POST', `/work/${id}/comments`, { body: 'the glockenspiel too' }, as.admin);
     expect(commented.status).toBe(201);
     expect((await search('glockenspiel')).body.map((r: any) => r.item.id)).toEqual([id]);
-    const patched = await call(t.app, 'PATCH', `/work/${id}`, { description: 'Tune the marimba' }, { ...as.admin, 'if-match': '*' });
+    const patched = await call(
+      t.app,
+      'PATCH',
+      `/work/${id}`,
+      { description: 'Tune the marimba' },
+      { ...as.admin, 'if-match': '*' },
+    );
     expect(patched.status, patched.text).toBe(200);
     expect((await search('xylophone')).body).toEqual([]);
     expect((await search('marimba glockenspiel')).body.map((r: any) => r.item.id)).toEqual([id]);
@@ -135,7 +147,9 @@ describe.each(stores)('search on %s', (kind) => {
       expect(answer.status, `${JSON.stringify(q)}: ${answer.text}`).toBe(status);
       if (status === 422) expect(answer.headers['content-type']).toMatch(/^application\/problem\+json/);
     }
-    expect((await call(t.app, 'GET', '/search?q=invoice&cursor=bm90LWEtY3Vyc29y', undefined, as.admin)).status).toBe(422);
+    expect((await call(t.app, 'GET', '/search?q=invoice&cursor=bm90LWEtY3Vyc29y', undefined, as.admin)).status).toBe(
+      422,
+    );
   });
 });
 
