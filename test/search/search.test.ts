@@ -124,6 +124,30 @@ describe.each(stores)('search on %s', (kind) => {
     expect(refused.status).toBe(403);
   });
 
+  it('filters by creation day, and is:needs-me finds the questions a person is told of', async () => {
+    const labels = async (q: string, who = as.admin) =>
+      (await search(q, {}, who)).body.map((r: any) => labelOf.get(r.item.id) ?? r.item.id).sort();
+    expect(await labels('invoices created:2026-11-01')).toEqual(['invoice', 'invoice-fix']);
+    expect(await labels('invoices created:>2026-11-01')).toEqual([]);
+    expect(await labels('invoices created:>=2026-11-01 created:<2026-11-02')).toEqual(['invoice', 'invoice-fix']);
+
+    // mia created the onboarding item: a question on it is told to her, not to whoever asked.
+    const asked = await call(
+      t.app,
+      'POST',
+      `/work/${ids['mia-onboarding']}/questions`,
+      { question: 'Which laptop model for the designer?' },
+      as.admin,
+    );
+    expect(asked.status, asked.text).toBe(201);
+    expect(await labels('is:needs-me', as.mia)).toEqual(['mia-onboarding']);
+    expect(await labels('laptop is:needs-me', as.mia)).toEqual(['mia-onboarding']);
+    expect(await labels('is:needs-me', as.admin)).toEqual([]);
+    expect(await labels('is:needs-me', as.viewer)).toEqual([]);
+    const [hit] = (await search('laptop model', {}, as.mia)).body;
+    expect(hit.matched_in).toEqual(['question']);
+  });
+
   it('answers bad input with a 422 problem or a sensible result, never a 500', async () => {
     const cases: [string, number][] = [
       ['"server rack', 200],
