@@ -165,6 +165,9 @@ describe.each(stores)('search on %s', (kind) => {
       ['priority:9', 422],
       ['invoice AND NOT refund', 200],
       ['invoice^2 col:description {a b}', 200],
+      ['Straße 日本語 Ωmega x² ½', 200],
+      ['🙂', 422],
+      ['a'.repeat(400), 200],
     ];
     for (const [q, status] of cases) {
       const answer = await search(q);
