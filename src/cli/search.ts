@@ -41,22 +41,29 @@ export function registerSearchCommand(program: Command, context: CliContext): vo
   const { io } = context;
   program
     .command('search')
-    .description('Search items, their conversations and mail (words, "phrases", -word, word*, status: type: project: by: is: created: priority:)')
+    .description(
+      'Search items, their conversations and mail (words, "phrases", -word, word*, status: type: project: by: is: created: priority:)',
+    )
     .argument('<query>', 'the query; quote it in the shell')
     .option('--sort <order>', `${SEARCH_SORTS.join(' or ')} (default relevance)`, sortOrder)
     .option('--limit <n>', `results per page (default ${SEARCH_PAGE.default})`, pageSize)
     .option('--cursor <cursor>', 'the next page, as printed after the last one')
     .option('--json', 'the results and next_cursor as JSON')
-    .action(async (q: string, options: { sort?: 'relevance' | 'newest'; limit?: number; cursor?: string; json?: boolean }) => {
-      const page = await context.work().search({
-        q,
-        ...(options.sort !== undefined && { sort: options.sort }),
-        ...(options.limit !== undefined && { limit: options.limit }),
-        ...(options.cursor !== undefined && { cursor: options.cursor }),
-      });
-      if (options.json) return io.out(json(page));
-      if (page.results.length === 0) return io.out('No items match.\n');
-      io.out(page.results.map(lines).join(''));
-      if (page.next_cursor) io.out(`More: --cursor ${page.next_cursor}\n`);
-    });
+    .action(
+      async (
+        q: string,
+        options: { sort?: 'relevance' | 'newest'; limit?: number; cursor?: string; json?: boolean },
+      ) => {
+        const page = await context.work().search({
+          q,
+          ...(options.sort !== undefined && { sort: options.sort }),
+          ...(options.limit !== undefined && { limit: options.limit }),
+          ...(options.cursor !== undefined && { cursor: options.cursor }),
+        });
+        if (options.json) return io.out(json(page));
+        if (page.results.length === 0) return io.out('No items match.\n');
+        io.out(page.results.map(lines).join(''));
+        if (page.next_cursor) io.out(`More: --cursor ${page.next_cursor}\n`);
+      },
+    );
 }
