@@ -10,6 +10,7 @@ import { registerConversationCommands } from './conversation.js';
 import { EXIT, createCliContext, describeError, exitCodeOf } from './context.js';
 import { json } from './format.js';
 import { registerPeopleCommand } from './people.js';
+import { registerSearchCommand } from './search.js';
 import { registerProjectCommand } from './project.js';
 import { registerMcpCommand, registerServeCommand } from './serve.js';
 import { registerTokenCommand } from './token.js';
@@ -46,6 +47,7 @@ registerConversationCommands(program, registerWorkCommand(program, context), con
 registerProjectCommand(program, context);
 registerPeopleCommand(program, context);
 registerWebhookCommand(program, context);
+registerSearchCommand(program, context);
 registerTokenCommand(program, context);
 registerClassifyCommand(program, context);
 registerServeCommand(program, context);

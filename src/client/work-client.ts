@@ -21,6 +21,7 @@ import type {
 import { conversationCalls } from './conversation-calls.js';
 import { peopleCalls } from './people-calls.js';
 import { webhookCalls } from './webhook-calls.js';
+import { searchCalls } from './search-calls.js';
 import { ProblemError } from './errors.js';
 import { withNote } from './notes.js';
 import { type CallOptions, type ClientOptions, createRequester } from './http.js';
@@ -322,6 +323,8 @@ export function createWorkClient(options: ClientOptions) {
     ...peopleCalls(request),
     // Webhooks: endpoints that hear the desk's events, and their delivery log (admins).
     ...webhookCalls(request, nextCursor),
+    // Full-text search over items, their conversations and mail.
+    ...searchCalls(request, nextCursor),
   };
 }
 

@@ -1,3 +1,4 @@
+import { SearchQuerySchema, SearchResultSchema } from '../search/contract.js';
 import { type TObject, type TProperties, Type } from 'typebox';
 import { CommentSchema, CommentsQuerySchema, CONVERSATION_PAGE } from '../conversation/contract.js';
 import { Nullable, TimestampSchema } from '../shared/http/schemas.js';
@@ -192,5 +193,16 @@ export const PageOutputSchema = closed({
 });
 
 export const PlanOutputSchema = SubmittedPlanSchema;
+
+export const SearchInputSchema = closed({
+  ...SearchQuerySchema.properties,
+  limit: Type.Optional({ ...SearchQuerySchema.properties.limit, default: MCP_PAGE_SIZE }),
+  cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 512, description: 'next_cursor of the previous page' })),
+});
+
+export const SearchOutputSchema = closed({
+  results: Type.Array(SearchResultSchema),
+  next_cursor: Nullable(Type.String({ description: 'Pass as cursor for the next page; null on the last one' })),
+});
 
 export const ProjectsOutputSchema = closed({ projects: Type.Array(ProjectSchema) });

@@ -25,6 +25,8 @@ import {
   ProjectsOutputSchema,
   StartInputSchema,
   SubmitInputSchema,
+  SearchInputSchema,
+  SearchOutputSchema,
   SubmitPlanInputSchema,
 } from './schemas.js';
 import { CompleteOutputSchema } from './conversation-schemas.js';
@@ -299,6 +301,19 @@ export const TOOLS: readonly ToolDefinition[] = [
     annotations: ADDS,
     run: ({ idempotency_key, ...body }, { client, signal }) =>
       client.submitPlan(body, { signal, idempotencyKey: idempotency_key }),
+  }),
+  define({
+    name: 'search_work',
+    title: 'Search work items',
+    description: `Search work items, their comments and mail: words (all must match), "phrase", -word, word*, filters such as status: type: project: is:open is:needs-me created:>YYYY-MM-DD priority:N. Search before you submit: the work may exist. Best first, ${MCP_PAGE_SIZE} per page, next_cursor.`,
+    access: ACCESS.read,
+    input: SearchInputSchema,
+    output: SearchOutputSchema,
+    annotations: READS,
+    async run(args, { client, signal }) {
+      const page = await client.search(args, { signal });
+      return { results: page.results, next_cursor: page.next_cursor };
+    },
   }),
   define({
     name: 'list_projects',

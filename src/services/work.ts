@@ -53,6 +53,7 @@ import {
   registerTestMailRoute,
 } from '../notify/index.js';
 import { createWebhooks, registerWebhookRoutes, type Webhooks, type WebhooksDeps } from '../webhooks/index.js';
+import { createSearchService, createSearchStore, registerSearchRoutes } from '../search/index.js';
 import { registerClassifyProxy, relayTimeoutMs } from '../ui-server/classify-proxy.js';
 import { workForIntake } from './intake-work.js';
 import { registerWebUi } from '../ui-server/static-files.js';
@@ -219,6 +220,7 @@ export async function buildWorkApp({
   );
   registerWorkRoutes(app, work, claims);
   registerConversationRoutes(app, conversation.comments, conversation.questions);
+  registerSearchRoutes(app, createSearchService(createSearchStore(database)));
   registerNotificationRoutes(app, notify.notifications);
   registerPeopleRoutes(app, notify.people);
   registerTestMailRoute(app, notify.testMail);

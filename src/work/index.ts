@@ -20,7 +20,7 @@ export {
   type PlannedItem,
   type ReviewGate,
 } from './items/service.js';
-export { SYSTEM_ACTOR, type Actor } from './items/view.js';
+export { SYSTEM_ACTOR, toSummary, type Actor } from './items/view.js';
 export { createWorkCounters, registerWorkGauges } from './metrics/metrics.js';
 export { NO_OBSERVER, type WorkObserver } from './metrics/observer.js';
 export { registerPlanRoutes } from './plans/routes.js';

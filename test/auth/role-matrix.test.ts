@@ -120,6 +120,7 @@ const CASES: Case[] = [
   { route: 'GET /work', service: 'work', request: async () => ({ url: '/work' }), roles: READ(200) },
   { route: 'GET /work/stats', service: 'work', request: async () => ({ url: '/work/stats?days=1' }), roles: READ(200) },
   { route: 'GET /work/counts', service: 'work', request: async () => ({ url: '/work/counts' }), roles: READ(200) },
+  { route: 'GET /search', service: 'work', request: async () => ({ url: '/search?q=invoice' }), roles: READ(200) },
   {
     route: 'GET /work/agent/:agent',
     service: 'work',

@@ -23,6 +23,7 @@ const TOOL_NAMES = [
   'fail_work',
   'submit_work',
   'submit_plan',
+  'search_work',
   'list_projects',
   'add_note',
   'add_comment',
@@ -30,7 +31,7 @@ const TOOL_NAMES = [
   'ask_person',
   'get_answer',
 ];
-const READ_ONLY = ['get_work_item', 'list_work', 'list_children', 'list_projects', 'list_comments', 'get_answer'];
+const READ_ONLY = ['get_work_item', 'list_work', 'list_children', 'search_work', 'list_projects', 'list_comments', 'get_answer'];
 const FINAL = ['complete_work', 'fail_work'];
 
 describe.each(await storesUnderTest())('MCP over Streamable HTTP on %s', (kind) => {

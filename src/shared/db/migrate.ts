@@ -51,12 +51,14 @@ export function migrateSqlite(db: BetterSqlite3.Database, logger: Logger): void 
     );
     for (const migration of migrations) {
       if (applied.has(migration.version)) continue;
+      const started = performance.now();
       db.exec(migration.sql);
       db.prepare('INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)').run(
         migration.version,
         new Date().toISOString(),
       );
-      logger.info({ migration: migration.version }, 'migration applied');
+      // A migration that builds an index over existing rows says how long the service waited for it.
+      logger.info({ migration: migration.version, ms: Math.round(performance.now() - started) }, 'migration applied');
     }
   });
   applyPending.immediate();
@@ -76,6 +78,7 @@ export async function migratePostgres(pool: pg.Pool, logger: Logger): Promise<vo
       const applied = new Set(rows.map((row) => row.version));
       for (const migration of migrations) {
         if (applied.has(migration.version)) continue;
+        const started = performance.now();
         await client.query('BEGIN');
         try {
           await client.query(migration.sql);
@@ -88,7 +91,8 @@ export async function migratePostgres(pool: pg.Pool, logger: Logger): Promise<vo
           await client.query('ROLLBACK');
           throw error;
         }
-        logger.info({ migration: migration.version }, 'migration applied');
+        // A migration that builds an index over existing rows says how long the service waited for it.
+        logger.info({ migration: migration.version, ms: Math.round(performance.now() - started) }, 'migration applied');
       }
     } finally {
       await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]);

@@ -1,0 +1,58 @@
+import { type Principal, isPerson } from '../auth/index.js';
+import {
+  decodeCursorParts,
+  encodeCursorParts,
+  invalidCursor,
+  isListedId,
+  isListedTime,
+} from '../shared/http/paging.js';
+import { toSummary } from '../work/index.js';
+import { describeMatch } from './highlight.js';
+import { parseQuery } from './query.js';
+import { SEARCH_PAGE, type SearchQuery, type SearchResult } from './schemas.js';
+import type { SearchAfter, SearchOrder, SearchStore } from './store/port.js';
+
+// Search: the query parsed, one page read from the store, each hit described (where it
+// matched, its passage). Every role that reads may list every item, so search shows them all.
+
+export interface SearchPage {
+  results: SearchResult[];
+  next_cursor: string | null;
+}
+
+export interface SearchService {
+  search(query: SearchQuery, principal: Principal | null): Promise<SearchPage>;
+}
+
+function decodeAfter(cursor: string, order: SearchOrder): SearchAfter {
+  const [sort, rank, created_at, id] = decodeCursorParts(cursor, 4);
+  if (sort !== order || typeof rank !== 'number' || !Number.isFinite(rank)) throw invalidCursor();
+  if (!isListedTime(created_at) || !isListedId(id)) throw invalidCursor();
+  return { rank, created_at, id };
+}
+
+/** The person is:needs-me asks about: a member's or admin's name; agents and viewers answer nothing. */
+function personOf(principal: Principal | null): string | null {
+  if (principal === null || !isPerson(principal)) return null;
+  return principal.agent ?? principal.name;
+}
+
+export function createSearchService(store: SearchStore): SearchService {
+  return {
+    async search(query, principal) {
+      const parsed = parseQuery(query.q);
+      const order = query.sort ?? 'relevance';
+      const limit = query.limit ?? SEARCH_PAGE.default;
+      const after = query.cursor === undefined ? null : decodeAfter(query.cursor, order);
+      const hits = await store.search({ query: parsed, person: personOf(principal), order, after, limit: limit + 1 });
+      const page = hits.slice(0, limit);
+      const sources = await store.sources(page.map((hit) => hit.row.id));
+      const last = page.at(-1);
+      return {
+        results: page.map(({ row }) => ({ item: toSummary(row), ...describeMatch(row, sources, parsed.include) })),
+        next_cursor:
+          hits.length > limit && last ? encodeCursorParts([order, last.rank, last.row.created_at, last.row.id]) : null,
+      };
+    },
+  };
+}

@@ -1,0 +1,81 @@
+import { type RawBuilder, sql } from 'kysely';
+import type { DatabaseHandle } from '../../shared/db/schema.js';
+import type { WorkItemRow } from '../../work/index.js';
+import type { TextTerm } from '../query.js';
+import { afterCondition, filterConditions, orderBy, readSources, whereClause } from './cross-dialect.js';
+import type { SearchHit, SearchPageRequest, SearchStore } from './port.js';
+
+// Search on PostgreSQL: a tsquery built from parsed terms (words of letters and digits only)
+// against work_search's weighted tsvector, ranked by ts_rank_cd.
+
+/** Weights of D (mail), C (conversation), B (notes, payload), A (id, type, description). */
+const WEIGHTS = sql.raw(`'{0.1, 0.3, 0.6, 1.0}'::float4[]`);
+
+function termQuery(term: TextTerm): string {
+  switch (term.kind) {
+    case 'word':
+      return term.prefix === null ? term.word : `(${term.word} | ${term.prefix}:*)`;
+    case 'prefix':
+      return `${term.prefix}:*`;
+    case 'phrase':
+      return `(${term.words.join(' <-> ')})`;
+    default: {
+      const unreachable: never = term;
+      throw new Error(`unknown term ${JSON.stringify(unreachable)}`);
+    }
+  }
+}
+
+const anyOf = (terms: readonly TextTerm[]) => `(${terms.map(termQuery).join(' | ')})`;
+
+/**
+ * Set for the search's transaction when it matches text. PostgreSQL estimates a prefix term
+ * (every stemmed word is one) at a fixed share of the rows however rare its word, and on that
+ * guess reads the whole table rather than the GIN index; the index is right for any word.
+ */
+export const SEARCH_PLANNER_SETTINGS = [['enable_seqscan', 'off']] as const;
+
+type SearchRow = WorkItemRow & { search_rank: number };
+
+/** The page's one statement (exported for the plan test). */
+export function postgresSearchQuery({ query, person, order, after, limit }: SearchPageRequest): RawBuilder<SearchRow> {
+  const { include, exclude } = query;
+  const where = filterConditions(query.filters, person, (column, name) => sql`jsonb_exists(${column}::jsonb, ${name})`);
+  let rank: RawBuilder<unknown> = sql`0.0::float8`;
+  let from: RawBuilder<unknown> = sql`work_items w`;
+  if (include.length > 0) {
+    const text = include.map(termQuery).join(' & ') + (exclude.length > 0 ? ` & !${anyOf(exclude)}` : '');
+    rank = sql`ts_rank_cd(${WEIGHTS}, s.doc, to_tsquery('simple', ${text}))::float8`;
+    from = sql`work_search s JOIN work_items w ON w.id = s.item_id`;
+    where.unshift(sql`s.doc @@ to_tsquery('simple', ${text})`);
+  } else if (exclude.length > 0) {
+    where.push(
+      sql`w.id NOT IN (SELECT x.item_id FROM work_search x WHERE x.doc @@ to_tsquery('simple', ${anyOf(exclude)}))`,
+    );
+  }
+  if (after !== null) where.push(afterCondition(order, after, rank));
+  return sql<SearchRow>`SELECT w.*, ${rank} AS search_rank
+      FROM ${from} ${whereClause(where)} ${orderBy(order, rank)} LIMIT ${limit}`;
+}
+
+export function postgresSearchStore(db: DatabaseHandle): SearchStore {
+  return {
+    async search(request) {
+      const found =
+        request.query.include.length === 0
+          ? await postgresSearchQuery(request).execute(db)
+          : await db.transaction().execute(async (trx) => {
+              for (const [name, value] of SEARCH_PLANNER_SETTINGS) {
+                await sql`SELECT set_config(${name}, ${value}, true)`.execute(trx);
+              }
+              return postgresSearchQuery(request).execute(trx);
+            });
+      return found.rows.map(({ search_rank, ...row }): SearchHit => ({
+        row: row as WorkItemRow,
+        rank: Number(search_rank),
+      }));
+    },
+
+    sources: (itemIds) => readSources(db, itemIds),
+  };
+}
