@@ -52,6 +52,7 @@ import {
   registerNotificationRoutes,
   registerTestMailRoute,
 } from '../notify/index.js';
+import { createSchedules, registerScheduleRoutes, type Schedules, type SchedulesDeps } from '../schedules/index.js';
 import { registerClassifyProxy, relayTimeoutMs } from '../ui-server/classify-proxy.js';
 import { workForIntake } from './intake-work.js';
 import { registerWebUi } from '../ui-server/static-files.js';
@@ -90,6 +91,10 @@ export interface WorkAppDeps {
   onNotifySender?: (sender: OutboxSender) => void;
   /** Given the digests' and escalations' scheduler once it runs: a test runs its passes at its clock. */
   onNotifyScheduler?: (scheduler: NotifyScheduler) => void;
+  /** The schedules' pass loop: tests stop its timer and nudges and run its passes themselves. */
+  schedules?: SchedulesDeps['scheduler'];
+  /** Given the schedules once built: a test runs the firing pass at its clock. */
+  onSchedules?: (schedules: Schedules) => void;
 }
 
 export const WORK_BODY_LIMIT = 1024 * 1024;
@@ -111,6 +116,8 @@ export async function buildWorkApp({
   notify: notifyDeps = {},
   onNotifySender,
   onNotifyScheduler,
+  schedules: schedulesOptions,
+  onSchedules,
   ...deps
 }: WorkAppDeps): Promise<HttpApp> {
   const { app, database, tracing, auth, gate } = await buildServiceApp({
@@ -172,7 +179,19 @@ export async function buildWorkApp({
   if (sender) onNotifySender?.(sender);
   const scheduler = notify.startScheduler(conversation.statementsOn);
   if (scheduler) onNotifyScheduler?.(scheduler);
+  // Each occurrence's item goes through the work service's create, in the occurrence's commit.
+  const schedules = createSchedules({
+    database,
+    store,
+    makeItem: work.create,
+    logger,
+    now,
+    metrics: app.metricsRegistry,
+    ...(schedulesOptions && { scheduler: schedulesOptions }),
+  });
+  onSchedules?.(schedules);
   app.addHook('preClose', async () => {
+    await schedules.close();
     await notify.close();
     await claims.close();
     await conversation.waits.close();
@@ -190,6 +209,7 @@ export async function buildWorkApp({
   registerNotificationRoutes(app, notify.notifications);
   registerPeopleRoutes(app, notify.people);
   registerTestMailRoute(app, notify.testMail);
+  registerScheduleRoutes(app, schedules.service);
   const projects = createProjectService({ store, now });
   registerProjectRoutes(app, projects);
   await registerAnswerLinkRoutes(

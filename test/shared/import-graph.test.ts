@@ -22,6 +22,7 @@ const LAYERS = [
   ['conversation'],
   ['notify'],
   ['intake'],
+  ['schedules'],
   ['client'],
   ['mcp', 'cli', 'ui-server'],
   ['services'],
@@ -37,6 +38,7 @@ const BROWSER_SAFE = [
   'intake/schemas.ts',
   'notify/outbox/schemas.ts',
   'notify/people/schemas.ts',
+  'schedules/schemas.ts',
   'shared/config/auth-modes.ts',
   'work/agent-loop/limits.ts',
   'work/api-contract.ts',
@@ -53,7 +55,7 @@ const TYPE_ONLY = ['conversation/rows.ts', 'work/events/hub.ts', 'work/items/cha
 
 // A feature's entry files: what other folders may import of it. contract.ts holds the wire
 // vocabulary (schemas, import-free lists) that clients and the CLI load without the server.
-const FEATURES = ['auth', 'email', 'classify', 'work', 'conversation', 'notify', 'intake'];
+const FEATURES = ['auth', 'email', 'classify', 'work', 'conversation', 'notify', 'intake', 'schedules'];
 const ENTRY_FILES = ['index.ts', 'contract.ts'];
 
 function sourcesOf(dir: string, extensions: string[]): string[] {
