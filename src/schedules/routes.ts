@@ -129,7 +129,7 @@ export function registerScheduleRoutes(app: HttpApp, schedules: ScheduleService)
       schema: {
         operationId: 'runSchedule',
         tags,
-        summary: "One occurrence now, outside the rhythm: its item is made at once (overlap does not apply)",
+        summary: 'One occurrence now, outside the rhythm: its item is made at once (overlap does not apply)',
         params: ScheduleParamsSchema,
         response: { 201: RunNowSchema, ...problemResponses(403, 404, 409, 422) },
       },

@@ -29,7 +29,15 @@ export interface SchedulesDeps {
 
 export type Schedules = ReturnType<typeof createSchedules>;
 
-export function createSchedules({ database, store, makeItem, logger, now, metrics, scheduler: options = {} }: SchedulesDeps) {
+export function createSchedules({
+  database,
+  store,
+  makeItem,
+  logger,
+  now,
+  metrics,
+  scheduler: options = {},
+}: SchedulesDeps) {
   const statementsOn = scheduleStatementsFor(database.dialect);
   const counted = createOccurrenceCounter(metrics);
   const scheduler: SchedulesScheduler = startSchedulesScheduler({

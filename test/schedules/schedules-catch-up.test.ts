@@ -34,7 +34,8 @@ describe.each(await storesUnderTest())('missed occurrences and overlap on %s', (
       item: { type: 'hourly', description: `the ${name} check`, priority: 2, payload: { source: 'test' }, ...item },
       ...extra,
     });
-  const madeAt = async (name: string) => (await itemsOf(desk, ids[name]!)).map((item) => item.occurrence_at.slice(11, 16));
+  const madeAt = async (name: string) =>
+    (await itemsOf(desk, ids[name]!)).map((item) => item.occurrence_at.slice(11, 16));
   const occurrences = async (name: string) =>
     (await call(desk.app, 'GET', `/schedules/${ids[name]}`, undefined, desk.member)).body.occurrences as {
       occurrence_at: string;
@@ -125,7 +126,13 @@ describe.each(await storesUnderTest())('missed occurrences and overlap on %s', (
     expect(latest).toMatchObject({ outcome: 'skipped_overlap', work_item_id: null });
     expect(latest!.reason).toBe(`the previous occurrence's item ${first!.id} is in_progress`);
 
-    const done = await call(desk.app, 'PATCH', `/work/${first!.id}`, { status: 'completed', outcome: 'success' }, admin);
+    const done = await call(
+      desk.app,
+      'PATCH',
+      `/work/${first!.id}`,
+      { status: 'completed', outcome: 'success' },
+      admin,
+    );
     expect(done.status, done.text).toBe(200);
     clock.setTo(at('2027-05-04T12:00:05.000Z'));
     await desk.schedules.scheduler.runOnce();

@@ -25,7 +25,10 @@ export interface ScheduleDesk {
 
 export const admin = bearer(ADMIN_SECRET);
 
-export async function startScheduleDesk(testDatabase: TestDatabase, clock: Pick<TestClock, 'now'>): Promise<ScheduleDesk> {
+export async function startScheduleDesk(
+  testDatabase: TestDatabase,
+  clock: Pick<TestClock, 'now'>,
+): Promise<ScheduleDesk> {
   let schedules: Schedules | undefined;
   const database = await openTestDatabase(testDatabase);
   const app = await buildWorkApp({
@@ -60,7 +63,10 @@ export async function createSchedule(desk: ScheduleDesk, body: Record<string, un
 }
 
 /** The items a schedule made, oldest occurrence first, with their occurrence time. */
-export async function itemsOf(desk: ScheduleDesk, scheduleId: string): Promise<{ id: string; occurrence_at: string; item: any }[]> {
+export async function itemsOf(
+  desk: ScheduleDesk,
+  scheduleId: string,
+): Promise<{ id: string; occurrence_at: string; item: any }[]> {
   const rows = await desk.database.kysely
     .selectFrom('work_items')
     .select(['id', 'payload'])
