@@ -20,6 +20,7 @@ import type {
 } from '../work/contract.js';
 import { conversationCalls } from './conversation-calls.js';
 import { peopleCalls } from './people-calls.js';
+import { scheduleCalls } from './schedule-calls.js';
 import { ProblemError } from './errors.js';
 import { withNote } from './notes.js';
 import { type CallOptions, type ClientOptions, createRequester } from './http.js';
@@ -319,6 +320,8 @@ export function createWorkClient(options: ClientOptions) {
     ...conversationCalls(request, nextCursor),
     // People's profiles: whom the desk tells of questions and reviews, and how.
     ...peopleCalls(request),
+    // Schedules: recurring work, listed by anyone who reads, created by people.
+    ...scheduleCalls(request),
   };
 }
 
