@@ -15,8 +15,13 @@ import type { OccurrenceRow, ScheduleRow } from './store/tables.js';
 // The row goes first: only when its insert happened (the (schedule, occurrence) key was free) is
 // the item made, so another instance, a restart or a retried commit never makes a second.
 
-/** How long a pass holds a schedule it fires; short, so that after a crash another pass takes it within the grace. */
-export const FIRING_LEASE_MS = 30_000;
+/**
+ * How long a pass holds a schedule it fires. Short, so that after a crash the next pass (every
+ * SCHEDULES_EVERY_MS) takes the occurrence within the grace: claimed at most one pass interval
+ * after it was due, the lease, then one more interval, all under GRACE_MS. A firing that outlasts
+ * it loses nothing: its finishing write sees another lease and rolls back.
+ */
+export const FIRING_LEASE_MS = 20_000;
 /** Schedules leased per claim; a pass claims again until none is due. */
 export const FIRING_BATCH = 20;
 

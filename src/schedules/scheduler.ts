@@ -55,16 +55,20 @@ export function startSchedulesScheduler({
   const timer = setInterval(background, everyMs);
   timer.unref();
 
+  function nudge(): void {
+    if (!nudges || nudged || stopped) return;
+    nudged = true;
+    setImmediate(() => {
+      nudged = false;
+      background();
+    });
+  }
+  // At start too: after a restart, what came due while the process was down is taken at once.
+  nudge();
+
   return {
     runOnce,
-    nudge() {
-      if (!nudges || nudged || stopped) return;
-      nudged = true;
-      setImmediate(() => {
-        nudged = false;
-        background();
-      });
-    },
+    nudge,
     async stop() {
       stopped = true;
       clearInterval(timer);
