@@ -10,10 +10,9 @@ import type { OccurrenceOutcome } from './schemas.js';
 import type { ScheduleStatementsOn } from './store/index.js';
 import type { OccurrenceRow, ScheduleRow } from './store/tables.js';
 
-// One pass of the firing: lease the schedules that are due, then per schedule, in one
-// transaction, write a row per occurrence reached and make the items of those that make one.
-// The row goes first: only when its insert happened (the (schedule, occurrence) key was free) is
-// the item made, so another instance, a restart or a retried commit never makes a second.
+// One firing pass: lease the due schedules, then per schedule in one transaction write a row per
+// occurrence reached and make the items. The row goes first; only when its insert happened (the
+// key was free) is the item made, so another instance or a retried commit never makes a second.
 
 /**
  * How long a pass holds a schedule it fires. Short, so that after a crash the next pass (every

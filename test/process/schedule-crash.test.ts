@@ -5,10 +5,9 @@ import { fetchJson } from '../support/fetch-json.js';
 import { waitFor } from '../support/mail.js';
 import { killAllServers, startWorkServer } from '../support/processes.js';
 
-// kill -9 of the instance that fires, mid-commit, made deterministic on PostgreSQL: the test
-// holds a lock on work_items, so the firing transaction has written its occurrence's row and
-// waits to insert the item when the test kills the process. After the restart (once the dead
-// pass's lease has lapsed) the occurrence is made once: no row or item of the killed attempt.
+// kill -9 of the firing instance mid-commit on PostgreSQL: a lock the test holds on work_items
+// stops the transaction after its occurrence's row, at the item's insert. After the restart and
+// the dead pass's lease, the occurrence is made once; nothing of the killed attempt remains.
 
 const stores = await storesUnderTest();
 const MINUTE = 60_000;

@@ -4,10 +4,9 @@ import { type TestDatabase, createTestDatabase, storesUnderTest } from '../suppo
 import { call } from '../support/http.js';
 import { type ScheduleDesk, admin, createSchedule, itemsOf, startScheduleDesk } from './schedules-support.js';
 
-// The schedules' API through HTTP on both stores: each bad field's 422 names the field (the cron
-// with croner's message, the zone, the cap, the window, a 10,000-character cron refused by its
-// length before any parsing), names unique per project (409), the filters, the preview, PATCH
-// and DELETE, and what a deleted project does to its schedules (they go with it).
+// The schedules' API on both stores: each bad field's 422 names the field (a huge cron refused by
+// its length before parsing), names unique per project (409), filters, preview, PATCH, DELETE,
+// and a deleted project's schedules, which go with it.
 
 const START = Date.parse('2027-06-01T04:00:00.000Z');
 const base = (extra: Record<string, unknown> = {}) => ({

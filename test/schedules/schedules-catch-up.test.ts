@@ -4,10 +4,9 @@ import { type TestDatabase, createTestDatabase, storesUnderTest } from '../suppo
 import { call } from '../support/http.js';
 import { type ScheduleDesk, admin, createSchedule, itemsOf, startScheduleDesk } from './schedules-support.js';
 
-// Hourly schedules through three hours of downtime, through HTTP on both stores at a test clock:
-// `skip` makes none of the missed occurrences and lists each, `once` makes the latest, `all` each
-// oldest first, `all` with max_catchup 2 the latest two; an occurrence under 60 s late is made.
-// Then overlap: `skip` makes nothing while the previous item is open and says so; `allow` makes it.
+// Hourly schedules through downtime on both stores at a test clock: skip lists each missed one,
+// once makes the latest, all each (capped: the latest max_catchup); a barely late one is made.
+// Overlap skip makes nothing while the previous item is open and says so; allow makes it.
 
 const at = (iso: string) => Date.parse(iso);
 

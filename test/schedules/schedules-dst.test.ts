@@ -4,10 +4,9 @@ import { type TestDatabase, createTestDatabase, storesUnderTest } from '../suppo
 import { call } from '../support/http.js';
 import { type ScheduleDesk, createSchedule, fireThrough, itemsOf, startScheduleDesk } from './schedules-support.js';
 
-// Daily schedules in Berlin and New York across both daylight-saving changes of 2027, through
-// HTTP on both stores: each day's occurrence is made once, at the right UTC instant. On the
-// spring-forward day a time inside the gap runs at the first valid time after it; on the
-// fall-back day a time that occurs twice runs at its first (summer-time) instant only.
+// Daily schedules in Berlin and New York across both daylight-saving changes of 2027, on both
+// stores: each occurrence once, at the right UTC instant (a time in the spring gap at the first
+// valid time after it; a time that occurs twice in the autumn at its first instant only).
 
 describe.each(await storesUnderTest())('schedules across daylight saving on %s', (kind) => {
   let testDatabase: TestDatabase;
