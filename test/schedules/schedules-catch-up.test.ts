@@ -138,19 +138,35 @@ describe.each(await storesUnderTest())('missed occurrences and overlap on %s', (
     expect(await madeAt('guarded')).toEqual(['10:00', '12:00']);
   });
 
+  it('a schedule disabled for hours and enabled again follows missed for what came due meanwhile', async () => {
+    clock.setTo(at('2027-05-04T12:30:00.000Z'));
+    ids.paused = (await hourly('paused', { missed: 'once' })).id;
+    const off = await call(desk.app, 'PATCH', `/schedules/${ids.paused}`, { enabled: false }, desk.member);
+    expect(off.body).toMatchObject({ enabled: false, version: 2 });
+    clock.setTo(at('2027-05-04T15:30:00.000Z'));
+    await desk.schedules.scheduler.runOnce();
+    expect(await madeAt('paused')).toEqual([]);
+    const on = await call(desk.app, 'PATCH', `/schedules/${ids.paused}`, { enabled: true }, desk.member);
+    expect(on.body).toMatchObject({ enabled: true, next_run_at: '2027-05-04T13:00:00.000Z' });
+    await desk.schedules.scheduler.runOnce();
+    expect(await madeAt('paused')).toEqual(['15:00']);
+    expect((await occurrences('paused')).map((o) => o.outcome)).toEqual(['made', 'missed', 'missed']);
+    await call(desk.app, 'DELETE', `/schedules/${ids.paused}`, undefined, desk.member);
+  });
+
   it('run now makes one item at once, outside the rhythm, and the occurrence list says so', async () => {
-    clock.setTo(at('2027-05-04T12:10:00.000Z'));
+    await call(desk.app, 'DELETE', `/schedules/${ids.allowed}`, undefined, desk.member);
     const run = await call(desk.app, 'POST', `/schedules/${ids.guarded}/run`, undefined, desk.member);
     expect(run.status, run.text).toBe(201);
     expect(run.body.occurrence).toMatchObject({
-      occurrence_at: '2027-05-04T12:10:00.000Z',
-      occurrence_local: '2027-05-04T12:10:00+00:00',
+      occurrence_at: '2027-05-04T15:30:00.000Z',
+      occurrence_local: '2027-05-04T15:30:00+00:00',
       outcome: 'run_now',
       work_item_id: run.body.work_item_id,
     });
-    expect(await madeAt('guarded')).toEqual(['10:00', '12:00', '12:10']);
+    expect((await madeAt('guarded')).at(-1)).toBe('15:30');
     const schedule = await call(desk.app, 'GET', `/schedules/${ids.guarded}`, undefined, desk.member);
-    expect(schedule.body.next_run_at).toBe('2027-05-04T13:00:00.000Z');
-    expect(schedule.body.last_run_at).toBe('2027-05-04T12:10:00.000Z');
+    expect(schedule.body.next_run_at).toBe('2027-05-04T16:00:00.000Z');
+    expect(schedule.body.last_run_at).toBe('2027-05-04T15:30:00.000Z');
   });
 });
