@@ -49,6 +49,7 @@ export async function fireDue(deps: FiringDeps, at: Date): Promise<FiringResult>
   const iso = at.toISOString();
   const lease = new Date(at.getTime() + FIRING_LEASE_MS).toISOString();
   const seen = new Set<string>();
+  if (!(await deps.statementsOn(deps.top).anyDue(iso))) return result;
   for (;;) {
     const claimed = (await deps.statementsOn(deps.top).claimDue(iso, lease, FIRING_BATCH)).filter(
       (row) => !seen.has(row.id),

@@ -14,6 +14,18 @@ export function crossDialectSchedules(db: DatabaseHandle): CrossDialectSchedules
       await db.insertInto('schedules').values(row).execute();
     },
 
+    async anyDue(now) {
+      const row = await db
+        .selectFrom('schedules')
+        .select('id')
+        .where('enabled', '=', 1)
+        .where('next_run_at', 'is not', null)
+        .where('next_run_at', '<=', now)
+        .limit(1)
+        .executeTakeFirst();
+      return row !== undefined;
+    },
+
     find(id) {
       return db.selectFrom('schedules').selectAll().where('id', '=', id).executeTakeFirst();
     },

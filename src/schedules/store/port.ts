@@ -22,6 +22,8 @@ export interface ScheduleStatements {
   remove(id: string): Promise<boolean>;
   /** The latest `limit` occurrences, newest first. */
   occurrences(id: string, limit: number): Promise<OccurrenceRow[]>;
+  /** Whether any enabled schedule is due at `now`: a read, so that an idle pass writes nothing. */
+  anyDue(now: string): Promise<boolean>;
   /**
    * Leases up to `limit` enabled schedules due at `now` that no other pass holds, until
    * `leaseUntil`; the rows as leased. Each database locks in its own way.
