@@ -3,6 +3,7 @@ import { randomId } from '../shared/db/ids.js';
 import { isForeignKeyViolation, isUniqueViolation } from '../shared/db/database.js';
 import type { DatabaseHandle } from '../shared/db/schema.js';
 import { ValidationError } from '../shared/errors.js';
+import { MAX_PAYLOAD_BYTES } from '../work/contract.js';
 import { actorOf, type WorkStore } from '../work/index.js';
 import { OccurrenceTaken, ScheduleNameTaken, ScheduleNotFound } from './errors.js';
 import { creatorOf, itemFor, type ItemMaker } from './items.js';
@@ -83,6 +84,17 @@ export function createScheduleService({
     return row;
   }
 
+  /** The items' payload (the template's and payload.schedule) must fit the work service's limit. */
+  function checkPayload(row: Pick<ScheduleRow, 'id' | 'name' | 'item'>): void {
+    const payload = itemFor(row as ScheduleRow, new Date(0).toISOString()).payload;
+    if (Buffer.byteLength(JSON.stringify(payload), 'utf8') > MAX_PAYLOAD_BYTES) {
+      throw ValidationError.of(
+        'item.payload',
+        `must be at most ${MAX_PAYLOAD_BYTES} bytes with payload.schedule added`,
+      );
+    }
+  }
+
   async function checkProject(projectId: string | null | undefined): Promise<void> {
     if (projectId && !(await store.findProject(projectId))) {
       throw ValidationError.of('item.project_id', 'is not the id of an existing project');
@@ -134,6 +146,7 @@ export function createScheduleService({
       updated_at: at.toISOString(),
       version: 1,
     };
+    checkPayload(row);
     await written(row, () => statements.insert(row));
     nudge();
     return toSchedule(row);
@@ -195,6 +208,7 @@ export function createScheduleService({
         set.next_run_at = rhythm.nextAfter(at)?.toISOString() ?? null;
       }
     }
+    checkPayload({ id, name, item: set.item! });
     const updated = await written({ name, project_id: projectId }, () => statements.update(id, set));
     if (!updated) throw new ScheduleNotFound(id);
     nudge();

@@ -72,6 +72,8 @@ describe.each(await storesUnderTest())('the schedules API on %s', (kind) => {
     await refused(base({ missed: 'sometimes' }), 'missed');
     await refused(base({ starts_at: '2027-07-01T00:00:00Z', ends_at: '2027-06-01T00:00:00Z' }), 'ends_at');
     await refused(base({ item: { type: 'triage' } }), 'item.description');
+    const big = { type: 'triage', description: 'x', payload: { text: 'x'.repeat(64 * 1024) } };
+    expect(await refused(base({ item: big }), 'item.payload')).toContain('payload.schedule');
     await refused(
       base({ item: { type: 'triage', description: 'x', project_id: crypto.randomUUID() } }),
       'item.project_id',
@@ -176,6 +178,24 @@ describe.each(await storesUnderTest())('the schedules API on %s', (kind) => {
     expect((await call(desk.app, 'POST', '/schedules', base(), headers)).status).toBe(403);
   });
 
+  it('an item the work service refuses at firing time disables the schedule and says why', async () => {
+    clock.setTo(Date.parse('2027-06-01T10:30:00.000Z'));
+    const schedule = await createSchedule(desk, base({ name: 'tampered', cron: '@hourly' }));
+    // An operator's SQL writes a template the work service refuses (a payload over its limit).
+    const item = JSON.stringify({ type: 't', description: 't', payload: { text: 'x'.repeat(70_000) } });
+    await desk.database.kysely.updateTable('schedules').set({ item }).where('id', '=', schedule.id).execute();
+    clock.setTo(Date.parse('2027-06-01T11:00:05.000Z'));
+    expect(await desk.schedules.scheduler.runOnce()).toMatchObject({ made: 0, failed: 1 });
+    const page = await call(desk.app, 'GET', `/schedules/${schedule.id}`, undefined, desk.member);
+    expect(page.body).toMatchObject({ enabled: false });
+    expect(page.body.disabled_reason).toContain('could not make the item: payload');
+    expect(page.body.occurrences).toEqual([
+      expect.objectContaining({ occurrence_at: '2027-06-01T11:00:00.000Z', outcome: 'failed', work_item_id: null }),
+    ]);
+    expect(await itemsOf(desk, schedule.id)).toEqual([]);
+    await call(desk.app, 'DELETE', `/schedules/${schedule.id}`, undefined, desk.member);
+  });
+
   it('a deleted project takes its schedules with it; the items they made stay', async () => {
     const project = await call(desk.app, 'POST', '/projects', { name: 'doomed' }, admin);
     const schedule = await createSchedule(
@@ -186,14 +206,14 @@ describe.each(await storesUnderTest())('the schedules API on %s', (kind) => {
         item: { type: 'd', description: 'd', project_id: project.body.id },
       }),
     );
-    clock.setTo(Date.parse('2027-06-01T09:00:05.000Z'));
+    clock.setTo(Date.parse('2027-06-01T12:00:05.000Z'));
     await desk.schedules.scheduler.runOnce();
     const [made] = await itemsOf(desk, schedule.id);
     expect(made).toBeDefined();
     // No route deletes a project: an operator's SQL does.
     await desk.database.kysely.deleteFrom('projects').where('id', '=', project.body.id).execute();
     expect((await call(desk.app, 'GET', `/schedules/${schedule.id}`, undefined, desk.member)).status).toBe(404);
-    clock.setTo(Date.parse('2027-06-01T10:00:05.000Z'));
+    clock.setTo(Date.parse('2027-06-01T13:00:05.000Z'));
     await desk.schedules.scheduler.runOnce();
     expect(await itemsOf(desk, schedule.id)).toHaveLength(1);
     const item = await call(desk.app, 'GET', `/work/${made!.id}`, undefined, admin);
