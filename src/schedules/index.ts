@@ -4,7 +4,7 @@ export { GRACE_MS, MISSED_ROWS } from './catch-up.js';
 export { ScheduleNameTaken, ScheduleNotFound } from './errors.js';
 export { FIRING_LEASE_MS, type FiringResult } from './firing.js';
 export type { ItemMaker } from './items.js';
-export { isKnownTimeZone, localIso } from './rhythm.js';
+export { localIso } from './rhythm.js';
 export { registerScheduleRoutes } from './routes.js';
 export { SCHEDULES_EVERY_MS, type SchedulesScheduler } from './scheduler.js';
 export { createScheduleService, type ScheduleService } from './service.js';

@@ -1,4 +1,5 @@
 import { Cron } from 'croner';
+import { isKnownTimeZone } from '../notify/index.js';
 import { ValidationError } from '../shared/errors.js';
 import { CRON_NICKNAMES, NEXT_RUNS, type RunTime } from './schemas.js';
 
@@ -20,16 +21,6 @@ export interface RhythmInput {
   tz: string;
   starts_at?: string | null;
   ends_at?: string | null;
-}
-
-/** Whether the runtime's zone data knows `tz`: the zone each occurrence is computed in. */
-export function isKnownTimeZone(tz: string): boolean {
-  try {
-    new Intl.DateTimeFormat('en-US', { timeZone: tz });
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /** The rhythm of a schedule; a ValidationError naming the field when the cron, zone or window is wrong. */
