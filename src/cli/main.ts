@@ -11,6 +11,7 @@ import { EXIT, createCliContext, describeError, exitCodeOf } from './context.js'
 import { json } from './format.js';
 import { registerPeopleCommand } from './people.js';
 import { registerProjectCommand } from './project.js';
+import { registerScheduleCommand } from './schedule.js';
 import { registerMcpCommand, registerServeCommand } from './serve.js';
 import { registerTokenCommand } from './token.js';
 import { registerWorkCommand } from './work.js';
@@ -44,6 +45,7 @@ program.addHelpText(
 registerConversationCommands(program, registerWorkCommand(program, context), context);
 registerProjectCommand(program, context);
 registerPeopleCommand(program, context);
+registerScheduleCommand(program, context);
 registerTokenCommand(program, context);
 registerClassifyCommand(program, context);
 registerServeCommand(program, context);

@@ -369,6 +369,8 @@ describe('agentdesk on the command line, against real servers on SQLite', () => 
       ...['ls', 'create', 'rename'].map((c) => ['project', c]),
       ['token'],
       ...['create', 'ls', 'revoke'].map((c) => ['token', c]),
+      ['schedule'],
+      ...['add', 'list', 'show', 'update', 'enable', 'disable', 'delete', 'run', 'preview'].map((c) => ['schedule', c]),
       ['classify'],
       ['serve'],
       ['mcp'],

@@ -63,7 +63,9 @@ describe.each(await storesUnderTest())('the schedule calls on %s', (kind) => {
   });
 
   it('a bad expression is a 422 naming cron; an agent may not create, change or run', async () => {
-    const bad = (await member.previewSchedule({ cron: '61 8 * * *', tz: 'UTC' }).catch((e: unknown) => e)) as ProblemError;
+    const bad = (await member
+      .previewSchedule({ cron: '61 8 * * *', tz: 'UTC' })
+      .catch((e: unknown) => e)) as ProblemError;
     expect(bad).toBeInstanceOf(ProblemError);
     expect(bad.status).toBe(422);
     expect(bad.errors?.map((e) => e.field)).toContain('cron');
