@@ -186,3 +186,14 @@ describe('a viewer', () => {
     await context.close();
   });
 });
+
+describe('an admin', () => {
+  it('finds Schedules in the menu at 1280 px and may manage them', async () => {
+    const { context, page, errors } = await signedIn(ADMIN_SECRET, 'desktop', '/schedules');
+    await page.locator('tr[data-schedule="Monthly invoices"]').waitFor();
+    expect(await page.getByRole('button', { name: 'New schedule' }).count()).toBe(1);
+    await screenshot(page, 'schedules-admin-desktop');
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+});

@@ -95,7 +95,15 @@ describe('signing in to the desk', () => {
 
     await signIn(page, token);
     expect(await page.getByTestId('whoami').innerText()).toMatch(/ada\s+agent/);
-    expect(await navLinks(page)).toEqual(['Dashboard', 'Board', 'Submit', 'Agents', 'Projects', 'Schedules', 'Mailboxes']);
+    expect(await navLinks(page)).toEqual([
+      'Dashboard',
+      'Board',
+      'Submit',
+      'Agents',
+      'Projects',
+      'Schedules',
+      'Mailboxes',
+    ]);
     // The first screen after signing in is the dashboard; the board is one link away.
     await page.getByRole('heading', { name: 'Dashboard', level: 1 }).waitFor();
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Board', exact: true }).click();

@@ -8,7 +8,6 @@ import type {
   UpdateSchedule,
 } from '../../../../src/schedules/contract.ts';
 import { ProblemMessage } from '../../components/problem-message.tsx';
-import { UserText } from '../../components/user-text.tsx';
 import { type ApiProblem, api, toProblem, withQuery } from '../../lib/api.ts';
 import { fromLocalInput, toLocalInput } from '../../lib/format.ts';
 import { timeZones } from '../../lib/people.ts';
@@ -385,12 +384,15 @@ export function NextRuns(props: { runs: Preview['runs'] | null; tz: string; titl
             const when = whenText(r.at, props.tz);
             return (
               <li key={r.at}>
-                <time dateTime={r.at}>{when.viewer}</time>
+                {/* each time whole on its line: the schedule's zone wraps below, never mid-date */}
+                <time class="nowrap" dateTime={r.at}>
+                  {when.viewer}
+                </time>
                 {when.schedule && (
-                  <span class="muted">
+                  <>
                     {' '}
-                    · <UserText text={when.schedule} />
-                  </span>
+                    <span class="muted nowrap">· {when.schedule}</span>
+                  </>
                 )}
               </li>
             );
