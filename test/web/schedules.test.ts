@@ -142,6 +142,20 @@ describe.each(['desktop', 'phone'] as const)('schedules at %s width', (viewport)
     await from.getByRole('link', { name }).click();
     await eventually(() => page.getByTestId('schedule-detail').getByRole('heading').first().innerText()).toBe(name);
 
+    // Edit: a new description keeps the rhythm (only what changed is sent).
+    await row.getByRole('button', { name: `Edit ${name}` }).click();
+    const edit = page.getByRole('form', { name: `Edit schedule ${name}` });
+    expect(await edit.getByLabel('Cron expression').inputValue()).toBe('30 8 * * 1-5');
+    await eventually(() => edit.getByTestId('next-runs').locator('li').count()).toBe(5);
+    await fitsWidth(page);
+    await screenshot(page, `schedules-edit-${viewport}`);
+    await edit.getByLabel('Description of each item').fill('Triage the shared inbox');
+    await edit.getByRole('button', { name: 'Save' }).click();
+    await row.waitFor();
+    const edited = (await admin('GET', `/schedules/${created.id}`)).body;
+    expect(edited.item.description).toBe('Triage the shared inbox');
+    expect(edited).toMatchObject({ cron: '30 8 * * 1-5', tz: 'Europe/Berlin', next_run_at: created.next_run_at });
+
     // Disable and enable.
     await row.getByRole('button', { name: `Disable ${name}` }).click();
     await eventually(() => row.innerText()).toContain('Disabled');

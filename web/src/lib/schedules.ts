@@ -22,9 +22,9 @@ export const EXAMPLES: ReadonlyArray<{ label: string; cron: string }> = [
 // to the service's policies and limits.
 export const MAX_CATCHUP: typeof SERVICE_MAX_CATCHUP = { min: 1, max: 1000, default: 100 };
 export const MISSED_HINTS: Record<MissedPolicy, string> = {
-  skip: 'skip: make none of the runs missed (desk down, schedule disabled)',
-  once: 'once: make the latest missed run',
-  all: 'all: make each missed run, oldest first',
+  skip: 'skip: make none of them',
+  once: 'once: make the latest',
+  all: 'all: make each, oldest first',
 };
 export const OVERLAP_HINTS: Record<OverlapPolicy, string> = {
   allow: 'allow: make the next one anyway',

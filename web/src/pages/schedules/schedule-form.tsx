@@ -20,9 +20,9 @@ import {
   rhythmInWords,
   schedulePath,
   viewerZone,
-  whenText,
 } from '../../lib/schedules.ts';
 import { useSubmit } from '../../lib/use-submit.ts';
+import { NextRuns } from './next-runs.tsx';
 
 // The create and edit form of a schedule. The next five runs show as the expression is typed
 // (the service's own preview, debounced), so a person sees what "30 8 * * 1-5" means before saving.
@@ -294,7 +294,7 @@ export function ScheduleForm(props: { schedule: Schedule | null; onDone: (saved:
         <div class="stack">
           <div class="row wrap">
             <label class="grow">
-              Missed runs
+              Runs missed (desk down, schedule off)
               <select
                 name="missed"
                 value={d.missed}
@@ -367,38 +367,5 @@ export function ScheduleForm(props: { schedule: Schedule | null; onDone: (saved:
         </button>
       </div>
     </form>
-  );
-}
-
-/** The next runs in the viewer's zone, with the schedule's zone's wall time when it differs. */
-export function NextRuns(props: { runs: Preview['runs'] | null; tz: string; title?: string }) {
-  if (props.runs === null) return null;
-  return (
-    <div class="next-runs">
-      <h3 class="small">{props.title ?? 'Next runs'}</h3>
-      {props.runs.length === 0 ? (
-        <p class="muted small">None: the schedule has ended.</p>
-      ) : (
-        <ol data-testid="next-runs">
-          {props.runs.map((r) => {
-            const when = whenText(r.at, props.tz);
-            return (
-              <li key={r.at}>
-                {/* each time whole on its line: the schedule's zone wraps below, never mid-date */}
-                <time class="nowrap" dateTime={r.at}>
-                  {when.viewer}
-                </time>
-                {when.schedule && (
-                  <>
-                    {' '}
-                    <span class="muted nowrap">· {when.schedule}</span>
-                  </>
-                )}
-              </li>
-            );
-          })}
-        </ol>
-      )}
-    </div>
   );
 }

@@ -10,7 +10,8 @@ import { can, useSession } from '../../lib/session.ts';
 import { useLoad } from '../../lib/use-load.ts';
 import { useSubmit } from '../../lib/use-submit.ts';
 import { Occurrences } from './occurrences.tsx';
-import { NextRuns, ScheduleForm } from './schedule-form.tsx';
+import { NextRuns } from './next-runs.tsx';
+import { ScheduleForm } from './schedule-form.tsx';
 
 // Recurring work: each schedule makes one item per occurrence of its rhythm in its zone. Members
 // and admins manage schedules here; viewers and agents read them. `?id=` opens one schedule's
