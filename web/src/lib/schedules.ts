@@ -4,7 +4,7 @@ import type {
   OverlapPolicy,
   RunTime,
   Schedule,
-} from '../../../src/schedules/contract.ts';
+} from '../../../src/schedules/schemas.ts';
 
 // Schedules as a person reads them: the rhythm in words where it is a common one (else the cron
 // itself), times in the viewer's zone with the schedule's beside them, and the example rhythms
@@ -18,7 +18,7 @@ export const EXAMPLES: ReadonlyArray<{ label: string; cron: string }> = [
   { label: 'Every hour', cron: '0 * * * *' },
 ];
 
-// Types only from the contract (its values would bundle TypeBox): the compiler still holds these
+// Types only from the schemas (their values would bundle TypeBox): the compiler still holds these
 // to the service's policies and limits.
 export const MAX_CATCHUP: typeof SERVICE_MAX_CATCHUP = { min: 1, max: 1000, default: 100 };
 export const MISSED_HINTS: Record<MissedPolicy, string> = {

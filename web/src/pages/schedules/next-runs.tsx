@@ -1,4 +1,4 @@
-import type { Preview } from '../../../../src/schedules/contract.ts';
+import type { Preview } from '../../../../src/schedules/schemas.ts';
 import { whenText } from '../../lib/schedules.ts';
 
 // Upcoming runs, in the form's preview and on a schedule's detail.

@@ -1,4 +1,4 @@
-import type { ScheduleDetail } from '../../../../src/schedules/contract.ts';
+import type { ScheduleDetail } from '../../../../src/schedules/schemas.ts';
 import { UserText } from '../../components/user-text.tsx';
 import { href } from '../../lib/router.ts';
 import { whenText } from '../../lib/schedules.ts';

@@ -6,7 +6,7 @@ import type {
   Preview,
   Schedule,
   UpdateSchedule,
-} from '../../../../src/schedules/contract.ts';
+} from '../../../../src/schedules/schemas.ts';
 import { ProblemMessage } from '../../components/problem-message.tsx';
 import { type ApiProblem, api, toProblem, withQuery } from '../../lib/api.ts';
 import { fromLocalInput, toLocalInput } from '../../lib/format.ts';

@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import type { Schedule, ScheduleDetail } from '../../../../src/schedules/contract.ts';
+import type { Schedule, ScheduleDetail } from '../../../../src/schedules/schemas.ts';
 import { Modal } from '../../components/modal.tsx';
 import { ProblemMessage } from '../../components/problem-message.tsx';
 import { UserText, visibleBidi } from '../../components/user-text.tsx';
