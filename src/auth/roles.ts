@@ -24,6 +24,8 @@ export const ACCESS = {
   answer: 'answer',
   /** Classify an email. */
   classify: 'classify',
+  /** Set up recurring work (schedules): a person's call; agents read schedules with `read`. */
+  schedule: 'schedule',
   /** Projects, tokens, deleting items. */
   admin: 'admin',
 } as const;
@@ -38,6 +40,7 @@ export const ROLES_BY_ACCESS = {
   comment: ['agent', 'member', 'admin'],
   answer: ['member', 'admin'],
   classify: ['intake', 'admin'],
+  schedule: ['member', 'admin'],
   admin: ['admin'],
 } as const satisfies Record<Access, readonly Role[]>;
 

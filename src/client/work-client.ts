@@ -22,6 +22,7 @@ import { conversationCalls } from './conversation-calls.js';
 import { peopleCalls } from './people-calls.js';
 import { webhookCalls } from './webhook-calls.js';
 import { searchCalls } from './search-calls.js';
+import { scheduleCalls } from './schedule-calls.js';
 import { ProblemError } from './errors.js';
 import { withNote } from './notes.js';
 import { type CallOptions, type ClientOptions, createRequester } from './http.js';
@@ -325,6 +326,8 @@ export function createWorkClient(options: ClientOptions) {
     ...webhookCalls(request, nextCursor),
     // Full-text search over items, their conversations and mail.
     ...searchCalls(request, nextCursor),
+    // Schedules: recurring work, listed by anyone who reads, created by people.
+    ...scheduleCalls(request),
   };
 }
 

@@ -20,6 +20,7 @@ import { ProblemError } from '../client/errors.js';
 import type { WorkClient } from '../client/work-client.js';
 import { refusalText } from './refusals.js';
 import { CONVERSATION_TOOLS } from './conversation-tools.js';
+import { SCHEDULE_TOOLS } from './schedule-tools.js';
 import { type Caller, TOOLS, type ToolDefinition, latestComments } from './tools.js';
 
 // One MCP server over the tools, for one caller: the HTTP route builds one per request, stdio one per process.
@@ -57,7 +58,7 @@ interface CompiledTool {
 
 // Compiled once per process: a server per request must cost next to nothing.
 const COMPILED = new Map<string, CompiledTool>(
-  [...TOOLS, ...CONVERSATION_TOOLS].map((definition) => [
+  [...TOOLS, ...CONVERSATION_TOOLS, ...SCHEDULE_TOOLS].map((definition) => [
     definition.name,
     {
       definition,

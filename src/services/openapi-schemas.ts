@@ -27,6 +27,15 @@ import {
   UpdateMailboxSchema,
 } from '../intake/contract.js';
 import { NotificationSchema, PersonSchema, PutPersonSchema } from '../notify/contract.js';
+import {
+  CreateScheduleSchema,
+  OccurrenceSchema,
+  PreviewSchema,
+  RunNowSchema,
+  ScheduleDetailSchema,
+  ScheduleSchema,
+  UpdateScheduleSchema,
+} from '../schedules/contract.js';
 import type { NamedSchemas } from '../shared/http/openapi.js';
 import { HealthSchema, ProblemSchema } from '../shared/http/schemas.js';
 import {
@@ -90,6 +99,11 @@ export const WORK_SCHEMAS: NamedSchemas = {
     UsageReport: UsageReportSchema,
     Notification: NotificationSchema,
     Person: PersonSchema,
+    Schedule: ScheduleSchema,
+    ScheduleDetail: ScheduleDetailSchema,
+    Occurrence: OccurrenceSchema,
+    SchedulePreview: PreviewSchema,
+    ScheduleRun: RunNowSchema,
   },
   requests: {
     CreateWorkItem: CreateWorkItemSchema,
@@ -107,6 +121,8 @@ export const WORK_SCHEMAS: NamedSchemas = {
     CreateToken: CreateTokenSchema,
     SignIn: SignInSchema,
     PutPerson: PutPersonSchema,
+    CreateSchedule: CreateScheduleSchema,
+    UpdateSchedule: UpdateScheduleSchema,
   },
 };
 

@@ -54,6 +54,7 @@ import {
 } from '../notify/index.js';
 import { createWebhooks, registerWebhookRoutes, type Webhooks, type WebhooksDeps } from '../webhooks/index.js';
 import { createSearchService, createSearchStore, registerSearchRoutes } from '../search/index.js';
+import { createSchedules, registerScheduleRoutes, type Schedules, type SchedulesDeps } from '../schedules/index.js';
 import { registerClassifyProxy, relayTimeoutMs } from '../ui-server/classify-proxy.js';
 import { workForIntake } from './intake-work.js';
 import { registerWebUi } from '../ui-server/static-files.js';
@@ -93,12 +94,16 @@ export interface WorkAppDeps {
   /** Given the digests' and escalations' scheduler once it runs: a test runs its passes at its clock. */
   onNotifyScheduler?: (scheduler: NotifyScheduler) => void;
   /**
-   * webhooks' collaborators: the outbound guard and the HTTP POST (the scheme-only guard and
-   * fetch unless given), the sender's and fan-out's timers; tests give short ones.
+   * webhooks' collaborators: the outbound guard and the HTTP POST (OUTBOUND_ALLOWED_HOSTS's
+   * guard and guarded POST unless given), the sender's and fan-out's timers; tests give short ones.
    */
   webhooks?: Pick<WebhooksDeps, 'guard' | 'transport' | 'sender' | 'fanOutPollMs'>;
   /** Given webhooks' parts once they run: a test runs the fan-out and the sender at its clock. */
   onWebhooks?: (webhooks: Webhooks) => void;
+  /** The schedules' pass loop: tests stop its timer and nudges and run its passes themselves. */
+  schedules?: SchedulesDeps['scheduler'];
+  /** Given the schedules once built: a test runs the firing pass at its clock. */
+  onSchedules?: (schedules: Schedules) => void;
 }
 
 export const WORK_BODY_LIMIT = 1024 * 1024;
@@ -122,6 +127,8 @@ export async function buildWorkApp({
   onNotifyScheduler,
   webhooks: webhookDeps = {},
   onWebhooks,
+  schedules: schedulesOptions,
+  onSchedules,
   ...deps
 }: WorkAppDeps): Promise<HttpApp> {
   const { app, database, tracing, auth, gate } = await buildServiceApp({
@@ -204,7 +211,19 @@ export async function buildWorkApp({
   if (sender) onNotifySender?.(sender);
   const scheduler = notify.startScheduler(conversation.statementsOn);
   if (scheduler) onNotifyScheduler?.(scheduler);
+  // Each occurrence's item goes through the work service's create, in the occurrence's commit.
+  const schedules = createSchedules({
+    database,
+    store,
+    makeItem: work.create,
+    logger,
+    now,
+    metrics: app.metricsRegistry,
+    ...(schedulesOptions && { scheduler: schedulesOptions }),
+  });
+  onSchedules?.(schedules);
   app.addHook('preClose', async () => {
+    await schedules.close();
     await notify.close();
     await webhooks?.close();
     await claims.close();
@@ -225,6 +244,7 @@ export async function buildWorkApp({
   registerPeopleRoutes(app, notify.people);
   registerTestMailRoute(app, notify.testMail);
   registerWebhookRoutes(app, webhooks.service);
+  registerScheduleRoutes(app, schedules.service);
   const projects = createProjectService({ store, now });
   registerProjectRoutes(app, projects);
   await registerAnswerLinkRoutes(

@@ -105,6 +105,19 @@ async function newDelivery(app: HttpApp): Promise<{ webhook: string; delivery: s
   expect(queued.status, queued.text).toBe(202);
   return { webhook, delivery: queued.body.id as string };
 }
+/** A fresh schedule (yearly, disabled: it never fires in the matrix), made by the admin. */
+async function newSchedule(app: HttpApp): Promise<string> {
+  const made = await call(app, 'POST', '/schedules', scheduleBody(), bearer(ADMIN_SECRET));
+  expect(made.status, made.text).toBe(201);
+  return made.body.id as string;
+}
+const scheduleBody = () => ({
+  name: unique('schedule'),
+  cron: '0 6 1 1 *',
+  tz: 'Europe/Berlin',
+  item: { type: 'matrix', description: 'a schedule in the role matrix' },
+  enabled: false,
+});
 
 const CASES: Case[] = [
   { route: 'GET /health', service: 'work', request: async () => ({ url: '/health' }), roles: everyone(200), open: 200 },
@@ -337,6 +350,44 @@ const CASES: Case[] = [
     service: 'work',
     request: async (f) => ({ url: `/people/${await newPerson(f.app)}` }),
     roles: only(204, 'admin'),
+  },
+  // Schedules: members and admins manage them; everyone who reads the desk reads them.
+  {
+    route: 'POST /schedules',
+    service: 'work',
+    request: async () => ({ url: '/schedules', payload: scheduleBody() }),
+    roles: only(201, 'member', 'admin'),
+  },
+  { route: 'GET /schedules', service: 'work', request: async () => ({ url: '/schedules' }), roles: READ(200) },
+  {
+    route: 'GET /schedules/preview',
+    service: 'work',
+    request: async () => ({ url: '/schedules/preview?cron=%40daily&tz=Europe%2FBerlin' }),
+    roles: READ(200),
+  },
+  {
+    route: 'GET /schedules/:id',
+    service: 'work',
+    request: async (f) => ({ url: `/schedules/${await newSchedule(f.app)}` }),
+    roles: READ(200),
+  },
+  {
+    route: 'PATCH /schedules/:id',
+    service: 'work',
+    request: async (f) => ({ url: `/schedules/${await newSchedule(f.app)}`, payload: { overlap: 'skip' } }),
+    roles: only(200, 'member', 'admin'),
+  },
+  {
+    route: 'DELETE /schedules/:id',
+    service: 'work',
+    request: async (f) => ({ url: `/schedules/${await newSchedule(f.app)}` }),
+    roles: only(204, 'member', 'admin'),
+  },
+  {
+    route: 'POST /schedules/:id/run',
+    service: 'work',
+    request: async (f) => ({ url: `/schedules/${await newSchedule(f.app)}/run` }),
+    roles: only(201, 'member', 'admin'),
   },
   // The matrix's desk sends no mail: an admin who may ask gets the 409 saying so.
   {

@@ -374,6 +374,8 @@ describe('agentdesk on the command line, against real servers on SQLite', () => 
         (c) => ['webhook', c],
       ),
       ...['deliveries', 'redeliver', 'recover'].map((c) => ['webhook', c]),
+      ['schedule'],
+      ...['add', 'list', 'show', 'update', 'enable', 'disable', 'delete', 'run', 'preview'].map((c) => ['schedule', c]),
       ['classify'],
       ['serve'],
       ['mcp'],

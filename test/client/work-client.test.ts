@@ -233,6 +233,13 @@ describe.each(await storesUnderTest())('the work client on %s', (kind) => {
     await client.getPerson('mia');
     await client.putPerson('mia', { email: 'mia@example.org', notify: 'digest', digest_at: '08:00' });
     await client.deletePerson('mia');
+    await client.listSchedules({ enabled: 'true' });
+    await client.getSchedule(id);
+    await client.createSchedule({ name: 'n', cron: '@daily', tz: 'UTC', item: { type: 't', description: 'd' } });
+    await client.updateSchedule(id, { enabled: false });
+    await client.deleteSchedule(id);
+    await client.runSchedule(id);
+    await client.previewSchedule({ cron: '@daily', tz: 'UTC' });
 
     const document = desk.app.swagger() as { paths: Record<string, Record<string, unknown>> };
     const templates = Object.keys(document.paths).map((template) => ({
@@ -247,7 +254,7 @@ describe.each(await storesUnderTest())('the work client on %s', (kind) => {
       return !match || !(method.toLowerCase() in (document.paths[match.template] ?? {}));
     });
     expect(missing).toEqual([]);
-    expect(calls).toHaveLength(34);
+    expect(calls).toHaveLength(41);
   });
 });
 

@@ -29,7 +29,8 @@ export interface OracleSettings {
 }
 
 const UNSAFE = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
-const MAX_PARAM_LENGTH = 100;
+// The router's maxParamLength (src/shared/http/app.ts): a longer segment matches no route.
+const MAX_PARAM_LENGTH = 256;
 /** Node's limit on the request line and headers together; undici adds a few of its own. */
 const MAX_HEAD_BYTES = 16 * 1024;
 const HEAD_SLACK = 1024;

@@ -30,8 +30,18 @@ const TOOL_NAMES = [
   'list_comments',
   'ask_person',
   'get_answer',
+  'list_schedules',
 ];
-const READ_ONLY = ['get_work_item', 'list_work', 'list_children', 'search_work', 'list_projects', 'list_comments', 'get_answer'];
+const READ_ONLY = [
+  'get_work_item',
+  'list_work',
+  'list_children',
+  'search_work',
+  'list_projects',
+  'list_comments',
+  'get_answer',
+  'list_schedules',
+];
 const FINAL = ['complete_work', 'fail_work'];
 
 describe.each(await storesUnderTest())('MCP over Streamable HTTP on %s', (kind) => {

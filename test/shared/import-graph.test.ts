@@ -22,7 +22,7 @@ const LAYERS = [
   ['conversation'],
   ['notify', 'webhooks'],
   ['intake'],
-  ['search'],
+  ['search', 'schedules'],
   ['client'],
   ['mcp', 'cli', 'ui-server'],
   ['services'],
@@ -39,6 +39,7 @@ const BROWSER_SAFE = [
   'notify/outbox/schemas.ts',
   'notify/people/schemas.ts',
   'search/schemas.ts',
+  'schedules/schemas.ts',
   'shared/config/auth-modes.ts',
   'webhooks/event-names.ts',
   'webhooks/schemas.ts',
@@ -57,7 +58,18 @@ const TYPE_ONLY = ['conversation/rows.ts', 'work/events/hub.ts', 'work/items/cha
 
 // A feature's entry files: what other folders may import of it. contract.ts holds the wire
 // vocabulary (schemas, import-free lists) that clients and the CLI load without the server.
-const FEATURES = ['auth', 'email', 'classify', 'work', 'conversation', 'notify', 'webhooks', 'intake', 'search'];
+const FEATURES = [
+  'auth',
+  'email',
+  'classify',
+  'work',
+  'conversation',
+  'notify',
+  'webhooks',
+  'intake',
+  'search',
+  'schedules',
+];
 const ENTRY_FILES = ['index.ts', 'contract.ts'];
 
 function sourcesOf(dir: string, extensions: string[]): string[] {

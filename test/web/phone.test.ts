@@ -55,6 +55,7 @@ describe('on a 390 px phone', () => {
       'Submit',
       'Agents',
       'Projects',
+      'Schedules',
       'Classify',
       'Mailboxes',
       'Tokens',

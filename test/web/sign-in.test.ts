@@ -95,7 +95,15 @@ describe('signing in to the desk', () => {
 
     await signIn(page, token);
     expect(await page.getByTestId('whoami').innerText()).toMatch(/ada\s+agent/);
-    expect(await navLinks(page)).toEqual(['Dashboard', 'Board', 'Submit', 'Agents', 'Projects', 'Mailboxes']);
+    expect(await navLinks(page)).toEqual([
+      'Dashboard',
+      'Board',
+      'Submit',
+      'Agents',
+      'Projects',
+      'Schedules',
+      'Mailboxes',
+    ]);
     // The first screen after signing in is the dashboard; the board is one link away.
     await page.getByRole('heading', { name: 'Dashboard', level: 1 }).waitFor();
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Board', exact: true }).click();
@@ -138,7 +146,7 @@ describe('signing in to the desk', () => {
     const { page, context } = await openSignedOut();
     await signIn(page, token);
     expect(await page.getByTestId('whoami').innerText()).toMatch(/watcher\s+viewer/);
-    expect(await navLinks(page)).toEqual(['Dashboard', 'Board', 'Agents', 'Projects', 'Mailboxes']);
+    expect(await navLinks(page)).toEqual(['Dashboard', 'Board', 'Agents', 'Projects', 'Schedules', 'Mailboxes']);
     // The first screen after signing in is the dashboard; the board is one link away.
     await page.getByRole('heading', { name: 'Dashboard', level: 1 }).waitFor();
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Board', exact: true }).click();
@@ -172,6 +180,7 @@ describe('signing in to the desk', () => {
       'Submit',
       'Agents',
       'Projects',
+      'Schedules',
       'Classify',
       'Mailboxes',
       'Tokens',

@@ -19,6 +19,7 @@ import { NeedsYouPage } from './pages/needs-you/needs-you.tsx';
 import { MyNotificationsPage } from './pages/people/my-notifications.tsx';
 import { PeoplePage } from './pages/people/people.tsx';
 import { ProjectsPage } from './pages/projects/projects.tsx';
+import { SchedulesPage } from './pages/schedules/schedules.tsx';
 import { SignInPage } from './pages/sign-in.tsx';
 import { SubmitPage } from './pages/submit.tsx';
 import { TokensPage } from './pages/tokens/tokens.tsx';
@@ -34,6 +35,7 @@ const NAV: ReadonlyArray<{ path: string; label: string; access: Access; answers?
   { path: '/new', label: 'Submit', access: 'submit' },
   { path: '/agents', label: 'Agents', access: 'read' },
   { path: '/projects', label: 'Projects', access: 'read' },
+  { path: '/schedules', label: 'Schedules', access: 'read' },
   { path: '/classify', label: 'Classify', access: 'classify' },
   { path: '/mailboxes', label: 'Mailboxes', access: 'read' },
   { path: '/tokens', label: 'Tokens', access: 'admin' },
@@ -119,6 +121,7 @@ function Desk({ session }: { session: SessionState }) {
     page = <SubmitPage key={`new ${route.params.get('project_id') ?? ''}`} params={route.params} />;
   else if (path === '/agents') page = <AgentsPage />;
   else if (path === '/projects') page = <ProjectsPage />;
+  else if (path === '/schedules') page = <SchedulesPage params={route.params} />;
   else if (path === '/classify') page = <ClassifyPage />;
   else if (path === '/tokens') page = <TokensPage />;
   else if (path === '/people') page = <PeoplePage />;

@@ -29,6 +29,10 @@ export const OPENAPI_TAGS = [
     name: 'people',
     description: "People's profiles: the address the desk tells of questions and reviews, and how often",
   },
+  {
+    name: 'schedules',
+    description: 'Recurring work: one work item per occurrence of a cron expression in a time zone',
+  },
   { name: 'events', description: 'The Server-Sent Events stream of changes to work items and projects' },
   { name: 'classification', description: 'Classify emails with an LLM or the rules, and what it cost' },
   {

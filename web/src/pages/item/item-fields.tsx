@@ -88,6 +88,7 @@ export function ItemFields(props: {
         </dd>
         <dt>Created by</dt>
         <dd>{w.created_by}</dd>
+        <FromSchedule payload={w.payload} />
         <dt>Created</dt>
         <dd>
           <time dateTime={w.created_at}>{formatDateTime(w.created_at)}</time>
@@ -123,6 +124,24 @@ function Watchers({ item: w, projects }: { item: WorkItem; projects: Project[] |
           (and the project's: <UserText text={inherited.join(', ')} />)
         </span>
       )}
+    </>
+  );
+}
+
+/** "From schedule X" when a schedule made the item (payload.schedule is the desk's own field). */
+function FromSchedule(props: { payload: unknown }) {
+  const made = (props.payload as { schedule?: unknown } | null)?.schedule as
+    { id?: unknown; name?: unknown } | undefined;
+  if (typeof made?.id !== 'string' || typeof made.name !== 'string') return null;
+  return (
+    <>
+      <dt>Recurring</dt>
+      <dd data-testid="item-schedule">
+        From schedule{' '}
+        <a href={href('/schedules', { id: made.id })}>
+          <UserText text={made.name} />
+        </a>
+      </dd>
     </>
   );
 }
