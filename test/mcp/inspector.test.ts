@@ -73,7 +73,7 @@ describe.skipIf(!existsSync(INSPECTOR))('the MCP Inspector (CLI mode) against ag
     expect(run.code, run.stderr).toBe(0);
     expect(run.stderr.trim()).toBe('');
     const names = (JSON.parse(run.stdout) as { tools: Array<{ name: string }> }).tools.map((tool) => tool.name);
-    expect(names).toHaveLength(18);
+    expect(names).toHaveLength(19);
     expect(names).toContain('list_comments');
     expect(names).toContain('claim_next_work');
   });
@@ -125,6 +125,6 @@ describe.skipIf(!existsSync(INSPECTOR))('the MCP Inspector (CLI mode) against ag
       'mcp',
     ]);
     expect(run.code, run.stderr).toBe(0);
-    expect((JSON.parse(run.stdout) as { tools: unknown[] }).tools).toHaveLength(18);
+    expect((JSON.parse(run.stdout) as { tools: unknown[] }).tools).toHaveLength(19);
   });
 });

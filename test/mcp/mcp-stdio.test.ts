@@ -62,7 +62,7 @@ describe.each(await storesUnderTest())('agentdesk mcp (stdio) on %s', (kind) => 
   });
 
   it('lists the tools and runs claim → heartbeat → complete, then a refused move', async () => {
-    expect((await bot1.listTools()).tools).toHaveLength(18);
+    expect((await bot1.listTools()).tools).toHaveLength(19);
     const item = (await api(desk.url, 'POST', '/work', admin, { type: 'stdio_loop', description: 'over stdio' })).body;
 
     const claimed = await use(bot1, 'claim_next_work', { types: ['stdio_loop'], wait_s: 2 });
