@@ -6,6 +6,7 @@ export { registerNotificationRoutes, registerTestMailRoute } from './outbox/rout
 export { RETRY_POLICY, type OutboxSender, type RetryPolicy } from './outbox/sender.js';
 export { SMTP_TIMEOUTS, type SmtpTimeouts } from './outbox/transport.js';
 export { createNotify, type Notify, type NotifyDeps } from './setup.js';
+export type { SendNotice } from './outbox/notice-mail.js';
 export { SCHEDULE_EVERY_MS, type NotifyScheduler, type PassResult } from './schedule/scheduler.js';
 export { DEFAULT_DIGEST_AT, DEFAULT_TZ } from './schedule/local-time.js';
 export { composeDigestMail, type DigestEntry, type DigestMailInput } from './schedule/digest-mail.js';

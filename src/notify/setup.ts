@@ -16,6 +16,7 @@ import type { WaitingQuestionsOn } from './schedule/ports.js';
 import { type NotifyScheduler, type SchedulerOptions, startNotifyScheduler } from './schedule/scheduler.js';
 import { scheduleStatementsFor } from './schedule/store/index.js';
 import { createTestMail } from './outbox/test-mail.js';
+import { createNoticeMail } from './outbox/notice-mail.js';
 import { createPeopleService } from './people/service.js';
 import { createPeopleStore } from './people/store/index.js';
 
@@ -74,12 +75,15 @@ export function createNotify({
     now,
     nudge: () => sender?.nudge(),
   });
-  const people = createPeopleService({ store: createPeopleStore(database), now });
+  const peopleStore = createPeopleStore(database);
+  const people = createPeopleService({ store: peopleStore, now });
   return {
     opened,
     people,
     notifications: createNotificationService({ outbox: top, store }),
     testMail: createTestMail({ people, outbox: top, mail, now, nudge: () => sender?.nudge() }),
+    /** A mail to one person about the desk itself (a webhook turned off); nothing without mail. */
+    notice: createNoticeMail({ people: peopleStore, outbox: top, mail, now, nudge: () => sender?.nudge() }),
     /** Mail intake asks it whether a message replies to the desk's mail (and to which). */
     recogniseReply: createReplyRecognition({ outbox: top, tokens: links, replyTemplate: mail.replyAddress, now }),
     /**

@@ -195,6 +195,7 @@ export async function buildWorkApp({
     logger,
     now,
     metrics: app.metricsRegistry,
+    tellOwner: notify.notice,
     appendEvent: async (type, data, at) => {
       await store.transaction(async (tx) => {
         await tx.appendEvent(type, JSON.stringify(data), at);

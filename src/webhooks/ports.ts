@@ -28,3 +28,6 @@ export type WebhookTransport = (url: string, headers: Record<string, string>, bo
 
 /** Appends an event to the desk's log (webhook.disabled), in its own transaction. */
 export type AppendEvent = (type: string, data: Record<string, unknown>, at: string) => Promise<void>;
+
+/** Mails a person about the desk itself (notify's notice); resolves false when no mail went. */
+export type TellPerson = (name: string, subject: string, text: string) => Promise<boolean>;

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { Database } from '../shared/db/database.js';
 import { WEBHOOK_EVENTS } from './event-names.js';
-import type { AppendEvent, TransportResult, UrlGuard, WebhookTransport } from './ports.js';
+import type { AppendEvent, TellPerson, TransportResult, UrlGuard, WebhookTransport } from './ports.js';
 import { failingTooLong, judge, type Verdict } from './schedule.js';
 import { signedHeaders } from './signing.js';
 import type { WebhookStatementsOn } from './store/index.js';
@@ -25,6 +25,8 @@ export interface SenderOptions {
   transport: WebhookTransport;
   guard: UrlGuard;
   appendEvent: AppendEvent;
+  /** The endpoint's owner hears by mail that it was turned off (where mail is set up). */
+  tellOwner?: TellPerson;
   now: () => Date;
   logger: Logger;
   /** Longer than a send can take (the transport's timeout), with room to spare. */
@@ -44,6 +46,21 @@ export interface WebhookSender {
   /** Claims what is due and waits until every endpoint worker under way has finished; resolves with the attempts made. */
   runOnce(): Promise<number>;
   stop(): Promise<void>;
+}
+
+/** The owner's mail: which endpoint, why, and how to turn it back on; the URL only by its host (it can be a credential). */
+function disabledNotice(endpoint: WebhookEndpointRow, at: Date): string {
+  const host = new URL(endpoint.url).host;
+  const why =
+    endpoint.disabled_reason === 'gone'
+      ? 'it answered 410 Gone, which asks senders to stop'
+      : `it has failed every delivery since ${endpoint.failing_since}`;
+  return [
+    `The desk turned off the webhook ${endpoint.id} (to ${host}) at ${at.toISOString()}: ${why}.`,
+    '',
+    `Its deliveries wait. Once the receiver works again, turn it back on (PATCH /webhooks/${endpoint.id} {"enabled": true}, or Enable on the Webhooks page); what waited is then sent in order.`,
+    '',
+  ].join('\n');
 }
 
 function secretsAt(endpoint: WebhookEndpointRow, at: Date): string[] {
@@ -108,6 +125,7 @@ export function startWebhookSender({
   transport,
   guard,
   appendEvent,
+  tellOwner = async () => false,
   now,
   logger,
   leaseMs = 60_000,
@@ -225,6 +243,13 @@ export function startWebhookSender({
               created_by: endpoint.created_by,
             },
             last.at.toISOString(),
+          );
+          await tellOwner(endpoint.created_by, 'A webhook was turned off', disabledNotice(endpoint, last.at)).catch(
+            (error: unknown) =>
+              logger.warn(
+                { err: { message: (error as Error).message }, webhook: endpoint.id },
+                'webhook owner not told',
+              ),
           );
           break;
         }

@@ -6,7 +6,7 @@ import { createEventLog } from '../work/index.js';
 import { type FanOut, createFanOut } from './fan-out.js';
 import { createHttpTransport } from './http-transport.js';
 import { registerWebhookMetrics } from './metrics.js';
-import type { AppendEvent, UrlGuard, WebhookTransport } from './ports.js';
+import type { AppendEvent, TellPerson, UrlGuard, WebhookTransport } from './ports.js';
 import { type SenderOptions, type WebhookSender, startWebhookSender } from './sender.js';
 import { createWebhookService } from './service.js';
 import { webhookStatementsFor } from './store/index.js';
@@ -27,6 +27,8 @@ export interface WebhooksDeps {
   metrics: Registry;
   /** Writes webhook.disabled to the event log. */
   appendEvent: AppendEvent;
+  /** Mails an endpoint's owner when the desk turns it off (notify's notice). */
+  tellOwner?: TellPerson;
   /**
    * The outbound guard every address passes at create and before each attempt, and the POST that
    * checks each socket; both from OUTBOUND_ALLOWED_HOSTS unless a test gives its own.
@@ -47,6 +49,7 @@ export function createWebhooks({
   now,
   metrics,
   appendEvent,
+  tellOwner,
   guard: givenGuard,
   transport: givenTransport,
   sender: senderOptions = {},
@@ -99,7 +102,12 @@ export function createWebhooks({
   return {
     service,
     /** Reads the log now and waits for it (tests; the timer and the commits call `wake`). */
-    fanOut: (): Promise<number> => fanOut.run(),
+    fanOut(): Promise<number> {
+      // In line with the wakes: two reads at once would both act on one gap in the log.
+      const run = running.then(() => fanOut.run());
+      running = run.catch(() => undefined);
+      return run;
+    },
     /**
      * Tells the fan-out that events committed. With no endpoint to send to, the poll alone reads
      * on (it still keeps the items' statuses): a desk without webhooks pays nothing per commit.
@@ -121,6 +129,7 @@ export function createWebhooks({
         transport,
         guard,
         appendEvent,
+        ...(tellOwner && { tellOwner }),
         now,
         logger,
         observe,

@@ -4,7 +4,7 @@ import { Nullable, TimestampSchema, UuidSchema } from '../../shared/http/schemas
 // The outbox on the wire: who was told, of what, when, and how sending went. The mail's bodies
 // are not shown: they carry the person's signed answer links.
 
-export const NOTIFICATION_KINDS = ['question', 'review', 'digest', 'escalation', 'test'] as const;
+export const NOTIFICATION_KINDS = ['question', 'review', 'digest', 'escalation', 'test', 'notice'] as const;
 export type NotificationKind = (typeof NOTIFICATION_KINDS)[number];
 
 /**

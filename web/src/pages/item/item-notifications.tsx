@@ -19,6 +19,7 @@ const KIND_WORDS: Record<Notification['kind'], string> = {
   digest: 'digest',
   escalation: 'overdue',
   test: 'test',
+  notice: 'notice',
 };
 
 export function ItemNotifications(props: { itemId: string; version: number; questions: readonly Question[] }) {
