@@ -91,7 +91,7 @@ export function SearchPage({ params }: { params: URLSearchParams }) {
           placeholder="invoice 7731 status:blocked"
         />
         <button type="submit">Search</button>
-        <label class="check">
+        <label class="inline-check">
           <input type="checkbox" checked={newest} onChange={(e) => go(q, e.currentTarget.checked)} />
           Newest first
         </label>
