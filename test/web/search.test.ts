@@ -59,6 +59,7 @@ async function signedIn(
   return { context, page, errors, dialogs };
 }
 
+const FOCUSED = "document.activeElement?.getAttribute('aria-label') ?? ''";
 const results = (page: Page) => page.getByRole('list', { name: 'Results' }).locator(':scope > li');
 const overflow = (page: Page) =>
   page.evaluate<number>('document.documentElement.scrollWidth - document.documentElement.clientWidth');
@@ -86,7 +87,7 @@ describe.each(['desktop', 'phone'] as const)('search at %s width', (viewport) =>
     // `/` reaches the box from the page, but not while typing in a field.
     await page.keyboard.press('/');
     const box = page.getByRole('search', { name: 'Search' }).getByRole('searchbox', { name: 'Search items' });
-    await eventually(() => box.evaluate((el) => el === document.activeElement)).toBe(true);
+    await eventually(() => page.evaluate<string>(FOCUSED)).toBe('Search items');
     await box.fill(`${word} type:billing`);
     await box.press('Enter');
     await page.getByRole('heading', { name: 'Search', level: 1 }).waitFor();
@@ -177,11 +178,9 @@ describe.each(['desktop', 'phone'] as const)('search at %s width', (viewport) =>
     const nav = page.getByRole('navigation', { name: 'Main' });
     if (viewport === 'desktop') {
       // One row: the brand, the menu and the end of the bar share a line.
-      const rows = await page.evaluate(() => {
-        const bar = document.querySelector('.topbar') as HTMLElement;
-        const link = document.querySelector('.topbar nav a') as HTMLElement;
-        return bar.clientHeight / link.offsetHeight;
-      });
+      const rows = await page.evaluate<number>(
+        "document.querySelector('.topbar').clientHeight / document.querySelector('.topbar nav a').offsetHeight",
+      );
       expect(rows).toBeLessThan(2);
     }
     const summary = nav.getByText('Admin', { exact: true });

@@ -104,7 +104,11 @@ export function SearchPage({ params }: { params: URLSearchParams }) {
                 {c.text.startsWith('-') ? 'not ' : ''}
                 {c.key}: {c.value}
               </span>
-              <button type="button" aria-label={`Remove filter ${c.text}`} onClick={() => go(withoutToken(q, c), newest)}>
+              <button
+                type="button"
+                aria-label={`Remove filter ${c.text}`}
+                onClick={() => go(withoutToken(q, c), newest)}
+              >
                 ×
               </button>
             </li>
@@ -112,7 +116,9 @@ export function SearchPage({ params }: { params: URLSearchParams }) {
         </ul>
       )}
       <ProblemMessage problem={problem} />
-      {q.trim() === '' && <p class="muted">Type words or filters (status:, type:, project:, is:open…) and press Enter.</p>}
+      {q.trim() === '' && (
+        <p class="muted">Type words or filters (status:, type:, project:, is:open…) and press Enter.</p>
+      )}
       {results !== null && results.length === 0 && <p class="empty">No items match “{q}”.</p>}
       {results !== null && results.length > 0 && (
         <ol class="search-results" aria-label="Results">
