@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { ProblemMessage } from '../../components/problem-message.tsx';
 import { StatusBadge } from '../../components/status-badge.tsx';
 import { api, type ApiProblem, toProblem, withQuery } from '../../lib/api.ts';
@@ -23,6 +23,9 @@ export function SearchPage({ params }: { params: URLSearchParams }) {
   const [problem, setProblem] = useState<ApiProblem | null>(null);
   const [loading, setLoading] = useState(false);
   const projects = useProjects();
+  // A page of an older query arriving after the query changed is dropped, not appended.
+  const asked = useRef('');
+  asked.current = `${q}\n${newest}`;
 
   const fetchPage = (after: string | null, signal?: AbortSignal) =>
     api<SearchResult[]>(
@@ -56,14 +59,17 @@ export function SearchPage({ params }: { params: URLSearchParams }) {
   }, [q, newest]);
 
   const more = () => {
+    const key = asked.current;
     setLoading(true);
     fetchPage(cursor).then(
       (r) => {
+        if (asked.current !== key) return;
         setResults((prev) => [...(prev ?? []), ...r.data]);
         setCursor(r.nextCursor);
         setLoading(false);
       },
       (err: unknown) => {
+        if (asked.current !== key) return;
         setProblem(toProblem(err));
         setLoading(false);
       },
