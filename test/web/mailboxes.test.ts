@@ -44,7 +44,7 @@ afterAll(async () => {
 describe('mailboxes page', () => {
   it('connects a mailbox, shows mail becoming work items, edits the rules and imports a file', async () => {
     const { page, errors } = await openDesk(browser, desk.url, { path: '/#/mailboxes' });
-    await page.getByRole('link', { name: 'Mailboxes' }).waitFor();
+    await page.getByRole('heading', { name: 'Mailboxes', level: 1 }).waitFor();
     const form = page.getByRole('form', { name: 'Connect a mailbox' });
     await form.getByLabel('Name', { exact: true }).fill('Support');
     await form.getByLabel('Server').fill(dovecot.host);

@@ -24,11 +24,16 @@ import { SignInPage } from './pages/sign-in.tsx';
 import { SubmitPage } from './pages/submit.tsx';
 import { TokensPage } from './pages/tokens/tokens.tsx';
 import { WebhooksPage } from './pages/webhooks/webhooks.tsx';
+import { SearchPage } from './pages/search/search.tsx';
+import { AdminMenu } from './components/admin-menu.tsx';
+import { HeaderSearch } from './components/header-search.tsx';
 
 // Each page shows in the menu only for the roles whose requests it makes.
 // The dashboard comes first, so it is the landing page of everyone who may read. Needs you is
 // for the people who answer agents' questions (members, admins, anyone on an open desk).
-const NAV: ReadonlyArray<{ path: string; label: string; access: Access; answers?: true }> = [
+// The entries marked `admin` go under one Admin menu for an admin, so its bar keeps to one row;
+// a reader who is no admin still sees Mailboxes in the bar.
+const NAV: ReadonlyArray<{ path: string; label: string; access: Access; answers?: true; admin?: true }> = [
   { path: '/dashboard', label: 'Dashboard', access: 'read' },
   { path: '/needs-you', label: 'Needs you', access: 'read', answers: true },
   { path: '/', label: 'Board', access: 'read' },
@@ -37,10 +42,10 @@ const NAV: ReadonlyArray<{ path: string; label: string; access: Access; answers?
   { path: '/projects', label: 'Projects', access: 'read' },
   { path: '/schedules', label: 'Schedules', access: 'read' },
   { path: '/classify', label: 'Classify', access: 'classify' },
-  { path: '/mailboxes', label: 'Mailboxes', access: 'read' },
-  { path: '/tokens', label: 'Tokens', access: 'admin' },
-  { path: '/people', label: 'People', access: 'admin' },
-  { path: '/webhooks', label: 'Webhooks', access: 'admin' },
+  { path: '/mailboxes', label: 'Mailboxes', access: 'read', admin: true },
+  { path: '/tokens', label: 'Tokens', access: 'admin', admin: true },
+  { path: '/people', label: 'People', access: 'admin', admin: true },
+  { path: '/webhooks', label: 'Webhooks', access: 'admin', admin: true },
   { path: '/notifications', label: 'My notifications', access: 'answer' },
 ];
 
@@ -66,6 +71,9 @@ function Desk({ session }: { session: SessionState }) {
   const live = useLiveState();
   const answers = mayAnswer(session);
   const nav = NAV.filter((n) => can(session, n.access) && (!n.answers || answers));
+  const grouped = can(session, 'admin');
+  const bar = grouped ? nav.filter((n) => !n.admin) : nav;
+  const adminEntries = grouped ? nav.filter((n) => n.admin) : [];
   const waiting = useNeedsYouCount(answers && can(session, 'read'));
   // The address without a hash (a fresh visit, just signed in) is the landing page: the first
   // page the role can use, the dashboard for readers. `#/` stays the board, so its shared and
@@ -106,7 +114,8 @@ function Desk({ session }: { session: SessionState }) {
   const mailboxMatch = /^\/mailboxes\/([^/]+)$/.exec(path);
   // A page of one subject (an item, a mailbox) names itself in the title once it has loaded.
   const known = NAV.some((n) => n.path === path);
-  useTitle(itemMatch || mailboxMatch ? null : known ? (NAV.find((n) => n.path === path)?.label ?? null) : 'Not found');
+  const title = path === '/search' ? 'Search' : known ? (NAV.find((n) => n.path === path)?.label ?? null) : 'Not found';
+  useTitle(itemMatch || mailboxMatch ? null : title);
   if (itemMatch) {
     const id = decodeURIComponent(itemMatch[1] ?? '');
     page = <ItemPage key={`item ${id}`} id={id} />;
@@ -127,6 +136,7 @@ function Desk({ session }: { session: SessionState }) {
   else if (path === '/people') page = <PeoplePage />;
   else if (path === '/webhooks') page = <WebhooksPage />;
   else if (path === '/notifications') page = <MyNotificationsPage />;
+  else if (path === '/search' && reads) page = <SearchPage params={route.params} />;
   else
     page = (
       <section>
@@ -156,7 +166,7 @@ function Desk({ session }: { session: SessionState }) {
         </a>
         <nav aria-label="Main">
           <ul>
-            {nav.map((n) => (
+            {bar.map((n) => (
               <li key={n.path}>
                 <a href={href(n.path)} aria-current={active === n.path ? 'page' : undefined}>
                   {n.label}
@@ -169,9 +179,15 @@ function Desk({ session }: { session: SessionState }) {
                 </a>
               </li>
             ))}
+            {adminEntries.length > 0 && (
+              <li>
+                <AdminMenu entries={adminEntries} active={active} />
+              </li>
+            )}
           </ul>
         </nav>
         <div class="topbar-end">
+          {reads && <HeaderSearch />}
           {reads && (
             <span class={`live live-${live}`} role="status" title="Live updates">
               <span class="dot" aria-hidden="true" />
