@@ -1,10 +1,11 @@
 import { mkdir } from 'node:fs/promises';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_SECRET, AUTH_ENV } from '../support/auth.js';
 import { type TestSmtpServer, startSmtpServer } from '../support/smtp.js';
 import { eventually, launchBrowser, VIEWPORTS } from './browser.js';
 import { type Desk, startDesk } from './desk-server.js';
+import { deskCall, fitsWidth, mintToken, signIn } from './signed-in.js';
 
 // People in the browser, with AUTH=tokens and mail going to a real SMTP server: an admin keeps
 // profiles on the People page, a member its own on My notifications, watchers set on an item show
@@ -19,58 +20,14 @@ let desk: Desk;
 let browser: Browser;
 let smtp: TestSmtpServer;
 
-async function admin<T = any>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T }> {
-  const res = await fetch(desk.url + path, {
-    method,
-    headers: {
-      authorization: `Bearer ${ADMIN_SECRET}`,
-      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-    },
-    body: body === undefined ? null : JSON.stringify(body),
-  });
-  const text = await res.text();
-  return { status: res.status, body: text === '' ? undefined : JSON.parse(text) };
-}
-
-async function mint(role: string, name: string): Promise<string> {
-  const { status, body } = await admin('POST', '/tokens', { role, name });
-  expect(status).toBe(201);
-  return body.token;
-}
-
-async function signedIn(
-  token: string,
-  viewport: keyof typeof VIEWPORTS,
-  path: string,
-): Promise<{ context: BrowserContext; page: Page; errors: string[] }> {
-  const context = await browser.newContext({
-    baseURL: desk.url,
-    viewport: VIEWPORTS[viewport],
-    colorScheme: 'light',
-    locale: 'en-GB',
-    timezoneId: 'UTC',
-  });
-  context.setDefaultTimeout(10_000);
-  const page = await context.newPage();
-  const errors: string[] = [];
-  page.on('pageerror', (e) => errors.push(e.message));
-  await page.goto('/');
-  await page.getByLabel('Token').fill(token);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByTestId('whoami').waitFor();
-  await page.goto(`/#${path}`);
-  return { context, page, errors };
-}
+const admin = deskCall(() => desk.url, ADMIN_SECRET);
+const mint = (role: string, name: string) => mintToken(admin, role, name);
+const signedIn = (token: string, viewport: keyof typeof VIEWPORTS, path: string) =>
+  signIn(browser, desk.url, token, viewport, path);
 
 async function shot(page: Page, name: string): Promise<void> {
   await mkdir(SHOTS, { recursive: true });
   await page.screenshot({ path: `${SHOTS}/${name}.png`, fullPage: true });
-}
-
-/** No element wider than the window: nothing to scroll sideways on a phone. */
-async function fitsWidth(page: Page): Promise<void> {
-  const over = await page.evaluate<number>('document.documentElement.scrollWidth - window.innerWidth');
-  expect(over).toBeLessThanOrEqual(0);
 }
 
 const nav = (page: Page) => page.getByRole('navigation', { name: 'Main' });

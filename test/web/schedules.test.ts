@@ -1,8 +1,9 @@
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_SECRET, AUTH_ENV } from '../support/auth.js';
 import { eventually, launchBrowser, screenshot, VIEWPORTS } from './browser.js';
 import { type Desk, startDesk } from './desk-server.js';
+import { deskCall, fitsWidth, mintToken, signIn } from './signed-in.js';
 
 // Schedules in the browser, with AUTH=tokens: a member sets up "every weekday at 08:30" in
 // Berlin, seeing the next five runs (in the viewer's zone, UTC here, and Berlin's) before saving;
@@ -12,57 +13,13 @@ import { type Desk, startDesk } from './desk-server.js';
 let desk: Desk;
 let browser: Browser;
 
-async function admin<T = any>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T }> {
-  const res = await fetch(desk.url + path, {
-    method,
-    headers: {
-      authorization: `Bearer ${ADMIN_SECRET}`,
-      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-    },
-    body: body === undefined ? null : JSON.stringify(body),
-  });
-  const text = await res.text();
-  return { status: res.status, body: text === '' ? undefined : JSON.parse(text) };
-}
-
-async function mint(role: string, name: string): Promise<string> {
-  const { status, body } = await admin('POST', '/tokens', { role, name });
-  expect(status).toBe(201);
-  return body.token;
-}
-
-async function signedIn(
-  token: string,
-  viewport: keyof typeof VIEWPORTS,
-  path: string,
-): Promise<{ context: BrowserContext; page: Page; errors: string[] }> {
-  const context = await browser.newContext({
-    baseURL: desk.url,
-    viewport: VIEWPORTS[viewport],
-    colorScheme: 'light',
-    locale: 'en-GB',
-    timezoneId: 'UTC',
-  });
-  context.setDefaultTimeout(10_000);
-  const page = await context.newPage();
-  const errors: string[] = [];
-  page.on('pageerror', (e) => errors.push(e.message));
-  await page.goto('/');
-  await page.getByLabel('Token').fill(token);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByTestId('whoami').waitFor();
-  await page.goto(`/#${path}`);
-  return { context, page, errors };
-}
-
-/** No element wider than the window: nothing to scroll sideways on a phone. */
-async function fitsWidth(page: Page): Promise<void> {
-  const over = await page.evaluate<number>('document.documentElement.scrollWidth - window.innerWidth');
-  expect(over).toBeLessThanOrEqual(0);
-}
-
 let memberToken: string;
 let viewerToken: string;
+
+const admin = deskCall(() => desk.url, ADMIN_SECRET);
+const mint = (role: string, name: string) => mintToken(admin, role, name);
+const signedIn = (token: string, viewport: keyof typeof VIEWPORTS, path: string) =>
+  signIn(browser, desk.url, token, viewport, path);
 
 beforeAll(async () => {
   [desk, browser] = await Promise.all([startDesk(AUTH_ENV), launchBrowser()]);

@@ -1,8 +1,9 @@
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_SECRET, AUTH_ENV } from '../support/auth.js';
 import { eventually, launchBrowser, screenshot, VIEWPORTS } from './browser.js';
 import { type Desk, startDesk } from './desk-server.js';
+import { deskCall, signIn } from './signed-in.js';
 
 // Search in the browser, signed in as an admin: `/` reaches the box in the top bar, Enter opens
 // the Search page, the passage shows its marked words, a filter chip removed runs the query
@@ -14,49 +15,13 @@ const PAGED = 'pagewordx';
 let desk: Desk;
 let browser: Browser;
 
-async function admin<T = any>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T }> {
-  const res = await fetch(desk.url + path, {
-    method,
-    headers: {
-      authorization: `Bearer ${ADMIN_SECRET}`,
-      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-    },
-    body: body === undefined ? null : JSON.stringify(body),
-  });
-  const text = await res.text();
-  return { status: res.status, body: text === '' ? undefined : JSON.parse(text) };
-}
+const admin = deskCall(() => desk.url, ADMIN_SECRET);
+const signedIn = (viewport: keyof typeof VIEWPORTS) => signIn(browser, desk.url, ADMIN_SECRET, viewport);
 
 async function item(description: string, type = 'task', project_id?: string): Promise<string> {
   const { status, body } = await admin('POST', '/work', { type, description, ...(project_id ? { project_id } : {}) });
   expect(status).toBe(201);
   return body.id;
-}
-
-async function signedIn(
-  viewport: keyof typeof VIEWPORTS,
-): Promise<{ context: BrowserContext; page: Page; errors: string[]; dialogs: string[] }> {
-  const context = await browser.newContext({
-    baseURL: desk.url,
-    viewport: VIEWPORTS[viewport],
-    colorScheme: 'light',
-    locale: 'en-GB',
-    timezoneId: 'UTC',
-  });
-  context.setDefaultTimeout(10_000);
-  const page = await context.newPage();
-  const errors: string[] = [];
-  const dialogs: string[] = [];
-  page.on('pageerror', (e) => errors.push(e.message));
-  page.on('dialog', (d) => {
-    dialogs.push(d.message());
-    void d.dismiss();
-  });
-  await page.goto('/');
-  await page.getByLabel('Token').fill(ADMIN_SECRET);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByTestId('whoami').waitFor();
-  return { context, page, errors, dialogs };
 }
 
 const FOCUSED = "document.activeElement?.getAttribute('aria-label') ?? ''";

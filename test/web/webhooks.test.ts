@@ -1,9 +1,10 @@
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_SECRET, AUTH_ENV } from '../support/auth.js';
 import { type RecordingReceiver, startRecordingReceiver } from '../support/recording-receiver.js';
 import { eventually, launchBrowser, screenshot, VIEWPORTS } from './browser.js';
 import { type Desk, startDesk } from './desk-server.js';
+import { deskCall, fitsWidth, signIn } from './signed-in.js';
 
 // The Webhooks page in the browser, with AUTH=tokens and a real receiver on 127.0.0.1: an admin
 // adds an endpoint (the secret shown once, and it verifies what arrives), sends a test event, sees
@@ -14,53 +15,9 @@ let desk: Desk;
 let browser: Browser;
 let receiver: RecordingReceiver;
 
-async function admin<T = any>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T }> {
-  const res = await fetch(desk.url + path, {
-    method,
-    headers: {
-      authorization: `Bearer ${ADMIN_SECRET}`,
-      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-    },
-    body: body === undefined ? null : JSON.stringify(body),
-  });
-  const text = await res.text();
-  return { status: res.status, body: text === '' ? undefined : JSON.parse(text) };
-}
-
-async function signedIn(
-  token: string,
-  viewport: keyof typeof VIEWPORTS,
-  path: string,
-): Promise<{ context: BrowserContext; page: Page; errors: string[]; dialogs: string[] }> {
-  const context = await browser.newContext({
-    baseURL: desk.url,
-    viewport: VIEWPORTS[viewport],
-    colorScheme: 'light',
-    locale: 'en-GB',
-    timezoneId: 'UTC',
-  });
-  context.setDefaultTimeout(10_000);
-  const page = await context.newPage();
-  const errors: string[] = [];
-  const dialogs: string[] = [];
-  page.on('pageerror', (e) => errors.push(e.message));
-  page.on('dialog', (d) => {
-    dialogs.push(d.message());
-    void d.dismiss();
-  });
-  await page.goto('/');
-  await page.getByLabel('Token').fill(token);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByTestId('whoami').waitFor();
-  await page.goto(`/#${path}`);
-  return { context, page, errors, dialogs };
-}
-
-/** No element wider than the window: nothing to scroll sideways on a phone. */
-async function fitsWidth(page: Page): Promise<void> {
-  const over = await page.evaluate<number>('document.documentElement.scrollWidth - window.innerWidth');
-  expect(over).toBeLessThanOrEqual(0);
-}
+const admin = deskCall(() => desk.url, ADMIN_SECRET);
+const signedIn = (token: string, viewport: keyof typeof VIEWPORTS, path: string) =>
+  signIn(browser, desk.url, token, viewport, path);
 
 /** Visible text under 12 px in the page's main landmark (Lighthouse's "legible font sizes"). */
 function smallText(page: Page): Promise<string[]> {
