@@ -28,7 +28,8 @@ const CONNECTIONS = Number(args.connections);
 /** Dead endpoints, half refusing connections and half taking them and never answering. */
 const DEAD_ENDPOINTS = 40;
 const FAILING = 1_000;
-const ENV = { OUTBOUND_ALLOWED_HOSTS: '127.0.0.1' };
+/** A fixed key: the bench's throwaway databases keep the endpoints' secrets sealed as a desk does. */
+const ENV = { OUTBOUND_ALLOWED_HOSTS: '127.0.0.1', AGENTDESK_SECRET_KEY: '5'.repeat(64) };
 
 type Call = (method: 'GET' | 'POST', path: string, body?: unknown) => Promise<any>;
 

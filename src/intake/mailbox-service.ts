@@ -23,7 +23,8 @@ import {
   type RoutingRule,
   type UpdateMailbox,
 } from './schemas.js';
-import { type SecretBox, openMailboxSecret, secretContext } from './secrets.js';
+import type { SecretBox } from '../shared/secret-box.js';
+import { openMailboxSecret, secretContext } from './secrets.js';
 import type { IntakeStore, MailboxSettings, MessagePosition } from './store/port.js';
 import type { AuthKind, IntakeMessageRow, MailboxRow } from './tables.js';
 import { splitUpload } from './uploads.js';

@@ -1,3 +1,4 @@
+import type { Logger } from 'pino';
 import { Counter, Gauge, type Registry } from 'prom-client';
 import { METRIC_PREFIX } from '../shared/observability/metrics.js';
 import { DELIVERY_OUTCOMES, type DeliveryOutcome } from './sender.js';
@@ -10,6 +11,7 @@ export function registerWebhookMetrics(
   registry: Registry,
   statements: Pick<WebhookStatements, 'pendingSummary'>,
   now: () => Date,
+  logger: Logger,
 ): (outcome: DeliveryOutcome) => void {
   const outcomes = new Counter({
     name: `${METRIC_PREFIX}webhook_deliveries_total`,
@@ -26,7 +28,12 @@ export function registerWebhookMetrics(
     async collect() {
       this.reset();
       const at = now().getTime();
-      for (const row of await statements.pendingSummary()) {
+      // The database away leaves this gauge empty for the scrape rather than failing the scrape.
+      const rows = await statements.pendingSummary().catch((error: unknown) => {
+        logger.warn({ err: { message: (error as Error).message } }, 'metrics: webhook deliveries unavailable');
+        return [];
+      });
+      for (const row of rows) {
         if (row.oldest_pending_at === null) continue;
         this.set({ endpoint: row.endpoint_id }, Math.max(0, (at - Date.parse(row.oldest_pending_at)) / 1000));
       }

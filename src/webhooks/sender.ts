@@ -1,9 +1,10 @@
 import type { Logger } from 'pino';
 import type { Database } from '../shared/db/database.js';
+import type { SecretBox } from '../shared/secret-box.js';
 import { WEBHOOK_EVENTS } from './event-names.js';
 import type { AppendEvent, TellPerson, TransportResult, UrlGuard, WebhookTransport } from './ports.js';
 import { failingTooLong, judge, type Verdict } from './schedule.js';
-import { signedHeaders } from './signing.js';
+import { secretContext, signedHeaders } from './signing.js';
 import type { WebhookStatementsOn } from './store/index.js';
 import type { DeliveryChanges, EndpointChanges, WebhookStatements } from './store/port.js';
 import type { WebhookDeliveryRow, WebhookEndpointRow } from './tables.js';
@@ -24,6 +25,8 @@ export interface SenderOptions {
   statementsOn: WebhookStatementsOn;
   transport: WebhookTransport;
   guard: UrlGuard;
+  /** Opens the endpoints' sealed signing secrets; null without AGENTDESK_SECRET_KEY. */
+  secrets: SecretBox | null;
   appendEvent: AppendEvent;
   /** The endpoint's owner hears by mail that it was turned off (where mail is set up). */
   tellOwner?: TellPerson;
@@ -63,12 +66,16 @@ function disabledNotice(endpoint: WebhookEndpointRow, at: Date): string {
   ].join('\n');
 }
 
-function secretsAt(endpoint: WebhookEndpointRow, at: Date): string[] {
+/** The secrets that sign at `at`, in clear: the current one, and the previous one during its overlap. */
+function secretsAt(box: SecretBox | null, endpoint: WebhookEndpointRow, at: Date): string[] {
+  if (box === null) throw new Error('AGENTDESK_SECRET_KEY is not set: the webhook secret cannot be decrypted');
+  const context = secretContext(endpoint.id);
   const previousSigns =
     endpoint.previous_secret !== null &&
     endpoint.previous_valid_until !== null &&
     Date.parse(endpoint.previous_valid_until) > at.getTime();
-  return previousSigns ? [endpoint.secret, endpoint.previous_secret!] : [endpoint.secret];
+  const current = box.open(endpoint.secret, context);
+  return previousSigns ? [current, box.open(endpoint.previous_secret!, context)] : [current];
 }
 
 /** The writes a verdict makes on the delivery and on its endpoint. */
@@ -124,6 +131,7 @@ export function startWebhookSender({
   statementsOn,
   transport,
   guard,
+  secrets,
   appendEvent,
   tellOwner = async () => false,
   now,
@@ -154,6 +162,23 @@ export function startWebhookSender({
         error: (error as Error).message,
       };
     }
+  }
+
+  /** One signed POST; a secret that cannot be opened fails the attempt without sending. */
+  async function send(endpoint: WebhookEndpointRow, delivery: WebhookDeliveryRow, at: Date): Promise<TransportResult> {
+    let headers: Record<string, string>;
+    try {
+      headers = signedHeaders(secretsAt(secrets, endpoint, at), delivery.id, at, delivery.body);
+    } catch (error) {
+      return {
+        status_code: null,
+        latency_ms: 0,
+        response_body: null,
+        retry_after_s: null,
+        error: (error as Error).message,
+      };
+    }
+    return transport(endpoint.url, headers, delivery.body);
   }
 
   interface Sent {
@@ -206,13 +231,7 @@ export function startWebhookSender({
           if (!fits()) break;
           if (delivery.next_attempt_at === null || Date.parse(delivery.next_attempt_at) > now().getTime()) break;
           const signedAt = now();
-          const result =
-            refused ??
-            (await transport(
-              endpoint.url,
-              signedHeaders(secretsAt(endpoint, signedAt), delivery.id, signedAt, delivery.body),
-              delivery.body,
-            ));
+          const result = refused ?? (await send(endpoint, delivery, signedAt));
           const at = now();
           const verdict = judge(result, delivery.attempt_count + 1, at);
           const changes = changesOf(verdict, delivery, endpoint, at);

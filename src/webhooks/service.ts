@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Principal } from '../auth/index.js';
 import { decodeCursorParts, encodeCursorParts, invalidCursor } from '../shared/http/paging.js';
-import { DeliveryNotFound, UnknownEventName, WebhookNotFound } from './errors.js';
+import type { SecretBox } from '../shared/secret-box.js';
+import { DeliveryNotFound, NoSecretKey, UnknownEventName, WebhookNotFound } from './errors.js';
 import { ALL_EVENTS, WEBHOOK_EVENT_NAMES, WEBHOOK_EVENTS } from './event-names.js';
 import { deliveryBody } from './matching.js';
 import { UrlRefused, type UrlGuard } from './ports.js';
@@ -16,7 +17,7 @@ import {
   type Webhook,
   type WebhookDetail,
 } from './schemas.js';
-import { newMessageId, newSecret } from './signing.js';
+import { newMessageId, newSecret, secretContext } from './signing.js';
 import type { EndpointChanges, WebhookStatements } from './store/port.js';
 import type { WebhookEndpointRow } from './tables.js';
 import { toDelivery, toWebhook } from './views.js';
@@ -36,6 +37,8 @@ export interface DeliveryPage {
 export interface WebhookServiceDeps {
   statements: WebhookStatements;
   guard: UrlGuard;
+  /** Seals the signing secrets at rest; null without AGENTDESK_SECRET_KEY, when none can be kept. */
+  secrets: SecretBox | null;
   now: () => Date;
   publicUrl: string | null;
   nudge: () => void;
@@ -43,7 +46,12 @@ export interface WebhookServiceDeps {
 
 export type WebhookService = ReturnType<typeof createWebhookService>;
 
-export function createWebhookService({ statements: s, guard, now, publicUrl, nudge }: WebhookServiceDeps) {
+export function createWebhookService({ statements: s, guard, secrets, now, publicUrl, nudge }: WebhookServiceDeps) {
+  function sealer(): SecretBox {
+    if (secrets === null) throw new NoSecretKey();
+    return secrets;
+  }
+
   async function checkedUrl(raw: string): Promise<string> {
     let url: URL;
     try {
@@ -82,8 +90,11 @@ export function createWebhookService({ statements: s, guard, now, publicUrl, nud
 
     async create(body: CreateWebhook, principal: Principal | null): Promise<CreatedWebhook> {
       const at = now().toISOString();
+      const box = sealer();
+      const id = randomUUID();
+      const secret = newSecret();
       const row: WebhookEndpointRow = {
-        id: randomUUID(),
+        id,
         url: await checkedUrl(body.url),
         events: checkedEvents(body.events),
         project_id: body.project_id ?? null,
@@ -93,7 +104,7 @@ export function createWebhookService({ statements: s, guard, now, publicUrl, nud
         enabled: 1,
         disabled_reason: null,
         failing_since: null,
-        secret: newSecret(),
+        secret: box.seal(secret, secretContext(id)),
         previous_secret: null,
         previous_valid_until: null,
         claimed_until: null,
@@ -102,7 +113,7 @@ export function createWebhookService({ statements: s, guard, now, publicUrl, nud
         updated_at: at,
       };
       await s.insertEndpoint(row);
-      return { ...toWebhook(row, now()), secret: row.secret };
+      return { ...toWebhook(row, now()), secret };
     },
 
     async list(): Promise<Webhook[]> {
@@ -142,11 +153,12 @@ export function createWebhookService({ statements: s, guard, now, publicUrl, nud
 
     async rotate(id: string): Promise<RotatedSecret> {
       const row = await endpoint(id);
+      const box = sealer();
       const at = now();
       const previousValidUntil = new Date(at.getTime() + SECRET_OVERLAP_MS).toISOString();
       const secret = newSecret();
       await s.updateEndpoint(id, {
-        secret,
+        secret: box.seal(secret, secretContext(id)),
         previous_secret: row.secret,
         previous_valid_until: previousValidUntil,
         updated_at: at.toISOString(),

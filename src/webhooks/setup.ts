@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { Config } from '../shared/config/config.js';
 import type { Database } from '../shared/db/database.js';
+import { createSecretBox } from '../shared/secret-box.js';
 import { createEventLog } from '../work/index.js';
 import { type FanOut, createFanOut } from './fan-out.js';
 import { createHttpTransport } from './http-transport.js';
@@ -61,7 +62,7 @@ export function createWebhooks({
   const statementsOn = webhookStatementsFor(database.dialect);
   const top = statementsOn(database.kysely);
   const publicUrl = config.mail.publicUrl;
-  const observe = registerWebhookMetrics(metrics, top, now);
+  const observe = registerWebhookMetrics(metrics, top, now, logger);
   let sender: WebhookSender | null = null;
   const nudge = () => sender?.nudge();
   const fanOut: FanOut = createFanOut({
@@ -73,7 +74,8 @@ export function createWebhooks({
     logger,
     written: nudge,
   });
-  const service = createWebhookService({ statements: top, guard, now, publicUrl, nudge });
+  const secrets = createSecretBox(config.intake.secretKey);
+  const service = createWebhookService({ statements: top, guard, secrets, now, publicUrl, nudge });
 
   // One fan-out at a time in this process; a wake during one runs another after it.
   let running: Promise<unknown> = Promise.resolve();
@@ -128,6 +130,7 @@ export function createWebhooks({
         statementsOn,
         transport,
         guard,
+        secrets,
         appendEvent,
         ...(tellOwner && { tellOwner }),
         now,

@@ -32,3 +32,8 @@ export function signedHeaders(secrets: readonly string[], id: string, at: Date, 
     'webhook-signature': secrets.map((secret) => signature(secret, id, timestamp, body)).join(' '),
   };
 }
+
+/** The associated data of an endpoint's sealed secrets: a sealed value opens only on its own row. */
+export function secretContext(endpointId: string): string {
+  return `agentdesk/webhook/${endpointId}/secret`;
+}

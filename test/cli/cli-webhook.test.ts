@@ -4,6 +4,7 @@ import { type CliRun, runCli, runCliJson } from '../support/cli.js';
 import { type TestDatabase, createTestDatabase } from '../support/databases.js';
 import { type RecordingReceiver, startRecordingReceiver } from '../support/recording-receiver.js';
 import { type ServerProcess, killAllServers, startWorkServer } from '../support/processes.js';
+import { SECRET_KEY } from '../support/intake.js';
 
 // `agentdesk webhook …` as an admin runs it, against a real work service on a SQLite file and a
 // real receiver on 127.0.0.1: the secret printed once and verifying what arrives, the delivery
@@ -34,6 +35,7 @@ describe('agentdesk webhook, against a real service and receiver', () => {
         AGENTDESK_ADMIN_TOKEN: ADMIN_SECRET,
         AUTH_FAILURE_LIMIT: '100000',
         OUTBOUND_ALLOWED_HOSTS: '127.0.0.1',
+        AGENTDESK_SECRET_KEY: SECRET_KEY,
       },
     });
     admin = { AGENTDESK_URL: work.url, AGENTDESK_TOKEN: ADMIN_SECRET };

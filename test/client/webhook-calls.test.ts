@@ -7,6 +7,7 @@ import { type TestApp, startWorkApp } from '../support/apps.js';
 import { ADMIN_SECRET, AUTH_ENV, mintToken } from '../support/auth.js';
 import { storesUnderTest } from '../support/databases.js';
 import { type RecordingReceiver, startRecordingReceiver } from '../support/recording-receiver.js';
+import { SECRET_KEY } from '../support/intake.js';
 
 // The typed client's webhook calls against a real work app on each store and a real receiver on
 // 127.0.0.1 that checks each signature with the official library; every route it calls is in
@@ -23,7 +24,11 @@ describe.each(await storesUnderTest())('the webhook calls on %s', (kind) => {
 
   beforeAll(async () => {
     receiver = await startRecordingReceiver();
-    desk = await startWorkApp(kind, { ...AUTH_ENV, OUTBOUND_ALLOWED_HOSTS: '127.0.0.1' });
+    desk = await startWorkApp(kind, {
+      ...AUTH_ENV,
+      OUTBOUND_ALLOWED_HOSTS: '127.0.0.1',
+      AGENTDESK_SECRET_KEY: SECRET_KEY,
+    });
     const fetch = createInjectFetch(desk.app);
     admin = createWorkClient({ baseUrl: BASE, token: ADMIN_SECRET, fetch });
     const minted = await mintToken(desk.app, { role: 'agent', agent: 'bot-1' });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createSecretBox, secretContext } from '../../src/intake/secrets.js';
+import { createSecretBox } from '../../src/shared/secret-box.js';
+import { secretContext } from '../../src/intake/secrets.js';
 import { ConfigError, loadConfig } from '../../src/shared/config/config.js';
 
 // Mailbox secrets at rest: AES-256-GCM, bound to their mailbox, refused under another key.

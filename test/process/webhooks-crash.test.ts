@@ -5,6 +5,7 @@ import { type Answer, fetchJson, pooled } from '../support/fetch-json.js';
 import { waitFor } from '../support/mail.js';
 import { type ServerProcess, killAllServers, startWorkServer } from '../support/processes.js';
 import { type Receiver, startReceiver } from '../webhooks/support.js';
+import { SECRET_KEY } from '../support/intake.js';
 
 // Webhooks across crashes and instances, with real processes and a real receiver: kill -9 in a
 // burst of events, then a restart, delivers every committed event at least once (a duplicate
@@ -77,6 +78,7 @@ describe.each(stores)('webhooks through kill -9 on %s', (kind) => {
       LOG_LEVEL: 'warn',
       WEBHOOK_LEASE_S: LEASE_S,
       OUTBOUND_ALLOWED_HOSTS: '127.0.0.1',
+      AGENTDESK_SECRET_KEY: SECRET_KEY,
     };
     const first = await startWorkServer({ env, startTimeoutMs: 60_000 });
     await subscribe(first, receiver);
@@ -123,6 +125,7 @@ describe.skipIf(!stores.includes('postgres'))('webhooks from two instances on on
       LOG_LEVEL: 'warn',
       WEBHOOK_LEASE_S: LEASE_S,
       OUTBOUND_ALLOWED_HOSTS: '127.0.0.1',
+      AGENTDESK_SECRET_KEY: SECRET_KEY,
     };
     const [a, b] = await Promise.all([
       startWorkServer({ env, startTimeoutMs: 60_000 }),

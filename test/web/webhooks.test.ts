@@ -5,6 +5,7 @@ import { type RecordingReceiver, startRecordingReceiver } from '../support/recor
 import { eventually, launchBrowser, screenshot, VIEWPORTS } from './browser.js';
 import { type Desk, startDesk } from './desk-server.js';
 import { deskCall, fitsWidth, signIn } from './signed-in.js';
+import { SECRET_KEY } from '../support/intake.js';
 
 // The Webhooks page in the browser, with AUTH=tokens and a real receiver on 127.0.0.1: an admin
 // adds an endpoint (the secret shown once, and it verifies what arrives), sends a test event, sees
@@ -40,7 +41,7 @@ const nav = (page: Page) => page.getByRole('navigation', { name: 'Main' });
 beforeAll(async () => {
   receiver = await startRecordingReceiver();
   [desk, browser] = await Promise.all([
-    startDesk({ ...AUTH_ENV, OUTBOUND_ALLOWED_HOSTS: '127.0.0.1' }),
+    startDesk({ ...AUTH_ENV, OUTBOUND_ALLOWED_HOSTS: '127.0.0.1', AGENTDESK_SECRET_KEY: SECRET_KEY }),
     launchBrowser(),
   ]);
 });

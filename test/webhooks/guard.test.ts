@@ -6,6 +6,7 @@ import { createTestClock } from '../support/clock.js';
 import { storesUnderTest } from '../support/databases.js';
 import { call } from '../support/http.js';
 import { NO_TIMER_MS, type Receiver, admin, startReceiver } from './support.js';
+import { SECRET_KEY } from '../support/intake.js';
 
 // The outbound guard on webhooks, with no allow-list: metadata, loopback (also as an IPv4-mapped
 // IPv6 literal) and a name that resolves to a private address are refused when the endpoint is
@@ -28,17 +29,21 @@ describe.each(await storesUnderTest())('the webhook guard on %s', (kind) => {
   beforeAll(async () => {
     receiver = await startReceiver();
     const http = createHttpTransport({ allowedHosts: [], resolve, timeoutMs: 2_000 });
-    t = await startWorkApp(kind, AUTH_ENV, {
-      now: clock.now,
-      sweepEveryMs: NO_TIMER_MS,
-      webhooks: {
-        guard: http.guard,
-        transport: http.transport,
-        sender: { pollMs: NO_TIMER_MS },
-        fanOutPollMs: NO_TIMER_MS,
+    t = await startWorkApp(
+      kind,
+      { ...AUTH_ENV, AGENTDESK_SECRET_KEY: SECRET_KEY },
+      {
+        now: clock.now,
+        sweepEveryMs: NO_TIMER_MS,
+        webhooks: {
+          guard: http.guard,
+          transport: http.transport,
+          sender: { pollMs: NO_TIMER_MS },
+          fanOutPollMs: NO_TIMER_MS,
+        },
+        onWebhooks: (started) => (webhooks = started),
       },
-      onWebhooks: (started) => (webhooks = started),
-    });
+    );
   });
   afterAll(async () => {
     await t?.close();

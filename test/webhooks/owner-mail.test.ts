@@ -8,6 +8,7 @@ import { call } from '../support/http.js';
 import { waitFor } from '../support/mail.js';
 import { type TestSmtpServer, startSmtpServer } from '../support/smtp.js';
 import { NO_TIMER_MS, type Receiver, admin, startReceiver } from './support.js';
+import { SECRET_KEY } from '../support/intake.js';
 
 // Where mail is set up, the owner of an endpoint the desk turns off hears it by email (a real SMTP
 // server on loopback): which endpoint, why, how to turn it back on, and never its whole URL.
@@ -28,6 +29,7 @@ describe.each(await storesUnderTest())('the owner of a turned-off webhook on %s'
       {
         ...AUTH_ENV,
         OUTBOUND_ALLOWED_HOSTS: '127.0.0.1',
+        AGENTDESK_SECRET_KEY: SECRET_KEY,
         SMTP_URL: `smtp://127.0.0.1:${smtp.port}`,
         MAIL_FROM: 'Agent Desk <desk@example.org>',
       },

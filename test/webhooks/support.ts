@@ -6,6 +6,7 @@ import { ADMIN_SECRET, AUTH_ENV, bearer } from '../support/auth.js';
 import type { TestClock } from '../support/clock.js';
 import type { StoreKind } from '../support/databases.js';
 import { call } from '../support/http.js';
+import { SECRET_KEY } from '../support/intake.js';
 
 // What the webhook tests share: a work app whose fan-out and sender run only when the test says
 // (at its clock), and receivers that are real HTTP servers on loopback.
@@ -77,7 +78,12 @@ export async function startHookApp(kind: StoreKind, clock: TestClock, timeoutMs 
   let webhooks: Webhooks | undefined;
   const t = await startWorkApp(
     kind,
-    { ...AUTH_ENV, PUBLIC_URL: 'http://desk.example.org/', OUTBOUND_ALLOWED_HOSTS: '127.0.0.1' },
+    {
+      ...AUTH_ENV,
+      PUBLIC_URL: 'http://desk.example.org/',
+      OUTBOUND_ALLOWED_HOSTS: '127.0.0.1',
+      AGENTDESK_SECRET_KEY: SECRET_KEY,
+    },
     {
       now: clock.now,
       sweepEveryMs: NO_TIMER_MS,

@@ -28,11 +28,9 @@ import { SearchPage } from './pages/search/search.tsx';
 import { AdminMenu } from './components/admin-menu.tsx';
 import { HeaderSearch } from './components/header-search.tsx';
 
-// Each page shows in the menu only for the roles whose requests it makes.
-// The dashboard comes first, so it is the landing page of everyone who may read. Needs you is
-// for the people who answer agents' questions (members, admins, anyone on an open desk).
-// The entries marked `admin` go under one Admin menu for an admin, so its bar keeps to one row;
-// a reader who is no admin still sees Mailboxes in the bar.
+// Each page shows in the menu only for the roles whose requests it makes; the dashboard first, the
+// landing page of every reader. Entries marked `admin` go under an Admin menu for an admin (its bar
+// keeps to one row); a reader who is no admin still sees Mailboxes in the bar.
 const NAV: ReadonlyArray<{ path: string; label: string; access: Access; answers?: true; admin?: true }> = [
   { path: '/dashboard', label: 'Dashboard', access: 'read' },
   { path: '/needs-you', label: 'Needs you', access: 'read', answers: true },

@@ -294,7 +294,7 @@ export const CONFIG_VARIABLES: readonly ConfigVariable[] = [
     group: 'intake',
     default: 'none',
     meaning:
-      '32 bytes as hex or base64 (`openssl rand -hex 32`) sealing mailbox secrets; without it a mailbox with a secret is a `422`',
+      '32 bytes as hex or base64 (`openssl rand -hex 32`) sealing mailbox secrets and webhook signing secrets at rest; without it a mailbox with a secret is a `422` and a webhook cannot be made (`409`)',
   },
   {
     name: 'INTAKE_WORKER',
