@@ -299,7 +299,8 @@ function billed(exchange: Exchange, output: unknown): TokenCounts {
     input_tokens: tokensOf(
       JSON.stringify([body.system ?? '', body.messages ?? [], body.tools ?? body.response_format ?? null]),
     ),
-    output_tokens: tokensOf(typeof output === 'string' ? output : JSON.stringify(output)),
+    // A scripted answer may be absent (undefined): it is billed as one token, never a crash.
+    output_tokens: tokensOf(typeof output === 'string' ? output : (JSON.stringify(output) ?? '')),
   };
   exchange.bill(usage);
   return usage;
