@@ -45,7 +45,7 @@ export type { PeopleStore, PeopleTables, PersonRow } from './people/store/port.j
 export { registerAnswerLinkRoutes } from './links/routes.js';
 export { answerLinkUrl } from './links/schemas.js';
 export { createAnswerLinks, type AnswerLinks } from './links/service.js';
-export { LINK_SECRET_NAME, loadLinkSecret, type LinkSecretSource } from './links/secret.js';
+export { LINK_SECRET_NAME, LinkSecretSealed, loadLinkSecret, type LinkSecretSource } from './links/secret.js';
 export {
   createLinkTokens,
   TOKEN_REFUSALS,

@@ -58,6 +58,7 @@ import { createSchedules, registerScheduleRoutes, type Schedules, type Schedules
 import { registerClassifyProxy, relayTimeoutMs } from '../ui-server/classify-proxy.js';
 import { workForIntake } from './intake-work.js';
 import { registerWebUi } from '../ui-server/static-files.js';
+import { createSecretBox } from '../shared/secret-box.js';
 import { buildServiceApp } from './app.js';
 import { WORK_SCHEMAS } from './openapi-schemas.js';
 import { buildClassifyService } from './classify.js';
@@ -164,9 +165,12 @@ export async function buildWorkApp({
   commits.listen(() => webhooks?.committed());
   commits.listen(claims.publishClaimable);
   // Answer links and reply addresses: signed with LINK_SECRET, else the secret the first
-  // instance kept in the database.
+  // instance kept in the database (sealed when the server has AGENTDESK_SECRET_KEY).
+  const linkBox = createSecretBox(config.intake.secretKey);
+  if (config.answerLinks.secret === null && linkBox === null)
+    logger.warn('the answer-link secret is kept in the database in clear: set AGENTDESK_SECRET_KEY to seal it');
   const linkTokens = createLinkTokens(
-    await loadLinkSecret({ configured: config.answerLinks.secret, database, now }),
+    await loadLinkSecret({ configured: config.answerLinks.secret, database, box: linkBox, now }),
     config.answerLinks.ttlS,
   );
   // Told of each question and review in its transaction: the outbox's rows commit with it.

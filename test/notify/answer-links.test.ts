@@ -26,7 +26,7 @@ describe.each(await storesUnderTest())('answer links on %s', (kind) => {
     as.ada = bearer((await mintToken(t.app, { role: 'agent', name: 'ada-token', agent: 'ada' })).token);
     as.mia = bearer((await mintToken(t.app, { role: 'member', name: 'mia' })).token);
     // No LINK_SECRET: the app made one and kept it; reading it again gives the same.
-    tokens = createLinkTokens(await loadLinkSecret({ configured: null, database: t.database }), 7 * 86_400);
+    tokens = createLinkTokens(await loadLinkSecret({ configured: null, database: t.database, box: null }), 7 * 86_400);
   });
   afterAll(() => t?.close());
 
@@ -121,7 +121,7 @@ describe.each(await storesUnderTest())('answer links on %s', (kind) => {
     // The request log shows the route, not the token; the secret is nowhere in it.
     expect(t.logs.text()).toContain('/answer/:token');
     expect(t.logs.text()).not.toContain(token);
-    const secret = await loadLinkSecret({ configured: null, database: t.database });
+    const secret = await loadLinkSecret({ configured: null, database: t.database, box: null });
     expect(t.logs.text()).not.toContain(secret.toString('base64url'));
   });
 

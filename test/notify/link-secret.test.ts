@@ -2,7 +2,8 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadLinkSecret, createLinkTokens } from '../../src/notify/index.js';
+import { LinkSecretSealed, loadLinkSecret, createLinkTokens } from '../../src/notify/index.js';
+import { createSecretBox } from '../../src/shared/secret-box.js';
 import { ConfigError, loadConfig } from '../../src/shared/config/config.js';
 import type { Database } from '../../src/shared/db/database.js';
 import { type TestDatabase, createTestDatabase, openTestDatabase, storesUnderTest } from '../support/databases.js';
@@ -29,12 +30,12 @@ describe.each(await storesUnderTest())('the link secret kept in the database on 
     const second = kind === 'postgres' ? await openTestDatabase(testDatabase) : first;
     if (second !== first) opened.push(second);
     const [a, b] = await Promise.all([
-      loadLinkSecret({ configured: null, database: first }),
-      loadLinkSecret({ configured: null, database: second }),
+      loadLinkSecret({ configured: null, database: first, box: null }),
+      loadLinkSecret({ configured: null, database: second, box: null }),
     ]);
     expect(a.length).toBe(32);
     expect(b.equals(a)).toBe(true);
-    expect((await loadLinkSecret({ configured: null, database: first })).equals(a)).toBe(true);
+    expect((await loadLinkSecret({ configured: null, database: first, box: null })).equals(a)).toBe(true);
     // A link signed by one instance verifies at the other.
     const token = createLinkTokens(a, 600).sign({ question_id: crypto.randomUUID(), person: 'ada' });
     expect(createLinkTokens(b, 600).verify(token).ok).toBe(true);
@@ -42,8 +43,63 @@ describe.each(await storesUnderTest())('the link secret kept in the database on 
 
   it('LINK_SECRET, when set, is the key and nothing is read from the database', async () => {
     const configured = 'a configured secret of more than thirty-two characters';
-    const key = await loadLinkSecret({ configured, database: opened[0]! });
+    const key = await loadLinkSecret({ configured, database: opened[0]!, box: null });
     expect(key.toString('utf8')).toBe(configured);
+  });
+});
+
+describe.each(await storesUnderTest())('the link secret under AGENTDESK_SECRET_KEY on %s', (kind) => {
+  const box = createSecretBox('ab'.repeat(32));
+  let testDatabase: TestDatabase;
+  let database: Database;
+
+  beforeAll(async () => {
+    testDatabase = await createTestDatabase(kind);
+    database = await openTestDatabase(testDatabase);
+  });
+  afterAll(async () => {
+    await database?.close();
+    await testDatabase?.destroy();
+  });
+
+  const stored = async () =>
+    (
+      await database.kysely
+        .selectFrom('app_secrets')
+        .select('value')
+        .where('name', '=', 'link_secret')
+        .executeTakeFirst()
+    )?.value;
+
+  it('a secret kept in clear by a server without the key is sealed at the next start with it, and links still verify', async () => {
+    const clear = await loadLinkSecret({ configured: null, database, box: null });
+    const token = createLinkTokens(clear, 600).sign({ question_id: crypto.randomUUID(), person: 'ada' });
+    expect(await stored()).toBe(clear.toString('base64url'));
+
+    const sealed = await loadLinkSecret({ configured: null, database, box });
+    expect(sealed.equals(clear)).toBe(true);
+    const row = await stored();
+    expect(row).toMatch(/^v1\./);
+    expect(row).not.toContain(clear.toString('base64url'));
+    expect(createLinkTokens(sealed, 600).verify(token).ok).toBe(true);
+    // Read back sealed on every later start.
+    expect((await loadLinkSecret({ configured: null, database, box })).equals(clear)).toBe(true);
+  });
+
+  it('a server without the key refuses to start on a sealed secret, and says why without the secret', async () => {
+    const secret = await loadLinkSecret({ configured: null, database, box });
+    const refused = await loadLinkSecret({ configured: null, database, box: null }).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(LinkSecretSealed);
+    expect((refused as Error).message).toContain('AGENTDESK_SECRET_KEY');
+    expect((refused as Error).message).not.toContain(secret.toString('base64url'));
+  });
+
+  it('a fresh database keeps the secret sealed from the first start', async () => {
+    await database.kysely.deleteFrom('app_secrets').execute();
+    const made = await loadLinkSecret({ configured: null, database, box });
+    const row = await stored();
+    expect(row).toMatch(/^v1\./);
+    expect(row).not.toContain(made.toString('base64url'));
   });
 });
 

@@ -294,7 +294,7 @@ export const CONFIG_VARIABLES: readonly ConfigVariable[] = [
     group: 'intake',
     default: 'none',
     meaning:
-      '32 bytes as hex or base64 (`openssl rand -hex 32`) sealing mailbox secrets and webhook signing secrets at rest; without it a mailbox with a secret is a `422` and a webhook cannot be made (`409`)',
+      '32 bytes as hex or base64 (`openssl rand -hex 32`) sealing mailbox secrets, webhook signing secrets and the generated answer-link secret at rest; without it a mailbox with a secret is a `422` and a webhook cannot be made (`409`)',
   },
   {
     name: 'INTAKE_WORKER',
@@ -384,7 +384,7 @@ export const CONFIG_VARIABLES: readonly ConfigVariable[] = [
     group: 'notify',
     default: 'made once, kept in the database',
     meaning:
-      'At least 32 characters signing answer links and reply addresses (HMAC-SHA256); unset, 32 random bytes are made on first start and shared by every instance on the database; never logged',
+      'At least 32 characters signing answer links and reply addresses (HMAC-SHA256); unset, 32 random bytes are made on first start and shared by every instance on the database (sealed under `AGENTDESK_SECRET_KEY` when set); never logged',
   },
   {
     name: 'LINK_SECRET_FILE',

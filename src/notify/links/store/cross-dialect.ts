@@ -2,7 +2,7 @@ import type { DatabaseHandle } from '../../../shared/db/schema.js';
 import '../tables.js';
 import type { SecretStatements } from './port.js';
 
-// The secret's two statements, the same SQL on SQLite and PostgreSQL (INSERT … ON CONFLICT DO
+// The secret's statements, the same SQL on SQLite and PostgreSQL (INSERT … ON CONFLICT DO
 // NOTHING on both): the whole store of either database, so index.ts gives this one to both.
 
 export function crossDialectSecretStatements(db: DatabaseHandle): SecretStatements {
@@ -19,6 +19,15 @@ export function crossDialectSecretStatements(db: DatabaseHandle): SecretStatemen
     async read(name) {
       const row = await db.selectFrom('app_secrets').select('value').where('name', '=', name).executeTakeFirst();
       return row?.value;
+    },
+
+    async replace(name, current, next) {
+      await db
+        .updateTable('app_secrets')
+        .set({ value: next })
+        .where('name', '=', name)
+        .where('value', '=', current)
+        .execute();
     },
   };
 }

@@ -8,4 +8,6 @@ export interface SecretStatements {
   insertIfAbsent(row: AppSecretRow): Promise<void>;
   /** The value of the named secret; undefined when there is none. */
   read(name: string): Promise<string | undefined>;
+  /** Sets the named secret's value to `next` only while it is still `current`. */
+  replace(name: string, current: string, next: string): Promise<void>;
 }
