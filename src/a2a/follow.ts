@@ -3,9 +3,8 @@ import { isFinalState, isSettledState } from './states.js';
 import { stateKey } from './task-view.js';
 
 // Following one task from the desk's event stream: each time the log may have grown (a commit
-// here, another instance's notification, the hub's poll), the task is read again and a change of
-// its state or status message goes out. The task is read, not the events: a stream that
-// reconnects starts from the task as it stands, which is what SubscribeToTask sends first.
+// here, another instance's notification, the hub's poll) the task is read again, and a change goes
+// out. Reading the task, not the events: a client that reconnects starts from the task as it is.
 
 /** Calls the listener whenever the desk's event log may have grown; returns the way to stop. */
 export type Watch = (listener: () => void) => () => void;

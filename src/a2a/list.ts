@@ -6,10 +6,9 @@ import { statusesOf } from './states.js';
 import type { A2aStore, ContextAfter } from './store/port.js';
 import { readTask } from './tasks.js';
 
-// ListTasks: the caller's own tasks (an admin's: everyone's), newest first, a page at a time.
-// Without a context it is the desk's own list (GET /work?created_by=…); with one, the A2A
-// context table's. A state filter reads the statuses it maps from; INPUT_REQUIRED and WORKING
-// share `blocked`, so a page filtered by either may hold fewer tasks than its size.
+// ListTasks: the caller's own tasks (an admin's: everyone's), newest first: the desk's list, or
+// by context the A2A context table's. INPUT_REQUIRED and WORKING share `blocked`, so a page
+// filtered by either may hold fewer tasks than its size.
 
 export const LIST_PAGE = { default: 50, max: 100 } as const;
 const CONTEXT_TOKEN = 'c.';

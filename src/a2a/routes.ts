@@ -6,10 +6,10 @@ import { isV1JsonRpcMethod } from '@a2a-js/sdk/compat/v0_3';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { ACCESS } from '../auth/contract.js';
-import { ValidationError } from '../shared/errors.js';
+import { PROBLEM_CONTENT_TYPE, ValidationError } from '../shared/errors.js';
 import { MalformedJsonError } from '../shared/http/json-body.js';
 import type { HttpApp } from '../shared/http/types.js';
-import { problemResponses } from '../shared/http/schemas.js';
+import { ProblemSchema, problemResponses } from '../shared/http/schemas.js';
 import { A2A_PATHS, type Cards } from './card.js';
 import { callerOf } from './desk.js';
 import { type HandlerDeps, createDeskHandler } from './handler.js';
@@ -32,6 +32,11 @@ const JSON_RPC_RESPONSE = {
   description:
     'The JSON-RPC response (errors included, with the A2A codes), or for SendStreamingMessage and SubscribeToTask an event stream',
   content: { 'application/json': { schema: Type.Unknown() }, 'text/event-stream': { schema: Type.String() } },
+};
+
+const BAD_REQUEST_RESPONSE = {
+  description: 'The body is not JSON (-32700): a JSON-RPC error. A request HTTP itself refuses is a problem document.',
+  content: { 'application/json': { schema: Type.Unknown() }, [PROBLEM_CONTENT_TYPE]: { schema: ProblemSchema } },
 };
 
 function baseOf(request: FastifyRequest, publicUrl: string | null): string {
@@ -81,9 +86,8 @@ export function registerA2aRoutes(app: HttpApp, options: A2aRouteOptions): void 
         description:
           'Send A2A-Version: 1.0 (absent: 0.3, whose method names the SDK’s compatibility layer takes). Roles as for POST /work; ' +
           'a caller sees and changes only its own tasks (admins: all).',
-        headers: Type.Object({ 'a2a-version': Type.Optional(Type.String({ maxLength: 20 })) }),
         body: JsonRpcBodySchema,
-        response: { 200: JSON_RPC_RESPONSE, 400: JSON_RPC_RESPONSE, ...problemResponses(413, 415) },
+        response: { 200: JSON_RPC_RESPONSE, 400: BAD_REQUEST_RESPONSE, ...problemResponses(413, 415, 422) },
       },
     },
     async (request, reply) => {
