@@ -56,6 +56,11 @@ function jsonRpcErrors(error: Error & { validation?: unknown }, _request: Fastif
 
 export function registerA2aRoutes(app: HttpApp, options: A2aRouteOptions): void {
   const tags = ['a2a'];
+  // Streams and blocking sends still running: a closing server ends them, or it would wait for them.
+  const running = new Set<AbortController>();
+  app.addHook('preClose', async () => {
+    for (const stop of running) stop.abort();
+  });
 
   app.get(
     A2A_PATHS.card,
@@ -107,7 +112,11 @@ export function registerA2aRoutes(app: HttpApp, options: A2aRouteOptions): void 
         return { jsonrpc: '2.0', id, error: mapError(error) };
       }
       const stop = new AbortController();
-      reply.raw.once('close', () => stop.abort());
+      running.add(stop);
+      reply.raw.once('close', () => {
+        stop.abort();
+        running.delete(stop);
+      });
       const principal = request.principal!;
       const handler = createDeskHandler(callerOf(app, request), {
         ...options,
