@@ -85,7 +85,7 @@ export function registerA2aRoutes(app: HttpApp, options: A2aRouteOptions): void 
       config: { access: ACCESS.submit },
       errorHandler: jsonRpcErrors,
       schema: {
-        operationId: 'callA2a',
+        operationId: 'callAgentToAgent',
         tags,
         summary: 'A2A over JSON-RPC: tasks are the caller’s work items (docs/a2a.md)',
         description:
