@@ -62,6 +62,7 @@ import { createSecretBox } from '../shared/secret-box.js';
 import { buildServiceApp } from './app.js';
 import { WORK_SCHEMAS } from './openapi-schemas.js';
 import { buildClassifyService } from './classify.js';
+import { createA2aStore, createCards, registerA2aRoutes } from '../a2a/index.js';
 
 // The work service's composition root: the work API, projects, events and stats, and what runs
 // beside them in this process: sign-in and tokens, mail intake (with the process's one
@@ -108,6 +109,7 @@ export interface WorkAppDeps {
 }
 
 export const WORK_BODY_LIMIT = 1024 * 1024;
+const WORK_SERVICE_VERSION = '0.1.0';
 
 /** A read's NotFound as undefined; any other failure stays one. */
 function unlessNotFound(error: unknown): undefined {
@@ -140,7 +142,7 @@ export async function buildWorkApp({
     bodyLimit: WORK_BODY_LIMIT,
     title: 'agentdesk work-item service',
     description: 'Work items dispatched to agents, tracked through their lifecycle, grouped into projects.',
-    version: '0.1.0',
+    version: WORK_SERVICE_VERSION,
     schemas: WORK_SCHEMAS,
   });
   // The store signals each commit that appended events, with what it made claimable; the hub and
@@ -272,6 +274,24 @@ export async function buildWorkApp({
     }),
   );
   registerEventRoutes(app, hub);
+  // The desk as an A2A agent: tasks are work items, followed through the hub's wake-ups.
+  registerA2aRoutes(app, {
+    cards: createCards({
+      version: WORK_SERVICE_VERSION,
+      authOn: config.auth.mode === 'tokens',
+      skills: config.a2a.skills,
+      knownTypes: async () => [...new Set((await statsStore.itemsByStatusAndType()).map((row) => row.type))].sort(),
+      now,
+    }),
+    publicUrl: config.mail.publicUrl,
+    store: createA2aStore(database),
+    watch: hub.watch,
+    now,
+    skills: config.a2a.skills,
+    defaultType: config.a2a.defaultType,
+    blockingWaitMs: config.a2a.blockingWaitMs,
+    cancelOwn: (id, principal) => work.cancelOwn(id, principal),
+  });
   // Intake classifies in process: the same service as POST /classify, counted and traced here.
   const classify = buildClassifyService({ config, database, logger, metrics: app.metricsRegistry, tracing });
   await registerIntake(app, {

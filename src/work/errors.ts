@@ -64,6 +64,15 @@ export class FinalItemNotEditable extends ConflictError {
   }
 }
 
+/** The requester's own cancel reaches only work nobody has taken yet. */
+export class NotCancelableByCreator extends ConflictError {
+  constructor(status: WorkStatus) {
+    super(`The work item is ${status}: its requester may cancel it only while it is queued or dispatched`, {
+      current_status: status,
+    });
+  }
+}
+
 export class LeaseNotHeld extends ConflictError {
   constructor(status: WorkStatus) {
     super(`The work item is ${status}: there is no lease to extend`, { current_status: status });

@@ -3,8 +3,8 @@
 export type { ClaimableNews } from './agent-loop/claimable.js';
 export { createClaimService } from './agent-loop/claims.js';
 export { startLeaseSweeper, SWEEP_EVERY_MS } from './agent-loop/lease-sweeper.js';
-export { UnknownProjectReference, WorkItemNotFound } from './errors.js';
-export { contiguousPrefix, createEventHub, registerEventRoutes } from './events/hub.js';
+export { NotCancelableByCreator, UnknownProjectReference, WorkItemNotFound } from './errors.js';
+export { contiguousPrefix, createEventHub, registerEventRoutes, type EventHub } from './events/hub.js';
 export { createEventLog } from './events/store/index.js';
 export type { EventLog, StoredEvent } from './events/store/port.js';
 export { applyLeaseEffect, planUpdate, requestedStatus } from './items/change-rules.js';

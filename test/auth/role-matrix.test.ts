@@ -540,6 +540,26 @@ const CASES: Case[] = [
   },
   // Stateless: no server stream, no session to end.
 
+  // A2A: the card is public, as A2A requires; the JSON-RPC binding takes the roles of POST /work
+  // (a refusal of the API behind it is a JSON-RPC error, still a 200).
+  {
+    route: 'GET /.well-known/agent-card.json',
+    service: 'work',
+    request: async () => ({ url: '/.well-known/agent-card.json' }),
+    roles: everyone(200),
+    open: 200,
+  },
+  {
+    route: 'POST /a2a',
+    service: 'work',
+    request: async () => ({
+      url: '/a2a',
+      payload: { jsonrpc: '2.0', id: 1, method: 'ListTasks', params: {} },
+      headers: { 'a2a-version': '1.0' },
+    }),
+    roles: only(200, 'agent', 'member', 'intake', 'admin'),
+  },
+
   // An answer link: public, the signed token is the credential (a garbage one is a 404 page for all).
   {
     route: 'GET /answer/:token',

@@ -37,10 +37,11 @@ const HEAD_SLACK = 1024;
 const HIDDEN = /^\/(openapi\.json|docs(\/.*)?)?$/;
 
 /**
- * The MCP endpoint answers a body it refuses as a JSON-RPC client reads it: an Invalid Request,
- * 400. Its X-User check (AUTH=off) runs before the schema, so a schema failure may be that 422.
+ * The JSON-RPC endpoints (MCP, A2A) answer a body they refuse as a JSON-RPC client reads it: an
+ * Invalid Request, 400. MCP's X-User check (AUTH=off) runs before the schema, so a schema failure
+ * may be that 422.
  */
-const isMcp = (op: Operation): boolean => op.name === 'POST /mcp';
+const isMcp = (op: Operation): boolean => op.name === 'POST /mcp' || op.name === 'POST /a2a';
 
 const refused = (statuses: readonly number[], why: string, op: Operation | null = null): Expectation => ({
   kind: 'refused',

@@ -24,7 +24,7 @@ const LAYERS = [
   ['intake'],
   ['search', 'schedules'],
   ['client'],
-  ['mcp', 'cli', 'ui-server'],
+  ['mcp', 'cli', 'ui-server', 'a2a'],
   ['services'],
 ];
 
@@ -69,6 +69,7 @@ const FEATURES = [
   'intake',
   'search',
   'schedules',
+  'a2a',
 ];
 const ENTRY_FILES = ['index.ts', 'contract.ts'];
 

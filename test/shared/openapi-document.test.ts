@@ -61,7 +61,7 @@ describe('the OpenAPI documents declare the answers as they are sent', () => {
           // The health probe's 503 is {"status":"unavailable"}, as the README documents it for load balancers.
           if (Number(status) < 400 || (op.name === 'GET /health' && status === '503')) continue;
           // A JSON-RPC client reads JSON-RPC's own errors for a body that is not a JSON-RPC message.
-          if (op.name === 'POST /mcp' && status === '400') continue;
+          if ((op.name === 'POST /mcp' || op.name === 'POST /a2a') && status === '400') continue;
           const types = Object.keys(response.content ?? {});
           // An answer link is opened by a person's browser: its refusals are pages, or problems from the edges.
           if (op.name.endsWith(' /answer/{token}') && types.join() === 'text/html,application/problem+json') continue;
@@ -149,6 +149,8 @@ describe('the OpenAPI documents declare the answers as they are sent', () => {
       // The signed token in the path is the credential, good for one question.
       'GET /answer/{token}',
       'POST /answer/{token}',
+      // A2A requires the agent card to be public.
+      'GET /.well-known/agent-card.json',
     ]);
     for (const doc of Object.values(docs)) {
       expect(Object.keys(doc.components.securitySchemes)).toEqual(['bearer', 'session']);

@@ -206,6 +206,15 @@ export interface Config {
     /** WEBHOOK_LEASE_S: how long a sender holds an endpoint it took (a dead one's pass to another after it). */
     leaseMs: number;
   };
+  /** The work service as an A2A agent (src/a2a). */
+  a2a: {
+    /** A2A_SKILLS: the work types the card names as skills; empty: the types the desk has seen. */
+    skills: string[];
+    /** A2A_DEFAULT_TYPE: the type of a task whose message names no skill. */
+    defaultType: string;
+    /** A2A_BLOCKING_WAIT_S: how long a blocking SendMessage waits before it answers the task as it stands. */
+    blockingWaitMs: number;
+  };
   /** Mail out (src/notify): SMTP, the sender, the links' base and the reply address (mail.ts). */
   mail: MailConfig;
   answerLinks: AnswerLinksConfig;
@@ -650,6 +659,7 @@ export function loadConfig(env: Env): Readonly<Config> {
     tracing: tracingConfig(env),
     metrics: { maxTypes: integer(env, 'METRICS_MAX_TYPES', 50, 1, 10_000) },
     questions: { waitsPerCaller: integer(env, 'QUESTION_WAITS_PER_CALLER', 100, 1, 100_000) },
+    a2a: a2aConfig(env),
     mail: mailConfig(env),
     answerLinks: answerLinksConfig(env),
     webhooks: {
@@ -658,6 +668,28 @@ export function loadConfig(env: Env): Readonly<Config> {
     },
   };
   return deepFreeze(config);
+}
+
+/** A work type as the API accepts it (WorkTypeSchema's pattern). */
+const WORK_TYPE = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}$/;
+
+function workType(name: string, value: string): string {
+  if (!WORK_TYPE.test(value))
+    throw new ConfigError(name, `expected a work type (letters, digits, _.:-), got "${value}"`);
+  return value;
+}
+
+function a2aConfig(env: Env): Config['a2a'] {
+  const skills = (read(env, 'A2A_SKILLS') ?? '')
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '')
+    .map((entry) => workType('A2A_SKILLS', entry));
+  return {
+    skills: [...new Set(skills)],
+    defaultType: workType('A2A_DEFAULT_TYPE', read(env, 'A2A_DEFAULT_TYPE') ?? 'task'),
+    blockingWaitMs: integer(env, 'A2A_BLOCKING_WAIT_S', 30, 0, 600) * 1000,
+  };
 }
 
 function deepFreeze<T>(value: T): Readonly<T> {

@@ -14,6 +14,7 @@ export const CONFIG_GROUPS = {
   mail: 'Mail out',
   notify: 'Answer links',
   webhooks: 'Webhooks',
+  a2a: 'A2A agent',
   tracing: 'Tracing',
 } as const;
 
@@ -441,5 +442,24 @@ export const CONFIG_VARIABLES: readonly ConfigVariable[] = [
     group: 'tracing',
     default: '`http/json`',
     meaning: 'The same, for traces only',
+  },
+  {
+    name: 'A2A_SKILLS',
+    group: 'a2a',
+    default: "none (the types of the desk's items and projects)",
+    meaning: 'Comma-separated work types the agent card names as skills (docs/a2a.md)',
+  },
+  {
+    name: 'A2A_DEFAULT_TYPE',
+    group: 'a2a',
+    default: '`task`',
+    meaning: 'The type of an item made from an A2A message that names no skill',
+  },
+  {
+    name: 'A2A_BLOCKING_WAIT_S',
+    group: 'a2a',
+    default: '`30`',
+    meaning:
+      'How long a blocking `SendMessage` waits for the task to finish or need input (0–600) before it answers the task as it stands',
   },
 ];

@@ -89,6 +89,12 @@ export interface EventHub {
    * position of the client furthest behind (0 with no clients). One read of the log's head.
    */
   lag(): Promise<number>;
+  /**
+   * Calls `listener` whenever the log may have grown: a commit here, another instance's
+   * notification, the safety-net poll. For readers in this process (A2A's task streams); returns
+   * the way to stop.
+   */
+  watch(listener: () => void): () => void;
   close(): Promise<void>;
 }
 
@@ -100,6 +106,7 @@ export async function createEventHub(
   const log: EventLog = createEventLog(database);
   const stallMs = options.stallMs ?? STALL_MS;
   const subscribers = new Set<Subscriber>();
+  const watchers = new Set<() => void>();
   let pumping: Promise<void> | null = null;
   let again = false;
   let closed = false;
@@ -200,7 +207,9 @@ export async function createEventHub(
   }
 
   function wake(): void {
-    if (closed || subscribers.size === 0) return;
+    if (closed) return;
+    for (const watcher of watchers) watcher();
+    if (subscribers.size === 0) return;
     if (pumping) {
       again = true;
       return;
@@ -293,6 +302,10 @@ export async function createEventHub(
       wake();
     },
     clients: () => subscribers.size,
+    watch(listener) {
+      watchers.add(listener);
+      return () => watchers.delete(listener);
+    },
     async lag() {
       if (subscribers.size === 0) return 0;
       const { latest } = await log.position();
@@ -312,6 +325,7 @@ export async function createEventHub(
         clearTimeout(subscriber.stalled ?? undefined);
       }
       subscribers.clear();
+      watchers.clear();
       await pumping;
       await unlisten();
     },

@@ -14,6 +14,7 @@ import {
   FinalItemNotEditable,
   ItemStillLinked,
   LeaseNotHeld,
+  NotCancelableByCreator,
   NotHolder,
   UnknownProjectReference,
   WaitingOnDependencies,
@@ -466,9 +467,32 @@ export function createWorkService({
   }
 
   // `create` and `get` in a caller's transaction: a plan (service.ts) writes many items in one.
+  /**
+   * The requester's own cancel (A2A's CancelTask): the caller's item, while no agent has taken it
+   * (queued or dispatched); a cancelled one answers as it is. Someone else's item is not found.
+   */
+  async function cancelOwn(id: string, principal: Principal): Promise<WorkItem> {
+    return changeItem(
+      store,
+      id,
+      timestamp,
+      undefined,
+      actorOf(principal),
+      (current, at) => {
+        const row = current.row;
+        if (row.created_by !== principal.name && principal.role !== 'admin') throw new WorkItemNotFound(id);
+        if (row.status === 'cancelled') return null;
+        if (row.status !== 'queued' && row.status !== 'dispatched') throw new NotCancelableByCreator(row.status);
+        return planUpdate(current, { status: 'cancelled', outcome: 'cancelled' }, 'cancelled', undefined, at);
+      },
+      { onApplied: observe, ...(recent && { recent }) },
+    );
+  }
+
   return {
     submit,
     create,
+    cancelOwn,
     get,
     list,
     counts,

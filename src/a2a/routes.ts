@@ -1,0 +1,154 @@
+import { AgentCard, A2A_VERSION_HEADER, SSE_HEADERS, formatSSEErrorEvent, formatSSEEvent } from '@a2a-js/sdk';
+import { A2A_ERROR_CODE } from '@a2a-js/sdk/errors';
+import { JsonRpcTransportHandler, ServerCallContext, validateVersion } from '@a2a-js/sdk/server';
+import { LegacyJsonRpcTransportHandler } from '@a2a-js/sdk/compat/v0_3/server';
+import { isV1JsonRpcMethod } from '@a2a-js/sdk/compat/v0_3';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import { ACCESS } from '../auth/contract.js';
+import { PROBLEM_CONTENT_TYPE, ValidationError } from '../shared/errors.js';
+import { MalformedJsonError } from '../shared/http/json-body.js';
+import type { HttpApp } from '../shared/http/types.js';
+import { ProblemSchema, problemResponses } from '../shared/http/schemas.js';
+import { A2A_PATHS, type Cards } from './card.js';
+import { callerOf } from './desk.js';
+import { type HandlerDeps, createDeskHandler } from './handler.js';
+
+// The A2A routes: the agent card (public, as A2A requires) and the JSON-RPC binding at /a2a. The
+// SDK's transport handlers parse each request and answer it (v0.3 method names through its
+// compatibility layer); the desk's handler (handler.ts) does the work as the caller.
+
+export interface A2aRouteOptions extends Omit<HandlerDeps, 'card' | 'stop' | 'cancelOwn'> {
+  cards: Cards;
+  /** PUBLIC_URL; null: the address the caller reached. */
+  publicUrl: string | null;
+  cancelOwn: (id: string, principal: NonNullable<FastifyRequest['principal']>) => ReturnType<HandlerDeps['cancelOwn']>;
+}
+
+const JsonRpcBodySchema = Type.Unknown({
+  description: 'A JSON-RPC 2.0 request of A2A: SendMessage, SendStreamingMessage, GetTask, ListTasks, CancelTask, …',
+});
+const JSON_RPC_RESPONSE = {
+  description:
+    'The JSON-RPC response (errors included, with the A2A codes), or for SendStreamingMessage and SubscribeToTask an event stream',
+  content: { 'application/json': { schema: Type.Unknown() }, 'text/event-stream': { schema: Type.String() } },
+};
+
+const BAD_REQUEST_RESPONSE = {
+  description: 'The body is not JSON (-32700): a JSON-RPC error. A request HTTP itself refuses is a problem document.',
+  content: { 'application/json': { schema: Type.Unknown() }, [PROBLEM_CONTENT_TYPE]: { schema: ProblemSchema } },
+};
+
+function baseOf(request: FastifyRequest, publicUrl: string | null): string {
+  return publicUrl ?? `${request.protocol}://${request.host}`;
+}
+
+/** A body that is not JSON is JSON-RPC's parse error, as the SDK's own server answers it. */
+function jsonRpcErrors(error: Error & { validation?: unknown }, _request: FastifyRequest, reply: FastifyReply) {
+  const parse = error instanceof MalformedJsonError;
+  if (!parse && error.validation === undefined && !(error instanceof ValidationError)) throw error;
+  const code = parse ? A2A_ERROR_CODE.PARSE_ERROR : A2A_ERROR_CODE.INVALID_REQUEST;
+  return reply
+    .code(400)
+    .type('application/json')
+    .send({ jsonrpc: '2.0', id: null, error: { code, message: error.message } });
+}
+
+export function registerA2aRoutes(app: HttpApp, options: A2aRouteOptions): void {
+  const tags = ['a2a'];
+  // Streams and blocking sends still running: a closing server ends them, or it would wait for them.
+  const running = new Set<AbortController>();
+  app.addHook('preClose', async () => {
+    for (const stop of running) stop.abort();
+  });
+
+  app.get(
+    A2A_PATHS.card,
+    {
+      config: { access: ACCESS.public },
+      schema: {
+        operationId: 'getAgentCard',
+        tags,
+        summary: "The A2A agent card: the desk's interfaces, security scheme and skills (one per work type)",
+        response: { 200: Type.Unknown({ description: 'The agent card (A2A 1.0)' }) },
+      },
+    },
+    async (request, reply) => {
+      const card = await options.cards.card(baseOf(request, options.publicUrl));
+      return reply.header('cache-control', 'public, max-age=60').send(AgentCard.toJSON(card));
+    },
+  );
+
+  app.post(
+    A2A_PATHS.jsonRpc,
+    {
+      config: { access: ACCESS.submit },
+      errorHandler: jsonRpcErrors,
+      schema: {
+        operationId: 'callAgentToAgent',
+        tags,
+        summary: 'A2A over JSON-RPC: tasks are the caller’s work items (docs/a2a.md)',
+        description:
+          'Send A2A-Version: 1.0 (absent: 0.3, whose method names the SDK’s compatibility layer takes). Roles as for POST /work; ' +
+          'a caller sees and changes only its own tasks (admins: all).',
+        body: JsonRpcBodySchema,
+        response: { 200: JSON_RPC_RESPONSE, 400: BAD_REQUEST_RESPONSE, ...problemResponses(413, 415, 422) },
+      },
+    },
+    async (request, reply) => {
+      const body = request.body as { id?: unknown; method?: unknown } | null;
+      const id = typeof body?.id === 'string' || typeof body?.id === 'number' ? body.id : null;
+      const card = await options.cards.card(baseOf(request, options.publicUrl));
+      const context = new ServerCallContext({
+        requestedVersion: (request.headers[A2A_VERSION_HEADER.toLowerCase()] as string | undefined) || undefined,
+      });
+      const legacy = !isV1JsonRpcMethod(body?.method);
+      const mapError = legacy
+        ? LegacyJsonRpcTransportHandler.mapToLegacyJSONRPCError
+        : JsonRpcTransportHandler.mapToJSONRPCError;
+      try {
+        validateVersion(context.requestedVersion, card, 'JSONRPC');
+      } catch (error) {
+        return { jsonrpc: '2.0', id, error: mapError(error) };
+      }
+      const stop = new AbortController();
+      running.add(stop);
+      reply.raw.once('close', () => {
+        stop.abort();
+        running.delete(stop);
+      });
+      const principal = request.principal!;
+      const handler = createDeskHandler(callerOf(app, request), {
+        ...options,
+        card,
+        stop: stop.signal,
+        cancelOwn: (task) => options.cancelOwn(task, principal),
+      });
+      const transport = legacy ? new LegacyJsonRpcTransportHandler(handler) : new JsonRpcTransportHandler(handler);
+      const answer = await transport.handle(request.body as Record<string, unknown>, context);
+      if (!(Symbol.asyncIterator in answer)) return answer;
+      // A failure before the first event is an ordinary JSON-RPC error, not a stream of one.
+      const events = answer[Symbol.asyncIterator]();
+      let first: IteratorResult<unknown>;
+      try {
+        first = await events.next();
+      } catch (error) {
+        return { jsonrpc: '2.0', id, error: mapError(error) };
+      }
+      reply.hijack();
+      reply.raw.writeHead(200, SSE_HEADERS);
+      try {
+        if (!first.done) reply.raw.write(formatSSEEvent(first.value));
+        for (let next = await events.next(); !next.done; next = await events.next()) {
+          reply.raw.write(formatSSEEvent(next.value));
+        }
+      } catch (error) {
+        if (!stop.signal.aborted) reply.raw.write(formatSSEErrorEvent({ jsonrpc: '2.0', id, error: mapError(error) }));
+      } finally {
+        await events.return?.(undefined);
+        reply.raw.end();
+      }
+      return reply;
+    },
+  );
+}
