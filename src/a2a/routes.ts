@@ -9,6 +9,7 @@ import { ACCESS } from '../auth/contract.js';
 import { PROBLEM_CONTENT_TYPE, ValidationError } from '../shared/errors.js';
 import { MalformedJsonError } from '../shared/http/json-body.js';
 import type { HttpApp } from '../shared/http/types.js';
+import { withHeaders } from '../shared/http/openapi.js';
 import { ProblemSchema, problemResponses } from '../shared/http/schemas.js';
 import { A2A_PATHS, type Cards } from './card.js';
 import { callerOf } from './desk.js';
@@ -70,7 +71,7 @@ export function registerA2aRoutes(app: HttpApp, options: A2aRouteOptions): void 
         operationId: 'getAgentCard',
         tags,
         summary: "The A2A agent card: the desk's interfaces, security scheme and skills (one per work type)",
-        response: { 200: Type.Unknown({ description: 'The agent card (A2A 1.0)' }) },
+        response: { 200: withHeaders(Type.Unknown({ description: 'The agent card (A2A 1.0)' }), 'Cache-Control') },
       },
     },
     async (request, reply) => {

@@ -51,7 +51,7 @@ describe.each(await storesUnderTest())('the escalation query on %s', (kind) => {
   let captured: CompiledQuery[] = [];
 
   beforeAll(async () => {
-    test = await createTestDatabase(kind);
+    test = await createTestDatabase(kind, { statementTimeoutMs: 120_000 });
     database = await openTestDatabase(test);
     const log = (event: { query: CompiledQuery }) => void captured.push(event.query);
     if (kind === 'postgres') {

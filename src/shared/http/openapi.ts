@@ -92,7 +92,7 @@ export const RESPONSE_HEADERS = {
   'Cache-Control': Type.String({
     maxLength: 64,
     description:
-      'no-store where the answer holds a secret or who the caller is; no-cache, no-transform on the event stream',
+      'no-store where the answer holds a secret or who the caller is; no-cache, no-transform on the event stream; public, max-age=60 on the agent card',
   }),
   Vary: Type.String({
     maxLength: 64,
