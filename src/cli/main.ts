@@ -5,6 +5,7 @@
 
 import { Command, CommanderError } from 'commander';
 import { ProblemError } from '../client/errors.js';
+import { registerBackupCommand } from './backup.js';
 import { registerClassifyCommand } from './classify.js';
 import { registerConversationCommands } from './conversation.js';
 import { EXIT, createCliContext, describeError, exitCodeOf } from './context.js';
@@ -51,6 +52,7 @@ registerWebhookCommand(program, context);
 registerSearchCommand(program, context);
 registerScheduleCommand(program, context);
 registerTokenCommand(program, context);
+registerBackupCommand(program, context);
 registerClassifyCommand(program, context);
 registerServeCommand(program, context);
 registerMcpCommand(program, context);

@@ -376,6 +376,7 @@ describe('agentdesk on the command line, against real servers on SQLite', () => 
       ...['deliveries', 'redeliver', 'recover'].map((c) => ['webhook', c]),
       ['schedule'],
       ...['add', 'list', 'show', 'update', 'enable', 'disable', 'delete', 'run', 'preview'].map((c) => ['schedule', c]),
+      ['backup'],
       ['classify'],
       ['serve'],
       ['mcp'],
