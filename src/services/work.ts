@@ -86,6 +86,8 @@ export interface WorkAppDeps {
    * when it chooses instead of waiting for the timer.
    */
   onLeaseSweeper?: (sweep: () => Promise<number>) => void;
+  /** Hands over the event log's retention pass, as onLeaseSweeper does the sweep. */
+  onEventsPurge?: (purge: () => Promise<number>) => void;
   /**
    * notify's collaborators: who is told of a question (the people feature) and the signed tokens
    * of links and reply addresses (the links feature); tests give fixed ones and short timeouts.
@@ -125,6 +127,7 @@ export async function buildWorkApp({
   now = () => new Date(),
   sweepEveryMs = SWEEP_EVERY_MS,
   onLeaseSweeper,
+  onEventsPurge,
   notify: notifyDeps = {},
   onNotifySender,
   onNotifyScheduler,
@@ -154,6 +157,8 @@ export async function buildWorkApp({
     payload: () => announcement(),
     // The log keeps what the webhooks' fan-out has not read yet.
     keepAbove: async () => (webhooks === null ? null : webhooks.keepAbove()),
+    retentionDays: config.events.retentionDays,
+    now,
   });
   // A final item closes its open question in the same commit: the conversation's hook, bound
   // once the conversation exists (it needs the store).
@@ -213,6 +218,7 @@ export async function buildWorkApp({
   onWebhooks?.(webhooks);
   const sweeper = startLeaseSweeper({ store, work, logger, now, everyMs: sweepEveryMs });
   onLeaseSweeper?.(sweeper.sweep);
+  onEventsPurge?.(hub.purge);
   const compactor = startStatsCompactor({ store: statsStore, logger });
   const sender = notify.start(async (questionId) => (await conversation.questions.find(questionId))?.status);
   if (sender) onNotifySender?.(sender);

@@ -178,7 +178,7 @@ describe.each(await storesUnderTest())('webhook delivery on %s', (kind) => {
     expect(read).not.toBeNull();
     await call(app.t.app, 'POST', '/projects', { name: `unread-${Date.now()}` }, admin);
     const log = createEventLog(app.t.database);
-    await log.purgeBefore(new Date(Date.now() + 3_600_000).toISOString(), read ?? undefined);
+    await log.purgeBefore(new Date(Date.now() + 3_600_000).toISOString(), read ?? undefined, 1_000);
     const left = await log.after(0, 1_000, 10_000_000);
     expect(left.length).toBeGreaterThan(0);
     expect(left.every((event) => event.id > read!)).toBe(true);

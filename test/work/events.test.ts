@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildWorkApp } from '../../src/services/work.js';
 import type { HttpApp } from '../../src/shared/http/types.js';
 import { type TestApp, captureLogs, startWorkApp, testConfig } from '../support/apps.js';
+import { createTestClock } from '../support/clock.js';
 import { openTestDatabase, storesUnderTest } from '../support/databases.js';
 import { call } from '../support/http.js';
 import { type SseClient, connectSse } from '../support/sse.js';
@@ -244,6 +245,44 @@ describe.each(await storesUnderTest())('events purged from the log on %s', (kind
       await t.close();
     }
   });
+});
+
+describe.each(await storesUnderTest())('the event log keeps EVENTS_RETENTION_DAYS on %s', (kind) => {
+  it('events older than that go in batches, newer ones stay, and a client resuming gets what is kept', async () => {
+    const clock = createTestClock();
+    let purge: () => Promise<number> = async () => 0;
+    const t = await startWorkApp(
+      kind,
+      { EVENTS_RETENTION_DAYS: '2' },
+      { now: clock.now, onEventsPurge: (run) => (purge = run) },
+    );
+    try {
+      // More than one batch of old events, so the pass must go on past its first delete.
+      const OLD = 1_100;
+      for (let n = 0; n < OLD; n += 1) {
+        const made = await call(t.app, 'POST', '/work', { type: 't', description: `old ${n}` });
+        expect(made.status).toBe(201);
+      }
+      clock.advance(36 * 60 * 60 * 1000);
+      const kept: string[] = [];
+      for (let n = 0; n < 3; n += 1) {
+        kept.push((await call(t.app, 'POST', '/work', { type: 't', description: `kept ${n}` })).body.id);
+      }
+      // A day and a half on: nothing is two days old yet.
+      expect(await purge()).toBe(0);
+      clock.advance(24 * 60 * 60 * 1000);
+      expect(await purge()).toBe(OLD);
+      expect(await purge()).toBe(0);
+
+      const base = await listen(t.app);
+      const stream = await connectSse(`${base}/events`, { 'last-event-id': '1' });
+      const events = await stream.waitFor((all) => all.length >= 3, 5_000);
+      expect(events.map((e) => JSON.parse(e.data).id)).toEqual(kept);
+      stream.close();
+    } finally {
+      await t.close();
+    }
+  }, 120_000);
 });
 
 describe.each((await storesUnderTest()).filter((kind) => kind === 'postgres'))(

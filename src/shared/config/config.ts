@@ -196,6 +196,10 @@ export interface Config {
      */
     maxTypes: number;
   };
+  events: {
+    /** EVENTS_RETENTION_DAYS: how long the event log keeps an event for clients that resume. */
+    retentionDays: number;
+  };
   questions: {
     /** QUESTION_WAITS_PER_CALLER: answers one caller may wait for at once (`wait_s`); past it, 429. */
     waitsPerCaller: number;
@@ -658,6 +662,7 @@ export function loadConfig(env: Env): Readonly<Config> {
     outbound: outboundConfig(env),
     tracing: tracingConfig(env),
     metrics: { maxTypes: integer(env, 'METRICS_MAX_TYPES', 50, 1, 10_000) },
+    events: { retentionDays: integer(env, 'EVENTS_RETENTION_DAYS', 30, 1, 36_500) },
     questions: { waitsPerCaller: integer(env, 'QUESTION_WAITS_PER_CALLER', 100, 1, 100_000) },
     a2a: a2aConfig(env),
     mail: mailConfig(env),

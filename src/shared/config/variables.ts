@@ -103,6 +103,13 @@ export const CONFIG_VARIABLES: readonly ConfigVariable[] = [
       'Work item types with a `type` label of their own in `/metrics` and a line in `/work/stats` (the most frequent); the rest are `other` (1–10000)',
   },
   {
+    name: 'EVENTS_RETENTION_DAYS',
+    group: 'server',
+    default: '`30`',
+    meaning:
+      'How long the event log keeps events for clients resuming `GET /events` (1–36500); one resuming from before that gets `reset`. Events the webhooks have not sent yet are kept',
+  },
+  {
     name: 'QUESTION_WAITS_PER_CALLER',
     group: 'server',
     default: '`100`',

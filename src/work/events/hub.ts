@@ -30,8 +30,10 @@ const HEARTBEAT_MS = 15_000;
  * it drains, then reads on from its own position; one stuck this long is closed and resumes.
  */
 const STALL_MS = 60_000;
-const RETENTION_MS = 24 * 60 * 60 * 1000;
+const DEFAULT_RETENTION_DAYS = 30;
 const PURGE_EVERY_MS = 10 * 60 * 1000;
+/** Rows per delete: each batch holds the write lock only briefly, however much is due. */
+const PURGE_BATCH = 1_000;
 
 export const STREAM_EVENTS = {
   /** The client's Last-Event-ID is beyond anything this log has held: it must reload its state. */
@@ -73,6 +75,9 @@ export interface EventHubOptions {
    * kept: the webhooks' fan-out, so an event it has not read yet outlives the retention.
    */
   keepAbove?: () => Promise<number | null>;
+  /** EVENTS_RETENTION_DAYS: how long an event stays for clients that resume. */
+  retentionDays?: number;
+  now?: () => Date;
 }
 
 export interface EventHub {
@@ -95,6 +100,8 @@ export interface EventHub {
    * the way to stop.
    */
   watch(listener: () => void): () => void;
+  /** Deletes the events past the retention (in short batches); answers how many went. */
+  purge(): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -257,11 +264,24 @@ export async function createEventHub(
       if (!subscriber.stalled && !subscriber.response.write(': keep-alive\n\n')) stall(subscriber);
     }
   }, HEARTBEAT_MS);
+  const retentionMs = (options.retentionDays ?? DEFAULT_RETENTION_DAYS) * 24 * 60 * 60 * 1000;
+  const now = options.now ?? (() => new Date());
+  async function purgeExpired(): Promise<number> {
+    const upTo = (await options.keepAbove?.()) ?? undefined;
+    const before = new Date(now().getTime() - retentionMs).toISOString();
+    let removed = 0;
+    for (let batch = PURGE_BATCH; batch === PURGE_BATCH && !closed; removed += batch) {
+      batch = await log.purgeBefore(before, upTo, PURGE_BATCH);
+    }
+    return removed;
+  }
   const purge = setInterval(() => {
-    (async () => {
-      const upTo = (await options.keepAbove?.()) ?? undefined;
-      await log.purgeBefore(new Date(Date.now() - RETENTION_MS).toISOString(), upTo);
-    })().catch(() => undefined);
+    purgeExpired().catch((error: unknown) =>
+      logger.warn(
+        { err: { message: (error as Error).message } },
+        'purging the event log failed; the next pass retries',
+      ),
+    );
   }, PURGE_EVERY_MS);
   for (const timer of [poll, heartbeat, purge]) timer.unref();
 
@@ -302,6 +322,8 @@ export async function createEventHub(
       wake();
     },
     clients: () => subscribers.size,
+    purge: purgeExpired,
+
     watch(listener) {
       watchers.add(listener);
       return () => watchers.delete(listener);

@@ -30,10 +30,10 @@ export interface EventLog {
   /** True once every transaction named by `mark` has committed or rolled back. */
   ended(mark: string): Promise<boolean>;
   /**
-   * Deletes the events written before `at`; with `upTo`, only those with ids at or below it (a
-   * reader that has not reached the rest still needs them).
+   * Deletes the oldest events written before `at`, at most `limit` of them (a short write); with
+   * `upTo`, only those with ids at or below it (a reader that has not reached the rest needs them).
    */
-  purgeBefore(at: string, upTo?: number): Promise<number>;
+  purgeBefore(at: string, upTo: number | undefined, limit: number): Promise<number>;
 }
 
 /** An event row as either database returns it (the id may come back as text). */

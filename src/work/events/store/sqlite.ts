@@ -48,10 +48,13 @@ export function createSqliteEventLog(db: DatabaseHandle): EventLog {
       return true;
     },
 
-    async purgeBefore(at, upTo) {
-      let query = db.deleteFrom('events').where('created_at', '<', at);
-      if (upTo !== undefined) query = query.where('id', '<=', upTo);
-      const result = await query.executeTakeFirst();
+    async purgeBefore(at, upTo, limit) {
+      let oldest = db.selectFrom('events').select('id').where('created_at', '<', at);
+      if (upTo !== undefined) oldest = oldest.where('id', '<=', upTo);
+      const result = await db
+        .deleteFrom('events')
+        .where('id', 'in', oldest.orderBy('id').limit(limit))
+        .executeTakeFirst();
       return Number(result.numDeletedRows);
     },
   };
