@@ -74,6 +74,7 @@ export type WorkAppOptions = Pick<
   | 'now'
   | 'sweepEveryMs'
   | 'onLeaseSweeper'
+  | 'onEventsPurge'
   | 'notify'
   | 'onNotifySender'
   | 'onNotifyScheduler'
