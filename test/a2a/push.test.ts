@@ -160,7 +160,7 @@ describe.each(await storesUnderTest())('A2A push notifications on %s', (kind) =>
     expect(got[1]!.body).toBe(got[0]!.body);
   });
 
-  it('gets, lists and deletes configs; the same id again replaces one', async () => {
+  it('gets, lists and deletes configs; the same id again replaces one; the item gone, they are', async () => {
     const task = await send(client, userMessage('Configs', { metadata: { skill: 'push_crud' } }));
     const a = await client.createTaskPushNotificationConfig(config(task.id, `${receiver.url}?a`, { id: 'a' }));
     await client.createTaskPushNotificationConfig(config(task.id, `${receiver.url}?b`, { id: 'b', token: '' }));
@@ -185,6 +185,11 @@ describe.each(await storesUnderTest())('A2A push notifications on %s', (kind) =>
       name: 'TaskNotFoundError',
     });
     expect(await endpointsOf(task.id)).toHaveLength(1);
+    const [left] = await endpointsOf(task.id);
+    // Deleting the item removes its configs and their endpoints with it.
+    expect((await call(desk.app, 'DELETE', `/work/${task.id}`, undefined, admin)).status).toBe(204);
+    expect(await endpointsOf(task.id)).toEqual([]);
+    expect((await call(desk.app, 'GET', `/webhooks/${left!.endpoint_id}`, undefined, admin)).status).toBe(404);
   });
 
   it("finds no other caller's task, and refuses a bad url or secret as invalid params", async () => {
