@@ -69,7 +69,7 @@ export function createCards(options: CardOptions) {
       provider: undefined,
       version: options.version,
       documentationUrl: `${base}/docs`,
-      capabilities: { streaming: true, pushNotifications: false, extensions: [], extendedAgentCard: options.authOn },
+      capabilities: { streaming: true, pushNotifications: true, extensions: [], extendedAgentCard: options.authOn },
       securitySchemes: options.authOn ? { bearer } : {},
       securityRequirements: options.authOn ? [{ schemes: { bearer: { list: [] } } }] : [],
       defaultInputModes: ['text/plain', 'application/json'],

@@ -1,16 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import type {
-  AgentCard,
-  ListTasksResponse,
-  Message,
-  SendMessageRequest,
-  StreamResponse,
-  Task,
-  TaskPushNotificationConfig,
-} from '@a2a-js/sdk';
+import type { AgentCard, ListTasksResponse, Message, SendMessageRequest, StreamResponse, Task } from '@a2a-js/sdk';
 import { TaskState } from '@a2a-js/sdk';
 import {
-  PushNotificationNotSupportedError,
   RequestMalformedError,
   TaskNotCancelableError,
   TaskNotFoundError,
@@ -24,6 +15,7 @@ import type { Caller } from './desk.js';
 import { type Watch, artifactEvents, followTask, statusEvent, taskEvent } from './follow.js';
 import { newItem, skillOf, textOf } from './messages.js';
 import { listTasks } from './list.js';
+import type { PushConfigs } from './push.js';
 import type { A2aStore } from './store/port.js';
 import { readSource, readTask } from './tasks.js';
 import { asksRequester, rejectedTask, taskView } from './task-view.js';
@@ -45,6 +37,7 @@ export interface HandlerDeps {
   cancelOwn: (id: string) => Promise<WorkItem>;
   /** Fires when the client leaves or the server closes: streams and waits end. */
   stop: AbortSignal;
+  push: PushConfigs;
 }
 
 /** The desk's refusals that are not "no such task", in A2A's terms. */
@@ -183,17 +176,22 @@ export function createDeskHandler(caller: Caller, deps: HandlerDeps): A2ARequest
 
     listTasks: (params): Promise<ListTasksResponse> => listTasks(caller, store, params),
 
-    createTaskPushNotificationConfig: async (): Promise<TaskPushNotificationConfig> => {
-      throw new PushNotificationNotSupportedError();
+    // A task's push configs: only a caller that may read the task reaches them (others: not found).
+    async createTaskPushNotificationConfig(params) {
+      const task = await read(params.taskId, 0);
+      return deps.push.create(task.id, caller.principal.name, params);
     },
-    getTaskPushNotificationConfig: async () => {
-      throw new PushNotificationNotSupportedError();
+    async getTaskPushNotificationConfig(params) {
+      const task = await read(params.taskId, 0);
+      return deps.push.get(task.id, params.id);
     },
-    listTaskPushNotificationConfigs: async () => {
-      throw new PushNotificationNotSupportedError();
+    async listTaskPushNotificationConfigs(params) {
+      const task = await read(params.taskId, 0);
+      return deps.push.list(task.id);
     },
-    deleteTaskPushNotificationConfig: async () => {
-      throw new PushNotificationNotSupportedError();
+    async deleteTaskPushNotificationConfig(params) {
+      const task = await read(params.taskId, 0);
+      await deps.push.remove(task.id, params.id);
     },
   };
 

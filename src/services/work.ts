@@ -62,7 +62,15 @@ import { createSecretBox } from '../shared/secret-box.js';
 import { buildServiceApp } from './app.js';
 import { WORK_SCHEMAS } from './openapi-schemas.js';
 import { buildClassifyService } from './classify.js';
-import { createA2aStore, createCards, registerA2aRoutes } from '../a2a/index.js';
+import {
+  createA2aStore,
+  createCards,
+  createPushConfigs,
+  pushBody,
+  registerA2aRoutes,
+  startPushSweep,
+  type PushEndpoints,
+} from '../a2a/index.js';
 
 // The work service's composition root: the work API, projects, events and stats, and what runs
 // beside them in this process: sign-in and tokens, mail intake (with the process's one
@@ -108,6 +116,8 @@ export interface WorkAppDeps {
   schedules?: SchedulesDeps['scheduler'];
   /** Given the schedules once built: a test runs the firing pass at its clock. */
   onSchedules?: (schedules: Schedules) => void;
+  /** Given the sweep of ended tasks' A2A push configs: a test runs it at its clock. */
+  onA2aPushSweep?: (sweep: () => Promise<number>) => void;
 }
 
 export const WORK_BODY_LIMIT = 1024 * 1024;
@@ -135,6 +145,7 @@ export async function buildWorkApp({
   onWebhooks,
   schedules: schedulesOptions,
   onSchedules,
+  onA2aPushSweep,
   ...deps
 }: WorkAppDeps): Promise<HttpApp> {
   const { app, database, tracing, auth, gate } = await buildServiceApp({
@@ -212,6 +223,8 @@ export async function buildWorkApp({
         await tx.appendEvent(type, JSON.stringify(data), at);
       });
     },
+    // A2A push configs are endpoints scoped to one task: their body is the task's change.
+    scopedBody: pushBody,
     ...webhookDeps,
   });
   webhooks.start();
@@ -235,7 +248,23 @@ export async function buildWorkApp({
     ...(schedulesOptions && { scheduler: schedulesOptions }),
   });
   onSchedules?.(schedules);
+  const a2aStore = createA2aStore(database);
+  const service = webhooks.service;
+  const pushEndpoints: PushEndpoints = {
+    create: (scoped) => service.createScoped(scoped),
+    // Gone already (another instance's sweep, the item deleted): nothing left to remove.
+    remove: (id) => service.remove(id).catch(unlessNotFound),
+  };
+  const pushSweep = startPushSweep({
+    store: a2aStore,
+    endpoints: pushEndpoints,
+    now,
+    logger,
+    graceDays: config.a2a.pushGraceDays,
+  });
+  onA2aPushSweep?.(pushSweep.sweep);
   app.addHook('preClose', async () => {
+    pushSweep.stop();
     await schedules.close();
     await notify.close();
     await webhooks?.close();
@@ -290,7 +319,8 @@ export async function buildWorkApp({
       now,
     }),
     publicUrl: config.mail.publicUrl,
-    store: createA2aStore(database),
+    store: a2aStore,
+    push: createPushConfigs({ store: a2aStore, endpoints: pushEndpoints, now }),
     watch: hub.watch,
     now,
     skills: config.a2a.skills,

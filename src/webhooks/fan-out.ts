@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { Database } from '../shared/db/database.js';
 import { contiguousPrefix, type EventLog, type StoredEvent } from '../work/index.js';
 import { type LoggedEvent, deliveredName, deliveryBody, statusEventName, subscriptionOf } from './matching.js';
+import type { ScopedBody } from './ports.js';
 import { newMessageId } from './signing.js';
 import type { WebhookStatementsOn } from './store/index.js';
 import type { ItemStatus, NewDelivery, WebhookStatements } from './store/port.js';
@@ -25,6 +26,8 @@ export interface FanOutDeps {
   statementsOn: WebhookStatementsOn;
   publicUrl: string | null;
   logger: Logger;
+  /** The body of an item-scoped endpoint's delivery; null: the event is not sent to it. */
+  scopedBody: ScopedBody;
   /** Told when deliveries were written. */
   written: () => void;
 }
@@ -49,7 +52,16 @@ function parsed(event: StoredEvent): LoggedEvent {
   return { type: event.type, created_at: event.created_at, data };
 }
 
-export function createFanOut({ database, log, top, statementsOn, publicUrl, logger, written }: FanOutDeps): FanOut {
+export function createFanOut({
+  database,
+  log,
+  top,
+  statementsOn,
+  publicUrl,
+  logger,
+  scopedBody,
+  written,
+}: FanOutDeps): FanOut {
   /**
    * As in the event hub (src/work/events/hub.ts): on PostgreSQL an id can become visible after a
    * higher one, so the fan-out stops at a gap and steps over it only once every transaction
@@ -100,12 +112,15 @@ export function createFanOut({ database, log, top, statementsOn, publicUrl, logg
       for (const sub of subscriptions) {
         const name = deliveredName(sub, event, statusName);
         if (name === null) continue;
+        const body =
+          sub.row.work_item_id === null ? deliveryBody(sub.row.format, name, event, publicUrl) : scopedBody(event);
+        if (body === null) continue;
         deliveries.push({
           id: newMessageId(),
           endpoint_id: sub.row.id,
           event_id: stored.id,
           type: name,
-          body: deliveryBody(sub.row.format, name, event, publicUrl),
+          body,
           status: 'pending',
           attempt_count: 0,
           next_attempt_at: stored.created_at,

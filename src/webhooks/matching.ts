@@ -39,6 +39,10 @@ export function statusEventName(previous: string | null | undefined, status: unk
  */
 export function deliveredName(sub: Subscription, event: LoggedEvent, statusName: string | null): string | null {
   if (sub.row.created_at > event.created_at) return null;
+  // An item-scoped endpoint (an A2A push config) hears its item's status changes, nothing else.
+  if (sub.row.work_item_id !== null) {
+    return event.type === 'work.updated' && event.data?.id === sub.row.work_item_id ? statusName : null;
+  }
   if (!wantsItem(sub, event)) return null;
   if (statusName !== null && sub.events.has(statusName)) return statusName;
   if (sub.events.has(ALL_EVENTS) || sub.events.has(event.type)) return event.type;

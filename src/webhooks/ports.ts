@@ -31,3 +31,13 @@ export type AppendEvent = (type: string, data: Record<string, unknown>, at: stri
 
 /** Mails a person about the desk itself (notify's notice); resolves false when no mail went. */
 export type TellPerson = (name: string, subject: string, text: string) => Promise<boolean>;
+
+/**
+ * The body an item-scoped endpoint (an A2A push config) gets for an event about its item, or null
+ * when that event is not one it hears. Filled by the composition root (A2A's task as JSON).
+ */
+export type ScopedBody = (event: {
+  type: string;
+  created_at: string;
+  data: Record<string, unknown> | null;
+}) => string | null;

@@ -4,7 +4,7 @@ import type { SecretBox } from '../shared/secret-box.js';
 import { WEBHOOK_EVENTS } from './event-names.js';
 import type { AppendEvent, TellPerson, TransportResult, UrlGuard, WebhookTransport } from './ports.js';
 import { failingTooLong, judge, type Verdict } from './schedule.js';
-import { secretContext, signedHeaders } from './signing.js';
+import { headersContext, secretContext, signedHeaders } from './signing.js';
 import type { WebhookStatementsOn } from './store/index.js';
 import type { DeliveryChanges, EndpointChanges, WebhookStatements } from './store/port.js';
 import type { WebhookDeliveryRow, WebhookEndpointRow } from './tables.js';
@@ -76,6 +76,12 @@ function secretsAt(box: SecretBox | null, endpoint: WebhookEndpointRow, at: Date
     Date.parse(endpoint.previous_valid_until) > at.getTime();
   const current = box.open(endpoint.secret, context);
   return previousSigns ? [current, box.open(endpoint.previous_secret!, context)] : [current];
+}
+
+function extraHeaders(box: SecretBox | null, endpoint: WebhookEndpointRow): Record<string, string> {
+  if (endpoint.headers === null) return {};
+  if (box === null) throw new Error('AGENTDESK_SECRET_KEY is not set: the webhook headers cannot be decrypted');
+  return JSON.parse(box.open(endpoint.headers, headersContext(endpoint.id))) as Record<string, string>;
 }
 
 /** The writes a verdict makes on the delivery and on its endpoint. */
@@ -168,7 +174,9 @@ export function startWebhookSender({
   async function send(endpoint: WebhookEndpointRow, delivery: WebhookDeliveryRow, at: Date): Promise<TransportResult> {
     let headers: Record<string, string>;
     try {
-      headers = signedHeaders(secretsAt(secrets, endpoint, at), delivery.id, at, delivery.body);
+      const signed = signedHeaders(secretsAt(secrets, endpoint, at), delivery.id, at, delivery.body);
+      // The endpoint's own headers (an A2A push config's token and Authorization); the signed ones win.
+      headers = { ...extraHeaders(secrets, endpoint), ...signed };
     } catch (error) {
       return {
         status_code: null,

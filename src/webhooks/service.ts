@@ -17,7 +17,7 @@ import {
   type Webhook,
   type WebhookDetail,
 } from './schemas.js';
-import { newMessageId, newSecret, secretContext } from './signing.js';
+import { headersContext, newMessageId, newSecret, secretContext } from './signing.js';
 import type { EndpointChanges, WebhookStatements } from './store/port.js';
 import type { WebhookEndpointRow } from './tables.js';
 import { toDelivery, toWebhook } from './views.js';
@@ -45,6 +45,17 @@ export interface WebhookServiceDeps {
 }
 
 export type WebhookService = ReturnType<typeof createWebhookService>;
+
+/** An endpoint that hears one item alone, in the scope's body: an A2A push config. */
+export interface ScopedEndpoint {
+  url: string;
+  work_item_id: string;
+  /** Sent with every delivery (sealed at rest); the signature headers win over them. */
+  headers: Record<string, string>;
+  /** The secret that signs; null: a new one the desk keeps to itself. */
+  secret: string | null;
+  created_by: string;
+}
 
 export function createWebhookService({ statements: s, guard, secrets, now, publicUrl, nudge }: WebhookServiceDeps) {
   function sealer(): SecretBox {
@@ -111,6 +122,8 @@ export function createWebhookService({ statements: s, guard, secrets, now, publi
         created_by: principal?.name ?? 'anonymous',
         created_at: at,
         updated_at: at,
+        work_item_id: null,
+        headers: null,
       };
       await s.insertEndpoint(row);
       return { ...toWebhook(row, now()), secret };
@@ -118,7 +131,37 @@ export function createWebhookService({ statements: s, guard, secrets, now, publi
 
     async list(): Promise<Webhook[]> {
       const at = now();
-      return (await s.listEndpoints()).map((row) => toWebhook(row, at));
+      // The item-scoped ones are their owners' A2A push configs; an admin reaches them by id.
+      return (await s.listEndpoints()).filter((row) => row.work_item_id === null).map((row) => toWebhook(row, at));
+    },
+
+    /** An endpoint for one item's status changes, checked and sealed as any other; resolves with its id. */
+    async createScoped(scoped: ScopedEndpoint): Promise<string> {
+      const at = now().toISOString();
+      const box = sealer();
+      const id = randomUUID();
+      await s.insertEndpoint({
+        id,
+        url: await checkedUrl(scoped.url),
+        events: JSON.stringify([ALL_EVENTS]),
+        project_id: null,
+        types: null,
+        format: 'standard',
+        description: `A2A push notifications of task ${scoped.work_item_id}`,
+        enabled: 1,
+        disabled_reason: null,
+        failing_since: null,
+        secret: box.seal(scoped.secret ?? newSecret(), secretContext(id)),
+        previous_secret: null,
+        previous_valid_until: null,
+        claimed_until: null,
+        created_by: scoped.created_by,
+        created_at: at,
+        updated_at: at,
+        work_item_id: scoped.work_item_id,
+        headers: box.seal(JSON.stringify(scoped.headers), headersContext(id)),
+      });
+      return id;
     },
 
     async get(id: string): Promise<WebhookDetail> {

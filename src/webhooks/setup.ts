@@ -7,7 +7,7 @@ import { createEventLog } from '../work/index.js';
 import { type FanOut, createFanOut } from './fan-out.js';
 import { createHttpTransport } from './http-transport.js';
 import { registerWebhookMetrics } from './metrics.js';
-import type { AppendEvent, TellPerson, UrlGuard, WebhookTransport } from './ports.js';
+import type { AppendEvent, ScopedBody, TellPerson, UrlGuard, WebhookTransport } from './ports.js';
 import { type SenderOptions, type WebhookSender, startWebhookSender } from './sender.js';
 import { createWebhookService } from './service.js';
 import { webhookStatementsFor } from './store/index.js';
@@ -39,6 +39,8 @@ export interface WebhooksDeps {
   sender?: Pick<SenderOptions, 'leaseMs' | 'sendTimeoutMs' | 'concurrency' | 'pollMs'>;
   /** How often the fan-out reads the log besides the nudges; tests stop the timer. */
   fanOutPollMs?: number;
+  /** The body of an item-scoped endpoint's deliveries (A2A's push configs); none without it. */
+  scopedBody?: ScopedBody;
 }
 
 export type Webhooks = ReturnType<typeof createWebhooks>;
@@ -55,6 +57,7 @@ export function createWebhooks({
   transport: givenTransport,
   sender: senderOptions = {},
   fanOutPollMs = FAN_OUT_POLL_MS,
+  scopedBody = () => null,
 }: WebhooksDeps) {
   const http = createHttpTransport({ allowedHosts: config.outbound.allowedHosts, now });
   const guard = givenGuard ?? http.guard;
@@ -72,6 +75,7 @@ export function createWebhooks({
     statementsOn,
     publicUrl,
     logger,
+    scopedBody,
     written: nudge,
   });
   const secrets = createSecretBox(config.intake.secretKey);

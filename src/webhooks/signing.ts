@@ -37,3 +37,8 @@ export function signedHeaders(secrets: readonly string[], id: string, at: Date, 
 export function secretContext(endpointId: string): string {
   return `agentdesk/webhook/${endpointId}/secret`;
 }
+
+/** The associated data of an endpoint's sealed extra headers. */
+export function headersContext(endpointId: string): string {
+  return `agentdesk/webhook/${endpointId}/headers`;
+}

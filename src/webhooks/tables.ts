@@ -1,7 +1,7 @@
 import type { Generated, Selectable } from 'kysely';
 import type { DeliveryStatus, WebhookFormat, DisabledReason } from './schemas.js';
 
-// The webhook tables (migrations/*/024_webhooks.sql). Lists are JSON text; times are ISO text on
+// The webhook tables (migrations/*/024_webhooks.sql, 030_a2a_push.sql). Lists are JSON text; times are ISO text on
 // both databases; `enabled` is 0 or 1 on both.
 
 export interface WebhookEndpointRow {
@@ -22,6 +22,10 @@ export interface WebhookEndpointRow {
   created_by: string;
   created_at: string;
   updated_at: string;
+  /** Set: the endpoint hears this item alone, in its scope's body (an A2A push config, 030). */
+  work_item_id: string | null;
+  /** Sealed JSON of extra headers each delivery carries; null for none. */
+  headers: string | null;
 }
 
 export interface WebhookDeliveryTable {

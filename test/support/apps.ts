@@ -80,6 +80,7 @@ export type WorkAppOptions = Pick<
   | 'onNotifyScheduler'
   | 'webhooks'
   | 'onWebhooks'
+  | 'onA2aPushSweep'
 >;
 
 export function startWorkApp(

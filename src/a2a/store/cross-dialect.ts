@@ -2,6 +2,8 @@ import type { DatabaseHandle } from '../../shared/db/schema.js';
 import type { A2aStore } from './port.js';
 import './tables.js';
 
+const FINAL_STATUSES = ['completed', 'failed', 'cancelled'] as const;
+
 // The A2A statements, the same SQL on both databases (Kysely writes each in the dialect's syntax).
 
 export function crossDialectA2aStore(db: DatabaseHandle): A2aStore {
@@ -36,6 +38,41 @@ export function crossDialectA2aStore(db: DatabaseHandle): A2aStore {
         );
       }
       return query.orderBy('created_at', 'desc').orderBy('item_id', 'desc').limit(limit).execute();
+    },
+
+    async insertPush(row) {
+      await db.insertInto('a2a_push_configs').values(row).execute();
+    },
+
+    async findPush(taskId, id) {
+      return db
+        .selectFrom('a2a_push_configs')
+        .selectAll()
+        .where('task_id', '=', taskId)
+        .where('id', '=', id)
+        .executeTakeFirst();
+    },
+
+    async listPush(taskId) {
+      return db
+        .selectFrom('a2a_push_configs')
+        .selectAll()
+        .where('task_id', '=', taskId)
+        .orderBy('created_at')
+        .orderBy('id')
+        .execute();
+    },
+
+    async endedPushEndpoints(before, limit) {
+      const rows = await db
+        .selectFrom('a2a_push_configs as c')
+        .innerJoin('work_items as w', 'w.id', 'c.task_id')
+        .select('c.endpoint_id')
+        .where('w.status', 'in', [...FINAL_STATUSES])
+        .where('w.updated_at', '<', before)
+        .limit(limit)
+        .execute();
+      return rows.map((row) => row.endpoint_id);
     },
   };
 }

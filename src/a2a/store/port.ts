@@ -1,7 +1,7 @@
-import type { A2aContextRow } from './tables.js';
+import type { A2aContextRow, A2aPushRow } from './tables.js';
 
 // A2A's storage port: which context each task sent over A2A belongs to, and a caller's tasks of
-// one context a page at a time, newest first.
+// one context a page at a time, newest first; the push notification configs of each task.
 
 /** Where the previous page ended. */
 export interface ContextAfter {
@@ -23,4 +23,11 @@ export interface A2aStore {
   /** The contexts of the items given that have one. */
   contextsOf(itemIds: readonly string[]): Promise<Map<string, string>>;
   contextPage(request: ContextPageRequest): Promise<A2aContextRow[]>;
+
+  insertPush(row: A2aPushRow): Promise<void>;
+  findPush(taskId: string, id: string): Promise<A2aPushRow | undefined>;
+  /** A task's configs, oldest first. */
+  listPush(taskId: string): Promise<A2aPushRow[]>;
+  /** The endpoints of configs whose task ended (a final status) before `before`, up to `limit`. */
+  endedPushEndpoints(before: string, limit: number): Promise<string[]>;
 }

@@ -218,6 +218,8 @@ export interface Config {
     defaultType: string;
     /** A2A_BLOCKING_WAIT_S: how long a blocking SendMessage waits before it answers the task as it stands. */
     blockingWaitMs: number;
+    /** A2A_PUSH_GRACE_DAYS: how long a task's push notification configs outlive its end. */
+    pushGraceDays: number;
   };
   /** Mail out (src/notify): SMTP, the sender, the links' base and the reply address (mail.ts). */
   mail: MailConfig;
@@ -694,6 +696,7 @@ function a2aConfig(env: Env): Config['a2a'] {
     skills: [...new Set(skills)],
     defaultType: workType('A2A_DEFAULT_TYPE', read(env, 'A2A_DEFAULT_TYPE') ?? 'task'),
     blockingWaitMs: integer(env, 'A2A_BLOCKING_WAIT_S', 30, 0, 600) * 1000,
+    pushGraceDays: integer(env, 'A2A_PUSH_GRACE_DAYS', 7, 1, 365),
   };
 }
 

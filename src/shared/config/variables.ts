@@ -469,4 +469,11 @@ export const CONFIG_VARIABLES: readonly ConfigVariable[] = [
     meaning:
       'How long a blocking `SendMessage` waits for the task to finish or need input (0–600) before it answers the task as it stands',
   },
+  {
+    name: 'A2A_PUSH_GRACE_DAYS',
+    group: 'a2a',
+    default: '`7`',
+    meaning:
+      "Days (1–365) a task's push notification configs are kept after it ended, for the last notification's retries; then they are removed",
+  },
 ];
