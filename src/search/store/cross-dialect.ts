@@ -1,4 +1,5 @@
 import { type RawBuilder, sql } from 'kysely';
+import { CREATOR } from '../../conversation/contract.js';
 import { WORK_STATUSES, isFinal } from '../../work/contract.js';
 import type { DatabaseHandle } from '../../shared/db/schema.js';
 import type { SearchFilters } from '../query.js';
@@ -42,14 +43,16 @@ export function filterConditions(
 }
 
 /**
- * An open question or review that `person` is told of (notify's rule: the people it names, else
- * the item's and its project's watchers and its creator), and did not ask.
+ * An open question or review that `person` is told of (notify's rule: the people it names, the
+ * item's creator for `@creator`; else the item's and its project's watchers and its creator), and
+ * did not ask.
  */
 function needsPerson(person: string | null, namesContain: NamesContain): RawBuilder<unknown> {
   if (person === null) return sql`1 = 0`;
   return sql`EXISTS (SELECT 1 FROM work_questions q WHERE q.work_item_id = w.id AND q.status = 'open'
     AND q.asked_by <> ${person}
-    AND (CASE WHEN q.to_people IS NOT NULL THEN ${namesContain(sql`q.to_people`, person)}
+    AND (CASE WHEN q.to_people IS NOT NULL THEN (${namesContain(sql`q.to_people`, person)}
+           OR (w.created_by = ${person} AND ${namesContain(sql`q.to_people`, CREATOR)}))
          ELSE (w.created_by = ${person} OR ${namesContain(sql`w.watchers`, person)}
                OR EXISTS (SELECT 1 FROM projects wp WHERE wp.id = w.project_id
                           AND ${namesContain(sql`wp.watchers`, person)})) END))`;
