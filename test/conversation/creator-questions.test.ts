@@ -81,14 +81,28 @@ describe.each(await storesUnderTest())('questions to the creator on %s', (kind) 
     expect((await call(t.app, 'GET', `/work/${item}`, undefined, as.admin)).body.status).toBe('in_progress');
   });
 
-  it('is:needs-me counts a question to @creator as the creator’s', async () => {
-    const { item } = await asked(as.mia, { question: 'Which laptop for the designer?', to: ['@creator'] });
-    const needs = async (who: Record<string, string>) =>
-      (await call(t.app, 'GET', `/search?${new URLSearchParams({ q: 'is:needs-me' })}`, undefined, who)).body.map(
-        (hit: { item: { id: string } }) => hit.item.id,
-      );
-    expect(await needs(as.mia)).toContain(item);
-    expect(await needs(as.admin)).not.toContain(item);
+  it('is:needs-me counts a question to @creator as the creator’s, an agent’s included', async () => {
+    const needs = async (who: Record<string, string>) => {
+      const found = await call(t.app, 'GET', `/search?${new URLSearchParams({ q: 'is:needs-me' })}`, undefined, who);
+      expect(found.status, found.text).toBe(200);
+      return found.body.map((hit: { item: { id: string } }) => hit.item.id);
+    };
+    const ofMia = await asked(as.mia, { question: 'Which laptop for the designer?', to: ['@creator'] });
+    expect(await needs(as.mia)).toContain(ofMia.item);
+    expect(await needs(as.admin)).not.toContain(ofMia.item);
+
+    // An agent needs only what it may answer: not a question naming it, nor one to everyone.
+    const toCreator = await asked(as.requester, { question: 'Which branch?', to: ['@creator'] });
+    const named = await asked(as.requester, { question: 'Which tag?', to: ['requester'] });
+    const toAll = await asked(as.requester, { question: 'Which day?' });
+    const mine = await needs(as.requester);
+    expect(mine).toContain(toCreator.item);
+    expect(mine).not.toContain(named.item);
+    expect(mine).not.toContain(toAll.item);
+    expect(await needs(as.stranger)).not.toContain(toCreator.item);
+    expect(await needs(as.worker)).toEqual([]);
+    await answer(toCreator.item, toCreator.question, { answer: 'main' }, as.requester);
+    expect(await needs(as.requester)).not.toContain(toCreator.item);
   });
 
   it('`to` takes "@creator" among names and still refuses what is not a name (422)', async () => {
