@@ -1,13 +1,10 @@
 import { type Artifact, type Message, type Part, Role, type Task, TaskState } from '@a2a-js/sdk';
-import type { Comment, Question } from '../conversation/contract.js';
+import { type Comment, CREATOR, type Question } from '../conversation/contract.js';
 import type { WorkItemSummary } from '../work/contract.js';
 import { isFinalState, taskState } from './states.js';
 
 // A work item as an A2A task: its state from states.ts, the status message (the latest progress,
 // the question asked, why it failed), the outcome as an artifact, the comments as the history.
-
-/** The marker a question's `to` carries when it is addressed to the item's creator. */
-export const CREATOR = '@creator';
 
 /** What one read of the desk gives about an item, for its task view. */
 export interface TaskSource {

@@ -18,9 +18,12 @@ export const ACCESS = {
   submit: 'submit',
   /** Move items through their lifecycle: claim, heartbeat, status changes (agents: their own). */
   work: 'work',
-  /** Comment on an item's conversation (agents: on items they hold, held or created; the service checks). */
+  /**
+   * Comment on an item's conversation (agents: on items they hold, held or created), and answer a
+   * question (agents: only one addressed to @creator of an item they created); the service checks.
+   */
   comment: 'comment',
-  /** Answer a question or pass a review: a person's call, never an agent's. */
+  /** Answer any question, pass a review, keep a profile: a person's call (isPerson), never an agent's. */
   answer: 'answer',
   /** Classify an email. */
   classify: 'classify',

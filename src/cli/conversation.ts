@@ -93,7 +93,7 @@ export function registerConversationCommands(program: Command, work: Command, co
     .option('--option <choice>', 'an answer to offer (repeatable, 2–10 of them)', collect)
     .option(
       '--to <person>',
-      "a person to tell (repeatable, at most 10); default: the item's watchers and creator",
+      "a person to tell (repeatable, at most 10; @creator: the item's creator, even an agent); default: the item's watchers and creator",
       collect,
     )
     .option('--wait <seconds>', `wait up to this long for the answer (0–${MAX_ASK_WAIT_S})`, integer(0, MAX_ASK_WAIT_S))

@@ -7,6 +7,7 @@ export {
   CommentSchema,
   CommentsQuerySchema,
   CONVERSATION_PAGE,
+  CREATOR,
   CreateCommentSchema,
   InboxEntrySchema,
   LinkSchema,

@@ -1,5 +1,5 @@
 import { ConflictError, ForbiddenError, NotFoundError } from '../shared/errors.js';
-import type { Question } from './schemas.js';
+import { CREATOR, type Question } from './schemas.js';
 
 // The conversation's domain errors: no HTTP here; shared/problem.ts maps them by their class.
 
@@ -26,6 +26,14 @@ export class MayNotComment extends ForbiddenError {
 export class MayNotAsk extends ForbiddenError {
   constructor(agent: string | null) {
     super(`This token acts as agent ${agent ?? '(none)'}; an agent asks only about the item it holds`);
+  }
+}
+
+export class MayNotAnswer extends ForbiddenError {
+  constructor(agent: string | null) {
+    super(
+      `This token acts as agent ${agent ?? '(none)'}; this question is not addressed to it: an agent answers only a question addressed to ${CREATOR} on an item it created`,
+    );
   }
 }
 

@@ -1,5 +1,6 @@
 // conversation's entry: what the layers above and the composition root may import of it (wire vocabulary: contract.ts).
 
+export { addressees } from './addressees.js';
 export { registerConversationGauges } from './metrics.js';
 export type { OpenedQuestion, QuestionOpened } from './opened.js';
 export { registerConversationRoutes } from './routes.js';

@@ -1,5 +1,6 @@
 import { randomId } from '../shared/db/ids.js';
-import { type Principal, assertMayChangeItem, assertNotOwnReviewer, isHolder } from '../auth/index.js';
+import { type Principal, assertMayChangeItem, assertNotOwnReviewer, isHolder, isPerson } from '../auth/index.js';
+import { assertMayAnswer } from './addressees.js';
 import type { DatabaseHandle, UnitOfWork } from '../shared/db/schema.js';
 import { ValidationError } from '../shared/errors.js';
 import {
@@ -237,6 +238,11 @@ export function createQuestionService({
     if (!found) {
       if (!(await tx.findWorkItem(id))) throw new WorkItemNotFound(id);
       throw new QuestionNotFound(questionId);
+    }
+    if (principal !== null && !isPerson(principal)) {
+      // created_by never changes: read without waiting for the item's lock.
+      const item = await tx.findWorkItem(id);
+      assertMayAnswer(principal, found, item?.created_by ?? '');
     }
     refuseClosed(found);
     if (found.kind === 'review') assertNotOwnReviewer(principal, found.agent);

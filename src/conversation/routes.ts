@@ -171,12 +171,13 @@ export function registerConversationRoutes(app: HttpApp, comments: CommentServic
   app.post(
     '/work/:id/questions/:question_id/answer',
     {
-      config: { access: ACCESS.answer },
+      // Agents reach the service, which lets one answer only a question to @creator of an item it created.
+      config: { access: ACCESS.comment },
       schema: {
         operationId: 'answerQuestion',
         tags,
         summary:
-          "A person's answer (never an agent's): the item resumes with its agent, or a review approves or returns it",
+          'An answer: the item resumes with its agent, or a review approves or returns it (people answer any; an agent only a question to @creator of an item it created)',
         params: QuestionParamsSchema,
         body: AnswerSchema,
         response: { 200: QuestionSchema, ...problemResponses(400, 403, 404, 409, 413, 415, 422) },

@@ -23,6 +23,12 @@ export type InboxStatus = (typeof INBOX_STATUSES)[number];
 export const ANSWER_VIA = ['api', 'email', 'link'] as const;
 export type AnswerVia = (typeof ANSWER_VIA)[number];
 
+/**
+ * The `to` entry that addresses a question to its item's creator (`created_by`), whatever its
+ * role: that creator may answer it even as an agent (questions.ts), and is told of it as if named.
+ */
+export const CREATOR = '@creator';
+
 /** A review's two answers. */
 export const REVIEW_OPTIONS = { approve: 'approve', return: 'return' } as const;
 
@@ -113,7 +119,9 @@ export const QuestionSchema = Type.Object(
     answered_by: Nullable(Type.String()),
     answered_at: Nullable(TimestampSchema),
     to: Nullable(
-      Type.Array(Type.String(), { description: 'The people the question named; null: its watchers and creator' }),
+      Type.Array(Type.String(), {
+        description: `The people the question named ("${CREATOR}": the item's creator); null: its watchers and creator`,
+      }),
     ),
     via: Nullable(
       Type.Enum([...ANSWER_VIA], {
@@ -146,7 +154,7 @@ export const AskSchema = Type.Object(
     to: Type.Optional({
       ...peopleListSchema(
         PEOPLE_LIMITS.to,
-        `The people to tell (1 to ${PEOPLE_LIMITS.to}); left out: the item's and its project's watchers and its creator`,
+        `The people to tell (1 to ${PEOPLE_LIMITS.to}); "${CREATOR}": the item's creator, who may then answer even as an agent; left out: the item's and its project's watchers and its creator`,
       ),
       minItems: 1,
     }),

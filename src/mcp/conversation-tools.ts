@@ -76,7 +76,7 @@ export const CONVERSATION_TOOLS: readonly ToolDefinition[] = [
     name: 'ask_person',
     title: 'Ask a person',
     description:
-      'Ask a person when you cannot go on without one: a missing fact, a decision with consequences, access you lack. Blocks the item until answered; give options when you can, `to` to name who is told. Waits up to wait_s.',
+      'Ask a person when you cannot go on without one: a missing fact, a decision with consequences, access you lack. Blocks the item until answered; give options when you can, `to` to name who is told ("@creator": whoever submitted the item, who may answer even as an agent). Waits up to wait_s.',
     access: ACCESS.comment,
     input: AskInputSchema,
     output: QuestionOutputSchema,

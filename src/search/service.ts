@@ -10,7 +10,7 @@ import { toSummary } from '../work/index.js';
 import { describeMatch } from './highlight.js';
 import { parseQuery } from './query.js';
 import { SEARCH_PAGE, type SearchQuery, type SearchResult } from './schemas.js';
-import type { SearchAfter, SearchOrder, SearchStore } from './store/port.js';
+import type { Needer, SearchAfter, SearchOrder, SearchStore } from './store/port.js';
 
 // Search: the query parsed, one page read from the store, each hit described (where it
 // matched, its passage). Every role that reads may list every item, so search shows them all.
@@ -31,10 +31,11 @@ function decodeAfter(cursor: string, order: SearchOrder): SearchAfter {
   return { rank, created_at, id };
 }
 
-/** The person is:needs-me asks about: a member's or admin's name; agents and viewers answer nothing. */
-function personOf(principal: Principal | null): string | null {
-  if (principal === null || !isPerson(principal)) return null;
-  return principal.agent ?? principal.name;
+/** Whom is:needs-me asks about: a person, or an agent (its questions to @creator); viewers answer nothing. */
+function personOf(principal: Principal | null): Needer | null {
+  if (principal === null) return null;
+  if (isPerson(principal)) return { name: principal.agent ?? principal.name, agent: false };
+  return principal.role === 'agent' ? { name: principal.name, agent: true } : null;
 }
 
 export function createSearchService(store: SearchStore): SearchService {

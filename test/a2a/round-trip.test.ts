@@ -9,8 +9,9 @@ import { call } from '../support/http.js';
 import { a2aClient, collect, send, statesOf, userMessage } from './helpers.js';
 
 // The official A2A SDK's client against the desk: it reads the card, sends a task, follows it on a
-// stream while an agent claims it over HTTP and asks the requester a question, answers with
-// SendMessage{taskId}, and sees the task completed with its outcome as an artifact.
+// stream while an agent claims it over HTTP and asks the requester (an agent too) a question
+// addressed to @creator, answers with SendMessage{taskId}, and sees the task completed with its
+// outcome as an artifact.
 
 const SKILLS = 'code_review,release';
 
@@ -25,8 +26,8 @@ describe.each(await storesUnderTest())('the desk as an A2A agent on %s', (kind) 
     desk = await startWorkApp(kind, { ...AUTH_ENV, A2A_SKILLS: SKILLS });
     await desk.app.listen({ port: 0, host: '127.0.0.1' });
     base = `http://127.0.0.1:${(desk.app.server.address() as AddressInfo).port}`;
-    // The requester is a member while only people answer questions on the desk.
-    client = await a2aClient(base, (await mintToken(desk.app, { role: 'member', name: 'ada', agent: 'ada' })).token);
+    // The requester is itself an agent: it answers the questions addressed to @creator.
+    client = await a2aClient(base, (await mintToken(desk.app, { role: 'agent', name: 'ada', agent: 'ada' })).token);
     other = await a2aClient(base, (await mintToken(desk.app, { role: 'member', name: 'mia', agent: 'mia' })).token);
     bot = bearer((await mintToken(desk.app, { role: 'agent', agent: 'bot-1' })).token);
   });
@@ -64,7 +65,7 @@ describe.each(await storesUnderTest())('the desk as an A2A agent on %s', (kind) 
       desk.app,
       'POST',
       `/work/${sent.id}/questions`,
-      { question: 'Prod or staging?', options: ['prod', 'staging'], to: ['ada'] },
+      { question: 'Prod or staging?', options: ['prod', 'staging'], to: ['@creator'] },
       bot,
     );
     expect(asked.status, asked.text).toBe(201);

@@ -247,7 +247,7 @@ const CASES: Case[] = [
     roles: READ(200),
   },
   {
-    // Agents never answer, not even their own questions.
+    // An agent answers only a question to @creator of an item it created; this one names nobody.
     route: 'POST /work/:id/questions/:question_id/answer',
     service: 'work',
     request: async (f) => {

@@ -143,6 +143,17 @@ describe.each(await storesUnderTest())('watchers and recipients on %s', (kind) =
       expect(told).toEqual([profile('ann'), profile('cy')]);
     });
 
+    it("`@creator` among the named people is the item's creator, told once", async () => {
+      const item = { watchers: JSON.stringify(['bob']), created_by: 'dee' };
+      const to = (...names: string[]) => question({ to_people: JSON.stringify(names) });
+      expect(await recipientsFor(t.database.kysely, item, null, to('@creator'))).toEqual([profile('dee')]);
+      expect(await recipientsFor(t.database.kysely, item, null, to('dee', '@creator', 'ann'))).toEqual(
+        ['ann', 'dee'].map(profile),
+      );
+      // The creator who asked is not told, as any asker.
+      expect(await recipientsFor(t.database.kysely, item, null, { ...to('@creator'), asked_by: 'dee' })).toEqual([]);
+    });
+
     it("else the item's and the project's watchers and the creator with a profile, each once, by name", async () => {
       const item = { watchers: JSON.stringify(['eve', 'bob', 'ghost']), created_by: 'cy' };
       const project = { watchers: JSON.stringify(['bob', 'ann']) };

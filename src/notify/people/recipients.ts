@@ -1,10 +1,12 @@
+import { addressees } from '../../conversation/index.js';
 import type { DatabaseHandle } from '../../shared/db/schema.js';
 import { findPeopleOn } from './store/cross-dialect.js';
 import type { PersonRow } from './store/port.js';
 
-// Who is told of a question or a review, in one place: the people it names, else the item's
-// watchers, its project's watchers and its creator. Only names with a profile are told (a name
-// without one has no address), and never whoever asked: an agent is not told of its own question.
+// Who is told of a question or a review, in one place: the people it names (`@creator`: the
+// item's creator), else the item's watchers, its project's watchers and its creator. Only names
+// with a profile are told (a name without one has no address), and never whoever asked: an agent
+// is not told of its own question.
 
 /** What the desk needs of a person to tell them. */
 export type Recipient = Pick<PersonRow, 'name' | 'email' | 'notify' | 'digest_at' | 'tz'>;
@@ -35,7 +37,7 @@ export function namesToTell(
   project: RecipientProject | null,
   question: RecipientQuestion,
 ): Set<string> {
-  const named = question.to_people === null ? null : names(question.to_people);
+  const named = question.to_people === null ? null : addressees(names(question.to_people), item.created_by);
   const wanted = new Set(named ?? [...names(item.watchers), ...names(project?.watchers ?? null), item.created_by]);
   wanted.delete(question.asked_by);
   return wanted;

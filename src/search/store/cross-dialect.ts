@@ -1,8 +1,9 @@
 import { type RawBuilder, sql } from 'kysely';
+import { CREATOR } from '../../conversation/contract.js';
 import { WORK_STATUSES, isFinal } from '../../work/contract.js';
 import type { DatabaseHandle } from '../../shared/db/schema.js';
 import type { SearchFilters } from '../query.js';
-import type { SearchAfter, SearchOrder, SearchSources } from './port.js';
+import type { Needer, SearchAfter, SearchOrder, SearchSources } from './port.js';
 
 // What both stores write alike: the filters as SQL over `w` (work_items), the keyset condition
 // and order, and the reads of the page's texts. The dialects differ in the text match and rank
@@ -18,7 +19,7 @@ const list = (values: readonly (string | number)[]) => sql.join(values.map((valu
 /** The filters, AND-ed; values repeated under one key are OR-ed. */
 export function filterConditions(
   filters: SearchFilters,
-  person: string | null,
+  person: Needer | null,
   namesContain: NamesContain,
 ): RawBuilder<unknown>[] {
   const where: RawBuilder<unknown>[] = [];
@@ -42,17 +43,22 @@ export function filterConditions(
 }
 
 /**
- * An open question or review that `person` is told of (notify's rule: the people it names, else
- * the item's and its project's watchers and its creator), and did not ask.
+ * An open question or review that `person` is told of (notify's rule: the people it names, the
+ * item's creator for `@creator`; else the item's and its project's watchers and its creator), and
+ * did not ask. For an agent, only what it may answer: a question to `@creator` of an item it created.
  */
-function needsPerson(person: string | null, namesContain: NamesContain): RawBuilder<unknown> {
+function needsPerson(person: Needer | null, namesContain: NamesContain): RawBuilder<unknown> {
   if (person === null) return sql`1 = 0`;
-  return sql`EXISTS (SELECT 1 FROM work_questions q WHERE q.work_item_id = w.id AND q.status = 'open'
-    AND q.asked_by <> ${person}
-    AND (CASE WHEN q.to_people IS NOT NULL THEN ${namesContain(sql`q.to_people`, person)}
-         ELSE (w.created_by = ${person} OR ${namesContain(sql`w.watchers`, person)}
+  const { name } = person;
+  const toCreator = sql`(w.created_by = ${name} AND ${namesContain(sql`q.to_people`, CREATOR)})`;
+  const told = person.agent
+    ? sql`(q.to_people IS NOT NULL AND ${toCreator})`
+    : sql`(CASE WHEN q.to_people IS NOT NULL THEN (${namesContain(sql`q.to_people`, name)} OR ${toCreator})
+         ELSE (w.created_by = ${name} OR ${namesContain(sql`w.watchers`, name)}
                OR EXISTS (SELECT 1 FROM projects wp WHERE wp.id = w.project_id
-                          AND ${namesContain(sql`wp.watchers`, person)})) END))`;
+                          AND ${namesContain(sql`wp.watchers`, name)})) END)`;
+  return sql`EXISTS (SELECT 1 FROM work_questions q WHERE q.work_item_id = w.id AND q.status = 'open'
+    AND q.asked_by <> ${name} AND ${told})`;
 }
 
 /** After the previous page: lower rank, then older, then lower id (relevance); older, lower id (newest). */

@@ -14,10 +14,19 @@ export interface SearchAfter {
   id: string;
 }
 
+/**
+ * The caller `is:needs-me` is about, by name: a person is told of questions as notify says; an
+ * agent answers only a question to `@creator` of an item it created, so only that needs it.
+ */
+export interface Needer {
+  name: string;
+  agent: boolean;
+}
+
 export interface SearchPageRequest {
   query: ParsedQuery;
-  /** The person `is:needs-me` is about; null: the caller answers nothing, so nothing needs it. */
-  person: string | null;
+  /** Whom `is:needs-me` is about; null: the caller answers nothing, so nothing needs it. */
+  person: Needer | null;
   order: SearchOrder;
   after: SearchAfter | null;
   limit: number;
