@@ -15,6 +15,9 @@ CREATE TABLE a2a_push_configs (
   token text NOT NULL,
   -- the receiver's authentication scheme; its credentials are kept sealed in the endpoint only
   auth_scheme text,
+  -- the task's context and its requester (the item's creator), which a question's push needs
+  context_id text NOT NULL,
+  requester text COLLATE "C" NOT NULL,
   created_by text COLLATE "C" NOT NULL,
   created_at timestamptz NOT NULL,
   PRIMARY KEY (task_id, id)

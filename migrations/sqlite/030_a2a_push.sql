@@ -15,6 +15,9 @@ CREATE TABLE a2a_push_configs (
   token TEXT NOT NULL,
   -- the receiver's authentication scheme; its credentials are kept sealed in the endpoint only
   auth_scheme TEXT,
+  -- the task's context and its requester (the item's creator), which a question's push needs
+  context_id TEXT NOT NULL,
+  requester TEXT NOT NULL,
   created_by TEXT NOT NULL,
   created_at TEXT NOT NULL,
   PRIMARY KEY (task_id, id)

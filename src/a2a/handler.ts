@@ -178,8 +178,9 @@ export function createDeskHandler(caller: Caller, deps: HandlerDeps): A2ARequest
 
     // A task's push configs: only a caller that may read the task reaches them (others: not found).
     async createTaskPushNotificationConfig(params) {
-      const task = await read(params.taskId, 0);
-      return deps.push.create(task.id, caller.principal.name, params);
+      const source = await readSource(caller, store, params.taskId, 0);
+      const task = { id: source.item.id, contextId: source.contextId, requester: source.item.created_by };
+      return deps.push.create(task, caller.principal.name, params);
     },
     async getTaskPushNotificationConfig(params) {
       const task = await read(params.taskId, 0);

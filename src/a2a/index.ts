@@ -3,4 +3,4 @@
 export { createCards } from './card.js';
 export { registerA2aRoutes } from './routes.js';
 export { createA2aStore } from './store/index.js';
-export { createPushConfigs, pushBody, startPushSweep, type PushEndpoints } from './push.js';
+export { createPushBody, createPushConfigs, startPushSweep, type PushEndpoints } from './push.js';

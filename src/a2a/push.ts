@@ -8,12 +8,13 @@ import {
 import { PushNotificationNotSupportedError, RequestMalformedError, TaskNotFoundError } from '@a2a-js/sdk/errors';
 import type { Logger } from 'pino';
 import { ConflictError, ValidationError } from '../shared/errors.js';
+import type { Question } from '../conversation/contract.js';
 import type { WorkItemSummary } from '../work/contract.js';
 import { statusEvent, taskEvent } from './follow.js';
 import type { A2aStore } from './store/port.js';
 import type { A2aPushRow } from './store/tables.js';
 import { contextIdOf } from './tasks.js';
-import { taskView } from './task-view.js';
+import { asksRequester, questionTask, taskView } from './task-view.js';
 
 // A2A push notification configs. Each is a webhook endpoint scoped to the task's work item, so its
 // notifications are the webhooks' durable deliveries: written from the event log, signed (Standard
@@ -100,10 +101,11 @@ export function createPushConfigs({ store, endpoints, now }: PushDeps) {
 
   return {
     async create(
-      taskId: string,
+      task: { id: string; contextId: string; requester: string },
       owner: string,
       config: TaskPushNotificationConfig,
     ): Promise<TaskPushNotificationConfig> {
+      const taskId = task.id;
       if (!config.url) throw new RequestMalformedError('url is required');
       const id = config.id || randomUUID();
       if (id.length > MAX_ID) throw new RequestMalformedError(`id: at most ${MAX_ID} characters`);
@@ -128,6 +130,8 @@ export function createPushConfigs({ store, endpoints, now }: PushDeps) {
         url: config.url,
         token: config.token,
         auth_scheme: config.authentication?.scheme || null,
+        context_id: task.contextId,
+        requester: task.requester,
         created_by: owner,
         created_at: now().toISOString(),
       };
@@ -152,15 +156,32 @@ export type PushConfigs = ReturnType<typeof createPushConfigs>;
 
 /**
  * A delivery's body: the change as the A2A stream gives it, in its JSON form. A status change is a
- * statusUpdate; completion is the whole task, its outcome artifact with it. Read from the event's
- * own item, so the body is the task as it stood at that change.
+ * statusUpdate, read from the event's own item (the task as it stood then); completion is the
+ * whole task, its outcome artifact with it. A question the requester may answer, asked of a
+ * blocked item, is INPUT_REQUIRED; the item's move to blocked says nothing by itself, since a
+ * review or a question to others leaves the task WORKING, as it was.
  */
-export function pushBody(event: { type: string; data: Record<string, unknown> | null }): string | null {
-  if (event.type !== 'work.updated' || event.data === null) return null;
-  const item = event.data as unknown as WorkItemSummary;
-  const task = taskView({ item, contextId: contextIdOf(item), question: null, latest: [] }, 0);
-  const response = task.status?.state === TaskState.TASK_STATE_COMPLETED ? taskEvent(task) : statusEvent(task);
-  return JSON.stringify(StreamResponse.toJSON(response));
+export function createPushBody(store: Pick<A2aStore, 'pushOfEndpoint'>) {
+  return async function pushBody(
+    event: { type: string; data: Record<string, unknown> | null },
+    endpointId: string,
+    itemStatus: string | undefined,
+  ): Promise<string | null> {
+    if (event.data === null) return null;
+    if (event.type === 'question.asked') {
+      const question = event.data as unknown as Question;
+      const config = await store.pushOfEndpoint(endpointId);
+      if (!config || itemStatus !== 'blocked' || !asksRequester(question, config.requester)) return null;
+      const task = questionTask(question, config.context_id);
+      return JSON.stringify(StreamResponse.toJSON(statusEvent(task)));
+    }
+    if (event.type !== 'work.updated') return null;
+    const item = event.data as unknown as WorkItemSummary;
+    if (item.status === 'blocked') return null;
+    const task = taskView({ item, contextId: contextIdOf(item), question: null, latest: [] }, 0);
+    const response = task.status?.state === TaskState.TASK_STATE_COMPLETED ? taskEvent(task) : statusEvent(task);
+    return JSON.stringify(StreamResponse.toJSON(response));
+  };
 }
 
 const DAY_MS = 24 * 60 * 60 * 1000;

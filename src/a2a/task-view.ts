@@ -40,7 +40,7 @@ export function asksRequester(question: Question, requester: string): boolean {
 }
 
 function agentMessage(
-  source: TaskSource,
+  source: Pick<TaskSource, 'item' | 'contextId'>,
   messageId: string,
   parts: Part[],
   metadata?: Record<string, unknown>,
@@ -71,12 +71,19 @@ export function commentMessage(comment: Comment, source: Pick<TaskSource, 'item'
   };
 }
 
+/** A question to the requester as the status message: its text, and its options as data. */
+function questionMessage(question: Question, source: Pick<TaskSource, 'item' | 'contextId'>): Message {
+  const parts = [
+    textPart(question.question),
+    dataPart({ question_id: question.id, options: question.options ?? [], asked_by: question.asked_by }),
+  ];
+  return agentMessage(source, question.id, parts, { kind: 'question' });
+}
+
 function statusMessage(source: TaskSource, state: TaskState): Message | undefined {
   const { item, question, latest } = source;
   if (state === TaskState.TASK_STATE_INPUT_REQUIRED && question) {
-    const parts = [textPart(question.question)];
-    parts.push(dataPart({ question_id: question.id, options: question.options ?? [], asked_by: question.asked_by }));
-    return agentMessage(source, `${question.id}`, parts, { kind: 'question' });
+    return questionMessage(question, source);
   }
   if (state === TaskState.TASK_STATE_WORKING) {
     const progress = latest.find((comment) => comment.kind === 'progress');
@@ -86,6 +93,22 @@ function statusMessage(source: TaskSource, state: TaskState): Message | undefine
     return agentMessage(source, `${item.id}-${item.version}`, [textPart(item.notes)]);
   }
   return undefined;
+}
+
+/**
+ * The task as a question to its requester leaves it, from the question alone (a push, which
+ * reads nothing): INPUT_REQUIRED, the question as the status message, as statusMessage gives it.
+ */
+export function questionTask(question: Question, contextId: string): Task {
+  const message = questionMessage(question, { item: { id: question.work_item_id } as TaskSource['item'], contextId });
+  return {
+    id: question.work_item_id,
+    contextId,
+    status: { state: TaskState.TASK_STATE_INPUT_REQUIRED, message, timestamp: question.asked_at },
+    artifacts: [],
+    history: [],
+    metadata: undefined,
+  };
 }
 
 /** The outcome of a completed item: its notes and the links its comments carried. */

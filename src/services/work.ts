@@ -66,7 +66,7 @@ import {
   createA2aStore,
   createCards,
   createPushConfigs,
-  pushBody,
+  createPushBody,
   registerA2aRoutes,
   startPushSweep,
   type PushEndpoints,
@@ -211,6 +211,7 @@ export async function buildWorkApp({
   registerWorkGauges(app.metricsRegistry, { source: stats, counters: observer, claims, hub, logger });
   registerConversationGauges(app.metricsRegistry, conversation.waits);
   registerDatabaseMetrics(app, app.metricsRegistry, database);
+  const a2aStore = createA2aStore(database);
   webhooks = createWebhooks({
     config,
     database,
@@ -224,7 +225,7 @@ export async function buildWorkApp({
       });
     },
     // A2A push configs are endpoints scoped to one task: their body is the task's change.
-    scopedBody: pushBody,
+    scopedBody: createPushBody(a2aStore),
     ...webhookDeps,
   });
   webhooks.start();
@@ -248,7 +249,6 @@ export async function buildWorkApp({
     ...(schedulesOptions && { scheduler: schedulesOptions }),
   });
   onSchedules?.(schedules);
-  const a2aStore = createA2aStore(database);
   const service = webhooks.service;
   const pushEndpoints: PushEndpoints = {
     create: (scoped) => service.createScoped(scoped),

@@ -16,6 +16,12 @@ const BATCH_BYTES = 1024 * 1024;
 /** The events whose data is a work item (a comment's is the comment). */
 const ITEM_EVENTS = new Set(['work.created', 'work.updated', 'work.deleted']);
 
+/** The item an event is about: a work event's own id, or a question's item (an A2A push hears it). */
+function itemOf(type: string, data: Record<string, unknown> | null | undefined): string | null {
+  const id = ITEM_EVENTS.has(type) ? data?.id : type === 'question.asked' ? data?.work_item_id : null;
+  return typeof id === 'string' ? id : null;
+}
+
 /** Another instance moved the cursor while this one read: it wrote these deliveries. */
 class CursorMoved extends Error {}
 
@@ -87,9 +93,7 @@ export function createFanOut({
 
     const subscriptions = (await top.listEndpoints()).filter((row) => row.enabled === 1).map(subscriptionOf);
     watching = subscriptions.length > 0;
-    const itemIds = [
-      ...new Set(ready.filter((e) => ITEM_EVENTS.has(e.type)).map((e) => String(parsed(e).data?.id ?? ''))),
-    ].filter(Boolean);
+    const itemIds = [...new Set(ready.map((e) => itemOf(e.type, parsed(e).data) ?? ''))].filter(Boolean);
     const statuses = new Map((await top.itemStatuses(itemIds)).map((row) => [row.work_item_id, row.status]));
     const changed = new Map<string, string>();
     const forgotten = new Set<string>();
@@ -113,7 +117,9 @@ export function createFanOut({
         const name = deliveredName(sub, event, statusName);
         if (name === null) continue;
         const body =
-          sub.row.work_item_id === null ? deliveryBody(sub.row.format, name, event, publicUrl) : scopedBody(event);
+          sub.row.work_item_id === null
+            ? deliveryBody(sub.row.format, name, event, publicUrl)
+            : await scopedBody(event, sub.row.id, statuses.get(sub.row.work_item_id));
         if (body === null) continue;
         deliveries.push({
           id: newMessageId(),

@@ -39,8 +39,9 @@ export function statusEventName(previous: string | null | undefined, status: unk
  */
 export function deliveredName(sub: Subscription, event: LoggedEvent, statusName: string | null): string | null {
   if (sub.row.created_at > event.created_at) return null;
-  // An item-scoped endpoint (an A2A push config) hears its item's status changes, nothing else.
+  // An item-scoped endpoint (an A2A push config) hears its item's status changes and questions.
   if (sub.row.work_item_id !== null) {
+    if (event.type === 'question.asked') return event.data?.work_item_id === sub.row.work_item_id ? event.type : null;
     return event.type === 'work.updated' && event.data?.id === sub.row.work_item_id ? statusName : null;
   }
   if (!wantsItem(sub, event)) return null;

@@ -34,10 +34,11 @@ export type TellPerson = (name: string, subject: string, text: string) => Promis
 
 /**
  * The body an item-scoped endpoint (an A2A push config) gets for an event about its item, or null
- * when that event is not one it hears. Filled by the composition root (A2A's task as JSON).
+ * when that event is not one it hears. Filled by the composition root (A2A's task as JSON);
+ * `itemStatus` is the item's status as of the event, as the fan-out has followed it.
  */
-export type ScopedBody = (event: {
-  type: string;
-  created_at: string;
-  data: Record<string, unknown> | null;
-}) => string | null;
+export type ScopedBody = (
+  event: { type: string; created_at: string; data: Record<string, unknown> | null },
+  endpointId: string,
+  itemStatus: string | undefined,
+) => Promise<string | null>;

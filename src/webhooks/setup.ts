@@ -57,7 +57,7 @@ export function createWebhooks({
   transport: givenTransport,
   sender: senderOptions = {},
   fanOutPollMs = FAN_OUT_POLL_MS,
-  scopedBody = () => null,
+  scopedBody = async () => null,
 }: WebhooksDeps) {
   const http = createHttpTransport({ allowedHosts: config.outbound.allowedHosts, now });
   const guard = givenGuard ?? http.guard;

@@ -96,6 +96,18 @@ describe.each(await storesUnderTest())('A2A push notifications on %s', (kind) =>
 
     const claimed = await call(desk.app, 'POST', '/work/claim', { types: ['push_job'] }, bot);
     expect(claimed.body.id).toBe(task.id);
+    // A question to the requester: the item blocks, the task needs input; the answer resumes it.
+    const asked = await call(
+      desk.app,
+      'POST',
+      `/work/${task.id}/questions`,
+      { question: 'Which branch?', options: ['main', 'dev'], to: ['@creator'] },
+      bot,
+    );
+    expect(asked.status, asked.text).toBe(201);
+    clock.advance(1_000);
+    await deliver();
+    await send(client, userMessage('dev', { taskId: task.id }));
     const done = await call(
       desk.app,
       'PATCH',
@@ -108,17 +120,32 @@ describe.each(await storesUnderTest())('A2A push notifications on %s', (kind) =>
     await deliver();
 
     const got = receiver.received.filter((message) => message.path.endsWith('?push'));
-    expect(got).toHaveLength(2);
+    expect(got).toHaveLength(4);
     const events = got.map((message) => {
       expect(message.headers['x-a2a-notification-token']).toBe('tok-1');
       expect(message.headers.authorization).toBeUndefined();
       return StreamResponse.fromJSON(verified(SECRET, message));
     });
+    const states = events.map(({ payload }) =>
+      payload?.$case === 'statusUpdate' || payload?.$case === 'task' ? payload.value.status?.state : undefined,
+    );
+    expect(states).toEqual([
+      TaskState.TASK_STATE_WORKING,
+      TaskState.TASK_STATE_INPUT_REQUIRED,
+      TaskState.TASK_STATE_WORKING,
+      TaskState.TASK_STATE_COMPLETED,
+    ]);
     expect(events[0]!.payload).toMatchObject({
       $case: 'statusUpdate',
       value: { taskId: task.id, contextId: task.contextId, status: { state: TaskState.TASK_STATE_WORKING } },
     });
-    const last = events[1]!.payload;
+    const question = events[1]!.payload?.$case === 'statusUpdate' ? events[1]!.payload.value : undefined;
+    expect(question).toMatchObject({ taskId: task.id, contextId: task.contextId });
+    expect(question?.status?.message?.parts.map((part) => part.content)).toEqual([
+      { $case: 'text', value: 'Which branch?' },
+      { $case: 'data', value: { question_id: asked.body.id, options: ['main', 'dev'], asked_by: 'bot-1' } },
+    ]);
+    const last = events[3]!.payload;
     expect(last?.$case).toBe('task');
     const finished = last?.$case === 'task' ? last.value : undefined;
     expect(finished?.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
@@ -128,7 +155,12 @@ describe.each(await storesUnderTest())('A2A push notifications on %s', (kind) =>
     const [endpoint] = await endpointsOf(task.id);
     const log = await call(desk.app, 'GET', `/webhooks/${endpoint!.endpoint_id}/deliveries`, undefined, admin);
     expect(log.status, log.text).toBe(200);
-    expect(log.body.map((delivery: { status: string }) => delivery.status)).toEqual(['succeeded', 'succeeded']);
+    expect(log.body.map((delivery: { status: string }) => delivery.status)).toEqual([
+      'succeeded',
+      'succeeded',
+      'succeeded',
+      'succeeded',
+    ]);
 
     // Removed once the task has been over for the grace period, not before.
     expect(await sweep!()).toBe(0);

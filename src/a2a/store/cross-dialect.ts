@@ -63,6 +63,10 @@ export function crossDialectA2aStore(db: DatabaseHandle): A2aStore {
         .execute();
     },
 
+    async pushOfEndpoint(endpointId) {
+      return db.selectFrom('a2a_push_configs').selectAll().where('endpoint_id', '=', endpointId).executeTakeFirst();
+    },
+
     async endedPushEndpoints(before, limit) {
       const rows = await db
         .selectFrom('a2a_push_configs as c')

@@ -28,6 +28,8 @@ export interface A2aStore {
   findPush(taskId: string, id: string): Promise<A2aPushRow | undefined>;
   /** A task's configs, oldest first. */
   listPush(taskId: string): Promise<A2aPushRow[]>;
+  /** The config an endpoint sends for. */
+  pushOfEndpoint(endpointId: string): Promise<A2aPushRow | undefined>;
   /** The endpoints of configs whose task ended (a final status) before `before`, up to `limit`. */
   endedPushEndpoints(before: string, limit: number): Promise<string[]>;
 }

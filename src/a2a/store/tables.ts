@@ -15,6 +15,9 @@ export interface A2aPushRow {
   url: string;
   token: string;
   auth_scheme: string | null;
+  context_id: string;
+  /** The item's creator: who a question to `@creator` asks. */
+  requester: string;
   created_by: string;
   created_at: string;
 }
