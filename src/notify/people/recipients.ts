@@ -3,10 +3,9 @@ import type { DatabaseHandle } from '../../shared/db/schema.js';
 import { findPeopleOn } from './store/cross-dialect.js';
 import type { PersonRow } from './store/port.js';
 
-// Who is told of a question or a review, in one place: the people it names (`@creator`: the
-// item's creator), else the item's watchers, its project's watchers and its creator. Only names
-// with a profile are told (a name without one has no address), and never whoever asked: an agent
-// is not told of its own question.
+// Who is told of a question or a review: the people it names (`@creator`: the item's creator),
+// else the item's watchers, its project's watchers and its creator; only names with a profile
+// (an address), and never whoever asked.
 
 /** What the desk needs of a person to tell them. */
 export type Recipient = Pick<PersonRow, 'name' | 'email' | 'notify' | 'digest_at' | 'tz'>;
