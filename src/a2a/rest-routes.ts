@@ -1,0 +1,396 @@
+import {
+  A2A_CONTENT_TYPE,
+  A2A_VERSION_HEADER,
+  AgentCard,
+  ListTasksResponse,
+  SendMessageRequest,
+  SendMessageResponse,
+  StreamResponse,
+  Task,
+  TaskState,
+  taskStateFromJSON,
+} from '@a2a-js/sdk';
+import {
+  A2AError,
+  ContentTypeNotSupportedError,
+  RequestMalformedError,
+  TaskNotFoundError,
+  VersionNotSupportedError,
+  restStatusFor,
+  toRestErrorBody,
+} from '@a2a-js/sdk/errors';
+import { ServerCallContext, validateVersion } from '@a2a-js/sdk/server';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import { ACCESS } from '../auth/contract.js';
+import { ProblemError } from '../client/errors.js';
+import { PROBLEM_CONTENT_TYPE, ValidationError } from '../shared/errors.js';
+import { MalformedJsonError, parseJsonBody } from '../shared/http/json-body.js';
+import { ProblemSchema } from '../shared/http/schemas.js';
+import type { HttpApp } from '../shared/http/types.js';
+import { A2A_PATHS } from './card.js';
+import { LIST_PAGE } from './list.js';
+import { type A2aRequests, sendEventStream } from './per-request.js';
+
+// A2A's HTTP+JSON binding under /a2a: the same desk handler as the JSON-RPC binding, its requests
+// and answers in the proto types' JSON, its errors in A2A's REST error body (google.rpc.Status)
+// with the HTTP status the SDK's own server gives them, its streams as server-sent events.
+
+const JSON_TYPES = ['application/json', A2A_CONTENT_TYPE] as const;
+/** Task ids are the desk's item ids: never a ':', which starts the method in `{id}:cancel`. */
+const TASK_ID = '(^[^:]+)';
+
+const RestErrorSchema = Type.Object(
+  {
+    error: Type.Object(
+      {
+        code: Type.Integer({ description: 'The HTTP status' }),
+        status: Type.String({
+          description: 'The gRPC status name: INVALID_ARGUMENT, NOT_FOUND, FAILED_PRECONDITION, …',
+        }),
+        message: Type.String(),
+        details: Type.Array(Type.Unknown(), { description: 'An ErrorInfo whose reason names the A2A error' }),
+      },
+      { additionalProperties: true },
+    ),
+  },
+  { additionalProperties: true, description: "A2A's HTTP+JSON error" },
+);
+
+function a2aError(description: string) {
+  return {
+    description,
+    content: { [A2A_CONTENT_TYPE]: { schema: RestErrorSchema }, [PROBLEM_CONTENT_TYPE]: { schema: ProblemSchema } },
+  };
+}
+function a2aAnswer(description: string) {
+  return { description, content: { [A2A_CONTENT_TYPE]: { schema: Type.Unknown() } } };
+}
+const STREAM = {
+  description: 'Server-sent events, each a StreamResponse: the task, then its status and artifact updates',
+  content: { 'text/event-stream': { schema: Type.String() } },
+};
+const BAD_REQUEST = a2aError(
+  'A request A2A refuses (INVALID_ARGUMENT: bad JSON, a bad field; FAILED_PRECONDITION: not cancelable, ended, unsupported, the A2A-Version)',
+);
+const NOT_FOUND = a2aError('No such task, or another caller’s (TaskNotFoundError)');
+const UNSUPPORTED_TYPE = a2aError('Not application/json nor application/a2a+json (ContentTypeNotSupportedError)');
+
+const VersionHeaders = Type.Object({
+  'a2a-version': Type.Literal('1.0', { description: 'The A2A protocol version this binding speaks' }),
+});
+const TaskParams = Type.Object({ id: Type.String({ minLength: 1, pattern: '^[^:]+$' }) });
+const AnyTaskParams = Type.Object({ id: Type.String({ minLength: 1 }) });
+const ConfigParams = Type.Object({ id: Type.String({ minLength: 1 }), configId: Type.String({ minLength: 1 }) });
+const HistoryQuery = Type.Object({ historyLength: Type.Optional(Type.Integer({ minimum: 0 })) });
+const ListQuery = Type.Object({
+  contextId: Type.Optional(Type.String()),
+  status: Type.Optional(
+    Type.Union(
+      Object.values(TaskState)
+        .filter((name) => typeof name === 'string' && name.startsWith('TASK_STATE_'))
+        .map((name) => Type.Literal(name as string)),
+    ),
+  ),
+  pageSize: Type.Optional(Type.Integer({ minimum: 1, maximum: LIST_PAGE.max })),
+  pageToken: Type.Optional(Type.String()),
+  historyLength: Type.Optional(Type.Integer({ minimum: 0 })),
+  statusTimestampAfter: Type.Optional(Type.String({ format: 'date-time' })),
+  includeArtifacts: Type.Optional(Type.Boolean()),
+});
+const PUSH_ROUTES = [
+  ['POST', '', 'createA2aPushConfig', 'CreateTaskPushNotificationConfig'],
+  ['GET', '', 'listA2aPushConfigs', 'ListTaskPushNotificationConfigs'],
+  ['GET', '/:configId', 'getA2aPushConfig', 'GetTaskPushNotificationConfig'],
+  ['DELETE', '/:configId', 'deleteA2aPushConfig', 'DeleteTaskPushNotificationConfig'],
+] as const;
+const BodySchema = Type.Unknown({ description: 'A SendMessageRequest in its proto JSON' });
+
+/** An A2A error, or a refusal of the desk's API behind it, as A2A's REST error; null: neither. */
+function restError(error: unknown): { status: number; body: unknown } | null {
+  let a2a = error;
+  if (error instanceof ProblemError && error.status === 404) a2a = new TaskNotFoundError(error.detail);
+  else if (error instanceof ProblemError && error.status < 500 && error.status !== 429) {
+    a2a = new RequestMalformedError(error.detail);
+  }
+  if (!(a2a instanceof A2AError)) return null;
+  const status = restStatusFor(a2a);
+  return { status, body: toRestErrorBody(a2a, status) };
+}
+
+function sendError(reply: FastifyReply, status: number, error: unknown) {
+  return reply.code(status).type(A2A_CONTENT_TYPE).send(toRestErrorBody(error, status));
+}
+
+/** What the parser, the schemas and the desk refuse, in A2A's format; anything else is the desk's problem. */
+function restErrors(
+  error: Error & { validation?: unknown; validationContext?: string; code?: string },
+  _request: FastifyRequest,
+  reply: FastifyReply,
+) {
+  if (error instanceof MalformedJsonError) return sendError(reply, 400, new RequestMalformedError(error.message));
+  if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
+    return sendError(
+      reply,
+      415,
+      new ContentTypeNotSupportedError('This binding takes application/json or application/a2a+json'),
+    );
+  }
+  if (error.validation !== undefined) {
+    if (error.validationContext === 'params') return sendError(reply, 404, new TaskNotFoundError('No such task'));
+    if (error.validationContext === 'headers') {
+      return sendError(reply, 400, new VersionNotSupportedError('Send A2A-Version: 1.0 on this binding'));
+    }
+    return sendError(reply, 400, new RequestMalformedError(error.message));
+  }
+  if (error instanceof ValidationError) return sendError(reply, 400, new RequestMalformedError(error.message));
+  const mapped = restError(error);
+  if (!mapped) throw error;
+  return reply.code(mapped.status).type(A2A_CONTENT_TYPE).send(mapped.body);
+}
+
+function parseSend(body: unknown): SendMessageRequest {
+  let params: SendMessageRequest;
+  try {
+    params = SendMessageRequest.fromJSON(body ?? {});
+  } catch (error) {
+    throw new RequestMalformedError(`Not a SendMessageRequest: ${(error as Error).message}`);
+  }
+  if (!params.message) throw new RequestMalformedError('message is required');
+  if (!params.message.messageId) throw new RequestMalformedError('message.messageId is required');
+  return params;
+}
+
+export async function registerA2aRestRoutes(app: HttpApp, requests: A2aRequests): Promise<void> {
+  const base = A2A_PATHS.rest;
+  const tags = ['a2a'];
+  const description =
+    'A2A over HTTP+JSON (docs/a2a.md). Send A2A-Version: 1.0. Roles as for POST /work; a caller sees and changes only its own tasks (admins: all).';
+
+  /** The card, the version check, the desk's handler as the caller: every route's first steps. */
+  async function begin(request: FastifyRequest, reply: FastifyReply) {
+    const card = await requests.cardFor(request);
+    const context = new ServerCallContext({
+      requestedVersion: (request.headers[A2A_VERSION_HEADER.toLowerCase()] as string | undefined) || undefined,
+    });
+    validateVersion(context.requestedVersion, card, 'HTTP+JSON');
+    return { context, ...requests.handlerFor(request, reply, card) };
+  }
+
+  const json = (reply: FastifyReply, body: unknown) => reply.code(200).type(A2A_CONTENT_TYPE).send(body);
+
+  async function stream(reply: FastifyReply, answer: AsyncGenerator<StreamResponse>, stop: AbortSignal) {
+    const events = answer[Symbol.asyncIterator]();
+    // A failure before the first event is an ordinary error answer (restErrors), not a stream of one.
+    const first = await events.next();
+    return sendEventStream(reply, events, first, stop, {
+      event: (value) => StreamResponse.toJSON(value),
+      error: (error) => restError(error)?.body ?? toRestErrorBody(error, 500),
+    });
+  }
+
+  await app.register(async (plugin) => {
+    const scope = plugin as unknown as HttpApp;
+    // Both JSON media types; an empty body is an empty request (the SDK's client sends
+    // Content-Type: application/json and no body to :cancel and :subscribe).
+    scope.removeContentTypeParser('application/json');
+    scope.addContentTypeParser([...JSON_TYPES], { parseAs: 'string' }, (_request, body, done) => {
+      try {
+        done(null, body === '' ? undefined : parseJsonBody(body as string));
+      } catch (error) {
+        done(error as Error, undefined);
+      }
+    });
+    const route = { config: { access: ACCESS.submit }, errorHandler: restErrors } as const;
+    const common = { tags, description, headers: VersionHeaders };
+
+    scope.post(
+      `${base}/message::send`,
+      {
+        ...route,
+        schema: {
+          ...common,
+          operationId: 'sendA2aMessage',
+          summary: 'SendMessage: a new task (a work item of the caller’s), or a message for one',
+          consumes: [...JSON_TYPES],
+          body: BodySchema,
+          response: {
+            200: a2aAnswer('A SendMessageResponse: the task'),
+            400: BAD_REQUEST,
+            404: NOT_FOUND,
+            415: UNSUPPORTED_TYPE,
+          },
+        },
+      },
+      async (request, reply) => {
+        const { handler, context } = await begin(request, reply);
+        const result = await handler.sendMessage(parseSend(request.body), context);
+        const payload =
+          'messageId' in result
+            ? { $case: 'message' as const, value: result }
+            : { $case: 'task' as const, value: result };
+        return json(reply, SendMessageResponse.toJSON({ payload }));
+      },
+    );
+    scope.post(
+      `${base}/message::stream`,
+      {
+        ...route,
+        schema: {
+          ...common,
+          operationId: 'streamA2aMessage',
+          summary: 'SendStreamingMessage: as SendMessage, answered with the task’s events until it ends',
+          consumes: [...JSON_TYPES],
+          body: BodySchema,
+          response: { 200: STREAM, 400: BAD_REQUEST, 404: NOT_FOUND, 415: UNSUPPORTED_TYPE },
+        },
+      },
+      async (request, reply) => {
+        const { handler, context, stop } = await begin(request, reply);
+        return stream(reply, handler.sendMessageStream(parseSend(request.body), context), stop);
+      },
+    );
+
+    scope.get(
+      `${base}/tasks`,
+      {
+        ...route,
+        schema: {
+          ...common,
+          operationId: 'listA2aTasks',
+          summary: 'ListTasks: the caller’s tasks, newest first',
+          querystring: ListQuery,
+          response: { 200: a2aAnswer('A ListTasksResponse'), 400: BAD_REQUEST },
+        },
+      },
+      async (request, reply) => {
+        const { handler, context } = await begin(request, reply);
+        const query = request.query;
+        const result = await handler.listTasks(
+          {
+            tenant: '',
+            contextId: query.contextId ?? '',
+            status: query.status ? taskStateFromJSON(query.status) : TaskState.TASK_STATE_UNSPECIFIED,
+            pageSize: query.pageSize,
+            pageToken: query.pageToken ?? '',
+            historyLength: query.historyLength,
+            statusTimestampAfter: query.statusTimestampAfter,
+            includeArtifacts: query.includeArtifacts,
+          },
+          context,
+        );
+        const body = ListTasksResponse.toJSON(result) as { tasks?: Array<Record<string, unknown>> };
+        // The proto JSON leaves out empty lists; a caller that asked for artifacts gets the field.
+        if (query.includeArtifacts) body.tasks = (body.tasks ?? []).map((task) => ({ artifacts: [], ...task }));
+        return json(reply, { tasks: [], nextPageToken: '', pageSize: 0, totalSize: 0, ...body });
+      },
+    );
+
+    scope.get(
+      `${base}/tasks/:id`,
+      {
+        ...route,
+        schema: {
+          ...common,
+          operationId: 'getA2aTask',
+          summary: 'GetTask: one of the caller’s tasks, with its latest history',
+          params: AnyTaskParams,
+          querystring: HistoryQuery,
+          response: { 200: a2aAnswer('The Task'), 400: BAD_REQUEST, 404: NOT_FOUND },
+        },
+      },
+      async (request, reply) => {
+        const { handler, context } = await begin(request, reply);
+        const { id } = request.params;
+        const task = await handler.getTask({ id, tenant: '', historyLength: request.query.historyLength }, context);
+        return json(reply, Task.toJSON(task));
+      },
+    );
+
+    scope.post(
+      `${base}/tasks/:id${TASK_ID}::cancel`,
+      {
+        ...route,
+        schema: {
+          ...common,
+          operationId: 'cancelA2aTask',
+          summary: 'CancelTask: while nobody has taken it (a task in progress is not cancelable)',
+          consumes: [...JSON_TYPES],
+          params: TaskParams,
+          response: { 200: a2aAnswer('The Task, CANCELED'), 400: BAD_REQUEST, 404: NOT_FOUND, 415: UNSUPPORTED_TYPE },
+        },
+      },
+      async (request, reply) => {
+        const { handler, context } = await begin(request, reply);
+        const task = await handler.cancelTask({ id: request.params.id, tenant: '', metadata: undefined }, context);
+        return json(reply, Task.toJSON(task));
+      },
+    );
+
+    // SubscribeToTask answers GET and POST, as the SDK's own server does.
+    for (const method of ['GET', 'POST'] as const) {
+      scope.route({
+        method,
+        url: `${base}/tasks/:id${TASK_ID}::subscribe`,
+        ...route,
+        schema: {
+          ...common,
+          operationId: method === 'GET' ? 'subscribeToA2aTask' : 'subscribeToA2aTaskByPost',
+          summary: 'SubscribeToTask: the task, then its events until it ends',
+          ...(method === 'POST' && { consumes: [...JSON_TYPES] }),
+          params: TaskParams,
+          response: {
+            200: STREAM,
+            400: BAD_REQUEST,
+            404: NOT_FOUND,
+            ...(method === 'POST' && { 415: UNSUPPORTED_TYPE }),
+          },
+        },
+        handler: async (request, reply) => {
+          const { handler, context, stop } = await begin(request, reply);
+          const { id } = request.params as { id: string };
+          return stream(reply, handler.resubscribe({ id, tenant: '' }, context), stop);
+        },
+      });
+    }
+
+    scope.get(
+      `${base}/extendedAgentCard`,
+      {
+        ...route,
+        schema: {
+          ...common,
+          operationId: 'getA2aExtendedAgentCard',
+          summary: 'GetExtendedAgentCard: the same card as the public one',
+          response: { 200: a2aAnswer('The AgentCard'), 400: BAD_REQUEST },
+        },
+      },
+      async (request, reply) => {
+        const { handler, context } = await begin(request, reply);
+        return json(reply, AgentCard.toJSON(await handler.getAuthenticatedExtendedAgentCard({ tenant: '' }, context)));
+      },
+    );
+
+    // Push notification configs: not supported (the card says so); each answers A2A's error.
+    for (const [method, tail, operationId, name] of PUSH_ROUTES) {
+      scope.route({
+        method,
+        url: `${base}/tasks/:id/pushNotificationConfigs${tail}`,
+        ...route,
+        schema: {
+          ...common,
+          operationId,
+          summary: `${name}: PushNotificationNotSupportedError (the desk sends no push notifications)`,
+          params: tail ? ConfigParams : AnyTaskParams,
+          ...(method === 'POST' && { consumes: [...JSON_TYPES], body: Type.Unknown() }),
+          response: { 200: a2aAnswer('Never: push notifications are not supported'), 400: BAD_REQUEST },
+        },
+        handler: async (request, reply) => {
+          const { handler, context } = await begin(request, reply);
+          await handler.deleteTaskPushNotificationConfig({ taskId: '', id: '', tenant: '' }, context);
+          return reply;
+        },
+      });
+    }
+  });
+}
