@@ -20,12 +20,13 @@ import {
   toRestErrorBody,
 } from '@a2a-js/sdk/errors';
 import { ServerCallContext, validateVersion } from '@a2a-js/sdk/server';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { ACCESS } from '../auth/contract.js';
 import { ProblemError } from '../client/errors.js';
 import { PROBLEM_CONTENT_TYPE, ValidationError } from '../shared/errors.js';
 import { MalformedJsonError, parseJsonBody } from '../shared/http/json-body.js';
+import { toProblem } from '../shared/http/problem.js';
 import { ProblemSchema } from '../shared/http/schemas.js';
 import type { HttpApp } from '../shared/http/types.js';
 import { A2A_PATHS } from './card.js';
@@ -82,22 +83,23 @@ const VersionHeaders = Type.Object({
 const TaskParams = Type.Object({ id: Type.String({ minLength: 1, pattern: '^[^:]+$' }) });
 const AnyTaskParams = Type.Object({ id: Type.String({ minLength: 1 }) });
 const ConfigParams = Type.Object({ id: Type.String({ minLength: 1 }), configId: Type.String({ minLength: 1 }) });
-const HistoryQuery = Type.Object({ historyLength: Type.Optional(Type.Integer({ minimum: 0 })) });
-const ListQuery = Type.Object({
-  contextId: Type.Optional(Type.String()),
-  status: Type.Optional(
-    Type.Union(
-      Object.values(TaskState)
-        .filter((name) => typeof name === 'string' && name.startsWith('TASK_STATE_'))
-        .map((name) => Type.Literal(name as string)),
-    ),
-  ),
-  pageSize: Type.Optional(Type.Integer({ minimum: 1, maximum: LIST_PAGE.max })),
-  pageToken: Type.Optional(Type.String()),
-  historyLength: Type.Optional(Type.Integer({ minimum: 0 })),
-  statusTimestampAfter: Type.Optional(Type.String({ format: 'date-time' })),
-  includeArtifacts: Type.Optional(Type.Boolean()),
-});
+/** historyLength is a proto int32; at most 200 comments are given whatever it says. */
+const HistoryLength = Type.Integer({ minimum: 0, maximum: 2_147_483_647 });
+const TASK_STATES = Object.keys(TaskState).filter((name) => name.startsWith('TASK_STATE_'));
+// A misspelt parameter is refused, as on every route of the desk, rather than ignored.
+const HistoryQuery = Type.Object({ historyLength: Type.Optional(HistoryLength) }, { additionalProperties: false });
+const ListQuery = Type.Object(
+  {
+    contextId: Type.Optional(Type.String()),
+    status: Type.Optional(Type.Enum(TASK_STATES)),
+    pageSize: Type.Optional(Type.Integer({ minimum: 1, maximum: LIST_PAGE.max })),
+    pageToken: Type.Optional(Type.String({ description: 'The nextPageToken of the page before' })),
+    historyLength: Type.Optional(HistoryLength),
+    statusTimestampAfter: Type.Optional(Type.String({ format: 'date-time' })),
+    includeArtifacts: Type.Optional(Type.Boolean()),
+  },
+  { additionalProperties: false },
+);
 const PUSH_ROUTES = [
   ['POST', '', 'createA2aPushConfig', 'CreateTaskPushNotificationConfig'],
   ['GET', '', 'listA2aPushConfigs', 'ListTaskPushNotificationConfigs'],
@@ -141,7 +143,7 @@ function restErrors(
     if (error.validationContext === 'headers') {
       return sendError(reply, 400, new VersionNotSupportedError('Send A2A-Version: 1.0 on this binding'));
     }
-    return sendError(reply, 400, new RequestMalformedError(error.message));
+    return sendError(reply, 400, new RequestMalformedError(toProblem(error as FastifyError).detail));
   }
   if (error instanceof ValidationError) return sendError(reply, 400, new RequestMalformedError(error.message));
   const mapped = restError(error);
@@ -270,7 +272,7 @@ export async function registerA2aRestRoutes(app: HttpApp, requests: A2aRequests)
           {
             tenant: '',
             contextId: query.contextId ?? '',
-            status: query.status ? taskStateFromJSON(query.status) : TaskState.TASK_STATE_UNSPECIFIED,
+            status: query.status ? (taskStateFromJSON(query.status) as TaskState) : TaskState.TASK_STATE_UNSPECIFIED,
             pageSize: query.pageSize,
             pageToken: query.pageToken ?? '',
             historyLength: query.historyLength,
