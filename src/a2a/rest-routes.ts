@@ -15,6 +15,7 @@ import {
   ContentTypeNotSupportedError,
   RequestMalformedError,
   TaskNotFoundError,
+  UnsupportedOperationError,
   VersionNotSupportedError,
   restStatusFor,
   toRestErrorBody,
@@ -111,8 +112,11 @@ const BodySchema = Type.Unknown({ description: 'A SendMessageRequest in its prot
 /** An A2A error, or a refusal of the desk's API behind it, as A2A's REST error; null: neither. */
 function restError(error: unknown): { status: number; body: unknown } | null {
   let a2a = error;
+  // As over JSON-RPC: not found is TaskNotFound; a role or a conflict the API refuses is unsupported.
   if (error instanceof ProblemError && error.status === 404) a2a = new TaskNotFoundError(error.detail);
-  else if (error instanceof ProblemError && error.status < 500 && error.status !== 429) {
+  else if (error instanceof ProblemError && (error.status === 403 || error.status === 409)) {
+    a2a = new UnsupportedOperationError(error.detail);
+  } else if (error instanceof ProblemError && error.status < 500 && error.status !== 429) {
     a2a = new RequestMalformedError(error.detail);
   }
   if (!(a2a instanceof A2AError)) return null;
