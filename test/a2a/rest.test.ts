@@ -188,6 +188,17 @@ describe.each(await storesUnderTest())('A2A over HTTP+JSON on %s', (kind) => {
     });
   });
 
+  it('answers a method a path does not take with 405 and the methods it does', async () => {
+    const headers = { 'a2a-version': '1.0', authorization: `Bearer ${adaToken}` };
+    const get = await fetch(`${base}/a2a/message:send`, { headers });
+    expect(get.status).toBe(405);
+    expect(get.headers.get('allow')).toBe('POST');
+    const put = await fetch(`${base}/a2a/tasks/abc:cancel`, { method: 'PUT', headers });
+    expect(put.status).toBe(405);
+    expect(put.headers.get('allow')?.split(', ')).toContain('POST');
+    expect((await fetch(`${base}/a2a/message:nothing`, { method: 'POST', headers })).status).toBe(404);
+  });
+
   it('takes a v0.3 JSON-RPC client at POST /a2a', async () => {
     const legacy = new LegacyJsonRpcTransport({ endpoint: `${base}/a2a`, fetchImpl: withToken(adaToken) });
     const sent = await legacy.sendMessage({
