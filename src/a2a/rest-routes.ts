@@ -389,7 +389,12 @@ export async function registerA2aRestRoutes(app: HttpApp, requests: A2aRequests)
           summary: `${name}: PushNotificationNotSupportedError (the desk sends no push notifications)`,
           params: tail ? ConfigParams : AnyTaskParams,
           ...(method === 'POST' && { consumes: [...JSON_TYPES], body: Type.Unknown() }),
-          response: { 200: a2aAnswer('Never: push notifications are not supported'), 400: BAD_REQUEST },
+          response: {
+            200: a2aAnswer('Never: push notifications are not supported'),
+            400: BAD_REQUEST,
+            404: NOT_FOUND,
+            ...(method !== 'GET' && { 415: UNSUPPORTED_TYPE }),
+          },
         },
         handler: async (request, reply) => {
           const { handler, context } = await begin(request, reply);

@@ -605,7 +605,7 @@ const CASES: Case[] = [
     route: `${method} /a2a/tasks/:id(^[^:]+)::subscribe`,
     service: 'work' as const,
     request: async () => ({ url: '/a2a/tasks/no-such-task:subscribe', headers: A2A_HEADERS }),
-    roles: { viewer: 403, agent: 404, member: 404, intake: 400, admin: 404 },
+    roles: only(404, 'agent', 'member', 'intake', 'admin'),
   })),
   {
     route: 'GET /a2a/extendedAgentCard',
