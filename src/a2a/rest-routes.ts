@@ -10,29 +10,17 @@ import {
   TaskState,
   taskStateFromJSON,
 } from '@a2a-js/sdk';
-import {
-  A2AError,
-  ContentTypeNotSupportedError,
-  RequestMalformedError,
-  TaskNotFoundError,
-  UnsupportedOperationError,
-  VersionNotSupportedError,
-  restStatusFor,
-  toRestErrorBody,
-} from '@a2a-js/sdk/errors';
+import { RequestMalformedError, toRestErrorBody } from '@a2a-js/sdk/errors';
 import { ServerCallContext, validateVersion } from '@a2a-js/sdk/server';
-import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { ACCESS } from '../auth/contract.js';
-import { ProblemError } from '../client/errors.js';
-import { PROBLEM_CONTENT_TYPE, ValidationError } from '../shared/errors.js';
-import { MalformedJsonError, parseJsonBody } from '../shared/http/json-body.js';
-import { toProblem } from '../shared/http/problem.js';
-import { ProblemSchema } from '../shared/http/schemas.js';
+import { parseJsonBody } from '../shared/http/json-body.js';
 import type { HttpApp } from '../shared/http/types.js';
 import { A2A_PATHS } from './card.js';
 import { LIST_PAGE } from './list.js';
 import { type A2aRequests, sendEventStream } from './per-request.js';
+import { a2aError, restError, restErrors } from './rest-errors.js';
 
 // A2A's HTTP+JSON binding under /a2a: the same desk handler as the JSON-RPC binding, its requests
 // and answers in the proto types' JSON, its errors in A2A's REST error body (google.rpc.Status)
@@ -42,29 +30,6 @@ const JSON_TYPES = ['application/json', A2A_CONTENT_TYPE] as const;
 /** Task ids are the desk's item ids: never a ':', which starts the method in `{id}:cancel`. */
 const TASK_ID = '(^[^:]+)';
 
-const RestErrorSchema = Type.Object(
-  {
-    error: Type.Object(
-      {
-        code: Type.Integer({ description: 'The HTTP status' }),
-        status: Type.String({
-          description: 'The gRPC status name: INVALID_ARGUMENT, NOT_FOUND, FAILED_PRECONDITION, …',
-        }),
-        message: Type.String(),
-        details: Type.Array(Type.Unknown(), { description: 'An ErrorInfo whose reason names the A2A error' }),
-      },
-      { additionalProperties: true },
-    ),
-  },
-  { additionalProperties: true, description: "A2A's HTTP+JSON error" },
-);
-
-function a2aError(description: string) {
-  return {
-    description,
-    content: { [A2A_CONTENT_TYPE]: { schema: RestErrorSchema }, [PROBLEM_CONTENT_TYPE]: { schema: ProblemSchema } },
-  };
-}
 function a2aAnswer(description: string) {
   return { description, content: { [A2A_CONTENT_TYPE]: { schema: Type.Unknown() } } };
 }
@@ -108,52 +73,6 @@ const PUSH_ROUTES = [
   ['DELETE', '/:configId', 'deleteA2aPushConfig', 'DeleteTaskPushNotificationConfig'],
 ] as const;
 const BodySchema = Type.Unknown({ description: 'A SendMessageRequest in its proto JSON' });
-
-/** An A2A error, or a refusal of the desk's API behind it, as A2A's REST error; null: neither. */
-function restError(error: unknown): { status: number; body: unknown } | null {
-  let a2a = error;
-  // As over JSON-RPC: not found is TaskNotFound; a role or a conflict the API refuses is unsupported.
-  if (error instanceof ProblemError && error.status === 404) a2a = new TaskNotFoundError(error.detail);
-  else if (error instanceof ProblemError && (error.status === 403 || error.status === 409)) {
-    a2a = new UnsupportedOperationError(error.detail);
-  } else if (error instanceof ProblemError && error.status < 500 && error.status !== 429) {
-    a2a = new RequestMalformedError(error.detail);
-  }
-  if (!(a2a instanceof A2AError)) return null;
-  const status = restStatusFor(a2a);
-  return { status, body: toRestErrorBody(a2a, status) };
-}
-
-function sendError(reply: FastifyReply, status: number, error: unknown) {
-  return reply.code(status).type(A2A_CONTENT_TYPE).send(toRestErrorBody(error, status));
-}
-
-/** What the parser, the schemas and the desk refuse, in A2A's format; anything else is the desk's problem. */
-function restErrors(
-  error: Error & { validation?: unknown; validationContext?: string; code?: string },
-  _request: FastifyRequest,
-  reply: FastifyReply,
-) {
-  if (error instanceof MalformedJsonError) return sendError(reply, 400, new RequestMalformedError(error.message));
-  if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
-    return sendError(
-      reply,
-      415,
-      new ContentTypeNotSupportedError('This binding takes application/json or application/a2a+json'),
-    );
-  }
-  if (error.validation !== undefined) {
-    if (error.validationContext === 'params') return sendError(reply, 404, new TaskNotFoundError('No such task'));
-    if (error.validationContext === 'headers') {
-      return sendError(reply, 400, new VersionNotSupportedError('Send A2A-Version: 1.0 on this binding'));
-    }
-    return sendError(reply, 400, new RequestMalformedError(toProblem(error as FastifyError).detail));
-  }
-  if (error instanceof ValidationError) return sendError(reply, 400, new RequestMalformedError(error.message));
-  const mapped = restError(error);
-  if (!mapped) throw error;
-  return reply.code(mapped.status).type(A2A_CONTENT_TYPE).send(mapped.body);
-}
 
 function parseSend(body: unknown): SendMessageRequest {
   let params: SendMessageRequest;
