@@ -1,10 +1,11 @@
 import type { AgentCard, AgentSkill } from '@a2a-js/sdk';
 import { A2A_PROTOCOL_VERSION } from '@a2a-js/sdk';
 
-// The agent card: who the desk is to A2A clients, where its two bindings answer, how a caller
+// The agent card: who the desk is to A2A clients, where its bindings answer (JSON-RPC 1.0 and 0.3, HTTP+JSON 1.0), how a caller
 // proves who it is (the desk's bearer tokens; none under AUTH=off), and one skill per work type.
 
-export const A2A_PATHS = { jsonRpc: '/a2a', card: '/.well-known/agent-card.json' } as const;
+/** JSON-RPC at POST /a2a; HTTP+JSON under /a2a (/a2a/message:send, /a2a/tasks/{id}, …). */
+export const A2A_PATHS = { jsonRpc: '/a2a', rest: '/a2a', card: '/.well-known/agent-card.json' } as const;
 /** v0.3 clients speak JSON-RPC through the SDK's compatibility layer. */
 const LEGACY_VERSION = '0.3';
 /** How long the skills read from the desk's types are reused. */
@@ -61,6 +62,12 @@ export function createCards(options: CardOptions) {
         {
           url: `${base}${A2A_PATHS.jsonRpc}`,
           protocolBinding: 'JSONRPC',
+          tenant: '',
+          protocolVersion: A2A_PROTOCOL_VERSION,
+        },
+        {
+          url: `${base}${A2A_PATHS.rest}`,
+          protocolBinding: 'HTTP+JSON',
           tenant: '',
           protocolVersion: A2A_PROTOCOL_VERSION,
         },

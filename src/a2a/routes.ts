@@ -1,4 +1,4 @@
-import { AgentCard, A2A_VERSION_HEADER, SSE_HEADERS, formatSSEErrorEvent, formatSSEEvent } from '@a2a-js/sdk';
+import { AgentCard, A2A_VERSION_HEADER } from '@a2a-js/sdk';
 import { A2A_ERROR_CODE } from '@a2a-js/sdk/errors';
 import { JsonRpcTransportHandler, ServerCallContext, validateVersion } from '@a2a-js/sdk/server';
 import { LegacyJsonRpcTransportHandler } from '@a2a-js/sdk/compat/v0_3/server';
@@ -11,20 +11,14 @@ import { MalformedJsonError } from '../shared/http/json-body.js';
 import type { HttpApp } from '../shared/http/types.js';
 import { withHeaders } from '../shared/http/openapi.js';
 import { ProblemSchema, problemResponses } from '../shared/http/schemas.js';
-import { A2A_PATHS, type Cards } from './card.js';
-import { callerOf } from './desk.js';
-import { type HandlerDeps, createDeskHandler } from './handler.js';
+import { A2A_PATHS } from './card.js';
+import { type A2aRouteOptions, createA2aRequests, sendEventStream } from './per-request.js';
+import { registerA2aRestRoutes } from './rest-routes.js';
 
-// The A2A routes: the agent card (public, as A2A requires) and the JSON-RPC binding at /a2a. The
-// SDK's transport handlers parse each request and answer it (v0.3 method names through its
-// compatibility layer); the desk's handler (handler.ts) does the work as the caller.
-
-export interface A2aRouteOptions extends Omit<HandlerDeps, 'card' | 'stop' | 'cancelOwn'> {
-  cards: Cards;
-  /** PUBLIC_URL; null: the address the caller reached. */
-  publicUrl: string | null;
-  cancelOwn: (id: string, principal: NonNullable<FastifyRequest['principal']>) => ReturnType<HandlerDeps['cancelOwn']>;
-}
+// The A2A routes: the agent card (public, as A2A requires), the JSON-RPC binding at /a2a and the
+// HTTP+JSON binding under it (rest-routes.ts). The SDK's transport handlers parse each JSON-RPC
+// request and answer it (v0.3 method names through its compatibility layer); the desk's handler
+// (handler.ts) does the work as the caller.
 
 const JsonRpcBodySchema = Type.Unknown({
   description: 'A JSON-RPC 2.0 request of A2A: SendMessage, SendStreamingMessage, GetTask, ListTasks, CancelTask, …',
@@ -40,10 +34,6 @@ const BAD_REQUEST_RESPONSE = {
   content: { 'application/json': { schema: Type.Unknown() }, [PROBLEM_CONTENT_TYPE]: { schema: ProblemSchema } },
 };
 
-function baseOf(request: FastifyRequest, publicUrl: string | null): string {
-  return publicUrl ?? `${request.protocol}://${request.host}`;
-}
-
 /** A body that is not JSON is JSON-RPC's parse error, as the SDK's own server answers it. */
 function jsonRpcErrors(error: Error & { validation?: unknown }, _request: FastifyRequest, reply: FastifyReply) {
   const parse = error instanceof MalformedJsonError;
@@ -55,13 +45,9 @@ function jsonRpcErrors(error: Error & { validation?: unknown }, _request: Fastif
     .send({ jsonrpc: '2.0', id: null, error: { code, message: error.message } });
 }
 
-export function registerA2aRoutes(app: HttpApp, options: A2aRouteOptions): void {
+export async function registerA2aRoutes(app: HttpApp, options: A2aRouteOptions): Promise<void> {
   const tags = ['a2a'];
-  // Streams and blocking sends still running: a closing server ends them, or it would wait for them.
-  const running = new Set<AbortController>();
-  app.addHook('preClose', async () => {
-    for (const stop of running) stop.abort();
-  });
+  const requests = createA2aRequests(app, options);
 
   app.get(
     A2A_PATHS.card,
@@ -75,7 +61,7 @@ export function registerA2aRoutes(app: HttpApp, options: A2aRouteOptions): void 
       },
     },
     async (request, reply) => {
-      const card = await options.cards.card(baseOf(request, options.publicUrl));
+      const card = await requests.cardFor(request);
       return reply.header('cache-control', 'public, max-age=60').send(AgentCard.toJSON(card));
     },
   );
@@ -99,7 +85,7 @@ export function registerA2aRoutes(app: HttpApp, options: A2aRouteOptions): void 
     async (request, reply) => {
       const body = request.body as { id?: unknown; method?: unknown } | null;
       const id = typeof body?.id === 'string' || typeof body?.id === 'number' ? body.id : null;
-      const card = await options.cards.card(baseOf(request, options.publicUrl));
+      const card = await requests.cardFor(request);
       const context = new ServerCallContext({
         requestedVersion: (request.headers[A2A_VERSION_HEADER.toLowerCase()] as string | undefined) || undefined,
       });
@@ -112,19 +98,7 @@ export function registerA2aRoutes(app: HttpApp, options: A2aRouteOptions): void 
       } catch (error) {
         return { jsonrpc: '2.0', id, error: mapError(error) };
       }
-      const stop = new AbortController();
-      running.add(stop);
-      reply.raw.once('close', () => {
-        stop.abort();
-        running.delete(stop);
-      });
-      const principal = request.principal!;
-      const handler = createDeskHandler(callerOf(app, request), {
-        ...options,
-        card,
-        stop: stop.signal,
-        cancelOwn: (task) => options.cancelOwn(task, principal),
-      });
+      const { handler, stop } = requests.handlerFor(request, reply, card);
       const transport = legacy ? new LegacyJsonRpcTransportHandler(handler) : new JsonRpcTransportHandler(handler);
       const answer = await transport.handle(request.body as Record<string, unknown>, context);
       if (!(Symbol.asyncIterator in answer)) return answer;
@@ -136,20 +110,11 @@ export function registerA2aRoutes(app: HttpApp, options: A2aRouteOptions): void 
       } catch (error) {
         return { jsonrpc: '2.0', id, error: mapError(error) };
       }
-      reply.hijack();
-      reply.raw.writeHead(200, SSE_HEADERS);
-      try {
-        if (!first.done) reply.raw.write(formatSSEEvent(first.value));
-        for (let next = await events.next(); !next.done; next = await events.next()) {
-          reply.raw.write(formatSSEEvent(next.value));
-        }
-      } catch (error) {
-        if (!stop.signal.aborted) reply.raw.write(formatSSEErrorEvent({ jsonrpc: '2.0', id, error: mapError(error) }));
-      } finally {
-        await events.return?.(undefined);
-        reply.raw.end();
-      }
-      return reply;
+      return sendEventStream(reply, events, first, stop, {
+        event: (value) => value,
+        error: (error) => ({ jsonrpc: '2.0', id, error: mapError(error) }),
+      });
     },
   );
+  await registerA2aRestRoutes(app, requests);
 }

@@ -12,6 +12,8 @@ import { type TaskSource, asksRequester, taskView } from './task-view.js';
 /** Comments read for a task's history, status message and links: one page of the newest. */
 export const LATEST_COMMENTS = 50;
 const MAX_COMMENTS = 200;
+/** The desk's item ids (the work API's UuidSchema). */
+const ITEM_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /** A desk refusal that means "no such task" for this caller. */
 export function isMissing(error: unknown): boolean {
@@ -24,6 +26,8 @@ export async function readSource(
   id: string,
   historyLength?: number,
 ): Promise<TaskSource> {
+  // Task ids are item ids: anything else (a "..", say, which a URL would resolve) names no task.
+  if (!ITEM_ID.test(id)) throw new TaskNotFoundError(`Task ${id} not found`);
   try {
     const item = await caller.desk.getWork(id);
     if (item.created_by !== caller.principal.name && caller.principal.role !== 'admin') throw new TaskNotFoundError();

@@ -310,7 +310,7 @@ export async function buildWorkApp({
   );
   registerEventRoutes(app, hub);
   // The desk as an A2A agent: tasks are work items, followed through the hub's wake-ups.
-  registerA2aRoutes(app, {
+  await registerA2aRoutes(app, {
     cards: createCards({
       version: WORK_SERVICE_VERSION,
       authOn: config.auth.mode === 'tokens',

@@ -1,16 +1,34 @@
 import { type Message, Role, type StreamResponse, type Task, TaskState } from '@a2a-js/sdk';
-import { type Client, ClientFactory, DefaultAgentCardResolver, JsonRpcTransportFactory } from '@a2a-js/sdk/client';
+import {
+  type Client,
+  ClientFactory,
+  DefaultAgentCardResolver,
+  JsonRpcTransportFactory,
+  RestTransportFactory,
+} from '@a2a-js/sdk/client';
 
 // The official SDK's client against a desk that listens, with a bearer token of the desk's.
 
-export async function a2aClient(base: string, token: string): Promise<Client> {
-  const fetchImpl: typeof fetch = (input, init) => {
+/** fetch with the desk's bearer token on every request. */
+export function withToken(token: string): typeof fetch {
+  return (input, init) => {
     const headers = new Headers(init?.headers);
     headers.set('authorization', `Bearer ${token}`);
     return fetch(input, { ...init, headers });
   };
+}
+
+/** The SDK's client over the binding named (JSON-RPC unless told), picked from the card as the SDK picks. */
+export async function a2aClient(
+  base: string,
+  token: string,
+  binding: 'JSONRPC' | 'HTTP+JSON' = 'JSONRPC',
+): Promise<Client> {
+  const fetchImpl = withToken(token);
+  const transport =
+    binding === 'JSONRPC' ? new JsonRpcTransportFactory({ fetchImpl }) : new RestTransportFactory({ fetchImpl });
   const factory = new ClientFactory({
-    transports: [new JsonRpcTransportFactory({ fetchImpl })],
+    transports: [transport],
     cardResolver: new DefaultAgentCardResolver({ fetchImpl }),
   });
   return factory.createFromUrl(base);

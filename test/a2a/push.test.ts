@@ -46,6 +46,8 @@ describe.each(await storesUnderTest())('A2A push notifications on %s', (kind) =>
   let client: Client;
   let other: Client;
   let bot: Record<string, string>;
+  let restBase: string;
+  let adaToken: string;
 
   /** Runs the fan-out and the sender at the test's clock (a commit's own wake may have sent some already). */
   async function deliver(): Promise<void> {
@@ -72,7 +74,9 @@ describe.each(await storesUnderTest())('A2A push notifications on %s', (kind) =>
     );
     await desk.app.listen({ port: 0, host: '127.0.0.1' });
     const base = `http://127.0.0.1:${(desk.app.server.address() as AddressInfo).port}`;
-    client = await a2aClient(base, (await mintToken(desk.app, { role: 'member', name: 'ada', agent: 'ada' })).token);
+    restBase = base;
+    adaToken = (await mintToken(desk.app, { role: 'member', name: 'ada', agent: 'ada' })).token;
+    client = await a2aClient(base, adaToken);
     other = await a2aClient(base, (await mintToken(desk.app, { role: 'member', name: 'mia', agent: 'mia' })).token);
     bot = bearer((await mintToken(desk.app, { role: 'agent', agent: 'bot-1' })).token);
   });
@@ -222,6 +226,34 @@ describe.each(await storesUnderTest())('A2A push notifications on %s', (kind) =>
     expect((await call(desk.app, 'DELETE', `/work/${task.id}`, undefined, admin)).status).toBe(204);
     expect(await endpointsOf(task.id)).toEqual([]);
     expect((await call(desk.app, 'GET', `/webhooks/${left!.endpoint_id}`, undefined, admin)).status).toBe(404);
+  });
+
+  it("over HTTP+JSON too: made (201), read, listed and deleted (204) with the SDK's REST client", async () => {
+    const rest = await a2aClient(restBase, adaToken, 'HTTP+JSON');
+    const task = await send(rest, userMessage('Push over REST', { metadata: { skill: 'push_rest' } }));
+    const made = await rest.createTaskPushNotificationConfig(config(task.id, `${receiver.url}?rest`, { id: 'r' }));
+    expect(made).toMatchObject({ id: 'r', taskId: task.id, url: `${receiver.url}?rest`, token: 'tok-1' });
+    expect(await rest.getTaskPushNotificationConfig({ tenant: '', taskId: task.id, id: 'r' })).toEqual(made);
+    const listed = await rest.listTaskPushNotificationConfig({
+      tenant: '',
+      taskId: task.id,
+      pageSize: 0,
+      pageToken: '',
+    });
+    expect(listed.configs).toEqual([made]);
+    const raw = await fetch(`${restBase}/a2a/tasks/${task.id}/pushNotificationConfigs`, {
+      method: 'POST',
+      headers: { 'a2a-version': '1.0', authorization: `Bearer ${adaToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ id: 's', url: `${receiver.url}?rest2` }),
+    });
+    expect(raw.status).toBe(201);
+    await rest.deleteTaskPushNotificationConfig({ tenant: '', taskId: task.id, id: 'r' });
+    const gone = await fetch(`${restBase}/a2a/tasks/${task.id}/pushNotificationConfigs/s`, {
+      method: 'DELETE',
+      headers: { 'a2a-version': '1.0', authorization: `Bearer ${adaToken}` },
+    });
+    expect(gone.status).toBe(204);
+    expect(await endpointsOf(task.id)).toEqual([]);
   });
 
   it("finds no other caller's task, and refuses a bad url or secret as invalid params", async () => {

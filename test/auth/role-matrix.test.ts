@@ -55,6 +55,9 @@ const only = (status: number, ...allowed: Role[]): Record<Role, number> =>
 const READ = (status: number) => only(status, 'viewer', 'agent', 'member', 'admin');
 const everyone = (status: number) => only(status, ...ROLES);
 
+const A2A_HEADERS = { 'a2a-version': '1.0' };
+const a2aMessage = (text: string) => ({ messageId: crypto.randomUUID(), role: 'ROLE_USER', parts: [{ text }] });
+
 let counter = 0;
 const unique = (prefix: string) => `${prefix}-${Date.now().toString(36)}-${(counter += 1)}`;
 const email = (subject: string) => ({ email_data: { subject, body: 'Please send the quarterly report by Friday.' } });
@@ -559,6 +562,81 @@ const CASES: Case[] = [
     }),
     roles: only(200, 'agent', 'member', 'intake', 'admin'),
   },
+
+  // A2A over HTTP+JSON: the roles of POST /a2a on every route; a task is its requester's (an
+  // admin's: anyone's), so another caller's is a 404, as one that does not exist. An intake may
+  // send but not read: the API's refusal behind a read is A2A's UnsupportedOperationError, a 400.
+  {
+    route: 'POST /a2a/message::send',
+    service: 'work',
+    request: async () => ({
+      url: '/a2a/message:send',
+      payload: { message: a2aMessage('Matrix task'), configuration: { returnImmediately: true } },
+      headers: A2A_HEADERS,
+    }),
+    roles: only(200, 'agent', 'member', 'intake', 'admin'),
+  },
+  {
+    route: 'POST /a2a/message::stream',
+    service: 'work',
+    // An empty task is REJECTED, which ends its stream at once.
+    request: async () => ({ url: '/a2a/message:stream', payload: { message: a2aMessage(' ') }, headers: A2A_HEADERS }),
+    roles: only(200, 'agent', 'member', 'intake', 'admin'),
+  },
+  {
+    route: 'GET /a2a/tasks',
+    service: 'work',
+    request: async () => ({ url: '/a2a/tasks?pageSize=5', headers: A2A_HEADERS }),
+    roles: { viewer: 403, agent: 200, member: 200, intake: 400, admin: 200 },
+  },
+  {
+    route: 'GET /a2a/tasks/:id',
+    service: 'work',
+    request: async (f) => ({ url: `/a2a/tasks/${f.itemOfAda}`, headers: A2A_HEADERS }),
+    roles: { viewer: 403, agent: 404, member: 404, intake: 400, admin: 200 },
+  },
+  {
+    route: 'POST /a2a/tasks/:id(^[^:]+)::cancel',
+    service: 'work',
+    request: async (f) => ({ url: `/a2a/tasks/${await f.newItem()}:cancel`, headers: A2A_HEADERS }),
+    roles: { viewer: 403, agent: 404, member: 404, intake: 400, admin: 200 },
+  },
+  ...(['GET', 'POST'] as const).map((method) => ({
+    route: `${method} /a2a/tasks/:id(^[^:]+)::subscribe`,
+    service: 'work' as const,
+    request: async () => ({ url: '/a2a/tasks/no-such-task:subscribe', headers: A2A_HEADERS }),
+    roles: only(404, 'agent', 'member', 'intake', 'admin'),
+  })),
+  {
+    route: 'GET /a2a/extendedAgentCard',
+    service: 'work',
+    request: async () => ({ url: '/a2a/extendedAgentCard', headers: A2A_HEADERS }),
+    roles: only(200, 'agent', 'member', 'intake', 'admin'),
+  },
+  ...(
+    [
+      ['POST', ''],
+      ['GET', ''],
+      ['GET', '/:configId'],
+      ['DELETE', '/:configId'],
+    ] as const
+  ).map(([method, tail]) => ({
+    route: `${method} /a2a/tasks/:id/pushNotificationConfigs${tail}`,
+    service: 'work' as const,
+    request: async (f: Fixtures) => ({
+      url: `/a2a/tasks/${f.itemOfAda}/pushNotificationConfigs${tail ? '/c1' : ''}`,
+      ...(method === 'POST' && { payload: { url: 'https://example.org/hook' } }),
+      headers: A2A_HEADERS,
+    }),
+    // Another's task is not found; an intake token may not read it (400); an admin reads any task:
+    // it lists the configs, finds no c1, and may make none without AGENTDESK_SECRET_KEY (400).
+    roles: {
+      ...only(404, 'agent', 'member', 'admin'),
+      intake: 400,
+      ...(method === 'POST' && { admin: 400 }),
+      ...(method === 'GET' && tail === '' && { admin: 200 }),
+    },
+  })),
 
   // An answer link: public, the signed token is the credential (a garbage one is a 404 page for all).
   {

@@ -42,6 +42,12 @@ const HIDDEN = /^\/(openapi\.json|docs(\/.*)?)?$/;
  * may be that 422.
  */
 const isMcp = (op: Operation): boolean => op.name === 'POST /mcp' || op.name === 'POST /a2a';
+/**
+ * A2A's HTTP+JSON binding (/a2a/…) answers what it refuses in A2A's own error format: a body,
+ * query or header that fails is a 400 INVALID_ARGUMENT, not a 422, and an empty body is an empty
+ * request (the SDK's client sends none, with a JSON content type, to `:cancel`).
+ */
+export const isA2aRest = (op: Operation): boolean => op.path.startsWith('/a2a/');
 
 const refused = (statuses: readonly number[], why: string, op: Operation | null = null): Expectation => ({
   kind: 'refused',
@@ -54,22 +60,44 @@ function segmentsOf(path: string): string[] {
   return path.split('/').slice(1);
 }
 
+const WHOLE_PARAM = /^\{[^}]+\}$/;
+
+/**
+ * The parameters a segment like `{id}:cancel` (a parameter, then text) takes from a decoded
+ * segment, or null when it does not match: the router's parameter there holds no ':'.
+ */
+function mixedSegment(part: string, segment: string): Record<string, string> | null {
+  const names: string[] = [];
+  const pattern = part
+    .split(/(\{[^}]+\})/)
+    .map((piece) => {
+      if (!piece.startsWith('{')) return piece.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+      names.push(piece.slice(1, -1));
+      return '([^:/]+)';
+    })
+    .join('');
+  const match = new RegExp(`^${pattern}$`).exec(segment);
+  return match ? Object.fromEntries(names.map((name, index) => [name, match[index + 1]!])) : null;
+}
+
 function templateMatches(template: string, path: string): boolean {
   const want = segmentsOf(template);
   const have = segmentsOf(path);
   if (want.length !== have.length) return false;
   // The router lets a parameter at the end of the path be empty ("/projects/" reaches
   // /projects/{id}, whose schema then refuses the empty id).
-  return want.every((part, index) =>
-    part.startsWith('{') ? have[index] !== '' || index === want.length - 1 : part === have[index],
-  );
+  return want.every((part, index) => {
+    if (WHOLE_PARAM.test(part)) return have[index] !== '' || index === want.length - 1;
+    if (part.includes('{')) return mixedSegment(part, decodeSegment(have[index]!) ?? have[index]!) !== null;
+    return part === have[index];
+  });
 }
 
-/** The operations whose path matches, the most specific (fewest parameters) first. */
+/** The operations whose path matches, the most specific (fewest parameters, then most text) first. */
 export function routesAt(operations: Operation[], path: string): Operation[] {
   return operations
     .filter((op) => templateMatches(op.path, path))
-    .sort((a, b) => a.pathParams.length - b.pathParams.length);
+    .sort((a, b) => a.pathParams.length - b.pathParams.length || b.path.length - a.path.length);
 }
 
 export function methodsAt(operations: Operation[], path: string): string[] {
@@ -181,7 +209,8 @@ function expectationWithinLimits(request: Sendable, settings: OracleSettings, pr
   const templateParts = segmentsOf(op.path);
   const params: Record<string, string> = {};
   templateParts.forEach((part, index) => {
-    if (part.startsWith('{')) params[part.slice(1, -1)] = values[index]!;
+    if (WHOLE_PARAM.test(part)) params[part.slice(1, -1)] = values[index]!;
+    else if (part.includes('{')) Object.assign(params, mixedSegment(part, values[index]!));
   });
   if (Object.values(params).some((value) => value.length > MAX_PARAM_LENGTH))
     return refused([404], 'path parameter too long', op);
@@ -212,19 +241,21 @@ function expectationWithinLimits(request: Sendable, settings: OracleSettings, pr
       const media = contentType.split(';')[0]!.trim().toLowerCase();
       if (media !== 'application/json') return refused([415], `content type ${contentType}`, op);
       if (Buffer.byteLength(request.body) > settings.bodyLimit(op)) return refused([413], 'body over the limit', op);
-      if (request.body === '') return refused([400], 'empty body', op);
-      try {
-        body = JSON.parse(request.body);
-      } catch {
-        return refused([400], 'not JSON', op);
+      if (request.body === '' && !isA2aRest(op)) return refused([400], 'empty body', op);
+      if (request.body !== '') {
+        try {
+          body = JSON.parse(request.body);
+        } catch {
+          return refused([400], 'not JSON', op);
+        }
       }
       const bad = unstorable(body, settings.maxDepth);
-      if (bad) return refused(isMcp(op) ? [400] : [422], `JSON body check: ${bad}`, op);
+      if (bad) return refused(isMcp(op) || isA2aRest(op) ? [400] : [422], `JSON body check: ${bad}`, op);
     }
   } else if (takesBody && headers['content-type'] !== undefined && headers['content-type'] !== '') {
     const media = headers['content-type'].split(';')[0]!.trim().toLowerCase();
     if (media !== 'application/json') return refused([415], `content type ${headers['content-type']}`, op);
-    return refused([400], 'a JSON content type and no body', op);
+    if (!isA2aRest(op)) return refused([400], 'a JSON content type and no body', op);
   }
 
   // 4. The schemas: params (a 404: no such resource), then body, query, headers (422).
@@ -232,17 +263,28 @@ function expectationWithinLimits(request: Sendable, settings: OracleSettings, pr
   const judge = settings.bodyJudge(op);
   if (judge.validate.body && !judge.validate.body(body === undefined ? undefined : structuredClone(body))) {
     return refused(
-      isMcp(op) ? [400, 422] : [422],
+      isMcp(op) ? [400, 422] : isA2aRest(op) ? [400] : [422],
       `body fails its schema: ${JSON.stringify(judge.validate.body.errors?.slice(0, 2))}`,
       op,
     );
   }
+  // Both A2A bindings answer a query or header that fails in their own format, a 400 (JSON-RPC's
+  // Invalid Request; HTTP+JSON's INVALID_ARGUMENT).
+  const schemaRefusal = isA2aRest(op) || op.name === 'POST /a2a' ? [400] : [422];
   const query = parseQuery(request.query);
   if (!op.validate.query({ ...query })) {
-    return refused([422], `query fails its schema: ${JSON.stringify(op.validate.query.errors?.slice(0, 2))}`, op);
+    return refused(
+      schemaRefusal,
+      `query fails its schema: ${JSON.stringify(op.validate.query.errors?.slice(0, 2))}`,
+      op,
+    );
   }
   if (!op.validate.headers({ ...headers })) {
-    return refused([422], `headers fail their schema: ${JSON.stringify(op.validate.headers.errors?.slice(0, 2))}`, op);
+    return refused(
+      schemaRefusal,
+      `headers fail their schema: ${JSON.stringify(op.validate.headers.errors?.slice(0, 2))}`,
+      op,
+    );
   }
   return { kind: 'valid', op };
 }

@@ -3,7 +3,7 @@
 // and its media type are declared for the operation and the body matches the declared schema;
 // the headers that go with a status are there; no secret comes back.
 
-import type { Expectation } from './oracle.js';
+import { type Expectation, isA2aRest } from './oracle.js';
 import type { Operation } from './openapi-operations.js';
 import type { Sendable } from './requests.js';
 
@@ -15,6 +15,7 @@ export interface Answer {
 }
 
 const PROBLEM = 'application/problem+json';
+const A2A_TYPE = 'application/a2a+json';
 function mediaType(headers: Record<string, string>): string {
   return (headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
 }
@@ -25,6 +26,14 @@ function parse(text: string): { ok: true; value: unknown } | { ok: false } {
   } catch {
     return { ok: false };
   }
+}
+
+/**
+ * A2A's HTTP+JSON binding answers its refusals of a well-formed request (no message, not
+ * cancelable, a task that has ended, push notifications) with a 400 in A2A's error format.
+ */
+function a2aRefusal(op: Operation, status: number, answer: Answer): boolean {
+  return isA2aRest(op) && status === 400 && mediaType(answer.headers) === A2A_TYPE;
 }
 
 /** Every way the answer breaks a property; empty when it keeps them all. */
@@ -45,7 +54,7 @@ export function checkAnswer(
     if (!expectation.statuses.includes(status)) {
       problems.push(`status ${status}, expected ${expectation.statuses.join(' or ')} (${expectation.why})`);
     }
-  } else if ([400, 405, 413, 415].includes(status)) {
+  } else if ([400, 405, 413, 415].includes(status) && !a2aRefusal(expectation.op, status, answer)) {
     problems.push(`status ${status} for a request that is valid by the document`);
   }
 

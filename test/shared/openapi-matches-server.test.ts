@@ -146,8 +146,11 @@ describe('the OpenAPI documents name their types and match the servers', () => {
         if (method !== 'GET') continue;
         const answer = await app.inject({ method: 'GET', url: `${concrete(path)}?no_such_parameter=1`, headers });
         const body = String(answer.headers['content-type'] ?? '').includes('json') ? answer.json() : {};
-        if (answer.statusCode !== 422 || !JSON.stringify(body.errors ?? []).includes('no_such_parameter'))
-          wrong.push(`GET ${path}: ${answer.statusCode}`);
+        // A2A's HTTP+JSON binding refuses it in A2A's own format: a 400, INVALID_ARGUMENT.
+        const refused = path.startsWith('/a2a/')
+          ? answer.statusCode === 400 && String(body.error?.message).includes('no_such_parameter')
+          : answer.statusCode === 422 && JSON.stringify(body.errors ?? []).includes('no_such_parameter');
+        if (!refused) wrong.push(`GET ${path}: ${answer.statusCode}`);
       }
       expect(wrong).toEqual([]);
     },

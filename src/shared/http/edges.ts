@@ -63,13 +63,30 @@ interface RoutePattern {
 
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
+/** One segment of a route as the router reads it: `::` a literal colon, `:name(regex)` a constrained parameter. */
+function segmentPattern(segment: string): string {
+  if (segment === '*') return '.*';
+  let pattern = '';
+  let at = 0;
+  while (at < segment.length) {
+    if (segment.startsWith('::', at)) {
+      pattern += ':';
+      at += 2;
+    } else if (segment[at] === ':') {
+      at += /^:\w*/.exec(segment.slice(at))![0].length;
+      const close = segment[at] === '(' ? segment.indexOf(')', at) : -1;
+      pattern += close === -1 ? '[^/]+' : `(?:${segment.slice(at + 1, close).replace(/^\^|\$$/g, '')})`;
+      if (close !== -1) at = close + 1;
+    } else {
+      pattern += escapeRegExp(segment[at]!);
+      at += 1;
+    }
+  }
+  return pattern;
+}
+
 function patternFor(url: string): RegExp {
-  const segments = url.split('/').map((segment) => {
-    if (segment === '*') return '.*';
-    if (segment.includes(':')) return '[^/]+';
-    return escapeRegExp(segment);
-  });
-  return new RegExp(`^${segments.join('/')}$`);
+  return new RegExp(`^${url.split('/').map(segmentPattern).join('/')}$`);
 }
 
 /**

@@ -41,7 +41,10 @@ export const OPENAPI_TAGS = [
       "Mail intake: connected mailboxes, their intake log and imports. Every reading role may read them; connecting, changing, testing, importing and disconnecting are an admin's",
   },
   { name: 'mcp', description: 'The Model Context Protocol endpoint for agents' },
-  { name: 'a2a', description: 'The desk as an A2A agent: its card, and tasks that are work items (JSON-RPC)' },
+  {
+    name: 'a2a',
+    description: 'The desk as an A2A agent: its card, and tasks that are work items (JSON-RPC and HTTP+JSON)',
+  },
   { name: 'tokens', description: 'API tokens (admins only)' },
   { name: 'session', description: 'Browser sign-in: a token exchanged for an HttpOnly session cookie' },
   { name: 'ui', description: "Endpoints the web UI calls on the work service's origin" },
