@@ -15,10 +15,9 @@ import { A2A_PATHS } from './card.js';
 import { type A2aRouteOptions, createA2aRequests, sendEventStream } from './per-request.js';
 import { registerA2aRestRoutes } from './rest-routes.js';
 
-// The A2A routes: the agent card (public, as A2A requires), the JSON-RPC binding at /a2a and the
-// HTTP+JSON binding under it (rest-routes.ts). The SDK's transport handlers parse each JSON-RPC
-// request and answer it (v0.3 method names through its compatibility layer); the desk's handler
-// (handler.ts) does the work as the caller.
+// The A2A routes: the public agent card, JSON-RPC at /a2a through the SDK's transport handlers
+// (v0.3 method names through its compatibility layer), HTTP+JSON under it (rest-routes.ts); the
+// desk's handler (handler.ts) does the work as the caller.
 
 const JsonRpcBodySchema = Type.Unknown({
   description: 'A JSON-RPC 2.0 request of A2A: SendMessage, SendStreamingMessage, GetTask, ListTasks, CancelTask, …',
