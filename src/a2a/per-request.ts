@@ -16,7 +16,11 @@ export interface A2aRouteOptions extends Omit<HandlerDeps, 'card' | 'stop' | 'ca
   /** PUBLIC_URL; null: the address the caller reached. */
   publicUrl: string | null;
   cancelOwn: (id: string, principal: NonNullable<FastifyRequest['principal']>) => ReturnType<HandlerDeps['cancelOwn']>;
+  /** How often a quiet stream gets a comment line, so proxies do not close it while a task waits. */
+  heartbeatMs?: number;
 }
+
+const HEARTBEAT_MS = 15_000;
 
 export interface A2aRequest {
   handler: A2ARequestHandler;
@@ -52,7 +56,7 @@ export function createA2aRequests(app: HttpApp, options: A2aRouteOptions) {
     return { handler, stop: stop.signal };
   }
 
-  return { cardFor, handlerFor };
+  return { cardFor, handlerFor, heartbeatMs: options.heartbeatMs ?? HEARTBEAT_MS };
 }
 
 export type A2aRequests = ReturnType<typeof createA2aRequests>;
@@ -67,9 +71,11 @@ export async function sendEventStream<T>(
   first: IteratorResult<T>,
   stop: AbortSignal,
   encode: { event: (value: T) => unknown; error: (error: unknown) => unknown },
+  heartbeatMs: number,
 ): Promise<FastifyReply> {
   reply.hijack();
   reply.raw.writeHead(200, SSE_HEADERS);
+  const heartbeat = setInterval(() => reply.raw.write(': keep-alive\n\n'), heartbeatMs);
   try {
     if (!first.done) reply.raw.write(formatSSEEvent(encode.event(first.value)));
     for (let next = await events.next(); !next.done; next = await events.next()) {
@@ -78,6 +84,7 @@ export async function sendEventStream<T>(
   } catch (error) {
     if (!stop.aborted) reply.raw.write(formatSSEErrorEvent(encode.error(error)));
   } finally {
+    clearInterval(heartbeat);
     await events.return?.(undefined);
     reply.raw.end();
   }

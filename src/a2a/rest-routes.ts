@@ -104,10 +104,17 @@ export async function registerA2aRestRoutes(app: HttpApp, requests: A2aRequests)
     const events = answer[Symbol.asyncIterator]();
     // A failure before the first event is an ordinary error answer (restErrors), not a stream of one.
     const first = await events.next();
-    return sendEventStream(reply, events, first, stop, {
-      event: (value) => StreamResponse.toJSON(value),
-      error: (error) => restError(error)?.body ?? toRestErrorBody(error, 500),
-    });
+    return sendEventStream(
+      reply,
+      events,
+      first,
+      stop,
+      {
+        event: (value) => StreamResponse.toJSON(value),
+        error: (error) => restError(error)?.body ?? toRestErrorBody(error, 500),
+      },
+      requests.heartbeatMs,
+    );
   }
 
   await app.register(async (plugin) => {

@@ -109,10 +109,17 @@ export async function registerA2aRoutes(app: HttpApp, options: A2aRouteOptions):
       } catch (error) {
         return { jsonrpc: '2.0', id, error: mapError(error) };
       }
-      return sendEventStream(reply, events, first, stop, {
-        event: (value) => value,
-        error: (error) => ({ jsonrpc: '2.0', id, error: mapError(error) }),
-      });
+      return sendEventStream(
+        reply,
+        events,
+        first,
+        stop,
+        {
+          event: (value) => value,
+          error: (error) => ({ jsonrpc: '2.0', id, error: mapError(error) }),
+        },
+        requests.heartbeatMs,
+      );
     },
   );
   await registerA2aRestRoutes(app, requests);

@@ -94,6 +94,8 @@ export interface WorkAppDeps {
    * when it chooses instead of waiting for the timer.
    */
   onLeaseSweeper?: (sweep: () => Promise<number>) => void;
+  /** How often a quiet A2A stream gets a keep-alive line (tests shorten it). */
+  a2aHeartbeatMs?: number;
   /** Hands over the event log's retention pass, as onLeaseSweeper does the sweep. */
   onEventsPurge?: (purge: () => Promise<number>) => void;
   /**
@@ -138,6 +140,7 @@ export async function buildWorkApp({
   sweepEveryMs = SWEEP_EVERY_MS,
   onLeaseSweeper,
   onEventsPurge,
+  a2aHeartbeatMs,
   notify: notifyDeps = {},
   onNotifySender,
   onNotifyScheduler,
@@ -311,6 +314,7 @@ export async function buildWorkApp({
   registerEventRoutes(app, hub);
   // The desk as an A2A agent: tasks are work items, followed through the hub's wake-ups.
   await registerA2aRoutes(app, {
+    heartbeatMs: a2aHeartbeatMs,
     cards: createCards({
       version: WORK_SERVICE_VERSION,
       authOn: config.auth.mode === 'tokens',

@@ -224,3 +224,39 @@ describe.each(await storesUnderTest())('A2A over HTTP+JSON on %s', (kind) => {
     expect(read).toMatchObject({ id: sent.id, contextId: sent.contextId });
   });
 });
+
+describe.each(await storesUnderTest())('A2A streams kept alive on %s', (kind) => {
+  it('a quiet stream gets a comment line at each heartbeat, on both bindings, until the client leaves', async () => {
+    const desk = await startWorkApp(kind, AUTH_ENV, { a2aHeartbeatMs: 25 });
+    try {
+      await desk.app.listen({ port: 0, host: '127.0.0.1' });
+      const base = `http://127.0.0.1:${(desk.app.server.address() as AddressInfo).port}`;
+      const token = (await mintToken(desk.app, { role: 'member', name: 'ada', agent: 'ada' })).token;
+      const task = await send(await a2aClient(base, token, 'HTTP+JSON'), userMessage('Quiet', {}));
+      const headers = { 'a2a-version': '1.0', authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+      const streams = [
+        fetch(`${base}/a2a/tasks/${task.id}:subscribe`, { headers }),
+        fetch(`${base}/a2a`, {
+          method: 'POST',
+          headers,
+          body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SubscribeToTask', params: { id: task.id } }),
+        }),
+      ];
+      for (const response of await Promise.all(streams)) {
+        expect(response.headers.get('content-type')).toContain('text/event-stream');
+        const reader = response.body!.getReader();
+        let text = '';
+        // The task first, then nothing happens to it: only heartbeats come.
+        while ((text.match(/: keep-alive\n\n/g) ?? []).length < 2) {
+          const { value, done } = await reader.read();
+          expect(done).toBe(false);
+          text += new TextDecoder().decode(value);
+        }
+        expect(text.startsWith('data: ')).toBe(true);
+        await reader.cancel();
+      }
+    } finally {
+      await desk.close();
+    }
+  });
+});

@@ -75,6 +75,7 @@ export type WorkAppOptions = Pick<
   | 'sweepEveryMs'
   | 'onLeaseSweeper'
   | 'onEventsPurge'
+  | 'a2aHeartbeatMs'
   | 'notify'
   | 'onNotifySender'
   | 'onNotifyScheduler'
