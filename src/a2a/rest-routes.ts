@@ -138,7 +138,7 @@ export async function registerA2aRestRoutes(app: HttpApp, requests: A2aRequests)
         ...route,
         schema: {
           ...common,
-          operationId: 'sendA2aMessage',
+          operationId: 'sendAgentToAgentMessage',
           summary: 'SendMessage: a new task (a work item of the caller’s), or a message for one',
           consumes: [...JSON_TYPES],
           body: BodySchema,
@@ -166,7 +166,7 @@ export async function registerA2aRestRoutes(app: HttpApp, requests: A2aRequests)
         ...route,
         schema: {
           ...common,
-          operationId: 'streamA2aMessage',
+          operationId: 'streamAgentToAgentMessage',
           summary: 'SendStreamingMessage: as SendMessage, answered with the task’s events until it ends',
           consumes: [...JSON_TYPES],
           body: BodySchema,
@@ -185,7 +185,7 @@ export async function registerA2aRestRoutes(app: HttpApp, requests: A2aRequests)
         ...route,
         schema: {
           ...common,
-          operationId: 'listA2aTasks',
+          operationId: 'listAgentToAgentTasks',
           summary: 'ListTasks: the caller’s tasks, newest first',
           querystring: ListQuery,
           response: { 200: a2aAnswer('A ListTasksResponse'), 400: BAD_REQUEST },
@@ -220,7 +220,7 @@ export async function registerA2aRestRoutes(app: HttpApp, requests: A2aRequests)
         ...route,
         schema: {
           ...common,
-          operationId: 'getA2aTask',
+          operationId: 'getAgentToAgentTask',
           summary: 'GetTask: one of the caller’s tasks, with its latest history',
           params: AnyTaskParams,
           querystring: HistoryQuery,
@@ -241,7 +241,7 @@ export async function registerA2aRestRoutes(app: HttpApp, requests: A2aRequests)
         ...route,
         schema: {
           ...common,
-          operationId: 'cancelA2aTask',
+          operationId: 'cancelAgentToAgentTask',
           summary: 'CancelTask: while nobody has taken it (a task in progress is not cancelable)',
           consumes: [...JSON_TYPES],
           params: TaskParams,
@@ -263,7 +263,7 @@ export async function registerA2aRestRoutes(app: HttpApp, requests: A2aRequests)
         ...route,
         schema: {
           ...common,
-          operationId: method === 'GET' ? 'subscribeToA2aTask' : 'subscribeToA2aTaskByPost',
+          operationId: method === 'GET' ? 'subscribeToAgentToAgentTask' : 'subscribeToAgentToAgentTaskByPost',
           summary: 'SubscribeToTask: the task, then its events until it ends',
           ...(method === 'POST' && { consumes: [...JSON_TYPES] }),
           params: TaskParams,
@@ -288,7 +288,7 @@ export async function registerA2aRestRoutes(app: HttpApp, requests: A2aRequests)
         ...route,
         schema: {
           ...common,
-          operationId: 'getA2aExtendedAgentCard',
+          operationId: 'getExtendedAgentCard',
           summary: 'GetExtendedAgentCard: the same card as the public one',
           response: { 200: a2aAnswer('The AgentCard'), 400: BAD_REQUEST },
         },
@@ -308,7 +308,7 @@ export async function registerA2aRestRoutes(app: HttpApp, requests: A2aRequests)
         ...route,
         schema: {
           ...common,
-          operationId: 'createA2aPushConfig',
+          operationId: 'createAgentToAgentPushConfig',
           summary: 'CreateTaskPushNotificationConfig: the task’s changes POSTed to a url, signed (docs/a2a.md)',
           params: AnyTaskParams,
           consumes: [...JSON_TYPES],
@@ -335,7 +335,7 @@ export async function registerA2aRestRoutes(app: HttpApp, requests: A2aRequests)
         ...route,
         schema: {
           ...common,
-          operationId: 'listA2aPushConfigs',
+          operationId: 'listAgentToAgentPushConfigs',
           summary: 'ListTaskPushNotificationConfigs: a task’s configs, in one page',
           params: AnyTaskParams,
           response: { 200: a2aAnswer('The configs (credentials never read back)'), ...pushAnswers },
@@ -357,7 +357,7 @@ export async function registerA2aRestRoutes(app: HttpApp, requests: A2aRequests)
         ...route,
         schema: {
           ...common,
-          operationId: 'getA2aPushConfig',
+          operationId: 'getAgentToAgentPushConfig',
           summary: 'GetTaskPushNotificationConfig: one config of a task',
           params: ConfigParams,
           response: { 200: a2aAnswer('The config (credentials never read back)'), ...pushAnswers },
@@ -376,7 +376,7 @@ export async function registerA2aRestRoutes(app: HttpApp, requests: A2aRequests)
         ...route,
         schema: {
           ...common,
-          operationId: 'deleteA2aPushConfig',
+          operationId: 'deleteAgentToAgentPushConfig',
           summary: 'DeleteTaskPushNotificationConfig: the config and its delivery log go',
           params: ConfigParams,
           response: { 204: Type.Null({ description: 'Deleted' }), ...pushAnswers },

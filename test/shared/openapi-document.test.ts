@@ -65,6 +65,9 @@ describe('the OpenAPI documents declare the answers as they are sent', () => {
           const types = Object.keys(response.content ?? {});
           // An answer link is opened by a person's browser: its refusals are pages, or problems from the edges.
           if (op.name.endsWith(' /answer/{token}') && types.join() === 'text/html,application/problem+json') continue;
+          // A2A's HTTP+JSON binding answers its own errors in A2A's REST error body, as its clients read
+          // them; the edges (credentials, rate limits, sizes) still answer problems.
+          if (op.name.includes(' /a2a/') && types.join() === 'application/a2a+json,application/problem+json') continue;
           if (types.length !== 1 || types[0] !== 'application/problem+json')
             wrong.push(`${op.name} ${status}: ${types.join(', ') || '(none)'}`);
         }
