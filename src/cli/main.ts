@@ -5,6 +5,7 @@
 
 import { Command, CommanderError } from 'commander';
 import { ProblemError } from '../client/errors.js';
+import { registerArchiveCommands } from './archive.js';
 import { registerBackupCommand } from './backup.js';
 import { registerClassifyCommand } from './classify.js';
 import { registerConversationCommands } from './conversation.js';
@@ -53,6 +54,7 @@ registerSearchCommand(program, context);
 registerScheduleCommand(program, context);
 registerTokenCommand(program, context);
 registerBackupCommand(program, context);
+registerArchiveCommands(program, context);
 registerClassifyCommand(program, context);
 registerServeCommand(program, context);
 registerMcpCommand(program, context);

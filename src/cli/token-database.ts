@@ -1,13 +1,10 @@
-import pino from 'pino';
 import { CreateTokenSchema, type CreateToken } from '../auth/contract.js';
 import { createAuthStore, REVOCATIONS_CHANNEL, createTokenService } from '../auth/index.js';
-import { ConfigError } from '../shared/config/config.js';
 import type { Database } from '../shared/db/database.js';
 import { ValidationError } from '../shared/errors.js';
-import { createLogger } from '../shared/observability/logger.js';
-import { DatabaseOpenError, openFromEnvironment } from '../shared/process/open-from-env.js';
 import { createAjv } from '../shared/http/validation.js';
-import { CannotReachError, type CliIo, UsageError } from './context.js';
+import type { CliIo } from './context.js';
+import { withDatabase } from './database.js';
 import type { TokenBackend } from './token-backend.js';
 
 // The token commands on the database named by DATABASE_URL, with the services' own code: the
@@ -24,25 +21,6 @@ function checkCreate(input: unknown): asserts input is CreateToken {
     throw new Error(
       (check.errors ?? []).map((e) => `${e.instancePath.replace(/^\//, '') || 'input'} ${e.message}`).join('; '),
     );
-  }
-}
-
-async function withDatabase<T>(io: CliIo, work: (database: Database) => Promise<T>): Promise<T> {
-  let database: Database;
-  try {
-    // Migration notices go to stderr: stdout carries only what the command answers.
-    ({ database } = await openFromEnvironment(io.env, (config) =>
-      createLogger(config.logLevel === 'info' ? 'warn' : config.logLevel, pino.destination(2)),
-    ));
-  } catch (error) {
-    if (error instanceof ConfigError) throw new UsageError(`configuration error: ${error.message}`);
-    if (error instanceof DatabaseOpenError) throw new CannotReachError(error.message);
-    throw error;
-  }
-  try {
-    return await work(database);
-  } finally {
-    await database.close();
   }
 }
 

@@ -10,3 +10,4 @@ export { createConversation } from './setup.js';
 export { DEPENDENT_NOTES } from './store/dependent-notes.js';
 export type { ConversationStatementsOn } from './store/index.js';
 export type { ConversationStatements, WaitingRow } from './store/port.js';
+export type { CommentRow, QuestionRow } from './tables.js';

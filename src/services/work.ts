@@ -54,6 +54,7 @@ import {
 } from '../notify/index.js';
 import { createWebhooks, registerWebhookRoutes, type Webhooks, type WebhooksDeps } from '../webhooks/index.js';
 import { createSearchService, createSearchStore, registerSearchRoutes } from '../search/index.js';
+import { createRetentionStore, startRetention, type Retention } from '../retention/index.js';
 import { createSchedules, registerScheduleRoutes, type Schedules, type SchedulesDeps } from '../schedules/index.js';
 import { registerClassifyProxy, relayTimeoutMs } from '../ui-server/classify-proxy.js';
 import { workForIntake } from './intake-work.js';
@@ -120,6 +121,8 @@ export interface WorkAppDeps {
   onSchedules?: (schedules: Schedules) => void;
   /** Given the sweep of ended tasks' A2A push configs: a test runs it at its clock. */
   onA2aPushSweep?: (sweep: () => Promise<number>) => void;
+  /** Given retention once it runs: a test runs an archiving pass at its clock. */
+  onRetention?: (retention: Retention) => void;
 }
 
 export const WORK_BODY_LIMIT = 1024 * 1024;
@@ -149,6 +152,7 @@ export async function buildWorkApp({
   schedules: schedulesOptions,
   onSchedules,
   onA2aPushSweep,
+  onRetention,
   ...deps
 }: WorkAppDeps): Promise<HttpApp> {
   const { app, database, tracing, auth, gate } = await buildServiceApp({
@@ -266,8 +270,17 @@ export async function buildWorkApp({
     graceDays: config.a2a.pushGraceDays,
   });
   onA2aPushSweep?.(pushSweep.sweep);
+  const retention = startRetention({
+    store: createRetentionStore(database),
+    config: config.retention,
+    now,
+    logger,
+    metrics: app.metricsRegistry,
+  });
+  onRetention?.(retention);
   app.addHook('preClose', async () => {
     pushSweep.stop();
+    await retention.stop();
     await schedules.close();
     await notify.close();
     await webhooks?.close();
@@ -343,7 +356,7 @@ export async function buildWorkApp({
     classify,
     now,
   });
-  registerHealthRoute(app, database, ACCESS.public);
+  registerHealthRoute(app, database, ACCESS.public, retention.health);
   registerTokenRoutes(app, createTokenService({ store: auth.store, authenticator: auth.authenticator, now }));
   registerSessionRoutes(app, { config: config.auth, authenticator: auth.authenticator, gate });
   app.addHook('onClose', () => auth.authenticator.close());

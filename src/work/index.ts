@@ -20,7 +20,7 @@ export {
   type PlannedItem,
   type ReviewGate,
 } from './items/service.js';
-export { SYSTEM_ACTOR, toSummary, type Actor } from './items/view.js';
+export { flagOf, namesColumn, SYSTEM_ACTOR, toSummary, toWorkItem, type Actor } from './items/view.js';
 export { createWorkCounters, registerWorkGauges } from './metrics/metrics.js';
 export { NO_OBSERVER, type WorkObserver } from './metrics/observer.js';
 export { registerPlanRoutes } from './plans/routes.js';
@@ -32,5 +32,5 @@ export { createStatsService } from './stats/service.js';
 export { createStatsStore } from './stats/store/index.js';
 export type { DependentNotes } from './store/dependencies-port.js';
 export { createWorkStore } from './store/index.js';
-export type { FinishedHook, ItemWithDispatches, WorkStore } from './store/port.js';
-export type { ProjectRow, WorkItemRow, WorkTables } from './store/tables.js';
+export type { FinishedHook, HistoryEntryRow, ItemWithDispatches, WorkStore } from './store/port.js';
+export type { DispatchRow, ProjectRow, WorkItemRow, WorkTables } from './store/tables.js';

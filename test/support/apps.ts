@@ -82,6 +82,7 @@ export type WorkAppOptions = Pick<
   | 'webhooks'
   | 'onWebhooks'
   | 'onA2aPushSweep'
+  | 'onRetention'
 >;
 
 export function startWorkApp(

@@ -200,6 +200,13 @@ export interface Config {
     /** EVENTS_RETENTION_DAYS: how long the event log keeps an event for clients that resume. */
     retentionDays: number;
   };
+  /** Final items past RETENTION_DAYS leave the database for gzip archives (src/retention). */
+  retention: {
+    /** RETENTION_DAYS: how long a final item stays after its last change; null: kept for ever. */
+    days: number | null;
+    /** ARCHIVE_DIR: where the day files of removed items are written; required with RETENTION_DAYS. */
+    archiveDir: string | null;
+  };
   questions: {
     /** QUESTION_WAITS_PER_CALLER: answers one caller may wait for at once (`wait_s`); past it, 429. */
     waitsPerCaller: number;
@@ -245,6 +252,16 @@ function integer(env: Env, name: string, fallback: number, min: number, max: num
   const value = Number(raw);
   if (value < min || value > max) throw new ConfigError(name, `expected ${min}–${max}, got ${value}`);
   return value;
+}
+
+function retentionConfig(env: Env): Config['retention'] {
+  const days = read(env, 'RETENTION_DAYS') === undefined ? null : integer(env, 'RETENTION_DAYS', 0, 1, 36_500);
+  const archiveDir = read(env, 'ARCHIVE_DIR') ?? null;
+  // Removing items with nowhere to keep them would lose them: the archive is not optional.
+  if (days !== null && archiveDir === null) {
+    throw new ConfigError('ARCHIVE_DIR', 'RETENTION_DAYS removes final items: set ARCHIVE_DIR to where they are kept');
+  }
+  return { days, archiveDir };
 }
 
 function decimal(env: Env, name: string, fallback: number, min: number, max: number): number {
@@ -665,6 +682,7 @@ export function loadConfig(env: Env): Readonly<Config> {
     tracing: tracingConfig(env),
     metrics: { maxTypes: integer(env, 'METRICS_MAX_TYPES', 50, 1, 10_000) },
     events: { retentionDays: integer(env, 'EVENTS_RETENTION_DAYS', 30, 1, 36_500) },
+    retention: retentionConfig(env),
     questions: { waitsPerCaller: integer(env, 'QUESTION_WAITS_PER_CALLER', 100, 1, 100_000) },
     a2a: a2aConfig(env),
     mail: mailConfig(env),

@@ -110,6 +110,20 @@ export const CONFIG_VARIABLES: readonly ConfigVariable[] = [
       'How long the event log keeps events for clients resuming `GET /events` (1–36500); one resuming from before that gets `reset`. Events the webhooks have not sent yet are kept',
   },
   {
+    name: 'RETENTION_DAYS',
+    group: 'server',
+    default: 'unset (keep every item)',
+    meaning:
+      'Final items (completed, failed, cancelled) whose last change is older than this many days (1–36500) are archived to `ARCHIVE_DIR` and removed with their history, comments and questions; items others depend on, parents and children of open work stay (docs/operations.md)',
+  },
+  {
+    name: 'ARCHIVE_DIR',
+    group: 'server',
+    default: 'unset',
+    meaning:
+      'Where removed items are kept: one gzip file of JSON lines per day (`items-YYYY-MM-DD.jsonl.gz`), written and fsynced before the rows go. Required with `RETENTION_DAYS`',
+  },
+  {
     name: 'QUESTION_WAITS_PER_CALLER',
     group: 'server',
     default: '`100`',

@@ -1,7 +1,7 @@
 import type { FastifyContextConfig } from 'fastify';
 import type { Database, SqliteStatus } from '../db/database.js';
 import type { HttpApp } from './types.js';
-import { HealthSchema } from './schemas.js';
+import { type HealthRetention, HealthSchema } from './schemas.js';
 
 /** What needs an operator on SQLite while the service still answers reads. */
 function sqliteDetails(status: SqliteStatus | null): {
@@ -20,6 +20,7 @@ export function registerHealthRoute(
   app: HttpApp,
   database: Pick<Database, 'ping' | 'sqliteStatus'>,
   access: FastifyContextConfig['access'],
+  retention: () => Promise<HealthRetention | null> = async () => null,
 ): void {
   app.get(
     '/health',
@@ -34,9 +35,9 @@ export function registerHealthRoute(
     },
     async (_request, reply) => {
       const details = sqliteDetails(database.sqliteStatus());
-      return (await database.ping())
-        ? { status: 'ok' as const, ...details }
-        : reply.code(503).send({ status: 'unavailable' as const, ...details });
+      if (!(await database.ping())) return reply.code(503).send({ status: 'unavailable' as const, ...details });
+      const kept = await retention().catch(() => null);
+      return { status: 'ok' as const, ...(kept && { retention: kept }), ...details };
     },
   );
 }

@@ -1,4 +1,4 @@
-import { type TSchema, Type } from 'typebox';
+import { type Static, type TSchema, Type } from 'typebox';
 import { PROBLEM_CONTENT_TYPE } from '../errors.js';
 import { type ResponseHeader, withHeaders } from './openapi.js';
 
@@ -34,9 +34,25 @@ export const TimestampSchema = Type.String({
   description: 'ISO 8601 UTC with milliseconds',
 });
 
+export const HealthRetentionSchema = Type.Object(
+  {
+    oldest_final_at: Type.Union([TimestampSchema, Type.Null()], {
+      description: 'When the final item changed longest ago last changed; null: none',
+    }),
+    items_removed: Type.Integer({
+      minimum: 0,
+      description: 'Items archived and removed by this instance since it started',
+    }),
+    archive_bytes: Type.Integer({ minimum: 0, description: 'Bytes this instance appended to the archive files' }),
+  },
+  { additionalProperties: false, description: 'Present while RETENTION_DAYS is set' },
+);
+export type HealthRetention = Static<typeof HealthRetentionSchema>;
+
 export const HealthSchema = Type.Object(
   {
     status: Type.Union([Type.Literal('ok'), Type.Literal('unavailable')]),
+    retention: Type.Optional(HealthRetentionSchema),
     details: Type.Optional(
       Type.Object(
         {
