@@ -377,6 +377,8 @@ describe('agentdesk on the command line, against real servers on SQLite', () => 
       ['schedule'],
       ...['add', 'list', 'show', 'update', 'enable', 'disable', 'delete', 'run', 'preview'].map((c) => ['schedule', c]),
       ['backup'],
+      ['archive'],
+      ['restore-archive'],
       ['classify'],
       ['serve'],
       ['mcp'],
