@@ -28,5 +28,12 @@ BEGIN
 END
 $$;
 
--- Existing documents, rebuilt (search_document reads search_own_text).
-UPDATE work_search s SET doc = search_document(s.item_id);
+-- Existing documents, rebuilt in batches after this transaction (search_document reads
+-- search_own_text). Until its turn, a document keeps its id's groups as words.
+CREATE TABLE search_id_rebuild (item_id uuid PRIMARY KEY);
+INSERT INTO search_id_rebuild (item_id) SELECT item_id FROM work_search;
+
+-- batches: (src/shared/db/migrate.ts runs what follows until its last statement deletes nothing)
+UPDATE work_search s SET doc = search_document(s.item_id)
+WHERE s.item_id IN (SELECT item_id FROM search_id_rebuild ORDER BY item_id LIMIT 1000);
+DELETE FROM search_id_rebuild WHERE item_id IN (SELECT item_id FROM search_id_rebuild ORDER BY item_id LIMIT 1000);

@@ -36,7 +36,14 @@ CREATE TRIGGER search_item_insert AFTER INSERT ON work_items BEGIN
   );
 END;
 
--- Existing documents, rebuilt: a contentless table keeps no text to rewrite one column from.
-INSERT INTO search_fts (search_fts) VALUES ('delete-all');
+-- Existing documents, rebuilt in batches after this transaction (a contentless table keeps no
+-- text to rewrite one column from). Until its turn, a document is found by its words, not its id.
+CREATE TABLE search_id_rebuild (doc INTEGER PRIMARY KEY);
+INSERT INTO search_id_rebuild (doc) SELECT doc FROM search_docs;
+
+-- batches: (src/shared/db/migrate.ts runs what follows until its last statement deletes nothing)
+DELETE FROM search_fts WHERE rowid IN (SELECT doc FROM search_id_rebuild ORDER BY doc LIMIT 1000);
 INSERT INTO search_fts (rowid, id, type, description, notes, payload, comments, questions, answers, emails)
-SELECT doc, id, type, description, notes, payload, comments, questions, answers, emails FROM search_source;
+SELECT doc, id, type, description, notes, payload, comments, questions, answers, emails FROM search_source
+WHERE doc IN (SELECT doc FROM search_id_rebuild ORDER BY doc LIMIT 1000);
+DELETE FROM search_id_rebuild WHERE doc IN (SELECT doc FROM search_id_rebuild ORDER BY doc LIMIT 1000);
