@@ -46,8 +46,17 @@ function wordMatches(term: TextTerm, word: string): boolean {
   return false;
 }
 
-/** The spans (indexes into `words`) where `term` matches. */
-function spansOf(term: TextTerm, words: readonly WordAt[]): [number, number][] {
+/**
+ * The spans (indexes into `words`) where `term` matches. An id (the `id` place) is matched by an
+ * id typed, whole or by its first group, as the stores index it, never by a word of it.
+ */
+function spansOf(term: TextTerm, words: readonly WordAt[], place: MatchPlace): [number, number][] {
+  if (place === 'id') {
+    if (term.kind !== 'id' || words.length === 0) return [];
+    if (words.map((w) => w.word).join('') === term.hex) return [[0, words.length - 1]];
+    return words[0]?.word === term.hex ? [[0, 0]] : [];
+  }
+  if (term.kind === 'id') return spansOf(term.text, words, place);
   if (term.kind !== 'phrase') {
     return words.flatMap((word, i): [number, number][] => (wordMatches(term, word.word) ? [[i, i]] : []));
   }
@@ -133,7 +142,7 @@ export function describeMatch(
   for (const field of PASSAGE_ORDER) {
     for (const text of texts[field]) {
       const words = wordsOf(text);
-      const perTerm = terms.map((term) => spansOf(term, words));
+      const perTerm = terms.map((term) => spansOf(term, words, field));
       const hit = perTerm.filter((spans) => spans.length > 0).length;
       if (hit === 0) continue;
       if (!matched_in.includes(field)) matched_in.push(field);

@@ -15,8 +15,13 @@ export type TextTerm =
   | { kind: 'word'; word: string; prefix: string | null }
   /** `word*`: any word starting with `prefix`, not stemmed. */
   | { kind: 'prefix'; prefix: string }
-  /** `"exact phrase"` (and words typed joined, such as invoice-7731 or an id): these words in this order. */
-  | { kind: 'phrase'; words: string[] };
+  /** `"exact phrase"` (and words typed joined, such as invoice-7731): these words in this order. */
+  | { kind: 'phrase'; words: string[] }
+  /**
+   * A bare item id, whole or its first 8 hex digits (`hex`: lower case, no hyphens): the item
+   * with that id, or `text`, what the same characters are as words.
+   */
+  | { kind: 'id'; hex: string; text: TextTerm };
 
 export const IS_VALUES = ['open', 'final', 'needs-me'] as const;
 export type IsValue = (typeof IS_VALUES)[number];
@@ -186,14 +191,23 @@ function applyFilter(filters: SearchFilters, key: FilterKey, value: string): voi
   }
 }
 
+const WHOLE_ID = /^(?:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|[0-9a-f]{32})$/i;
+const SHORT_ID = /^[0-9a-f]{8}$/i;
+
 /** The term a piece of text stands for; null when it holds no word (`*`, `:`, `"`). */
 function textTerm(value: string, quoted: boolean): TextTerm | null {
   const words = foldedWords(value);
   if (words.length === 0) return null;
-  if (quoted || words.length > 1) return { kind: 'phrase', words };
+  if (!quoted && words.length === 1 && value.endsWith('*')) return { kind: 'prefix', prefix: words[0] as string };
   const word = words[0] as string;
-  if (value.endsWith('*')) return { kind: 'prefix', prefix: word };
-  return { kind: 'word', word, prefix: /\d/.test(word) ? null : stemPrefix(word) };
+  const text: TextTerm =
+    quoted || words.length > 1
+      ? { kind: 'phrase', words }
+      : { kind: 'word', word, prefix: /\d/.test(word) ? null : stemPrefix(word) };
+  const typed = value.trim();
+  return WHOLE_ID.test(typed) || SHORT_ID.test(typed)
+    ? { kind: 'id', hex: typed.replace(/-/g, '').toLowerCase(), text }
+    : text;
 }
 
 const isStopTerm = (term: TextTerm) => term.kind === 'word' && isStopWord(term.word);

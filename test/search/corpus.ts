@@ -242,9 +242,8 @@ function filler(i: number): CorpusItem {
   const pool = POOLS[lang];
   const noun = pool[(i * 7) % pool.length] as string;
   const team = TEAMS[Math.floor(i / 4) % TEAMS.length] as string;
-  // Five digits: never a whole group of an item's id (8, 4, 4, 4 and 12 hex digits), whose time
-  // part would otherwise, now and then, match a four-digit reference.
-  const ref = 10_000 + i;
+  // Four digits, as a group of an id has: ids are indexed whole, so no id matches a reference.
+  const ref = 1_000 + i;
   const description = {
     en: `Prepare the ${noun} for the ${team} team (ref ${ref})`,
     de: `Bitte den ${noun} für das Team ${team} vorbereiten (Ref ${ref})`,
@@ -322,7 +321,7 @@ export function corpusQueries(ids: Record<string, string>): LabelledQuery[] {
     { q: 'payment type:billing', first: ['invoice'], only: true },
     { q: id('zephyrine').slice(0, 8), first: ['zephyrine'], only: true },
     { q: id('orchid-desc'), first: ['orchid-desc'], only: true },
-    { q: '10042', first: ['filler-42'], only: true },
+    { q: '1042', first: ['filler-42'], only: true },
     { q: 'printer', first: fillersNaming('printer'), only: true },
     { q: 'drucker priority:3', first: fillersNaming('Drucker', (item) => item.priority === 3), only: true },
     {

@@ -62,6 +62,26 @@ describe('the search query', () => {
     expect(parseQuery('the invoice').include).toEqual([{ kind: 'word', word: 'invoice', prefix: 'invoic' }]);
   });
 
+  it('takes a bare id, whole or its first 8 hex digits, as an id and as the words it is', () => {
+    const id = '3F2A9C1E-1042-4ABC-8DEF-0123456789AB';
+    const hex = '3f2a9c1e10424abc8def0123456789ab';
+    const words = ['3f2a9c1e', '1042', '4abc', '8def', '0123456789ab'];
+    expect(parseQuery(id).include).toEqual([{ kind: 'id', hex, text: { kind: 'phrase', words } }]);
+    expect(parseQuery(hex).include).toEqual([{ kind: 'id', hex, text: { kind: 'word', word: hex, prefix: null } }]);
+    expect(parseQuery('3f2a9c1e -deadbeef').include).toEqual([
+      { kind: 'id', hex: '3f2a9c1e', text: { kind: 'word', word: '3f2a9c1e', prefix: null } },
+    ]);
+    expect(parseQuery('x -deadbeef').exclude).toEqual([
+      { kind: 'id', hex: 'deadbeef', text: { kind: 'word', word: 'deadbeef', prefix: 'deadbeef' } },
+    ]);
+    // A group of an id, a prefix or a longer run of hex digits is a word, never an id.
+    expect(parseQuery('1042 3f2a9c1e* 3f2a9c1e1').include).toEqual([
+      { kind: 'word', word: '1042', prefix: null },
+      { kind: 'prefix', prefix: '3f2a9c1e' },
+      { kind: 'word', word: '3f2a9c1e1', prefix: null },
+    ]);
+  });
+
   it('refuses what it cannot search, naming why', () => {
     expect(refusal('the and')).toMatch(/common words/);
     expect(refusal('*')).toMatch(/no word or filter/);

@@ -112,6 +112,33 @@ describe.each(stores)('search on %s', (kind) => {
     expect((await search('glockenspiel')).body).toEqual([]);
   });
 
+  it('finds an item by its whole id or first 8 hex digits, never a word by a group of an id', async () => {
+    const submit = async (description: string) => {
+      const created = await call(t.app, 'POST', '/work', { type: 'ops', description }, as.admin);
+      expect(created.status, created.text).toBe(201);
+      return created.body.id as string;
+    };
+    // A group with a digit is matched as typed, not widened to a stem that other words share.
+    let id = await submit('Rotate the badge readers');
+    while (!/\d/.test(id.split('-')[1] as string)) id = await submit('Rotate the badge readers');
+    const group = id.split('-')[1] as string;
+    const other = await submit(`Replace lock ${group} on the east door`);
+    const found = async (q: string) => (await search(q)).body.map((r: any) => r.item.id);
+
+    expect(await found(group)).toEqual([other]);
+    expect(await found(`${id.slice(0, 4)}*`)).not.toContain(id);
+    for (const q of [id, id.toUpperCase(), id.replace(/-/g, ''), id.slice(0, 8), `${id.slice(0, 8)} badge`]) {
+      expect(await found(q), q).toEqual([id]);
+    }
+    const [whole] = (await search(id)).body;
+    expect(whole.matched_in).toEqual(['id']);
+    expect(whole.highlight).toEqual({ field: 'id', html: `<mark>${id}</mark>` });
+    const [short] = (await search(id.slice(0, 8))).body;
+    expect(short.highlight.html).toBe(`<mark>${id.slice(0, 8)}</mark>${id.slice(8)}`);
+    expect(await found(`lock -${id.slice(0, 8)}`)).toEqual([other]);
+    expect(await found(`readers -${id}`)).not.toContain(id);
+  });
+
   it('shows a role only what it may GET, and refuses a role that reads nothing', async () => {
     for (const who of [as.viewer, as.ada, as.mia]) {
       const found = await search('invoice', {}, who);

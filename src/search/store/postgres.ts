@@ -11,7 +11,7 @@ import type { SearchHit, SearchPageRequest, SearchStore } from './port.js';
 /** Weights of D (mail), C (conversation), B (notes, payload), A (id, type, description). */
 const WEIGHTS = sql.raw(`'{0.1, 0.3, 0.6, 1.0}'::float4[]`);
 
-function termQuery(term: TextTerm): string {
+function tsqueryText(term: TextTerm): string {
   switch (term.kind) {
     case 'word':
       return term.prefix === null ? term.word : `(${term.word} | ${term.prefix}:*)`;
@@ -19,6 +19,8 @@ function termQuery(term: TextTerm): string {
       return `${term.prefix}:*`;
     case 'phrase':
       return `(${term.words.join(' <-> ')})`;
+    case 'id':
+      return tsqueryText(term.text);
     default: {
       const unreachable: never = term;
       throw new Error(`unknown term ${JSON.stringify(unreachable)}`);
@@ -26,7 +28,18 @@ function termQuery(term: TextTerm): string {
   }
 }
 
-const anyOf = (terms: readonly TextTerm[]) => `(${terms.map(termQuery).join(' | ')})`;
+/**
+ * A term's tsquery. An item's id is indexed as the lexemes '#' + 32 hex digits and '#' + the
+ * first 8, which no folded word holds, so only a bare id typed reaches them (a cast, since
+ * to_tsquery's parser would drop the '#'); a prefix or a number never finds an item by its id.
+ */
+function termQuery(term: TextTerm): RawBuilder<unknown> {
+  const words = sql`to_tsquery('simple', ${tsqueryText(term)})`;
+  return term.kind === 'id' ? sql`(${words} || ${`'#${term.hex}'`}::tsquery)` : words;
+}
+
+const allOf = (terms: readonly TextTerm[]) => sql.join(terms.map(termQuery), sql` && `);
+const anyOf = (terms: readonly TextTerm[]) => sql`(${sql.join(terms.map(termQuery), sql` || `)})`;
 
 /**
  * Set for the search's transaction when it matches text. PostgreSQL estimates a prefix term
@@ -44,14 +57,12 @@ export function postgresSearchQuery({ query, person, order, after, limit }: Sear
   let rank: RawBuilder<unknown> = sql`0.0::float8`;
   let from: RawBuilder<unknown> = sql`work_items w`;
   if (include.length > 0) {
-    const text = include.map(termQuery).join(' & ') + (exclude.length > 0 ? ` & !${anyOf(exclude)}` : '');
-    rank = sql`ts_rank_cd(${WEIGHTS}, s.doc, to_tsquery('simple', ${text}))::float8`;
+    const text = exclude.length > 0 ? sql`(${allOf(include)} && !!${anyOf(exclude)})` : sql`(${allOf(include)})`;
+    rank = sql`ts_rank_cd(${WEIGHTS}, s.doc, ${text})::float8`;
     from = sql`work_search s JOIN work_items w ON w.id = s.item_id`;
-    where.unshift(sql`s.doc @@ to_tsquery('simple', ${text})`);
+    where.unshift(sql`s.doc @@ ${text}`);
   } else if (exclude.length > 0) {
-    where.push(
-      sql`w.id NOT IN (SELECT x.item_id FROM work_search x WHERE x.doc @@ to_tsquery('simple', ${anyOf(exclude)}))`,
-    );
+    where.push(sql`w.id NOT IN (SELECT x.item_id FROM work_search x WHERE x.doc @@ ${anyOf(exclude)})`);
   }
   if (after !== null) where.push(afterCondition(order, after, rank));
   return sql<SearchRow>`SELECT w.*, ${rank} AS search_rank

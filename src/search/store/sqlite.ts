@@ -11,14 +11,21 @@ import type { SearchHit, SearchPageRequest, SearchStore } from './port.js';
 /** One weight per search_fts column: id, type, description, notes, payload, comments, questions, answers, emails. */
 const BM25 = sql.raw('bm25(search_fts, 8.0, 4.0, 4.0, 2.0, 2.0, 1.0, 1.0, 1.0, 0.5)');
 
+/**
+ * Words, prefixes and phrases match every column but `id`, which holds an item's id as two
+ * tokens (all 32 hex digits, the first 8) that only a bare id typed may reach: a prefix such as
+ * `fad*` or a number such as `1042` never finds an item by its id.
+ */
 function termMatch(term: TextTerm): string {
   switch (term.kind) {
     case 'word':
-      return term.prefix === null ? `"${term.word}"` : `("${term.word}" OR "${term.prefix}"*)`;
+      return term.prefix === null ? `(- {id} : "${term.word}")` : `(- {id} : ("${term.word}" OR "${term.prefix}"*))`;
     case 'prefix':
-      return `"${term.prefix}"*`;
+      return `(- {id} : "${term.prefix}"*)`;
     case 'phrase':
-      return `"${term.words.join(' ')}"`;
+      return `(- {id} : "${term.words.join(' ')}")`;
+    case 'id':
+      return `(id : "${term.hex}" OR ${termMatch(term.text)})`;
     default: {
       const unreachable: never = term;
       throw new Error(`unknown term ${JSON.stringify(unreachable)}`);

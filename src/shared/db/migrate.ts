@@ -6,13 +6,22 @@ import type pg from 'pg';
 import type { Logger } from 'pino';
 
 // Migrations are plain SQL files per dialect (`migrations/<dialect>/NNN_name.sql`), applied in
-// order, each in its own transaction, and recorded in `schema_migrations`. They run on the raw
-// driver because both drivers accept a whole multi-statement file there.
+// order, each in its own transaction (then its batches, if it has any), recorded in
+// `schema_migrations`; on the raw driver, which takes a whole multi-statement file.
 
 interface Migration {
   version: string;
   sql: string;
+  /**
+   * What follows a line `-- batches:` in the file: one batch of a rebuild over existing rows,
+   * run after the migrations in transactions of its own until its last statement changes no
+   * row, so the service's writes wait a batch at most. Run at every start, so a rebuild cut
+   * short goes on; one with nothing left costs a statement.
+   */
+  batches: string | null;
 }
+
+const BATCHES = /^-- batches:.*$/m;
 
 function migrationsRoot(): string {
   // Works from src/shared/db (vitest) and from dist/src/shared/db (the built service).
@@ -30,7 +39,16 @@ export function loadMigrations(dialect: 'sqlite' | 'postgres'): Migration[] {
   return readdirSync(folder)
     .filter((file) => /^\d{3}_[a-z0-9_]+\.sql$/.test(file))
     .sort()
-    .map((file) => ({ version: file.replace(/\.sql$/, ''), sql: readFileSync(join(folder, file), 'utf8') }));
+    .map((file) => {
+      const [sql = '', batches = null] = readFileSync(join(folder, file), 'utf8').split(BATCHES);
+      return { version: file.replace(/\.sql$/, ''), sql, batches };
+    });
+}
+
+/** A rebuild that had rows to do says how many batches it ran and how long it took. */
+function logBatches(logger: Logger, version: string, batches: number, started: number): void {
+  if (batches === 0) return;
+  logger.info({ rebuilt_by: version, batches, ms: Math.round(performance.now() - started) }, 'rebuild done');
 }
 
 const CREATE_LEDGER = `CREATE TABLE IF NOT EXISTS schema_migrations (
@@ -62,6 +80,17 @@ export function migrateSqlite(db: BetterSqlite3.Database, logger: Logger): void 
     }
   });
   applyPending.immediate();
+  for (const { version, batches } of migrations) {
+    if (batches === null) continue;
+    const started = performance.now();
+    const batch = db.transaction(() => {
+      db.exec(batches);
+      return (db.prepare('SELECT changes() AS n').get() as { n: number }).n;
+    });
+    let count = 0;
+    while (batch.immediate() > 0) count += 1;
+    logBatches(logger, version, count, started);
+  }
 }
 
 // Any constant works; it only has to be the same in every instance of agentdesk.
@@ -94,10 +123,33 @@ export async function migratePostgres(pool: pg.Pool, logger: Logger): Promise<vo
         // A migration that builds an index over existing rows says how long the service waited for it.
         logger.info({ migration: migration.version, ms: Math.round(performance.now() - started) }, 'migration applied');
       }
+      for (const { version, batches } of migrations) {
+        if (batches !== null) await runBatches(client, logger, version, batches);
+      }
     } finally {
       await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]);
     }
   } finally {
     client.release();
   }
+}
+
+async function runBatches(client: pg.PoolClient, logger: Logger, version: string, batches: string): Promise<void> {
+  const started = performance.now();
+  let count = 0;
+  for (;;) {
+    await client.query('BEGIN');
+    let changed: number;
+    try {
+      const results = (await client.query(batches)) as unknown as pg.QueryResult | pg.QueryResult[];
+      changed = (Array.isArray(results) ? results.at(-1) : results)?.rowCount ?? 0;
+      await client.query('COMMIT');
+    } catch (error) {
+      await client.query('ROLLBACK');
+      throw error;
+    }
+    if (changed === 0) break;
+    count += 1;
+  }
+  logBatches(logger, version, count, started);
 }
