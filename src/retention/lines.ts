@@ -1,5 +1,5 @@
 import { flagOf, namesColumn, toWorkItem, type WorkItemRow } from '../work/index.js';
-import type { WorkItem } from '../work/api-contract.js';
+import type { WorkItem } from '../work/contract.js';
 import type { ItemRows } from './store/port.js';
 
 // One removed item as one line of an archive: the item as GET /work/{id} shows it, the rows it

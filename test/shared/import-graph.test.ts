@@ -22,7 +22,7 @@ const LAYERS = [
   ['conversation'],
   ['notify', 'webhooks'],
   ['intake'],
-  ['search', 'schedules'],
+  ['search', 'schedules', 'retention'],
   ['client'],
   ['mcp', 'cli', 'ui-server', 'a2a'],
   ['services'],
@@ -69,6 +69,7 @@ const FEATURES = [
   'intake',
   'search',
   'schedules',
+  'retention',
   'a2a',
 ];
 const ENTRY_FILES = ['index.ts', 'contract.ts'];
