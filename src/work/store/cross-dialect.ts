@@ -36,11 +36,13 @@ export function crossDialectStatements(db: DatabaseHandle): CrossDialectStatemen
     },
 
     async cameDue(after, upTo) {
-      // work_items_due (run_after, queued only) serves the range.
+      // work_items_due (run_after, claimable only) serves the range; an item that waits on a
+      // dependency cannot be claimed when it comes due, and its release is news of its own.
       const rows = await db
         .selectFrom('work_items')
         .select((eb) => ['type', 'project_id', eb.fn.countAll<number | string>().as('count')])
         .where('status', '=', 'queued')
+        .where('waiting_on', '=', 0)
         .where('run_after', '>', after)
         .where('run_after', '<=', upTo)
         .groupBy(['type', 'project_id'])

@@ -105,8 +105,10 @@ export function postgresStatements(db: DatabaseHandle, run: RunStatement, notes:
 
     async nextRunAfter(query) {
       const { text, values } = filtered(query, 2);
+      // The first entry of work_items_due: as min() the planner, before ANALYZE, read them all.
       const rows = await run<{ next: string | null }>({
-        text: `SELECT min(run_after) AS next FROM work_items WHERE status = 'queued' AND waiting_on = 0 AND run_after > $1${text}`,
+        text: `SELECT run_after AS next FROM work_items WHERE status = 'queued' AND waiting_on < 1 AND run_after > $1${text}
+          ORDER BY run_after LIMIT 1`,
         values: [query.now, ...values],
       });
       return rows[0]?.next ?? null;
@@ -172,8 +174,9 @@ export function candidatesQuery(query: ClaimQuery, agents: readonly string[]): S
   const filter = filtered(query, 3);
   const values = [agents, query.now, ...filter.values];
   const wanted = '(SELECT count(*) FROM req) - (SELECT count(*) FROM own)';
-  // waiting_on = 0 is in every claimable index's predicate (migration 013).
-  const due = `status = 'queued' AND waiting_on = 0 AND (run_after IS NULL OR run_after <= $2)`;
+  // Every claimable index's predicate, as the predicate says it (migration 033): priced by
+  // the planner as the many rows it is, statistics or not.
+  const due = `status = 'queued' AND waiting_on < 1 AND (run_after IS NULL OR run_after <= $2)`;
   // Statistics from a desk of one type make `type = …` look as if it kept every row, and the
   // planner then walked work_items_claimable filtering out every other type's item.
   // The range, which is the equality again, is priced at the planner's default 0.5 % for a

@@ -6,7 +6,7 @@ WITH req AS (
           ORDER BY created_at, id LIMIT 1
         ) m
       ), head AS (SELECT q.* FROM (SELECT ($3::text[])[i] FROM generate_subscripts($3::text[], 1) AS s(i)) AS t(wanted_type) CROSS JOIN LATERAL (
-        SELECT * FROM work_items WHERE type = t.wanted_type AND type >= t.wanted_type AND type <= t.wanted_type AND status = 'queued' AND waiting_on = 0 AND (run_after IS NULL OR run_after <= $2) AND project_id = $4::uuid AND project_id >= $4::uuid AND project_id <= $4::uuid
+        SELECT * FROM work_items WHERE type = t.wanted_type AND type >= t.wanted_type AND type <= t.wanted_type AND status = 'queued' AND waiting_on < 1 AND (run_after IS NULL OR run_after <= $2) AND project_id = $4::uuid AND project_id >= $4::uuid AND project_id <= $4::uuid
         ORDER BY priority, created_at, id LIMIT (SELECT count(*) FROM req) - (SELECT count(*) FROM own)) q
       ORDER BY q.priority, q.created_at, q.id LIMIT (SELECT count(*) FROM req) - (SELECT count(*) FROM own))
       SELECT c.*, (SELECT COALESCE(json_agg(json_build_object('id', d.id::text, 'work_item_id', d.work_item_id::text, 'agent', d.agent::text, 'dispatched_at', to_char(d.dispatched_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'completed_at', to_char(d.completed_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'), 'outcome', d.outcome::text, 'reason', d.reason::text)), '[]'::json) FROM dispatch_log d WHERE d.work_item_id = c.id) AS dispatch_log
