@@ -227,7 +227,7 @@ describe.each((await storesUnderTest()).filter((kind) => kind === 'postgres'))(
 );
 
 describe.each(await storesUnderTest())('events purged from the log on %s', (kind) => {
-  it('a client resuming from before the purge gets what is kept, at once', async () => {
+  it('a client resuming from before the purge gets a reset; one resuming from what is kept goes on', async () => {
     const t = await startWorkApp(kind);
     try {
       const base = await listen(t.app);
@@ -237,10 +237,19 @@ describe.each(await storesUnderTest())('events purged from the log on %s', (kind
       }
       // As the retention purge would: the oldest events go.
       await t.database.kysely.deleteFrom('events').where('id', '<=', 4).execute();
-      const stream = await connectSse(`${base}/events`, { 'last-event-id': '1' });
-      const events = await stream.waitFor((all) => all.length >= 2, 2_000);
-      expect(events.map((e) => JSON.parse(e.data).id)).toEqual(made.slice(4));
-      stream.close();
+      const stale = await connectSse(`${base}/events`, { 'last-event-id': '1' });
+      const [reset] = await stale.waitFor((all) => all.length >= 1, 2_000);
+      expect(reset).toMatchObject({ event: 'reset', id: '6' });
+      expect(JSON.parse(reset!.data)).toEqual({ last_event_id: 6 });
+      const next = (await call(t.app, 'POST', '/work', { type: 't', description: 'after the reset' })).body.id;
+      const after = await stale.waitFor((all) => all.length >= 2, 2_000);
+      expect(JSON.parse(after[1]!.data).id).toBe(next);
+      stale.close();
+      // Resuming from the last purged id misses nothing: the kept events follow.
+      const current = await connectSse(`${base}/events`, { 'last-event-id': '4' });
+      const kept = await current.waitFor((all) => all.length >= 3, 2_000);
+      expect(kept.map((e) => JSON.parse(e.data).id)).toEqual([...made.slice(4), next]);
+      current.close();
     } finally {
       await t.close();
     }
@@ -248,7 +257,7 @@ describe.each(await storesUnderTest())('events purged from the log on %s', (kind
 });
 
 describe.each(await storesUnderTest())('the event log keeps EVENTS_RETENTION_DAYS on %s', (kind) => {
-  it('events older than that go in batches, newer ones stay, and a client resuming gets what is kept', async () => {
+  it('events older than that go in batches, newer ones stay; a client resuming from a purged one gets a reset', async () => {
     const clock = createTestClock();
     let purge: () => Promise<number> = async () => 0;
     const t = await startWorkApp(
@@ -275,7 +284,12 @@ describe.each(await storesUnderTest())('the event log keeps EVENTS_RETENTION_DAY
       expect(await purge()).toBe(0);
 
       const base = await listen(t.app);
-      const stream = await connectSse(`${base}/events`, { 'last-event-id': '1' });
+      const stale = await connectSse(`${base}/events`, { 'last-event-id': '1' });
+      const [reset] = await stale.waitFor((all) => all.length >= 1, 5_000);
+      expect(reset!.event).toBe('reset');
+      stale.close();
+      // The kept events follow for a client that had seen the last purged one.
+      const stream = await connectSse(`${base}/events`, { 'last-event-id': String(OLD) });
       const events = await stream.waitFor((all) => all.length >= 3, 5_000);
       expect(events.map((e) => JSON.parse(e.data).id)).toEqual(kept);
       stream.close();

@@ -301,6 +301,10 @@ export async function createEventHub(
       // An id above any this log handed out comes from another log (a reset or restored
       // database): resuming from it would wait for ids that mean something else, or forever.
       if (lastEventId > reached) return { after: latest, reset: true };
+      // Events after it were purged (EVENTS_RETENTION_DAYS): what the client holds is stale. A
+      // rollback's unused id just below the oldest kept one may reset a client that missed nothing.
+      const oldest = (await log.oldest()) || reached + 1;
+      if (lastEventId < oldest - 1) return { after: latest, reset: true };
       return { after: lastEventId, reset: false };
     },
     subscribe(response, start, filter = null) {
@@ -419,7 +423,7 @@ export function registerEventRoutes(app: HttpApp, hub: EventHub): void {
         summary:
           'Server-Sent Events: work.created, work.updated, work.deleted, work.commented, question.asked, question.answered, question.moot, project.created, project.updated; resume with Last-Event-ID',
         description:
-          'Events come in id order, each once. A Last-Event-ID above any id this log has handed out (its database was reset) ' +
+          'Events come in id order, each once. A Last-Event-ID above any id this log has handed out (its database was reset), or below the oldest one it keeps (EVENTS_RETENTION_DAYS), ' +
           'is answered with a `reset` event carrying the current id: reload what you hold, then follow the stream. ' +
           'A client that leaves its connection full (reads nothing) for a minute is closed; it resumes with Last-Event-ID. ' +
           'agent, type and project_id narrow the stream to the work items that match (deletions always come through).',

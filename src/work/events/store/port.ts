@@ -25,6 +25,8 @@ export interface EventLog {
    */
   after(id: number, limit: number, maxBytes: number): Promise<StoredEvent[]>;
   position(): Promise<LogPosition>;
+  /** The oldest event kept (0 when the log is empty): below it, the retention purge has been. */
+  oldest(): Promise<number>;
   /** A mark naming the transactions running now. */
   writersNow(): Promise<string>;
   /** True once every transaction named by `mark` has committed or rolled back. */

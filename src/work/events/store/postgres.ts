@@ -38,6 +38,14 @@ export function createPostgresEventLog(db: DatabaseHandle): EventLog {
       return logPositionOf(latest?.id, counter.rows[0]?.reached);
     },
 
+    async oldest() {
+      const row = await db
+        .selectFrom('events')
+        .select((eb) => eb.fn.min('id').as('id'))
+        .executeTakeFirst();
+      return Number(row?.id ?? 0);
+    },
+
     async writersNow() {
       const { rows } = await sql<{ mark: string }>`SELECT pg_current_snapshot()::text AS mark`.execute(db);
       return rows[0]!.mark;

@@ -38,6 +38,14 @@ export function createSqliteEventLog(db: DatabaseHandle): EventLog {
       return logPositionOf(latest?.id, counter.rows[0]?.reached);
     },
 
+    async oldest() {
+      const row = await db
+        .selectFrom('events')
+        .select((eb) => eb.fn.min('id').as('id'))
+        .executeTakeFirst();
+      return Number(row?.id ?? 0);
+    },
+
     // A reader sees every commit, and ids are taken under the one write lock in commit order:
     // nothing is ever in flight below a visible id.
     async writersNow() {
