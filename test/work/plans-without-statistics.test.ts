@@ -2,7 +2,8 @@ import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEPENDENT_NOTES } from '../../src/conversation/store/dependent-notes.js';
-import type { ClaimQuery, WorkFilter } from '../../src/work/store/port.js';
+import { crossDialectStatements } from '../../src/work/store/cross-dialect.js';
+import type { ClaimQuery, PagePosition, WorkFilter } from '../../src/work/store/port.js';
 import { type Statement, postgresStatements } from '../../src/work/store/postgres.js';
 import type { DatabaseSchema } from '../../src/shared/db/schema.js';
 import { type TestDatabase, createTestDatabase, openTestDatabase, storesUnderTest } from '../support/databases.js';
@@ -278,6 +279,23 @@ describe.runIf((await storesUnderTest()).includes('postgres')).each(DESKS)(
           },
         );
       }
+
+      // PostgreSQL's own listings answer what the cross-dialect statement does, page by page.
+      it(`GET /work (${label}) answers the cross-dialect statement's pages`, async () => {
+        const general = crossDialectStatements(kysely);
+        const store = postgresStatements(kysely, async () => [], DEPENDENT_NOTES);
+        for (const order of ['newest', 'priority'] as const) {
+          let after: PagePosition | null = null;
+          for (let page = 0; page < 3; page += 1) {
+            const expected = await general.listWorkItems(filter, order, after, 51);
+            const answered = await store.listWorkItems(filter, order, after, 51);
+            expect(answered.map((row) => row.id)).toEqual(expected.map((row) => row.id));
+            const last = expected.at(-1);
+            if (!last) break;
+            after = { created_at: last.created_at, id: last.id, priority: last.priority };
+          }
+        }
+      });
 
       it.skipIf(UNBOUNDED.has(`${label} counts`))(
         `GET /work/counts (${label}) reads no row it does not count (give or take ${BOUND})`,
