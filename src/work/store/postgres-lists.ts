@@ -1,10 +1,11 @@
-import type { ExpressionBuilder } from 'kysely';
+import { type ExpressionBuilder, sql } from 'kysely';
 import type { DatabaseHandle, DatabaseSchema } from '../../shared/db/schema.js';
-import type { WorkFilter, WorkStatements } from './port.js';
+import type { PagePosition, WorkFilter, WorkStatements } from './port.js';
+import type { WorkItemRow } from './tables.js';
 
-// GET /work on PostgreSQL: a filter of one equality lists the newest first by walking that
-// column's own index, whatever the statistics (docs/design-decisions.md, "Right before the first
-// ANALYZE"); every other filter and order is cross-dialect.ts's statement.
+// GET /work on PostgreSQL: a filter of one equality walks that column's own index, whatever the
+// statistics (docs/design-decisions.md, "Right before the first ANALYZE"); every other filter is
+// cross-dialect.ts's statement.
 
 /** The filters a newest-first walk serves, each by the index (column, created_at, id) of migration 001 or 003. */
 const LEADS = {
@@ -31,9 +32,10 @@ export function postgresListWorkItems(
   db: DatabaseHandle,
   general: WorkStatements['listWorkItems'],
 ): WorkStatements['listWorkItems'] {
-  return (filter, order, after, limit) => {
-    const lead = order === 'newest' ? leadOf(filter) : null;
-    if (!lead) return general(filter, order, after, limit);
+  return async (filter, order, after, limit) => {
+    const lead = leadOf(filter);
+    if (!lead || (order === 'priority' && lead.column !== 'status')) return general(filter, order, after, limit);
+    if (order === 'priority') return (await queueWalks(lead.values, after, limit).execute(db)).rows;
     const { column } = lead;
     // The equality as two row comparisons over the index's leading columns: the same rows
     // (created_at is never null), but priced at a third each before ANALYZE, not one row in
@@ -70,4 +72,29 @@ export function postgresListWorkItems(
       .limit(limit)
       .execute();
   };
+}
+
+/**
+ * The items of `statuses` in queue order, each status walked through work_items_status_queue one
+ * entry at a time. Ordering by priority, a row comparison on the status would also let the planner
+ * read work_items_status_newest in status order and sort its first few "groups" (which, without
+ * statistics, it takes for a few rows each): a walk with LIMIT 1 is the index's at any estimate.
+ */
+function queueWalks(statuses: readonly string[], after: PagePosition | null, limit: number) {
+  const walks = statuses.map((status) => {
+    const start = after
+      ? sql` AND (priority, created_at, id) > (${after.priority}, ${after.created_at}, ${after.id})`
+      : sql``;
+    return sql`SELECT (w).* FROM (WITH RECURSIVE walk AS (
+        (SELECT w, 1 AS n FROM work_items w WHERE status = ${status}${start} ORDER BY priority, created_at, id LIMIT 1)
+        UNION ALL
+        SELECT (SELECT x FROM work_items x WHERE x.status = ${status}
+            AND (x.priority, x.created_at, x.id) > ((walk.w).priority, (walk.w).created_at, (walk.w).id)
+            ORDER BY x.priority, x.created_at, x.id LIMIT 1), walk.n + 1
+        FROM walk WHERE (walk.w).id IS NOT NULL AND walk.n < ${limit}
+      ) SELECT w FROM walk) s WHERE (w).id IS NOT NULL`;
+  });
+  if (walks.length === 1) return sql<WorkItemRow>`${walks[0]!}`;
+  return sql<WorkItemRow>`SELECT * FROM (${sql.join(walks, sql` UNION ALL `)}) m
+    ORDER BY priority, created_at, id LIMIT ${limit}`;
 }
