@@ -74,7 +74,7 @@ const LISTS: { label: string; filter: WorkFilter }[] = [
  */
 const UNBOUNDED = new Set([
   ...['agent', 'project_id', 'type', 'created_by'].map((label) => `${label} priority`),
-  ...['ready=true', 'status=queued and type'].flatMap((label) => [`${label} newest`, `${label} priority`]),
+  ...['status=queued and type'].flatMap((label) => [`${label} newest`, `${label} priority`]),
   'ready=true and type newest',
   'ready=true counts',
   'ready=false counts',

@@ -1,5 +1,6 @@
-import { type ExpressionBuilder, sql } from 'kysely';
+import { type ExpressionBuilder, type RawBuilder, sql } from 'kysely';
 import type { DatabaseHandle, DatabaseSchema } from '../../shared/db/schema.js';
+import type { SortOrder } from '../api-contract.js';
 import type { PagePosition, WorkFilter, WorkStatements } from './port.js';
 import type { WorkItemRow } from './tables.js';
 
@@ -33,9 +34,17 @@ export function postgresListWorkItems(
   general: WorkStatements['listWorkItems'],
 ): WorkStatements['listWorkItems'] {
   return async (filter, order, after, limit) => {
-    const lead = leadOf(filter);
-    if (!lead || (order === 'priority' && lead.column !== 'status')) return general(filter, order, after, limit);
-    if (order === 'priority') return (await queueWalks(lead.values, after, limit).execute(db)).rows;
+    const walks = walksOf(filter, order);
+    if (walks) {
+      const query = merged(
+        walks.map((where) => steppedWalk(where, order, after, limit)),
+        order,
+        limit,
+      );
+      return (await query.execute(db)).rows;
+    }
+    const lead = order === 'newest' ? leadOf(filter) : null;
+    if (!lead) return general(filter, order, after, limit);
     const { column } = lead;
     // The equality as two row comparisons over the index's leading columns: the same rows
     // (created_at is never null), but priced at a third each before ANALYZE, not one row in
@@ -74,27 +83,81 @@ export function postgresListWorkItems(
   };
 }
 
+type Condition = (alias: RawBuilder<unknown>) => RawBuilder<unknown>;
+
+/** A walk: the rows `where` keeps; newest first, of one `status` (see `steppedWalk`). */
+interface Walk {
+  where: Condition;
+  status?: string;
+}
+
+const ORDERS = {
+  newest: { columns: ['created_at', 'id'], direction: ' DESC', past: '<' },
+  priority: { columns: ['priority', 'created_at', 'id'], direction: '', past: '>' },
+} as const;
+
 /**
- * The items of `statuses` in queue order, each status walked through work_items_status_queue one
- * entry at a time. Ordering by priority, a row comparison on the status would also let the planner
- * read work_items_status_newest in status order and sort its first few "groups" (which, without
- * statistics, it takes for a few rows each): a walk with LIMIT 1 is the index's at any estimate.
+ * The rows `where` keeps, in `order` from `after`, read one index entry per step: a recursive
+ * query whose every step is `ORDER BY … LIMIT 1`, which the planner reads from the index in
+ * that order unless it guesses no more than a row or two kept (then a sort of what it guessed
+ * costs the same). A walk newest first of one `status` says it as row comparisons, as
+ * `postgresListWorkItems` does, so that the guess is a third and not one row in two hundred.
  */
-function queueWalks(statuses: readonly string[], after: PagePosition | null, limit: number) {
-  const walks = statuses.map((status) => {
-    const start = after
-      ? sql` AND (priority, created_at, id) > (${after.priority}, ${after.created_at}, ${after.id})`
-      : sql``;
-    return sql`SELECT (w).* FROM (WITH RECURSIVE walk AS (
-        (SELECT w, 1 AS n FROM work_items w WHERE status = ${status}${start} ORDER BY priority, created_at, id LIMIT 1)
-        UNION ALL
-        SELECT (SELECT x FROM work_items x WHERE x.status = ${status}
-            AND (x.priority, x.created_at, x.id) > ((walk.w).priority, (walk.w).created_at, (walk.w).id)
-            ORDER BY x.priority, x.created_at, x.id LIMIT 1), walk.n + 1
-        FROM walk WHERE (walk.w).id IS NOT NULL AND walk.n < ${limit}
-      ) SELECT w FROM walk) s WHERE (w).id IS NOT NULL`;
-  });
+function steppedWalk({ where, status }: Walk, order: SortOrder, after: PagePosition | null, limit: number) {
+  const { direction, past } = ORDERS[order];
+  const columns: string[] = [...(status === undefined ? [] : ['status']), ...ORDERS[order].columns];
+  const tuple = (alias: string) => sql.raw(`(${columns.map((column) => `${alias}.${column}`).join(', ')})`);
+  const orderBy = (alias: string) => sql.raw(columns.map((column) => `${alias}.${column}${direction}`).join(', '));
+  const kept = (alias: string) =>
+    status === undefined
+      ? where(sql.raw(alias))
+      : sql`(${sql.raw(alias)}.status, ${sql.raw(alias)}.created_at) >= (${status}, '-infinity') AND ${where(sql.raw(alias))}`;
+  const position = after && {
+    ...after,
+    ...(status === undefined ? {} : { status }),
+  };
+  const from = position
+    ? sql` AND ${tuple('w')} ${sql.raw(past)} (${sql.join(columns.map((column) => position[column as keyof typeof position]))})`
+    : status === undefined
+      ? sql``
+      : sql` AND (w.status, w.created_at) <= (${status}, 'infinity')`;
+  return sql`SELECT (w).* FROM (WITH RECURSIVE walk AS (
+      (SELECT w, 1 AS n FROM work_items w WHERE ${kept('w')}${from} ORDER BY ${orderBy('w')} LIMIT 1)
+      UNION ALL
+      SELECT (SELECT x FROM work_items x WHERE ${kept('x')}
+          AND ${tuple('x')} ${sql.raw(past)} ${tuple('(walk.w)')} ORDER BY ${orderBy('x')} LIMIT 1), walk.n + 1
+      FROM walk WHERE (walk.w).id IS NOT NULL AND walk.n < ${limit}
+    ) SELECT w FROM walk) s WHERE (w).id IS NOT NULL`;
+}
+
+/** Several walks' rows in `order`, cut to the page. */
+function merged(walks: RawBuilder<unknown>[], order: SortOrder, limit: number) {
   if (walks.length === 1) return sql<WorkItemRow>`${walks[0]!}`;
   return sql<WorkItemRow>`SELECT * FROM (${sql.join(walks, sql` UNION ALL `)}) m
-    ORDER BY priority, created_at, id LIMIT ${limit}`;
+    ORDER BY ${sql.raw(ORDERS[order].columns.map((column) => `${column}${ORDERS[order].direction}`).join(', '))}
+    LIMIT ${limit}`;
+}
+
+/**
+ * The walks a filter's list is, or null for the cross-dialect statement: by status in queue
+ * order (work_items_status_queue, one walk per status), or the items claimable now
+ * (work_items_claimable in queue order; newest first, the queued ones of work_items_status_newest,
+ * the others passed over).
+ */
+function walksOf(filter: WorkFilter, order: SortOrder): Walk[] | null {
+  const keys = Object.entries(filter).filter(([, value]) => value !== undefined);
+  if (keys.length !== 1) return null;
+  if (order === 'priority' && filter.statuses?.length)
+    return [...new Set(filter.statuses)].map((status) => ({ where: (a) => sql`${a}.status = ${status}` }));
+  if (filter.ready?.ready) {
+    const { now } = filter.ready;
+    // `waiting_on < 1` as work_items_claimable's predicate says it (migration 033), for the same reason.
+    const due: Condition = (a) => sql`${a}.waiting_on < 1 AND (${a}.run_after IS NULL OR ${a}.run_after <= ${now})`;
+    return [
+      order === 'priority'
+        ? { where: (a) => sql`${a}.status = 'queued' AND ${due(a)}` }
+        : { where: due, status: 'queued' },
+    ];
+  }
+  return null;
 }
