@@ -85,10 +85,10 @@ export function postgresListWorkItems(
 
 type Condition = (alias: RawBuilder<unknown>) => RawBuilder<unknown>;
 
-/** A walk: the rows `where` keeps; newest first, of one `status` (see `steppedWalk`). */
+/** A walk: the rows `where` keeps, and of those the ones whose `lead` column holds its value (see `steppedWalk`). */
 interface Walk {
   where: Condition;
-  status?: string;
+  lead?: { column: 'status' | 'type'; value: string };
 }
 
 const ORDERS = {
@@ -103,24 +103,25 @@ const ORDERS = {
  * costs the same). A walk newest first of one `status` says it as row comparisons, as
  * `postgresListWorkItems` does, so that the guess is a third and not one row in two hundred.
  */
-function steppedWalk({ where, status }: Walk, order: SortOrder, after: PagePosition | null, limit: number) {
+function steppedWalk({ where, lead }: Walk, order: SortOrder, after: PagePosition | null, limit: number) {
   const { direction, past } = ORDERS[order];
-  const columns: string[] = [...(status === undefined ? [] : ['status']), ...ORDERS[order].columns];
+  const columns: string[] = [...(lead ? [lead.column] : []), ...ORDERS[order].columns];
+  // The lead's first entry in the walk's order and its last: every time, every integer.
+  const [near, far] = order === 'newest' ? (['infinity', '-infinity'] as const) : ([-2147483648, 2147483647] as const);
+  const back = past === '<' ? '>' : '<';
   const tuple = (alias: string) => sql.raw(`(${columns.map((column) => `${alias}.${column}`).join(', ')})`);
   const orderBy = (alias: string) => sql.raw(columns.map((column) => `${alias}.${column}${direction}`).join(', '));
+  const pair = (alias: string) => sql.raw(`(${alias}.${columns[0]}, ${alias}.${columns[1]})`);
   const kept = (alias: string) =>
-    status === undefined
-      ? where(sql.raw(alias))
-      : sql`(${sql.raw(alias)}.status, ${sql.raw(alias)}.created_at) >= (${status}, '-infinity') AND ${where(sql.raw(alias))}`;
-  const position = after && {
-    ...after,
-    ...(status === undefined ? {} : { status }),
-  };
+    lead
+      ? sql`${pair(alias)} ${sql.raw(back)}= (${lead.value}, ${far}) AND ${where(sql.raw(alias))}`
+      : where(sql.raw(alias));
+  const position: Record<string, unknown> | null = after && { ...after, ...(lead && { [lead.column]: lead.value }) };
   const from = position
-    ? sql` AND ${tuple('w')} ${sql.raw(past)} (${sql.join(columns.map((column) => position[column as keyof typeof position]))})`
-    : status === undefined
-      ? sql``
-      : sql` AND (w.status, w.created_at) <= (${status}, 'infinity')`;
+    ? sql` AND ${tuple('w')} ${sql.raw(past)} (${sql.join(columns.map((column) => position[column]))})`
+    : lead
+      ? sql` AND ${pair('w')} ${sql.raw(past)}= (${lead.value}, ${near})`
+      : sql``;
   return sql`SELECT (w).* FROM (WITH RECURSIVE walk AS (
       (SELECT w, 1 AS n FROM work_items w WHERE ${kept('w')}${from} ORDER BY ${orderBy('w')} LIMIT 1)
       UNION ALL
@@ -140,24 +141,33 @@ function merged(walks: RawBuilder<unknown>[], order: SortOrder, limit: number) {
 
 /**
  * The walks a filter's list is, or null for the cross-dialect statement: by status in queue
- * order (work_items_status_queue, one walk per status), or the items claimable now
+ * order (work_items_status_queue, a walk per status); the items claimable now
  * (work_items_claimable in queue order; newest first, the queued ones of work_items_status_newest,
- * the others passed over).
+ * the others passed over); the queued items of a type (migration 034), or the claimable ones
+ * newest first (the same index, the others passed over).
  */
 function walksOf(filter: WorkFilter, order: SortOrder): Walk[] | null {
-  const keys = Object.entries(filter).filter(([, value]) => value !== undefined);
-  if (keys.length !== 1) return null;
-  if (order === 'priority' && filter.statuses?.length)
-    return [...new Set(filter.statuses)].map((status) => ({ where: (a) => sql`${a}.status = ${status}` }));
-  if (filter.ready?.ready) {
-    const { now } = filter.ready;
-    // `waiting_on < 1` as work_items_claimable's predicate says it (migration 033), for the same reason.
-    const due: Condition = (a) => sql`${a}.waiting_on < 1 AND (${a}.run_after IS NULL OR ${a}.run_after <= ${now})`;
-    return [
-      order === 'priority'
-        ? { where: (a) => sql`${a}.status = 'queued' AND ${due(a)}` }
-        : { where: due, status: 'queued' },
-    ];
+  const { statuses, ready, type, ...others } = filter;
+  if (Object.values(others).some((value) => value !== undefined) || ready?.ready === false) return null;
+  if (statuses !== undefined && ready !== undefined) return null;
+  // `waiting_on < 1` as work_items_claimable's predicate says it (migration 033), for the same reason.
+  const due: Condition = (a) =>
+    sql`${a}.waiting_on < 1 AND (${a}.run_after IS NULL OR ${a}.run_after <= ${ready?.now})`;
+  const queued: Condition = (a) => (ready ? sql`${a}.status = 'queued' AND ${due(a)}` : sql`${a}.status = 'queued'`);
+  const distinct = [...new Set(statuses ?? [])];
+  if (type === undefined) {
+    if (order === 'priority' && distinct.length > 0)
+      return distinct.map((status) => ({ where: (a) => sql`${a}.status = ${status}` }));
+    if (ready)
+      return [order === 'priority' ? { where: queued } : { where: due, lead: { column: 'status', value: 'queued' } }];
+    return null;
   }
-  return null;
+  if (distinct.length !== 1 || distinct[0] !== 'queued') return null;
+  // Newest first, the type as row comparisons (as above); in queue order a walk of the type's
+  // own queue, its every step read from that index as the only one with both terms and the order.
+  return [
+    order === 'newest'
+      ? { where: queued, lead: { column: 'type', value: type } }
+      : { where: (a) => sql`${queued(a)} AND ${a}.type = ${type}` },
+  ];
 }
