@@ -4,8 +4,8 @@ import type { SortOrder } from '../api-contract.js';
 import type { PagePosition, WorkFilter, WorkStatements } from './port.js';
 import type { WorkItemRow } from './tables.js';
 
-// GET /work on PostgreSQL: a filter of one equality walks that column's own index, whatever the
-// statistics (docs/design-decisions.md, "Right before the first ANALYZE"); every other filter is
+// GET /work on PostgreSQL: the filters an index serves walk it, planned so whatever the statistics
+// (docs/design-decisions.md, "GET /work walks an index before ANALYZE"); every other filter is
 // cross-dialect.ts's statement.
 
 /** The filters a newest-first walk serves, each by the index (column, created_at, id) of migration 001 or 003. */
@@ -100,13 +100,13 @@ const ORDERS = {
  * The rows `where` keeps, in `order` from `after`, read one index entry per step: a recursive
  * query whose every step is `ORDER BY … LIMIT 1`, which the planner reads from the index in
  * that order unless it guesses no more than a row or two kept (then a sort of what it guessed
- * costs the same). A walk newest first of one `status` says it as row comparisons, as
- * `postgresListWorkItems` does, so that the guess is a third and not one row in two hundred.
+ * costs the same). A walk with a `lead` says it as row comparisons, as `postgresListWorkItems`
+ * does, so that the guess is a third and not one row in two hundred.
  */
 function steppedWalk({ where, lead }: Walk, order: SortOrder, after: PagePosition | null, limit: number) {
   const { direction, past } = ORDERS[order];
   const columns: string[] = [...(lead ? [lead.column] : []), ...ORDERS[order].columns];
-  // The lead's first entry in the walk's order and its last: every time, every integer.
+  // Bounds of the column after the lead, from the walk's first entry to its last: every time, or every integer.
   const [near, far] = order === 'newest' ? (['infinity', '-infinity'] as const) : ([-2147483648, 2147483647] as const);
   const back = past === '<' ? '>' : '<';
   const tuple = (alias: string) => sql.raw(`(${columns.map((column) => `${alias}.${column}`).join(', ')})`);
@@ -143,8 +143,7 @@ function merged(walks: RawBuilder<unknown>[], order: SortOrder, limit: number) {
  * The walks a filter's list is, or null for the cross-dialect statement: by status in queue
  * order (work_items_status_queue, a walk per status); the items claimable now
  * (work_items_claimable in queue order; newest first, the queued ones of work_items_status_newest,
- * the others passed over); the queued items of a type (migration 034), or the claimable ones
- * newest first (the same index, the others passed over).
+ * the others passed over); the queued items of a type (migration 034).
  */
 function walksOf(filter: WorkFilter, order: SortOrder): Walk[] | null {
   const { statuses, ready, type, ...others } = filter;
