@@ -77,6 +77,7 @@ const UNBOUNDED = new Set([
   ...['agent', 'project_id', 'type', 'created_by'].map((label) => `${label} priority`),
   // Each step guessed at one row: a sort of work_items_claimable_type's whole type beats the walk.
   'ready=true and type newest',
+  // Each counts rows no index tells from the others (waiting, not yet due, the rest of the table).
   'ready=true counts',
   'ready=false counts',
 ]);
