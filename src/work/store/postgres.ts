@@ -13,6 +13,7 @@ import {
   changeShape,
 } from './port.js';
 import { crossDialectStatements } from './cross-dialect.js';
+import { postgresListWorkItems } from './postgres-lists.js';
 import type { DependentNotes } from './dependencies-port.js';
 
 // The work store on PostgreSQL: the statements of port.ts (cross-dialect.ts's, and the hot paths
@@ -49,8 +50,10 @@ function split({ dispatch_log, ...row }: RowWithLog): ItemWithDispatches {
 }
 
 export function postgresStatements(db: DatabaseHandle, run: RunStatement, notes: DependentNotes): WorkStatements {
+  const crossDialect = crossDialectStatements(db);
   return {
-    ...crossDialectStatements(db),
+    ...crossDialect,
+    listWorkItems: postgresListWorkItems(db, crossDialect.listWorkItems),
 
     async createWorkItems(items) {
       if (items.length > 0) await run({ ...CREATE_ITEMS, values: [itemsJson(items)] });
