@@ -223,6 +223,25 @@ describe.each((await storesUnderTest()).filter((kind) => kind === 'postgres'))(
       const [event] = await stream.waitFor((all) => all.length >= 1, 2_000);
       expect(JSON.parse(event!.data).id).toBe(item.id);
     });
+
+    // A snapshot names every writing transaction of the cluster; only the log's writers can fill a gap.
+    it('a long transaction that never writes the log does not hold the stream at a gap', async () => {
+      const bystander = new pg.Client({ connectionString: t.testDatabase.config.url });
+      await bystander.connect();
+      try {
+        await bystander.query('BEGIN');
+        await bystander.query('SELECT pg_current_xact_id()');
+        const stream = await open();
+        await holdEventId();
+        const { body: item } = await call(t.app, 'POST', '/work', { type: 't', description: 'beside a bystander' });
+        await slow.query('ROLLBACK');
+        const [event] = await stream.waitFor((all) => all.length >= 1, 3_000);
+        expect(JSON.parse(event!.data).id).toBe(item.id);
+      } finally {
+        await bystander.query('ROLLBACK');
+        await bystander.end();
+      }
+    });
   },
 );
 

@@ -1,5 +1,5 @@
 // The event log's reading side on PostgreSQL: ids come from a sequence as events are inserted but
-// become visible in commit order, so it also names the writers still running.
+// become visible in commit order, so it also names the log's writers still running.
 
 import { sql } from 'kysely';
 import type { DatabaseHandle } from '../../../shared/db/schema.js';
@@ -46,17 +46,25 @@ export function createPostgresEventLog(db: DatabaseHandle): EventLog {
       return Number(row?.id ?? 0);
     },
 
+    // The writers are the transactions holding a write lock on this log: an INSERT takes it
+    // before its id, and keeps it to the end. A snapshot would name every writing transaction of
+    // the cluster, and a long one that never touches the log would hold the stream at each gap.
     async writersNow() {
-      const { rows } = await sql<{ mark: string }>`SELECT pg_current_snapshot()::text AS mark`.execute(db);
+      const { rows } = await sql<{ mark: string }>`
+        SELECT coalesce(string_agg(DISTINCT virtualtransaction, ','), '') AS mark
+        FROM pg_locks
+        WHERE locktype = 'relation' AND relation = 'events'::regclass AND mode = 'RowExclusiveLock'
+          AND pid <> pg_backend_pid()`.execute(db);
       return rows[0]!.mark;
     },
 
     async ended(mark) {
-      // pg_xact_status is null for a transaction too old to be remembered: long finished.
+      if (mark === '') return true;
+      // A transaction holds the lock on its own virtual id until it commits or rolls back.
       const { rows } = await sql<{ running: number }>`
         SELECT count(*)::int AS running
-        FROM pg_snapshot_xip(${mark}::pg_snapshot) AS writer
-        WHERE pg_xact_status(writer) = 'in progress'`.execute(db);
+        FROM pg_locks
+        WHERE locktype = 'virtualxid' AND virtualxid = ANY (string_to_array(${mark}, ','))`.execute(db);
       return rows[0]!.running === 0;
     },
 
