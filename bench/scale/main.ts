@@ -2,13 +2,13 @@ import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import { Pool } from 'undici';
-import { type BenchDatabase, type BenchDbKind, freshDatabase, parseDbKind } from '../lib/databases.js';
+import { type BenchDatabase, type BenchDbKind, freshDatabase, keepAll, parseDbKind } from '../lib/databases.js';
 import { StealMeter, cpuTicks } from '../lib/host-steal.js';
 import { runMain } from '../lib/run-main.js';
 import { startWork } from '../lib/servers.js';
 import { PROJECTS, TYPES, agentName, databaseBytes, itemId, mixFor, projectId, seedDesk, typeName } from './seed.js';
 
-// `npm run bench:scale [-- --db sqlite|postgres --items 1000000 --small 10000 --runs 200]`: a desk
+// `npm run bench:scale [-- --db sqlite|postgres --items 1000000 --small 10000 --runs 200 --keep]`: a desk
 // seeded in bulk at a small and a large size, then each request of the board, the dashboard and
 // an agent's loop timed one at a time over HTTP; every p99 at the large size as a ratio to the small.
 
@@ -19,6 +19,8 @@ const { values: args } = parseArgs({
     small: { type: 'string', default: '10000' },
     runs: { type: 'string', default: '200' },
     'max-seconds': { type: 'string', default: '60' },
+    /** Leave the databases for EXPLAIN after the run (their URLs go to stderr); drop them by hand. */
+    keep: { type: 'boolean', default: false },
   },
 });
 const kind: BenchDbKind = parseDbKind(args.db);
@@ -110,7 +112,9 @@ async function measureSize(items: number): Promise<Map<string, { median: number;
   await seedDesk(database, mix, log);
   const seed_s = Math.round((performance.now() - seeding) / 100) / 10;
   const bytes = await databaseBytes(database);
-  log(`${items} items seeded in ${seed_s} s, ${Math.round(bytes / 1048576)} MiB`);
+  log(
+    `${items} items seeded in ${seed_s} s, ${Math.round(bytes / 1048576)} MiB${args.keep ? ` at ${database.url}` : ''}`,
+  );
 
   const server = await startWork(database.url, 4);
   const { call, close } = client(server.url);
@@ -165,6 +169,7 @@ async function measureSize(items: number): Promise<Map<string, { median: number;
 async function main(): Promise<void> {
   const small = await measureSize(SIZES[0]!);
   const large = await measureSize(SIZES[1]!);
+  if (args.keep) keepAll();
   for (const [endpoint, base] of small) {
     const at = large.get(endpoint);
     if (!at) continue;
