@@ -260,7 +260,11 @@ export async function seedDesk(database: BenchDatabase, mix: Mix, progress: (lin
     }
     await client.query(eventStatement(postgres, mix));
     for (const statement of COMPACT.postgres) await client.query(statement);
-    await client.query('VACUUM ANALYZE');
+    // Only this schema's tables: the database may hold other runs' schemas.
+    const { rows } = await client.query<{ name: string }>(
+      "SELECT format('%I.%I', schemaname, tablename) AS name FROM pg_tables WHERE schemaname = current_schema()",
+    );
+    for (const { name } of rows) await client.query(`VACUUM ANALYZE ${name}`);
   } finally {
     await client.end();
   }
