@@ -89,3 +89,8 @@ export async function dropAll(): Promise<void> {
     await cleanup().catch((error: unknown) => process.stderr.write(`cleanup failed: ${String(error)}\n`));
   }
 }
+
+/** Leaves every database made so far in place after the run, for a profile of its statements. */
+export function keepAll(): void {
+  cleanups.splice(0);
+}
