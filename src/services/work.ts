@@ -211,8 +211,15 @@ export async function buildWorkApp({
     opened: notify.opened,
   });
   closeForFinished = conversation.questions.closeForFinished;
-  const work = createWorkService({ store, recent, observer, now, reviewGate: conversation.questions.reviewGate });
   const statsStore = createStatsStore(database);
+  const work = createWorkService({
+    store,
+    recent,
+    observer,
+    now,
+    reviewGate: conversation.questions.reviewGate,
+    keptCounts: () => statsStore.itemsByStatusAndType(),
+  });
   const stats = createStatsService({ store: statsStore, now, maxTypes: config.metrics.maxTypes });
   // The item gauges read the maintained counts (src/work/stats), never a scan of work_items.
   registerWorkGauges(app.metricsRegistry, { source: stats, counters: observer, claims, hub, logger });

@@ -79,6 +79,11 @@ export interface ServiceDeps {
   observer?: WorkObserver;
   /** Consulted when a PATCH completes an item: the review gate of src/conversation. */
   reviewGate?: ReviewGate;
+  /**
+   * The item counts by status and type that writers keep (src/work/stats): the counts with no
+   * filter but a type read them, not every item. Absent: every count is a count of rows.
+   */
+  keptCounts?: () => Promise<{ status: string; type: string; count: number }[]>;
 }
 
 /**
@@ -131,6 +136,7 @@ export function createWorkService({
   now = () => new Date(),
   observer = NO_OBSERVER,
   reviewGate,
+  keptCounts,
 }: ServiceDeps) {
   const timestamp = () => now().toISOString();
 
@@ -218,7 +224,17 @@ export function createWorkService({
   }
 
   async function counts(query: CountsQuery): Promise<StatusCounts> {
-    const found = await store.countByStatus(toFilter(query, timestamp()));
+    const filter = toFilter(query, timestamp());
+    const byTypeAlone = Object.keys(filter).every((key) => key === 'type');
+    const found: Partial<Record<string, number>> = {};
+    if (keptCounts && byTypeAlone) {
+      for (const row of await keptCounts()) {
+        if (filter.type === undefined || row.type === filter.type)
+          found[row.status] = (found[row.status] ?? 0) + row.count;
+      }
+    } else {
+      Object.assign(found, await store.countByStatus(filter));
+    }
     return Object.fromEntries(WORK_STATUSES.map((status) => [status, found[status] ?? 0])) as StatusCounts;
   }
 
