@@ -53,7 +53,19 @@ describe.each(await storesUnderTest())('search plans on %s', (kind) => {
              strftime('%Y-%m-%dT%H:%M:%fZ', '2026-11-01', '+' || n || ' seconds'), '2026-11-01T00:00:00.000Z'
            FROM n`;
     await database.kysely.executeQuery(CompiledQuery.raw(seed));
-    await database.kysely.executeQuery(CompiledQuery.raw('ANALYZE'));
+    // On PostgreSQL a bare ANALYZE would reach every test's schema in the shared database, and
+    // the plan tests that run before any statistics exist would then have some.
+    await database.kysely.executeQuery(
+      CompiledQuery.raw(
+        kind === 'postgres'
+          ? `DO $$ DECLARE t text; BEGIN
+               FOR t IN SELECT tablename FROM pg_tables WHERE schemaname = current_schema() LOOP
+                 EXECUTE format('ANALYZE %I', t);
+               END LOOP;
+             END $$`
+          : 'ANALYZE',
+      ),
+    );
     // As the store plans its search (its transaction sets these).
     if (kind === 'postgres') {
       for (const [name, value] of SEARCH_PLANNER_SETTINGS) {
