@@ -123,6 +123,8 @@ export interface WorkAppDeps {
   onA2aPushSweep?: (sweep: () => Promise<number>) => void;
   /** Given retention once it runs: a test runs an archiving pass at its clock. */
   onRetention?: (retention: Retention) => void;
+  /** How many matches search ranks whole, and how many newest items it ranks past that (tests make it small). */
+  searchRankedWindow?: number;
 }
 
 export const WORK_BODY_LIMIT = 1024 * 1024;
@@ -153,6 +155,7 @@ export async function buildWorkApp({
   onSchedules,
   onA2aPushSweep,
   onRetention,
+  searchRankedWindow,
   ...deps
 }: WorkAppDeps): Promise<HttpApp> {
   const { app, database, tracing, auth, gate } = await buildServiceApp({
@@ -304,7 +307,7 @@ export async function buildWorkApp({
   );
   registerWorkRoutes(app, work, claims);
   registerConversationRoutes(app, conversation.comments, conversation.questions);
-  registerSearchRoutes(app, createSearchService(createSearchStore(database)));
+  registerSearchRoutes(app, createSearchService(createSearchStore(database, searchRankedWindow)));
   registerNotificationRoutes(app, notify.notifications);
   registerPeopleRoutes(app, notify.people);
   registerTestMailRoute(app, notify.testMail);

@@ -1,5 +1,6 @@
 import BetterSqlite3 from 'better-sqlite3';
 import pg from 'pg';
+import { sql } from 'kysely';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/shared/db/database.js';
@@ -84,11 +85,13 @@ describe.each(await storesUnderTest())('migration 031 on %s', (kind) => {
         after: null,
         limit: 10,
       })
-    ).map((hit) => hit.row.id);
+    ).hits.map((hit) => hit.row.id);
 
   it('rebuilt every document in batches of a thousand, and says so', async () => {
     expect(logged.filter((line) => line.msg === 'rebuild done')).toEqual([
       expect.objectContaining({ rebuilt_by: '031_search_ids', batches: 3 }),
+      // PostgreSQL then gives each existing document its place in the index (035).
+      ...(kind === 'postgres' ? [expect.objectContaining({ rebuilt_by: '035_search_places', batches: 3 })] : []),
     ]);
     const left = await database.kysely
       .selectFrom('search_id_rebuild' as never)
@@ -102,5 +105,18 @@ describe.each(await storesUnderTest())('migration 031 on %s', (kind) => {
     expect(await found('1042')).toEqual([LOCK]);
     expect(await found('4abc')).toEqual([]);
     expect(await found('weekly report')).toHaveLength(10);
+  });
+
+  it.runIf(kind === 'postgres')('places every existing document in its order of creation, and new ones after them', async () => {
+    const placed = await sql<{ item_id: string; seq: string | null }>`SELECT s.item_id, s.seq FROM work_search s
+        JOIN work_items w ON w.id = s.item_id ORDER BY w.created_at, w.id`.execute(database.kysely);
+    expect(placed.rows.map((row) => Number(row.seq))).toEqual(Array.from({ length: ITEMS }, (_, n) => n + 1));
+    await sql`INSERT INTO work_items (id, type, description, priority, status, created_by, created_at, updated_at)
+        VALUES (gen_random_uuid(), 'ops', 'Arrived after the migration', 3, 'queued', 'ann', ${AT}, ${AT})`.execute(
+      database.kysely,
+    );
+    const { rows } = await sql<{ seq: string }>`SELECT s.seq FROM work_search s JOIN work_items w ON w.id = s.item_id
+        WHERE w.description = 'Arrived after the migration'`.execute(database.kysely);
+    expect(rows.map((row) => Number(row.seq))).toEqual([ITEMS + 1]);
   });
 });

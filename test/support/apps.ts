@@ -83,6 +83,7 @@ export type WorkAppOptions = Pick<
   | 'onWebhooks'
   | 'onA2aPushSweep'
   | 'onRetention'
+  | 'searchRankedWindow'
 >;
 
 export function startWorkApp(

@@ -5,6 +5,8 @@ import { sqliteSearchStore } from './sqlite.js';
 
 // The one place that looks at the dialect for search.
 
-export function createSearchStore(database: Database): SearchStore {
-  return database.dialect === 'postgres' ? postgresSearchStore(database.kysely) : sqliteSearchStore(database.kysely);
+export function createSearchStore(database: Database, rankedWindow?: number): SearchStore {
+  return database.dialect === 'postgres'
+    ? postgresSearchStore(database.kysely, rankedWindow)
+    : sqliteSearchStore(database.kysely, rankedWindow);
 }

@@ -7,11 +7,20 @@ import type { ParsedQuery } from '../query.js';
 export const SEARCH_ORDERS = ['relevance', 'newest'] as const;
 export type SearchOrder = (typeof SEARCH_ORDERS)[number];
 
-/** Where the previous page ended: its last hit's rank (higher is better), time and id. */
+/**
+ * Where the previous page ended: its last hit's rank (higher is better), time and id. By
+ * relevance with text, also what the first page fixed (the places ranked: above `floor`, up to
+ * `ceiling`), how many ranked hits the pages before showed, and once past the ranked matches the
+ * last hit's place in the index (`older`).
+ */
 export interface SearchAfter {
   rank: number;
   created_at: string;
   id: string;
+  floor: number;
+  ceiling: number;
+  shown: number;
+  older: number | null;
 }
 
 /**
@@ -35,6 +44,15 @@ export interface SearchPageRequest {
 export interface SearchHit {
   row: WorkItemRow;
   rank: number;
+  /** The item's place in the index when it follows the ranked matches (see RankedWindow); else null. */
+  older: number | null;
+}
+
+/** A page of hits, and the places ranked that the next pages keep (see SearchAfter). */
+export interface SearchHits {
+  hits: SearchHit[];
+  floor: number;
+  ceiling: number;
 }
 
 export interface SearchSources {
@@ -44,6 +62,6 @@ export interface SearchSources {
 }
 
 export interface SearchStore {
-  search(request: SearchPageRequest): Promise<SearchHit[]>;
+  search(request: SearchPageRequest): Promise<SearchHits>;
   sources(itemIds: readonly string[]): Promise<SearchSources>;
 }

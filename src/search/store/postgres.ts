@@ -4,6 +4,7 @@ import type { WorkItemRow } from '../../work/index.js';
 import type { TextTerm } from '../query.js';
 import { afterCondition, filterConditions, orderBy, readSources, whereClause } from './cross-dialect.js';
 import type { SearchHit, SearchPageRequest, SearchStore } from './port.js';
+import { RANKED_WINDOW, type WindowStatements, pageByRelevance } from './ranked-window.js';
 
 // Search on PostgreSQL: a tsquery built from parsed terms (words of letters and digits only)
 // against work_search's weighted tsvector, ranked by ts_rank_cd.
@@ -48,43 +49,92 @@ const anyOf = (terms: readonly TextTerm[]) => sql`(${sql.join(terms.map(termQuer
  */
 export const SEARCH_PLANNER_SETTINGS = [['enable_seqscan', 'off']] as const;
 
-type SearchRow = WorkItemRow & { search_rank: number };
+type SearchRow = WorkItemRow & { search_rank: number; search_place: string | number | null };
 
-/** The page's one statement (exported for the plan test). */
-export function postgresSearchQuery({ query, person, order, after, limit }: SearchPageRequest): RawBuilder<SearchRow> {
+/** The text's tsquery: every included term, none of the excluded. */
+function textQuery({ include, exclude }: SearchPageRequest['query']): RawBuilder<unknown> {
+  return exclude.length > 0 ? sql`(${allOf(include)} && !!${anyOf(exclude)})` : sql`(${allOf(include)})`;
+}
+
+const filtersOf = ({ query, person }: SearchPageRequest) =>
+  filterConditions(query.filters, person, (column, name) => sql`jsonb_exists(${column}::jsonb, ${name})`);
+
+/**
+ * The page's one statement (exported for the plan test); with text by relevance, only the
+ * matches whose document's place in the index (work_search.seq) is in (floor, ceiling] are ranked.
+ */
+export function postgresSearchQuery(request: SearchPageRequest, floor = 0, ceiling?: number): RawBuilder<SearchRow> {
+  const { query, order, after, limit } = request;
   const { include, exclude } = query;
-  const where = filterConditions(query.filters, person, (column, name) => sql`jsonb_exists(${column}::jsonb, ${name})`);
+  const where = filtersOf(request);
   let rank: RawBuilder<unknown> = sql`0.0::float8`;
   let from: RawBuilder<unknown> = sql`work_items w`;
   if (include.length > 0) {
-    const text = exclude.length > 0 ? sql`(${allOf(include)} && !!${anyOf(exclude)})` : sql`(${allOf(include)})`;
+    const text = textQuery(query);
     rank = sql`ts_rank_cd(${WEIGHTS}, s.doc, ${text})::float8`;
     from = sql`work_search s JOIN work_items w ON w.id = s.item_id`;
     where.unshift(sql`s.doc @@ ${text}`);
+    if (floor > 0) where.push(sql`s.seq > ${floor}`);
+    if (ceiling !== undefined) where.push(sql`s.seq <= ${ceiling}`);
   } else if (exclude.length > 0) {
     where.push(sql`w.id NOT IN (SELECT x.item_id FROM work_search x WHERE x.doc @@ ${anyOf(exclude)})`);
   }
   if (after !== null) where.push(afterCondition(order, after, rank));
-  return sql<SearchRow>`SELECT w.*, ${rank} AS search_rank
+  return sql<SearchRow>`SELECT w.*, ${rank} AS search_rank, NULL::bigint AS search_place
       FROM ${from} ${whereClause(where)} ${orderBy(order, rank)} LIMIT ${limit}`;
 }
 
-export function postgresSearchStore(db: DatabaseHandle): SearchStore {
+/** Matches placed in (above, upTo], newest first. */
+export function postgresOlderQuery(request: SearchPageRequest, upTo: number, above: number, limit: number) {
+  const where = [
+    sql`s.doc @@ ${textQuery(request.query)}`,
+    sql`s.seq <= ${upTo}`,
+    sql`s.seq > ${above}`,
+    ...filtersOf(request),
+  ];
+  return sql<SearchRow>`SELECT w.*, 0.0::float8 AS search_rank, s.seq AS search_place
+      FROM work_search s JOIN work_items w ON w.id = s.item_id
+      ${whereClause(where)} ORDER BY s.seq DESC LIMIT ${limit}`;
+}
+
+const toHit = ({ search_rank, search_place, ...row }: SearchRow): SearchHit => ({
+  row: row as WorkItemRow,
+  rank: Number(search_rank),
+  older: search_place === null ? null : Number(search_place),
+});
+
+function windowStatements(db: DatabaseHandle): WindowStatements {
+  const rows = async (query: RawBuilder<SearchRow>) => (await query.execute(db)).rows.map(toHit);
+  return {
+    async countMatches(request, cap) {
+      const { rows: found } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM (SELECT 1 FROM work_search s
+          WHERE s.doc @@ ${textQuery(request.query)} LIMIT ${cap}) x`.execute(db);
+      return Number(found[0]?.n ?? 0);
+    },
+    async lastPlace() {
+      const { rows: found } = await sql<{ n: string | null }>`SELECT max(seq) AS n FROM work_search`.execute(db);
+      return Number(found[0]?.n ?? 0);
+    },
+    ranked: (request, floor, ceiling) => rows(postgresSearchQuery(request, floor, ceiling)),
+    older: (request, upTo, above, limit) => rows(postgresOlderQuery(request, upTo, above, limit)),
+  };
+}
+
+export function postgresSearchStore(db: DatabaseHandle, windowSize = RANKED_WINDOW): SearchStore {
   return {
     async search(request) {
-      const found =
-        request.query.include.length === 0
-          ? await postgresSearchQuery(request).execute(db)
-          : await db.transaction().execute(async (trx) => {
-              for (const [name, value] of SEARCH_PLANNER_SETTINGS) {
-                await sql`SELECT set_config(${name}, ${value}, true)`.execute(trx);
-              }
-              return postgresSearchQuery(request).execute(trx);
-            });
-      return found.rows.map(({ search_rank, ...row }): SearchHit => ({
-        row: row as WorkItemRow,
-        rank: Number(search_rank),
-      }));
+      if (request.query.include.length === 0) {
+        return { hits: (await postgresSearchQuery(request).execute(db)).rows.map(toHit), floor: 0, ceiling: 0 };
+      }
+      return db.transaction().execute(async (trx) => {
+        for (const [name, value] of SEARCH_PLANNER_SETTINGS) {
+          await sql`SELECT set_config(${name}, ${value}, true)`.execute(trx);
+        }
+        if (request.order !== 'relevance') {
+          return { hits: (await postgresSearchQuery(request).execute(trx)).rows.map(toHit), floor: 0, ceiling: 0 };
+        }
+        return pageByRelevance(windowStatements(trx), request, windowSize);
+      });
     },
 
     sources: (itemIds) => readSources(db, itemIds),

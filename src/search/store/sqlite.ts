@@ -4,6 +4,7 @@ import type { WorkItemRow } from '../../work/index.js';
 import type { TextTerm } from '../query.js';
 import { afterCondition, filterConditions, orderBy, readSources, whereClause } from './cross-dialect.js';
 import type { SearchHit, SearchPageRequest, SearchStore } from './port.js';
+import { RANKED_WINDOW, type WindowStatements, pageByRelevance } from './ranked-window.js';
 
 // Search on SQLite: an FTS5 MATCH built from parsed terms (words of letters and digits only, so
 // each quoted string is a plain token) and ranked by bm25 with the columns weighted.
@@ -35,37 +36,91 @@ function termMatch(term: TextTerm): string {
 
 const anyOf = (terms: readonly TextTerm[]) => `(${terms.map(termMatch).join(' OR ')})`;
 
-type SearchRow = WorkItemRow & { search_rank: number };
+type SearchRow = WorkItemRow & { search_rank: number; search_place: number | null };
 
-/** The page's one statement (exported for the plan test). */
-export function sqliteSearchQuery({ query, person, order, after, limit }: SearchPageRequest): RawBuilder<SearchRow> {
-  const { include, exclude } = query;
-  const rank: RawBuilder<unknown> = include.length > 0 ? sql`hits.rank` : sql`0.0`;
-  const where = filterConditions(
+/** The text's FTS5 expression: every included term, none of the excluded. */
+function textMatch({ include, exclude }: SearchPageRequest['query']): string {
+  return include.map(termMatch).join(' AND ') + (exclude.length > 0 ? ` NOT ${anyOf(exclude)}` : '');
+}
+
+function filtersOf({ query, person }: SearchPageRequest): RawBuilder<unknown>[] {
+  return filterConditions(
     query.filters,
     person,
     (column, name) => sql`EXISTS (SELECT 1 FROM json_each(${column}) WHERE json_each.value = ${name})`,
   );
+}
+
+/**
+ * The page's one statement (exported for the plan test). With text by relevance, only the
+ * matches whose document (its FTS rowid, the store's place in the index) is in (floor, ceiling]
+ * are ranked, and a later page skips the ranked hits shown before: bm25 weighs a word by how
+ * many documents hold it, so every item indexed since moves the ranks a cursor would compare.
+ */
+export function sqliteSearchQuery(request: SearchPageRequest, floor = 0, ceiling?: number): RawBuilder<SearchRow> {
+  const { query, order, after, limit } = request;
+  const { include, exclude } = query;
+  const rank: RawBuilder<unknown> = include.length > 0 ? sql`hits.rank` : sql`0.0`;
+  const where = filtersOf(request);
   if (include.length === 0 && exclude.length > 0) {
     where.push(sql`w.id NOT IN (SELECT d.item_id FROM search_fts JOIN search_docs d ON d.doc = search_fts.rowid
         WHERE search_fts MATCH ${anyOf(exclude)})`);
   }
-  if (after !== null) where.push(afterCondition(order, after, rank));
+  const skipRanked = include.length > 0 && order === 'relevance' && after !== null;
+  if (after !== null && !skipRanked) where.push(afterCondition(order, after, rank));
+  const places = ceiling === undefined ? sql`` : sql` AND search_fts.rowid <= ${ceiling}`;
   const from =
     include.length > 0
-      ? sql`(SELECT search_fts.rowid AS doc, -${BM25} AS rank FROM search_fts WHERE search_fts MATCH ${
-          include.map(termMatch).join(' AND ') + (exclude.length > 0 ? ` NOT ${anyOf(exclude)}` : '')
-        }) hits JOIN search_docs d ON d.doc = hits.doc JOIN work_items w ON w.id = d.item_id`
+      ? sql`(SELECT search_fts.rowid AS doc, -${BM25} AS rank FROM search_fts
+          WHERE search_fts MATCH ${textMatch(query)} AND search_fts.rowid > ${floor}${places}) hits
+        JOIN search_docs d ON d.doc = hits.doc JOIN work_items w ON w.id = d.item_id`
       : sql`work_items w`;
-  return sql<SearchRow>`SELECT w.*, ${rank} AS search_rank
-      FROM ${from} ${whereClause(where)} ${orderBy(order, rank)} LIMIT ${limit}`;
+  return sql<SearchRow>`SELECT w.*, ${rank} AS search_rank, NULL AS search_place
+      FROM ${from} ${whereClause(where)} ${orderBy(order, rank)} LIMIT ${limit}${
+        skipRanked ? sql` OFFSET ${after.shown}` : sql``
+      }`;
 }
 
-export function sqliteSearchStore(db: DatabaseHandle): SearchStore {
+/** Matches placed in (above, upTo], newest first; CROSS JOIN keeps the FTS walk outermost. */
+export function sqliteOlderQuery(request: SearchPageRequest, upTo: number, above: number, limit: number) {
+  const where = [
+    sql`search_fts MATCH ${textMatch(request.query)}`,
+    sql`search_fts.rowid <= ${upTo}`,
+    sql`search_fts.rowid > ${above}`,
+    ...filtersOf(request),
+  ];
+  return sql<SearchRow>`SELECT w.*, 0.0 AS search_rank, search_fts.rowid AS search_place
+      FROM search_fts CROSS JOIN search_docs d ON d.doc = search_fts.rowid CROSS JOIN work_items w ON w.id = d.item_id
+      ${whereClause(where)} ORDER BY search_fts.rowid DESC LIMIT ${limit}`;
+}
+
+const toHit = ({ search_rank, search_place, ...row }: SearchRow): SearchHit => ({
+  row: row as WorkItemRow,
+  rank: Number(search_rank),
+  older: search_place === null ? null : Number(search_place),
+});
+
+export function sqliteSearchStore(db: DatabaseHandle, windowSize = RANKED_WINDOW): SearchStore {
+  const rows = async (query: RawBuilder<SearchRow>) => (await query.execute(db)).rows.map(toHit);
+  const statements: WindowStatements = {
+    async countMatches(request, cap) {
+      const { rows: found } = await sql<{ n: number }>`SELECT count(*) AS n FROM (SELECT 1 FROM search_fts
+          WHERE search_fts MATCH ${textMatch(request.query)} LIMIT ${cap})`.execute(db);
+      return Number(found[0]?.n ?? 0);
+    },
+    async lastPlace() {
+      const { rows: found } = await sql<{ n: number | null }>`SELECT max(doc) AS n FROM search_docs`.execute(db);
+      return Number(found[0]?.n ?? 0);
+    },
+    ranked: (request, floor, ceiling) => rows(sqliteSearchQuery(request, floor, ceiling)),
+    older: (request, upTo, above, limit) => rows(sqliteOlderQuery(request, upTo, above, limit)),
+  };
   return {
     async search(request) {
-      const found = await sqliteSearchQuery(request).execute(db);
-      return found.rows.map(({ search_rank, ...row }): SearchHit => ({ row: row as WorkItemRow, rank: search_rank }));
+      if (request.query.include.length === 0 || request.order !== 'relevance') {
+        return { hits: await rows(sqliteSearchQuery(request)), floor: 0, ceiling: 0 };
+      }
+      return pageByRelevance(statements, request, windowSize);
     },
 
     sources: (itemIds) => readSources(db, itemIds),
