@@ -107,16 +107,19 @@ describe.each(await storesUnderTest())('migration 031 on %s', (kind) => {
     expect(await found('weekly report')).toHaveLength(10);
   });
 
-  it.runIf(kind === 'postgres')('places every existing document in its order of creation, and new ones after them', async () => {
-    const placed = await sql<{ item_id: string; seq: string | null }>`SELECT s.item_id, s.seq FROM work_search s
+  it.runIf(kind === 'postgres')(
+    'places every existing document in its order of creation, and new ones after them',
+    async () => {
+      const placed = await sql<{ item_id: string; seq: string | null }>`SELECT s.item_id, s.seq FROM work_search s
         JOIN work_items w ON w.id = s.item_id ORDER BY w.created_at, w.id`.execute(database.kysely);
-    expect(placed.rows.map((row) => Number(row.seq))).toEqual(Array.from({ length: ITEMS }, (_, n) => n + 1));
-    await sql`INSERT INTO work_items (id, type, description, priority, status, created_by, created_at, updated_at)
+      expect(placed.rows.map((row) => Number(row.seq))).toEqual(Array.from({ length: ITEMS }, (_, n) => n + 1));
+      await sql`INSERT INTO work_items (id, type, description, priority, status, created_by, created_at, updated_at)
         VALUES (gen_random_uuid(), 'ops', 'Arrived after the migration', 3, 'queued', 'ann', ${AT}, ${AT})`.execute(
-      database.kysely,
-    );
-    const { rows } = await sql<{ seq: string }>`SELECT s.seq FROM work_search s JOIN work_items w ON w.id = s.item_id
+        database.kysely,
+      );
+      const { rows } = await sql<{ seq: string }>`SELECT s.seq FROM work_search s JOIN work_items w ON w.id = s.item_id
         WHERE w.description = 'Arrived after the migration'`.execute(database.kysely);
-    expect(rows.map((row) => Number(row.seq))).toEqual([ITEMS + 1]);
-  });
+      expect(rows.map((row) => Number(row.seq))).toEqual([ITEMS + 1]);
+    },
+  );
 });

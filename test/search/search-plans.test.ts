@@ -3,8 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/shared/db/database.js';
 import { parseQuery } from '../../src/search/query.js';
 import type { SearchPageRequest } from '../../src/search/store/port.js';
-import { SEARCH_PLANNER_SETTINGS, postgresSearchQuery } from '../../src/search/store/postgres.js';
-import { sqliteSearchQuery } from '../../src/search/store/sqlite.js';
+import { SEARCH_PLANNER_SETTINGS, postgresOlderQuery, postgresSearchQuery } from '../../src/search/store/postgres.js';
+import { sqliteOlderQuery, sqliteSearchQuery } from '../../src/search/store/sqlite.js';
 import { type TestDatabase, createTestDatabase, openTestDatabase, storesUnderTest } from '../support/databases.js';
 
 // GET /search's statement as each planner sees a desk of common words after ANALYZE: a rare
@@ -14,7 +14,7 @@ const ITEMS = 20_000;
 
 const request = (q: string): SearchPageRequest => ({
   query: parseQuery(q),
-  person: null,
+  person: { name: 'mia', agent: false },
   order: 'relevance',
   after: null,
   limit: 26,
@@ -24,10 +24,15 @@ describe.each(await storesUnderTest())('search plans on %s', (kind) => {
   let test: TestDatabase;
   let database: Database;
 
-  const plan = async (q: string): Promise<string> => {
-    const compiled = (kind === 'postgres' ? postgresSearchQuery : sqliteSearchQuery)(request(q)).compile(
-      database.kysely,
-    );
+  const plan = async (q: string, statement: 'page' | 'window' | 'older' = 'page'): Promise<string> => {
+    const query =
+      statement === 'older'
+        ? (kind === 'postgres' ? postgresOlderQuery : sqliteOlderQuery)(request(q), 12_000, 10_000, 26)
+        : (kind === 'postgres' ? postgresSearchQuery : sqliteSearchQuery)(
+            request(q),
+            ...(statement === 'window' ? ([18_000, ITEMS] as const) : ([] as const)),
+          );
+    const compiled = query.compile(database.kysely);
     const prefix = kind === 'postgres' ? 'EXPLAIN ' : 'EXPLAIN QUERY PLAN ';
     const { rows } = await database.kysely.executeQuery(
       CompiledQuery.raw(prefix + compiled.sql, [...compiled.parameters]),
@@ -93,5 +98,42 @@ describe.each(await storesUnderTest())('search plans on %s', (kind) => {
   it('with a filter, still starts from the index', async () => {
     const found = await plan('xylograph type:bench priority:3');
     expect(found).toMatch(kind === 'postgres' ? /work_search_doc/ : /VIRTUAL TABLE INDEX \d+:M/);
+  });
+
+  it('ranks a common word only in the window of newest places', async () => {
+    const found = await plan('weekly report', 'window');
+    if (process.env.SHOW_PLANS) console.log(found);
+    if (kind === 'postgres') {
+      expect(found).toMatch(/Index Cond: \(\(seq > .*\(seq <= |Bitmap Index Scan on work_search_seq/);
+      expect(found).not.toMatch(/Seq Scan on work_search/);
+    } else {
+      // FTS5's plan names the rowid bounds it was given (`>` and `<`) beside the MATCH.
+      expect(found).toMatch(/VIRTUAL TABLE INDEX \d+:M\d*[<>]{2}/);
+      expect(found).not.toMatch(/SCAN w\b/);
+    }
+  });
+
+  it('reads older matches from a range of places', async () => {
+    const found = await plan('weekly report status:queued', 'older');
+    if (process.env.SHOW_PLANS) console.log(found);
+    if (kind === 'postgres') {
+      expect(found).toMatch(/work_search_seq/);
+      expect(found).not.toMatch(/Seq Scan/);
+    } else {
+      expect(found).toMatch(/SCAN search_fts VIRTUAL TABLE INDEX \d+:M\d*[<>]{2}/);
+      expect(found).not.toMatch(/TEMP B-TREE/);
+    }
+  });
+
+  it('starts is:needs-me from the open questions, never from every item', async () => {
+    const found = await plan('is:needs-me');
+    if (process.env.SHOW_PLANS) console.log(found);
+    if (kind === 'postgres') {
+      expect(found).toMatch(/work_items_pkey on work_items w\s.*\n\s*Index Cond: \(id = /);
+      expect(found).not.toMatch(/Scan( Backward)? using work_items_newest/);
+    } else {
+      expect(found).toMatch(/SEARCH w USING INDEX sqlite_autoindex_work_items_1 \(id=\?\)/);
+      expect(found).not.toMatch(/SCAN w\b/);
+    }
   });
 });

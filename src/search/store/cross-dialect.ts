@@ -57,7 +57,10 @@ function needsPerson(person: Needer | null, namesContain: NamesContain): RawBuil
          ELSE (w.created_by = ${name} OR ${namesContain(sql`w.watchers`, name)}
                OR EXISTS (SELECT 1 FROM projects wp WHERE wp.id = w.project_id
                           AND ${namesContain(sql`wp.watchers`, name)})) END)`;
-  return sql`EXISTS (SELECT 1 FROM work_questions q WHERE q.work_item_id = w.id AND q.status = 'open'
+  // The items with an open question come first, uncorrelated, so a planner may start from those
+  // few instead of walking every item for the person's own.
+  return sql`w.id IN (SELECT o.work_item_id FROM work_questions o WHERE o.status = 'open')
+    AND EXISTS (SELECT 1 FROM work_questions q WHERE q.work_item_id = w.id AND q.status = 'open'
     AND q.asked_by <> ${name} AND ${told})`;
 }
 

@@ -66,6 +66,8 @@ const filtersOf = ({ query, person }: SearchPageRequest) =>
 export function postgresSearchQuery(request: SearchPageRequest, floor = 0, ceiling?: number): RawBuilder<SearchRow> {
   const { query, order, after, limit } = request;
   const { include, exclude } = query;
+  // With no text every rank is 0: by time alone, which work_items_newest walks in order.
+  const sequence = include.length > 0 ? order : 'newest';
   const where = filtersOf(request);
   let rank: RawBuilder<unknown> = sql`0.0::float8`;
   let from: RawBuilder<unknown> = sql`work_items w`;
@@ -79,9 +81,9 @@ export function postgresSearchQuery(request: SearchPageRequest, floor = 0, ceili
   } else if (exclude.length > 0) {
     where.push(sql`w.id NOT IN (SELECT x.item_id FROM work_search x WHERE x.doc @@ ${anyOf(exclude)})`);
   }
-  if (after !== null) where.push(afterCondition(order, after, rank));
+  if (after !== null) where.push(afterCondition(sequence, after, rank));
   return sql<SearchRow>`SELECT w.*, ${rank} AS search_rank, NULL::bigint AS search_place
-      FROM ${from} ${whereClause(where)} ${orderBy(order, rank)} LIMIT ${limit}`;
+      FROM ${from} ${whereClause(where)} ${orderBy(sequence, rank)} LIMIT ${limit}`;
 }
 
 /** Matches placed in (above, upTo], newest first. */

@@ -60,6 +60,8 @@ function filtersOf({ query, person }: SearchPageRequest): RawBuilder<unknown>[] 
 export function sqliteSearchQuery(request: SearchPageRequest, floor = 0, ceiling?: number): RawBuilder<SearchRow> {
   const { query, order, after, limit } = request;
   const { include, exclude } = query;
+  // With no text every rank is 0: by time alone, which work_items_newest walks in order.
+  const sequence = include.length > 0 ? order : 'newest';
   const rank: RawBuilder<unknown> = include.length > 0 ? sql`hits.rank` : sql`0.0`;
   const where = filtersOf(request);
   if (include.length === 0 && exclude.length > 0) {
@@ -67,7 +69,7 @@ export function sqliteSearchQuery(request: SearchPageRequest, floor = 0, ceiling
         WHERE search_fts MATCH ${anyOf(exclude)})`);
   }
   const skipRanked = include.length > 0 && order === 'relevance' && after !== null;
-  if (after !== null && !skipRanked) where.push(afterCondition(order, after, rank));
+  if (after !== null && !skipRanked) where.push(afterCondition(sequence, after, rank));
   const places = ceiling === undefined ? sql`` : sql` AND search_fts.rowid <= ${ceiling}`;
   const from =
     include.length > 0
@@ -76,7 +78,7 @@ export function sqliteSearchQuery(request: SearchPageRequest, floor = 0, ceiling
         JOIN search_docs d ON d.doc = hits.doc JOIN work_items w ON w.id = d.item_id`
       : sql`work_items w`;
   return sql<SearchRow>`SELECT w.*, ${rank} AS search_rank, NULL AS search_place
-      FROM ${from} ${whereClause(where)} ${orderBy(order, rank)} LIMIT ${limit}${
+      FROM ${from} ${whereClause(where)} ${orderBy(sequence, rank)} LIMIT ${limit}${
         skipRanked ? sql` OFFSET ${after.shown}` : sql``
       }`;
 }
