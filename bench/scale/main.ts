@@ -6,11 +6,13 @@ import { type BenchDatabase, type BenchDbKind, freshDatabase, keepAll, parseDbKi
 import { StealMeter, cpuTicks } from '../lib/host-steal.js';
 import { runMain } from '../lib/run-main.js';
 import { startWork } from '../lib/servers.js';
+import { firstRowsInChromium } from './first-rows.js';
 import { PROJECTS, TYPES, agentName, databaseBytes, itemId, mixFor, projectId, seedDesk, typeName } from './seed.js';
 
 // `npm run bench:scale [-- --db sqlite|postgres --items 1000000 --small 10000 --runs 200 --keep]`: a desk
 // seeded in bulk at a small and a large size, then each request of the board, the dashboard and
-// an agent's loop timed one at a time over HTTP; every p99 at the large size as a ratio to the small.
+// an agent's loop timed one at a time over HTTP, then the board's first rows in Chromium; every p99
+// at the large size as a ratio to the small.
 
 const { values: args } = parseArgs({
   options: {
@@ -18,6 +20,9 @@ const { values: args } = parseArgs({
     items: { type: 'string', default: '1000000' },
     small: { type: 'string', default: '10000' },
     runs: { type: 'string', default: '200' },
+    /** Loads of the board in Chromium at the desktop and the phone width (0 leaves one out). */
+    loads: { type: 'string', default: '10' },
+    'phone-loads': { type: 'string', default: '5' },
     'max-seconds': { type: 'string', default: '60' },
     /** Leave the databases for EXPLAIN after the run (their URLs go to stderr); drop them by hand. */
     keep: { type: 'boolean', default: false },
@@ -31,6 +36,7 @@ const MAX_MS = Number(args['max-seconds']) * 1000;
 const MIN_RUNS = 20;
 const STATS_TARGET_MS = 200;
 const RATIO_TARGET = 2;
+const FIRST_ROWS_TARGET_MS = 1000;
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
 const emit = (line: Record<string, unknown>) => process.stdout.write(`${JSON.stringify(line)}\n`);
@@ -144,6 +150,23 @@ async function measureSize(items: number): Promise<Map<string, { median: number;
         runs: times.length,
         median_ms: result.median,
         p99_ms: result.p99,
+      });
+    }
+    const firstRows = await firstRowsInChromium(server.url, {
+      ...(Number(args.loads) > 0 && { desktop: Number(args.loads) }),
+      ...(Number(args['phone-loads']) > 0 && { phone: Number(args['phone-loads']) }),
+    });
+    if (firstRows === null) log('no Chromium: the board\'s first rows are not measured');
+    for (const result of firstRows ?? []) {
+      results.set(`board_first_rows_${result.viewport}`, { median: result.median_ms, p99: result.p99_ms });
+      emit({
+        bench: 'scale',
+        db: kind,
+        items,
+        endpoint: 'board_first_rows',
+        ...result,
+        target_ms: FIRST_ROWS_TARGET_MS,
+        met: result.max_ms < FIRST_ROWS_TARGET_MS,
       });
     }
     emit({
