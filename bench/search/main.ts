@@ -2,11 +2,11 @@ import { parseArgs } from 'node:util';
 import BetterSqlite3 from 'better-sqlite3';
 import pg from 'pg';
 import { Pool } from 'undici';
-import { type BenchDbKind, freshDatabase, parseDbKind } from '../lib/databases.js';
+import { type BenchDbKind, freshDatabase, keepAll, parseDbKind } from '../lib/databases.js';
 import { runMain } from '../lib/run-main.js';
 import { startWork } from '../lib/servers.js';
 
-// `npm run bench:search [-- --db sqlite|postgres --items 20000 --comments 3 --runs 20]`: GET
+// `npm run bench:search [-- --db sqlite|postgres --items 20000 --comments 3 --runs 20 --keep]`: GET
 // /search's median and p99 per kind of query on a desk seeded through SQL in bulk (the triggers
 // index it as the store's writes would), the index's size per item, and POST /work's
 // throughput with the index and with its triggers dropped.
@@ -19,6 +19,7 @@ const { values: args } = parseArgs({
     runs: { type: 'string', default: '20' },
     submits: { type: 'string', default: '2000' },
     connections: { type: 'string', default: '8' },
+    keep: { type: 'boolean', default: false },
   },
 });
 const kind: BenchDbKind = parseDbKind(args.db);
@@ -203,6 +204,7 @@ async function main(): Promise<void> {
     const seeding = performance.now();
     await runSql(database.url, database.path, [...seedStatements(), 'ANALYZE']);
     const seed_s = Math.round((performance.now() - seeding) / 100) / 10;
+    if (args.keep) process.stderr.write(`seeded in ${seed_s} s, kept at ${database.url}\n`);
     const size = await runSql(
       database.url,
       database.path,
@@ -259,4 +261,7 @@ async function main(): Promise<void> {
   }
 }
 
-runMain(main);
+runMain(async () => {
+  await main();
+  if (args.keep) keepAll();
+});

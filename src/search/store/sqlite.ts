@@ -56,6 +56,8 @@ function filtersOf({ query, person }: SearchPageRequest): RawBuilder<unknown>[] 
  * matches whose document (its FTS rowid, the store's place in the index) is in (floor, ceiling]
  * are ranked, and a later page skips the ranked hits shown before: bm25 weighs a word by how
  * many documents hold it, so every item indexed since moves the ranks a cursor would compare.
+ * CROSS JOIN keeps the text's matches outermost: started from a filter's items instead (the open
+ * questions of is:needs-me), SQLite ran the MATCH once per item.
  */
 export function sqliteSearchQuery(request: SearchPageRequest, floor = 0, ceiling?: number): RawBuilder<SearchRow> {
   const { query, order, after, limit } = request;
@@ -75,7 +77,7 @@ export function sqliteSearchQuery(request: SearchPageRequest, floor = 0, ceiling
     include.length > 0
       ? sql`(SELECT search_fts.rowid AS doc, -${BM25} AS rank FROM search_fts
           WHERE search_fts MATCH ${textMatch(query)} AND search_fts.rowid > ${floor}${places}) hits
-        JOIN search_docs d ON d.doc = hits.doc JOIN work_items w ON w.id = d.item_id`
+        CROSS JOIN search_docs d ON d.doc = hits.doc CROSS JOIN work_items w ON w.id = d.item_id`
       : sql`work_items w`;
   return sql<SearchRow>`SELECT w.*, ${rank} AS search_rank, NULL AS search_place
       FROM ${from} ${whereClause(where)} ${orderBy(sequence, rank)} LIMIT ${limit}${
