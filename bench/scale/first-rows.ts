@@ -1,10 +1,9 @@
 import { existsSync } from 'node:fs';
+import { CHROMIUM_PATH, launchBrowser } from '../../test/support/chromium.js';
 
 // The board's first rows in Chromium, for bench:scale: each load in a fresh browser context
 // (nothing cached), timed by the page itself from the start of navigation, so the figure holds
 // the script, the list's request and the render, as a person opening the desk waits for them.
-
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 export const VIEWPORTS = {
   desktop: { width: 1280, height: 800 },
@@ -55,7 +54,11 @@ interface Sample {
 
 const quantile = (sorted: number[], fraction: number) =>
   sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(fraction * sorted.length) - 1))] ?? Number.NaN;
-const median = (values: number[]) => quantile([...values].sort((a, b) => a - b), 0.5);
+const median = (values: number[]) =>
+  quantile(
+    [...values].sort((a, b) => a - b),
+    0.5,
+  );
 const round = (ms: number) => Math.round(ms * 10) / 10;
 
 /** `loads` timed loads of the board (`#/`) at each viewport after one untimed; null without Chromium. */
@@ -63,20 +66,8 @@ export async function firstRowsInChromium(
   baseUrl: string,
   loads: Partial<Record<ViewportName, number>>,
 ): Promise<FirstRowsResult[] | null> {
-  if (!existsSync(CHROMIUM)) return null;
-  const { chromium } = await import('playwright-core');
-  const browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--no-first-run',
-    ],
-  });
+  if (!existsSync(CHROMIUM_PATH)) return null;
+  const browser = await launchBrowser();
   const results: FirstRowsResult[] = [];
   try {
     for (const [viewport, count] of Object.entries(loads) as [ViewportName, number][]) {
@@ -95,7 +86,10 @@ export async function firstRowsInChromium(
         );
         const sample = await page.evaluate(() => {
           const marks = (globalThis as unknown as { __firstRows: { inDom: number; painted: number } }).__firstRows;
-          const resources = performance.getEntriesByType('resource') as unknown as { name: string; responseEnd: number }[];
+          const resources = performance.getEntriesByType('resource') as unknown as {
+            name: string;
+            responseEnd: number;
+          }[];
           const end = (match: RegExp) => resources.find((e) => match.test(e.name))?.responseEnd ?? -1;
           return {
             inDom: marks.inDom,
