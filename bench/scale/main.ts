@@ -156,7 +156,7 @@ async function measureSize(items: number): Promise<Map<string, { median: number;
       ...(Number(args.loads) > 0 && { desktop: Number(args.loads) }),
       ...(Number(args['phone-loads']) > 0 && { phone: Number(args['phone-loads']) }),
     });
-    if (firstRows === null) log('no Chromium: the board\'s first rows are not measured');
+    if (firstRows === null) log("no Chromium: the board's first rows are not measured");
     for (const result of firstRows ?? []) {
       results.set(`board_first_rows_${result.viewport}`, { median: result.median_ms, p99: result.p99_ms });
       emit({
