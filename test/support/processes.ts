@@ -78,7 +78,7 @@ function spawnMain(
   env: Record<string, string>,
   selection: ServiceName | 'all' = 'work',
   wrap: (launch: Launch) => Launch = (launch) => launch,
-): { child: ChildProcess; out: string[]; err: string[]; exited: Promise<Exit> } {
+): { child: ChildProcess; out: string[]; err: string[]; exited: Promise<Exit>; drained: Promise<unknown> } {
   const launch = wrap({ command: process.execPath, args: [MAIN_JS, selection] });
   const child = spawn(launch.command, launch.args, { env: baseEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
   live.add(child);
@@ -86,13 +86,18 @@ function spawnMain(
   const err: string[] = [];
   child.stdout?.on('data', (chunk: Buffer) => out.push(chunk.toString('utf8')));
   child.stderr?.on('data', (chunk: Buffer) => err.push(chunk.toString('utf8')));
+  // 'exit' may come before the last of the pipes' data: a busy host delivered a failed start's
+  // stderr after it, and the test read nothing.
+  const drained = Promise.all([child.stdout, child.stderr].map((stream) => stream && once(stream, 'close'))).catch(
+    () => undefined,
+  );
   const exited = new Promise<Exit>((resolve) => {
     child.once('exit', (code, signal) => {
       live.delete(child);
       resolve({ code, signal });
     });
   });
-  return { child, out, err, exited };
+  return { child, out, err, exited, drained };
 }
 
 /** Starts the work service (or `options.service`) and resolves once `GET /health` answers 200. */
@@ -195,10 +200,11 @@ export interface Finished {
 
 /** Runs the work service expecting it to stop by itself (a start-up failure); kills it after `timeoutMs`. */
 export async function runUntilExit(env: Record<string, string>, timeoutMs = 10_000): Promise<Finished> {
-  const { child, out, err, exited } = spawnMain(env);
+  const { child, out, err, exited, drained } = spawnMain(env);
   const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
   try {
     const exit = await exited;
+    await Promise.race([drained, sleep(2_000)]);
     return { exit, stdout: out.join(''), stderr: err.join('') };
   } finally {
     clearTimeout(timer);
