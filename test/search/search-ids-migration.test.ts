@@ -90,8 +90,13 @@ describe.each(await storesUnderTest())('migration 031 on %s', (kind) => {
   it('rebuilt every document in batches of a thousand, and says so', async () => {
     expect(logged.filter((line) => line.msg === 'rebuild done')).toEqual([
       expect.objectContaining({ rebuilt_by: '031_search_ids', batches: 3 }),
-      // PostgreSQL then gives each existing document its place in the index (035).
-      ...(kind === 'postgres' ? [expect.objectContaining({ rebuilt_by: '035_search_places', batches: 3 })] : []),
+      // PostgreSQL then gives each existing document its place in the index (035); SQLite builds
+      // the index again with its prefix indexes (037).
+      expect.objectContaining(
+        kind === 'postgres'
+          ? { rebuilt_by: '035_search_places', batches: 3 }
+          : { rebuilt_by: '037_search_prefixes', batches: 3 },
+      ),
     ]);
     const left = await database.kysely
       .selectFrom('search_id_rebuild' as never)
@@ -105,6 +110,27 @@ describe.each(await storesUnderTest())('migration 031 on %s', (kind) => {
     expect(await found('1042')).toEqual([LOCK]);
     expect(await found('4abc')).toEqual([]);
     expect(await found('weekly report')).toHaveLength(10);
+  });
+
+  it.runIf(kind === 'sqlite')('indexes every existing document again, once, with prefix indexes', async () => {
+    const count = async (match: string) =>
+      (
+        await sql<{ n: number }>`SELECT count(*) AS n FROM search_fts WHERE search_fts MATCH ${match}`.execute(
+          database.kysely,
+        )
+      ).rows[0]?.n;
+    expect(await count('weekly')).toBe(ITEMS - 2);
+    expect(await count('wee*')).toBe(ITEMS - 2);
+    expect(await count('badge')).toBe(1);
+    const left = await database.kysely
+      .selectFrom('search_prefix_rebuild' as never)
+      .selectAll()
+      .execute();
+    expect(left).toEqual([]);
+    const { rows } = await sql<{ sql: string }>`SELECT sql FROM sqlite_master WHERE name = 'search_fts'`.execute(
+      database.kysely,
+    );
+    expect(rows[0]?.sql).toContain("prefix = '3 4 5 6 7 8 9'");
   });
 
   it.runIf(kind === 'postgres')(

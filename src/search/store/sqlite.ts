@@ -20,7 +20,10 @@ const BM25 = sql.raw('bm25(search_fts, 8.0, 4.0, 4.0, 2.0, 2.0, 1.0, 1.0, 1.0, 0
 function termMatch(term: TextTerm): string {
   switch (term.kind) {
     case 'word':
-      return term.prefix === null ? `(- {id} : "${term.word}")` : `(- {id} : ("${term.word}" OR "${term.prefix}"*))`;
+      if (term.prefix === null) return `(- {id} : "${term.word}")`;
+      // A word that is its own stem is its prefix alone: each phrase costs bm25 a walk of its matches.
+      if (term.prefix === term.word) return `(- {id} : "${term.word}"*)`;
+      return `(- {id} : ("${term.word}" OR "${term.prefix}"*))`;
     case 'prefix':
       return `(- {id} : "${term.prefix}"*)`;
     case 'phrase':
@@ -35,6 +38,12 @@ function termMatch(term: TextTerm): string {
 }
 
 const anyOf = (terms: readonly TextTerm[]) => `(${terms.map(termMatch).join(' OR ')})`;
+
+/**
+ * A place bound for FTS5. better-sqlite3 binds a JS number as a REAL, and FTS5 seeks to a rowid
+ * bound only when it is an INTEGER; otherwise it walks every match and SQLite drops the rest.
+ */
+const place = (value: number) => sql`CAST(${value} AS INTEGER)`;
 
 type SearchRow = WorkItemRow & { search_rank: number; search_place: number | null };
 
@@ -72,11 +81,11 @@ export function sqliteSearchQuery(request: SearchPageRequest, floor = 0, ceiling
   }
   const skipRanked = include.length > 0 && order === 'relevance' && after !== null;
   if (after !== null && !skipRanked) where.push(afterCondition(sequence, after, rank));
-  const places = ceiling === undefined ? sql`` : sql` AND search_fts.rowid <= ${ceiling}`;
+  const places = ceiling === undefined ? sql`` : sql` AND search_fts.rowid <= ${place(ceiling)}`;
   const from =
     include.length > 0
       ? sql`(SELECT search_fts.rowid AS doc, -${BM25} AS rank FROM search_fts
-          WHERE search_fts MATCH ${textMatch(query)} AND search_fts.rowid > ${floor}${places}) hits
+          WHERE search_fts MATCH ${textMatch(query)} AND search_fts.rowid > ${place(floor)}${places}) hits
         CROSS JOIN search_docs d ON d.doc = hits.doc CROSS JOIN work_items w ON w.id = d.item_id`
       : sql`work_items w`;
   return sql<SearchRow>`SELECT w.*, ${rank} AS search_rank, NULL AS search_place
@@ -89,8 +98,8 @@ export function sqliteSearchQuery(request: SearchPageRequest, floor = 0, ceiling
 export function sqliteOlderQuery(request: SearchPageRequest, upTo: number, above: number, limit: number) {
   const where = [
     sql`search_fts MATCH ${textMatch(request.query)}`,
-    sql`search_fts.rowid <= ${upTo}`,
-    sql`search_fts.rowid > ${above}`,
+    sql`search_fts.rowid <= ${place(upTo)}`,
+    sql`search_fts.rowid > ${place(above)}`,
     ...filtersOf(request),
   ];
   return sql<SearchRow>`SELECT w.*, 0.0 AS search_rank, search_fts.rowid AS search_place
