@@ -45,9 +45,13 @@ const anyOf = (terms: readonly TextTerm[]) => sql`(${sql.join(terms.map(termQuer
 /**
  * Set for the search's transaction when it matches text. PostgreSQL estimates a prefix term
  * (every stemmed word is one) at a fixed share of the rows however rare its word, and on that
- * guess reads the whole table rather than the GIN index; the index is right for any word.
+ * guess reads the whole table rather than the GIN index; the index is right for any word. On
+ * the same guess it starts parallel workers, whose start costs more than the few rows they read.
  */
-export const SEARCH_PLANNER_SETTINGS = [['enable_seqscan', 'off']] as const;
+export const SEARCH_PLANNER_SETTINGS = [
+  ['enable_seqscan', 'off'],
+  ['max_parallel_workers_per_gather', '0'],
+] as const;
 
 type SearchRow = WorkItemRow & { search_rank: number; search_place: string | number | null };
 
