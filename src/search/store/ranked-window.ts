@@ -35,7 +35,10 @@ export async function pageByRelevance(
   let ceiling = after?.ceiling ?? 0;
   if (after === null) {
     ceiling = await statements.lastPlace();
-    if ((await statements.countMatches(request, size + 1)) > size) floor = Math.max(0, ceiling - size);
+    const matches = await statements.countMatches(request, size + 1);
+    // Nothing matches: the ranked statement would only check every item holding a phrase's words again.
+    if (matches === 0) return { hits: [], floor, ceiling };
+    if (matches > size) floor = Math.max(0, ceiling - size);
   }
   const hits = after === null || after.older === null ? await statements.ranked(request, floor, ceiling) : [];
   let upTo = after?.older == null ? floor : after.older - 1;
