@@ -3,7 +3,7 @@ import { parseQuery } from '../../src/search/query.js';
 import type { SearchPageRequest } from '../../src/search/store/port.js';
 import { type WindowStatements, pageByRelevance } from '../../src/search/store/ranked-window.js';
 
-// The window's order of statements, over statements that answer from a list of places and record
+// The window's order of statements, over statements that count from a list of places and record
 // what they were asked; the stores' own statements are tried through HTTP in ranked-window.test.ts.
 
 const request: SearchPageRequest = {
@@ -14,47 +14,55 @@ const request: SearchPageRequest = {
   limit: 10,
 };
 
-function statementsOver(places: number[], last: number) {
+/** A window of 100 at a desk whose last place is 5,000; a twentieth of it is 5. */
+async function askedFor(places: number[]): Promise<string[]> {
   const asked: string[] = [];
   const statements: WindowStatements = {
-    countMatches: async (_request, cap) => (asked.push('count'), Math.min(cap, places.length)),
-    lastPlace: async () => (asked.push('last place'), last),
-    ranked: async (_request, floor, ceiling) => {
-      asked.push(`ranked (${floor}, ${ceiling}]`);
-      return [];
+    countMatches: async (_request, cap, above) => {
+      asked.push(`count after ${above}`);
+      return Math.min(cap, places.filter((place) => place > above).length);
     },
-    older: async (_request, upTo, above) => {
-      asked.push(`older (${above}, ${upTo}]`);
-      return [];
-    },
+    lastPlace: async () => (asked.push('last place'), 5_000),
+    ranked: async (_request, floor, ceiling) => (asked.push(`ranked (${floor}, ${ceiling}]`), []),
+    older: async (_request, upTo, above) => (asked.push(`older (${above}, ${upTo}]`), []),
   };
-  return { asked, statements };
+  await pageByRelevance(statements, request, 100);
+  return asked;
 }
+
+const OLDER_RANGES = ['older (4800, 4900]', 'older (4400, 4800]', 'older (2800, 4400]', 'older (0, 2800]'];
 
 describe('a page by relevance', () => {
   it('asks nothing more once the text matches nothing', async () => {
-    const { asked, statements } = statementsOver([], 5_000);
-    expect(await pageByRelevance(statements, request, 100)).toEqual({ hits: [], floor: 0, ceiling: 5_000 });
-    expect(asked).toEqual(['last place', 'count']);
+    expect(await askedFor([])).toEqual(['last place', 'count after 4900', 'count after 0']);
   });
 
-  it('ranks a text of few matches whole, and a common one in the window before the older ranges', async () => {
-    const few = statementsOver([7, 4_000], 5_000);
-    await pageByRelevance(few.statements, request, 100);
-    expect(few.asked).toEqual(['last place', 'count', 'ranked (0, 5000]']);
-    const common = statementsOver(
-      Array.from({ length: 500 }, (_, n) => n * 10),
-      5_000,
-    );
-    await pageByRelevance(common.statements, request, 100);
-    expect(common.asked).toEqual([
+  it('ranks a text of few matches whole', async () => {
+    expect(await askedFor([7, 4_000, 4_990])).toEqual([
       'last place',
-      'count',
+      'count after 4900',
+      'count after 0',
+      'ranked (0, 5000]',
+    ]);
+  });
+
+  it('ranks a text of more matches than the window holds in the window, then reads older ranges', async () => {
+    const places = Array.from({ length: 200 }, (_, n) => n * 20);
+    expect(await askedFor(places)).toEqual([
+      'last place',
+      'count after 4900',
+      'count after 0',
       'ranked (4900, 5000]',
-      'older (4800, 4900]',
-      'older (4400, 4800]',
-      'older (2800, 4400]',
-      'older (0, 2800]',
+      ...OLDER_RANGES,
+    ]);
+  });
+
+  it('takes a text found in a twentieth of the window for common without counting further', async () => {
+    expect(await askedFor([10, 4_910, 4_920, 4_930, 4_940, 4_950])).toEqual([
+      'last place',
+      'count after 4900',
+      'ranked (4900, 5000]',
+      ...OLDER_RANGES,
     ]);
   });
 });

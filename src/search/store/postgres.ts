@@ -112,9 +112,10 @@ const toHit = ({ search_rank, search_place, ...row }: SearchRow): SearchHit => (
 function windowStatements(db: DatabaseHandle): WindowStatements {
   const rows = async (query: RawBuilder<SearchRow>) => (await query.execute(db)).rows.map(toHit);
   return {
-    async countMatches(request, cap) {
+    async countMatches(request, cap, above) {
+      const newest = above > 0 ? sql` AND s.seq > ${above}` : sql``;
       const { rows: found } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM (SELECT 1 FROM work_search s
-          WHERE s.doc @@ ${textQuery(request.query)} LIMIT ${cap}) x`.execute(db);
+          WHERE s.doc @@ ${textQuery(request.query)}${newest} LIMIT ${cap}) x`.execute(db);
       return Number(found[0]?.n ?? 0);
     },
     async lastPlace() {

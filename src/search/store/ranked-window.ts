@@ -6,10 +6,16 @@ import type { SearchHit, SearchHits, SearchPageRequest } from './port.js';
 /** How many items a text may match and still be ranked whole; also how many newest items the window holds. */
 export const RANKED_WINDOW = 2_000;
 
+/**
+ * A text found in this share of the window's items is common without counting its older matches:
+ * counting them is what costs, since a GIN index has no order to stop early in.
+ */
+const COMMON_SHARE = 1 / 20;
+
 /** A store's statements for the window. A place is an item's position in the store's index (newer: higher). */
 export interface WindowStatements {
-  /** How many items the text matches, counting no further than `cap`. */
-  countMatches(request: SearchPageRequest, cap: number): Promise<number>;
+  /** How many items placed after `above` the text matches, counting no further than `cap`. */
+  countMatches(request: SearchPageRequest, cap: number, above: number): Promise<number>;
   /** The newest place in the index; 0 when it is empty. */
   lastPlace(): Promise<number>;
   /** The matches placed in (floor, ceiling], by rank, after the request's `after` (its limit). */
@@ -19,8 +25,8 @@ export interface WindowStatements {
 }
 
 /**
- * A page by relevance of a query with text. When the text matches more items than `size`, only
- * its matches among the newest `size` items indexed are ranked; older matches follow, newest
+ * A page by relevance of a query with text. When the text matches more items than `size`, or a
+ * twentieth of the newest `size` items indexed, only its matches among those newest are ranked; older matches follow, newest
  * indexed first, read in ranges of the index that grow fourfold until the page is full, so each
  * statement reads a bounded number of rows. The first page fixes the places ranked: items
  * indexed while a reader pages are not among them and cannot move the pages already read.
@@ -35,10 +41,16 @@ export async function pageByRelevance(
   let ceiling = after?.ceiling ?? 0;
   if (after === null) {
     ceiling = await statements.lastPlace();
-    const matches = await statements.countMatches(request, size + 1);
-    // Nothing matches: the ranked statement would only check every item holding a phrase's words again.
-    if (matches === 0) return { hits: [], floor, ceiling };
-    if (matches > size) floor = Math.max(0, ceiling - size);
+    const newest = Math.max(0, ceiling - size);
+    const common = Math.ceil(size * COMMON_SHARE);
+    if (newest > 0 && (await statements.countMatches(request, common, newest)) >= common) {
+      floor = newest;
+    } else {
+      const matches = await statements.countMatches(request, size + 1, 0);
+      // Nothing matches: the ranked statement would only check every item holding a phrase's words again.
+      if (matches === 0) return { hits: [], floor, ceiling };
+      if (matches > size) floor = newest;
+    }
   }
   const hits = after === null || after.older === null ? await statements.ranked(request, floor, ceiling) : [];
   let upTo = after?.older == null ? floor : after.older - 1;

@@ -116,9 +116,11 @@ const toHit = ({ search_rank, search_place, ...row }: SearchRow): SearchHit => (
 export function sqliteSearchStore(db: DatabaseHandle, windowSize = RANKED_WINDOW): SearchStore {
   const rows = async (query: RawBuilder<SearchRow>) => (await query.execute(db)).rows.map(toHit);
   const statements: WindowStatements = {
-    async countMatches(request, cap) {
+    async countMatches(request, cap, above) {
       const { rows: found } = await sql<{ n: number }>`SELECT count(*) AS n FROM (SELECT 1 FROM search_fts
-          WHERE search_fts MATCH ${textMatch(request.query)} LIMIT ${cap})`.execute(db);
+          WHERE search_fts MATCH ${textMatch(request.query)} AND search_fts.rowid > ${place(above)} LIMIT ${cap})`.execute(
+        db,
+      );
       return Number(found[0]?.n ?? 0);
     },
     async lastPlace() {
