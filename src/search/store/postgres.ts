@@ -15,9 +15,8 @@ const WEIGHTS = sql.raw(`'{0.1, 0.3, 0.6, 1.0}'::float4[]`);
 function tsqueryText(term: TextTerm): string {
   switch (term.kind) {
     case 'word':
-      if (term.prefix === null) return term.word;
-      // A word that is its own stem is its prefix alone, one GIN lookup fewer.
-      return term.prefix === term.word ? `${term.prefix}:*` : `(${term.word} | ${term.prefix}:*)`;
+      // The stem's prefix holds the word itself, as on SQLite.
+      return term.prefix === null ? term.word : `${term.prefix}:*`;
     case 'prefix':
       return `${term.prefix}:*`;
     case 'phrase':

@@ -20,10 +20,8 @@ const BM25 = sql.raw('bm25(search_fts, 8.0, 4.0, 4.0, 2.0, 2.0, 1.0, 1.0, 1.0, 0
 function termMatch(term: TextTerm): string {
   switch (term.kind) {
     case 'word':
-      if (term.prefix === null) return `(- {id} : "${term.word}")`;
-      // A word that is its own stem is its prefix alone: each phrase costs bm25 a walk of its matches.
-      if (term.prefix === term.word) return `(- {id} : "${term.word}"*)`;
-      return `(- {id} : ("${term.word}" OR "${term.prefix}"*))`;
+      // The stem's prefix holds the word itself; one phrase, since bm25 walks every match of each.
+      return term.prefix === null ? `(- {id} : "${term.word}")` : `(- {id} : "${term.prefix}"*)`;
     case 'prefix':
       return `(- {id} : "${term.prefix}"*)`;
     case 'phrase':
