@@ -8,6 +8,7 @@ import { type Database, sqlitePath } from '../../src/shared/db/database.js';
 import { saveQuery } from '../../src/classify/dedupe/store/postgres.js';
 import type { ClaimQuery, ItemChange } from '../../src/work/store/port.js';
 import { candidatesQuery, changesQuery, postgresStatements } from '../../src/work/store/postgres.js';
+import { PLAN_HOLD } from '../../src/work/plans/settle.js';
 import { sqliteStatements } from '../../src/work/store/sqlite.js';
 import type { DatabaseSchema } from '../../src/shared/db/schema.js';
 import { type TestDatabase, createTestDatabase, openTestDatabase, storesUnderTest } from '../support/databases.js';
@@ -337,4 +338,15 @@ describe.skipIf(!(await storesUnderTest()).includes('sqlite'))('hot-path plans o
       expectIndexed(explain(captured[0]!), /work_items_due/);
     });
   }
+
+  it("the sweep's plans to settle are read from the open containers alone", async () => {
+    captured = [];
+    expect(await sqliteStatements(kysely, DEPENDENT_NOTES).plansToSettle(PLAN_HOLD, 50)).toEqual([]);
+    const plan = explain(captured[0]!);
+    expect(plan, plan).toMatch(/^SCAN p USING INDEX work_items_open_containers$/m);
+    for (const line of plan.split('\n').filter((line) => /^(SCAN|SEARCH)/.test(line))) {
+      expect(line, plan).toMatch(/USING (COVERING )?INDEX/);
+    }
+    expect(plan, plan).not.toMatch(/work_items_status_queue/);
+  });
 });

@@ -110,6 +110,17 @@ export function sqliteStatements(db: DatabaseHandle, notes: DependentNotes): Wor
       return rows[0]?.next ?? null;
     },
 
+    // The planner takes work_items_status_queue (every queued item) over the partial index of open
+    // containers, which it cannot size; bound values would not let it prove the index's condition.
+    async plansToSettle(hold, limit) {
+      const { rows } = await sql<{ id: string }>`SELECT p.id FROM work_items p INDEXED BY work_items_open_containers
+        WHERE p.container = 1 AND p.status = 'queued' AND p.waiting_on = ${hold}
+          AND NOT EXISTS (SELECT 1 FROM work_items c WHERE c.parent_id = p.id AND c.status <> 'completed')
+          AND EXISTS (SELECT 1 FROM work_items c WHERE c.parent_id = p.id)
+        LIMIT ${limit}`.execute(db);
+      return rows.map((row) => row.id);
+    },
+
     // SQLite's one writer already serializes transactions: a read holds the project.
     lockProject(id) {
       return crossDialect.findProject(id);
