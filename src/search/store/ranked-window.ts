@@ -26,9 +26,9 @@ export interface WindowStatements {
 
 /**
  * A page by relevance of a query with text. When the text matches more items than `size`, or a
- * twentieth of the newest `size` items indexed, only its matches among those newest are ranked; older matches follow, newest
- * indexed first, read in ranges of the index that grow fourfold until the page is full, so each
- * statement reads a bounded number of rows. The first page fixes the places ranked: items
+ * twentieth of the newest `size` items indexed, only its matches among those newest are ranked;
+ * older matches follow, newest indexed first, read in ranges of the index that grow fourfold
+ * until the page is full, so each statement reads a bounded number of rows. The first page fixes the places ranked: items
  * indexed while a reader pages are not among them and cannot move the pages already read.
  */
 export async function pageByRelevance(
