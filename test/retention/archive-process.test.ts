@@ -113,7 +113,9 @@ describe.each(await storesUnderTest())('archiving in its own process on %s', (ki
     }).archiveBefore(before);
     expect(result).toMatchObject({ ran: true, removed: 3 });
     expect(logs.text()).toContain('did not finish');
-    const archived = idsIn(await readFile(dayFile(dir, later())));
+    // Ten minutes on may be the next day, whose file the second pass then starts.
+    const files = [...new Set([file, dayFile(dir, later())])];
+    const archived = (await Promise.all(files.map(async (day) => idsIn(await readFile(day))))).flat();
     expect([...archived].sort()).toEqual([...ids].sort());
     expect(await present(ids)).toEqual([]);
     expect(await t.database.kysely.selectFrom('archive_ledger').selectAll().execute()).toEqual([]);
