@@ -159,12 +159,10 @@ describe.each(await storesUnderTest())('A2A push notifications on %s', (kind) =>
     const [endpoint] = await endpointsOf(task.id);
     const log = await call(desk.app, 'GET', `/webhooks/${endpoint!.endpoint_id}/deliveries`, undefined, admin);
     expect(log.status, log.text).toBe(200);
-    expect(log.body.map((delivery: { status: string }) => delivery.status)).toEqual([
-      'succeeded',
-      'succeeded',
-      'succeeded',
-      'succeeded',
-    ]);
+    expect(
+      log.body.map((delivery: { status: string }) => delivery.status),
+      log.text,
+    ).toEqual(['succeeded', 'succeeded', 'succeeded', 'succeeded']);
 
     // Removed once the task has been over for the grace period, not before.
     expect(await sweep!()).toBe(0);
