@@ -64,8 +64,9 @@ describe.each(await storesUnderTest())('A2A push notifications on %s', (kind) =>
         now: clock.now,
         sweepEveryMs: NO_TIMER_MS,
         webhooks: {
-          transport: createHttpTransport({ allowedHosts: ['127.0.0.1'], timeoutMs: 2_000 }).transport,
-          sender: { pollMs: NO_TIMER_MS, sendTimeoutMs: 2_000 },
+          // Long: on a loaded host a loopback answer can take seconds, and a timeout would be a retry.
+          transport: createHttpTransport({ allowedHosts: ['127.0.0.1'], timeoutMs: 30_000 }).transport,
+          sender: { pollMs: NO_TIMER_MS, sendTimeoutMs: 30_000 },
           fanOutPollMs: NO_TIMER_MS,
         },
         onWebhooks: (started) => (webhooks = started),

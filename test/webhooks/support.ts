@@ -74,7 +74,11 @@ export interface HookApp {
   deliver(): Promise<number>;
 }
 
-export async function startHookApp(kind: StoreKind, clock: TestClock, timeoutMs = 2_000): Promise<HookApp> {
+/**
+ * The send timeout is long by default: a loaded host can hold a loopback answer past a couple of
+ * seconds, and a send that times out is a retry the test did not ask for.
+ */
+export async function startHookApp(kind: StoreKind, clock: TestClock, timeoutMs = 30_000): Promise<HookApp> {
   let webhooks: Webhooks | undefined;
   const t = await startWorkApp(
     kind,
