@@ -120,7 +120,9 @@ function seedStatements(): string[] {
 }
 
 const DROP_TRIGGERS = {
-  sqlite: ['search_item_insert', 'search_item_update', 'search_item_delete'].map((t) => `DROP TRIGGER ${t}`),
+  sqlite: ['search_item_insert', 'search_item_update', 'search_item_delete', 'search_recent_item_update'].map(
+    (t) => `DROP TRIGGER ${t}`,
+  ),
   postgres: ['search_item_insert', 'search_item_update'].map((t) => `DROP TRIGGER ${t} ON work_items`),
 };
 

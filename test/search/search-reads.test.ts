@@ -1,12 +1,12 @@
 import { existsSync, readFileSync } from 'node:fs';
 import BetterSqlite3 from 'better-sqlite3';
-import { CompiledQuery, type RawBuilder } from 'kysely';
+import { CompiledQuery, Kysely, type RawBuilder, SqliteDialect, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/shared/db/database.js';
 import { sqlitePath } from '../../src/shared/db/database.js';
 import { parseQuery } from '../../src/search/query.js';
 import type { SearchPageRequest } from '../../src/search/store/port.js';
-import { sqliteOlderQuery } from '../../src/search/store/sqlite.js';
+import { sqliteOlderQuery, sqliteSearchStore } from '../../src/search/store/sqlite.js';
 import { type TestDatabase, createTestDatabase, openTestDatabase, storesUnderTest } from '../support/databases.js';
 
 // A plan names the rowid bounds FTS5 was offered, not whether it used them: FTS5 seeks only to
@@ -65,6 +65,34 @@ describe.skipIf(!canCountReads || !(await storesUnderTest()).includes('sqlite'))
         connection.close();
       }
     };
+
+    /** The bytes a first page by relevance reads, through the store, on a new connection. */
+    const pageReads = async (q: string): Promise<number> => {
+      const connection = new BetterSqlite3(sqlitePath(test.config.url), { readonly: true });
+      const kysely = new Kysely<never>({ dialect: new SqliteDialect({ database: connection }) });
+      try {
+        const before = bytesRead();
+        const { hits } = await sqliteSearchStore(kysely as unknown as Database['kysely']).search(request(q));
+        expect(hits).toHaveLength(26);
+        return bytesRead() - before;
+      } finally {
+        await kysely.destroy();
+      }
+    };
+
+    it('ranks a common word among the newest items without reading its older matches', async () => {
+      // bm25 walks the matches of the query's one phrase, the stem's prefix, before it ranks.
+      const phraseWalk = readBy(`SELECT count(*) FROM search_fts WHERE search_fts MATCH '"week"*'`);
+      const page = await pageReads('weekly');
+      // The same page ranked in the whole index: its floor is set above every document for a moment.
+      const floor = await sql<{ floor: number }>`SELECT floor FROM search_recent_floor`.execute(database.kysely);
+      await sql`UPDATE search_recent_floor SET floor = ${ITEMS + 1}`.execute(database.kysely);
+      const wholeIndex = await pageReads('weekly').finally(() =>
+        sql`UPDATE search_recent_floor SET floor = ${floor.rows[0]!.floor}`.execute(database.kysely),
+      );
+      if (process.env.SHOW_PLANS) console.log({ phraseWalk, page, wholeIndex });
+      expect(wholeIndex - page).toBeGreaterThan(phraseWalk / 2);
+    });
 
     it("reads a range of older matches from its own part of a common word's matches", () => {
       const everyMatch = readBy(`SELECT count(*) FROM search_fts WHERE search_fts MATCH 'weekly OR week*'`);

@@ -9,8 +9,14 @@ import { RANKED_WINDOW, type WindowStatements, pageByRelevance } from './ranked-
 // Search on SQLite: an FTS5 MATCH built from parsed terms (words of letters and digits only, so
 // each quoted string is a plain token) and ranked by bm25 with the columns weighted.
 
-/** One weight per search_fts column: id, type, description, notes, payload, comments, questions, answers, emails. */
-const BM25 = sql.raw('bm25(search_fts, 8.0, 4.0, 4.0, 2.0, 2.0, 1.0, 1.0, 1.0, 0.5)');
+/**
+ * The two indexes of the same documents: every document, and the newest (migration 038), where
+ * bm25's walk of each phrase's matches before it ranks is a few thousand documents long.
+ */
+type FtsIndex = 'search_fts' | 'search_recent';
+
+/** One weight per column: id, type, description, notes, payload, comments, questions, answers, emails. */
+const bm25 = (index: FtsIndex) => sql.raw(`bm25(${index}, 8.0, 4.0, 4.0, 2.0, 2.0, 1.0, 1.0, 1.0, 0.5)`);
 
 /**
  * Words, prefixes and phrases match every column but `id`, which holds an item's id as two
@@ -64,9 +70,15 @@ function filtersOf({ query, person }: SearchPageRequest): RawBuilder<unknown>[] 
  * are ranked, and a later page skips the ranked hits shown before: bm25 weighs a word by how
  * many documents hold it, so every item indexed since moves the ranks a cursor would compare.
  * CROSS JOIN keeps the text's matches outermost: started from a filter's items instead (the open
- * questions of is:needs-me), SQLite ran the MATCH once per item.
+ * questions of is:needs-me), SQLite ran the MATCH once per item. `index` must hold every
+ * document above `floor`.
  */
-export function sqliteSearchQuery(request: SearchPageRequest, floor = 0, ceiling?: number): RawBuilder<SearchRow> {
+export function sqliteSearchQuery(
+  request: SearchPageRequest,
+  floor = 0,
+  ceiling?: number,
+  index: FtsIndex = 'search_fts',
+): RawBuilder<SearchRow> {
   const { query, order, after, limit } = request;
   const { include, exclude } = query;
   // With no text every rank is 0: by time alone, which work_items_newest walks in order.
@@ -79,11 +91,12 @@ export function sqliteSearchQuery(request: SearchPageRequest, floor = 0, ceiling
   }
   const skipRanked = include.length > 0 && order === 'relevance' && after !== null;
   if (after !== null && !skipRanked) where.push(afterCondition(sequence, after, rank));
-  const places = ceiling === undefined ? sql`` : sql` AND search_fts.rowid <= ${place(ceiling)}`;
+  const fts = sql.raw(index);
+  const places = ceiling === undefined ? sql`` : sql` AND ${fts}.rowid <= ${place(ceiling)}`;
   const from =
     include.length > 0
-      ? sql`(SELECT search_fts.rowid AS doc, -${BM25} AS rank FROM search_fts
-          WHERE search_fts MATCH ${textMatch(query)} AND search_fts.rowid > ${place(floor)}${places}) hits
+      ? sql`(SELECT ${fts}.rowid AS doc, -${bm25(index)} AS rank FROM ${fts}
+          WHERE ${fts} MATCH ${textMatch(query)} AND ${fts}.rowid > ${place(floor)}${places}) hits
         CROSS JOIN search_docs d ON d.doc = hits.doc CROSS JOIN work_items w ON w.id = d.item_id`
       : sql`work_items w`;
   return sql<SearchRow>`SELECT w.*, ${rank} AS search_rank, NULL AS search_place
@@ -125,7 +138,11 @@ export function sqliteSearchStore(db: DatabaseHandle, windowSize = RANKED_WINDOW
       const { rows: found } = await sql<{ n: number | null }>`SELECT max(doc) AS n FROM search_docs`.execute(db);
       return Number(found[0]?.n ?? 0);
     },
-    ranked: (request, floor, ceiling) => rows(sqliteSearchQuery(request, floor, ceiling)),
+    async ranked(request, floor, ceiling) {
+      const { rows: found } = await sql<{ floor: number }>`SELECT floor FROM search_recent_floor`.execute(db);
+      const index = floor >= Number(found[0]?.floor ?? Infinity) ? 'search_recent' : 'search_fts';
+      return rows(sqliteSearchQuery(request, floor, ceiling, index));
+    },
     older: (request, upTo, above, limit) => rows(sqliteOlderQuery(request, upTo, above, limit)),
   };
   return {
