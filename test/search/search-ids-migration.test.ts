@@ -133,6 +133,14 @@ describe.each(await storesUnderTest())('migration 031 on %s', (kind) => {
     expect(rows[0]?.sql).toContain("prefix = '3 4 5 6 7 8 9'");
   });
 
+  it.runIf(kind === 'sqlite')('copies the newest documents, here all of them, into search_recent', async () => {
+    const { rows } = await sql<{ weekly: number; badge: number; floor: number }>`SELECT
+        (SELECT count(*) FROM search_recent WHERE search_recent MATCH 'weekly') AS weekly,
+        (SELECT count(*) FROM search_recent WHERE search_recent MATCH 'badge') AS badge,
+        (SELECT floor FROM search_recent_floor) AS floor`.execute(database.kysely);
+    expect(rows[0]).toEqual({ weekly: ITEMS - 2, badge: 1, floor: 0 });
+  });
+
   it.runIf(kind === 'postgres')(
     'places every existing document in its order of creation, and new ones after them',
     async () => {
