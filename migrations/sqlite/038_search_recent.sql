@@ -9,10 +9,10 @@ CREATE VIRTUAL TABLE search_recent USING fts5 (
   contentless_delete = 1
 );
 
--- search_recent holds the documents above `floor`: 8,000 below the newest, four times the
--- window the store ranks, so a reader paging while items arrive stays on it. The floor never
--- goes down (a deleted newest item's number is given again), and each new document removes
--- the one it passes.
+-- search_recent holds the documents above `floor`, 8,000 to 9,000 of them: four times the window
+-- the store ranks or more, so a reader paging while items arrive stays on it. The oldest thousand
+-- leave together: one FTS5 delete between inserts of newer rows costs far more than a run of them.
+-- The floor never goes down (a deleted newest item's number is given again).
 CREATE TABLE search_recent_floor (
   only INTEGER PRIMARY KEY CHECK (only = 1),
   floor INTEGER NOT NULL
@@ -33,8 +33,6 @@ CREATE TRIGGER search_item_insert AFTER INSERT ON work_items BEGIN
     coalesce((SELECT group_concat(j.value, ' ') FROM json_tree(new.payload) j WHERE j.type = 'text'), ''),
     '', '', '', ''
   );
-  UPDATE search_recent_floor SET floor = max(floor, (SELECT doc FROM search_docs WHERE item_id = new.id) - 8000);
-  DELETE FROM search_recent WHERE rowid = (SELECT floor FROM search_recent_floor);
   INSERT INTO search_recent (rowid, id, type, description, notes, payload, comments, questions, answers, emails)
   VALUES (
     (SELECT doc FROM search_docs WHERE item_id = new.id),
@@ -43,6 +41,16 @@ CREATE TRIGGER search_item_insert AFTER INSERT ON work_items BEGIN
     coalesce((SELECT group_concat(j.value, ' ') FROM json_tree(new.payload) j WHERE j.type = 'text'), ''),
     '', '', '', ''
   );
+END;
+
+-- Apart, so that an insert that removes nothing reads no more than the two numbers. Whether it
+-- runs before or after the trigger above, the floor only moves with the documents it removes.
+CREATE TRIGGER search_recent_prune AFTER INSERT ON work_items
+WHEN (SELECT max(doc) FROM search_docs) - (SELECT floor FROM search_recent_floor) > 9000
+BEGIN
+  DELETE FROM search_recent WHERE rowid IN (SELECT doc FROM search_docs
+    WHERE doc > (SELECT floor FROM search_recent_floor) AND doc <= (SELECT floor FROM search_recent_floor) + 1000);
+  UPDATE search_recent_floor SET floor = floor + 1000;
 END;
 
 -- The other writes rebuild a document of search_recent as search_fts's own triggers do, when

@@ -6,11 +6,13 @@ import type { SearchPageRequest } from '../../src/search/store/port.js';
 import { sqliteSearchStore } from '../../src/search/store/sqlite.js';
 import { type TestDatabase, createTestDatabase, openTestDatabase, storesUnderTest } from '../support/databases.js';
 
-// SQLite ranks the window in search_recent, an index of the newest documents only (8,000 below
-// the newest, migration 038): what each write leaves in it, and a reader whose window has fallen
-// below it while items arrived, who is then ranked from the whole index and still loses nothing.
+// SQLite ranks the window in search_recent, an index of the newest 8,000 to 9,000 documents only
+// (migration 038): what each write leaves in it, and a reader whose window has fallen below it
+// while items arrived, who is then ranked from the whole index and still loses nothing.
 
-const KEEP = 8_000;
+/** Past this many above the floor, the oldest thousand leave. */
+const MOST = 9_000;
+const ITEMS = MOST + 100;
 
 /** Items `from`..`to`, oldest first, each holding `word`, through the table the triggers watch. */
 function itemsSql(from: number, to: number, word: string): string {
@@ -46,7 +48,7 @@ describe.skipIf(!(await storesUnderTest()).includes('sqlite'))('the newest docum
   beforeAll(async () => {
     test = await createTestDatabase('sqlite', { statementTimeoutMs: 120_000 });
     database = await openTestDatabase(test);
-    await run(itemsSql(1, KEEP + 100, 'ledger'));
+    await run(itemsSql(1, ITEMS, 'ledger'));
   }, 120_000);
 
   afterAll(async () => {
@@ -54,16 +56,16 @@ describe.skipIf(!(await storesUnderTest()).includes('sqlite'))('the newest docum
     await test?.destroy();
   });
 
-  it('holds the documents above the floor, and each new one removes the one it passes', async () => {
-    expect(await recentRange()).toEqual({ n: KEEP, low: 101, high: KEEP + 100, floor: 100 });
-    await run(itemsSql(KEEP + 101, KEEP + 101, 'ledger'));
-    expect(await recentRange()).toEqual({ n: KEEP, low: 102, high: KEEP + 101, floor: 101 });
-    expect(await count('search_fts', 'ledger')).toBe(KEEP + 101);
-    expect(await count('search_recent', 'ledger')).toBe(KEEP);
+  it('holds the documents above the floor, and the oldest thousand leave together', async () => {
+    expect(await recentRange()).toEqual({ n: ITEMS - 1000, low: 1001, high: ITEMS, floor: 1000 });
+    await run(itemsSql(ITEMS + 1, ITEMS + 1, 'ledger'));
+    expect(await recentRange()).toEqual({ n: ITEMS - 999, low: 1001, high: ITEMS + 1, floor: 1000 });
+    expect(await count('search_fts', 'ledger')).toBe(ITEMS + 1);
+    expect(await count('search_recent', 'ledger')).toBe(ITEMS - 999);
   });
 
   it("follows a newer item's comments and edits, and leaves an older item's to the whole index", async () => {
-    const recent = itemId(KEEP);
+    const recent = itemId(ITEMS - 100);
     const old = itemId(50);
     await run(`INSERT INTO work_comments (id, work_item_id, author, role, kind, body, links, created_at)
       VALUES ('c-new', '${recent}', 'ann', 'member', 'note', 'a quokka came', '[]', '2026-11-02T00:00:00.000Z'),
@@ -76,15 +78,15 @@ describe.skipIf(!(await storesUnderTest()).includes('sqlite'))('the newest docum
     await run(`DELETE FROM work_comments WHERE id = 'c-new'`);
     expect(await count('search_recent', 'quokka')).toBe(0);
     expect(await count('search_fts', 'quokka')).toBe(1);
-    expect((await recentRange()).n).toBe(KEEP);
+    expect((await recentRange()).n).toBe(ITEMS - 999);
   });
 
   it('drops a deleted item, and the floor stays where it was when the newest is deleted', async () => {
     const before = await recentRange();
-    await run(`DELETE FROM work_items WHERE id = '${itemId(KEEP + 101)}'`);
-    expect(await recentRange()).toEqual({ ...before, n: KEEP - 1, high: KEEP + 100 });
+    await run(`DELETE FROM work_items WHERE id = '${itemId(ITEMS + 1)}'`);
+    expect(await recentRange()).toEqual({ ...before, n: before.n - 1, high: ITEMS });
     // The next item is given the deleted one's number; nothing below the floor comes back.
-    await run(itemsSql(KEEP + 102, KEEP + 102, 'ledger'));
+    await run(itemsSql(ITEMS + 2, ITEMS + 2, 'ledger'));
     expect(await recentRange()).toEqual(before);
   });
 
@@ -101,7 +103,7 @@ describe.skipIf(!(await storesUnderTest()).includes('sqlite'))('the newest docum
     const seen = first.hits.map((hit) => hit.row.id);
     const expected = Number(await count('search_fts', 'ledger'));
     // The window the first page fixed is now below search_recent's floor.
-    await run(itemsSql(KEEP + 103, 2 * KEEP + 103, 'ledger'));
+    await run(itemsSql(ITEMS + 3, ITEMS + 3 + MOST, 'ledger'));
     expect((await recentRange()).floor).toBeGreaterThan(first.floor);
     let after: SearchPageRequest['after'] = null;
     let last = first;
