@@ -2,7 +2,7 @@ import { CompiledQuery, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/shared/db/database.js';
 import { parseQuery } from '../../src/search/query.js';
-import type { SearchPageRequest } from '../../src/search/store/port.js';
+import type { SearchAfter, SearchPageRequest } from '../../src/search/store/port.js';
 import { sqliteSearchStore } from '../../src/search/store/sqlite.js';
 import { type TestDatabase, createTestDatabase, openTestDatabase, storesUnderTest } from '../support/databases.js';
 
@@ -105,17 +105,18 @@ describe.skipIf(!(await storesUnderTest()).includes('sqlite'))('the newest docum
     // The window the first page fixed is now below search_recent's floor.
     await run(itemsSql(ITEMS + 3, ITEMS + 3 + MOST, 'ledger'));
     expect((await recentRange()).floor).toBeGreaterThan(first.floor);
-    let after: SearchPageRequest['after'] = null;
+    let after: SearchAfter | null = null;
     let last = first;
     while (last.hits.length === 500) {
       const hit = last.hits.at(-1)!;
+      const shownBefore: number = after === null ? 0 : (after as SearchAfter).shown;
       after = {
         rank: hit.rank,
         created_at: hit.row.created_at,
         id: hit.row.id,
         floor: last.floor,
         ceiling: last.ceiling,
-        shown: (after?.shown ?? 0) + last.hits.filter((shown) => shown.older === null).length,
+        shown: shownBefore + last.hits.filter((shown) => shown.older === null).length,
         older: hit.older,
       };
       last = await store.search(request(after));
