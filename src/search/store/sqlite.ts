@@ -15,6 +15,12 @@ import { RANKED_WINDOW, type WindowStatements, pageByRelevance } from './ranked-
  */
 type FtsIndex = 'search_fts' | 'search_recent';
 
+/**
+ * How many documents leave search_recent at once (migration 038). A window this far above its
+ * floor is still whole there if they leave between the floor's read and the ranking.
+ */
+const RECENT_STEP = 1_000;
+
 /** One weight per column: id, type, description, notes, payload, comments, questions, answers, emails. */
 const bm25 = (index: FtsIndex) => sql.raw(`bm25(${index}, 8.0, 4.0, 4.0, 2.0, 2.0, 1.0, 1.0, 1.0, 0.5)`);
 
@@ -140,7 +146,8 @@ export function sqliteSearchStore(db: DatabaseHandle, windowSize = RANKED_WINDOW
     },
     async ranked(request, floor, ceiling) {
       const { rows: found } = await sql<{ floor: number }>`SELECT floor FROM search_recent_floor`.execute(db);
-      const index = floor >= Number(found[0]?.floor ?? Infinity) ? 'search_recent' : 'search_fts';
+      const recentFrom = Number(found[0]?.floor ?? Infinity) + RECENT_STEP;
+      const index = floor >= recentFrom ? 'search_recent' : 'search_fts';
       return rows(sqliteSearchQuery(request, floor, ceiling, index));
     },
     older: (request, upTo, above, limit) => rows(sqliteOlderQuery(request, upTo, above, limit)),
