@@ -330,6 +330,8 @@ export function startWebhookSender({
       for (;;) {
         await filling;
         await fill();
+        // A nudge's claim that ran beside this one may hold what this one found taken: wait for it.
+        if (filling) continue;
         if (active.size === 0) return total;
         const counts = await Promise.all(active.values());
         total += counts.reduce((a, b) => a + b, 0);
